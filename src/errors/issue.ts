@@ -1,0 +1,16 @@
+/** One validation problem: where it is (a path of keys and indexes) and what is wrong. */
+export interface ValidationIssue {
+  /** The path to the offending value, e.g. `['tools', 0, 'name']`; empty for the root. */
+  readonly path: readonly (string | number)[]
+  /** What is wrong, e.g. `'must be a positive integer'`. */
+  readonly message: string
+}
+
+/**
+ * Renders a path the way messages show it: `maxParallelToolCalls`, `tools.0.name`.
+ *
+ * @internal
+ */
+export function dottedPath(path: readonly (string | number)[]): string {
+  return path.map(String).join('.')
+}

@@ -1,0 +1,133 @@
+import { HarnessCloseError } from '../errors/harness-close-error.js'
+import { HarnessClosedError } from '../errors/harness-closed-error.js'
+import { PluginStartError, type RollbackError } from '../errors/plugin-start-error.js'
+import { type Context, type DisposeError, kernelOf, type ListenOptions } from '../kernel/context.js'
+import { createRootContext } from '../kernel/create-root-context.js'
+import type { Disposer } from '../kernel/effect.js'
+import type { EventName, ListenerOf } from '../kernel/event-catalog.js'
+import { inspectKernel } from '../kernel/inspect.js'
+import type { PluginRecord } from '../kernel/kernel-state.js'
+import type { Plan } from '../kernel/plan-entries.js'
+import { PluginFailure, startPlugin } from '../kernel/start-plugin.js'
+import { describePlan, type HarnessDescription, prepareHarness } from './describe-harness.js'
+import type { Harness } from './harness.js'
+import type { HarnessOptions } from './harness-options.js'
+
+function recordsOf(plan: Plan, root: Context): PluginRecord[] {
+  return plan.order.map(({ entry, plugin }, index) => ({
+    id: entry.id,
+    name: plugin.name,
+    state: 'pending',
+    startIndex: index,
+    inject: plugin.inject,
+    provides: plugin.provides,
+    error: undefined,
+    context: undefined,
+    home: root,
+  }))
+}
+
+/** B4–B6: registers the entries' catalogs and starts every entry, rolling everything back on a failure. */
+async function boot(root: Context, plan: Plan): Promise<void> {
+  const kernel = kernelOf(root)
+  try {
+    for (const { plugin } of plan.order) for (const catalog of plugin.events) root.registerEvents(catalog)
+  } catch (error) {
+    await root.dispose()
+    throw error
+  }
+  const records = recordsOf(plan, root)
+  kernel.plugins.push(...records)
+  const started: Context[] = []
+  for (const [index, { entry, plugin }] of plan.order.entries()) {
+    const record = records[index] as PluginRecord
+    try {
+      started.push(
+        await startPlugin({ parent: root, record, plugin, config: entry.config, label: entry.id, registerOwnEvents: false }),
+      )
+    } catch (failure) {
+      const rollbackErrors: RollbackError[] = []
+      let cause: unknown = failure
+      let inspection: unknown = inspectKernel(kernel)
+      if (failure instanceof PluginFailure) {
+        cause = failure.cause
+        inspection = failure.inspection
+        rollbackErrors.push(...failure.rollbackErrors)
+      }
+      for (const context of started.reverse()) rollbackErrors.push(...(await context.dispose()).errors)
+      for (const rest of records.slice(index + 1)) kernel.setPluginState(rest, 'disposed')
+      rollbackErrors.push(...(await root.dispose()).errors)
+      throw new PluginStartError({ plugin: entry.id, pluginName: plugin.name, cause, rollbackErrors, inspection })
+    }
+  }
+}
+
+class RunningHarness implements Harness {
+  readonly ctx: Context
+  readonly #description: HarnessDescription
+  #closing: Promise<void> | undefined
+
+  constructor(ctx: Context, description: HarnessDescription) {
+    this.ctx = ctx
+    this.#description = description
+  }
+
+  get closed(): boolean {
+    return this.#closing !== undefined
+  }
+
+  describe(): HarnessDescription {
+    return this.#description
+  }
+
+  inspect() {
+    return inspectKernel(kernelOf(this.ctx))
+  }
+
+  on<N extends EventName>(name: N, listener: ListenerOf<N>, options?: ListenOptions): Disposer {
+    if (this.closed) throw new HarnessClosedError({ operation: 'on' })
+    return this.ctx.on(name, listener, options)
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#close()
+    return this.#closing
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close()
+  }
+
+  async #close(): Promise<void> {
+    const errors: DisposeError[] = [...(await this.ctx.dispose()).errors]
+    if (errors.length > 0) throw new HarnessCloseError({ errors, unflushedSessions: [] })
+  }
+}
+
+/**
+ * Builds and starts a harness (01-kernel.md §8): validates the options, composes the default
+ * bundle with `plugins` and `patches`, plans the start order, creates the root with the host
+ * services, and starts every enabled entry in order. A failure rolls back everything started.
+ *
+ * @param options - the harness options
+ * @returns the running harness
+ * @throws (as a rejection) {@link InvalidOptionsError} before anything is created;
+ *   {@link CompositionError}, {@link UnknownEntryError}, {@link MissingServicesError},
+ *   {@link ServiceConflictError}, {@link PluginCycleError} from planning; {@link EventConflictError};
+ *   {@link PluginStartError} when an entry fails to start
+ * @example
+ * ```ts
+ * const harness = await createHarness({ plugins: [greeter], patches: [{ id: 'greeter', merge: { name: 'Ada' } }] })
+ * await harness.close()
+ * ```
+ */
+export async function createHarness(options?: HarnessOptions): Promise<Harness> {
+  const { options: checked, plan } = prepareHarness(options)
+  const root = createRootContext({
+    ...(checked.logger === undefined ? {} : { logger: checked.logger }),
+    ...(checked.clock === undefined ? {} : { clock: checked.clock }),
+    ...(checked.ids === undefined ? {} : { ids: checked.ids }),
+  })
+  await boot(root, plan)
+  return new RunningHarness(root, describePlan(plan))
+}

@@ -1,0 +1,108 @@
+import { z } from 'zod'
+import { InvalidOptionsError } from '../errors/invalid-options-error.js'
+import type { ValidationIssue } from '../errors/issue.js'
+import type { CompositionLayers, EntryPatch, PluginEntry } from '../kernel/compose-layers.js'
+import type { Clock, IdSource, Logger } from '../kernel/host-services.js'
+import type { PluginInput } from '../kernel/plugin.js'
+
+/** The options of `createHarness()` and `describeHarness()`. Read, never mutated. */
+export interface HarnessOptions extends CompositionLayers {
+  /**
+   * Plugins appended after the default bundle: definitions, classes or `{ id?, plugin, config?, disabled? }`.
+   *
+   * @default []
+   */
+  readonly plugins?: readonly (PluginInput | PluginEntry)[]
+  /**
+   * Patches applied in order to the composed entry list (replace or merge a config, toggle, insert, swap).
+   *
+   * @default []
+   */
+  readonly patches?: readonly EntryPatch[]
+  /**
+   * The clock every timer and timestamp goes through.
+   *
+   * @default the system clock
+   */
+  readonly clock?: Clock
+  /**
+   * The id source.
+   *
+   * @default `() => crypto.randomUUID()`
+   */
+  readonly ids?: IdSource
+  /**
+   * The logger.
+   *
+   * @default warn and error to stderr, debug and info dropped
+   */
+  readonly logger?: Logger
+  /**
+   * How many concurrency-safe tool calls run at once; the default of every agent's options.
+   *
+   * @default 10
+   */
+  readonly maxParallelToolCalls?: number
+}
+
+const isFunction = (value: unknown): boolean => typeof value === 'function'
+const fn = z.custom<unknown>(isFunction, { error: 'must be a function' })
+const positiveInteger = z
+  .number({ error: 'must be a positive integer' })
+  .int({ error: 'must be a positive integer' })
+  .min(1, { error: 'must be a positive integer' })
+
+const optionsSchema = z.strictObject(
+  {
+    plugins: z.array(z.unknown(), { error: 'must be an array of plugins or entries' }).optional(),
+    patches: z.array(z.unknown(), { error: 'must be an array of patches' }).optional(),
+    clock: z.object({ now: fn, setTimer: fn }, { error: 'must be a Clock { now(), setTimer() }' }).optional(),
+    ids: fn.optional(),
+    logger: z
+      .object({ debug: fn, info: fn, warn: fn, error: fn }, { error: 'must be a Logger { debug, info, warn, error }' })
+      .optional(),
+    maxParallelToolCalls: positiveInteger.optional(),
+  },
+  { error: 'must be an options object' },
+)
+
+function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
+  let current = root
+  for (const part of path) {
+    if (typeof current !== 'object' || current === null) return undefined
+    current = (current as Record<string | number, unknown>)[part]
+  }
+  return current
+}
+
+/**
+ * Checks harness options against the options schema (09-api.md O1, O2): every issue at once,
+ * an unknown key as `{ path: [key], message: 'unknown option' }`, issues in the order of the
+ * options' keys.
+ *
+ * @internal
+ */
+export function validateHarnessOptions(options: unknown): HarnessOptions {
+  if (options === undefined) return {}
+  const result = optionsSchema.safeParse(options)
+  if (result.success) return options as HarnessOptions
+  const issues: ValidationIssue[] = []
+  for (const issue of result.error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) issues.push({ path: [...issue.path.map(String), key], message: 'unknown option' })
+      continue
+    }
+    issues.push({
+      path: issue.path.map((part) => (typeof part === 'number' ? part : String(part))),
+      message: issue.message,
+    })
+  }
+  const keys = typeof options === 'object' && options !== null ? Object.keys(options) : []
+  const rank = (issue: ValidationIssue): number => {
+    const index = keys.indexOf(String(issue.path[0]))
+    return index === -1 ? keys.length : index
+  }
+  issues.sort((left, right) => rank(left) - rank(right))
+  const first = issues[0]
+  throw new InvalidOptionsError({ issues, value: first === undefined ? options : valueAt(options, first.path) })
+}

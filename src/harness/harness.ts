@@ -1,0 +1,55 @@
+import type { Context, ListenOptions } from '../kernel/context.js'
+import type { Disposer } from '../kernel/effect.js'
+import type { EventName, ListenerOf } from '../kernel/event-catalog.js'
+import type { HarnessInspection } from '../kernel/inspect.js'
+import type { HarnessDescription } from './describe-harness.js'
+
+/**
+ * A running harness: the root context with its started plugins. Build one with `createHarness()`;
+ * close it with {@link Harness.close} (or `await using`).
+ *
+ * @example
+ * ```ts
+ * await using harness = await createHarness({ plugins: [metrics] })
+ * console.log(harness.describe().entries.map((entry) => entry.id))
+ * ```
+ */
+export interface Harness {
+  /** The root context (label `harness`); plugins' contexts are its children. */
+  readonly ctx: Context
+  /** `true` from the moment {@link Harness.close} is first called. */
+  readonly closed: boolean
+  /**
+   * Describes the composed entries this harness was built from (09-api.md; 01-kernel.md M10).
+   *
+   * @returns the same description `describeHarness(options)` returns
+   */
+  describe(): HarnessDescription
+  /**
+   * A synchronous, JSON-safe snapshot of plugins, services, events and effects (01-kernel.md I1).
+   *
+   * @returns the inspection
+   */
+  inspect(): HarnessInspection
+  /**
+   * Listens on the root: untagged, so the listener hears dispatches of every scope (09-api.md H7).
+   * Removed at close.
+   *
+   * @param name - a defined event
+   * @param listener - its listener, typed by the event's mode
+   * @param options - `prepend` to run before the others
+   * @returns a disposer
+   * @throws {@link UnknownEventError} for an undefined event; {@link HarnessClosedError} after close
+   */
+  on<N extends EventName>(name: N, listener: ListenerOf<N>, options?: ListenOptions): Disposer
+  /**
+   * Closes the harness: stops plugins in reverse start order and disposes the root. Idempotent:
+   * every call returns the same promise; `closed` is set at once.
+   *
+   * @returns resolves once nothing can call back into the harness
+   * @throws {@link HarnessCloseError} (as a rejection) when a step failed; every step still ran
+   */
+  close(): Promise<void>
+  /** Same as {@link Harness.close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>
+}

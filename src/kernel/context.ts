@@ -1,0 +1,636 @@
+import { ContextDisposedError } from '../errors/context-disposed-error.js'
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import { ServiceConflictError } from '../errors/service-conflict-error.js'
+import { ServiceMissingError } from '../errors/service-missing-error.js'
+import { UnknownEventError } from '../errors/unknown-event-error.js'
+import { bindOwner } from './bind-owner.js'
+import { type Disposer, EffectRecord, type EffectHost, type EffectKind, type EffectSetup } from './effect.js'
+import type { ListenerRecord } from './event-bus.js'
+import {
+  type EventCatalog,
+  type EventMode,
+  type EventName,
+  type EventNameOfMode,
+  isEventCatalog,
+  type ListenerOf,
+  type PayloadOf,
+  type ResultOf,
+} from './event-catalog.js'
+import type { Logger } from './host-services.js'
+import type { KernelErrorPhase } from './kernel-events.js'
+import { type KernelState, type ProviderRecord, ServiceRealm } from './kernel-state.js'
+import type { PluginHandle, PluginInput } from './plugin.js'
+import { startRuntimePlugin } from './runtime-plugin.js'
+import type { ScopeGraph, ScopeKey, ScopeLink } from './scope-graph.js'
+import { keyNameOf, type ServiceKey } from './service-key.js'
+import { services } from './services.js'
+
+/** The lifecycle state of a {@link Context}. */
+export type ContextState = 'active' | 'disposing' | 'disposed'
+
+/** Options of {@link Context.child}. */
+export interface ChildOptions {
+  /** Tags the child (and its descendants) with a scope key; a nested tag shadows it. */
+  readonly scope?: ScopeKey
+  /** Opens a new realm for these keys: provides there do not conflict with the parent's, gets there never fall back. */
+  readonly isolate?: readonly ServiceKey<unknown>[]
+}
+
+/** Options of {@link Context.on} and {@link Context.once}. */
+export interface ListenOptions {
+  /**
+   * Call this listener before the others (most recently prepended first).
+   *
+   * @default false
+   */
+  readonly prepend?: boolean
+}
+
+/** Options of a dispatch. */
+export interface DispatchOptions {
+  /** Route to untagged listeners and those tagged with any key in this key's chain. Without it: untagged only. */
+  readonly scope?: ScopeKey
+}
+
+/** One failed cleanup met during a teardown. */
+export interface DisposeError {
+  /** The effect label. */
+  readonly label: string
+  /** What the cleanup threw. */
+  readonly error: unknown
+}
+
+/** What {@link Context.dispose} resolves with; it never rejects. */
+export interface DisposeReport {
+  /** Every failed cleanup, in teardown order (those of child contexts included). */
+  readonly errors: readonly DisposeError[]
+}
+
+/** @internal How a context is spawned by the kernel (plain children and plugin contexts). */
+export interface SpawnSpec {
+  readonly label: string
+  readonly effectLabel: string
+  readonly kind: EffectKind
+  readonly owner: string
+  readonly scope: ScopeKey | undefined
+  readonly isolate: readonly string[] | undefined
+  readonly onDisposing?: () => void
+  readonly onDisposed?: () => void
+}
+
+const contextBrand = Symbol.for('yoke.context')
+const agentBrand = Symbol.for('yoke.agent')
+const labelPattern = /^[^/]{1,64}$/
+
+let spawn: (parent: Context, spec: SpawnSpec) => Context
+let stateOf: (context: Context) => KernelState
+let effectsOf: (context: Context) => readonly EffectRecord[]
+let providedIn: (context: Context, key: string) => ProviderRecord | undefined
+
+/**
+ * A node of the harness's context tree: it owns effects (services, listeners, child contexts,
+ * plugins), dispatches events and resolves services. Get one from a harness (`harness.ctx`), from
+ * a plugin's `apply(ctx)`, or from {@link createRootContext} in tests.
+ *
+ * @example
+ * ```ts
+ * const root = createRootContext()
+ * const child = root.child('worker')
+ * child.effect(() => { const timer = setInterval(tick, 1000); return () => clearInterval(timer) })
+ * await root.dispose() // clears the interval
+ * ```
+ */
+export class Context {
+  /** The local name, e.g. `'persistence'`. */
+  readonly label: string
+  /** The path from the root, e.g. `'harness/agent-loop/agent#2'`. */
+  readonly path: string
+  /** The parent context (`undefined` for the root). */
+  readonly parent: Context | undefined
+  /** The id of the nearest plugin entry, `'harness'` at the root. */
+  readonly owner: string
+  /** The nearest scope tag, if any. */
+  readonly scope: ScopeKey | undefined
+
+  readonly #kernel: KernelState
+  readonly #realm: ServiceRealm
+  readonly #effects = new Set<EffectRecord>()
+  readonly #inflight = new Set<Promise<void>>()
+  readonly #siblingCounts = new Map<string, number>()
+  readonly #abort = new AbortController()
+  readonly #host: EffectHost
+  readonly #spec: SpawnSpec | undefined
+  #parentRecord: EffectRecord | undefined
+  #state: ContextState = 'active'
+  #disposing: Promise<DisposeReport> | undefined
+  #facades: Map<ProviderRecord, unknown> | undefined
+  #scopes: ScopeGraph | undefined
+
+  static {
+    spawn = (parent, spec) => parent.#spawn(spec)
+    stateOf = (context) => context.#kernel
+    effectsOf = (context) => [...context.#effects]
+    providedIn = (context, key) => context.#realm.resolve(key).providers.get(key)
+  }
+
+  /** @internal Use {@link createRootContext}, a harness, or {@link Context.child}. */
+  constructor(
+    kernel: KernelState,
+    parent?: { context: Context; path: string; realm: ServiceRealm; spec: SpawnSpec },
+  ) {
+    this.#kernel = kernel
+    this.parent = parent?.context
+    this.#spec = parent?.spec
+    this.label = parent?.spec.label ?? 'harness'
+    this.path = parent?.path ?? 'harness'
+    this.owner = parent?.spec.owner ?? 'harness'
+    this.scope = parent?.spec.scope
+    this.#realm = parent?.realm ?? new ServiceRealm(undefined, undefined)
+    if (parent === undefined) kernel.realms.add(this.#realm)
+    Object.defineProperty(this, contextBrand, { value: true })
+    this.#host = {
+      detach: (record) => {
+        this.#effects.delete(record)
+      },
+      track: (promise) => {
+        this.#inflight.add(promise)
+        const forget = (): void => {
+          this.#inflight.delete(promise)
+        }
+        promise.then(forget, forget)
+      },
+      report: (error, phase, label) => this.#report(error, phase, label),
+    }
+  }
+
+  /**
+   * Whether `value` is a context from any loaded copy of Yoke.
+   *
+   * @param value - anything
+   * @returns `true` for a context
+   */
+  static is(value: unknown): value is Context {
+    return typeof value === 'object' && value !== null && contextBrand in value
+  }
+
+  /** `'active'`, then `'disposing'` once {@link Context.dispose} began, then `'disposed'`. */
+  get state(): ContextState {
+    return this.#state
+  }
+
+  /** Aborted (reason: a {@link ContextDisposedError}) when disposal starts. */
+  get signal(): AbortSignal {
+    return this.#abort.signal
+  }
+
+  /** The harness logger. */
+  get logger(): Logger {
+    return this.#kernel.logger
+  }
+
+  /** The scope graph of this harness; links made through it are effects of this context. */
+  get scopes(): ScopeGraph {
+    this.#scopes ??= {
+      bindParent: (key, parent) => this.#bindParent(key, parent),
+      chain: (key) => this.#kernel.scopes.chain(key),
+    }
+    return this.#scopes
+  }
+
+  /** `ctx.get(services.sessions)`. @throws {@link ServiceMissingError} when absent */
+  get sessions(): unknown {
+    return this.get(services.sessions)
+  }
+
+  /** `ctx.get(services.persistence)`. @throws {@link ServiceMissingError} when absent */
+  get persistence(): unknown {
+    return this.get(services.persistence)
+  }
+
+  /** `ctx.get(services.models)`. @throws {@link ServiceMissingError} when absent */
+  get models(): unknown {
+    return this.get(services.models)
+  }
+
+  /** `ctx.get(services.tools)`. @throws {@link ServiceMissingError} when absent */
+  get tools(): unknown {
+    return this.get(services.tools)
+  }
+
+  /** `ctx.get(services.systemPrompt)`. @throws {@link ServiceMissingError} when absent */
+  get systemPrompt(): unknown {
+    return this.get(services.systemPrompt)
+  }
+
+  /** `ctx.get(services.agents)`. @throws {@link ServiceMissingError} when absent */
+  get agents(): unknown {
+    return this.get(services.agents)
+  }
+
+  /** `ctx.get(services.compaction)`. @throws {@link ServiceMissingError} when absent */
+  get compaction(): unknown {
+    return this.get(services.compaction)
+  }
+
+  /** The nearest scope key (along this context's scope chain) that is an agent handle, else `undefined`. */
+  get agent(): ScopeKey | undefined {
+    if (this.scope === undefined) return undefined
+    for (const key of this.#kernel.scopes.chain(this.scope)) {
+      if (agentBrand in key) return key
+    }
+    return undefined
+  }
+
+  /**
+   * Creates a child context, registered as an effect of this one (label `context:<label>`).
+   *
+   * @param label - 1–64 characters without `/`; repeated sibling labels get `#2`, `#3`, … in `path`
+   * @param options - a scope tag and keys to isolate
+   * @returns the child
+   * @throws {@link InvalidArgumentError} for a bad label; {@link ContextDisposedError} once disposal began
+   */
+  child(label: string, options: ChildOptions = {}): Context {
+    this.#assertActive('child')
+    if (typeof label !== 'string' || !labelPattern.test(label)) {
+      throw new InvalidArgumentError({
+        argument: 'label',
+        reason: `a context label must be 1–64 characters without "/" (got ${JSON.stringify(label)})`,
+        value: label,
+      })
+    }
+    if (options.scope !== undefined && (typeof options.scope !== 'object' || options.scope === null)) {
+      throw new InvalidArgumentError({ argument: 'scope', reason: 'a scope key must be an object', value: options.scope })
+    }
+    return this.#spawn({
+      label,
+      effectLabel: `context:${label}`,
+      kind: 'context',
+      owner: this.owner,
+      scope: options.scope ?? this.scope,
+      isolate: options.isolate?.map((key) => keyNameOf(key)),
+    })
+  }
+
+  /**
+   * Registers an effect: runs `setup` now and keeps what it returns as the cleanup, run when the
+   * returned disposer is called or this context disposes (last in, first out).
+   *
+   * @param setup - returns nothing, a cleanup, or a promise of either; may throw (then nothing is registered)
+   * @param label - shown by `inspect()`
+   * @returns the disposer
+   * @throws what `setup` throws; {@link InvalidArgumentError} for another return value; {@link ContextDisposedError}
+   */
+  effect(setup: EffectSetup, label = 'effect'): Disposer {
+    this.#assertActive('effect')
+    const record = EffectRecord.fromSetup(this.#host, label, 'effect', setup)
+    this.#effects.add(record)
+    return record.disposer
+  }
+
+  /**
+   * Provides a service in this context's realm, as an effect (label `service:<name>`).
+   *
+   * @param key - the service key
+   * @param value - the service (not `undefined`)
+   * @returns the disposer that withdraws it
+   * @throws {@link ServiceConflictError} when the realm already has a provider; {@link InvalidArgumentError}; {@link ContextDisposedError}
+   */
+  provide<T>(key: ServiceKey<T>, value: T): Disposer {
+    this.#assertActive('provide')
+    const name = keyNameOf(key)
+    if (value === undefined) {
+      throw new InvalidArgumentError({ argument: 'value', reason: `service "${name}" cannot be provided as undefined` })
+    }
+    const realm = this.#realm.resolve(name)
+    const existing = realm.providers.get(name)
+    if (existing !== undefined) {
+      throw new ServiceConflictError({ key: name, existingProvider: existing.context.path, attemptedProvider: this.path })
+    }
+    const bindable =
+      (typeof value === 'object' || typeof value === 'function') &&
+      value !== null &&
+      typeof (value as { [bindOwner]?: unknown })[bindOwner] === 'function'
+    const provider: ProviderRecord = { key: name, value, context: this, bindable }
+    realm.providers.set(name, provider)
+    const record = new EffectRecord(this.#host, `service:${name}`, 'service', () => {
+      if (realm.providers.get(name) !== provider) return
+      realm.providers.delete(name)
+      this.#kernel.emitKernel('kernel/service', { key: name, kind: 'withdrawn', owner: this.owner })
+    })
+    this.#effects.add(record)
+    this.#kernel.emitKernel('kernel/service', { key: name, kind: 'provided', owner: this.owner })
+    return record.disposer
+  }
+
+  /**
+   * Resolves a service in this context's realm (an owner-bound facade when the value offers one).
+   *
+   * @param key - the service key
+   * @returns the service
+   * @throws {@link ServiceMissingError} when nothing provides it
+   */
+  get<T>(key: ServiceKey<T>): T {
+    const provider = this.#realm.resolve(key.name).providers.get(key.name)
+    if (provider === undefined) {
+      throw new ServiceMissingError({ key: key.name, requestedBy: this.path, owner: this.owner })
+    }
+    return (provider.bindable ? this.#facade(provider) : provider.value) as T
+  }
+
+  /**
+   * Like {@link Context.get}, but returns `undefined` for a missing key instead of throwing.
+   *
+   * @param key - the service key
+   * @returns the service, or `undefined`
+   */
+  getOptional<T>(key: ServiceKey<T>): T | undefined {
+    const provider = this.#realm.resolve(key.name).providers.get(key.name)
+    if (provider === undefined) return undefined
+    return (provider.bindable ? this.#facade(provider) : provider.value) as T
+  }
+
+  /**
+   * Registers a catalog of event definitions, as an effect (label `events`).
+   *
+   * @param catalog - from {@link defineEvents}
+   * @returns the disposer; a name stays defined until its last registration is disposed
+   * @throws {@link EventConflictError} when a name is defined with another mode
+   */
+  registerEvents(catalog: EventCatalog): Disposer {
+    this.#assertActive('registerEvents')
+    if (!isEventCatalog(catalog)) {
+      throw new InvalidArgumentError({ argument: 'catalog', reason: 'use defineEvents() to build a catalog', value: catalog })
+    }
+    const undo = this.#kernel.bus.define(catalog)
+    const record = new EffectRecord(this.#host, 'events', 'events', undo)
+    this.#effects.add(record)
+    return record.disposer
+  }
+
+  /**
+   * Adds a listener, as an effect (label `listener:<name>`), tagged with this context's scope.
+   *
+   * @param name - a defined event name
+   * @param listener - its signature follows the event's mode; see the mode's contract in `docs/kernel.md`
+   * @param options - `prepend`
+   * @returns the disposer that removes it
+   * @throws {@link UnknownEventError}; {@link InvalidArgumentError} for a non-function; {@link ContextDisposedError}
+   */
+  on<N extends EventName>(name: N, listener: ListenerOf<N>, options?: ListenOptions): Disposer {
+    return this.#listen('on', name, listener, options, false)
+  }
+
+  /**
+   * Like {@link Context.on}; the registration is disposed just before the first call.
+   *
+   * @param name - a defined event name
+   * @param listener - the listener
+   * @param options - `prepend`
+   * @returns the disposer
+   * @throws as {@link Context.on}
+   */
+  once<N extends EventName>(name: N, listener: ListenerOf<N>, options?: ListenOptions): Disposer {
+    return this.#listen('once', name, listener, options, true)
+  }
+
+  /**
+   * Dispatches an `emit` event: listeners run synchronously in order; failures are contained and
+   * reported to `kernel/error`. A no-op through a disposed context.
+   *
+   * @param name - an `emit` event
+   * @param payload - its payload
+   * @param options - the routing scope
+   * @throws {@link UnknownEventError}, {@link EventModeError} (synchronously, before any listener)
+   */
+  emit<N extends EventNameOfMode<'emit'>>(name: N, payload: PayloadOf<N>, options?: DispatchOptions): void {
+    if (this.#state === 'disposed') return
+    const error = this.#kernel.bus.validate(name, 'emit')
+    if (error !== undefined) throw error
+    this.#kernel.bus.emit(name, payload, this.#admission(options))
+  }
+
+  /**
+   * Dispatches a `parallel` event: every listener starts in order, then all are awaited.
+   *
+   * @param name - a `parallel` event
+   * @param payload - its payload
+   * @param options - the routing scope
+   * @returns resolves when all settled; rejects with one `AggregateError` of every failure, in listener order
+   */
+  parallel<N extends EventNameOfMode<'parallel'>>(name: N, payload: PayloadOf<N>, options?: DispatchOptions): Promise<void> {
+    const error = this.#checkDispatch(name, 'parallel')
+    if (error !== undefined) return Promise.reject(error)
+    return this.#kernel.bus.parallel(name, payload, this.#admission(options))
+  }
+
+  /**
+   * Dispatches a `serial` event: listeners run one at a time; the first result that is not
+   * `undefined` wins and later listeners are not called.
+   *
+   * @param name - a `serial` event
+   * @param payload - its payload
+   * @param options - the routing scope
+   * @returns the first result, or `undefined`; rejects with the first failure, unchanged
+   */
+  serial<N extends EventNameOfMode<'serial'>>(
+    name: N,
+    payload: PayloadOf<N>,
+    options?: DispatchOptions,
+  ): Promise<ResultOf<N> | undefined> {
+    const error = this.#checkDispatch(name, 'serial')
+    if (error !== undefined) return Promise.reject(error)
+    return this.#kernel.bus.serial(name, payload, this.#admission(options)) as Promise<ResultOf<N> | undefined>
+  }
+
+  /**
+   * Dispatches a `waterfall` event: listeners wrap `inner` as middleware (first = outermost).
+   *
+   * @param name - a `waterfall` event
+   * @param payload - its payload (never mutated by `next(replacement)`)
+   * @param inner - the innermost default
+   * @param options - the routing scope
+   * @returns the outermost listener's result; rejects with an uncaught failure, unchanged
+   */
+  waterfall<N extends EventNameOfMode<'waterfall'>>(
+    name: N,
+    payload: PayloadOf<N>,
+    inner: (payload: PayloadOf<N>) => ResultOf<N> | Promise<ResultOf<N>>,
+    options?: DispatchOptions,
+  ): Promise<ResultOf<N>> {
+    const error = this.#checkDispatch(name, 'waterfall')
+    if (error !== undefined) return Promise.reject(error)
+    return this.#kernel.bus.waterfall(
+      name,
+      payload,
+      inner as (payload: unknown) => unknown,
+      this.#admission(options),
+    ) as Promise<ResultOf<N>>
+  }
+
+  /**
+   * Starts a plugin at run time as an effect of this context (id `<owner>/<name>`).
+   *
+   * @param definition - a plugin definition or class
+   * @param config - its config, parsed by the plugin's schema
+   * @returns a handle once the plugin is active
+   * @throws {@link MissingServicesError} at once for required keys missing in this realm; {@link PluginStartError}
+   */
+  plugin(definition: PluginInput, config?: unknown): Promise<PluginHandle> {
+    try {
+      this.#assertActive('plugin')
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return startRuntimePlugin(this, definition, config)
+  }
+
+  /**
+   * Disposes this context: aborts {@link Context.signal}, tears its effects down last in, first
+   * out (each awaited), then detaches from the parent. Idempotent; never rejects.
+   *
+   * @returns the report of failed cleanups
+   */
+  dispose(): Promise<DisposeReport> {
+    if (this.#disposing !== undefined) return this.#disposing
+    this.#state = 'disposing'
+    this.#spec?.onDisposing?.()
+    this.#abort.abort(new ContextDisposedError({ context: this.path, operation: 'dispose' }))
+    this.#disposing = this.#teardown()
+    if (this.#parentRecord !== undefined) void this.#parentRecord.disposer()
+    return this.#disposing
+  }
+
+  async #teardown(): Promise<DisposeReport> {
+    const errors: DisposeError[] = []
+    const records = [...this.#effects].reverse()
+    for (const record of records) {
+      if (record.child !== undefined) {
+        void record.run()
+        const report = (await record.child.dispose()) as DisposeReport
+        errors.push(...report.errors)
+        continue
+      }
+      if (record.started) continue
+      try {
+        await record.run()
+      } catch (error) {
+        errors.push({ label: record.label, error })
+        this.#report(error, 'dispose', record.label)
+      }
+    }
+    while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight])
+    this.#state = 'disposed'
+    this.#spec?.onDisposed?.()
+    return Object.freeze({ errors: Object.freeze(errors) })
+  }
+
+  #spawn(spec: SpawnSpec): Context {
+    const count = (this.#siblingCounts.get(spec.label) ?? 0) + 1
+    this.#siblingCounts.set(spec.label, count)
+    const path = `${this.path}/${spec.label}${count > 1 ? `#${count}` : ''}`
+    let realm = this.#realm
+    if (spec.isolate !== undefined && spec.isolate.length > 0) {
+      realm = new ServiceRealm(this.#realm, new Set(spec.isolate))
+      this.#kernel.realms.add(realm)
+    }
+    const child = new Context(this.#kernel, { context: this, path, realm, spec })
+    const record = new EffectRecord(this.#host, spec.effectLabel, spec.kind, async () => {
+      await child.dispose()
+    })
+    record.child = child
+    record.inspectChildren = () => effectsOf(child)
+    child.#parentRecord = record
+    this.#effects.add(record)
+    return child
+  }
+
+  #listen(operation: string, name: string, listener: unknown, options: ListenOptions | undefined, once: boolean): Disposer {
+    this.#assertActive(operation)
+    if (!this.#kernel.bus.isDefined(name)) throw new UnknownEventError({ event: name })
+    if (typeof listener !== 'function') {
+      throw new InvalidArgumentError({ argument: 'listener', reason: `a "${name}" listener must be a function`, value: listener })
+    }
+    const bus = this.#kernel.bus
+    const listenerRecord: ListenerRecord = {
+      name,
+      fn: listener as ListenerRecord['fn'],
+      home: this,
+      scope: this.scope,
+      once,
+      dead: false,
+      dispose: () => {},
+    }
+    const record = new EffectRecord(this.#host, `listener:${name}`, 'listener', () => bus.remove(listenerRecord))
+    listenerRecord.dispose = () => {
+      void record.disposer()
+    }
+    bus.add(listenerRecord, options?.prepend === true)
+    this.#effects.add(record)
+    return record.disposer
+  }
+
+  #bindParent(key: ScopeKey, parent: ScopeKey): ScopeLink {
+    this.#assertActive('bindParent')
+    for (const [argument, value] of [
+      ['key', key],
+      ['parent', parent],
+    ] as const) {
+      if (typeof value !== 'object' || value === null) {
+        throw new InvalidArgumentError({ argument, reason: 'a scope key must be an object', value })
+      }
+    }
+    const store = this.#kernel.scopes
+    const state = store.link(key, parent)
+    const record = new EffectRecord(this.#host, 'scope-link', 'scope-link', () => store.unlink(key, state))
+    this.#effects.add(record)
+    const link = record.disposer as ScopeLink
+    Object.defineProperty(link, 'rebind', { value: (next: ScopeKey) => store.rebind(key, state, next) })
+    return link
+  }
+
+  #checkDispatch(name: string, mode: EventMode): Error | undefined {
+    if (this.#state === 'disposed') return new ContextDisposedError({ context: this.path, operation: mode })
+    return this.#kernel.bus.validate(name, mode)
+  }
+
+  #admission(options: DispatchOptions | undefined): ReadonlySet<ScopeKey> | undefined {
+    const scope = options?.scope
+    return scope === undefined ? undefined : this.#kernel.scopes.admission(scope)
+  }
+
+  #facade(provider: ProviderRecord): unknown {
+    this.#facades ??= new Map()
+    if (this.#facades.has(provider)) return this.#facades.get(provider)
+    const facade = (provider.value as { [bindOwner]: (owner: Context) => unknown })[bindOwner](this)
+    this.#facades.set(provider, facade)
+    return facade
+  }
+
+  #assertActive(operation: string): void {
+    if (this.#state !== 'active') throw new ContextDisposedError({ context: this.path, operation })
+  }
+
+  #report(error: unknown, phase: KernelErrorPhase, label: string): void {
+    this.#kernel.report({ error, phase, label, context: this.path })
+  }
+}
+
+/** @internal Spawns a context with kernel-only options (plugin contexts). */
+export function spawnContext(parent: Context, spec: SpawnSpec): Context {
+  return spawn(parent, spec)
+}
+
+/** @internal The shared per-root state of a context. */
+export function kernelOf(context: Context): KernelState {
+  return stateOf(context)
+}
+
+/** @internal The live effect records of a context, in registration order. */
+export function effectRecordsOf(context: Context): readonly EffectRecord[] {
+  return effectsOf(context)
+}
+
+/** @internal The provider of `key` visible from a context, without binding a facade. */
+export function providerOf(context: Context, key: string): ProviderRecord | undefined {
+  return providedIn(context, key)
+}

@@ -1,0 +1,56 @@
+import { Context } from './context.js'
+import { type Clock, type IdSource, type Logger, randomIds, stderrLogger, systemClock } from './host-services.js'
+import { kernelEvents } from './kernel-events.js'
+import { KernelState } from './kernel-state.js'
+import { services } from './services.js'
+
+/** Options of {@link createRootContext}. */
+export interface RootContextOptions {
+  /**
+   * The logger every context uses.
+   *
+   * @default warn and error to stderr, debug and info dropped
+   */
+  readonly logger?: Logger
+  /**
+   * The clock.
+   *
+   * @default the system clock
+   */
+  readonly clock?: Clock
+  /**
+   * The id source.
+   *
+   * @default a random UUID per id
+   */
+  readonly ids?: IdSource
+}
+
+/**
+ * Builds a bare root context: the kernel catalog and the host services (`clock`, `ids`,
+ * `logger`), no plugins. For tests and for embedding the kernel alone; applications use
+ * `createHarness()`.
+ *
+ * @param options - host services to inject
+ * @returns the root, labelled `harness`
+ * @example
+ * ```ts
+ * const root = createRootContext({ clock: fakeClock() })
+ * root.provide(Greeting, 'hello')
+ * await root.dispose()
+ * ```
+ */
+export function createRootContext(options: RootContextOptions = {}): Context {
+  const kernel = new KernelState({
+    logger: options.logger ?? stderrLogger(),
+    clock: options.clock ?? systemClock(),
+    ids: options.ids ?? randomIds(),
+  })
+  const root = new Context(kernel)
+  kernel.root = root
+  root.registerEvents(kernelEvents)
+  root.provide(services.clock, kernel.clock)
+  root.provide(services.ids, kernel.ids)
+  root.provide(services.logger, kernel.logger)
+  return root
+}

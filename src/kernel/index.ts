@@ -1,0 +1,85 @@
+/**
+ * The kernel: contexts, service keys, effects, the event bus, scopes, plugins and composition.
+ *
+ * @module
+ */
+export { bindOwner, type OwnerBindable } from './bind-owner.js'
+export {
+  type ComposedEntry,
+  type CompositionLayers,
+  type ConfigPatch,
+  type EntryPatch,
+  type InsertPatch,
+  type MergePatch,
+  type PluginEntry,
+  type TogglePatch,
+} from './compose-layers.js'
+export {
+  type ChildOptions,
+  Context,
+  type ContextState,
+  type DispatchOptions,
+  type DisposeError,
+  type DisposeReport,
+  type ListenOptions,
+} from './context.js'
+export { createRootContext, type RootContextOptions } from './create-root-context.js'
+export type { Cleanup, Disposer, EffectKind, EffectSetup } from './effect.js'
+export {
+  defineEvents,
+  type Emit,
+  type EventCatalog,
+  type EventDescriptor,
+  type EventMap,
+  type EventMode,
+  type EventName,
+  type DescriptorOfMode,
+  type EventNameOfMode,
+  isEventCatalog,
+  type ListenerOf,
+  type Parallel,
+  type PayloadOf,
+  type ResultOf,
+  type Serial,
+  type Waterfall,
+  type WaterfallNext,
+} from './event-catalog.js'
+export { type Clock, type IdSource, type Logger, randomIds, stderrLogger, systemClock } from './host-services.js'
+export {
+  type EffectNode,
+  type EventInspection,
+  type ErrorSummary,
+  type HarnessInspection,
+  inspectContext,
+  type PluginInspection,
+  type ServiceInspection,
+  summarizeError,
+} from './inspect.js'
+export {
+  type KernelErrorEvent,
+  type KernelEvents,
+  type KernelErrorPhase,
+  kernelEvents,
+  type PluginState,
+  type PluginStateEvent,
+  type ServiceEvent,
+} from './kernel-events.js'
+export {
+  type AnyPluginClass,
+  definePlugin,
+  isPluginClass,
+  isPluginDefinition,
+  type KeyReference,
+  type PluginApplyResult,
+  type PluginClass,
+  type PluginClassStatics,
+  type PluginDefinition,
+  type PluginHandle,
+  type PluginInput,
+  type PluginInstance,
+  type PluginSpec,
+} from './plugin.js'
+export type { ScopeGraph, ScopeKey, ScopeLink } from './scope-graph.js'
+export { defineService, isServiceKey, type ServiceKey } from './service-key.js'
+export { services } from './services.js'
+export type { YokeEvents } from './yoke-events.js'

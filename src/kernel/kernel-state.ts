@@ -1,0 +1,108 @@
+import type { Context } from './context.js'
+import { EventBus } from './event-bus.js'
+import type { Clock, IdSource, Logger } from './host-services.js'
+import type { KernelErrorEvent, PluginState } from './kernel-events.js'
+import { ScopeStore } from './scope-graph.js'
+
+/** @internal One provided service. */
+export interface ProviderRecord {
+  readonly key: string
+  readonly value: unknown
+  readonly context: Context
+  readonly bindable: boolean
+}
+
+/** @internal A realm: where provides of some keys land and where gets of them resolve (S6). */
+export class ServiceRealm {
+  readonly providers = new Map<string, ProviderRecord>()
+  readonly parent: ServiceRealm | undefined
+  readonly isolated: ReadonlySet<string> | undefined
+
+  constructor(parent: ServiceRealm | undefined, isolated: ReadonlySet<string> | undefined) {
+    this.parent = parent
+    this.isolated = isolated
+  }
+
+  /** The realm that owns `key` for contexts of this realm. */
+  resolve(key: string): ServiceRealm {
+    let realm: ServiceRealm = this
+    while (realm.isolated !== undefined && !realm.isolated.has(key) && realm.parent !== undefined) realm = realm.parent
+    return realm
+  }
+}
+
+/** @internal A started (or failed) plugin, for state events and `inspect()`. */
+export interface PluginRecord {
+  readonly id: string
+  readonly name: string
+  state: PluginState
+  readonly startIndex: number | null
+  readonly inject: readonly string[]
+  readonly provides: readonly string[]
+  error: unknown
+  context: Context | undefined
+  /** The context whose realm the plugin's keys resolve in (its own once created). */
+  home: Context
+}
+
+/** @internal Everything one root shares with its descendants. */
+export class KernelState {
+  readonly bus: EventBus
+  readonly scopes = new ScopeStore()
+  readonly realms = new Set<ServiceRealm>()
+  readonly plugins: PluginRecord[] = []
+  readonly logger: Logger
+  readonly clock: Clock
+  readonly ids: IdSource
+  /** The root context, set right after it is built. */
+  root!: Context
+
+  constructor(host: { logger: Logger; clock: Clock; ids: IdSource }) {
+    this.logger = host.logger
+    this.clock = host.clock
+    this.ids = host.ids
+    this.bus = new EventBus((name, error, record) => {
+      if (name === 'kernel/error') {
+        this.#log('a kernel/error listener failed', { error, context: record.home.path })
+        return
+      }
+      this.report({ error, phase: 'listener', event: name, context: record.home.path })
+    })
+  }
+
+  /** Reports a contained failure to `kernel/error` and the logger, once. */
+  report(event: KernelErrorEvent): void {
+    const where = event.event ?? event.label ?? event.context
+    this.#log(`${event.phase} failed (${where}): ${messageOf(event.error)}`, { ...event })
+    if (this.bus.isDefined('kernel/error')) this.bus.emit('kernel/error', event, undefined)
+  }
+
+  /** Emits a kernel event if the kernel catalog is still registered. */
+  emitKernel(name: 'kernel/plugin-state' | 'kernel/service', payload: unknown): void {
+    if (this.bus.isDefined(name)) this.bus.emit(name, payload, undefined)
+  }
+
+  /** Moves a plugin to a new state and emits `kernel/plugin-state`. */
+  setPluginState(record: PluginRecord, state: PluginState, error?: unknown): void {
+    const previous = record.state
+    record.state = state
+    if (state === 'failed') record.error = error
+    const payload =
+      state === 'failed'
+        ? { id: record.id, name: record.name, state, previous, error }
+        : { id: record.id, name: record.name, state, previous }
+    this.emitKernel('kernel/plugin-state', payload)
+  }
+
+  #log(message: string, fields: Record<string, unknown>): void {
+    try {
+      this.logger.error(message, fields)
+    } catch {
+      // A logger must not throw; if it does, there is nowhere left to report to.
+    }
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

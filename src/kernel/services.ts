@@ -1,0 +1,43 @@
+import type { Clock, IdSource, Logger } from './host-services.js'
+import { defineService, type ServiceKey } from './service-key.js'
+
+/**
+ * The core service keys. The host keys (`clock`, `ids`, `logger`) are provided on the root before
+ * any plugin starts; the others by the default bundle's entries as their chapters land.
+ */
+export const services: {
+  /** The harness clock (host service). */
+  readonly clock: ServiceKey<Clock>
+  /** The harness id source (host service). */
+  readonly ids: ServiceKey<IdSource>
+  /** The harness logger (host service). */
+  readonly logger: ServiceKey<Logger>
+  /** The session registry (entry `session`). */
+  readonly sessions: ServiceKey<unknown>
+  /** The persistence coordinator (entry `persistence`). */
+  readonly persistence: ServiceKey<unknown>
+  /** The model registry (entry `model`). */
+  readonly models: ServiceKey<unknown>
+  /** The tool registry (entry `tools`). */
+  readonly tools: ServiceKey<unknown>
+  /** The system prompt (entry `system-prompt`). */
+  readonly systemPrompt: ServiceKey<unknown>
+  /** The agent registry (entry `agent-loop`). */
+  readonly agents: ServiceKey<unknown>
+  /** The compaction engine (entry `compaction`). */
+  readonly compaction: ServiceKey<unknown>
+} = Object.freeze({
+  clock: defineService<Clock>('clock', 'the harness clock'),
+  ids: defineService<IdSource>('ids', 'the harness id source'),
+  logger: defineService<Logger>('logger', 'the harness logger'),
+  sessions: defineService<unknown>('sessions', 'the session registry'),
+  persistence: defineService<unknown>('persistence', 'the persistence coordinator'),
+  models: defineService<unknown>('models', 'the model registry'),
+  tools: defineService<unknown>('tools', 'the tool registry'),
+  systemPrompt: defineService<unknown>('system-prompt', 'the system prompt'),
+  agents: defineService<unknown>('agents', 'the agent registry'),
+  compaction: defineService<unknown>('compaction', 'the compaction engine'),
+})
+
+/** @internal The names of the host keys, which no entry may provide. */
+export const hostKeyNames: ReadonlySet<string> = new Set(['clock', 'ids', 'logger'])

@@ -1,0 +1,16 @@
+import type { Emit } from './event-catalog.js'
+import type { KernelErrorEvent, PluginStateEvent, ServiceEvent } from './kernel-events.js'
+
+/**
+ * The map of every typed event name to its descriptor. Plugins add their events by declaration
+ * merging (`declare module 'yoke' { interface YokeEvents { … } }`); a wrong-mode dispatch then
+ * fails to compile.
+ */
+export interface YokeEvents {
+  /** A contained failure: a listener, a cleanup or an async effect setup failed. */
+  'kernel/error': Emit<KernelErrorEvent>
+  /** A plugin changed state. */
+  'kernel/plugin-state': Emit<PluginStateEvent>
+  /** A service was provided or withdrawn. */
+  'kernel/service': Emit<ServiceEvent>
+}

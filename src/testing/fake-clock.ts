@@ -1,0 +1,161 @@
+import type { Clock } from '../kernel/host-services.js'
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+
+/** Options of {@link fakeClock}. */
+export interface FakeClockOptions {
+  /**
+   * The starting time, in milliseconds since the epoch.
+   *
+   * @default 0
+   */
+  readonly now?: number
+  /**
+   * How many timers `runAll()` fires before it gives up (a timer that keeps rescheduling itself).
+   *
+   * @default 10000
+   */
+  readonly maxTimers?: number
+}
+
+/** A timer of a {@link FakeClock} not yet fired or cancelled. */
+export interface PendingTimer {
+  /** When it falls due (clock milliseconds). */
+  readonly dueAt: number
+  /** The delay it was set with. */
+  readonly delayMs: number
+}
+
+/** A manual {@link Clock}: time moves only when a test says so. */
+export interface FakeClock extends Clock {
+  /**
+   * Moves time forward by `ms`, firing every timer that falls due, in due order (ties in the order
+   * they were set). Due timers fire synchronously; the returned promise also lets callbacks'
+   * asynchronous follow-ups run and fires timers they set that fall due within the same window.
+   *
+   * @param ms - a finite, non-negative number of milliseconds
+   * @returns resolves once nothing due is left
+   * @throws `InvalidArgumentError` for a negative or non-finite `ms`
+   */
+  advance(ms: number): Promise<void>
+  /**
+   * Fires every pending timer, moving time to each one's due time, until none is left (timers set
+   * by callbacks included).
+   *
+   * @returns resolves once no timer is pending
+   * @throws `InvalidArgumentError` when more than `maxTimers` fire (a timer loop)
+   */
+  runAll(): Promise<void>
+  /**
+   * The timers not yet fired or cancelled, soonest first.
+   *
+   * @returns each timer's due time and delay
+   */
+  pending(): readonly PendingTimer[]
+}
+
+interface Timer {
+  readonly dueAt: number
+  readonly delayMs: number
+  readonly order: number
+  readonly callback: () => void
+}
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+/**
+ * Creates a fake clock for deterministic tests.
+ *
+ * @param options - the starting time
+ * @returns a clock to pass as `createHarness({ clock })`
+ * @example
+ * ```ts
+ * const clock = fakeClock({ now: 0 })
+ * clock.setTimer(() => console.log('fired'), 1000)
+ * await clock.advance(1000) // logs "fired"
+ * ```
+ */
+export function fakeClock(options: FakeClockOptions = {}): FakeClock {
+  let now = options.now ?? 0
+  const maxTimers = options.maxTimers ?? 10_000
+  if (!Number.isFinite(now)) {
+    throw new InvalidArgumentError({ argument: 'options.now', reason: 'must be a finite number', value: now })
+  }
+  let counter = 0
+  const timers = new Set<Timer>()
+
+  const nextDue = (limit: number): Timer | undefined => {
+    let best: Timer | undefined
+    for (const timer of timers) {
+      if (timer.dueAt > limit) continue
+      if (best === undefined || timer.dueAt < best.dueAt || (timer.dueAt === best.dueAt && timer.order < best.order)) {
+        best = timer
+      }
+    }
+    return best
+  }
+
+  const fireUntil = (limit: number, budget: { left: number }): boolean => {
+    let fired = false
+    for (let timer = nextDue(limit); timer !== undefined; timer = nextDue(limit)) {
+      if (budget.left-- <= 0) {
+        throw new InvalidArgumentError({
+          argument: 'timers',
+          reason: `more than ${maxTimers} timers fired; a timer keeps rescheduling itself`,
+        })
+      }
+      timers.delete(timer)
+      now = Math.max(now, timer.dueAt)
+      fired = true
+      timer.callback()
+    }
+    return fired
+  }
+
+  const settle = async (limit: () => number): Promise<void> => {
+    const budget = { left: maxTimers }
+    fireUntil(limit(), budget)
+    for (;;) {
+      await yieldToEventLoop()
+      if (!fireUntil(limit(), budget)) return
+    }
+  }
+
+  return {
+    now: () => now,
+    setTimer(callback, delayMs) {
+      const delay = Number.isFinite(delayMs) && delayMs > 0 ? delayMs : 0
+      const timer: Timer = { dueAt: now + delay, delayMs: delay, order: counter++, callback }
+      timers.add(timer)
+      return () => {
+        timers.delete(timer)
+      }
+    },
+    advance(ms) {
+      if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
+        return Promise.reject(
+          new InvalidArgumentError({ argument: 'ms', reason: 'must be a finite, non-negative number', value: ms }),
+        )
+      }
+      const target = now + ms
+      try {
+        return settle(() => target).finally(() => {
+          now = Math.max(now, target)
+        })
+      } catch (error) {
+        return Promise.reject(error)
+      }
+    },
+    runAll() {
+      try {
+        return settle(() => Number.POSITIVE_INFINITY)
+      } catch (error) {
+        return Promise.reject(error)
+      }
+    },
+    pending() {
+      return [...timers]
+        .sort((left, right) => left.dueAt - right.dueAt || left.order - right.order)
+        .map((timer) => ({ dueAt: timer.dueAt, delayMs: timer.delayMs }))
+    },
+  }
+}
