@@ -1,0 +1,13 @@
+import { type Context, createRootContext } from 'yoke'
+import { fakeClock, fakeIds } from 'yoke/testing'
+import { type RecordingLogger, recordingLogger } from './recording-logger.js'
+import { testEvents } from './test-events.js'
+
+/** A bare root with the test catalog registered, a recording logger and fake host services. */
+export function testRoot(): { root: Context; logger: RecordingLogger; clock: ReturnType<typeof fakeClock> } {
+  const logger = recordingLogger()
+  const clock = fakeClock({ now: 0 })
+  const root = createRootContext({ logger, clock, ids: fakeIds() })
+  root.registerEvents(testEvents)
+  return { root, logger, clock }
+}

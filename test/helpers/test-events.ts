@@ -1,0 +1,42 @@
+import { type Emit, type EventMap, type Parallel, type Serial, type Waterfall, defineEvents } from 'yoke'
+
+/** The payload the test events carry. */
+export interface TestPayload {
+  readonly n: number
+}
+
+declare module 'yoke' {
+  interface YokeEvents {
+    'test/e': Emit<unknown>
+    'test/p': Parallel<unknown>
+    'test/s': Serial<unknown, unknown>
+    'test/w': Waterfall<{ n: number }, unknown>
+    'test/status': Emit<unknown>
+    'test/inner': Emit<unknown>
+    'test/other': Emit<unknown>
+  }
+}
+
+/** The test catalog of 01-kernel.md's acceptance scenarios. */
+export const testEvents = defineEvents<{
+  'test/e': Emit<unknown>
+  'test/p': Parallel<unknown>
+  'test/s': Serial<unknown, unknown>
+  'test/w': Waterfall<{ n: number }, unknown>
+  'test/status': Emit<unknown>
+  'test/inner': Emit<unknown>
+  'test/other': Emit<unknown>
+}>({
+  'test/e': 'emit',
+  'test/p': 'parallel',
+  'test/s': 'serial',
+  'test/w': 'waterfall',
+  'test/status': 'emit',
+  'test/inner': 'emit',
+  'test/other': 'emit',
+})
+
+/** A catalog of just the named entries, for conflict tests. */
+export function catalogOf<M extends EventMap>(definitions: { readonly [K in keyof M]: M[K]['mode'] }) {
+  return defineEvents<M>(definitions)
+}
