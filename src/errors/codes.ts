@@ -46,6 +46,94 @@ export const ErrorCode = {
   CLOSE_FAILED: 'CLOSE_FAILED',
   /** An optional peer dependency of a subpath is not installed. */
   MISSING_PEER: 'MISSING_PEER',
+  /** A value is not lossless JSON (`path`, `reason`). */
+  NOT_JSON: 'NOT_JSON',
+  /** A session event envelope or append option is malformed (`field`). */
+  INVALID_ENVELOPE: 'INVALID_ENVELOPE',
+  /** A session event type is not in the catalog and not `ignorable`. */
+  UNKNOWN_EVENT_TYPE: 'UNKNOWN_EVENT_TYPE',
+  /** A reserved session event type (`session/end-seed`) was appended. */
+  RESERVED_EVENT_TYPE: 'RESERVED_EVENT_TYPE',
+  /** A session event's data failed its schema (`path`, `issues`). */
+  INVALID_PAYLOAD: 'INVALID_PAYLOAD',
+  /** A message event was appended without `surfaceOp`. */
+  SURFACE_MARKER_REQUIRED: 'SURFACE_MARKER_REQUIRED',
+  /** A non-message event carried `surfaceOp` or `sourceEventSeqs`. */
+  SURFACE_MARKER_FORBIDDEN: 'SURFACE_MARKER_FORBIDDEN',
+  /** A `surfaceOp` is neither `append` nor a well-formed replace. */
+  INVALID_SURFACE_OP: 'INVALID_SURFACE_OP',
+  /** `sourceEventSeqs` is malformed (`reason`). */
+  INVALID_SOURCES: 'INVALID_SOURCES',
+  /** A replace names a seq that is not a current surface node (`which`). */
+  REPLACE_NOT_FOUND: 'REPLACE_NOT_FOUND',
+  /** A replace range starts after its end in surface order. */
+  REPLACE_REVERSED: 'REPLACE_REVERSED',
+  /** A replace shadows nodes its `sourceEventSeqs` do not list (`missing`). */
+  REPLACE_UNCOVERED: 'REPLACE_UNCOVERED',
+  /** A replace would separate a tool call from its result. */
+  REPLACE_SPLITS_TOOL_PAIR: 'REPLACE_SPLITS_TOOL_PAIR',
+  /** A tool-result rewrite shadows more than one node. */
+  REWRITE_NOT_SINGLE: 'REWRITE_NOT_SINGLE',
+  /** A tool-result rewrite shadows a node that is not a tool result. */
+  REWRITE_NOT_TOOL_RESULT: 'REWRITE_NOT_TOOL_RESULT',
+  /** A tool-result rewrite changes more than the result content (`path`). */
+  REWRITE_NOT_CONTENT_ONLY: 'REWRITE_NOT_CONTENT_ONLY',
+  /** A turn was started while another is open. */
+  TURN_OPEN: 'TURN_OPEN',
+  /** A turn number is not the next one. */
+  TURN_NUMBER: 'TURN_NUMBER',
+  /** An event names a turn other than the open one. */
+  TURN_MISMATCH: 'TURN_MISMATCH',
+  /** An event needs an open turn and there is none. */
+  NO_OPEN_TURN: 'NO_OPEN_TURN',
+  /** A step is open where none may be. */
+  STEP_OPEN: 'STEP_OPEN',
+  /** A step number is not the next one. */
+  STEP_NUMBER: 'STEP_NUMBER',
+  /** An event names a step other than the open one. */
+  STEP_MISMATCH: 'STEP_MISMATCH',
+  /** An event needs an open step and there is none. */
+  NO_OPEN_STEP: 'NO_OPEN_STEP',
+  /** A step was ended with unanswered tool calls (`callIds`). */
+  UNANSWERED_TOOL_CALL: 'UNANSWERED_TOOL_CALL',
+  /** A tool result answers no started call of the open step. */
+  UNKNOWN_TOOL_CALL: 'UNKNOWN_TOOL_CALL',
+  /** A tool call id was requested or started twice in a step. */
+  DUPLICATE_TOOL_CALL: 'DUPLICATE_TOOL_CALL',
+  /** A message event reuses the id of an earlier message. */
+  MESSAGE_ID_REUSED: 'MESSAGE_ID_REUSED',
+  /** A `request/header`'s reason does not fit the log. */
+  HEADER_REASON: 'HEADER_REASON',
+  /** The session was disposed. */
+  SESSION_DISPOSED: 'SESSION_DISPOSED',
+  /** An append was made from inside a guard or observer of the same session. */
+  REENTRANT_APPEND: 'REENTRANT_APPEND',
+  /** A commit guard vetoed an append (`guard`). */
+  APPEND_VETOED: 'APPEND_VETOED',
+  /** A `session/created` listener vetoed a new session. */
+  CREATE_VETOED: 'CREATE_VETOED',
+  /** A session header is malformed (`field`). */
+  INVALID_HEADER: 'INVALID_HEADER',
+  /** A session id is malformed. */
+  INVALID_SESSION_ID: 'INVALID_SESSION_ID',
+  /** A session with that id is live. */
+  SESSION_EXISTS: 'SESSION_EXISTS',
+  /** No live session has that id (or the object is not the live one). */
+  SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
+  /** A `session/flush` listener failed (`errors`). */
+  FLUSH_FAILED: 'FLUSH_FAILED',
+  /** A `session/disposed` listener failed (`errors`). */
+  DISPOSE_FAILED: 'DISPOSE_FAILED',
+  /** A fork boundary is not a seq of the source (`at`, `lastSeq`). */
+  INVALID_BOUNDARY: 'INVALID_BOUNDARY',
+  /** A fork boundary falls inside an open turn (`turn`, `nearestBalancedSeq`). */
+  OPEN_TURN: 'OPEN_TURN',
+  /** A registered session event type name is malformed. */
+  INVALID_EVENT_TYPE_NAME: 'INVALID_EVENT_TYPE_NAME',
+  /** A session event type is already core or registered. */
+  DUPLICATE_EVENT_TYPE: 'DUPLICATE_EVENT_TYPE',
+  /** A plugin event type asked to be a surface type. */
+  SURFACE_NOT_ALLOWED: 'SURFACE_NOT_ALLOWED',
 } as const
 
 /** The union of every {@link ErrorCode} value. */

@@ -1,5 +1,6 @@
 import type { PluginEntry } from '../kernel/compose-layers.js'
 import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
+import { sessionsPlugin } from '../session/sessions-plugin.js'
 import type { HarnessOptions } from './harness-options.js'
 
 /**
@@ -18,12 +19,19 @@ const defaultEntryIds = [
 ] as const
 
 /**
- * A reserved entry: it holds its id and position in the bundle so patches naming it compose,
- * and provides nothing. Each chapter's issue replaces one with the real plugin.
+ * The reserved plugins: each holds its id and position in the bundle so patches naming it
+ * compose, and provides nothing. Each chapter's issue replaces one with the real plugin. Built
+ * once (frozen, inert), so composing the same options twice gives deep-equal entries (M9).
  */
+const reservedPlugins: Readonly<Record<string, PluginDefinition>> = Object.freeze(
+  Object.fromEntries(defaultEntryIds.map((id) => [id, definePlugin({ name: id, apply() {} })])),
+)
+
+/** The real `session` entry's plugin, built once like the reserved ones (M9). */
+const sessionPlugin: PluginDefinition = sessionsPlugin()
+
 function reservedEntry(id: string): PluginEntry {
-  const plugin: PluginDefinition = definePlugin({ name: id, apply() {} })
-  return { id, plugin }
+  return { id, plugin: reservedPlugins[id] as PluginDefinition }
 }
 
 /**
@@ -33,5 +41,5 @@ function reservedEntry(id: string): PluginEntry {
  * @internal
  */
 export function defaultBundle(_options: HarnessOptions): readonly PluginEntry[] {
-  return defaultEntryIds.map(reservedEntry)
+  return defaultEntryIds.map((id) => (id === 'session' ? { id, plugin: sessionPlugin } : reservedEntry(id)))
 }

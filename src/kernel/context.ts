@@ -1,3 +1,4 @@
+import type { SessionRegistry } from '../session/session-registry.js'
 import { ContextDisposedError } from '../errors/context-disposed-error.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { ServiceConflictError } from '../errors/service-conflict-error.js'
@@ -50,6 +51,8 @@ export interface ListenOptions {
 export interface DispatchOptions {
   /** Route to untagged listeners and those tagged with any key in this key's chain. Without it: untagged only. */
   readonly scope?: ScopeKey
+  /** Names what the dispatch is about (e.g. a session id) in `kernel/error` reports of its listeners. */
+  readonly subject?: string
 }
 
 /** One failed cleanup met during a teardown. */
@@ -198,7 +201,7 @@ export class Context {
   }
 
   /** `ctx.get(services.sessions)`. @throws {@link ServiceMissingError} when absent */
-  get sessions(): unknown {
+  get sessions(): SessionRegistry {
     return this.get(services.sessions)
   }
 
@@ -406,7 +409,7 @@ export class Context {
     if (this.#state === 'disposed') return
     const error = this.#kernel.bus.validate(name, 'emit')
     if (error !== undefined) throw error
-    this.#kernel.bus.emit(name, payload, this.#admission(options))
+    this.#kernel.bus.emit(name, payload, this.#admission(options), options?.subject)
   }
 
   /**

@@ -37,7 +37,7 @@ interface Definition {
 }
 
 /** @internal How the bus reports a contained listener failure. */
-export type ListenerFailure = (name: string, error: unknown, record: ListenerRecord) => void
+export type ListenerFailure = (name: string, error: unknown, record: ListenerRecord, subject: string | undefined) => void
 
 const noop = (): void => {}
 
@@ -135,9 +135,59 @@ export class EventBus {
     }
   }
 
-  emit(name: string, payload: unknown, admission: ReadonlySet<ScopeKey> | undefined): void {
+  emit(name: string, payload: unknown, admission: ReadonlySet<ScopeKey> | undefined, subject?: string): void {
     if (this.#emitter.listenerCount(name) === 0) return
-    this.#emitter.emit(name, payload, admission)
+    this.#emitter.emit(name, payload, admission, subject)
+  }
+
+  /**
+   * A synchronous dispatch that stops at the first listener that throws synchronously (async
+   * rejections are contained and reported). Returns the listeners it reached, the thrower included.
+   */
+  emitUntilThrow(
+    name: string,
+    payload: unknown,
+    admission: ReadonlySet<ScopeKey> | undefined,
+    subject: string | undefined,
+  ): { threw: boolean; error: unknown; reached: ListenerRecord[] } {
+    const reached: ListenerRecord[] = []
+    for (const record of this.#snapshot(name, admission)) {
+      if (!isLive(record)) continue
+      reached.push(record)
+      let result: unknown
+      try {
+        result = call(record, payload)
+      } catch (error) {
+        return { threw: true, error, reached }
+      }
+      if (isThenable(result)) result.then(undefined, (error: unknown) => this.#onFailure(name, error, record, subject))
+    }
+    return { threw: false, error: undefined, reached }
+  }
+
+  /**
+   * Starts every admitted listener (or only those in `only`) at once and waits for all; returns
+   * the failures in registration order and how many listeners ran.
+   */
+  async parallelSettled(
+    name: string,
+    payload: unknown,
+    admission: ReadonlySet<ScopeKey> | undefined,
+    only: ReadonlySet<ListenerRecord> | undefined,
+  ): Promise<{ errors: unknown[]; listeners: number }> {
+    const started: Promise<unknown>[] = []
+    for (const record of this.#snapshot(name, admission)) {
+      if (!isLive(record) || (only !== undefined && !only.has(record))) continue
+      try {
+        started.push(Promise.resolve(call(record, payload)))
+      } catch (error) {
+        started.push(Promise.reject(error))
+      }
+    }
+    if (started.length === 0) return { errors: [], listeners: 0 }
+    const settled = await Promise.allSettled(started)
+    const errors = settled.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []))
+    return { errors, listeners: started.length }
   }
 
   async parallel(name: string, payload: unknown, admission: ReadonlySet<ScopeKey> | undefined): Promise<void> {
@@ -238,13 +288,13 @@ export class EventBus {
 
   #invoker(record: ListenerRecord): Invoker {
     const onFailure = this.#onFailure
-    const invoke = (payload: unknown, admission: ReadonlySet<ScopeKey> | undefined): void => {
+    const invoke = (payload: unknown, admission: ReadonlySet<ScopeKey> | undefined, subject?: string): void => {
       if (!isLive(record) || !admits(record, admission)) return
       try {
         const result = call(record, payload)
-        if (isThenable(result)) result.then(undefined, (error: unknown) => onFailure(record.name, error, record))
+        if (isThenable(result)) result.then(undefined, (error: unknown) => onFailure(record.name, error, record, subject))
       } catch (error) {
-        onFailure(record.name, error, record)
+        onFailure(record.name, error, record, subject)
       }
     }
     return Object.assign(invoke, { record })

@@ -4,15 +4,15 @@
  * @module
  */
 export { bindOwner, type OwnerBindable } from './bind-owner.js'
-export {
-  type ComposedEntry,
-  type CompositionLayers,
-  type ConfigPatch,
-  type EntryPatch,
-  type InsertPatch,
-  type MergePatch,
-  type PluginEntry,
-  type TogglePatch,
+export type {
+  ComposedEntry,
+  CompositionLayers,
+  ConfigPatch,
+  EntryPatch,
+  InsertPatch,
+  MergePatch,
+  PluginEntry,
+  TogglePatch,
 } from './compose-layers.js'
 export {
   type ChildOptions,

@@ -15,6 +15,8 @@ export interface KernelErrorEvent {
   readonly label?: string
   /** The path of the context concerned. */
   readonly context: string
+  /** What the failed dispatch was about, when its dispatcher named it (e.g. a session id). */
+  readonly subject?: string
 }
 
 /** A plugin's lifecycle state. */

@@ -13,7 +13,7 @@ export interface ServiceKey<T> {
   /** What the service is for. */
   readonly description: string | undefined
   /** Type-level only: the service's type. Never set at run time. */
-  readonly __type?: (value: T) => T
+  readonly __type?: () => T
 }
 
 /**

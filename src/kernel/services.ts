@@ -1,3 +1,4 @@
+import type { SessionRegistry } from '../session/session-registry.js'
 import type { Clock, IdSource, Logger } from './host-services.js'
 import { defineService, type ServiceKey } from './service-key.js'
 
@@ -13,7 +14,7 @@ export const services: {
   /** The harness logger (host service). */
   readonly logger: ServiceKey<Logger>
   /** The session registry (entry `session`). */
-  readonly sessions: ServiceKey<unknown>
+  readonly sessions: ServiceKey<SessionRegistry>
   /** The persistence coordinator (entry `persistence`). */
   readonly persistence: ServiceKey<unknown>
   /** The model registry (entry `model`). */
@@ -30,7 +31,7 @@ export const services: {
   clock: defineService<Clock>('clock', 'the harness clock'),
   ids: defineService<IdSource>('ids', 'the harness id source'),
   logger: defineService<Logger>('logger', 'the harness logger'),
-  sessions: defineService<unknown>('sessions', 'the session registry'),
+  sessions: defineService<SessionRegistry>('sessions', 'the session registry'),
   persistence: defineService<unknown>('persistence', 'the persistence coordinator'),
   models: defineService<unknown>('models', 'the model registry'),
   tools: defineService<unknown>('tools', 'the tool registry'),

@@ -1,4 +1,5 @@
-import type { Emit } from './event-catalog.js'
+import type { SessionEventPayload, SessionLifecyclePayload } from '../session/session-events.js'
+import type { Emit, Parallel } from './event-catalog.js'
 import type { KernelErrorEvent, PluginStateEvent, ServiceEvent } from './kernel-events.js'
 
 /**
@@ -13,4 +14,12 @@ export interface YokeEvents {
   'kernel/plugin-state': Emit<PluginStateEvent>
   /** A service was provided or withdrawn. */
   'kernel/service': Emit<ServiceEvent>
+  /** A session was created; a synchronous throw vetoes it. */
+  'session/created': Emit<SessionLifecyclePayload>
+  /** A session committed an event. */
+  'session/event': Emit<SessionEventPayload>
+  /** A flush barrier for one session. */
+  'session/flush': Parallel<SessionLifecyclePayload>
+  /** A session was disposed. */
+  'session/disposed': Parallel<SessionLifecyclePayload>
 }

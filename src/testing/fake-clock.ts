@@ -29,8 +29,9 @@ export interface PendingTimer {
 export interface FakeClock extends Clock {
   /**
    * Moves time forward by `ms`, firing every timer that falls due, in due order (ties in the order
-   * they were set). Due timers fire synchronously; the returned promise also lets callbacks'
-   * asynchronous follow-ups run and fires timers they set that fall due within the same window.
+   * they were set). As with real timers, each callback's asynchronous follow-ups (promise
+   * continuations) run before the next timer fires, so they see the time of the timer that caused
+   * them; timers they set that fall due within the same window fire too. Await the returned promise.
    *
    * @param ms - a finite, non-negative number of milliseconds
    * @returns resolves once nothing due is left
@@ -94,29 +95,28 @@ export function fakeClock(options: FakeClockOptions = {}): FakeClock {
     return best
   }
 
-  const fireUntil = (limit: number, budget: { left: number }): boolean => {
-    let fired = false
-    for (let timer = nextDue(limit); timer !== undefined; timer = nextDue(limit)) {
-      if (budget.left-- <= 0) {
-        throw new InvalidArgumentError({
-          argument: 'timers',
-          reason: `more than ${maxTimers} timers fired; a timer keeps rescheduling itself`,
-        })
-      }
-      timers.delete(timer)
-      now = Math.max(now, timer.dueAt)
-      fired = true
-      timer.callback()
+  const fireNext = (limit: number, budget: { left: number }): boolean => {
+    const timer = nextDue(limit)
+    if (timer === undefined) return false
+    if (budget.left-- <= 0) {
+      throw new InvalidArgumentError({
+        argument: 'timers',
+        reason: `more than ${maxTimers} timers fired; a timer keeps rescheduling itself`,
+      })
     }
-    return fired
+    timers.delete(timer)
+    now = Math.max(now, timer.dueAt)
+    timer.callback()
+    return true
   }
 
+  // One timer per turn: the follow-ups of a callback run (at its due time) before the next fires.
   const settle = async (limit: () => number): Promise<void> => {
     const budget = { left: maxTimers }
-    fireUntil(limit(), budget)
     for (;;) {
+      const fired = fireNext(limit(), budget)
       await yieldToEventLoop()
-      if (!fireUntil(limit(), budget)) return
+      if (!fired && nextDue(limit()) === undefined) return
     }
   }
 

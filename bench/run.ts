@@ -1,0 +1,13 @@
+/**
+ * `npm run bench`: every benchmark in `bench/`, each reported as a ratio to a floor measured in
+ * the same run. Not part of `npm test`.
+ */
+import { runKernelBench } from './kernel.bench.js'
+import { runSessionBench } from './session.bench.js'
+
+console.log(`node ${process.version}, ${new Date().toISOString()}\n`)
+console.log('kernel')
+const kernel = await runKernelBench()
+console.log('\nsession')
+const session = await runSessionBench()
+console.log(`\nratios: ${JSON.stringify({ kernel, session }, null, 2)}`)

@@ -1,0 +1,132 @@
+/**
+ * Session benchmarks (02-session.md §14, issue targets): append of a typical step's 10 events
+ * against a `structuredClone` + push floor, and `deriveMessages()` cost at 1,000 vs 100,000 events.
+ */
+import { createSession, type Session } from 'yoke'
+import { fakeClock } from 'yoke/testing'
+import { measure, report } from './measure.js'
+
+interface Planned {
+  readonly type: string
+  readonly data: unknown
+  readonly options?: { readonly surfaceOp?: 'append'; readonly sourceEventSeqs?: readonly number[] }
+}
+
+/** One turn of one step: 10 events, as the agent loop writes them. */
+function turnEvents(turn: number, base: number): Planned[] {
+  const callId = `call-${turn}`
+  const events: Planned[] = [
+    { type: 'turn/start', data: { turn } },
+    { type: 'step/start', data: { turn, step: 1 } },
+    { type: 'assistant/chunk', data: { turn, step: 1, chunk: { type: 'text-delta', index: 0, text: 'Let me look ' } } },
+    { type: 'assistant/chunk', data: { turn, step: 1, chunk: { type: 'text-delta', index: 0, text: 'that up.' } } },
+    {
+      type: 'assistant/message',
+      data: {
+        turn,
+        step: 1,
+        message: {
+          id: `a-${turn}`,
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Let me look that up.' },
+            { type: 'tool-call', id: callId, name: 'search', arguments: '{"query":"weather in Paris"}' },
+          ],
+          source: { kind: 'model', provider: 'mock', model: 'mock' },
+        },
+        usage: { inputTokens: 120, outputTokens: 24 },
+      },
+      options: { surfaceOp: 'append', sourceEventSeqs: [base + 2, base + 3] },
+    },
+    { type: 'tool/call', data: { turn, step: 1, callId, name: 'search', arguments: '{"query":"weather in Paris"}' } },
+    {
+      type: 'tool/result',
+      data: {
+        turn,
+        step: 1,
+        message: {
+          id: `r-${turn}`,
+          role: 'user',
+          content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: 'Sunny, 21°C' }] }],
+          source: { kind: 'tool', callId },
+        },
+      },
+      options: { surfaceOp: 'append', sourceEventSeqs: [base + 5] },
+    },
+    { type: 'step/end', data: { turn, step: 1 } },
+    {
+      type: 'user/message',
+      data: { id: `u-${turn}`, role: 'user', content: [{ type: 'text', text: 'and tomorrow?' }], source: { kind: 'user' } },
+      options: { surfaceOp: 'append' },
+    },
+    { type: 'turn/end', data: { turn, reason: { kind: 'completed' } } },
+  ]
+  return events
+}
+
+function appendTurn(session: Session, turn: number): void {
+  for (const event of turnEvents(turn, session.length)) session.append(event.type, event.data as never, event.options)
+}
+
+function sessionWith(events: number): { session: Session; nextTurn: number } {
+  const session = createSession({ id: 'bench', clock: fakeClock({ now: 0 }) })
+  let turn = 1
+  while (session.length < events) appendTurn(session, turn++)
+  return { session, nextTurn: turn }
+}
+
+/** Runs every session case and returns the ratios by case name. */
+export async function runSessionBench(): Promise<Record<string, number>> {
+  const ratios: Record<string, number> = {}
+  const prepared = turnEvents(1, 0)
+
+  // Append of a step's 10 events (fresh turns on a long-lived session) vs clone + push.
+  const small = sessionWith(1_000)
+  const appendCase = await measure('append 10 events (one tool step)', () => appendTurn(small.session, small.nextTurn++), {
+    batch: 200,
+  })
+  const sink: unknown[] = []
+  const appendFloor = await measure(
+    'structuredClone + push of the same 10 events',
+    () => {
+      for (const event of prepared) sink.push({ type: event.type, seq: sink.length, time: 0, data: structuredClone(event.data) })
+      if (sink.length > 1_000_000) sink.length = 0
+    },
+    { batch: 200 },
+  )
+  ratios['append-10'] = report(appendCase, appendFloor).ratio
+
+  // Per-step cost does not grow with the session: the same case on a 100,000-event session.
+  const large = sessionWith(100_000)
+  const appendLarge = await measure('append 10 events at 100,000 events', () => appendTurn(large.session, large.nextTurn++), {
+    batch: 200,
+  })
+  ratios['append-10@100k/1k'] = report(appendLarge, appendCase).ratio
+
+  // deriveMessages() after a step: O(new events), so 100,000 costs what 1,000 costs.
+  const deriveSmall = await measure(
+    'append 10 + deriveMessages() at 1,000 events',
+    () => {
+      appendTurn(small.session, small.nextTurn++)
+      small.session.deriveMessages()
+    },
+    { batch: 100 },
+  )
+  const deriveLarge = await measure(
+    'append 10 + deriveMessages() at 100,000 events',
+    () => {
+      appendTurn(large.session, large.nextTurn++)
+      large.session.deriveMessages()
+    },
+    { batch: 100 },
+  )
+  ratios['derive@100k/1k'] = report(deriveLarge, deriveSmall).ratio
+
+  // session.events does not copy when nothing changed.
+  const eventsAccess = await measure('session.events (unchanged) at 100,000 events', () => large.session.events.length, {
+    batch: 10_000,
+  })
+  const lengthAccess = await measure('session.length at 100,000 events', () => large.session.length, { batch: 10_000 })
+  ratios['events-access'] = report(eventsAccess, lengthAccess).ratio
+  return ratios
+}

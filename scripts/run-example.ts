@@ -1,0 +1,19 @@
+/**
+ * `npm run example -- <name>`: runs `examples/<name>.ts`; without a name, lists the examples.
+ */
+import { spawnSync } from 'node:child_process'
+import { readdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+const examplesDir = fileURLToPath(new URL('../examples/', import.meta.url))
+const available = readdirSync(examplesDir)
+  .filter((file) => file.endsWith('.ts'))
+  .map((file) => file.slice(0, -3))
+const name = process.argv[2]
+if (name === undefined || !available.includes(name)) {
+  if (name !== undefined) console.error(`unknown example "${name}"`)
+  console.error(`usage: npm run example -- <name>\nexamples: ${available.join(', ')}`)
+  process.exit(name === undefined ? 0 : 1)
+}
+const result = spawnSync(process.execPath, ['--import', 'tsx', `${examplesDir}${name}.ts`], { stdio: 'inherit' })
+process.exit(result.status ?? 1)

@@ -1,0 +1,46 @@
+import { kernelOf, type Context, type DispatchOptions } from './context.js'
+import type { ListenerRecord } from './event-bus.js'
+import type { EventName } from './event-catalog.js'
+
+/** @internal The listeners a dispatch reached, for a follow-up dispatch to the same ones. */
+export type ReachedListeners = ReadonlySet<ListenerRecord>
+
+function admissionOf(ctx: Context, options: DispatchOptions | undefined) {
+  return options?.scope === undefined ? undefined : kernelOf(ctx).scopes.admission(options.scope)
+}
+
+/**
+ * @internal A synchronous dispatch of an `emit` event that stops at the first listener that
+ * throws synchronously and hands the error back (for vetoes such as `session/created`). Async
+ * rejections are contained and reported as usual.
+ */
+export function dispatchUntilThrow(
+  ctx: Context,
+  name: EventName,
+  payload: unknown,
+  options?: DispatchOptions,
+): { readonly threw: boolean; readonly error: unknown; readonly reached: ReachedListeners } {
+  const bus = kernelOf(ctx).bus
+  const invalid = bus.validate(name, 'emit')
+  if (invalid !== undefined) throw invalid
+  if (ctx.state === 'disposed') return { threw: false, error: undefined, reached: new Set() }
+  const outcome = bus.emitUntilThrow(name, payload, admissionOf(ctx, options), options?.subject)
+  return { threw: outcome.threw, error: outcome.error, reached: new Set(outcome.reached) }
+}
+
+/**
+ * @internal Starts every listener of a `parallel` event (or only `only`) and waits for all;
+ * resolves with the failures in registration order and the number of listeners that ran.
+ */
+export async function dispatchParallel(
+  ctx: Context,
+  name: EventName,
+  payload: unknown,
+  only: ReachedListeners | undefined,
+  options?: DispatchOptions,
+): Promise<{ readonly errors: readonly unknown[]; readonly listeners: number }> {
+  const bus = kernelOf(ctx).bus
+  const invalid = bus.validate(name, 'parallel')
+  if (invalid !== undefined) throw invalid
+  return bus.parallelSettled(name, payload, admissionOf(ctx, options), only)
+}

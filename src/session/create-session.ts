@@ -1,0 +1,70 @@
+import { ErrorCode } from '../errors/codes.js'
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import { SessionRegistryError } from '../errors/session-registry-error.js'
+import { type Clock, systemClock } from '../kernel/host-services.js'
+import { SessionCatalog } from './session-catalog.js'
+import { buildSessionHeader, isSessionId, type SessionHeader } from './session-header.js'
+import type { SessionHooks } from './session-hooks.js'
+import { Session } from './session.js'
+
+/** Options of {@link createSession}. */
+export interface CreateSessionOptions {
+  /** The session id: 1–128 characters of `[A-Za-z0-9_.-]`, not starting with `.`. */
+  readonly id: string
+  /** Events to start from (a stored log or a fork prefix); each is fully validated. */
+  readonly seed?: readonly unknown[]
+  /** Header fields; `version`, `id` and `createdAt` are filled in. */
+  readonly header?: Partial<SessionHeader>
+  /**
+   * The event catalog.
+   *
+   * @default the core types only
+   */
+  readonly catalog?: SessionCatalog
+  /**
+   * The clock that stamps `time`.
+   *
+   * @default the system clock
+   */
+  readonly clock?: Clock
+}
+
+/**
+ * Builds a session outside any registry (no guards, no `session/*` events): for tools that read
+ * or check logs. Applications use the `sessions` service.
+ *
+ * @param options - id, seed, header, catalog, clock
+ * @returns the session; with a seed, ending in a `session/end-seed` marker
+ * @throws `SessionRegistryError` `INVALID_SESSION_ID`; `SessionHeaderError`; any append error of a seed event, with its `index`
+ * @example
+ * ```ts
+ * const session = createSession({ id: 'check', seed: storedEvents })
+ * console.log(session.deriveMessages().length)
+ * ```
+ */
+export function createSession(options: CreateSessionOptions): Session {
+  return buildSession(options, undefined)
+}
+
+/** @internal Builds a session with the registry's hooks. */
+export function buildSession(options: CreateSessionOptions, hooks: SessionHooks | undefined): Session {
+  const { id } = options
+  if (!isSessionId(id)) {
+    throw new SessionRegistryError({
+      code: ErrorCode.INVALID_SESSION_ID,
+      detail: `invalid session id ${JSON.stringify(id)}: use 1–128 characters of [A-Za-z0-9_.-], not starting with "."`,
+    })
+  }
+  const clock = options.clock ?? systemClock()
+  const header = buildSessionHeader(options.header, id, clock.now())
+  const session = new Session({ id, header, catalog: options.catalog ?? new SessionCatalog(), clock, hooks })
+  const seed = options.seed
+  if (seed !== undefined) {
+    if (!Array.isArray(seed)) {
+      throw new InvalidArgumentError({ argument: 'options.seed', reason: `session "${id}": seed must be an array of events`, value: seed })
+    }
+    for (let index = 0; index < seed.length; index++) session.seed(seed[index], index)
+  }
+  session.endSeed(seed !== undefined)
+  return session
+}

@@ -1,0 +1,37 @@
+import { defineEvents, type Emit, type EventCatalog, type Parallel } from '../kernel/event-catalog.js'
+import type { SessionEvent } from './session-event.js'
+import type { Session } from './session.js'
+
+/** Payload of `session/created`, `session/flush` and `session/disposed`. */
+export interface SessionLifecyclePayload {
+  /** The session concerned. */
+  readonly session: Session
+}
+
+/** Payload of `session/event`: one committed event. */
+export interface SessionEventPayload {
+  /** The session that committed it. */
+  readonly session: Session
+  /** The committed, frozen event (`=== session.at(event.seq)`). */
+  readonly event: SessionEvent
+}
+
+/** The live `session/*` events of the `sessions` service (02-session.md §9). */
+export type SessionEvents = {
+  /** A session was created; a synchronous throw vetoes it. */
+  readonly 'session/created': Emit<SessionLifecyclePayload>
+  /** An event was committed; listener failures are contained. */
+  readonly 'session/event': Emit<SessionEventPayload>
+  /** A flush barrier: persistence writes the session out. */
+  readonly 'session/flush': Parallel<SessionLifecyclePayload>
+  /** A session was disposed; listeners run in parallel. */
+  readonly 'session/disposed': Parallel<SessionLifecyclePayload>
+}
+
+/** The catalog of {@link SessionEvents}, registered by the `session` entry. */
+export const sessionEvents: EventCatalog<SessionEvents> = defineEvents<SessionEvents>({
+  'session/created': 'emit',
+  'session/event': 'emit',
+  'session/flush': 'parallel',
+  'session/disposed': 'parallel',
+})

@@ -1,0 +1,364 @@
+import { ErrorCode } from '../errors/codes.js'
+import { SessionForkError } from '../errors/session-fork-error.js'
+import { SessionRegistryError } from '../errors/session-registry-error.js'
+import { SessionVetoError } from '../errors/session-veto-error.js'
+import { bindOwner } from '../kernel/bind-owner.js'
+import type { Context } from '../kernel/context.js'
+import { dispatchParallel, dispatchUntilThrow, type ReachedListeners } from '../kernel/dispatch-internal.js'
+import type { Disposer } from '../kernel/effect.js'
+import type { Clock, IdSource } from '../kernel/host-services.js'
+import { buildSession } from './create-session.js'
+import { type EventTypeOptions, SessionCatalog } from './session-catalog.js'
+import type { SessionEvent } from './session-event.js'
+import { isSessionId, type SessionHeader } from './session-header.js'
+import type { CommitGuard, GuardRecord, SessionHooks } from './session-hooks.js'
+import type { Session } from './session.js'
+
+/** Options of {@link SessionRegistry.create}. */
+export interface CreateOptions {
+  /**
+   * The session id.
+   *
+   * @default the harness id source's next `session` id
+   */
+  readonly id?: string
+  /** Events to start from; each is fully validated and a `session/end-seed` marker follows. */
+  readonly seed?: readonly unknown[]
+  /** Header fields; `version`, `id` and `createdAt` are filled in. */
+  readonly header?: Partial<SessionHeader>
+}
+
+/** Options of {@link SessionRegistry.fork}. */
+export interface ForkOptions {
+  /**
+   * The last seq to copy (inclusive).
+   *
+   * @default the source's last seq
+   */
+  readonly at?: number
+  /**
+   * The child's id.
+   *
+   * @default the harness id source's next `session` id
+   */
+  readonly id?: string
+}
+
+/** Options of {@link SessionRegistry.addCommitGuard}. */
+export interface CommitGuardOptions {
+  /**
+   * Names the guard in `APPEND_VETOED` errors.
+   *
+   * @default 'guard'
+   */
+  readonly label?: string
+}
+
+interface LiveSession {
+  readonly session: Session
+  reached: ReachedListeners | undefined
+  disposing: Promise<void> | undefined
+}
+
+/**
+ * The `sessions` service: a harness's live sessions, its event catalog and commit guards, and
+ * the `session/*` events (02-session.md §9).
+ */
+export class SessionRegistry {
+  /** The event catalog every session of this harness checks against. */
+  readonly catalog: SessionCatalog = new SessionCatalog()
+  readonly #ctx: Context
+  readonly #clock: Clock
+  readonly #ids: IdSource
+  readonly #live = new Map<string, LiveSession>()
+  readonly #guards: GuardRecord[] = []
+  #guardSnapshot: readonly GuardRecord[] = []
+
+  /** @internal */
+  constructor(ctx: Context, clock: Clock, ids: IdSource) {
+    this.#ctx = ctx
+    this.#clock = clock
+    this.#ids = ids
+  }
+
+  /**
+   * Creates a live session, then dispatches `session/created` (a synchronous throw there vetoes).
+   *
+   * @param options - id, seed, header
+   * @returns the session
+   * @throws `SessionRegistryError` (`INVALID_SESSION_ID`, `SESSION_EXISTS`), `SessionHeaderError`, a seed event's error, `SessionVetoError` `CREATE_VETOED`
+   */
+  create(options: CreateOptions = {}): Session {
+    const id = options.id ?? this.#ids('session')
+    if (!isSessionId(id)) {
+      throw new SessionRegistryError({
+        code: ErrorCode.INVALID_SESSION_ID,
+        detail: `invalid session id ${JSON.stringify(id)}: use 1–128 characters of [A-Za-z0-9_.-], not starting with "."`,
+      })
+    }
+    if (this.#live.has(id)) {
+      throw new SessionRegistryError({ code: ErrorCode.SESSION_EXISTS, sessionId: id, detail: 'a live session has this id' })
+    }
+    let live: LiveSession | undefined
+    const hooks: SessionHooks = {
+      guards: () => this.#guardSnapshot,
+      observe: (event: SessionEvent) => {
+        if (live !== undefined) this.#ctx.emit('session/event', { session: live.session, event }, { subject: id })
+      },
+      disposed: () => {},
+    }
+    const session = buildSession(
+      {
+        id,
+        clock: this.#clock,
+        catalog: this.catalog,
+        ...(options.seed === undefined ? {} : { seed: options.seed }),
+        ...(options.header === undefined ? {} : { header: options.header }),
+      },
+      hooks,
+    )
+    live = { session, reached: undefined, disposing: undefined }
+    this.#live.set(id, live)
+    const outcome = dispatchUntilThrow(this.#ctx, 'session/created', { session }, { subject: id })
+    live.reached = outcome.reached
+    if (outcome.threw) {
+      this.#live.delete(id)
+      session.markDisposed()
+      void dispatchParallel(this.#ctx, 'session/disposed', { session }, outcome.reached).catch(() => {})
+      throw new SessionVetoError({
+        code: ErrorCode.CREATE_VETOED,
+        sessionId: id,
+        detail: 'a session/created listener vetoed the session',
+        cause: outcome.error,
+      })
+    }
+    return session
+  }
+
+  /**
+   * The live session with this id.
+   *
+   * @param id - a session id
+   * @returns the session, or `undefined`
+   */
+  get(id: string): Session | undefined {
+    return this.#live.get(id)?.session
+  }
+
+  /**
+   * Every live session, in creation order.
+   *
+   * @returns a frozen list
+   */
+  list(): readonly Session[] {
+    return Object.freeze([...this.#live.values()].map((live) => live.session))
+  }
+
+  /**
+   * Copies the inclusive prefix `events[0..at]` of a live session into a new one (02-session.md §10).
+   *
+   * @param source - a live session or its id
+   * @param options - `at`, `id`
+   * @returns the child, ending in a `session/end-seed` marker
+   * @throws `SessionForkError` (`SESSION_EXISTS`, `SESSION_NOT_FOUND`, `INVALID_BOUNDARY`, `OPEN_TURN`); any `create` error
+   */
+  fork(source: string | Session, options: ForkOptions = {}): Session {
+    if (options.id !== undefined && this.#live.has(options.id)) {
+      throw new SessionForkError({ code: ErrorCode.SESSION_EXISTS, sessionId: options.id, detail: 'a live session has the fork id' })
+    }
+    const parent = this.#resolve(source, (id) =>
+      new SessionForkError({ code: ErrorCode.SESSION_NOT_FOUND, sessionId: id, detail: 'no live session to fork has this id' }),
+    )
+    const length = parent.length
+    const lastSeq = length === 0 ? null : length - 1
+    const at = options.at === undefined ? lastSeq : options.at
+    let prefix: readonly SessionEvent[]
+    if (at === null) {
+      prefix = []
+    } else {
+      if (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 0 || at >= length || parent.at(at)?.seq !== at) {
+        throw new SessionForkError({
+          code: ErrorCode.INVALID_BOUNDARY,
+          sessionId: parent.id,
+          detail: `fork boundary ${String(at)} is not a seq of the session (last seq: ${lastSeq ?? 'none, it is empty'})`,
+          at,
+          lastSeq,
+        })
+      }
+      prefix = parent.slice(0, at + 1)
+    }
+    for (let index = prefix.length - 1; index >= 0; index--) {
+      const event = prefix[index] as SessionEvent
+      if (event.type === 'turn/end') break
+      if (event.type === 'turn/start') {
+        const turn = (event.data as { readonly turn: number }).turn
+        const nearestBalancedSeq = index === 0 ? null : index - 1
+        throw new SessionForkError({
+          code: ErrorCode.OPEN_TURN,
+          sessionId: parent.id,
+          detail: `fork boundary ${at} falls inside turn ${turn}, which is still open there${
+            nearestBalancedSeq === null ? '' : `; fork at ${nearestBalancedSeq} instead`
+          }`,
+          turn,
+          nearestBalancedSeq,
+        })
+      }
+    }
+    const inherited: Partial<{ -readonly [K in keyof SessionHeader]: SessionHeader[K] }> = {
+      parentSession: parent.id,
+      seedLength: prefix.length,
+    }
+    if (parent.header.cwd !== undefined) inherited.cwd = parent.header.cwd
+    if (parent.header.metadata !== undefined) inherited.metadata = parent.header.metadata
+    return this.create({ ...(options.id === undefined ? {} : { id: options.id }), seed: prefix, header: inherited })
+  }
+
+  /**
+   * Asks every `session/flush` listener (persistence) to write the session out.
+   *
+   * @param source - a live session or its id
+   * @returns `true` when some listener handled it, `false` when none exists
+   * @throws `SessionRegistryError` `SESSION_NOT_FOUND`, or `FLUSH_FAILED` (as a rejection) with every listener failure
+   */
+  async flush(source: string | Session): Promise<boolean> {
+    const session = this.#resolve(source, notFound)
+    const outcome = await dispatchParallel(this.#ctx, 'session/flush', { session }, undefined)
+    if (outcome.errors.length > 0) {
+      throw new SessionRegistryError({
+        code: ErrorCode.FLUSH_FAILED,
+        sessionId: session.id,
+        detail: `${outcome.errors.length} session/flush listener(s) failed`,
+        errors: outcome.errors,
+        cause: outcome.errors[0],
+      })
+    }
+    return outcome.listeners > 0
+  }
+
+  /**
+   * Disposes a live session: synchronously unusable (appends fail, `get` forgets it, the id is
+   * free), then `session/disposed` to every listener in parallel.
+   *
+   * @param source - a live session or its id
+   * @returns resolves after every listener settled
+   * @throws `SessionRegistryError` `SESSION_NOT_FOUND`, or `DISPOSE_FAILED` (as a rejection) with every listener failure
+   */
+  async dispose(source: string | Session): Promise<void> {
+    const session = this.#resolve(source, notFound)
+    const live = this.#live.get(session.id) as LiveSession
+    this.#live.delete(session.id)
+    session.markDisposed()
+    const outcome = await dispatchParallel(this.#ctx, 'session/disposed', { session }, undefined)
+    if (outcome.errors.length > 0) {
+      throw new SessionRegistryError({
+        code: ErrorCode.DISPOSE_FAILED,
+        sessionId: session.id,
+        detail: `${outcome.errors.length} session/disposed listener(s) failed`,
+        errors: outcome.errors,
+        cause: outcome.errors[0],
+      })
+    }
+    void live
+  }
+
+  /**
+   * Registers a plugin event type in this harness's catalog. Through a plugin's `ctx.get()`, the
+   * registration is an effect of that plugin.
+   *
+   * @param type - the `noun/verb` name
+   * @param options - schema, enclosure
+   * @returns the disposer that unregisters it
+   * @throws `EventTypeError`
+   */
+  registerEventType(type: string, options?: EventTypeOptions): Disposer {
+    return this.#registerEventType(this.#ctx, type, options)
+  }
+
+  /**
+   * Every known type, core and registered, sorted.
+   *
+   * @returns a frozen list
+   */
+  eventTypes(): readonly string[] {
+    return this.catalog.eventTypes()
+  }
+
+  /**
+   * Adds a pre-commit guard: synchronous, sees the frozen candidate, throws to veto. Runs for
+   * live appends only, in registration order.
+   *
+   * @param guard - the guard
+   * @param options - its label
+   * @returns the disposer that removes it
+   */
+  addCommitGuard(guard: CommitGuard, options?: CommitGuardOptions): Disposer {
+    return this.#addCommitGuard(this.#ctx, guard, options)
+  }
+
+  /** @internal Owner-bound facade: registrations become effects of `owner`. */
+  [bindOwner](owner: Context): SessionRegistry {
+    const facade = Object.create(this) as SessionRegistry
+    // The other methods read private fields, so they must run on the registry itself, not the facade.
+    Object.defineProperties(facade, {
+      create: { value: this.create.bind(this) },
+      get: { value: this.get.bind(this) },
+      list: { value: this.list.bind(this) },
+      fork: { value: this.fork.bind(this) },
+      flush: { value: this.flush.bind(this) },
+      dispose: { value: this.dispose.bind(this) },
+      eventTypes: { value: this.eventTypes.bind(this) },
+      registerEventType: { value: (type: string, options?: EventTypeOptions) => this.#registerEventType(owner, type, options) },
+      addCommitGuard: { value: (guard: CommitGuard, options?: CommitGuardOptions) => this.#addCommitGuard(owner, guard, options) },
+    })
+    return facade
+  }
+
+  #registerEventType(owner: Context, type: string, options: EventTypeOptions | undefined): Disposer {
+    let unregister: (() => void) | undefined
+    const disposer = owner.effect(() => {
+      unregister = this.catalog.registerEventType(type, options)
+      return unregister
+    }, `session-event-type:${type}`)
+    return disposer
+  }
+
+  #addCommitGuard(owner: Context, guard: CommitGuard, options: CommitGuardOptions | undefined): Disposer {
+    if (typeof guard !== 'function') {
+      throw new TypeError('a commit guard must be a function')
+    }
+    const record: GuardRecord = { label: options?.label ?? 'guard', guard }
+    return owner.effect(() => {
+      this.#guards.push(record)
+      this.#guardSnapshot = Object.freeze([...this.#guards])
+      return () => {
+        const index = this.#guards.indexOf(record)
+        if (index !== -1) this.#guards.splice(index, 1)
+        this.#guardSnapshot = Object.freeze([...this.#guards])
+      }
+    }, `commit-guard:${record.label}`)
+  }
+
+  #resolve(source: string | Session, error: (id: string) => Error): Session {
+    const id = typeof source === 'string' ? source : source?.id
+    const live = typeof id === 'string' ? this.#live.get(id) : undefined
+    if (live === undefined || (typeof source !== 'string' && live.session !== source)) throw error(String(id))
+    return live.session
+  }
+
+  /** @internal Disposes every live session (the `session` entry stopping). */
+  async disposeAll(): Promise<void> {
+    const errors: unknown[] = []
+    for (const session of [...this.#live.values()].reverse()) {
+      try {
+        await this.dispose(session.session)
+      } catch (error) {
+        errors.push(error)
+      }
+    }
+    if (errors.length > 0) throw new AggregateError(errors, `${errors.length} session(s) failed to dispose`)
+  }
+}
+
+function notFound(id: string): SessionRegistryError {
+  return new SessionRegistryError({ code: ErrorCode.SESSION_NOT_FOUND, sessionId: id, detail: 'no live session has this id' })
+}

@@ -1,0 +1,89 @@
+import { z } from 'zod'
+import { type LlmFailure, llmFailureSchema } from './llm-failure.js'
+import { typedSchema } from './schema-primitives.js'
+
+/** An abort without detail: the user canceled, the parent agent canceled, or the agent was disposed. */
+export interface PlainCancelCause {
+  /** Who aborted: `'user'`, `'parent'` or `'disposed'`. */
+  readonly kind: 'user' | 'parent' | 'disposed'
+}
+
+/** An abort requested by a hook. */
+export interface HookCancelCause {
+  /** Always `'hook'`. */
+  readonly kind: 'hook'
+  /** What the hook said. */
+  readonly reason: string
+}
+
+/** Why a turn signal aborted (04-agent.md §9), tagged by `kind`; the first cause wins. */
+export type CancelCause = PlainCancelCause | HookCancelCause
+
+/** The turn ended normally, or a first pre-step entered nothing (a zero-step turn). */
+export interface CompletedTurnEnd {
+  /** Always `'completed'`. */
+  readonly kind: 'completed'
+}
+
+/** The turn signal aborted. */
+export interface AbortedTurnEnd {
+  /** Always `'aborted'`. */
+  readonly kind: 'aborted'
+  /** The first abort cause. */
+  readonly reason: CancelCause
+}
+
+/** A pre-step rejected. */
+export interface BlockedTurnEnd {
+  /** Always `'blocked'`. */
+  readonly kind: 'blocked'
+}
+
+/** Any other failure; a non-model error is normalized to `{ message, code }`. */
+export interface ErrorTurnEnd {
+  /** Always `'error'`. */
+  readonly kind: 'error'
+  /** The failure. */
+  readonly error: LlmFailure
+}
+
+/** Some step of the turn hit the output ceiling (sticky within the turn). */
+export interface MaxTokensTurnEnd {
+  /** Always `'max-tokens'`. */
+  readonly kind: 'max-tokens'
+}
+
+/** The turn never ended: written only by crash repair (02-session.md §11). */
+export interface InterruptedTurnEnd {
+  /** Always `'interrupted'`. */
+  readonly kind: 'interrupted'
+}
+
+/** Why a turn ended (02-session.md §3.3), tagged by `kind`. */
+export type TurnEndReason =
+  | CompletedTurnEnd
+  | AbortedTurnEnd
+  | BlockedTurnEnd
+  | ErrorTurnEnd
+  | MaxTokensTurnEnd
+  | InterruptedTurnEnd
+
+/** The strict schema of a {@link CancelCause}, discriminated on `kind`. */
+export const cancelCauseSchema = typedSchema<CancelCause>()(
+  z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.enum(['user', 'parent', 'disposed']) }),
+    z.strictObject({ kind: z.literal('hook'), reason: z.string() }),
+  ]),
+)
+
+/** The strict schema of a {@link TurnEndReason}, discriminated on `kind`. */
+export const turnEndReasonSchema = typedSchema<TurnEndReason>()(
+  z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('completed') }),
+    z.strictObject({ kind: z.literal('aborted'), reason: cancelCauseSchema }),
+    z.strictObject({ kind: z.literal('blocked') }),
+    z.strictObject({ kind: z.literal('error'), error: llmFailureSchema }),
+    z.strictObject({ kind: z.literal('max-tokens') }),
+    z.strictObject({ kind: z.literal('interrupted') }),
+  ]),
+)

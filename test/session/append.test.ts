@@ -1,0 +1,481 @@
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import {
+  type Clock,
+  createHarness,
+  createSession,
+  type Harness,
+  type HarnessError,
+  type HarnessErrorClass,
+  isJsonValue,
+  type Session,
+  type SessionEvent,
+  SessionEventError,
+  type SessionRegistry,
+  SessionStateError,
+  StructureError,
+  SurfaceError,
+} from 'yoke'
+import { fakeClock, fakeIds } from 'yoke/testing'
+import { recordingLogger } from '../helpers/recording-logger.js'
+import { AM, call, type EventPlan, SE, SS, stampSeq, TC, TE, TR, TS, text, UM, withSources } from './builders.js'
+
+let harness: Harness
+let sessions: SessionRegistry
+
+beforeEach(async () => {
+  harness = await createHarness({ clock: fakeClock({ now: 1000 }), ids: fakeIds(), logger: recordingLogger() })
+  sessions = harness.ctx.sessions
+})
+
+afterEach(async () => {
+  await harness.close()
+})
+
+/** Appends a builder plan, resolving an `AM` placeholder id to `a-<seq>` first. */
+function append(session: Session, plan: EventPlan): SessionEvent {
+  const stamped = stampSeq(plan, session.length)
+  return session.append(stamped.type, stamped.data as never, stamped.options)
+}
+
+function appendAll(session: Session, plans: readonly EventPlan[]): void {
+  for (const plan of plans) append(session, plan)
+}
+
+/**
+ * Asserts "Rejects X": `action` throws an instance of `errorClass` with `code` and `fields`, while
+ * `length`, `events` (the same array), `surfaceNodes()` and `deriveMessages()` (the same array)
+ * stay unchanged.
+ */
+function expectRejects<E>(
+  session: Session,
+  action: () => unknown,
+  errorClass: HarnessErrorClass<E>,
+  code: string,
+  fields: Readonly<Record<string, unknown>> = {},
+): E {
+  const length = session.length
+  const events = session.events
+  const nodes = [...session.surfaceNodes()]
+  const messages = session.deriveMessages()
+  let thrown: unknown
+  let threw = false
+  try {
+    action()
+  } catch (error) {
+    thrown = error
+    threw = true
+  }
+  expect(threw, `expected ${errorClass.brand} ${code}, but nothing was thrown`).toBe(true)
+  expect((errorClass as unknown as typeof HarnessError).is(thrown), `${String(thrown)} is a ${errorClass.brand}`).toBe(true)
+  const record = thrown as Record<string, unknown>
+  expect(record['code']).toBe(code)
+  for (const [key, value] of Object.entries(fields)) expect(record[key], key).toEqual(value)
+  expect(session.length).toBe(length)
+  expect(session.events).toBe(events)
+  expect(session.surfaceNodes()).toEqual(nodes)
+  expect(session.deriveMessages()).toBe(messages)
+  return thrown as E
+}
+
+/** A clock whose `now()` returns the given values in turn (the last one repeats). */
+function scriptedClock(values: readonly unknown[]): Clock & { readonly reads: () => number } {
+  const timers = fakeClock({ now: 1000 })
+  let reads = 0
+  return {
+    now: () => values[Math.min(reads++, values.length - 1)] as number,
+    setTimer: (callback, delayMs) => timers.setTimer(callback, delayMs),
+    reads: () => reads,
+  }
+}
+
+function registerNote(): void {
+  sessions.registerEventType('test/note')
+}
+
+function isDeepFrozen(value: unknown): boolean {
+  const stack: unknown[] = [value]
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (typeof item !== 'object' || item === null) continue
+    if (!Object.isFrozen(item)) return false
+    for (const child of Object.values(item)) stack.push(child)
+  }
+  return true
+}
+
+describe('scenario 1: a tool turn appended live', () => {
+  test('commits seqs 0–8 at time 1000 and derives user, assistant, user', () => {
+    const session = sessions.create()
+    appendAll(session, [
+      TS(1),
+      SS(1, 1),
+      UM('hello'),
+      { type: 'assistant/chunk', data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'let' } }, options: {} },
+      withSources(AM(1, 1, text('let me check'), call('c1')), [3]),
+      TC(1, 1, 'c1'),
+      TR(1, 1, 'c1', 5),
+      SE(1, 1),
+      TE(1, 'completed'),
+    ])
+    expect(session.length).toBe(9)
+    expect(session.events.map((event) => event.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8])
+    expect(session.events.map((event) => event.time)).toEqual(Array(9).fill(1000))
+    const messages = session.deriveMessages()
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user'])
+    expect(messages[1]?.content).toHaveLength(2)
+    expect(messages[2]?.content[0]).toMatchObject({ type: 'tool-result', toolCallId: 'c1' })
+    expect(session.at(4)?.sourceEventSeqs).toEqual([3])
+    expect(session.turnState()).toEqual({ openTurn: null, openStep: null, nextTurn: 2, pendingCallIds: [] })
+  })
+})
+
+describe('§1 the committed envelope', () => {
+  test('has exactly type, seq, time, data, ignorable?, surfaceOp?, sourceEventSeqs? in that order', () => {
+    registerNote()
+    const session = sessions.create()
+    const start = append(session, TS(1))
+    expect(Object.keys(start)).toEqual(['type', 'seq', 'time', 'data'])
+    expect(start).toEqual({ type: 'turn/start', seq: 0, time: 1000, data: { turn: 1 } })
+    const message = session.append(
+      'user/message',
+      { source: { kind: 'user' }, content: [{ type: 'text', text: 'x' }], role: 'user', id: 'u-x' },
+      { sourceEventSeqs: [0], surfaceOp: 'append' },
+    )
+    expect(Object.keys(message)).toEqual(['type', 'seq', 'time', 'data', 'surfaceOp', 'sourceEventSeqs'])
+    expect(Object.keys(message.data as object)).toEqual(['source', 'content', 'role', 'id'])
+    const ignorable = session.append('x/y', {}, { ignorable: true })
+    expect(Object.keys(ignorable)).toEqual(['type', 'seq', 'time', 'data', 'ignorable'])
+    expect(ignorable.ignorable).toBe(true)
+  })
+
+  test('the returned event is the stored one: at(seq), events[seq] and slice() share it', () => {
+    const session = sessions.create()
+    const start = append(session, TS(1))
+    const step = append(session, SS(1, 1))
+    expect(session.at(0)).toBe(start)
+    expect(session.events[1]).toBe(step)
+    const slice = session.slice(0)
+    expect(slice).toEqual([start, step])
+    expect(slice[0]).toBe(start)
+    expect(Object.isFrozen(slice)).toBe(true)
+    expect(session.at(2)).toBeUndefined()
+  })
+
+  test('later mutation of the caller’s data or options changes nothing', () => {
+    const session = sessions.create()
+    append(session, UM('a'))
+    const data = { id: 'u-b', role: 'user', content: [{ type: 'text', text: 'b' }], source: { kind: 'user' } }
+    const sources = [0]
+    const options = { surfaceOp: 'append' as const, sourceEventSeqs: sources }
+    const event = session.append('user/message', data as never, options)
+    data.content[0]!.text = 'changed'
+    data.id = 'u-changed'
+    sources.push(7)
+    expect(event.data).not.toBe(data)
+    expect(event.data).toEqual({ id: 'u-b', role: 'user', content: [{ type: 'text', text: 'b' }], source: { kind: 'user' } })
+    expect(event.sourceEventSeqs).toEqual([0])
+    expect(Object.isFrozen(data)).toBe(false)
+    expect(session.deriveMessages()[1]).toBe(event.data)
+  })
+
+  test('time comes from the clock: negative and non-monotonic values are kept', () => {
+    const clock = scriptedClock([1000, -5, 3000, 2000])
+    const session = createSession({ id: 's1', clock })
+    expect(session.header.createdAt).toBe(1000)
+    const times = [TS(1), SS(1, 1), SE(1, 1)].map((plan) => append(session, plan).time)
+    expect(times).toEqual([-5, 3000, 2000])
+  })
+})
+
+describe('§4 the step table: the first failure throws and nothing changes', () => {
+  test('step 1: a disposed session rejects SESSION_DISPOSED, before any other check', async () => {
+    const session = sessions.create()
+    append(session, TS(1))
+    await sessions.dispose(session)
+    expect(session.disposed).toBe(true)
+    expectRejects(session, () => append(session, SS(1, 1)), SessionStateError, 'SESSION_DISPOSED', { sessionId: 's1', seq: 1 })
+    expectRejects(session, () => session.append('', {}), SessionStateError, 'SESSION_DISPOSED')
+    expectRejects(session, () => session.append('session/end-seed', {}), SessionStateError, 'SESSION_DISPOSED')
+  })
+
+  test('step 3: type must be a non-empty string and not session/end-seed', () => {
+    const session = sessions.create()
+    append(session, TS(1))
+    expectRejects(session, () => session.append('', {}), SessionEventError, 'INVALID_ENVELOPE', { field: 'type', sessionId: 's1', seq: 1 })
+    expectRejects(session, () => session.append(42 as unknown as string, {}), SessionEventError, 'INVALID_ENVELOPE', { field: 'type' })
+    expectRejects(session, () => session.append('session/end-seed', {}), SessionEventError, 'RESERVED_EVENT_TYPE', {
+      type: 'session/end-seed',
+      seq: 1,
+    })
+  })
+
+  test('step 3 comes before the options check', () => {
+    const session = sessions.create()
+    expectRejects(session, () => session.append('', {}, { bogus: true } as never), SessionEventError, 'INVALID_ENVELOPE', { field: 'type' })
+  })
+
+  test.each([
+    ['an unknown key', { surfaceOp: 'append', bogus: 1 }, 'options.bogus'],
+    ['ignorable false', { surfaceOp: 'append', ignorable: false }, 'options.ignorable'],
+    ['ignorable on a core type', { surfaceOp: 'append', ignorable: true }, 'options.ignorable'],
+  ])('step 4: %s → INVALID_ENVELOPE field %s', (_label, options, field) => {
+    const session = sessions.create()
+    expectRejects(session, () => session.append('user/message', UM('a').data as never, options as never), SessionEventError, 'INVALID_ENVELOPE', {
+      field,
+      type: 'user/message',
+      seq: 0,
+    })
+  })
+
+  test('step 4: ignorable on a core type without data problems is still refused', () => {
+    const session = sessions.create()
+    expectRejects(session, () => session.append('turn/start', { turn: 1 }, { ignorable: true }), SessionEventError, 'INVALID_ENVELOPE', {
+      field: 'options.ignorable',
+    })
+  })
+
+  test('step 4: options are copied as lossless JSON first (NOT_JSON with an options path)', () => {
+    const session = sessions.create()
+    append(session, UM('a'))
+    // biome-ignore lint/suspicious/noSparseArray: a hole is the case under test
+    const sparse = [, 0]
+    expectRejects(session, () => session.append('user/message', UM('b').data as never, { surfaceOp: 'append', sourceEventSeqs: sparse } as never), SessionEventError, 'NOT_JSON', {
+      path: 'options.sourceEventSeqs[0]',
+      seq: 1,
+    })
+    expectRejects(session, () => session.append('user/message', UM('b').data as never, { surfaceOp: 'append', bogus: () => 1 } as never), SessionEventError, 'NOT_JSON', {
+      path: 'options.bogus',
+    })
+    expectRejects(session, () => session.append('user/message', UM('b').data as never, { surfaceOp: { op: 'replace', start: 0, end: 1n } } as never), SessionEventError, 'NOT_JSON', {
+      path: 'options.surfaceOp.end',
+    })
+  })
+
+  test('step 4 comes before the catalog check (step 5)', () => {
+    const session = sessions.create()
+    expectRejects(session, () => session.append('x/y', {}, { bogus: true } as never), SessionEventError, 'INVALID_ENVELOPE', { field: 'options.bogus' })
+    expectRejects(session, () => session.append('x/y', {}, { ignorable: false } as never), SessionEventError, 'INVALID_ENVELOPE', {
+      field: 'options.ignorable',
+    })
+  })
+
+  test('step 5: an unknown type rejects UNKNOWN_EVENT_TYPE before the data is copied', () => {
+    const session = sessions.create()
+    expectRejects(session, () => session.append('x/y', {}), SessionEventError, 'UNKNOWN_EVENT_TYPE', { type: 'x/y', seq: 0 })
+    expectRejects(session, () => session.append('x/y', 1n), SessionEventError, 'UNKNOWN_EVENT_TYPE')
+  })
+
+  test('step 6 comes before the clock is read (step 7)', () => {
+    const clock = scriptedClock([1000])
+    const session = createSession({ id: 's1', clock })
+    const before = clock.reads()
+    expectRejects(session, () => session.append('turn/start', { turn: 1n } as never), SessionEventError, 'NOT_JSON', { path: 'data.turn' })
+    expect(clock.reads()).toBe(before)
+  })
+
+  test.each([
+    ['1.5', 1.5],
+    ['NaN', Number.NaN],
+    ['2 ** 53', 2 ** 53],
+    ['a string', '1000'],
+  ])('step 7: a clock returning %s rejects INVALID_ENVELOPE field time', (_label, value) => {
+    const clock = scriptedClock([1000, value])
+    const session = createSession({ id: 's1', clock })
+    expectRejects(session, () => append(session, TS(1)), SessionEventError, 'INVALID_ENVELOPE', { field: 'time', type: 'turn/start', seq: 0 })
+  })
+
+  test('step 8: the payload schema rejects INVALID_PAYLOAD with path and issues', () => {
+    const session = sessions.create()
+    const error = expectRejects(session, () => session.append('turn/start', { turn: 0 }), SessionEventError, 'INVALID_PAYLOAD', {
+      path: 'data.turn',
+      seq: 0,
+      type: 'turn/start',
+    })
+    expect(error.issues?.length).toBeGreaterThan(0)
+    expect(error.issues?.[0]?.path).toEqual(['data', 'turn'])
+    expectRejects(session, () => session.append('turn/start', { turn: 1, extra: true } as never), SessionEventError, 'INVALID_PAYLOAD')
+  })
+
+  test('step 8 comes before the surface rules (step 9)', () => {
+    const session = sessions.create()
+    const { id: _id, ...withoutId } = UM('x').data as Record<string, unknown>
+    expectRejects(session, () => session.append('user/message', withoutId as never), SessionEventError, 'INVALID_PAYLOAD', { path: 'data.id' })
+  })
+
+  test('step 9 comes before the structure rules (step 10)', () => {
+    const session = sessions.create()
+    expectRejects(session, () => session.append('turn/start', { turn: 2 }, { surfaceOp: 'append' }), SurfaceError, 'SURFACE_MARKER_FORBIDDEN', {
+      field: 'surfaceOp',
+    })
+    expectRejects(session, () => session.append('turn/start', { turn: 2 }, { sourceEventSeqs: [0] }), SurfaceError, 'SURFACE_MARKER_FORBIDDEN', {
+      field: 'sourceEventSeqs',
+    })
+    expectRejects(session, () => session.append('user/message', UM('x').data as never), SurfaceError, 'SURFACE_MARKER_REQUIRED')
+    expectRejects(session, () => append(session, TS(2)), StructureError, 'TURN_NUMBER', { expected: 1, actual: 2 })
+  })
+
+  test('step 10: a structure failure leaves the turn state as it was', () => {
+    const session = sessions.create()
+    append(session, TS(1))
+    const state = session.turnState()
+    expectRejects(session, () => append(session, SE(1, 1)), StructureError, 'NO_OPEN_STEP', { seq: 1, sessionId: 's1' })
+    expect(session.turnState()).toBe(state)
+    append(session, SS(1, 1))
+    expect(session.turnState()).toEqual({ openTurn: 1, openStep: 1, nextTurn: 2, pendingCallIds: [] })
+  })
+
+  test('a rejected append does not take its seq: the next accepted one gets it', () => {
+    const session = sessions.create()
+    expectRejects(session, () => append(session, TS(2)), StructureError, 'TURN_NUMBER')
+    expect(append(session, TS(1)).seq).toBe(0)
+  })
+})
+
+describe('scenario 5 (beyond dsh): a live user/message without id', () => {
+  test('rejects INVALID_PAYLOAD path data.id at seq 0', () => {
+    const session = sessions.create()
+    expectRejects(
+      session,
+      () => session.append('user/message', { role: 'user', content: [text('x')], source: { kind: 'user' } } as never, { surfaceOp: 'append' }),
+      SessionEventError,
+      'INVALID_PAYLOAD',
+      { path: 'data.id', seq: 0 },
+    )
+  })
+})
+
+describe('scenario 6: request/header adapterDefaults, live', () => {
+  const header = { config: { provider: 'mock', model: 'm', maxTokens: 100 }, adapterDefaults: { maxTokens: true as const } }
+
+  test('a valid header is accepted and requestHeader() returns it frozen', () => {
+    const session = sessions.create()
+    appendAll(session, [TS(1), SS(1, 1)])
+    const data = { header: structuredClone(header), reason: 'initial' as const }
+    session.append('request/header', data)
+    const stored = session.requestHeader()
+    expect(stored).toEqual(header)
+    expect(isDeepFrozen(stored)).toBe(true)
+    data.header.config.maxTokens = 5
+    expect(session.requestHeader()?.config.maxTokens).toBe(100)
+  })
+
+  test.each([
+    ['null', null],
+    ['[]', []],
+    ['{unknown:true}', { unknown: true }],
+    ['{maxTokens:false}', { maxTokens: false }],
+    ['{reasoningEffort:true}', { reasoningEffort: true }],
+  ])('adapterDefaults %s rejects INVALID_PAYLOAD under data.header.adapterDefaults', (_label, adapterDefaults) => {
+    const session = sessions.create()
+    appendAll(session, [TS(1), SS(1, 1)])
+    const error = expectRejects(
+      session,
+      () => session.append('request/header', { header: { ...header, adapterDefaults }, reason: 'initial' } as never),
+      SessionEventError,
+      'INVALID_PAYLOAD',
+      { seq: 2 },
+    )
+    expect(error.path?.startsWith('data.header.adapterDefaults'), error.path).toBe(true)
+    expect(session.requestHeader()).toBeUndefined()
+  })
+})
+
+describe('scenario 8: lossless JSON on append', () => {
+  const cyclic: Record<string, unknown> = {}
+  cyclic['self'] = cyclic
+
+  test.each([
+    ['1n', 1n, 'data'],
+    ['a function', () => 1, 'data'],
+    ['a symbol', Symbol(), 'data'],
+    ['a Map', new Map(), 'data'],
+    ['undefined', undefined, 'data'],
+    ['Infinity', Number.POSITIVE_INFINITY, 'data'],
+    ['NaN', Number.NaN, 'data'],
+    ['-0', -0, 'data'],
+    // biome-ignore lint/suspicious/noSparseArray: a hole is the case under test
+    ['[1, , 3]', [1, , 3], 'data[1]'],
+    ['[1, 2n, 3]', [1, 2n, 3], 'data[1]'],
+    ['{a:{b(){}}}', { a: { b() {} } }, 'data.a.b'],
+    ['o with o.self = o', cyclic, 'data.self'],
+  ])('append test/note %s rejects NOT_JSON path %s', (_label, value, path) => {
+    registerNote()
+    const session = sessions.create()
+    append(session, UM('a'))
+    const error = expectRejects(session, () => session.append('test/note', value), SessionEventError, 'NOT_JSON', { path, seq: 1, type: 'test/note' })
+    expect(typeof error.reason).toBe('string')
+  })
+
+  test('isJsonValue is false for -0, a Date and Object.create({}) and true for plain values', () => {
+    for (const value of [-0, new Date(0), Object.create({})]) expect(isJsonValue(value)).toBe(false)
+    for (const value of [0, '', null, [], {}, Object.create(null)]) expect(isJsonValue(value)).toBe(true)
+  })
+
+  test('a getter is read once and a throwing getter’s error propagates with nothing committed', () => {
+    registerNote()
+    const session = sessions.create()
+    let reads = 0
+    const counted = {
+      get value() {
+        reads += 1
+        return reads
+      },
+    }
+    const event = session.append('test/note', counted)
+    expect(reads).toBe(1)
+    expect(event.data).toEqual({ value: 1 })
+    const failure = new Error('getter failed')
+    const throwing = {
+      get value(): number {
+        throw failure
+      },
+    }
+    const events = session.events
+    expect(() => session.append('test/note', throwing)).toThrow(failure)
+    expect(session.length).toBe(1)
+    expect(session.events).toBe(events)
+  })
+})
+
+describe('scenario 11: freezing, deep nesting and the events cache', () => {
+  test('appended events, their data and nested objects are frozen', () => {
+    const session = sessions.create()
+    appendAll(session, [TS(1), SS(1, 1), UM('a'), AM(1, 1, text('x'), call('c1')), TC(1, 1, 'c1'), TR(1, 1, 'c1', 4)])
+    for (const event of session.events) expect(isDeepFrozen(event)).toBe(true)
+    expect(Object.isFrozen(session.events)).toBe(true)
+    expect(isDeepFrozen(session.deriveMessages())).toBe(true)
+  })
+
+  test('a test/note nesting 20 000 levels is accepted without RangeError, deepest object frozen', () => {
+    registerNote()
+    const session = sessions.create()
+    let nested: Record<string, unknown> = { leaf: true }
+    for (let level = 0; level < 20_000; level++) nested = { next: nested }
+    const event = session.append('test/note', nested)
+    let cursor = event.data as Record<string, unknown>
+    let depth = 0
+    let unfrozen = 0
+    while (cursor['next'] !== undefined) {
+      if (!Object.isFrozen(cursor)) unfrozen += 1
+      cursor = cursor['next'] as Record<string, unknown>
+      depth += 1
+    }
+    expect(depth).toBe(20_000)
+    expect(unfrozen).toBe(0)
+    expect(cursor).toEqual({ leaf: true })
+    expect(Object.isFrozen(cursor)).toBe(true)
+  })
+
+  test('events is the same array until a commit; an array handed out never grows', () => {
+    const session = sessions.create()
+    append(session, TS(1))
+    const held = session.events
+    expect(session.events).toBe(held)
+    expectRejects(session, () => append(session, TS(1)), StructureError, 'TURN_OPEN')
+    expect(session.events).toBe(held)
+    append(session, SS(1, 1))
+    expect(session.events).not.toBe(held)
+    expect(held).toHaveLength(1)
+    expect(session.events).toHaveLength(2)
+    expect(Object.isFrozen(held)).toBe(true)
+  })
+})

@@ -1,0 +1,198 @@
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import {
+  createHarness,
+  type Harness,
+  type HarnessError,
+  type HarnessErrorClass,
+  type Session,
+  type SessionEvent,
+  SessionRegistryError,
+  type SessionRegistry,
+  SessionStateError,
+  services,
+} from 'yoke'
+import { fakeClock, fakeIds } from 'yoke/testing'
+import { recordingLogger } from '../helpers/recording-logger.js'
+import { type EventPlan, SS, stampSeq, TS } from './builders.js'
+
+let harness: Harness
+let sessions: SessionRegistry
+let created: Session[]
+let disposed: Session[]
+let observed: { session: Session; event: SessionEvent }[]
+
+beforeEach(async () => {
+  harness = await createHarness({ clock: fakeClock({ now: 1000 }), ids: fakeIds(), logger: recordingLogger() })
+  sessions = harness.ctx.sessions
+  created = []
+  disposed = []
+  observed = []
+  harness.on('session/created', ({ session }) => {
+    created.push(session)
+  })
+  harness.on('session/disposed', ({ session }) => {
+    disposed.push(session)
+  })
+  harness.on('session/event', (payload) => {
+    observed.push(payload)
+  })
+})
+
+afterEach(async () => {
+  await harness.close()
+})
+
+function append(session: Session, plan: EventPlan): SessionEvent {
+  const stamped = stampSeq(plan, session.length)
+  return session.append(stamped.type, stamped.data as never, stamped.options)
+}
+
+function thrownBy(action: () => unknown): unknown {
+  try {
+    action()
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected the call to throw')
+}
+
+async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected the promise to reject')
+}
+
+function expectError<E>(error: unknown, errorClass: HarnessErrorClass<E>, code: string, fields: Readonly<Record<string, unknown>> = {}): E {
+  expect((errorClass as unknown as typeof HarnessError).is(error), `${String(error)} is a ${errorClass.brand}`).toBe(true)
+  const record = error as Record<string, unknown>
+  expect(record['code']).toBe(code)
+  for (const [key, value] of Object.entries(fields)) expect(record[key], key).toEqual(value)
+  return error as E
+}
+
+describe('scenario 14: create, get, list and session/event', () => {
+  test('create() makes s1 with one session/created; get and list find it; TS(1) dispatches the committed event', () => {
+    const session = sessions.create()
+    expect(session.id).toBe('s1')
+    expect(created).toHaveLength(1)
+    expect(created[0]).toBe(session)
+    expect(sessions.get('s1')).toBe(session)
+    expect(sessions.list()).toEqual([session])
+    expect(sessions.list()[0]).toBe(session)
+    const event = append(session, TS(1))
+    expect(observed).toHaveLength(1)
+    expect(observed[0]?.event).toBe(event)
+    expect(observed[0]?.event).toBe(session.at(0))
+    expect(observed[0]?.session).toBe(session)
+  })
+
+  test('create({id:"s1"}) again rejects SESSION_EXISTS and leaves s1 intact', () => {
+    const session = sessions.create()
+    append(session, TS(1))
+    const error = thrownBy(() => sessions.create({ id: 's1' }))
+    expectError(error, SessionRegistryError, 'SESSION_EXISTS', { sessionId: 's1' })
+    expect(sessions.get('s1')).toBe(session)
+    expect(sessions.list()).toEqual([session])
+    expect(session.disposed).toBe(false)
+    expect(session.length).toBe(1)
+    expect(created).toHaveLength(1)
+    expect(disposed).toEqual([])
+    append(session, SS(1, 1))
+    expect(session.length).toBe(2)
+  })
+
+  test.each(['../x', '', '.hidden', 'a/b', 'a b', 'x'.repeat(129), 'é'])('create({id: %j}) rejects INVALID_SESSION_ID', (id) => {
+    expectError(
+      thrownBy(() => sessions.create({ id })),
+      SessionRegistryError,
+      'INVALID_SESSION_ID',
+    )
+    expect(sessions.list()).toEqual([])
+    expect(created).toEqual([])
+  })
+
+  test.each(['a', 'A-b_c.d', '_x', '0', 'x'.repeat(128)])('create({id: %j}) is accepted', (id) => {
+    expect(sessions.create({ id }).id).toBe(id)
+  })
+
+  test('ids come from the injected generator; list() is frozen and in creation order', () => {
+    const first = sessions.create()
+    const named = sessions.create({ id: 'named' })
+    const second = sessions.create()
+    expect([first.id, named.id, second.id]).toEqual(['s1', 'named', 's2'])
+    const list = sessions.list()
+    expect(list).toEqual([first, named, second])
+    expect(Object.isFrozen(list)).toBe(true)
+    expect(sessions.get('nope')).toBeUndefined()
+  })
+
+  test('the registry is the sessions service', () => {
+    expect(harness.ctx.get(services.sessions).get('s1')).toBeUndefined()
+    const session = harness.ctx.get(services.sessions).create()
+    expect(sessions.get(session.id)).toBe(session)
+  })
+})
+
+describe('scenario 18 (beyond dsh): dispose', () => {
+  test('one session/disposed; get is undefined; the held object rejects appends; flush rejects; the id is free', async () => {
+    const session = sessions.create()
+    append(session, TS(1))
+    await sessions.dispose('s1')
+    expect(disposed).toEqual([session])
+    expect(sessions.get('s1')).toBeUndefined()
+    expect(sessions.list()).toEqual([])
+    expect(session.disposed).toBe(true)
+    const events = session.events
+    expectError(
+      thrownBy(() => append(session, SS(1, 1))),
+      SessionStateError,
+      'SESSION_DISPOSED',
+      { sessionId: 's1', seq: 1 },
+    )
+    expect(session.length).toBe(1)
+    expect(session.events).toBe(events)
+    expectError(await rejectionOf(sessions.flush(session)), SessionRegistryError, 'SESSION_NOT_FOUND')
+    expectError(await rejectionOf(sessions.flush('s1')), SessionRegistryError, 'SESSION_NOT_FOUND')
+    const again = sessions.create({ id: 's1' })
+    expect(again).not.toBe(session)
+    expect(again.length).toBe(0)
+    expect(sessions.get('s1')).toBe(again)
+    expect(disposed).toHaveLength(1)
+  })
+
+  test('dispose takes effect synchronously, before session/disposed settles', async () => {
+    const session = sessions.create()
+    const pending = sessions.dispose(session)
+    expect(session.disposed).toBe(true)
+    expect(sessions.get('s1')).toBeUndefined()
+    expect(() => append(session, TS(1))).toThrow(expect.objectContaining({ code: 'SESSION_DISPOSED' }))
+    await pending
+    expect(disposed).toEqual([session])
+  })
+
+  test('disposing twice, or a stale object whose id is live again, rejects SESSION_NOT_FOUND', async () => {
+    const session = sessions.create()
+    await sessions.dispose(session)
+    expectError(await rejectionOf(sessions.dispose('s1')), SessionRegistryError, 'SESSION_NOT_FOUND')
+    const again = sessions.create({ id: 's1' })
+    expectError(await rejectionOf(sessions.dispose(session)), SessionRegistryError, 'SESSION_NOT_FOUND')
+    expectError(await rejectionOf(sessions.flush(session)), SessionRegistryError, 'SESSION_NOT_FOUND')
+    expect(sessions.get('s1')).toBe(again)
+    expect(again.disposed).toBe(false)
+    expect(disposed).toEqual([session])
+  })
+
+  test('flush of a live session resolves false without listeners and true with one', async () => {
+    const session = sessions.create()
+    expect(await sessions.flush(session)).toBe(false)
+    const flushed: string[] = []
+    harness.on('session/flush', async ({ session: target }) => {
+      flushed.push(target.id)
+    })
+    expect(await sessions.flush('s1')).toBe(true)
+    expect(flushed).toEqual(['s1'])
+  })
+})
