@@ -83,12 +83,30 @@ export { type CommitGuardOptions, type CreateOptions, type ForkOptions, SessionR
 export { type EventDataOf, type RequestContext, Session } from './session.js'
 export { isJsonValue, jsonEquals, snapshotJson, canonicalJson } from './snapshot-json.js'
 export {
+  type BlockEndChunk,
+  type BlockStartChunk,
+  type FinishChunk,
   type FinishReason,
   type StreamChunk,
+  type TextDeltaChunk,
+  type ToolCallDeltaChunk,
+  type UsageChunk,
   streamChunkSchema,
   type TokenUsage,
   tokenUsageSchema,
 } from './stream-chunk.js'
 export type { TurnState } from './structure-state.js'
 export { foldSurface, type SurfaceFold, type SurfaceReplacement } from './surface-state.js'
-export { type TurnEndReason, turnEndReasonSchema } from './turn-end-reason.js'
+export {
+  type AbortedTurnEnd,
+  type BlockedTurnEnd,
+  type CancelCause,
+  type CompletedTurnEnd,
+  type ErrorTurnEnd,
+  type HookCancelCause,
+  type InterruptedTurnEnd,
+  type MaxTokensTurnEnd,
+  type PlainCancelCause,
+  type TurnEndReason,
+  turnEndReasonSchema,
+} from './turn-end-reason.js'

@@ -243,22 +243,33 @@ export class SessionRegistry {
    * @returns resolves after every listener settled
    * @throws `SessionRegistryError` `SESSION_NOT_FOUND`, or `DISPOSE_FAILED` (as a rejection) with every listener failure
    */
-  async dispose(source: string | Session): Promise<void> {
-    const session = this.#resolve(source, notFound)
-    const live = this.#live.get(session.id) as LiveSession
-    this.#live.delete(session.id)
-    session.markDisposed()
-    const outcome = await dispatchParallel(this.#ctx, 'session/disposed', { session }, undefined)
-    if (outcome.errors.length > 0) {
-      throw new SessionRegistryError({
-        code: ErrorCode.DISPOSE_FAILED,
-        sessionId: session.id,
-        detail: `${outcome.errors.length} session/disposed listener(s) failed`,
-        errors: outcome.errors,
-        cause: outcome.errors[0],
-      })
+  dispose(source: string | Session): Promise<void> {
+    let session: Session
+    try {
+      session = this.#resolve(source, notFound)
+    } catch (error) {
+      return Promise.reject(error)
     }
-    void live
+    const live = this.#live.get(session.id) as LiveSession
+    live.disposing ??= new Promise<void>((resolve) => {
+      session.whenIdle(() => {
+        if (this.#live.get(session.id) === live) this.#live.delete(session.id)
+        session.markDisposed()
+        resolve()
+      })
+    }).then(async () => {
+      const outcome = await dispatchParallel(this.#ctx, 'session/disposed', { session }, undefined)
+      if (outcome.errors.length > 0) {
+        throw new SessionRegistryError({
+          code: ErrorCode.DISPOSE_FAILED,
+          sessionId: session.id,
+          detail: `${outcome.errors.length} session/disposed listener(s) failed`,
+          errors: outcome.errors,
+          cause: outcome.errors[0],
+        })
+      }
+    })
+    return live.disposing
   }
 
   /**

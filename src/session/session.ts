@@ -66,6 +66,7 @@ export class Session {
   #firstLiveSeq = 0
   #disposed = false
   #busy = false
+  readonly #idle: (() => void)[] = []
   #requestHeader: RequestHeader | undefined
   #requestContext: RequestContext | undefined
 
@@ -195,17 +196,40 @@ export class Session {
     }
     const candidate = buildEvent(type, seq, time, copiedData, copiedOptions)
     const plan = this.#validate(candidate, where)
-    if (this.#hooks !== undefined) this.#runGuards(candidate, where)
-    this.#commit(candidate, plan)
-    if (this.#hooks !== undefined) {
+    if (this.#hooks === undefined) {
+      this.#commit(candidate, plan)
+      return candidate as SessionEvent<T>
+    }
+    try {
+      this.#runGuards(candidate, where)
+      this.#commit(candidate, plan)
       this.#busy = true
       try {
         this.#hooks.observe(candidate)
       } finally {
         this.#busy = false
       }
+    } finally {
+      this.#drainIdle()
     }
     return candidate as SessionEvent<T>
+  }
+
+  /**
+   * Runs `action` now, or right after the running guard or observer dispatch of this session
+   * returns (a dispose requested from inside a dispatch takes effect when it returns).
+   *
+   * @internal
+   */
+  whenIdle(action: () => void): void {
+    if (!this.#busy) action()
+    else this.#idle.push(action)
+  }
+
+  #drainIdle(): void {
+    if (this.#idle.length === 0) return
+    const actions = this.#idle.splice(0)
+    for (const action of actions) action()
   }
 
   #copyOptions(options: AppendOptions | undefined, where: SessionErrorLocation): AppendOptions {

@@ -1,0 +1,55 @@
+import { afterEach, beforeEach, expect, test } from 'vitest'
+import { createHarness, type Harness, SessionStateError, type SessionRegistry } from 'yoke'
+import { fakeClock, fakeIds } from 'yoke/testing'
+import { recordingLogger } from '../helpers/recording-logger.js'
+
+let harness: Harness
+let sessions: SessionRegistry
+
+beforeEach(async () => {
+  harness = await createHarness({ clock: fakeClock({ now: 1000 }), ids: fakeIds(), logger: recordingLogger() })
+  sessions = harness.ctx.sessions
+})
+
+afterEach(async () => {
+  await harness.close()
+})
+
+test('a dispose called from a session/event listener takes effect when the dispatch returns (§9)', async () => {
+  const session = sessions.create()
+  const seen: string[] = []
+  let disposing: Promise<void> | undefined
+  harness.on('session/event', ({ session: subject }) => {
+    disposing ??= sessions.dispose(subject)
+    seen.push(`first:${subject.disposed}:${sessions.get(subject.id) !== undefined}`)
+  })
+  harness.on('session/event', ({ session: subject }) => {
+    seen.push(`second:${subject.disposed}:${sessions.get(subject.id) !== undefined}`)
+  })
+  harness.on('session/disposed', () => {
+    seen.push('disposed')
+  })
+  const event = session.append('turn/start', { turn: 1 })
+  expect(event.seq).toBe(0)
+  // The dispatch has returned: the dispose took effect synchronously at its end.
+  expect(session.disposed).toBe(true)
+  expect(sessions.get('s1')).toBeUndefined()
+  expect(seen).toEqual(['first:false:true', 'second:false:true'])
+  await disposing
+  expect(seen).toEqual(['first:false:true', 'second:false:true', 'disposed'])
+  expect(() => session.append('step/start', { turn: 1, step: 1 })).toThrow(SessionStateError)
+})
+
+test('two dispose calls share one promise and one session/disposed', async () => {
+  const session = sessions.create()
+  let count = 0
+  harness.on('session/disposed', () => {
+    count++
+  })
+  const first = sessions.dispose(session)
+  expect(() => sessions.get(session.id)).not.toThrow()
+  expect(sessions.get(session.id)).toBeUndefined()
+  await first
+  await expect(sessions.dispose(session)).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' })
+  expect(count).toBe(1)
+})
