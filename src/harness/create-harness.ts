@@ -65,10 +65,12 @@ async function boot(root: Context, plan: Plan): Promise<void> {
 class RunningHarness implements Harness {
   readonly ctx: Context
   readonly #description: HarnessDescription
+  readonly #listeners: Context
   #closing: Promise<void> | undefined
 
-  constructor(ctx: Context, description: HarnessDescription) {
+  constructor(ctx: Context, listeners: Context, description: HarnessDescription) {
     this.ctx = ctx
+    this.#listeners = listeners
     this.#description = description
   }
 
@@ -86,7 +88,7 @@ class RunningHarness implements Harness {
 
   on<N extends EventName>(name: N, listener: ListenerOf<N>, options?: ListenOptions): Disposer {
     if (this.closed) throw new HarnessClosedError({ operation: 'on' })
-    return this.ctx.on(name, listener, options)
+    return this.#listeners.on(name, listener, options)
   }
 
   close(): Promise<void> {
@@ -128,6 +130,9 @@ export async function createHarness(options?: HarnessOptions): Promise<Harness> 
     ...(checked.clock === undefined ? {} : { clock: checked.clock }),
     ...(checked.ids === undefined ? {} : { ids: checked.ids }),
   })
+  // `harness.on` listeners live in a context made before any plugin, so teardown (last in, first
+  // out) removes them after every plugin stopped: they hear the shutdown (H8).
+  const listeners = root.child('listeners')
   await boot(root, plan)
-  return new RunningHarness(root, describePlan(plan))
+  return new RunningHarness(root, listeners, describePlan(plan))
 }

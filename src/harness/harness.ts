@@ -32,8 +32,9 @@ export interface Harness {
    */
   inspect(): HarnessInspection
   /**
-   * Listens on the root: untagged, so the listener hears dispatches of every scope (09-api.md H7).
-   * Removed at close.
+   * Listens untagged, so the listener hears dispatches of every scope (09-api.md H7). The
+   * listener lives in a context made before any plugin, so at close it is removed only after
+   * every plugin stopped: it hears the shutdown (`kernel/plugin-state`, `session/disposed`).
    *
    * @param name - a defined event
    * @param listener - its listener, typed by the event's mode

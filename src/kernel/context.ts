@@ -532,13 +532,16 @@ export class Context {
     this.#siblingCounts.set(spec.label, count)
     const path = `${this.path}/${spec.label}${count > 1 ? `#${count}` : ''}`
     let realm = this.#realm
-    if (spec.isolate !== undefined && spec.isolate.length > 0) {
+    const isolated = spec.isolate !== undefined && spec.isolate.length > 0
+    if (isolated) {
       realm = new ServiceRealm(this.#realm, new Set(spec.isolate))
       this.#kernel.realms.add(realm)
     }
     const child = new Context(this.#kernel, { context: this, path, realm, spec })
     const record = new EffectRecord(this.#host, spec.effectLabel, spec.kind, async () => {
       await child.dispose()
+      // An isolated realm lives exactly as long as its context.
+      if (isolated) this.#kernel.realms.delete(realm)
     })
     record.child = child
     record.inspectChildren = () => effectsOf(child)

@@ -116,6 +116,7 @@ describe('createHarness with the default bundle (09-api scenario 1)', () => {
       'service:clock',
       'service:ids',
       'service:logger',
+      'context:listeners',
       'plugin:probe',
     ])
     await harness.close()
@@ -248,8 +249,30 @@ describe('harness.on (09-api H7)', () => {
     worker.emit('test/e', 'unscoped')
     expect(heard).toEqual(['scoped', 'unscoped'])
     const tree = harness.inspect().effects.children
-    expect(tree.at(-1)).toEqual({ label: 'listener:test/e', kind: 'listener', children: [] })
+    const listeners = tree.find((node) => node.label === 'context:listeners')
+    expect(listeners).toEqual({
+      label: 'context:listeners',
+      kind: 'context',
+      children: [{ label: 'listener:test/e', kind: 'listener', children: [] }],
+    })
     await harness.close()
+  })
+
+  test('harness.on listeners outlive every plugin at close and hear the shutdown (H8)', async () => {
+    const plugin = definePlugin({ name: 'p', apply() {} })
+    const harness = await createHarness({ plugins: [plugin], logger: recordingLogger() })
+    const states: string[] = []
+    harness.on('kernel/plugin-state', ({ id, state }) => {
+      if (id === 'p' || id === 'session') states.push(`${id}:${state}`)
+    })
+    const disposed: string[] = []
+    harness.on('session/disposed', ({ session }) => {
+      disposed.push(session.id)
+    })
+    harness.ctx.sessions.create({ id: 'kept' })
+    await harness.close()
+    expect(states).toEqual(['p:disposing', 'p:disposed', 'session:disposing', 'session:disposed'])
+    expect(disposed).toEqual(['kept'])
   })
 
   test('an undefined event throws UnknownEventError', async () => {

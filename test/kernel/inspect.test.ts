@@ -202,6 +202,7 @@ describe('harness.inspect() (01-kernel I1, I2, S8, scenario 35)', () => {
       ['service:clock', 'service'],
       ['service:ids', 'service'],
       ['service:logger', 'service'],
+      ['context:listeners', 'context'],
       ['events', 'events'],
       ['plugin:p', 'plugin'],
     ])

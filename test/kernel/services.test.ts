@@ -10,6 +10,7 @@ import {
   ServiceMissingError,
   services,
 } from 'yoke'
+import { kernelOf } from '../../src/kernel/context.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { testRoot } from '../helpers/root.js'
 
@@ -336,5 +337,21 @@ describe('host services (S8)', () => {
       'ids',
       'logger',
     ])
+  })
+})
+
+describe('isolated realms are released with their context', () => {
+  test('an isolated child adds a realm while it lives and removes it when disposed', async () => {
+    const root = createRootContext({ logger: recordingLogger() })
+    const Isolated = defineService<string>('test/isolated')
+    const realms = kernelOf(root).realms
+    const before = realms.size
+    const child = root.child('iso', { isolate: [Isolated] })
+    child.provide(Isolated, 'inside')
+    expect(realms.size).toBe(before + 1)
+    expect(inspectContext(root).services.map((service) => service.key)).toContain('test/isolated')
+    await child.dispose()
+    expect(realms.size).toBe(before)
+    await root.dispose()
   })
 })
