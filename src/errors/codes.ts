@@ -134,6 +134,48 @@ export const ErrorCode = {
   DUPLICATE_EVENT_TYPE: 'DUPLICATE_EVENT_TYPE',
   /** A plugin event type asked to be a surface type. */
   SURFACE_NOT_ALLOWED: 'SURFACE_NOT_ALLOWED',
+  /** The session is live in this harness; the operation needs it cold. */
+  SESSION_LIVE: 'SESSION_LIVE',
+  /** A live session has an open turn; its log is not balanced yet. */
+  LIVE_TURN_OPEN: 'LIVE_TURN_OPEN',
+  /** The session id is reserved by a preparation. */
+  SESSION_RESERVED: 'SESSION_RESERVED',
+  /** The stored log has a torn tail; load (repair) it before appending. */
+  REPAIR_REQUIRED: 'REPAIR_REQUIRED',
+  /** A storage write failed (`cause`). */
+  WRITE_FAILED: 'WRITE_FAILED',
+  /** A failed write could not be rolled back (`errors: [write, rollback]`). */
+  ROLLBACK_FAILED: 'ROLLBACK_FAILED',
+  /** The persistence adapter was closed. */
+  CLOSED: 'CLOSED',
+  /** A stored header is damaged. */
+  CORRUPT_HEADER: 'CORRUPT_HEADER',
+  /** A stored log is damaged and valid records follow the damage. */
+  CORRUPT_LOG: 'CORRUPT_LOG',
+  /** A stored record carries an unexpected seq. */
+  SEQ_MISMATCH: 'SEQ_MISMATCH',
+  /** A stored header names another session. */
+  IDENTITY_MISMATCH: 'IDENTITY_MISMATCH',
+  /** A stored event fails the rules of a live append (`cause`). */
+  INVALID_EVENT: 'INVALID_EVENT',
+  /** Two log files exist for one session. */
+  DUPLICATE_LOG: 'DUPLICATE_LOG',
+  /** A repair left a torn tail or closers behind. */
+  REPAIR_INCOMPLETE: 'REPAIR_INCOMPLETE',
+  /** A log is stored in a newer format than this version reads. */
+  FORMAT_TOO_NEW: 'FORMAT_TOO_NEW',
+  /** A log is stored in an older format no upgrader reads. */
+  FORMAT_TOO_OLD: 'FORMAT_TOO_OLD',
+  /** A database schema is newer than this version reads. */
+  SCHEMA_TOO_NEW: 'SCHEMA_TOO_NEW',
+  /** Another writer holds the session lease. */
+  SESSION_LOCKED: 'SESSION_LOCKED',
+  /** The lease to write the session was lost. */
+  LEASE_LOST: 'LEASE_LOST',
+  /** The stored log is not where the writer expected it. */
+  SEQ_CONFLICT: 'SEQ_CONFLICT',
+  /** Unwritten events reached the high-water mark and the last write failed. */
+  PERSISTENCE_BACKPRESSURE: 'PERSISTENCE_BACKPRESSURE',
 } as const
 
 /** The union of every {@link ErrorCode} value. */

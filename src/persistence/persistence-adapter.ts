@@ -1,0 +1,134 @@
+import type { LockHolder } from '../errors/lock-holder.js'
+import type { PersistenceCorruptionError } from '../errors/persistence-corruption-error.js'
+import type { SessionEvent } from '../session/session-event.js'
+import type { SessionHeader } from '../session/session-header.js'
+
+/** The exclusive, cross-process right to write one session (03-persistence.md A10). Read-only. */
+export interface Lease {
+  /** The session it covers. */
+  readonly sessionId: string
+  /** A random token identifying this lease. */
+  readonly token: string
+  /** The fencing epoch (1 for file locks; increases per acquisition in SQL stores). */
+  readonly epoch: number
+  /** Aborts with a `LeaseLostError` once the adapter learns the lease is gone. */
+  readonly signal: AbortSignal
+  /** The stale holder this lease replaced, if any. */
+  readonly tookOver?: LockHolder
+  /** Releases the lease (idempotent); later writes under it fail with `LeaseLostError`. */
+  release(): Promise<void>
+}
+
+/** What a crash (or damage) left after the committed events of a stored log (03-persistence.md §3). */
+export interface TornTail {
+  /** `torn`: tolerated (nothing valid follows); `corrupt`: damage returned with `truncateAtCorruption`. */
+  readonly kind: 'torn' | 'corrupt'
+  /** The first defect. */
+  readonly defect: 'unterminated' | 'unparsable' | 'nul' | 'frame'
+  /** The byte offset of the defect (or its frame) in the stored file. */
+  readonly offset?: number
+  /** The 1-based line of the defect in the decoded text. */
+  readonly line?: number
+  /** How many bytes a repair drops. */
+  readonly droppedBytes?: number
+  /** Complete records salvaged from a torn last frame (unverified; included in `events`). */
+  readonly recovered: readonly SessionEvent[]
+  /** The revision the tail was read at; a repair must still see it. */
+  readonly revision: string
+}
+
+/** A stored log as `load` returns it. */
+export interface StoredLog {
+  /** The stored header. */
+  readonly header: SessionHeader
+  /** Committed events seq 0…n−1, then `torn.recovered`: fresh, unaliased objects. */
+  readonly events: readonly SessionEvent[]
+  /** Present iff there is a tail to cut or rewrite. */
+  readonly torn?: TornTail
+  /** Opaque: equal for equal stored state, new after every append or repair. */
+  readonly revision: string
+  /** Where the log is (a file path, `<table>:<id>`). */
+  readonly location?: string
+}
+
+/** Options of {@link PersistenceAdapter.append}. */
+export interface AppendBatchOptions {
+  /** The seq the batch starts at: the stored next seq. */
+  readonly expectedSeq: number
+  /** A live lease of this adapter instance for the session. */
+  readonly lease: Lease
+}
+
+/** Options of {@link PersistenceAdapter.load}. */
+export interface LoadOptions {
+  /** Return damage as `torn.kind 'corrupt'` after the valid prefix instead of rejecting. */
+  readonly truncateAtCorruption?: boolean
+  /** Aborts the read. */
+  readonly signal?: AbortSignal
+}
+
+/** Options of the adapter's read operations. */
+export interface ReadOptions {
+  /** Aborts the read. */
+  readonly signal?: AbortSignal
+}
+
+/** The result of {@link PersistenceAdapter.list}. */
+export interface StoredListing {
+  /** Headers of stored sessions, sorted by id. */
+  readonly headers: readonly SessionHeader[]
+  /** Damaged headers, reported instead of failing the listing. */
+  readonly damaged: readonly PersistenceCorruptionError[]
+}
+
+/**
+ * A storage backend for session logs (03-persistence.md §3). The coordinator is its only
+ * caller; test an implementation with `runPersistenceConformance` from `yoke/testing`.
+ */
+export interface PersistenceAdapter {
+  /** A short name for messages (`'jsonl'`, `'memory'`). */
+  readonly name: string
+  /**
+   * Registers a header; writes nothing durable (the first append materializes it).
+   *
+   * @throws `PersistenceError` `SESSION_EXISTS` / `INVALID_SESSION_ID`; `SessionHeaderError`
+   */
+  create(header: SessionHeader): Promise<void>
+  /**
+   * Appends a batch; resolves only once it is durable. A rejection leaves storage as before.
+   *
+   * @throws `LeaseLostError`, `InvalidArgumentError`, `PersistenceError`, `SeqConflictError`
+   */
+  append(sessionId: string, events: readonly SessionEvent[], options: AppendBatchOptions): Promise<void>
+  /**
+   * Reads a stored log; never mutates storage.
+   *
+   * @throws `PersistenceError` `SESSION_NOT_FOUND`, `PersistenceCorruptionError`, `SessionFormatUnsupportedError`
+   */
+  load(sessionId: string, options?: LoadOptions): Promise<StoredLog>
+  /**
+   * Cuts or rewrites `torn` and stores `recovered ++ closers` as one crash-safe batch (A6).
+   * Needs a live lease of this instance for the session.
+   *
+   * @throws `LeaseLostError`, `SeqConflictError` (`expectedRevision`)
+   */
+  commitRepair(sessionId: string, torn: TornTail | undefined, closers: readonly SessionEvent[]): Promise<void>
+  /** Committed events with `seq ≥ fromSeq` (never salvaged ones); no mutation. */
+  readFrom?(
+    sessionId: string,
+    fromSeq: number,
+    options?: ReadOptions,
+  ): Promise<{ readonly header: SessionHeader; readonly events: readonly SessionEvent[] }>
+  /** Headers of every stored session, sorted by id; damaged ones are reported, not thrown. */
+  list(options?: ReadOptions): Promise<StoredListing>
+  /** Removes a stored log and its auxiliary files (under this instance's live lease). */
+  delete?(sessionId: string): Promise<void>
+  /**
+   * Takes the exclusive lease of a session id.
+   *
+   * @throws `SessionLockedError` when another writer holds it
+   */
+  acquire(sessionId: string): Promise<Lease>
+  /** Releases every lease, stops timers, closes handles; idempotent. */
+  close(): Promise<void>
+}
