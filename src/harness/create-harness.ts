@@ -10,6 +10,8 @@ import type { PluginRecord } from '../kernel/kernel-state.js'
 import type { Plan } from '../kernel/plan-entries.js'
 import { PluginFailure, startPlugin } from '../kernel/start-plugin.js'
 import { describePlan, type HarnessDescription, prepareHarness } from './describe-harness.js'
+import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
+import type { SessionRegistry } from '../session/session-registry.js'
 import type { Harness } from './harness.js'
 import type { HarnessOptions } from './harness-options.js'
 
@@ -76,6 +78,14 @@ class RunningHarness implements Harness {
 
   get closed(): boolean {
     return this.#closing !== undefined
+  }
+
+  get sessions(): SessionRegistry {
+    return this.ctx.sessions
+  }
+
+  get persistence(): PersistenceCoordinator {
+    return this.ctx.persistence
   }
 
   describe(): HarnessDescription {

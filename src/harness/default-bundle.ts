@@ -1,5 +1,6 @@
 import type { PluginEntry } from '../kernel/compose-layers.js'
 import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
+import { persistencePlugin } from '../persistence/persistence-plugin.js'
 import { sessionsPlugin } from '../session/sessions-plugin.js'
 import type { HarnessOptions } from './harness-options.js'
 
@@ -27,8 +28,9 @@ const reservedPlugins: Readonly<Record<string, PluginDefinition>> = Object.freez
   Object.fromEntries(defaultEntryIds.map((id) => [id, definePlugin({ name: id, apply() {} })])),
 )
 
-/** The real `session` entry's plugin, built once like the reserved ones (M9). */
+/** The real entries' plugins, built once like the reserved ones (M9). */
 const sessionPlugin: PluginDefinition = sessionsPlugin()
+const persistenceEntryPlugin = persistencePlugin()
 
 function reservedEntry(id: string): PluginEntry {
   return { id, plugin: reservedPlugins[id] as PluginDefinition }
@@ -40,6 +42,16 @@ function reservedEntry(id: string): PluginEntry {
  *
  * @internal
  */
-export function defaultBundle(_options: HarnessOptions): readonly PluginEntry[] {
-  return defaultEntryIds.map((id) => (id === 'session' ? { id, plugin: sessionPlugin } : reservedEntry(id)))
+export function defaultBundle(options: HarnessOptions): readonly PluginEntry[] {
+  return defaultEntryIds.map((id): PluginEntry => {
+    if (id === 'session') return { id, plugin: sessionPlugin }
+    if (id === 'persistence') {
+      const config = {
+        ...(options.persistence === undefined ? {} : { adapter: options.persistence }),
+        ...(options.writeBehind === undefined ? {} : { writeBehind: options.writeBehind }),
+      }
+      return { id, plugin: persistenceEntryPlugin as PluginDefinition<unknown>, config }
+    }
+    return reservedEntry(id)
+  })
 }

@@ -4,6 +4,8 @@ import type { ValidationIssue } from '../errors/issue.js'
 import type { CompositionLayers, EntryPatch, PluginEntry } from '../kernel/compose-layers.js'
 import type { Clock, IdSource, Logger } from '../kernel/host-services.js'
 import type { PluginInput } from '../kernel/plugin.js'
+import type { PersistenceAdapter } from '../persistence/persistence-adapter.js'
+import { isPersistenceAdapter, type JsonlShorthand, type PersistenceEntryConfig } from '../persistence/persistence-plugin.js'
 
 /** The options of `createHarness()` and `describeHarness()`. Read, never mutated. */
 export interface HarnessOptions extends CompositionLayers {
@@ -38,6 +40,20 @@ export interface HarnessOptions extends CompositionLayers {
    */
   readonly logger?: Logger
   /**
+   * Where sessions are stored: an adapter, or `{ dir, compression? }` for
+   * `jsonlPersistence({ dir, compression })`.
+   *
+   * @default `memoryPersistence()` (nothing survives the process)
+   */
+  readonly persistence?: PersistenceAdapter | JsonlShorthand
+  /**
+   * Write-behind tuning of the `persistence` entry (`windowMs`, `maxPendingEvents`,
+   * `maxPendingBytes`); checked by that entry's schema.
+   *
+   * @default `{ windowMs: 200, maxPendingEvents: 10000, maxPendingBytes: 16 MiB }`
+   */
+  readonly writeBehind?: PersistenceEntryConfig['writeBehind']
+  /**
    * How many concurrency-safe tool calls run at once; the default of every agent's options.
    *
    * @default 10
@@ -62,6 +78,16 @@ const optionsSchema = z.strictObject(
       .object({ debug: fn, info: fn, warn: fn, error: fn }, { error: 'must be a Logger { debug, info, warn, error }' })
       .optional(),
     maxParallelToolCalls: positiveInteger.optional(),
+    persistence: z
+      .union(
+        [
+          z.custom<PersistenceAdapter>(isPersistenceAdapter),
+          z.strictObject({ dir: z.string().min(1), compression: z.enum(['none', 'gzip', 'zstd']).optional() }),
+        ],
+        { error: 'must be a PersistenceAdapter or { dir: string; compression?: "none" | "gzip" | "zstd" }' },
+      )
+      .optional(),
+    writeBehind: z.record(z.string(), z.unknown(), { error: 'must be an object' }).optional(),
   },
   { error: 'must be an options object' },
 )

@@ -2,6 +2,8 @@ import type { Context, ListenOptions } from '../kernel/context.js'
 import type { Disposer } from '../kernel/effect.js'
 import type { EventName, ListenerOf } from '../kernel/event-catalog.js'
 import type { HarnessInspection } from '../kernel/inspect.js'
+import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
+import type { SessionRegistry } from '../session/session-registry.js'
 import type { HarnessDescription } from './describe-harness.js'
 
 /**
@@ -19,6 +21,18 @@ export interface Harness {
   readonly ctx: Context
   /** `true` from the moment {@link Harness.close} is first called. */
   readonly closed: boolean
+  /**
+   * The session registry: `ctx.get(services.sessions)`, bound to the root (09-api.md H1).
+   *
+   * @throws `ServiceMissingError` when a patch disabled the `session` entry
+   */
+  readonly sessions: SessionRegistry
+  /**
+   * The persistence coordinator: `ctx.get(services.persistence)` (09-api.md H1).
+   *
+   * @throws `ServiceMissingError` when a patch disabled the `persistence` entry
+   */
+  readonly persistence: PersistenceCoordinator
   /**
    * Describes the composed entries this harness was built from (09-api.md; 01-kernel.md M10).
    *

@@ -1,3 +1,4 @@
+import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
 import type { SessionRegistry } from '../session/session-registry.js'
 import { ContextDisposedError } from '../errors/context-disposed-error.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
@@ -206,7 +207,7 @@ export class Context {
   }
 
   /** `ctx.get(services.persistence)`. @throws {@link ServiceMissingError} when absent */
-  get persistence(): unknown {
+  get persistence(): PersistenceCoordinator {
     return this.get(services.persistence)
   }
 

@@ -1,3 +1,4 @@
+import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
 import type { SessionRegistry } from '../session/session-registry.js'
 import type { Clock, IdSource, Logger } from './host-services.js'
 import { defineService, type ServiceKey } from './service-key.js'
@@ -16,7 +17,7 @@ export const services: {
   /** The session registry (entry `session`). */
   readonly sessions: ServiceKey<SessionRegistry>
   /** The persistence coordinator (entry `persistence`). */
-  readonly persistence: ServiceKey<unknown>
+  readonly persistence: ServiceKey<PersistenceCoordinator>
   /** The model registry (entry `model`). */
   readonly models: ServiceKey<unknown>
   /** The tool registry (entry `tools`). */
@@ -32,7 +33,7 @@ export const services: {
   ids: defineService<IdSource>('ids', 'the harness id source'),
   logger: defineService<Logger>('logger', 'the harness logger'),
   sessions: defineService<SessionRegistry>('sessions', 'the session registry'),
-  persistence: defineService<unknown>('persistence', 'the persistence coordinator'),
+  persistence: defineService<PersistenceCoordinator>('persistence', 'the persistence coordinator'),
   models: defineService<unknown>('models', 'the model registry'),
   tools: defineService<unknown>('tools', 'the tool registry'),
   systemPrompt: defineService<unknown>('system-prompt', 'the system prompt'),

@@ -1,3 +1,4 @@
+import type { SessionWriteFailedPayload } from '../persistence/persistence-events.js'
 import type { SessionEventPayload, SessionLifecyclePayload } from '../session/session-events.js'
 import type { Emit, Parallel } from './event-catalog.js'
 import type { KernelErrorEvent, PluginStateEvent, ServiceEvent } from './kernel-events.js'
@@ -22,4 +23,6 @@ export interface YokeEvents {
   'session/flush': Parallel<SessionLifecyclePayload>
   /** A session was disposed. */
   'session/disposed': Parallel<SessionLifecyclePayload>
+  /** A background write of a session failed (the `persistence` entry). */
+  'session/write-failed': Emit<SessionWriteFailedPayload>
 }

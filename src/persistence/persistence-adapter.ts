@@ -51,6 +51,14 @@ export interface StoredLog {
   readonly location?: string
 }
 
+/** What `readFrom` returns: the header and the committed events from a seq on. */
+export interface StoredSuffix {
+  /** The stored header. */
+  readonly header: SessionHeader
+  /** The committed events with `seq ≥ fromSeq`. */
+  readonly events: readonly SessionEvent[]
+}
+
 /** Options of {@link PersistenceAdapter.append}. */
 export interface AppendBatchOptions {
   /** The seq the batch starts at: the stored next seq. */
@@ -118,7 +126,7 @@ export interface PersistenceAdapter {
     sessionId: string,
     fromSeq: number,
     options?: ReadOptions,
-  ): Promise<{ readonly header: SessionHeader; readonly events: readonly SessionEvent[] }>
+  ): Promise<StoredSuffix>
   /** Headers of every stored session, sorted by id; damaged ones are reported, not thrown. */
   list(options?: ReadOptions): Promise<StoredListing>
   /** Removes a stored log and its auxiliary files (under this instance's live lease). */

@@ -13,3 +13,9 @@
  */
 export { type FakeClock, type FakeClockOptions, fakeClock, type PendingTimer } from './fake-clock.js'
 export { type FakeIdsOptions, fakeIds } from './fake-ids.js'
+export {
+  type FaultyPersistence,
+  type FaultyPersistenceOptions,
+  faultyPersistence,
+  type PersistenceCall,
+} from './faulty-persistence.js'

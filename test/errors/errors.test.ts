@@ -499,6 +499,126 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
     sibling: 'UnknownEventError',
     takesCause: true,
   },
+  PersistenceError: {
+    create: (module, cause) =>
+      new module.PersistenceError({
+        code: module.ErrorCode.WRITE_FAILED,
+        sessionId: 's1',
+        detail: 'the storage write failed',
+        reason: 'disk full',
+        ...withCause(cause),
+      }),
+    code: ErrorCode.WRITE_FAILED,
+    fields: { sessionId: 's1', reason: 'disk full' },
+    mentions: ['session "s1"', 'storage write failed'],
+    parents: [],
+    sibling: 'PersistenceCorruptionError',
+    takesCause: true,
+  },
+  PersistenceCorruptionError: {
+    create: (module, cause) =>
+      new module.PersistenceCorruptionError({
+        code: module.ErrorCode.CORRUPT_LOG,
+        sessionId: 's1',
+        detail: 'session log /d/s1.jsonl is damaged at byte 812 (line 8)',
+        location: '/d/s1.jsonl',
+        offset: 812,
+        line: 8,
+        defect: 'unparsable',
+        ...withCause(cause),
+      }),
+    code: ErrorCode.CORRUPT_LOG,
+    fields: { sessionId: 's1', location: '/d/s1.jsonl', offset: 812, line: 8, defect: 'unparsable' },
+    mentions: ['session "s1"', 'byte 812', 'line 8'],
+    parents: [],
+    sibling: 'PersistenceError',
+    takesCause: true,
+  },
+  SessionFormatUnsupportedError: {
+    create: (module, cause) =>
+      new module.SessionFormatUnsupportedError({
+        code: module.ErrorCode.FORMAT_TOO_NEW,
+        sessionId: 's1',
+        detail: 'stored in log format v2, newer than the v1 this Yoke reads',
+        storedVersion: 2,
+        supportedVersion: 1,
+        direction: 'newer',
+        ...withCause(cause),
+      }),
+    code: ErrorCode.FORMAT_TOO_NEW,
+    fields: { sessionId: 's1', storedVersion: 2, supportedVersion: 1, direction: 'newer' },
+    mentions: ['session "s1"', 'v2'],
+    parents: [],
+    sibling: 'PersistenceCorruptionError',
+    takesCause: true,
+  },
+  SessionLockedError: {
+    create: (module, cause) =>
+      new module.SessionLockedError({
+        code: module.ErrorCode.SESSION_LOCKED,
+        sessionId: 's1',
+        detail: 'locked by pid 42 on host a',
+        holder: { pid: 42, host: 'a', acquiredAt: 1 },
+        location: '/d/s1.lock',
+        ...withCause(cause),
+      }),
+    code: ErrorCode.SESSION_LOCKED,
+    fields: { sessionId: 's1', holder: { pid: 42, host: 'a', acquiredAt: 1 }, location: '/d/s1.lock' },
+    mentions: ['session "s1"', 'pid 42'],
+    parents: [],
+    sibling: 'LeaseLostError',
+    takesCause: true,
+  },
+  LeaseLostError: {
+    create: (module, cause) =>
+      new module.LeaseLostError({
+        code: module.ErrorCode.LEASE_LOST,
+        sessionId: 's1',
+        detail: 'the lock file no longer holds our token',
+        epoch: 1,
+        ...withCause(cause),
+      }),
+    code: ErrorCode.LEASE_LOST,
+    fields: { sessionId: 's1', epoch: 1 },
+    mentions: ['session "s1"', 'token'],
+    parents: [],
+    sibling: 'SessionLockedError',
+    takesCause: true,
+  },
+  SeqConflictError: {
+    create: (module, cause) =>
+      new module.SeqConflictError({
+        code: module.ErrorCode.SEQ_CONFLICT,
+        sessionId: 's1',
+        detail: 'expected seq 5, storage is at 6',
+        expectedSeq: 5,
+        storedSeq: 6,
+        ...withCause(cause),
+      }),
+    code: ErrorCode.SEQ_CONFLICT,
+    fields: { sessionId: 's1', expectedSeq: 5, storedSeq: 6 },
+    mentions: ['session "s1"', 'seq 5'],
+    parents: [],
+    sibling: 'PersistenceError',
+    takesCause: true,
+  },
+  PersistenceBackpressureError: {
+    create: (module, cause) =>
+      new module.PersistenceBackpressureError({
+        code: module.ErrorCode.PERSISTENCE_BACKPRESSURE,
+        sessionId: 's1',
+        detail: '3 events are waiting to be written',
+        pendingEvents: 3,
+        pendingBytes: 120,
+        ...withCause(cause),
+      }),
+    code: ErrorCode.PERSISTENCE_BACKPRESSURE,
+    fields: { sessionId: 's1', pendingEvents: 3, pendingBytes: 120 },
+    mentions: ['session "s1"', '3 events'],
+    parents: [],
+    sibling: 'PersistenceError',
+    takesCause: true,
+  },
 }
 
 function withCause(cause: unknown): { cause?: unknown } {

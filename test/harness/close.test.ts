@@ -13,28 +13,11 @@ import {
 } from 'yoke'
 import { fakeClock } from 'yoke/testing'
 import { disableDefaults } from '../helpers/no-defaults.js'
+import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { testEvents } from '../helpers/test-events.js'
 
 const A = defineService<string>('test/a')
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the promise to reject')
-}
-
-function thrownBy(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the call to throw')
-}
 
 /** A plugin whose single effect logs `name` on cleanup, or throws `failure` when given. */
 function loggingPlugin(name: string, log: string[], failure?: Error): PluginDefinition {

@@ -18,55 +18,12 @@ import {
 } from 'yoke'
 import { fakeClock, fakeIds } from 'yoke/testing'
 import { defaultIds, disableDefaults } from '../helpers/no-defaults.js'
+import { cloneOptions, deepFreeze, rejectionOf, requireContext, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { testEvents } from '../helpers/test-events.js'
 
 const A = defineService<string>('test/a')
 const B = defineService<string>('test/b')
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the promise to reject')
-}
-
-function thrownBy(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the call to throw')
-}
-
-function isPlain(value: unknown): value is Record<string, unknown> | unknown[] {
-  if (Array.isArray(value)) return true
-  if (typeof value !== 'object' || value === null) return false
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
-}
-
-/** Freezes plain objects and arrays all the way down; everything else is kept as is. */
-function deepFreeze<T>(value: T, keep: ReadonlySet<unknown> = new Set()): T {
-  if (keep.has(value) || !isPlain(value)) return value
-  for (const item of Object.values(value)) deepFreeze(item, keep)
-  return Object.freeze(value)
-}
-
-/** Copies plain objects and arrays; everything else is kept by reference. */
-function cloneOptions(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(cloneOptions)
-  if (!isPlain(value)) return value
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, cloneOptions(item)]))
-}
-
-function requireContext(value: Context | undefined): Context {
-  if (value === undefined) throw new Error('the plugin did not capture its context')
-  return value
-}
 
 describe('createHarness with the default bundle (09-api scenario 1)', () => {
   test('deep-frozen options start the eight reserved entries', async () => {

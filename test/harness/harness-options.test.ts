@@ -11,29 +11,12 @@ import {
   services,
 } from 'yoke'
 import { fakeClock, fakeIds } from 'yoke/testing'
+import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 
 /** Options that fail the schema on purpose: the type system would refuse them. */
 function unchecked(options: unknown): HarnessOptions {
   return options as HarnessOptions
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the promise to reject')
-}
-
-function thrownBy(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the call to throw')
 }
 
 function asInvalidOptions(value: unknown): InvalidOptionsError {

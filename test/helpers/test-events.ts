@@ -5,20 +5,8 @@ export interface TestPayload {
   readonly n: number
 }
 
-declare module 'yoke' {
-  interface YokeEvents {
-    'test/e': Emit<unknown>
-    'test/p': Parallel<unknown>
-    'test/s': Serial<unknown, unknown>
-    'test/w': Waterfall<{ n: number }, unknown>
-    'test/status': Emit<unknown>
-    'test/inner': Emit<unknown>
-    'test/other': Emit<unknown>
-  }
-}
-
-/** The test catalog of 01-kernel.md's acceptance scenarios. */
-export const testEvents = defineEvents<{
+/** The events of the test catalog, by name. */
+export type TestEventMap = {
   'test/e': Emit<unknown>
   'test/p': Parallel<unknown>
   'test/s': Serial<unknown, unknown>
@@ -26,7 +14,14 @@ export const testEvents = defineEvents<{
   'test/status': Emit<unknown>
   'test/inner': Emit<unknown>
   'test/other': Emit<unknown>
-}>({
+}
+
+declare module 'yoke' {
+  interface YokeEvents extends TestEventMap {}
+}
+
+/** The test catalog of 01-kernel.md's acceptance scenarios. */
+export const testEvents = defineEvents<TestEventMap>({
   'test/e': 'emit',
   'test/p': 'parallel',
   'test/s': 'serial',

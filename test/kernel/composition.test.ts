@@ -12,25 +12,8 @@ import {
   UnknownEntryError,
 } from 'yoke'
 import { defaultIds } from '../helpers/no-defaults.js'
+import { cloneOptions, deepFreeze, rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the promise to reject')
-}
-
-function thrownBy(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the call to throw')
-}
 
 function asCompositionError(value: unknown): CompositionError {
   expect(CompositionError.is(value)).toBe(true)
@@ -51,25 +34,6 @@ function entry(entries: readonly ComposedEntry[], id: string): ComposedEntry {
   const found = entries.find((item) => item.id === id)
   if (found === undefined) throw new Error(`no entry ${id}`)
   return found
-}
-
-function isPlain(value: unknown): value is Record<string, unknown> | unknown[] {
-  if (Array.isArray(value)) return true
-  if (typeof value !== 'object' || value === null) return false
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
-}
-
-function deepFreeze<T>(value: T): T {
-  if (!isPlain(value)) return value
-  for (const item of Object.values(value)) deepFreeze(item)
-  return Object.freeze(value)
-}
-
-function cloneOptions(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(cloneOptions)
-  if (!isPlain(value)) return value
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, cloneOptions(item)]))
 }
 
 const metrics = definePlugin({ name: 'metrics', apply() {} })

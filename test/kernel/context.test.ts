@@ -13,40 +13,14 @@ import {
   services,
 } from 'yoke'
 import { fakeClock, fakeIds } from 'yoke/testing'
+import { findNode, rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { testRoot } from '../helpers/root.js'
 
 const A = defineService<string>('test/a')
 
-function thrownBy(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the action to throw')
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error('expected the promise to reject')
-    },
-    (error: unknown) => error,
-  )
-}
-
 function childLabels(ctx: Context): string[] {
   return inspectContext(ctx).effects.children.map((node) => node.label)
-}
-
-function findNode(node: EffectNode, label: string): EffectNode | undefined {
-  if (node.label === label) return node
-  for (const child of node.children) {
-    const found = findNode(child, label)
-    if (found !== undefined) return found
-  }
-  return undefined
 }
 
 describe('root context (C1)', () => {

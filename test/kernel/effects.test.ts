@@ -4,12 +4,11 @@ import {
   type Context,
   ContextDisposedError,
   defineService,
-  type EffectNode,
   type EffectSetup,
   inspectContext,
   InvalidArgumentError,
-  type KernelErrorEvent,
 } from 'yoke'
+import { findNode, recordKernelErrors, thrownBy } from '../helpers/outcomes.js'
 import { testRoot } from '../helpers/root.js'
 
 const A = defineService<string>('test/a')
@@ -32,37 +31,11 @@ function deferred<T = void>(): Deferred<T> {
 
 const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
-function thrownBy(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the action to throw')
-}
-
-function findNode(node: EffectNode, label: string): EffectNode | undefined {
-  if (node.label === label) return node
-  for (const child of node.children) {
-    const found = findNode(child, label)
-    if (found !== undefined) return found
-  }
-  return undefined
-}
-
 /** The labels of the effects of `ctx` (the root, or a uniquely labelled descendant). */
 function labelsOf(ctx: Context): string[] {
   const tree = inspectContext(ctx).effects
   const node = ctx.parent === undefined ? tree : findNode(tree, `context:${ctx.label}`)
   return (node?.children ?? []).map((child) => child.label)
-}
-
-function recordKernelErrors(root: Context): KernelErrorEvent[] {
-  const events: KernelErrorEvent[] = []
-  root.on('kernel/error', (event) => {
-    events.push(event)
-  })
-  return events
 }
 
 describe('setup (E1, E2)', () => {

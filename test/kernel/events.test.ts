@@ -16,36 +16,10 @@ import {
   UnknownEventError,
   type Waterfall,
 } from 'yoke'
+import { recordKernelErrors, rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { testRoot } from '../helpers/root.js'
 import { catalogOf, testEvents } from '../helpers/test-events.js'
-
-
-function thrownBy(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the action to throw')
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error('expected the promise to reject')
-    },
-    (error: unknown) => error,
-  )
-}
-
-function recordKernelErrors(root: Context): KernelErrorEvent[] {
-  const events: KernelErrorEvent[] = []
-  root.on('kernel/error', (event) => {
-    events.push(event)
-  })
-  return events
-}
 
 function listenerCount(root: Context, name: string): number | undefined {
   return inspectContext(root).events.find((event) => event.name === name)?.listeners

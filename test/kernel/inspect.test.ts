@@ -14,22 +14,12 @@ import {
   summarizeError,
 } from 'yoke'
 import { defaultIds, disableDefaults } from '../helpers/no-defaults.js'
+import { nodeOf, requireContext } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { testRoot } from '../helpers/root.js'
 import { testEvents } from '../helpers/test-events.js'
 
 const A = defineService<string>('test/a')
-
-function requireContext(value: Context | undefined): Context {
-  if (value === undefined) throw new Error('the plugin did not capture its context')
-  return value
-}
-
-function nodeOf(tree: EffectNode, label: string): EffectNode {
-  const found = tree.children.find((node) => node.label === label)
-  if (found === undefined) throw new Error(`no effect node ${label}`)
-  return found
-}
 
 function labels(node: EffectNode): string[] {
   return node.children.map((child) => child.label)

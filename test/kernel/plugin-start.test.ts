@@ -23,34 +23,12 @@ import {
 } from 'yoke'
 import { fakeClock } from 'yoke/testing'
 import { defaultIds, disableDefaults } from '../helpers/no-defaults.js'
+import { rejectionOf, requireContext, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { testEvents } from '../helpers/test-events.js'
 
 const A = defineService<string>('test/a')
 const B = defineService<string>('test/b')
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the promise to reject')
-}
-
-function thrownBy(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the call to throw')
-}
-
-function requireContext(value: Context | undefined): Context {
-  if (value === undefined) throw new Error('the plugin did not capture its context')
-  return value
-}
 
 function asStartError(value: unknown): PluginStartError {
   expect(PluginStartError.is(value)).toBe(true)

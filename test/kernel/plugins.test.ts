@@ -8,7 +8,6 @@ import {
   defineService,
   describeHarness,
   type Disposer,
-  type EffectNode,
   HarnessError,
   InvalidPluginError,
   type PluginDefinition,
@@ -18,30 +17,11 @@ import {
   services,
 } from 'yoke'
 import { disableDefaults } from '../helpers/no-defaults.js'
+import { nodeOf, requireContext, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { testEvents } from '../helpers/test-events.js'
 
 const A = defineService<string>('test/a')
-
-function thrownBy(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the call to throw')
-}
-
-function requireContext(value: Context | undefined): Context {
-  if (value === undefined) throw new Error('the plugin did not capture its context')
-  return value
-}
-
-function nodeOf(tree: EffectNode, label: string): EffectNode {
-  const found = tree.children.find((node) => node.label === label)
-  if (found === undefined) throw new Error(`no effect node ${label}`)
-  return found
-}
 
 /** A plugin that records every `kernel/plugin-state` on the root, so it hears the whole lifecycle. */
 function stateRecorder(): { plugin: PluginDefinition; states: string[] } {

@@ -6,7 +6,6 @@ import {
   createHarness,
   definePlugin,
   defineService,
-  type EffectNode,
   type Harness,
   HarnessError,
   MissingServicesError,
@@ -15,32 +14,13 @@ import {
   UnknownEventError,
 } from 'yoke'
 import { disableDefaults } from '../helpers/no-defaults.js'
+import { nodeOf, rejectionOf, requireContext } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { testRoot } from '../helpers/root.js'
 import { testEvents } from '../helpers/test-events.js'
 
 const A = defineService<string>('test/a')
 const B = defineService<string>('test/b')
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the promise to reject')
-}
-
-function requireContext(value: Context | undefined): Context {
-  if (value === undefined) throw new Error('the plugin did not capture its context')
-  return value
-}
-
-function nodeOf(tree: EffectNode, label: string): EffectNode {
-  const found = tree.children.find((node) => node.label === label)
-  if (found === undefined) throw new Error(`no effect node ${label}`)
-  return found
-}
 
 /** A harness with one entry, `host`, whose context the test drives. */
 async function hostHarness(): Promise<{ harness: Harness; host: Context; states: string[] }> {

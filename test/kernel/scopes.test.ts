@@ -1,15 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { type Context, ContextDisposedError, inspectContext, InvalidArgumentError, ScopeLinkError } from 'yoke'
+import { thrownBy } from '../helpers/outcomes.js'
 import { testRoot } from '../helpers/root.js'
-
-function thrownBy(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the action to throw')
-}
 
 function scopeKey(id: string): { readonly id: string } {
   return { id }

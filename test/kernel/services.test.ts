@@ -11,20 +11,12 @@ import {
   services,
 } from 'yoke'
 import { kernelOf } from '../../src/kernel/context.js'
+import { thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { testRoot } from '../helpers/root.js'
 
 const A = defineService<string>('test/a')
 const B = defineService<string>('test/b')
-
-function thrownBy(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the action to throw')
-}
 
 describe('service keys (S1)', () => {
   test('defineService returns a frozen key with its name and description', () => {

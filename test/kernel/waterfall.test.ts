@@ -1,17 +1,9 @@
 import { describe, expect, test } from 'vitest'
 import { type KernelErrorEvent, type WaterfallNext, WaterfallNextError } from 'yoke'
+import { rejectionOf } from '../helpers/outcomes.js'
 import { testRoot } from '../helpers/root.js'
 
 type Next = WaterfallNext<{ n: number }, unknown>
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error('expected the promise to reject')
-    },
-    (error: unknown) => error,
-  )
-}
 
 describe('replacement and decision (V9, scenario 16)', () => {
   test('next(replacement) passes the replacement further in; the caller payload is untouched', async () => {

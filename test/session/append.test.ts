@@ -1,81 +1,28 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import {
   type Clock,
-  createHarness,
   createSession,
   type Harness,
-  type HarnessError,
-  type HarnessErrorClass,
   isJsonValue,
-  type Session,
-  type SessionEvent,
   SessionEventError,
   type SessionRegistry,
   SessionStateError,
   StructureError,
   SurfaceError,
 } from 'yoke'
-import { fakeClock, fakeIds } from 'yoke/testing'
-import { recordingLogger } from '../helpers/recording-logger.js'
-import { AM, call, type EventPlan, SE, SS, stampSeq, TC, TE, TR, TS, text, UM, withSources } from './builders.js'
+import { fakeClock } from 'yoke/testing'
+import { isDeepFrozen } from '../helpers/outcomes.js'
+import { AM, call, SE, SS, TC, TE, TR, TS, text, UM, withSources } from './builders.js'
+import { append, appendAll, expectRejects, freshRegistry } from './session-helpers.js'
 
 let harness: Harness
 let sessions: SessionRegistry
 
 beforeEach(async () => {
-  harness = await createHarness({ clock: fakeClock({ now: 1000 }), ids: fakeIds(), logger: recordingLogger() })
-  sessions = harness.ctx.sessions
+  ;({ harness, sessions } = await freshRegistry())
 })
 
-afterEach(async () => {
-  await harness.close()
-})
-
-/** Appends a builder plan, resolving an `AM` placeholder id to `a-<seq>` first. */
-function append(session: Session, plan: EventPlan): SessionEvent {
-  const stamped = stampSeq(plan, session.length)
-  return session.append(stamped.type, stamped.data as never, stamped.options)
-}
-
-function appendAll(session: Session, plans: readonly EventPlan[]): void {
-  for (const plan of plans) append(session, plan)
-}
-
-/**
- * Asserts "Rejects X": `action` throws an instance of `errorClass` with `code` and `fields`, while
- * `length`, `events` (the same array), `surfaceNodes()` and `deriveMessages()` (the same array)
- * stay unchanged.
- */
-function expectRejects<E>(
-  session: Session,
-  action: () => unknown,
-  errorClass: HarnessErrorClass<E>,
-  code: string,
-  fields: Readonly<Record<string, unknown>> = {},
-): E {
-  const length = session.length
-  const events = session.events
-  const nodes = [...session.surfaceNodes()]
-  const messages = session.deriveMessages()
-  let thrown: unknown
-  let threw = false
-  try {
-    action()
-  } catch (error) {
-    thrown = error
-    threw = true
-  }
-  expect(threw, `expected ${errorClass.brand} ${code}, but nothing was thrown`).toBe(true)
-  expect((errorClass as unknown as typeof HarnessError).is(thrown), `${String(thrown)} is a ${errorClass.brand}`).toBe(true)
-  const record = thrown as Record<string, unknown>
-  expect(record['code']).toBe(code)
-  for (const [key, value] of Object.entries(fields)) expect(record[key], key).toEqual(value)
-  expect(session.length).toBe(length)
-  expect(session.events).toBe(events)
-  expect(session.surfaceNodes()).toEqual(nodes)
-  expect(session.deriveMessages()).toBe(messages)
-  return thrown as E
-}
+afterEach(() => harness.close())
 
 /** A clock whose `now()` returns the given values in turn (the last one repeats). */
 function scriptedClock(values: readonly unknown[]): Clock & { readonly reads: () => number } {
@@ -90,16 +37,6 @@ function scriptedClock(values: readonly unknown[]): Clock & { readonly reads: ()
 
 function registerNote(): void {
   sessions.registerEventType('test/note')
-}
-
-function isDeepFrozen(value: unknown): boolean {
-  const stack: unknown[] = [value]
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    if (typeof item !== 'object' || item === null) continue
-    if (!Object.isFrozen(item)) return false
-    for (const child of Object.values(item)) stack.push(child)
-  }
-  return true
 }
 
 describe('scenario 1: a tool turn appended live', () => {

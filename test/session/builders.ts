@@ -1,6 +1,6 @@
 /**
  * Event builders following the Notation of 02-session.md's acceptance scenarios (`TS`, `TE`, `SS`,
- * `SE`, `UM`, `AM`, `TC`, `TR`, `text`, `call`), plus {@link logOf} to turn them into a committed-looking
+ * `SE`, `UM`, `AM`, `TC`, `TR`, `text`, `call`, the log `L1`), plus {@link logOf} to turn them into a committed-looking
  * log. Each builder returns a fresh `{ type, data, options }` plan, ready for
  * `session.append(plan.type, plan.data, plan.options)`.
  *
@@ -195,6 +195,11 @@ export function stampSeq(plan: EventPlan, seq: number): EventPlan {
   const message = data['message']
   if (!isObject(message) || message['id'] !== assistantIdPlaceholder) return plan
   return { ...plan, data: { ...data, message: { ...message, id: `a-${seq}` } } }
+}
+
+/** The notation's log `L1` as fresh plans: `TS(1) SS(1,1) UM('hi') AM(1,1,text('hello')) SE(1,1) TE(1, reason)`. */
+export function L1(reason: string | JsonObject = 'completed'): EventPlan[] {
+  return [TS(1), SS(1, 1), UM('hi'), AM(1, 1, text('hello')), SE(1, 1), TE(1, reason)]
 }
 
 /**

@@ -1,51 +1,26 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import {
-  createHarness,
   createSession,
   type Harness,
   interruptedTurnClosers,
-  type JsonObject,
-  type JsonValue,
   type SessionEvent,
   type SessionRegistry,
   toolNotStartedText,
   toolOutcomeUnknownText,
 } from 'yoke'
-import { fakeClock, fakeIds } from 'yoke/testing'
-import { recordingLogger } from '../helpers/recording-logger.js'
-import { AM, call, type EventPlan, logOf, SE, SS, TC, TE, TR, TS, text, UM } from './builders.js'
-
-const L1 = (): EventPlan[] => [TS(1), SS(1, 1), UM('hi'), AM(1, 1, text('hello')), SE(1, 1), TE(1, 'completed')]
+import { fakeClock } from 'yoke/testing'
+import { isDeepFrozen } from '../helpers/outcomes.js'
+import { AM, call, L1, logOf, SE, SS, TC, TR, TS, text, UM } from './builders.js'
+import { field, freshRegistry, resultText } from './session-helpers.js'
 
 let harness: Harness
 let sessions: SessionRegistry
 
 beforeEach(async () => {
-  harness = await createHarness({ clock: fakeClock({ now: 1000 }), ids: fakeIds(), logger: recordingLogger() })
-  sessions = harness.ctx.sessions
+  ;({ harness, sessions } = await freshRegistry())
 })
 
-afterEach(async () => {
-  await harness.close()
-})
-
-function field(value: JsonValue | undefined, ...path: (string | number)[]): JsonValue | undefined {
-  let current = value
-  for (const key of path) {
-    if (typeof current !== 'object' || current === null) return undefined
-    current = Array.isArray(current) ? current[key as number] : (current as JsonObject)[key as string]
-  }
-  return current
-}
-
-function resultText(event: SessionEvent | undefined): JsonValue | undefined {
-  return field(event?.data, 'message', 'content', 0, 'content', 0, 'text')
-}
-
-function deepFrozen(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return true
-  return Object.isFrozen(value) && Object.values(value).every(deepFrozen)
-}
+afterEach(() => harness.close())
 
 /** Seeds `log` plus its closers into a live session and checks it ends balanced. */
 function repairInto(log: readonly SessionEvent[]): { closers: SessionEvent[]; seeded: ReturnType<SessionRegistry['create']> } {
@@ -77,7 +52,7 @@ describe('closers of a closed or empty log (scenario 32)', () => {
       { type: 'turn/end', seq: 3, time: 1000, data: { turn: 1, reason: { kind: 'interrupted' }, meta: { synthetic: true } } },
     ])
     for (const closer of closers) expect(Object.keys(closer)).toEqual(['type', 'seq', 'time', 'data'])
-    expect(closers.every(deepFrozen)).toBe(true)
+    expect(closers.every(isDeepFrozen)).toBe(true)
     repairInto(logOf([TS(1), SS(1, 1)]))
   })
 
@@ -147,7 +122,7 @@ describe('a call without tool/call (scenario 33)', () => {
     expect(second).toStrictEqual(first)
     expect(second[0]).not.toBe(first[0])
     expect(input).toStrictEqual(snapshot)
-    expect(first.every(deepFrozen)).toBe(true)
+    expect(first.every(isDeepFrozen)).toBe(true)
   })
 
   test('the exported texts are the spec texts', () => {

@@ -1,19 +1,15 @@
 import { afterEach, beforeEach, expect, test } from 'vitest'
-import { createHarness, type Harness, SessionStateError, type SessionRegistry } from 'yoke'
-import { fakeClock, fakeIds } from 'yoke/testing'
-import { recordingLogger } from '../helpers/recording-logger.js'
+import { type Harness, SessionStateError, type SessionRegistry } from 'yoke'
+import { freshRegistry } from './session-helpers.js'
 
 let harness: Harness
 let sessions: SessionRegistry
 
 beforeEach(async () => {
-  harness = await createHarness({ clock: fakeClock({ now: 1000 }), ids: fakeIds(), logger: recordingLogger() })
-  sessions = harness.ctx.sessions
+  ;({ harness, sessions } = await freshRegistry())
 })
 
-afterEach(async () => {
-  await harness.close()
-})
+afterEach(() => harness.close())
 
 test('a dispose called from a session/event listener takes effect when the dispatch returns (§9)', async () => {
   const session = sessions.create()

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import {
-  createHarness,
   createSession,
   definePlugin,
   EventTypeError,
@@ -8,16 +7,16 @@ import {
   type Harness,
   type Session,
   SessionCatalog,
-  type SessionEvent,
   SessionEventError,
   type SessionRegistry,
   services,
   StructureError,
 } from 'yoke'
-import { fakeClock, fakeIds } from 'yoke/testing'
+import { fakeClock } from 'yoke/testing'
 import { z } from 'zod'
-import { recordingLogger } from '../helpers/recording-logger.js'
-import { AM, type EventPlan, logOf, SE, SS, stampSeq, TE, TS, text, UM } from './builders.js'
+import { thrownBy } from '../helpers/outcomes.js'
+import { AM, logOf, SE, SS, TE, TS, text, UM } from './builders.js'
+import { append, freshHarness, freshRegistry, note } from './session-helpers.js'
 
 const coreTypes = [
   'agent/inbox/spliced',
@@ -39,34 +38,17 @@ let harness: Harness
 let sessions: SessionRegistry
 
 beforeEach(async () => {
-  harness = await createHarness({ clock: fakeClock({ now: 1000 }), ids: fakeIds(), logger: recordingLogger() })
-  sessions = harness.ctx.sessions
+  ;({ harness, sessions } = await freshRegistry())
 })
 
-afterEach(async () => {
-  await harness.close()
-})
-
-function add(session: Session, plan: EventPlan): SessionEvent {
-  const stamped = stampSeq(plan, session.length)
-  return session.append(stamped.type, stamped.data, stamped.options)
-}
-
-function thrown(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the action to throw')
-}
+afterEach(() => harness.close())
 
 /** Runs a rejected append and checks that nothing changed. */
 function rejects(session: Session, action: () => unknown): unknown {
   const events = session.events
   const length = session.length
   const messages = session.deriveMessages()
-  const error = thrown(action)
+  const error = thrownBy(action)
   expect(session.length).toBe(length)
   expect(session.events).toBe(events)
   expect(session.deriveMessages()).toBe(messages)
@@ -82,8 +64,6 @@ function expectTypeError(error: unknown, fields: Record<string, unknown>): void 
   expect(EventTypeError.is(error), String(error)).toBe(true)
   expect(error).toMatchObject(fields)
 }
-
-const note = (value: number): EventPlan => ({ type: 'test/note', data: { n: value }, options: {} })
 
 describe('eventTypes()', () => {
   test('lists the core types, sorted', () => {
@@ -111,13 +91,13 @@ describe('eventTypes()', () => {
     expect(new SessionCatalog().eventTypes()).toEqual(coreTypes)
     const session = createSession({ id: 'alone', clock: fakeClock({ now: 1000 }) })
     expectEventError(
-      thrown(() => add(session, note(1))),
+      thrownBy(() => append(session, note(1))),
       { code: 'UNKNOWN_EVENT_TYPE' },
     )
     const catalog = new SessionCatalog()
     catalog.registerEventType('test/note')
     const withCatalog = createSession({ id: 'alone', clock: fakeClock({ now: 1000 }), catalog })
-    expect(add(withCatalog, note(1))).toEqual({ type: 'test/note', seq: 0, time: 1000, data: { n: 1 } })
+    expect(append(withCatalog, note(1))).toEqual({ type: 'test/note', seq: 0, time: 1000, data: { n: 1 } })
   })
 })
 
@@ -136,7 +116,7 @@ describe('unknown types and ignorable (scenario 30)', () => {
 
   test('a non-ignorable unknown event in a seed is UNKNOWN_EVENT_TYPE with its index', () => {
     const seed = [...logOf([UM('a'), UM('b')]), { type: 'x/y', seq: 2, time: 5, data: {} }]
-    const error = thrown(() => sessions.create({ id: 'seeded', seed }))
+    const error = thrownBy(() => sessions.create({ id: 'seeded', seed }))
     expectEventError(error, { code: 'UNKNOWN_EVENT_TYPE', index: 2, type: 'x/y' })
     expect(sessions.get('seeded')).toBeUndefined()
   })
@@ -158,7 +138,7 @@ describe('unknown types and ignorable (scenario 30)', () => {
     )
     const seed = [{ type: 'turn/start', seq: 0, time: 1, data: { turn: 1 }, ignorable: true }]
     expectEventError(
-      thrown(() => sessions.create({ seed })),
+      thrownBy(() => sessions.create({ seed })),
       { code: 'INVALID_ENVELOPE', index: 0 },
     )
   })
@@ -190,7 +170,7 @@ describe('registered types (scenario 31)', () => {
   test('the schema checks data live and in seeds', () => {
     sessions.registerEventType('test/mark', markOptions())
     const session = sessions.create()
-    add(session, TS(1))
+    append(session, TS(1))
     expectEventError(
       rejects(session, () => session.append('test/mark', { n: '1' })),
       { code: 'INVALID_PAYLOAD', path: 'data.n', type: 'test/mark', seq: 1 },
@@ -198,7 +178,7 @@ describe('registered types (scenario 31)', () => {
     expect(session.append('test/mark', { n: 1 }).seq).toBe(1)
     const seed = [...logOf([TS(1)]), { type: 'test/mark', seq: 1, time: 1000, data: { n: '1' } }]
     expectEventError(
-      thrown(() => sessions.create({ seed })),
+      thrownBy(() => sessions.create({ seed })),
       { code: 'INVALID_PAYLOAD', path: 'data.n', index: 1 },
     )
   })
@@ -209,24 +189,24 @@ describe('registered types (scenario 31)', () => {
     const error = rejects(session, () => session.append('test/mark', { n: 1 }))
     expect(StructureError.is(error)).toBe(true)
     expect(error).toMatchObject({ code: 'NO_OPEN_TURN', type: 'test/mark' })
-    for (const plan of [TS(1), SS(1, 1), UM('hi'), AM(1, 1, text('x')), SE(1, 1), TE(1, 'completed')]) add(session, plan)
+    for (const plan of [TS(1), SS(1, 1), UM('hi'), AM(1, 1, text('x')), SE(1, 1), TE(1, 'completed')]) append(session, plan)
     expect(StructureError.is(rejects(session, () => session.append('test/mark', { n: 1 })))).toBe(true)
     const seed = [{ type: 'test/mark', seq: 0, time: 1000, data: { n: 1 } }]
-    expect(thrown(() => sessions.create({ seed }))).toMatchObject({ code: 'NO_OPEN_TURN', index: 0 })
+    expect(thrownBy(() => sessions.create({ seed }))).toMatchObject({ code: 'NO_OPEN_TURN', index: 0 })
   })
 
   test("enclosure 'step' needs an open step; 'none' goes anywhere", () => {
     sessions.registerEventType('test/in-step', { enclosure: 'step' })
     sessions.registerEventType('test/note')
     const session = sessions.create()
-    add(session, note(0))
-    add(session, TS(1))
-    add(session, note(1))
+    append(session, note(0))
+    append(session, TS(1))
+    append(session, note(1))
     expect(rejects(session, () => session.append('test/in-step', {}))).toMatchObject({ code: 'NO_OPEN_STEP' })
-    add(session, SS(1, 1))
+    append(session, SS(1, 1))
     session.append('test/in-step', {})
-    add(session, note(2))
-    add(session, SE(1, 1))
+    append(session, note(2))
+    append(session, SE(1, 1))
     expect(rejects(session, () => session.append('test/in-step', {}))).toMatchObject({ code: 'NO_OPEN_STEP' })
     expect(session.length).toBe(7)
   })
@@ -234,15 +214,15 @@ describe('registered types (scenario 31)', () => {
   test('registering a registered or core name again is DUPLICATE_EVENT_TYPE', () => {
     sessions.registerEventType('test/mark', markOptions())
     expectTypeError(
-      thrown(() => sessions.registerEventType('test/mark')),
+      thrownBy(() => sessions.registerEventType('test/mark')),
       { code: 'DUPLICATE_EVENT_TYPE', eventType: 'test/mark' },
     )
     expectTypeError(
-      thrown(() => sessions.registerEventType('turn/start')),
+      thrownBy(() => sessions.registerEventType('turn/start')),
       { code: 'DUPLICATE_EVENT_TYPE', eventType: 'turn/start' },
     )
     expectTypeError(
-      thrown(() => sessions.registerEventType('session/end-seed')),
+      thrownBy(() => sessions.registerEventType('session/end-seed')),
       { code: 'DUPLICATE_EVENT_TYPE' },
     )
   })
@@ -251,7 +231,7 @@ describe('registered types (scenario 31)', () => {
     const before = sessions.eventTypes()
     for (const name of ['Bad', 'bad', 'a/B', '/a', 'a/', 'a//b', '1a/b', 'a/b c', '', 'a-/b_c']) {
       expectTypeError(
-        thrown(() => sessions.registerEventType(name)),
+        thrownBy(() => sessions.registerEventType(name)),
         { code: 'INVALID_EVENT_TYPE_NAME' },
       )
     }
@@ -263,7 +243,7 @@ describe('registered types (scenario 31)', () => {
   test('surface: true is SURFACE_NOT_ALLOWED and registers nothing', () => {
     const options = { surface: true } as unknown as EventTypeOptions
     expectTypeError(
-      thrown(() => sessions.registerEventType('test/surfaced', options)),
+      thrownBy(() => sessions.registerEventType('test/surfaced', options)),
       { code: 'SURFACE_NOT_ALLOWED', eventType: 'test/surfaced' },
     )
     expect(sessions.eventTypes()).not.toContain('test/surfaced')
@@ -281,7 +261,7 @@ describe('registered types (scenario 31)', () => {
   test('after the disposer, appends fail with UNKNOWN_EVENT_TYPE and earlier events stay', () => {
     const dispose = sessions.registerEventType('test/mark', markOptions())
     const session = sessions.create()
-    add(session, TS(1))
+    append(session, TS(1))
     const committed = session.append('test/mark', { n: 1 })
     const events = session.events
     dispose()
@@ -294,7 +274,7 @@ describe('registered types (scenario 31)', () => {
     expect(session.at(1)).toBe(committed)
     expect(committed).toStrictEqual({ type: 'test/mark', seq: 1, time: 1000, data: { n: 1 } })
     expectEventError(
-      thrown(() => sessions.create({ seed: session.events })),
+      thrownBy(() => sessions.create({ seed: session.events })),
       { code: 'UNKNOWN_EVENT_TYPE', index: 1 },
     )
     dispose()
@@ -316,18 +296,18 @@ describe('registration through a plugin', () => {
     const handle = await harness.ctx.plugin(notes)
     expect(sessions.eventTypes()).toContain('test/note')
     const session = sessions.create()
-    add(session, note(1))
+    append(session, note(1))
     await handle.dispose()
     expect(sessions.eventTypes()).not.toContain('test/note')
     expectEventError(
-      thrown(() => add(session, note(2))),
+      thrownBy(() => append(session, note(2))),
       { code: 'UNKNOWN_EVENT_TYPE' },
     )
     expect(session.length).toBe(1)
   })
 
   test('a boot plugin registers for the harness life; close unregisters it', async () => {
-    const own = await createHarness({ clock: fakeClock({ now: 1000 }), ids: fakeIds(), logger: recordingLogger(), plugins: [notes] })
+    const own = await freshHarness({ plugins: [notes] })
     const registry = own.ctx.sessions
     const catalog = registry.catalog
     expect(registry.eventTypes()).toContain('test/note')
@@ -337,12 +317,7 @@ describe('registration through a plugin', () => {
   })
 
   test('a disabled plugin registers nothing', async () => {
-    const own = await createHarness({
-      clock: fakeClock({ now: 1000 }),
-      ids: fakeIds(),
-      logger: recordingLogger(),
-      plugins: [{ plugin: notes, disabled: true }],
-    })
+    const own = await freshHarness({ plugins: [{ plugin: notes, disabled: true }] })
     expect(own.ctx.sessions.eventTypes()).toEqual(coreTypes)
     await own.close()
   })

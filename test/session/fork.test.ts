@@ -1,69 +1,36 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import {
-  createHarness,
   createSession,
   type Harness,
-  type Session,
   type SessionEvent,
   SessionForkError,
   type SessionRegistry,
 } from 'yoke'
-import { fakeClock, fakeIds } from 'yoke/testing'
-import { recordingLogger } from '../helpers/recording-logger.js'
-import { AM, type EventPlan, SE, SS, stampSeq, TE, TS, text, UM } from './builders.js'
-
-const L1 = (): EventPlan[] => [TS(1), SS(1, 1), UM('hi'), AM(1, 1, text('hello')), SE(1, 1), TE(1, 'completed')]
+import { fakeClock } from 'yoke/testing'
+import { isDeepFrozen, thrownBy } from '../helpers/outcomes.js'
+import { AM, L1, SE, SS, TE, TS, text, UM } from './builders.js'
+import { append, appendAll, freshRegistry, recordCreatedIds } from './session-helpers.js'
 
 let harness: Harness
 let sessions: SessionRegistry
 let created: string[]
 
 beforeEach(async () => {
-  harness = await createHarness({ clock: fakeClock({ now: 1000 }), ids: fakeIds(), logger: recordingLogger() })
-  sessions = harness.ctx.sessions
-  created = []
-  harness.on('session/created', ({ session }) => {
-    created.push(session.id)
-  })
+  ;({ harness, sessions } = await freshRegistry())
+  created = recordCreatedIds(harness)
 })
 
-afterEach(async () => {
-  await harness.close()
-})
-
-function add(session: Session, plan: EventPlan): SessionEvent {
-  const stamped = stampSeq(plan, session.length)
-  return session.append(stamped.type, stamped.data, stamped.options)
-}
-
-function addAll(session: Session, plans: readonly EventPlan[]): Session {
-  for (const plan of plans) add(session, plan)
-  return session
-}
-
-function thrown(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the action to throw')
-}
+afterEach(() => harness.close())
 
 /** Runs a refused fork: returns its error after checking that no session was created. */
 function refusedFork(action: () => unknown): SessionForkError {
   const live = sessions.list()
   const createdBefore = created.length
-  const error = thrown(action)
+  const error = thrownBy(action)
   expect(SessionForkError.is(error), String(error)).toBe(true)
   expect(sessions.list()).toEqual(live)
   expect(created.length).toBe(createdBefore)
   return error as SessionForkError
-}
-
-function deepFrozen(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return true
-  return Object.isFrozen(value) && Object.values(value).every(deepFrozen)
 }
 
 const marker = (seq: number): SessionEvent => ({ type: 'session/end-seed', seq, time: 1000, data: {} })
@@ -94,7 +61,7 @@ describe('fork of an empty session (scenario 37)', () => {
 
 describe('fork of a closed log (scenario 38)', () => {
   test('copies every event into new frozen objects, then the marker', () => {
-    const parent = addAll(sessions.create(), L1())
+    const parent = appendAll(sessions.create(), L1())
     const child = sessions.fork(parent)
     expect(child.id).toBe('s2')
     expect(child.length).toBe(7)
@@ -103,7 +70,7 @@ describe('fork of a closed log (scenario 38)', () => {
       expect(child.at(seq)).not.toBe(parent.at(seq))
       expect(child.at(seq)?.data).not.toBe(parent.at(seq)?.data)
     }
-    expect(deepFrozen(child.events)).toBe(true)
+    expect(isDeepFrozen(child.events)).toBe(true)
     expect(child.at(6)).toStrictEqual(marker(6))
     expect(child.header.seedLength).toBe(6)
     expect(child.header).toStrictEqual({ version: 1, id: 's2', createdAt: 1000, parentSession: 's1', seedLength: 6 })
@@ -115,12 +82,12 @@ describe('fork of a closed log (scenario 38)', () => {
   })
 
   test('the child and parent then grow independently', () => {
-    const parent = addAll(sessions.create(), L1())
+    const parent = appendAll(sessions.create(), L1())
     const child = sessions.fork('s1')
-    add(parent, TS(2))
+    append(parent, TS(2))
     expect(child.length).toBe(7)
-    add(child, TS(2))
-    add(child, UM('child only'))
+    append(child, TS(2))
+    append(child, UM('child only'))
     expect(parent.length).toBe(7)
     expect(child.at(7)?.type).toBe('turn/start')
     expect(parent.deriveMessages().map((message) => message.id)).toEqual(['u-hi', 'a-3'])
@@ -128,7 +95,7 @@ describe('fork of a closed log (scenario 38)', () => {
   })
 
   test('createdAt is the clock, and only cwd and metadata are inherited', () => {
-    const parent = addAll(
+    const parent = appendAll(
       sessions.create({
         header: { createdAt: 5, cwd: '/w', metadata: { team: 'a' }, origin: 'subagent', delegationDepth: 2, agentPreset: 'p' },
       }),
@@ -152,7 +119,7 @@ describe('fork of a closed log (scenario 38)', () => {
   })
 
   test('a fork of a seeded session keeps its last marker and adds none', () => {
-    const seeded = sessions.create({ seed: addAll(sessions.create({ id: 'origin' }), L1()).events })
+    const seeded = sessions.create({ seed: appendAll(sessions.create({ id: 'origin' }), L1()).events })
     expect(seeded.length).toBe(7)
     const child = sessions.fork(seeded)
     expect(child.length).toBe(7)
@@ -167,7 +134,7 @@ describe('fork of a closed log (scenario 38)', () => {
 
 describe('fork at a boundary (scenario 39)', () => {
   test('copies the inclusive prefix only', () => {
-    const parent = addAll(sessions.create(), [
+    const parent = appendAll(sessions.create(), [
       ...L1(),
       TS(2),
       SS(2, 1),
@@ -191,7 +158,7 @@ describe('fork at a boundary (scenario 39)', () => {
 
   test('log-only events after a closed turn are a balanced boundary', () => {
     sessions.registerEventType('test/note')
-    const parent = addAll(sessions.create(), [...L1(), { type: 'test/note', data: {}, options: {} }, UM('between')])
+    const parent = appendAll(sessions.create(), [...L1(), { type: 'test/note', data: {}, options: {} }, UM('between')])
     expect(sessions.fork(parent, { at: 6 }).length).toBe(8)
     expect(sessions.fork(parent).length).toBe(9)
   })
@@ -205,7 +172,7 @@ describe('invalid boundaries and ids (scenario 40)', () => {
   })
 
   test('at must be a seq of the source', () => {
-    addAll(sessions.create(), L1())
+    appendAll(sessions.create(), L1())
     for (const at of [-1, 0.5, 2 ** 53, Number.NaN, Number.POSITIVE_INFINITY]) {
       const error = refusedFork(() => sessions.fork('s1', { at }))
       expect(error).toMatchObject({ code: 'INVALID_BOUNDARY', lastSeq: 5 })
@@ -218,13 +185,13 @@ describe('invalid boundaries and ids (scenario 40)', () => {
   })
 
   test('a live id is SESSION_EXISTS before any boundary check', () => {
-    addAll(sessions.create(), L1())
+    appendAll(sessions.create(), L1())
     const error = refusedFork(() => sessions.fork('s1', { id: 's1', at: 99 }))
     expect(error.code).toBe('SESSION_EXISTS')
   })
 
   test('a source not live here is SESSION_NOT_FOUND', async () => {
-    const parent = addAll(sessions.create(), L1())
+    const parent = appendAll(sessions.create(), L1())
     expect(refusedFork(() => sessions.fork('nope')).code).toBe('SESSION_NOT_FOUND')
     const impostor = createSession({ id: 's1', clock: fakeClock({ now: 1000 }) })
     expect(refusedFork(() => sessions.fork(impostor)).code).toBe('SESSION_NOT_FOUND')
@@ -236,7 +203,7 @@ describe('invalid boundaries and ids (scenario 40)', () => {
 
 describe('forks inside an open turn (scenario 41)', () => {
   test('are OPEN_TURN with the nearest balanced seq', () => {
-    addAll(sessions.create(), [...L1(), TS(2), SS(2, 1), UM('x')])
+    appendAll(sessions.create(), [...L1(), TS(2), SS(2, 1), UM('x')])
     for (const at of [6, 7, 8, undefined]) {
       const error = refusedFork(() => sessions.fork('s1', at === undefined ? {} : { at }))
       expect(error).toMatchObject({ code: 'OPEN_TURN', turn: 2, nearestBalancedSeq: 5 })
@@ -246,13 +213,13 @@ describe('forks inside an open turn (scenario 41)', () => {
   })
 
   test('a turn open from seq 0 has no balanced seq', () => {
-    add(sessions.create(), TS(1))
+    append(sessions.create(), TS(1))
     const error = refusedFork(() => sessions.fork('s1', { at: 0 }))
     expect(error).toMatchObject({ code: 'OPEN_TURN', turn: 1, nearestBalancedSeq: null })
   })
 
   test('the nearest balanced seq skips back over log-only events before the turn', () => {
-    addAll(sessions.create(), [...L1(), UM('between'), TS(2), SS(2, 1)])
+    appendAll(sessions.create(), [...L1(), UM('between'), TS(2), SS(2, 1)])
     const error = refusedFork(() => sessions.fork('s1'))
     expect(error).toMatchObject({ code: 'OPEN_TURN', turn: 2, nearestBalancedSeq: 6 })
     expect(sessions.fork('s1', { at: 6 }).length).toBe(8)

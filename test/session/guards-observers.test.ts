@@ -1,19 +1,15 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import {
-  createHarness,
   type Harness,
-  type HarnessError,
-  type HarnessErrorClass,
   type KernelErrorEvent,
-  type Session,
   type SessionEvent,
   type SessionRegistry,
   SessionStateError,
   SessionVetoError,
 } from 'yoke'
-import { fakeClock, fakeIds } from 'yoke/testing'
 import { type RecordingLogger, recordingLogger } from '../helpers/recording-logger.js'
-import { type EventPlan, SS, stampSeq, TS, UM } from './builders.js'
+import { SS, TS, UM } from './builders.js'
+import { append, expectRejects, freshRegistry, replaceUM } from './session-helpers.js'
 
 let harness: Harness
 let sessions: SessionRegistry
@@ -22,62 +18,18 @@ let reports: KernelErrorEvent[]
 
 beforeEach(async () => {
   logger = recordingLogger()
-  harness = await createHarness({ clock: fakeClock({ now: 1000 }), ids: fakeIds(), logger })
-  sessions = harness.ctx.sessions
+  ;({ harness, sessions } = await freshRegistry({ logger }))
   reports = []
   harness.on('kernel/error', (report) => {
     reports.push(report)
   })
 })
 
-afterEach(async () => {
-  await harness.close()
-})
-
-function append(session: Session, plan: EventPlan): SessionEvent {
-  const stamped = stampSeq(plan, session.length)
-  return session.append(stamped.type, stamped.data as never, stamped.options)
-}
+afterEach(() => harness.close())
 
 /** Lets pending promise reactions (async listener rejections) run. */
 function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve))
-}
-
-function replaceUM(x: string, start: number, end: number, sources: readonly number[]): EventPlan {
-  return { ...UM(x), options: { surfaceOp: { op: 'replace', start, end }, sourceEventSeqs: sources } }
-}
-
-/** Asserts "Rejects X" (see append.test.ts): the error, and `length`, `events`, nodes and messages unchanged. */
-function expectRejects<E>(
-  session: Session,
-  action: () => unknown,
-  errorClass: HarnessErrorClass<E>,
-  code: string,
-  fields: Readonly<Record<string, unknown>> = {},
-): E {
-  const length = session.length
-  const events = session.events
-  const nodes = [...session.surfaceNodes()]
-  const messages = session.deriveMessages()
-  let thrown: unknown
-  let threw = false
-  try {
-    action()
-  } catch (error) {
-    thrown = error
-    threw = true
-  }
-  expect(threw, `expected ${errorClass.brand} ${code}, but nothing was thrown`).toBe(true)
-  expect((errorClass as unknown as typeof HarnessError).is(thrown), `${String(thrown)} is a ${errorClass.brand}`).toBe(true)
-  const record = thrown as Record<string, unknown>
-  expect(record['code']).toBe(code)
-  for (const [key, value] of Object.entries(fields)) expect(record[key], key).toEqual(value)
-  expect(session.length).toBe(length)
-  expect(session.events).toBe(events)
-  expect(session.surfaceNodes()).toEqual(nodes)
-  expect(session.deriveMessages()).toBe(messages)
-  return thrown as E
 }
 
 function observe(): SessionEvent[] {

@@ -5,28 +5,10 @@ import {
   toolNotStartedText,
   toolOutcomeUnknownText,
 } from '../../src/session/interrupted-turn-closers.js'
-import type { JsonObject, JsonValue } from '../../src/session/json-value.js'
+import type { JsonObject } from '../../src/session/json-value.js'
 import type { SessionEvent } from '../../src/session/session-event.js'
-import { AM, type EventPlan, SE, SS, TC, TE, TR, TS, UM, call, logOf, text } from './builders.js'
-
-const L1 = [TS(1), SS(1, 1), UM('hi'), AM(1, 1, text('hello')), SE(1, 1), TE(1, 'completed')]
-const note = (n: number): EventPlan => ({ type: 'test/note', data: { n }, options: {} })
-
-function field(value: JsonValue | undefined, ...path: string[]): JsonValue | undefined {
-  let current = value
-  for (const key of path) {
-    if (typeof current !== 'object' || current === null || Array.isArray(current)) return undefined
-    current = (current as JsonObject)[key]
-  }
-  return current
-}
-
-function resultText(event: SessionEvent): JsonValue | undefined {
-  const content = field(event.data, 'message', 'content')
-  const block = Array.isArray(content) ? content[0] : undefined
-  const inner = field(block, 'content')
-  return field(Array.isArray(inner) ? inner[0] : undefined, 'text')
-}
+import { AM, type EventPlan, L1, SE, SS, TC, TE, TR, TS, UM, call, logOf, text } from './builders.js'
+import { field, note, resultText } from './session-helpers.js'
 
 function expectDeepFrozen(value: unknown): void {
   if (typeof value !== 'object' || value === null) return
@@ -50,7 +32,7 @@ const stepEnd = (turn: number, step: number, seq: number, time = 1000) => ({
 describe('interruptedTurnClosers', () => {
   test('returns nothing for an empty log or a log whose turns all ended (scenario 32)', () => {
     expect(interruptedTurnClosers([])).toEqual([])
-    expect(interruptedTurnClosers(logOf(L1))).toEqual([])
+    expect(interruptedTurnClosers(logOf(L1()))).toEqual([])
   })
 
   test('closes an open step and turn (scenario 32)', () => {
@@ -199,12 +181,12 @@ describe('interruptedTurnClosers', () => {
 
   test('writes only turn/end when the turn is open but no step is', () => {
     expect(interruptedTurnClosers(logOf([TS(1)]))).toStrictEqual([turnEnd(1, 1)])
-    const log = logOf([...L1, TS(2), SS(2, 1), AM(2, 1, call('c1')), TC(2, 1, 'c1'), TR(2, 1, 'c1', 9), SE(2, 1)])
+    const log = logOf([...L1(), TS(2), SS(2, 1), AM(2, 1, call('c1')), TC(2, 1, 'c1'), TR(2, 1, 'c1', 9), SE(2, 1)])
     expect(interruptedTurnClosers(log)).toStrictEqual([turnEnd(2, 12)])
   })
 
   test('returns nothing when the last turn ended and only log-only events follow', () => {
-    expect(interruptedTurnClosers(logOf([...L1, UM('later'), note(1), note(2)]))).toEqual([])
+    expect(interruptedTurnClosers(logOf([...L1(), UM('later'), note(1), note(2)]))).toEqual([])
   })
 
   test('forgets calls of steps and turns that ended', () => {

@@ -1,7 +1,6 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
-  createHarness,
   createSession,
   type Harness,
   interruptedTurnClosers,
@@ -12,9 +11,9 @@ import {
   SessionForkError,
   type SessionRegistry,
 } from 'yoke'
-import { fakeClock, fakeIds } from 'yoke/testing'
-import { recordingLogger } from '../helpers/recording-logger.js'
+import { fakeClock } from 'yoke/testing'
 import { AM, call, type EventPlan, SE, SS, stampSeq, TC, TE, TR, TS, text, UM, withSources } from './builders.js'
+import { appendAll, freshRegistry } from './session-helpers.js'
 
 const runs = { numRuns: 100 }
 
@@ -118,10 +117,6 @@ function producerPlans(script: Script): EventPlan[] {
   return plans
 }
 
-function appendAll(session: Session, plans: readonly EventPlan[]): void {
-  for (const plan of plans) session.append(plan.type, plan.data, plan.options)
-}
-
 /** The seqs after which no turn is open. */
 function balancedSeqs(events: readonly SessionEvent[]): number[] {
   const balanced: number[] = []
@@ -147,14 +142,11 @@ let harness: Harness
 let sessions: SessionRegistry
 
 beforeAll(async () => {
-  harness = await createHarness({ clock: fakeClock({ now: 1000 }), ids: fakeIds(), logger: recordingLogger() })
-  sessions = harness.ctx.sessions
+  ;({ harness, sessions } = await freshRegistry())
   sessions.registerEventType('test/note')
 })
 
-afterAll(async () => {
-  await harness.close()
-})
+afterAll(() => harness.close())
 
 /** Runs the plans as live appends in a fresh registry session; disposes it afterwards. */
 async function withLive(plans: readonly EventPlan[], check: (session: Session) => void | Promise<void>): Promise<void> {

@@ -1,9 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import {
-  createHarness,
   type Harness,
-  type HarnessError,
-  type HarnessErrorClass,
   type Session,
   type SessionEvent,
   SessionRegistryError,
@@ -11,9 +8,9 @@ import {
   SessionStateError,
   services,
 } from 'yoke'
-import { fakeClock, fakeIds } from 'yoke/testing'
-import { recordingLogger } from '../helpers/recording-logger.js'
-import { type EventPlan, SS, stampSeq, TS } from './builders.js'
+import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
+import { SS, TS } from './builders.js'
+import { append, expectError, freshRegistry } from './session-helpers.js'
 
 let harness: Harness
 let sessions: SessionRegistry
@@ -22,8 +19,7 @@ let disposed: Session[]
 let observed: { session: Session; event: SessionEvent }[]
 
 beforeEach(async () => {
-  harness = await createHarness({ clock: fakeClock({ now: 1000 }), ids: fakeIds(), logger: recordingLogger() })
-  sessions = harness.ctx.sessions
+  ;({ harness, sessions } = await freshRegistry())
   created = []
   disposed = []
   observed = []
@@ -38,40 +34,7 @@ beforeEach(async () => {
   })
 })
 
-afterEach(async () => {
-  await harness.close()
-})
-
-function append(session: Session, plan: EventPlan): SessionEvent {
-  const stamped = stampSeq(plan, session.length)
-  return session.append(stamped.type, stamped.data as never, stamped.options)
-}
-
-function thrownBy(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the call to throw')
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the promise to reject')
-}
-
-function expectError<E>(error: unknown, errorClass: HarnessErrorClass<E>, code: string, fields: Readonly<Record<string, unknown>> = {}): E {
-  expect((errorClass as unknown as typeof HarnessError).is(error), `${String(error)} is a ${errorClass.brand}`).toBe(true)
-  const record = error as Record<string, unknown>
-  expect(record['code']).toBe(code)
-  for (const [key, value] of Object.entries(fields)) expect(record[key], key).toEqual(value)
-  return error as E
-}
+afterEach(() => harness.close())
 
 describe('scenario 14: create, get, list and session/event', () => {
   test('create() makes s1 with one session/created; get and list find it; TS(1) dispatches the committed event', () => {
@@ -186,6 +149,9 @@ describe('scenario 18 (beyond dsh): dispose', () => {
   })
 
   test('flush of a live session resolves false without listeners and true with one', async () => {
+    await harness.close()
+    // Without the persistence entry nothing listens to session/flush.
+    ;({ harness, sessions } = await freshRegistry({ patches: [{ id: 'persistence', disabled: true }] }))
     const session = sessions.create()
     expect(await sessions.flush(session)).toBe(false)
     const flushed: string[] = []

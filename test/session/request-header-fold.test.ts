@@ -1,20 +1,18 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import {
   canonicalHeader,
-  createHarness,
   foldRequestHeader,
   type Harness,
   headerEquals,
   type JsonObject,
   type RequestHeader,
   type Session,
-  type SessionEvent,
   type SessionRegistry,
   StructureError,
 } from 'yoke'
-import { fakeClock, fakeIds } from 'yoke/testing'
-import { recordingLogger } from '../helpers/recording-logger.js'
-import { type EventPlan, logOf, SE, SS, stampSeq, TE, TS } from './builders.js'
+import { isDeepFrozen, thrownBy } from '../helpers/outcomes.js'
+import { type EventPlan, logOf, SE, SS, TE, TS } from './builders.js'
+import { append, freshRegistry } from './session-helpers.js'
 
 const H: RequestHeader = { config: { provider: 'mock', model: 'm' } }
 
@@ -22,27 +20,10 @@ let harness: Harness
 let sessions: SessionRegistry
 
 beforeEach(async () => {
-  harness = await createHarness({ clock: fakeClock({ now: 1000 }), ids: fakeIds(), logger: recordingLogger() })
-  sessions = harness.ctx.sessions
+  ;({ harness, sessions } = await freshRegistry())
 })
 
-afterEach(async () => {
-  await harness.close()
-})
-
-function add(session: Session, plan: EventPlan): SessionEvent {
-  const stamped = stampSeq(plan, session.length)
-  return session.append(stamped.type, stamped.data, stamped.options)
-}
-
-function thrown(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the action to throw')
-}
+afterEach(() => harness.close())
 
 function headerEvent(header: RequestHeader, reason: 'initial' | 'resume' | 'change'): EventPlan {
   return { type: 'request/header', data: { header: header as unknown as JsonObject, reason }, options: {} }
@@ -53,7 +34,7 @@ function expectHeaderReason(session: Session, plan: EventPlan): void {
   const length = session.length
   const events = session.events
   const folded = session.requestHeader()
-  const error = thrown(() => add(session, plan))
+  const error = thrownBy(() => append(session, plan))
   expect(StructureError.is(error), String(error)).toBe(true)
   expect(error).toMatchObject({ code: 'HEADER_REASON', type: 'request/header', seq: length })
   expect(session.length).toBe(length)
@@ -61,55 +42,50 @@ function expectHeaderReason(session: Session, plan: EventPlan): void {
   expect(session.requestHeader()).toBe(folded)
 }
 
-function deepFrozen(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return true
-  return Object.isFrozen(value) && Object.values(value).every(deepFrozen)
-}
-
 describe('the header reason rule (scenario 28)', () => {
   test('initial once, then resume or change only when it differs', () => {
     const session = sessions.create()
-    add(session, TS(1))
-    add(session, SS(1, 1))
+    append(session, TS(1))
+    append(session, SS(1, 1))
     expectHeaderReason(session, headerEvent(H, 'resume'))
     expect(session.requestHeader()).toBeUndefined()
-    add(session, headerEvent(H, 'initial'))
+    append(session, headerEvent(H, 'initial'))
     expect(session.requestHeader()).toEqual(H)
     expectHeaderReason(session, headerEvent(H, 'initial'))
     expectHeaderReason(session, headerEvent(H, 'change'))
     const changed: RequestHeader = { ...H, system: 'x' }
-    add(session, headerEvent(changed, 'change'))
+    append(session, headerEvent(changed, 'change'))
     expect(session.requestHeader()).toEqual(changed)
-    add(session, headerEvent(H, 'resume'))
+    append(session, headerEvent(H, 'resume'))
     expect(session.requestHeader()).toEqual(H)
     expect(session.length).toBe(5)
   })
 
   test('change without an earlier header is HEADER_REASON', () => {
     const session = sessions.create()
-    add(session, TS(1))
+    append(session, TS(1))
     expectHeaderReason(session, headerEvent({ ...H, system: 'x' }, 'change'))
   })
 
   test('a change to an equal header in non-canonical form is HEADER_REASON', () => {
     const session = sessions.create()
-    add(session, TS(1))
-    add(session, headerEvent(H, 'initial'))
+    append(session, TS(1))
+    append(session, headerEvent(H, 'initial'))
     expectHeaderReason(session, headerEvent({ ...H, system: '', tools: [], adapterDefaults: {} }, 'change'))
   })
 
   test('the rule spans turns: a later turn resumes or changes', () => {
     const session = sessions.create()
-    for (const plan of [TS(1), headerEvent(H, 'initial'), TE(1, 'completed'), TS(2)]) add(session, plan)
+    for (const plan of [TS(1), headerEvent(H, 'initial'), TE(1, 'completed'), TS(2)]) append(session, plan)
     expectHeaderReason(session, headerEvent(H, 'initial'))
-    add(session, headerEvent(H, 'resume'))
-    add(session, headerEvent({ config: { provider: 'mock', model: 'other' } }, 'change'))
+    append(session, headerEvent(H, 'resume'))
+    append(session, headerEvent({ config: { provider: 'mock', model: 'other' } }, 'change'))
     expect(session.requestHeader()).toEqual({ config: { provider: 'mock', model: 'other' } })
   })
 
   test('seeds follow the same rule, failing at the index', () => {
     const seed = logOf([TS(1), SS(1, 1), headerEvent(H, 'initial'), headerEvent(H, 'initial')])
-    const error = thrown(() => sessions.create({ seed }))
+    const error = thrownBy(() => sessions.create({ seed }))
     expect(StructureError.is(error)).toBe(true)
     expect(error).toMatchObject({ code: 'HEADER_REASON', index: 3 })
     const resumed = sessions.create({ seed: logOf([TS(1), headerEvent(H, 'initial'), headerEvent(H, 'resume')]) })
@@ -120,9 +96,9 @@ describe('the header reason rule (scenario 28)', () => {
     const seed = logOf([TS(1), SS(1, 1), headerEvent(H, 'initial'), SE(1, 1), TE(1, 'completed')])
     const session = sessions.create({ seed })
     expect(session.requestHeader()).toEqual(H)
-    add(session, TS(2))
+    append(session, TS(2))
     expectHeaderReason(session, headerEvent(H, 'initial'))
-    add(session, headerEvent(H, 'resume'))
+    append(session, headerEvent(H, 'resume'))
   })
 })
 
@@ -241,25 +217,25 @@ describe('foldRequestHeader and session.requestHeader()', () => {
 
   test('session.requestHeader() is the canonical fold, deep-frozen, and changes only with a header', () => {
     const session = sessions.create()
-    add(session, TS(1))
+    append(session, TS(1))
     expect(session.requestHeader()).toBeUndefined()
     const raw: RequestHeader = { ...full, adapterDefaults: { maxTokens: true }, tools: [] }
-    add(session, headerEvent(raw, 'initial'))
+    append(session, headerEvent(raw, 'initial'))
     const header = session.requestHeader()
     expect(header).toStrictEqual(canonicalHeader(raw))
     expect(header).not.toHaveProperty('tools')
-    expect(deepFrozen(header)).toBe(true)
-    add(session, SS(1, 1))
+    expect(isDeepFrozen(header)).toBe(true)
+    append(session, SS(1, 1))
     expect(session.requestHeader()).toBe(header)
     expect(session.requestHeader()).toStrictEqual(foldRequestHeader(session.events))
   })
 
   test('requestContext() is the data of the last request/context, replaced wholesale', () => {
     const session = sessions.create()
-    add(session, TS(1))
+    append(session, TS(1))
     expect(session.requestContext()).toBeUndefined()
-    add(session, { type: 'request/context', data: { provider: 'a', model: 'm', contextWindow: 1000 }, options: {} })
-    add(session, { type: 'request/context', data: { provider: 'b', model: 'n' }, options: {} })
+    append(session, { type: 'request/context', data: { provider: 'a', model: 'm', contextWindow: 1000 }, options: {} })
+    append(session, { type: 'request/context', data: { provider: 'b', model: 'n' }, options: {} })
     expect(session.requestContext()).toStrictEqual({ provider: 'b', model: 'n' })
     expect(session.requestContext()).toBe(session.at(2)?.data)
   })

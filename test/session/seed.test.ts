@@ -1,64 +1,34 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import {
-  createHarness,
   createSession,
   type Harness,
   HarnessError,
   type HarnessErrorClass,
-  type Session,
   type SessionEvent,
   SessionEventError,
   SessionHeaderError,
   type SessionRegistry,
   SurfaceError,
 } from 'yoke'
-import { fakeClock, fakeIds } from 'yoke/testing'
-import { recordingLogger } from '../helpers/recording-logger.js'
-import { AM, call, type EventPlan, logOf, SE, SS, stampSeq, TC, TE, TR, TS, text, UM } from './builders.js'
+import { fakeClock } from 'yoke/testing'
+import { isDeepFrozen, thrownBy } from '../helpers/outcomes.js'
+import { AM, call, type EventPlan, L1, logOf, SE, SS, TC, TE, TR, TS, text, UM } from './builders.js'
+import { append, appendAll, expectError, freshRegistry, recordCreatedIds } from './session-helpers.js'
 
 let harness: Harness
 let sessions: SessionRegistry
 let created: string[]
 
 beforeEach(async () => {
-  harness = await createHarness({ clock: fakeClock({ now: 1000 }), ids: fakeIds(), logger: recordingLogger() })
-  sessions = harness.ctx.sessions
-  created = []
-  harness.on('session/created', ({ session }) => {
-    created.push(session.id)
-  })
+  ;({ harness, sessions } = await freshRegistry())
+  created = recordCreatedIds(harness)
 })
 
-afterEach(async () => {
-  await harness.close()
-})
-
-function append(session: Session, plan: EventPlan): SessionEvent {
-  const stamped = stampSeq(plan, session.length)
-  return session.append(stamped.type, stamped.data as never, stamped.options)
-}
-
-function appendAll(session: Session, plans: readonly EventPlan[]): void {
-  for (const plan of plans) append(session, plan)
-}
-
-/** `L1` with a given `turn/end` reason. */
-function l1(reason: Parameters<typeof TE>[1] = 'completed'): EventPlan[] {
-  return [TS(1), SS(1, 1), UM('hi'), AM(1, 1, text('hello')), SE(1, 1), TE(1, reason)]
-}
+afterEach(() => harness.close())
 
 /** A seed event as a mutable plain object (a stored log's parsed line). */
 function rawEvent(plan: EventPlan, seq: number, time = 1000): Record<string, unknown> {
   return structuredClone({ ...(logOf([plan], time)[0] as SessionEvent), seq }) as Record<string, unknown>
-}
-
-function thrownBy(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the call to throw')
 }
 
 /**
@@ -69,29 +39,16 @@ function expectSeedRejects<E>(action: () => unknown, errorClass: HarnessErrorCla
   const listed = sessions.list()
   const announced = created.length
   const thrown = thrownBy(action)
-  expect((errorClass as unknown as typeof HarnessError).is(thrown), `${String(thrown)} is a ${errorClass.brand}`).toBe(true)
-  const record = thrown as Record<string, unknown>
-  expect(record['code']).toBe(code)
-  for (const [key, value] of Object.entries(fields)) expect(record[key], key).toEqual(value)
+  const typed = expectError(thrown, errorClass, code, fields)
   expect(sessions.list()).toEqual(listed)
   expect(created).toHaveLength(announced)
-  return thrown as E
-}
-
-function isDeepFrozen(value: unknown): boolean {
-  const stack: unknown[] = [value]
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    if (typeof item !== 'object' || item === null) continue
-    if (!Object.isFrozen(item)) return false
-    for (const child of Object.values(item)) stack.push(child)
-  }
-  return true
+  return typed
 }
 
 describe('scenario 2: seeding with a live log', () => {
   test('copies the log, appends one session/end-seed and derives the same messages', () => {
     const source = sessions.create()
-    appendAll(source, l1({ kind: 'aborted', reason: { kind: 'user' } }))
+    appendAll(source, L1({ kind: 'aborted', reason: { kind: 'user' } }))
     const seeded = sessions.create({ seed: source.events })
     expect(seeded.id).toBe('s2')
     expect(seeded.length).toBe(7)
@@ -129,7 +86,7 @@ describe('scenario 3: firstLiveSeq and the marker', () => {
 
   test('a restarted fork: firstLiveSeq 6 in the first life and 9 after two live events (§8)', () => {
     const source = sessions.create()
-    appendAll(source, l1())
+    appendAll(source, L1())
     const child = sessions.create({ seed: source.events })
     expect(child.firstLiveSeq).toBe(6)
     appendAll(child, [TS(2), TE(2, 'completed')])
@@ -449,7 +406,7 @@ describe('§8 what a seed commits', () => {
     harness.on('session/created', ({ session }) => {
       lengths.push(session.length)
     })
-    const session = sessions.create({ seed: logOf(l1()) })
+    const session = sessions.create({ seed: logOf(L1()) })
     expect(guarded).toBe(0)
     expect(observed).toEqual([])
     expect(lengths).toEqual([7])

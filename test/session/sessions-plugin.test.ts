@@ -1,26 +1,21 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import {
-  createHarness,
   definePlugin,
   type Harness,
   type HarnessOptions,
   type Session,
-  type SessionEvent,
   sessionEvents,
   SessionRegistry,
   SessionVetoError,
   services,
 } from 'yoke'
-import { fakeClock, fakeIds } from 'yoke/testing'
-import { recordingLogger } from '../helpers/recording-logger.js'
-import { AM, type EventPlan, SE, SS, stampSeq, TE, TS, text, UM } from './builders.js'
-
-const L1 = (): EventPlan[] => [TS(1), SS(1, 1), UM('hi'), AM(1, 1, text('hello')), SE(1, 1), TE(1, 'completed')]
+import { L1, TE, TS } from './builders.js'
+import { append, freshHarness } from './session-helpers.js'
 
 const open: Harness[] = []
 
 async function start(options: HarnessOptions = {}): Promise<Harness> {
-  const harness = await createHarness({ clock: fakeClock({ now: 1000 }), ids: fakeIds(), logger: recordingLogger(), ...options })
+  const harness = await freshHarness(options)
   open.push(harness)
   return harness
 }
@@ -28,11 +23,6 @@ async function start(options: HarnessOptions = {}): Promise<Harness> {
 afterEach(async () => {
   for (const harness of open.splice(0)) await harness.close()
 })
-
-function add(session: Session, plan: EventPlan): SessionEvent {
-  const stamped = stampSeq(plan, session.length)
-  return session.append(stamped.type, stamped.data, stamped.options)
-}
 
 describe('the session entry', () => {
   test('is the first entry of the default bundle and provides sessions', async () => {
@@ -51,13 +41,14 @@ describe('the session entry', () => {
     expect(harness.ctx.get(services.sessions)).toBe(sessions)
     const session = sessions.create()
     expect(session.id).toBe('s1')
-    for (const plan of L1()) add(session, plan)
+    for (const plan of L1()) append(session, plan)
     expect(sessions.get('s1')).toBe(session)
     expect(sessions.list()).toEqual([session])
     const child = sessions.fork('s1')
     expect(child.id).toBe('s2')
     expect(sessions.list()).toEqual([session, child])
-    expect(await sessions.flush(session)).toBe(false)
+    // The persistence entry listens to session/flush and writes the session out.
+    expect(await sessions.flush(session)).toBe(true)
     await sessions.dispose('s2')
     expect(sessions.get('s2')).toBeUndefined()
     expect(child.disposed).toBe(true)
@@ -86,10 +77,10 @@ describe('the session entry', () => {
     const sessions = harness.ctx.sessions
     const session = sessions.get('from-plugin') as Session
     expect(session).toBeDefined()
-    add(session, TS(1))
+    append(session, TS(1))
     let vetoed: unknown
     try {
-      add(session, TE(1, 'completed'))
+      append(session, TE(1, 'completed'))
     } catch (error) {
       vetoed = error
     }
@@ -97,7 +88,7 @@ describe('the session entry', () => {
     expect(vetoed).toMatchObject({ code: 'APPEND_VETOED', guard: 'no-end' })
     expect(seen).toEqual([0, 1])
     await handle.dispose()
-    add(session, TE(1, 'completed'))
+    append(session, TE(1, 'completed'))
     expect(seen).toEqual([0, 1])
     expect(session.length).toBe(2)
     expect(sessions.get('from-plugin')).toBe(session)
@@ -116,7 +107,13 @@ describe('the session entry', () => {
   })
 
   test('disabling the entry leaves no sessions service', async () => {
-    const harness = await start({ patches: [{ id: 'session', disabled: true }] })
+    // The persistence entry injects sessions, so it is disabled with it.
+    const harness = await start({
+      patches: [
+        { id: 'session', disabled: true },
+        { id: 'persistence', disabled: true },
+      ],
+    })
     expect(harness.describe().entries.find((entry) => entry.id === 'session')?.disabled).toBe(true)
     expect(() => harness.ctx.sessions).toThrow()
     expect(harness.ctx.getOptional(services.sessions)).toBeUndefined()
@@ -135,15 +132,10 @@ describe('closing the harness', () => {
         })
       },
     })
-    const harness = await createHarness({
-      clock: fakeClock({ now: 1000 }),
-      ids: fakeIds(),
-      logger: recordingLogger(),
-      patches: [{ id: 'watcher', plugin: watcher, before: 'session' }],
-    })
+    const harness = await freshHarness({ patches: [{ id: 'watcher', plugin: watcher, before: 'session' }] })
     const sessions = harness.ctx.sessions
     const first = sessions.create()
-    for (const plan of L1()) add(first, plan)
+    for (const plan of L1()) append(first, plan)
     const second = sessions.create()
     const third = sessions.create()
     await sessions.dispose(third)
@@ -157,7 +149,7 @@ describe('closing the harness', () => {
     expect(sessions.get('s1')).toBeUndefined()
     let failure: unknown
     try {
-      add(first, TS(2))
+      append(first, TS(2))
     } catch (error) {
       failure = error
     }
@@ -166,7 +158,7 @@ describe('closing the harness', () => {
   })
 
   test('a registry held from before close is empty afterwards', async () => {
-    const harness = await createHarness({ clock: fakeClock({ now: 1000 }), ids: fakeIds(), logger: recordingLogger() })
+    const harness = await freshHarness()
     const sessions = harness.ctx.sessions
     const held = [sessions.create(), sessions.create({ id: 'named' })]
     await harness.close()

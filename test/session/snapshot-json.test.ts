@@ -5,6 +5,7 @@ import { ErrorCode } from '../../src/errors/codes.js'
 import { SessionEventError } from '../../src/errors/session-event-error.js'
 import type { JsonValue } from '../../src/session/json-value.js'
 import { canonicalJson, isJsonValue, jsonEquals, snapshotJson } from '../../src/session/snapshot-json.js'
+import { isDeepFrozen } from '../helpers/outcomes.js'
 
 const DEEP = 20_000
 
@@ -29,10 +30,6 @@ function containersOf(value: unknown): object[] {
     pending.push(...Object.values(next))
   }
   return found
-}
-
-function isDeepFrozen(value: unknown): boolean {
-  return containersOf(value).every((container) => Object.isFrozen(container))
 }
 
 function selfCycle(): Record<string, unknown> {

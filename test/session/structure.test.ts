@@ -1,51 +1,26 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import {
-  createHarness,
   type Harness,
   type JsonObject,
   type Session,
-  type SessionEvent,
   SessionEventError,
   type SessionRegistry,
   StructureError,
 } from 'yoke'
-import { fakeClock, fakeIds } from 'yoke/testing'
-import { recordingLogger } from '../helpers/recording-logger.js'
-import { AM, call, type EventPlan, logOf, SE, SS, stampSeq, TC, TE, TR, TS, text, UM, withSources } from './builders.js'
+import { thrownBy } from '../helpers/outcomes.js'
+import { AM, call, type EventPlan, L1, logOf, SE, SS, TC, TE, TR, TS, text, UM, withSources } from './builders.js'
+import { append, appendAll, freshRegistry } from './session-helpers.js'
 
-const L1 = (): EventPlan[] => [TS(1), SS(1, 1), UM('hi'), AM(1, 1, text('hello')), SE(1, 1), TE(1, 'completed')]
 const H: JsonObject = { config: { provider: 'mock', model: 'm' } }
 
 let harness: Harness
 let sessions: SessionRegistry
 
 beforeEach(async () => {
-  harness = await createHarness({ clock: fakeClock({ now: 1000 }), ids: fakeIds(), logger: recordingLogger() })
-  sessions = harness.ctx.sessions
+  ;({ harness, sessions } = await freshRegistry())
 })
 
-afterEach(async () => {
-  await harness.close()
-})
-
-/** Appends a plan with its final message id. */
-function add(session: Session, plan: EventPlan): SessionEvent {
-  const stamped = stampSeq(plan, session.length)
-  return session.append(stamped.type, stamped.data, stamped.options)
-}
-
-function addAll(session: Session, plans: readonly EventPlan[]): void {
-  for (const plan of plans) add(session, plan)
-}
-
-function thrown(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the action to throw')
-}
+afterEach(() => harness.close())
 
 /** Runs a rejected append: returns its error after checking that nothing changed. */
 function rejects(session: Session, plan: EventPlan): unknown {
@@ -54,7 +29,7 @@ function rejects(session: Session, plan: EventPlan): unknown {
   const nodes = [...session.surfaceNodes()]
   const messages = session.deriveMessages()
   const turnState = session.turnState()
-  const error = thrown(() => add(session, plan))
+  const error = thrownBy(() => append(session, plan))
   expect(session.length).toBe(length)
   expect(session.events).toBe(events)
   expect(session.surfaceNodes()).toEqual(nodes)
@@ -97,19 +72,19 @@ const chunk = (turn: number, step: number, value: string): EventPlan => ({
 describe('turn nesting and numbering (scenario 24)', () => {
   test('a second turn/start while a turn is open is TURN_OPEN', () => {
     const session = sessions.create()
-    add(session, TS(1))
+    append(session, TS(1))
     expectStructureError(rejects(session, TS(2)), { code: 'TURN_OPEN', sessionId: 's1', type: 'turn/start', seq: 1 })
   })
 
   test('a turn/end naming another turn is TURN_MISMATCH with expected and actual', () => {
     const session = sessions.create()
-    add(session, TS(1))
+    append(session, TS(1))
     expectStructureError(rejects(session, TE(2, 'completed')), { code: 'TURN_MISMATCH', expected: 1, actual: 2 })
   })
 
   test('skipping a turn number is TURN_NUMBER with expected and actual', () => {
     const session = sessions.create()
-    addAll(session, [TS(1), TE(1, 'completed')])
+    appendAll(session, [TS(1), TE(1, 'completed')])
     expectStructureError(rejects(session, TS(3)), { code: 'TURN_NUMBER', expected: 2, actual: 3, seq: 2 })
   })
 
@@ -126,22 +101,22 @@ describe('turn nesting and numbering (scenario 24)', () => {
   test('a request/context between turns is NO_OPEN_TURN, before any turn and after one', () => {
     const session = sessions.create()
     expectStructureError(rejects(session, requestContext()), { code: 'NO_OPEN_TURN' })
-    addAll(session, L1())
+    appendAll(session, L1())
     expectStructureError(rejects(session, requestContext()), { code: 'NO_OPEN_TURN', seq: 6 })
   })
 
   test('a request/header between turns is NO_OPEN_TURN', () => {
     const session = sessions.create()
-    addAll(session, L1())
+    appendAll(session, L1())
     const header: EventPlan = { type: 'request/header', data: { header: H, reason: 'initial' }, options: {} }
     expectStructureError(rejects(session, header), { code: 'NO_OPEN_TURN' })
   })
 
   test('a user/message between turns and the whole of L1 are accepted', () => {
     const session = sessions.create()
-    add(session, UM('before'))
-    addAll(session, L1())
-    add(session, UM('after'))
+    append(session, UM('before'))
+    appendAll(session, L1())
+    append(session, UM('after'))
     expect(session.events.map((event) => event.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
     expect(session.turnState()).toEqual({ openTurn: null, openStep: null, nextTurn: 2, pendingCallIds: [] })
     expect(session.deriveMessages().map((message) => message.id)).toEqual(['u-before', 'u-hi', 'a-4', 'u-after'])
@@ -149,13 +124,13 @@ describe('turn nesting and numbering (scenario 24)', () => {
 
   test('L1 leaves no open turn and numbers the next turn', () => {
     const session = sessions.create()
-    addAll(session, L1())
+    appendAll(session, L1())
     expect(session.length).toBe(6)
     const state = session.turnState()
     expect(state).toEqual({ openTurn: null, openStep: null, nextTurn: 2, pendingCallIds: [] })
     expect(Object.isFrozen(state)).toBe(true)
     expect(Object.isFrozen(state.pendingCallIds)).toBe(true)
-    add(session, TS(2))
+    append(session, TS(2))
     expect(session.turnState()).toMatchObject({ openTurn: 2, openStep: null, nextTurn: 3 })
   })
 })
@@ -163,39 +138,39 @@ describe('turn nesting and numbering (scenario 24)', () => {
 describe('step nesting and numbering', () => {
   test('turn/end with an open step is STEP_OPEN', () => {
     const session = sessions.create()
-    addAll(session, [TS(1), SS(1, 1)])
+    appendAll(session, [TS(1), SS(1, 1)])
     expectStructureError(rejects(session, TE(1, 'completed')), { code: 'STEP_OPEN' })
   })
 
   test('step/start needs an open turn of the same number, no open step and the next number', () => {
     const session = sessions.create()
     expectStructureError(rejects(session, SS(1, 1)), { code: 'NO_OPEN_TURN' })
-    add(session, TS(1))
+    append(session, TS(1))
     expectStructureError(rejects(session, SS(2, 1)), { code: 'TURN_MISMATCH', expected: 1, actual: 2 })
     expectStructureError(rejects(session, SS(1, 2)), { code: 'STEP_NUMBER', expected: 1, actual: 2 })
-    add(session, SS(1, 1))
+    append(session, SS(1, 1))
     expectStructureError(rejects(session, SS(1, 2)), { code: 'STEP_OPEN' })
-    add(session, SE(1, 1))
+    append(session, SE(1, 1))
     expectStructureError(rejects(session, SS(1, 1)), { code: 'STEP_NUMBER', expected: 2, actual: 1 })
-    add(session, SS(1, 2))
+    append(session, SS(1, 2))
     expect(session.turnState()).toMatchObject({ openTurn: 1, openStep: 2 })
   })
 
   test('step numbers restart at 1 in each turn', () => {
     const session = sessions.create()
-    addAll(session, [TS(1), SS(1, 1), SE(1, 1), SS(1, 2), SE(1, 2), TE(1, 'completed'), TS(2)])
+    appendAll(session, [TS(1), SS(1, 1), SE(1, 1), SS(1, 2), SE(1, 2), TE(1, 'completed'), TS(2)])
     expectStructureError(rejects(session, SS(2, 3)), { code: 'STEP_NUMBER', expected: 1, actual: 3 })
-    add(session, SS(2, 1))
+    append(session, SS(2, 1))
   })
 
   test('step-scoped events need the open step', () => {
     const session = sessions.create()
-    add(session, TS(1))
+    append(session, TS(1))
     expectStructureError(rejects(session, SE(1, 1)), { code: 'NO_OPEN_STEP' })
     expectStructureError(rejects(session, chunk(1, 1, 'x')), { code: 'NO_OPEN_STEP' })
     expectStructureError(rejects(session, AM(1, 1, text('x'))), { code: 'NO_OPEN_STEP' })
     expectStructureError(rejects(session, TC(1, 1, 'c1')), { code: 'NO_OPEN_STEP' })
-    add(session, SS(1, 1))
+    append(session, SS(1, 1))
     const mismatch = { code: 'STEP_MISMATCH', expected: { turn: 1, step: 1 }, actual: { turn: 1, step: 2 } }
     expectStructureError(rejects(session, SE(1, 2)), mismatch)
     expectStructureError(rejects(session, chunk(1, 2, 'x')), mismatch)
@@ -206,7 +181,7 @@ describe('step nesting and numbering', () => {
 
   test('a structure failure in a seed carries its index and creates nothing', () => {
     const seed = logOf([TS(1), SS(1, 1), SS(1, 2)])
-    const error = thrown(() => sessions.create({ id: 'seeded', seed }))
+    const error = thrownBy(() => sessions.create({ id: 'seeded', seed }))
     expectStructureError(error, { code: 'STEP_OPEN', index: 2 })
     expect(sessions.get('seeded')).toBeUndefined()
   })
@@ -215,7 +190,7 @@ describe('step nesting and numbering', () => {
 describe('the tool-call table (scenario 25)', () => {
   test('a result for an unknown call is UNKNOWN_TOOL_CALL; for another step STEP_MISMATCH', () => {
     const session = sessions.create()
-    addAll(session, [TS(1), SS(1, 1)])
+    appendAll(session, [TS(1), SS(1, 1)])
     const unknown = rejects(session, TR(1, 1, 'ghost', 0))
     expectStructureError(unknown, { code: 'UNKNOWN_TOOL_CALL', callId: 'ghost', seq: 2, type: 'tool/result' })
     const message = (unknown as Error).message
@@ -229,58 +204,58 @@ describe('the tool-call table (scenario 25)', () => {
 
   test('step/end with an unanswered started call is UNANSWERED_TOOL_CALL; answering it lets the step end', () => {
     const session = sessions.create()
-    addAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1')), TC(1, 1, 'c1')])
+    appendAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1')), TC(1, 1, 'c1')])
     expect(session.turnState().pendingCallIds).toEqual(['c1'])
     expectStructureError(rejects(session, SE(1, 1)), { code: 'UNANSWERED_TOOL_CALL', callIds: ['c1'], seq: 4 })
-    add(session, TR(1, 1, 'c1', 3))
+    append(session, TR(1, 1, 'c1', 3))
     expect(session.turnState().pendingCallIds).toEqual([])
-    add(session, SE(1, 1))
+    append(session, SE(1, 1))
     expect(session.turnState()).toMatchObject({ openTurn: 1, openStep: null })
   })
 
   test('a requested call without tool/call also blocks step/end', () => {
     const session = sessions.create()
-    addAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1'))])
+    appendAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1'))])
     expectStructureError(rejects(session, SE(1, 1)), { code: 'UNANSWERED_TOOL_CALL', callIds: ['c1'] })
   })
 
   test('pendingCallIds and callIds list unanswered rows in table order', () => {
     const session = sessions.create()
-    addAll(session, [TS(1), SS(1, 1), AM(1, 1, call('b'), call('a')), TC(1, 1, 'orphan'), TC(1, 1, 'a')])
+    appendAll(session, [TS(1), SS(1, 1), AM(1, 1, call('b'), call('a')), TC(1, 1, 'orphan'), TC(1, 1, 'a')])
     expect(session.turnState().pendingCallIds).toEqual(['b', 'a', 'orphan'])
-    add(session, TR(1, 1, 'a', 4))
+    append(session, TR(1, 1, 'a', 4))
     expectStructureError(rejects(session, SE(1, 1)), { code: 'UNANSWERED_TOOL_CALL', callIds: ['b', 'orphan'] })
   })
 
   test('an orphan tool/call (no block) adds a row that must be answered', () => {
     const session = sessions.create()
-    addAll(session, [TS(1), SS(1, 1), TC(1, 1, 'o1')])
+    appendAll(session, [TS(1), SS(1, 1), TC(1, 1, 'o1')])
     expectStructureError(rejects(session, SE(1, 1)), { code: 'UNANSWERED_TOOL_CALL', callIds: ['o1'] })
-    add(session, TR(1, 1, 'o1', 2))
-    add(session, SE(1, 1))
+    append(session, TR(1, 1, 'o1', 2))
+    append(session, SE(1, 1))
   })
 
   test('a repeated block id in one message is DUPLICATE_TOOL_CALL', () => {
     const session = sessions.create()
-    addAll(session, [TS(1), SS(1, 1)])
+    appendAll(session, [TS(1), SS(1, 1)])
     expectStructureError(rejects(session, AM(1, 1, call('c1'), call('c1'))), { code: 'DUPLICATE_TOOL_CALL', callId: 'c1' })
   })
 
   test('a block id already requested in the step is DUPLICATE_TOOL_CALL', () => {
     const session = sessions.create()
-    addAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1'))])
+    appendAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1'))])
     expectStructureError(rejects(session, AM(1, 1, call('c1'))), { code: 'DUPLICATE_TOOL_CALL', callId: 'c1' })
   })
 
   test('a second tool/call for the same id is DUPLICATE_TOOL_CALL', () => {
     const session = sessions.create()
-    addAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1')), TC(1, 1, 'c1')])
+    appendAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1')), TC(1, 1, 'c1')])
     expectStructureError(rejects(session, TC(1, 1, 'c1')), { code: 'DUPLICATE_TOOL_CALL', callId: 'c1' })
   })
 
   test('a second result for an answered call is UNKNOWN_TOOL_CALL', () => {
     const session = sessions.create()
-    addAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1')), TC(1, 1, 'c1'), TR(1, 1, 'c1', 3)])
+    appendAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1')), TC(1, 1, 'c1'), TR(1, 1, 'c1', 3)])
     const original = TR(1, 1, 'c1', 3)
     const data = original.data as JsonObject
     const renamed: EventPlan = { ...original, data: { ...data, message: { ...(data['message'] as JsonObject), id: 'r-c1-again' } } }
@@ -289,14 +264,14 @@ describe('the tool-call table (scenario 25)', () => {
 
   test('a tool-result rewrite (replace) needs an open turn only', () => {
     const session = sessions.create()
-    addAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1')), TC(1, 1, 'c1'), TR(1, 1, 'c1', 3), SE(1, 1), TE(1, 'completed')])
+    appendAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1')), TC(1, 1, 'c1'), TR(1, 1, 'c1', 3), SE(1, 1), TE(1, 'completed')])
     const rewrite: EventPlan = {
       ...TR(1, 1, 'c1', 3),
       options: { surfaceOp: { op: 'replace', start: 4, end: 4 }, sourceEventSeqs: [4] },
     }
     expectStructureError(rejects(session, rewrite), { code: 'NO_OPEN_TURN' })
-    add(session, TS(2))
-    add(session, rewrite)
+    append(session, TS(2))
+    append(session, rewrite)
     expect(session.surfaceNodes()).toEqual([2, 8])
   })
 })
@@ -304,11 +279,11 @@ describe('the tool-call table (scenario 25)', () => {
 describe('calls that never started (scenario 26)', () => {
   test('a TOOL_NOT_STARTED error result answers a requested, unstarted call', () => {
     const session = sessions.create()
-    addAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1'))])
+    appendAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1'))])
     expectStructureError(rejects(session, notStartedResult(1, 1, 'c2')), { code: 'UNKNOWN_TOOL_CALL', callId: 'c2' })
-    add(session, notStartedResult(1, 1, 'c1'))
-    add(session, SE(1, 1))
-    add(session, TE(1, 'interrupted'))
+    append(session, notStartedResult(1, 1, 'c1'))
+    append(session, SE(1, 1))
+    append(session, TE(1, 'interrupted'))
     expect(session.length).toBe(6)
     expect(session.turnState()).toEqual({ openTurn: null, openStep: null, nextTurn: 2, pendingCallIds: [] })
     expect(session.deriveMessages().map((message) => message.role)).toEqual(['assistant', 'user'])
@@ -316,7 +291,7 @@ describe('calls that never started (scenario 26)', () => {
 
   test('without TOOL_NOT_STARTED, an unstarted call cannot be answered', () => {
     const session = sessions.create()
-    addAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1'))])
+    appendAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1'))])
     expectStructureError(rejects(session, withSources(TR(1, 1, 'c1', 2), [2])), { code: 'UNKNOWN_TOOL_CALL', callId: 'c1' })
   })
 })
@@ -324,27 +299,27 @@ describe('calls that never started (scenario 26)', () => {
 describe('message ids (scenario 27)', () => {
   test('a user/message reusing an id is MESSAGE_ID_REUSED', () => {
     const session = sessions.create()
-    add(session, UM('a'))
+    append(session, UM('a'))
     expectStructureError(rejects(session, UM('a')), { code: 'MESSAGE_ID_REUSED', messageId: 'u-a', seq: 1 })
   })
 
   test('a replace-form user/message reusing an id is MESSAGE_ID_REUSED', () => {
     const session = sessions.create()
-    add(session, UM('a'))
+    append(session, UM('a'))
     const replace: EventPlan = { ...UM('a'), options: { surfaceOp: { op: 'replace', start: 0, end: 0 }, sourceEventSeqs: [0] } }
     expectStructureError(rejects(session, replace), { code: 'MESSAGE_ID_REUSED', messageId: 'u-a' })
   })
 
   test('assistant and tool-result ids share the space with user ids', () => {
     const session = sessions.create()
-    addAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1')), TC(1, 1, 'c1')])
+    appendAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1')), TC(1, 1, 'c1')])
     const clash: EventPlan = {
       type: 'user/message',
       data: { id: 'a-2', role: 'user', content: [{ type: 'text', text: 'x' }], source: { kind: 'user' } },
       options: { surfaceOp: 'append' },
     }
     expectStructureError(rejects(session, clash), { code: 'MESSAGE_ID_REUSED', messageId: 'a-2' })
-    add(session, TR(1, 1, 'c1', 3))
+    append(session, TR(1, 1, 'c1', 3))
     const clashResult: EventPlan = { ...UM('x'), data: { ...(UM('x').data as JsonObject), id: 'r-c1' } }
     expectStructureError(rejects(session, clashResult), { code: 'MESSAGE_ID_REUSED', messageId: 'r-c1' })
   })
@@ -356,14 +331,14 @@ describe('message ids (scenario 27)', () => {
       data: { target: 'next-turn', start: 0, inserted: [UM('a').data] },
       options: {},
     }
-    add(session, spliced)
-    add(session, UM('a'))
+    append(session, spliced)
+    append(session, UM('a'))
     expect(session.length).toBe(2)
   })
 
   test('a reused id in a seed is MESSAGE_ID_REUSED with its index', () => {
     expectStructureError(
-      thrown(() => sessions.create({ seed: logOf([UM('a'), UM('b'), UM('a')]) })),
+      thrownBy(() => sessions.create({ seed: logOf([UM('a'), UM('b'), UM('a')]) })),
       { code: 'MESSAGE_ID_REUSED', index: 2 },
     )
     expect(sessions.list()).toEqual([])
@@ -402,7 +377,7 @@ function canonicalTurn(): EventPlan[] {
 describe('the canonical tool turn (scenario 42)', () => {
   test('is accepted as live appends', () => {
     const session = sessions.create()
-    addAll(session, canonicalTurn())
+    appendAll(session, canonicalTurn())
     expect(session.length).toBe(17)
     expect(session.events.map((event) => event.seq)).toEqual([...Array(17).keys()])
     expect(session.events.every((event) => event.time === 1000)).toBe(true)
@@ -416,7 +391,7 @@ describe('the canonical tool turn (scenario 42)', () => {
 
   test('is accepted as a seed and derives the same', () => {
     const live = sessions.create()
-    addAll(live, canonicalTurn())
+    appendAll(live, canonicalTurn())
     const seeded = sessions.create({ seed: logOf(canonicalTurn()) })
     expect(seeded.length).toBe(18)
     expect(seeded.events.slice(0, 17)).toEqual(live.events)
@@ -431,7 +406,7 @@ describe('the canonical tool turn (scenario 42)', () => {
   test('a seed breaking the structure rules fails at that index', () => {
     const plans = canonicalTurn()
     const broken = logOf([...plans.slice(0, 11), TE(1, 'completed')])
-    const error = thrown(() => sessions.create({ seed: broken }))
+    const error = thrownBy(() => sessions.create({ seed: broken }))
     expectStructureError(error, { code: 'STEP_OPEN', index: 11 })
     expect(SessionEventError.is(error)).toBe(false)
   })

@@ -1,12 +1,9 @@
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import {
-  createHarness,
   createSession,
   foldSurface,
   type Harness,
-  type HarnessError,
-  type HarnessErrorClass,
   type JsonObject,
   type Message,
   type Session,
@@ -16,71 +13,23 @@ import {
   type SessionRegistry,
   SurfaceError,
 } from 'yoke'
-import { fakeClock, fakeIds } from 'yoke/testing'
-import { recordingLogger } from '../helpers/recording-logger.js'
-import { AM, call, type EventPlan, logOf, SE, SS, stampSeq, TC, TE, TR, TS, text, UM, withSources } from './builders.js'
+import { fakeClock } from 'yoke/testing'
+import { isDeepFrozen } from '../helpers/outcomes.js'
+import { AM, call, type EventPlan, logOf, SE, SS, TC, TE, TR, TS, text, UM, withSources } from './builders.js'
+import { append, appendAll, expectRejects, freshRegistry, replaceUM } from './session-helpers.js'
 
 let harness: Harness
 let sessions: SessionRegistry
 
 beforeEach(async () => {
-  harness = await createHarness({ clock: fakeClock({ now: 1000 }), ids: fakeIds(), logger: recordingLogger() })
-  sessions = harness.ctx.sessions
+  ;({ harness, sessions } = await freshRegistry())
 })
 
-afterEach(async () => {
-  await harness.close()
-})
-
-function append(session: Session, plan: EventPlan): SessionEvent {
-  const stamped = stampSeq(plan, session.length)
-  return session.append(stamped.type, stamped.data as never, stamped.options)
-}
-
-function appendAll(session: Session, plans: readonly EventPlan[]): void {
-  for (const plan of plans) append(session, plan)
-}
+afterEach(() => harness.close())
 
 /** A plan with other (possibly invalid) append options. */
 function withOptions(plan: EventPlan, options: unknown): EventPlan {
   return { ...plan, options: options as EventPlan['options'] }
-}
-
-/** A `UM(x)` that replaces the nodes from `start` to `end` with the given sources. */
-function replaceUM(x: string, start: number, end: number, sources: readonly number[]): EventPlan {
-  return withOptions(UM(x), { surfaceOp: { op: 'replace', start, end }, sourceEventSeqs: sources })
-}
-
-/** Asserts "Rejects X" (see append.test.ts): the error, and `length`, `events`, nodes and messages unchanged. */
-function expectRejects<E>(
-  session: Session,
-  action: () => unknown,
-  errorClass: HarnessErrorClass<E>,
-  code: string,
-  fields: Readonly<Record<string, unknown>> = {},
-): E {
-  const length = session.length
-  const events = session.events
-  const nodes = [...session.surfaceNodes()]
-  const messages = session.deriveMessages()
-  let thrown: unknown
-  let threw = false
-  try {
-    action()
-  } catch (error) {
-    thrown = error
-    threw = true
-  }
-  expect(threw, `expected ${errorClass.brand} ${code}, but nothing was thrown`).toBe(true)
-  expect((errorClass as unknown as typeof HarnessError).is(thrown), `${String(thrown)} is a ${errorClass.brand}`).toBe(true)
-  const record = thrown as Record<string, unknown>
-  expect(record['code']).toBe(code)
-  for (const [key, value] of Object.entries(fields)) expect(record[key], key).toEqual(value)
-  expect(session.length).toBe(length)
-  expect(session.events).toBe(events)
-  expect(session.surfaceNodes()).toEqual(nodes)
-  expect(session.deriveMessages()).toBe(messages)
-  return thrown as E
 }
 
 /** §6 "Projection", computed from scratch: fold the surface, then project each node. */
@@ -97,16 +46,6 @@ function projectFromScratch(events: readonly SessionEvent[]): unknown[] {
     }
   }
   return messages
-}
-
-function isDeepFrozen(value: unknown): boolean {
-  const stack: unknown[] = [value]
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    if (typeof item !== 'object' || item === null) continue
-    if (!Object.isFrozen(item)) return false
-    for (const child of Object.values(item)) stack.push(child)
-  }
-  return true
 }
 
 /** The `tool/result` of `TR(turn, step, callId, ·)` with other result content, as a rewrite of `target`. */

@@ -1,0 +1,31 @@
+/**
+ * Persistence: the adapter contract, the coordinator, write-behind, and the memory and JSONL
+ * adapters (03-persistence.md).
+ *
+ * @module
+ */
+export { type JsonlPersistence, type JsonlPersistenceOptions, jsonlPersistence } from './jsonl/jsonl-persistence.js'
+export type { BytesRead, BytesWritten, JsonlFileHandle, JsonlFileSystem } from './jsonl/jsonl-file-system.js'
+export { createMemoryStore, type MemoryPersistence, type MemoryPersistenceOptions, type MemoryStore, memoryPersistence } from './memory-persistence.js'
+export type {
+  AppendBatchOptions,
+  Lease,
+  LoadOptions,
+  PersistenceAdapter,
+  ReadOptions,
+  StoredListing,
+  StoredSuffix,
+  StoredLog,
+  TornTail,
+} from './persistence-adapter.js'
+export {
+  type InspectedLog,
+  type LoadedLog,
+  type OperationOptions,
+  PersistenceCoordinator,
+  type RepairReport,
+  type SessionPreparation,
+} from './persistence-coordinator.js'
+export { type PersistenceEvents, persistenceEvents, type SessionWriteFailedPayload } from './persistence-events.js'
+export { isPersistenceAdapter, type JsonlShorthand, type PersistenceEntryConfig } from './persistence-plugin.js'
+export { type WriteBehindOptions, writeBehindOptionsSchema } from './write-behind.js'

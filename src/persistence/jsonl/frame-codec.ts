@@ -1,0 +1,138 @@
+import { decodeGzipMembers, encodeGzipFrame } from './gzip-frames.js'
+import { createZstdEncoder, decodeZstdFrames, type ZstdEncoderOptions } from './zstd-frames.js'
+import { ErrorCode } from '../../errors/codes.js'
+import { ConfigError } from '../../errors/config-error.js'
+
+/** One complete, decoded frame of a compressed log (03-persistence.md J9). */
+export interface DecodedFrame {
+  /** The file byte where the frame starts. */
+  readonly offset: number
+  /** The frame's length in file bytes. */
+  readonly length: number
+  /** The JSONL text bytes the frame decodes to. */
+  readonly decoded: Uint8Array
+}
+
+/** Why a frame is a defect (03-persistence.md T2, defect `frame`). */
+export type FrameDefectReason =
+  /** The frame runs past the end of the file (a torn append). */
+  | 'incomplete'
+  /** No frame magic where a frame must start. */
+  | 'bad-magic'
+  /** The frame is complete (or its structure is invalid) but does not decode. */
+  | 'undecodable'
+  /** A gzip member whose CRC-32 or size trailer does not match its decoded bytes. */
+  | 'checksum'
+
+/** The first defective frame of a compressed log and what follows it. */
+export interface FrameDefect {
+  /** Always `frame` (03-persistence.md T2). */
+  readonly kind: 'frame'
+  /** Why the frame is defective. */
+  readonly reason: FrameDefectReason
+  /** The file byte where the defective frame starts. */
+  readonly offset: number
+  /**
+   * The bytes an incomplete last frame decodes to in streaming mode (03-persistence.md T5): a
+   * prefix of its text. Empty for every other reason and whenever the decoder reported an error.
+   */
+  readonly salvaged: Uint8Array
+  /**
+   * File offsets after {@link offset} where frame magic starts a frame that decodes (completely,
+   * or as a non-empty streaming prefix at the end of the file). The reader decodes each with
+   * `walk(file.subarray(offset))` to apply the tail rule (03-persistence.md T4).
+   */
+  readonly laterDecodableFrameOffsets: readonly number[]
+}
+
+/** The frames of a compressed log, in file order, up to the first defect. */
+export interface FrameWalk {
+  /** Every complete frame before the first defect (zstd skippable frames are left out). */
+  readonly frames: readonly DecodedFrame[]
+  /** The first defective frame; absent when the whole file is complete frames. */
+  readonly defect?: FrameDefect
+}
+
+/**
+ * A compressed-log codec: how one batch becomes one independent frame, and how a file of frames
+ * is read back (03-persistence.md §8.5). Independent of the JSONL line scanner, which runs over
+ * each frame's decoded text.
+ */
+export interface FrameCodec {
+  /** The file suffix of logs written with this codec. */
+  readonly extension: '.jsonl.gz' | '.jsonl.zst'
+  /**
+   * Compresses one batch's JSONL text into one independent frame.
+   *
+   * @param text - the batch's lines, concatenated
+   * @returns the frame bytes (a promise for large zstd batches written with `node:zlib`)
+   * @throws ConfigError `ZSTD_UNAVAILABLE` when a zstd codec has no usable encoder
+   */
+  encode(text: Uint8Array): Uint8Array | Promise<Uint8Array>
+  /**
+   * Reads a whole file of frames.
+   *
+   * @param file - the stored bytes
+   * @returns the complete frames and the first defect, if any
+   */
+  walk(file: Uint8Array): FrameWalk
+}
+
+/** The zstd codec: a {@link FrameCodec} that may lack an encoder. */
+export interface ZstdFrameCodec extends FrameCodec {
+  readonly extension: '.jsonl.zst'
+  /**
+   * Why this codec cannot write (`ConfigError ZSTD_UNAVAILABLE`), or `undefined` when it can.
+   * Only set with `onUnavailable: 'reject-writes'`; {@link FrameCodec.encode} throws it.
+   */
+  readonly unavailable: ConfigError | undefined
+}
+
+/** Options of {@link zstdCodec}. */
+export interface ZstdCodecOptions extends ZstdEncoderOptions {
+  /**
+   * What a missing or failing encoder does: `throw` (default) → `zstdCodec` throws `ConfigError
+   * ZSTD_UNAVAILABLE` at construction (`compression: 'zstd'`, 03-persistence.md §8.1);
+   * `reject-writes` → the codec still reads `.jsonl.zst` files and `encode` throws that error
+   * (03-persistence.md J11: existing files stay loadable on Node 20).
+   */
+  readonly onUnavailable?: 'throw' | 'reject-writes'
+}
+
+/**
+ * The gzip codec: fflate level 6, mtime 0, no name; one gzip member per batch.
+ *
+ * @returns the codec
+ */
+export function gzipCodec(): FrameCodec {
+  return { extension: '.jsonl.gz', encode: encodeGzipFrame, walk: decodeGzipMembers }
+}
+
+/**
+ * The zstd codec: frames read with fzstd, written with `node:zlib` zstd or the host's
+ * `zstdEncoder` (03-persistence.md J10, J11).
+ *
+ * @param options - the host encoder and what a missing encoder does
+ * @returns the codec
+ * @throws ConfigError `ZSTD_UNAVAILABLE` without a usable encoder, unless `onUnavailable` is
+ *   `reject-writes`
+ */
+export function zstdCodec(options: ZstdCodecOptions = {}): ZstdFrameCodec {
+  let encode: (text: Uint8Array) => Uint8Array | Promise<Uint8Array>
+  let unavailable: ConfigError | undefined
+  try {
+    const encoder = createZstdEncoder(options)
+    encode = (text) => encoder.encode(text)
+  } catch (error) {
+    if (options.onUnavailable !== 'reject-writes' || !isZstdUnavailable(error)) throw error
+    unavailable = error
+    encode = () => {
+      throw error
+    }
+  }
+  return { extension: '.jsonl.zst', encode, walk: decodeZstdFrames, unavailable }
+}
+
+function isZstdUnavailable(error: unknown): error is ConfigError {
+  return ConfigError.is(error) && error.code === ErrorCode.ZSTD_UNAVAILABLE
+}

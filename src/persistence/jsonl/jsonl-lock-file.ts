@@ -1,0 +1,188 @@
+/**
+ * Lock files of the JSONL adapter (03-persistence.md J15–J17): created whole through a temp
+ * file and an exclusive `link`, replaced only when stale under an exclusive `.takeover` file,
+ * and removed only while they still carry our token.
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
+import { ErrorCode } from '../../errors/codes.js'
+import type { LockHolder } from '../../errors/lock-holder.js'
+import { SessionLockedError } from '../../errors/session-locked-error.js'
+import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
+import { errorCodeOf, writeFully, writeTempFile } from './jsonl-file-operations.js'
+
+/** A lock file's content. */
+interface LockRecord extends LockHolder {
+  readonly token: string
+}
+
+/** What {@link takeLockFile} needs. */
+export interface LockFileContext {
+  /** The file system. */
+  readonly fileSystem: JsonlFileSystem
+  /** The clock of `acquiredAt`. */
+  readonly now: () => number
+}
+
+/** A lock file this process now holds. */
+export interface TakenLock {
+  /** Our token, written into the lock file. */
+  readonly token: string
+  /** The stale holder replaced, if any. */
+  readonly tookOver?: LockHolder
+}
+
+/**
+ * The parsed lock at `path`: `null` when absent, `undefined` when unparsable.
+ *
+ * @internal
+ */
+export async function readLockFile(fileSystem: JsonlFileSystem, path: string): Promise<LockRecord | null | undefined> {
+  let bytes: Uint8Array
+  try {
+    bytes = await fileSystem.readFile(path)
+  } catch (error) {
+    if (errorCodeOf(error) === 'ENOENT') return null
+    throw error
+  }
+  return parseLock(new TextDecoder().decode(bytes))
+}
+
+function parseLock(text: string): LockRecord | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  if (typeof value !== 'object' || value === null) return undefined
+  const { pid, host, token, acquiredAt } = value as Record<string, unknown>
+  if (!(typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 0)) return undefined
+  if (typeof host !== 'string' || typeof token !== 'string' || typeof acquiredAt !== 'number') return undefined
+  return { pid, host, token, acquiredAt }
+}
+
+function holderOf(lock: LockRecord): LockHolder {
+  return { pid: lock.pid, host: lock.host, acquiredAt: lock.acquiredAt }
+}
+
+function isStale(lock: LockRecord): boolean {
+  if (lock.host !== hostname() || lock.pid === process.pid) return false
+  try {
+    process.kill(lock.pid, 0)
+    return false
+  } catch (error) {
+    return errorCodeOf(error) === 'ESRCH'
+  }
+}
+
+function lockedError(sessionId: string, path: string, lock: LockRecord | undefined): SessionLockedError {
+  return new SessionLockedError({
+    code: ErrorCode.SESSION_LOCKED,
+    sessionId,
+    detail:
+      lock === undefined
+        ? `the lock ${path} is held (its content is unreadable); remove it only if no process writes the session`
+        : `the lock ${path} is held by process ${lock.pid} on ${lock.host}`,
+    ...(lock === undefined ? {} : { holder: holderOf(lock) }),
+    location: path,
+  })
+}
+
+function encodeLock(lock: LockRecord): Uint8Array {
+  return new TextEncoder().encode(
+    JSON.stringify({ pid: lock.pid, host: lock.host, token: lock.token, acquiredAt: lock.acquiredAt }),
+  )
+}
+
+/**
+ * Creates the lock file at `path` for `sessionId` (J15), replacing a stale one (J16).
+ *
+ * @internal
+ * @throws {@link SessionLockedError} when another live holder has it
+ */
+export async function takeLockFile(context: LockFileContext, sessionId: string, path: string): Promise<TakenLock> {
+  const { fileSystem } = context
+  const ours: LockRecord = {
+    pid: process.pid,
+    host: hostname(),
+    token: randomBytes(16).toString('hex'),
+    acquiredAt: context.now(),
+  }
+  const tempPath = await writeTempFile(fileSystem, path, [encodeLock(ours)])
+  try {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      try {
+        await fileSystem.link(tempPath, path)
+        return { token: ours.token }
+      } catch (error) {
+        if (errorCodeOf(error) !== 'EEXIST') throw error
+      }
+      const existing = await readLockFile(fileSystem, path)
+      if (existing === null) continue
+      if (existing === undefined || !isStale(existing)) throw lockedError(sessionId, path, existing)
+      if (await takeOver(fileSystem, sessionId, path, existing, tempPath)) return { token: ours.token, tookOver: holderOf(existing) }
+    }
+    throw lockedError(sessionId, path, (await readLockFile(fileSystem, path)) ?? undefined)
+  } finally {
+    await fileSystem.unlink(tempPath).catch(() => undefined)
+  }
+}
+
+/** Replaces the stale `existing` lock with the one in `tempPath`; `false` when it vanished meanwhile. */
+async function takeOver(
+  fileSystem: JsonlFileSystem,
+  sessionId: string,
+  path: string,
+  existing: LockRecord,
+  tempPath: string,
+): Promise<boolean> {
+  const takeoverPath = `${path}.takeover`
+  let handle: JsonlFileHandle
+  try {
+    handle = await fileSystem.open(takeoverPath, 'wx', 0o600)
+  } catch (error) {
+    if (errorCodeOf(error) !== 'EEXIST') throw error
+    const taker = await readLockFile(fileSystem, takeoverPath)
+    // A takeover file left by a crashed process would block the id forever.
+    if (taker !== null && taker !== undefined && isStale(taker)) await fileSystem.unlink(takeoverPath).catch(() => undefined)
+    throw lockedError(sessionId, path, existing)
+  }
+  try {
+    const marker = encodeLock({ pid: process.pid, host: hostname(), token: existing.token, acquiredAt: existing.acquiredAt })
+    await writeFully(fileSystem, handle, marker, 0)
+    const current = await readLockFile(fileSystem, path)
+    if (current === null) return false
+    if (current === undefined || current.token !== existing.token) throw lockedError(sessionId, path, current)
+    await fileSystem.rename(tempPath, path)
+    return true
+  } finally {
+    await fileSystem.close(handle).catch(() => undefined)
+    await fileSystem.unlink(takeoverPath).catch(() => undefined)
+  }
+}
+
+/**
+ * The token in the lock at `path`, or `undefined` when it is missing or unreadable.
+ *
+ * @internal
+ */
+export async function lockTokenAt(fileSystem: JsonlFileSystem, path: string): Promise<string | undefined> {
+  return (await readLockFile(fileSystem, path))?.token
+}
+
+/**
+ * Removes the lock at `path` if it still carries `token` (J17).
+ *
+ * @internal
+ */
+export async function removeLockFile(fileSystem: JsonlFileSystem, path: string, token: string): Promise<void> {
+  if ((await lockTokenAt(fileSystem, path)) !== token) return
+  try {
+    await fileSystem.unlink(path)
+  } catch (error) {
+    if (errorCodeOf(error) !== 'ENOENT') throw error
+  }
+}

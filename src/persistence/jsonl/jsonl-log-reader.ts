@@ -1,0 +1,288 @@
+/**
+ * Reading one JSONL log file (03-persistence.md §8.6): one `fstat` fixes the size read, plain
+ * text goes through the line scanner in `readChunkBytes` pieces, compressed files are walked frame
+ * by frame with the scanner over the decoded text, and a torn last frame is salvaged (T5). The
+ * result also says how a repair cuts the file (§8.7).
+ *
+ * @module
+ */
+import { ErrorCode } from '../../errors/codes.js'
+import { PersistenceCorruptionError } from '../../errors/persistence-corruption-error.js'
+import type { SessionEvent } from '../../session/session-event.js'
+import type { SessionHeader } from '../../session/session-header.js'
+import { isChunkRunRow, unpackRow } from '../chunk-runs.js'
+import type { FrameCodec } from './frame-codec.js'
+import { createLogScanner, isEventEnvelope, type ScannedTail, scanLog } from './jsonl-codec.js'
+import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
+
+/** What a read of a log file found. */
+export interface ReadLog {
+  /** The validated header. */
+  readonly header: SessionHeader
+  /** Committed events (from `fromSeq`), then the salvaged ones. */
+  readonly events: SessionEvent[]
+  /** The salvaged records of a torn last frame (T5). */
+  readonly recovered: SessionEvent[]
+  /** The tail after the committed records (file offsets; `line` of the decoded text). */
+  readonly tail?: Omit<ScannedTail, 'defect'> & { readonly defect: ScannedTail['defect'] | 'frame' }
+  /** `dev:ino:size:mtimeNs` of the `fstat` (T6). */
+  readonly revision: string
+  /** The size that `fstat` fixed. */
+  readonly size: number
+  /** How a repair cuts this exact content. */
+  readonly plan: RepairPlan
+}
+
+/** How a repair rewrites a log (§8.7). */
+export interface RepairPlan {
+  /** File bytes kept as they are: the committed prefix (compressed: whole frames). */
+  readonly keepBytes: number
+  /** The committed (and salvaged) events after `keepBytes` that a repair writes again. */
+  readonly rewrite: readonly SessionEvent[]
+  /** The seq after every kept and rewritten event: where the closers start. */
+  readonly nextSeq: number
+  /** Whether the header frame itself must be written again (it held damage). */
+  readonly rewriteHeader: boolean
+}
+
+/** Options of {@link readLogFile}. */
+export interface ReadLogOptions {
+  /** The file system. */
+  readonly fileSystem: JsonlFileSystem
+  /** The session id (named in errors). */
+  readonly sessionId: string
+  /** The log file. */
+  readonly path: string
+  /** The frame codec, or `undefined` for plain JSONL. */
+  readonly frames: FrameCodec | undefined
+  /** The piece size of plain reads. */
+  readonly readChunkBytes: number
+  /** Return damage as a `corrupt` tail instead of throwing. */
+  readonly truncateAtCorruption?: boolean
+  /** Materialize only events with `seq ≥ fromSeq` (plain logs). */
+  readonly fromSeq?: number
+  /** Aborts between pieces. */
+  readonly signal?: AbortSignal | undefined
+}
+
+/**
+ * The revision (T6) of a bigint `fstat`.
+ *
+ * @internal
+ */
+export function revisionOf(stats: { readonly dev: bigint; readonly ino: bigint; readonly size: bigint; readonly mtimeNs: bigint }): string {
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`
+}
+
+/**
+ * Reads up to `length` bytes from `position` into one buffer (shorter at EOF).
+ *
+ * @internal
+ */
+export async function readRange(fileSystem: JsonlFileSystem, handle: JsonlFileHandle, position: number, length: number): Promise<Uint8Array> {
+  const buffer = new Uint8Array(length)
+  let filled = 0
+  while (filled < length) {
+    const { bytesRead } = await fileSystem.read(handle, buffer, filled, length - filled, position + filled)
+    if (bytesRead === 0) break
+    filled += bytesRead
+  }
+  return filled === length ? buffer : buffer.subarray(0, filled)
+}
+
+/**
+ * Reads the log at `options.path` through an open handle.
+ *
+ * @internal
+ * @throws `PersistenceCorruptionError`, `SessionFormatUnsupportedError`, raw I/O errors
+ */
+export async function readLogFile(handle: JsonlFileHandle, options: ReadLogOptions): Promise<ReadLog> {
+  const { fileSystem } = options
+  const stats = await fileSystem.fstat(handle)
+  const size = Number(stats.size)
+  const revision = revisionOf(stats)
+  if (options.frames === undefined) return readPlain(handle, options, size, revision)
+  const bytes = await readRange(fileSystem, handle, 0, size)
+  options.signal?.throwIfAborted()
+  return readFrames(bytes, options, options.frames, revision)
+}
+
+async function readPlain(handle: JsonlFileHandle, options: ReadLogOptions, size: number, revision: string): Promise<ReadLog> {
+  const scanner = createLogScanner({
+    sessionId: options.sessionId,
+    location: options.path,
+    ...(options.truncateAtCorruption === true ? { truncateAtCorruption: true } : {}),
+    ...(options.fromSeq === undefined ? {} : { fromSeq: options.fromSeq }),
+  })
+  const buffer = new Uint8Array(Math.min(Math.max(size, 1), options.readChunkBytes))
+  let position = 0
+  while (position < size) {
+    options.signal?.throwIfAborted()
+    const wanted = Math.min(buffer.length, size - position)
+    const { bytesRead } = await options.fileSystem.read(handle, buffer, 0, wanted, position)
+    if (bytesRead === 0) break
+    scanner.push(buffer.subarray(0, bytesRead))
+    position += bytesRead
+  }
+  const result = scanner.end()
+  return {
+    header: result.header,
+    events: result.events,
+    recovered: [],
+    ...(result.torn === undefined ? {} : { tail: result.torn }),
+    revision,
+    size,
+    plan: { keepBytes: result.committedBytes, rewrite: [], nextSeq: result.nextSeq, rewriteHeader: false },
+  }
+}
+
+function countLines(bytes: Uint8Array): number {
+  let count = 0
+  for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) count++
+  return count
+}
+
+const fatalDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+/** The newline-terminated lines of `bytes` as text, or `[]` when they are not UTF-8. */
+function completeLines(bytes: Uint8Array): string[] {
+  const end = bytes.lastIndexOf(0x0a)
+  if (end === -1) return []
+  try {
+    return fatalDecoder.decode(bytes.subarray(0, end)).split('\n')
+  } catch {
+    return []
+  }
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+function isRecord(value: unknown): boolean {
+  return isEventEnvelope(value) || isChunkRunRow(value)
+}
+
+/** Whether decoded text holds a record-valid line, or record-valid text after a NUL (T4). */
+function holdsRecord(bytes: Uint8Array): boolean {
+  for (const line of completeLines(bytes)) {
+    if (isRecord(parse(line))) return true
+    const nul = line.lastIndexOf('\0')
+    if (nul !== -1 && isRecord(parse(line.slice(nul + 1)))) return true
+  }
+  return false
+}
+
+/** T5: the leading record-valid, seq-contiguous lines of a torn frame's decoded prefix. */
+function salvage(bytes: Uint8Array, firstSeq: number): SessionEvent[] {
+  const events: SessionEvent[] = []
+  let next = firstSeq
+  for (const line of completeLines(bytes)) {
+    const value = parse(line)
+    if (isEventEnvelope(value) && value.seq === next) {
+      events.push(value)
+      next++
+    } else if (isChunkRunRow(value) && value.seq0 === next) {
+      for (const event of unpackRow(value)) events.push(event)
+      next += value.values.length
+    } else {
+      break
+    }
+  }
+  return events
+}
+
+function readFrames(bytes: Uint8Array, options: ReadLogOptions, codec: FrameCodec, revision: string): ReadLog {
+  const location = options.path
+  const size = bytes.length
+  const walk = codec.walk(bytes)
+  const first = walk.frames[0]
+  if (first === undefined) {
+    throw new PersistenceCorruptionError({
+      code: ErrorCode.CORRUPT_HEADER,
+      sessionId: options.sessionId,
+      detail: `session log ${location} has a damaged header (line 1): its first frame ${size === 0 ? 'is missing' : 'does not decode'}; nothing was changed`,
+      location,
+      offset: 0,
+      line: 1,
+      defect: 'frame',
+    })
+  }
+  const truncate = options.truncateAtCorruption === true
+  const scanner = createLogScanner({ sessionId: options.sessionId, location, ...(truncate ? { truncateAtCorruption: true } : {}) })
+  const textStarts: number[] = []
+  let textLength = 0
+  let lines = 0
+  for (const frame of walk.frames) {
+    textStarts.push(textLength)
+    scanner.push(frame.decoded)
+    textLength += frame.decoded.length
+    lines += countLines(frame.decoded)
+  }
+  const result = scanner.end()
+  const defect = walk.defect
+  const laterRecords = (): boolean => {
+    if (defect === undefined) return false
+    for (const offset of defect.laterDecodableFrameOffsets) {
+      const later = codec.walk(bytes.subarray(offset))
+      if (later.frames.some((frame) => holdsRecord(frame.decoded))) return true
+      if (later.defect !== undefined && holdsRecord(later.defect.salvaged)) return true
+    }
+    return false
+  }
+  const corruptLog = (offset: number, line: number, kind: 'unterminated' | 'unparsable' | 'nul' | 'frame'): PersistenceCorruptionError =>
+    new PersistenceCorruptionError({
+      code: ErrorCode.CORRUPT_LOG,
+      sessionId: options.sessionId,
+      detail:
+        `session log ${location} is damaged at byte ${offset} (line ${line}) and valid records follow; nothing was changed; ` +
+        `"yoke repair --truncate-at-corruption ${options.sessionId}" keeps the valid part and moves the damaged file aside`,
+      location,
+      offset,
+      line,
+      defect: kind,
+    })
+
+  const base = { header: result.header, revision, size }
+  if (result.torn !== undefined) {
+    // A line defect inside a complete frame: keep the frames before it, rewrite its valid records.
+    const torn = result.torn
+    let index = textStarts.length - 1
+    while (index > 0 && (textStarts[index] ?? 0) > result.committedBytes) index--
+    const frame = walk.frames[index] ?? first
+    let kind = torn.kind
+    if (kind === 'torn' && defect !== undefined && (holdsRecord(defect.salvaged) || laterRecords())) {
+      if (!truncate) throw corruptLog(frame.offset, torn.line, torn.defect)
+      kind = 'corrupt'
+    }
+    const before = index === 0 ? 0 : scanLog(walk.frames.slice(0, index).map((each) => each.decoded), { sessionId: options.sessionId, location }).nextSeq
+    const rewrite = result.events.slice(before)
+    return {
+      ...base,
+      events: result.events,
+      recovered: [],
+      tail: { kind, defect: torn.defect, offset: frame.offset, line: torn.line, droppedBytes: size - frame.offset },
+      plan: { keepBytes: index === 0 ? 0 : frame.offset, rewrite, nextSeq: result.nextSeq, rewriteHeader: index === 0 },
+    }
+  }
+  if (defect === undefined) {
+    return { ...base, events: result.events, recovered: [], plan: { keepBytes: size, rewrite: [], nextSeq: result.nextSeq, rewriteHeader: false } }
+  }
+  let kind: 'torn' | 'corrupt' = 'torn'
+  if (laterRecords()) {
+    if (!truncate) throw corruptLog(defect.offset, lines + 1, 'frame')
+    kind = 'corrupt'
+  }
+  const recovered = salvage(defect.salvaged, result.nextSeq)
+  return {
+    ...base,
+    events: recovered.length === 0 ? result.events : [...result.events, ...recovered],
+    recovered,
+    tail: { kind, defect: 'frame', offset: defect.offset, line: lines + 1, droppedBytes: size - defect.offset },
+    plan: { keepBytes: defect.offset, rewrite: recovered, nextSeq: result.nextSeq + recovered.length, rewriteHeader: false },
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The options of `jsonlPersistence` (03-persistence.md §8.1) and their validation.
+ *
+ * @module
+ */
+import { ErrorCode } from '../../errors/codes.js'
+import { ConfigError } from '../../errors/config-error.js'
+import { type JsonlFileSystem, nodeFileSystem } from './jsonl-file-system.js'
+
+/** Options of {@link jsonlPersistence}. */
+export interface JsonlPersistenceOptions {
+  /** The directory of the logs; made absolute once, created (mode 0700) by the first `acquire` or write. */
+  readonly dir: string
+  /**
+   * The codec of new logs; existing files keep theirs (read from the extension). `'zstd'` needs
+   * `node:zlib` zstd (Node >= 22.15) or a `zstdEncoder`.
+   *
+   * @default 'none'
+   */
+  readonly compression?: 'none' | 'gzip' | 'zstd'
+  /**
+   * Store runs of chunk deltas as one chunk-run row (K2).
+   *
+   * @default true
+   */
+  readonly packChunks?: boolean
+  /**
+   * Guard each leased session with a lock file (cross-process exclusion); `false` keeps leases
+   * in this instance only.
+   *
+   * @default true
+   */
+  readonly lock?: boolean
+  /**
+   * The piece size of plain reads, in bytes.
+   *
+   * @default 65536
+   */
+  readonly readChunkBytes?: number
+  /**
+   * The clock of lock `acquiredAt` and quarantine names (epoch ms).
+   *
+   * @default Date.now
+   */
+  readonly now?: () => number
+  /**
+   * A zstd compressor for runtimes whose `node:zlib` lacks zstd: `(bytes, level) => one zstd
+   * frame`. Checked at construction by a round trip through fzstd.
+   *
+   * @default undefined
+   */
+  readonly zstdEncoder?: (bytes: Uint8Array, level: number) => Uint8Array
+  /**
+   * The file-system seam (testing: inject faults).
+   *
+   * @default nodeFileSystem
+   */
+  readonly fileSystem?: JsonlFileSystem
+}
+
+/**
+ * The options with their defaults filled in.
+ *
+ * @internal
+ */
+export type ValidatedJsonlOptions = Required<Omit<JsonlPersistenceOptions, 'zstdEncoder'>> & Pick<JsonlPersistenceOptions, 'zstdEncoder'>
+
+/**
+ * A `ConfigError CONFIG_INVALID` for `option`.
+ *
+ * @internal
+ */
+export function configInvalid(option: string, value: unknown, reason: string): ConfigError {
+  return new ConfigError({ option, value, reason, code: ErrorCode.CONFIG_INVALID })
+}
+
+/**
+ * Checks the options of `jsonlPersistence` and fills the defaults (§8.1).
+ *
+ * @internal
+ * @throws `ConfigError` `CONFIG_INVALID` naming the option
+ */
+export function validateJsonlOptions(options: JsonlPersistenceOptions): ValidatedJsonlOptions {
+  if (typeof options !== 'object' || options === null) throw configInvalid('options', options, 'must be an object with a dir')
+  const { dir, compression = 'none', packChunks = true, lock = true, readChunkBytes = 65_536, now = Date.now, fileSystem = nodeFileSystem } = options
+  if (typeof dir !== 'string' || dir.length === 0 || dir.includes('\0')) throw configInvalid('dir', dir, 'must be a non-empty path')
+  if (compression !== 'none' && compression !== 'gzip' && compression !== 'zstd') {
+    throw configInvalid('compression', compression, "must be 'none', 'gzip' or 'zstd'")
+  }
+  if (typeof packChunks !== 'boolean') throw configInvalid('packChunks', packChunks, 'must be a boolean')
+  if (typeof lock !== 'boolean') throw configInvalid('lock', lock, 'must be a boolean')
+  if (!(Number.isSafeInteger(readChunkBytes) && readChunkBytes > 0)) {
+    throw configInvalid('readChunkBytes', readChunkBytes, 'must be a positive safe integer')
+  }
+  if (typeof now !== 'function') throw configInvalid('now', now, 'must be a function returning epoch milliseconds')
+  if (typeof fileSystem !== 'object' || fileSystem === null) throw configInvalid('fileSystem', fileSystem, 'must be a JsonlFileSystem')
+  const result = { dir, compression, packChunks, lock, readChunkBytes, now, fileSystem }
+  return options.zstdEncoder === undefined ? result : { ...result, zstdEncoder: options.zstdEncoder }
+}

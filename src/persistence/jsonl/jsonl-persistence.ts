@@ -1,0 +1,916 @@
+/**
+ * The JSONL file adapter (03-persistence.md §8): one append-only file per session in `dir`
+ * (plain, gzip or zstd frames), a lock file per leased session, crash-safe first writes and
+ * repairs (temp file, `link`/`rename`, directory fsync), and the tail rule on every read.
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { ErrorCode } from '../../errors/codes.js'
+import { ConfigError } from '../../errors/config-error.js'
+import { InvalidArgumentError } from '../../errors/invalid-argument-error.js'
+import { LeaseLostError } from '../../errors/lease-lost-error.js'
+import { PersistenceCorruptionError } from '../../errors/persistence-corruption-error.js'
+import { PersistenceError } from '../../errors/persistence-error.js'
+import { SeqConflictError } from '../../errors/seq-conflict-error.js'
+import { SessionFormatUnsupportedError } from '../../errors/session-format-unsupported-error.js'
+import { SessionLockedError } from '../../errors/session-locked-error.js'
+import type { SessionEvent } from '../../session/session-event.js'
+import { buildSessionHeader, type SessionHeader } from '../../session/session-header.js'
+import type {
+  AppendBatchOptions,
+  Lease,
+  LoadOptions,
+  PersistenceAdapter,
+  ReadOptions,
+  StoredListing,
+  StoredLog,
+  TornTail, StoredSuffix } from '../persistence-adapter.js'
+import { assertStorableId, fileNameOf, sessionIdOfFileName } from '../session-file-name.js'
+import { type FrameCodec, gzipCodec, zstdCodec } from './frame-codec.js'
+import { encodeBatch, encodeHeaderLine, isEventEnvelope, scanHeader } from './jsonl-codec.js'
+import { type JsonlFileHandle, type JsonlFileSystem, nodeFileSystem } from './jsonl-file-system.js'
+import { errorCodeOf, lockTokenAt, readLockFile, removeLockFile, takeLockFile, tempPathOf, writeFully, writeTempFile } from './jsonl-lock-file.js'
+import { type ReadLog, type RepairPlan, readLogFile, readRange, revisionOf } from './jsonl-log-reader.js'
+
+/** The JSONL adapter: the full {@link PersistenceAdapter} contract. */
+export interface JsonlPersistence extends PersistenceAdapter {
+  /** The absolute directory of the logs. */
+  readonly dir: string
+  /**
+   * Committed events with `seq ≥ fromSeq` (never salvaged ones); no mutation.
+   *
+   * @param sessionId - the session id
+   * @param fromSeq - a non-negative safe integer
+   * @param options - `signal`
+   * @returns the header and the suffix
+   * @throws `InvalidArgumentError` (`fromSeq`), `PersistenceError SESSION_NOT_FOUND`, `PersistenceCorruptionError`
+   */
+  readFrom(
+    sessionId: string,
+    fromSeq: number,
+    options?: ReadOptions,
+  ): Promise<StoredSuffix>
+  /**
+   * Removes a stored log, its index and (when this instance leases it) the lease (J19).
+   *
+   * @param sessionId - the session id
+   * @throws `PersistenceError SESSION_NOT_FOUND`; `SessionLockedError` while another holder has the lock
+   */
+  delete(sessionId: string): Promise<void>
+}
+
+type Compression = 'none' | 'gzip' | 'zstd'
+
+const extensions = { none: '.jsonl', gzip: '.jsonl.gz', zstd: '.jsonl.zst' } as const satisfies Record<Compression, string>
+/** Longest first, so `.jsonl.gz` is not read as an id ending in `.jsonl`. */
+const suffixes = [
+  ['zstd', extensions.zstd],
+  ['gzip', extensions.gzip],
+  ['none', extensions.none],
+] as const satisfies readonly (readonly [Compression, string])[]
+const encoder = new TextEncoder()
+const COPY_BYTES = 1_048_576
+const LIST_HEADER_BYTES = 65_536
+
+/** A log file this instance knows the committed state of. */
+interface LogState {
+  readonly path: string
+  readonly compression: Compression
+  nextSeq: number
+  size: number
+}
+
+interface LeaseRecord {
+  readonly lease: Lease
+  readonly controller: AbortController
+  readonly acquiredAt: number
+  live: boolean
+}
+
+interface CachedPlan {
+  readonly revision: string
+  readonly header: SessionHeader
+  readonly plan: RepairPlan
+}
+
+interface FoundLog {
+  readonly path: string
+  readonly compression: Compression
+}
+
+function isSafeNonNegative(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+}
+
+function checkBatch(events: readonly SessionEvent[], firstSeq: number, argument: string): void {
+  for (let index = 0; index < events.length; index++) {
+    const event = events[index]
+    if (!isEventEnvelope(event)) {
+      throw new InvalidArgumentError({ argument, reason: `${argument}[${index}] is not a well-formed event envelope`, value: events })
+    }
+    if (event.seq !== firstSeq + index) {
+      throw new InvalidArgumentError({
+        argument,
+        reason: `${argument}[${index}].seq must be ${firstSeq + index} (got ${event.seq}): seqs must be contiguous from ${firstSeq}`,
+        value: events,
+      })
+    }
+  }
+}
+
+function compareIds(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0
+}
+
+/**
+ * Creates the JSONL file adapter (03-persistence.md §8): `<dir>/<id>.jsonl` (or `.jsonl.gz`,
+ * `.jsonl.zst`), one line (or frame) per batch, a `<id>.lock` per leased session.
+ *
+ * @param options - the directory, codec and knobs
+ * @returns the adapter
+ * @throws `ConfigError` `CONFIG_INVALID` for a bad option; `ZSTD_UNAVAILABLE` for `'zstd'` without an encoder
+ * @example
+ * ```ts
+ * const harness = await createHarness({ persistence: jsonlPersistence({ dir: './sessions', compression: 'gzip' }) })
+ * ```
+ */
+export function jsonlPersistence(options: JsonlPersistenceOptions): JsonlPersistence {
+  return new JsonlAdapter(validateJsonlOptions(options))
+}
+
+class JsonlAdapter implements JsonlPersistence {
+  readonly name = 'jsonl'
+  readonly dir: string
+  readonly #fileSystem: JsonlFileSystem
+  readonly #compression: Compression
+  readonly #packChunks: boolean
+  readonly #lock: boolean
+  readonly #readChunkBytes: number
+  readonly #now: () => number
+  readonly #zstdEncoder: ((bytes: Uint8Array, level: number) => Uint8Array) | undefined
+  readonly #codecs = new Map<Compression, FrameCodec>()
+  readonly #registrations = new Map<string, SessionHeader>()
+  readonly #logs = new Map<string, LogState>()
+  readonly #plans = new Map<string, CachedPlan>()
+  readonly #failures = new Map<string, PersistenceError>()
+  readonly #leases = new Map<string, LeaseRecord>()
+  readonly #queues = new Map<string, Promise<unknown>>()
+  #dirReady = false
+  #closed = false
+
+  constructor(options: ValidatedJsonlOptions) {
+    this.dir = resolve(options.dir)
+    this.#fileSystem = options.fileSystem
+    this.#compression = options.compression
+    this.#packChunks = options.packChunks
+    this.#lock = options.lock
+    this.#readChunkBytes = options.readChunkBytes
+    this.#now = options.now
+    this.#zstdEncoder = options.zstdEncoder
+    if (options.compression === 'zstd') {
+      this.#codecs.set('zstd', zstdCodec(this.#zstdEncoder === undefined ? {} : { zstdEncoder: this.#zstdEncoder }))
+    }
+  }
+
+  async create(header: SessionHeader): Promise<void> {
+    this.#ensureOpen()
+    const raw: unknown = header
+    const id = typeof raw === 'object' && raw !== null ? (raw as { readonly id?: unknown }).id : undefined
+    if (typeof raw === 'object' && raw !== null) assertStorableId(id)
+    const checked = buildSessionHeader(raw, typeof id === 'string' ? id : '', -1)
+    const sessionId = checked.id
+    const stored = this.#logs.has(sessionId) || (await this.#existingLogs(sessionId)).length > 0
+    if (stored || this.#registrations.has(sessionId)) {
+      throw new PersistenceError({
+        code: ErrorCode.SESSION_EXISTS,
+        sessionId,
+        detail: `a log is already ${stored ? 'stored' : 'registered'} (${this.#base(sessionId)}${extensions[this.#compression]})`,
+      })
+    }
+    this.#registrations.set(sessionId, checked)
+  }
+
+  async append(sessionId: string, events: readonly SessionEvent[], options: AppendBatchOptions): Promise<void> {
+    this.#ensureOpen()
+    assertStorableId(sessionId)
+    const record = this.#requireLease(sessionId, options.lease)
+    if (events.length === 0) return
+    const expectedSeq = options.expectedSeq
+    if (!isSafeNonNegative(expectedSeq)) {
+      throw new InvalidArgumentError({ argument: 'expectedSeq', reason: 'must be a non-negative safe integer', value: expectedSeq })
+    }
+    checkBatch(events, expectedSeq, 'events')
+    await this.#serial(sessionId, () => this.#appendBatch(sessionId, events, expectedSeq, record))
+  }
+
+  async load(sessionId: string, options: LoadOptions = {}): Promise<StoredLog> {
+    this.#ensureOpen()
+    assertStorableId(sessionId)
+    options.signal?.throwIfAborted()
+    const found = await this.#findLog(sessionId)
+    const read = await this.#read(sessionId, found, { truncateAtCorruption: options.truncateAtCorruption === true, signal: options.signal })
+    this.#failures.delete(sessionId)
+    if (!this.#queues.has(sessionId)) this.#remember(sessionId, found, read)
+    const log: { -readonly [K in keyof StoredLog]: StoredLog[K] } = {
+      header: read.header,
+      events: read.events,
+      revision: read.revision,
+      location: found.path,
+    }
+    if (read.tail !== undefined) log.torn = { ...read.tail, recovered: read.recovered, revision: read.revision }
+    return log
+  }
+
+  async commitRepair(sessionId: string, torn: TornTail | undefined, closers: readonly SessionEvent[]): Promise<void> {
+    this.#ensureOpen()
+    assertStorableId(sessionId)
+    const record = this.#requireLease(sessionId, undefined)
+    if (torn === undefined && closers.length === 0) return
+    await this.#serial(sessionId, async () => {
+      if (torn === undefined) {
+        const first = closers[0]!
+        checkBatch(closers, first.seq, 'closers')
+        await this.#appendBatch(sessionId, closers, first.seq, record)
+        return
+      }
+      await this.#repair(sessionId, torn, closers, record)
+    })
+  }
+
+  async readFrom(
+    sessionId: string,
+    fromSeq: number,
+    options: ReadOptions = {},
+  ): Promise<StoredSuffix> {
+    this.#ensureOpen()
+    assertStorableId(sessionId)
+    if (!isSafeNonNegative(fromSeq)) {
+      throw new InvalidArgumentError({ argument: 'fromSeq', reason: 'must be a non-negative safe integer', value: fromSeq })
+    }
+    options.signal?.throwIfAborted()
+    const found = await this.#findLog(sessionId)
+    const read = await this.#read(sessionId, found, { truncateAtCorruption: false, signal: options.signal, fromSeq })
+    const committed = read.events.length - read.recovered.length
+    const events: SessionEvent[] = []
+    for (let index = 0; index < committed; index++) {
+      const event = read.events[index]!
+      if (event.seq >= fromSeq) events.push(event)
+    }
+    return { header: read.header, events }
+  }
+
+  async list(options: ReadOptions = {}): Promise<StoredListing> {
+    this.#ensureOpen()
+    options.signal?.throwIfAborted()
+    let names: string[]
+    try {
+      names = await this.#fileSystem.readdir(this.dir)
+    } catch (error) {
+      if (errorCodeOf(error) === 'ENOENT') return { headers: [], damaged: [] }
+      throw this.#dirError(error)
+    }
+    const logs = new Map<string, FoundLog[]>()
+    for (const name of names) {
+      const match = suffixes.find(([, suffix]) => name.endsWith(suffix))
+      if (match === undefined) continue
+      const sessionId = sessionIdOfFileName(name.slice(0, -match[1].length))
+      if (sessionId === undefined) continue
+      const entry = logs.get(sessionId) ?? []
+      entry.push({ path: join(this.dir, name), compression: match[0] })
+      logs.set(sessionId, entry)
+    }
+    const headers: SessionHeader[] = []
+    const damaged: PersistenceCorruptionError[] = []
+    for (const sessionId of [...logs.keys()].sort(compareIds)) {
+      options.signal?.throwIfAborted()
+      const found = logs.get(sessionId)!
+      if (found.length > 1) {
+        damaged.push(this.#duplicate(sessionId, found))
+        continue
+      }
+      const log = found[0]!
+      try {
+        const header = await this.#readHeader(sessionId, log)
+        if (header === undefined) continue
+        if (header.id !== sessionId) {
+          damaged.push(
+            new PersistenceCorruptionError({
+              code: ErrorCode.IDENTITY_MISMATCH,
+              sessionId,
+              detail: `the header of ${log.path} names session "${header.id}"`,
+              location: log.path,
+              line: 1,
+              expected: sessionId,
+              actual: header.id,
+            }),
+          )
+          continue
+        }
+        headers.push(header)
+      } catch (error) {
+        if (PersistenceCorruptionError.is(error)) damaged.push(error)
+        else if (!SessionFormatUnsupportedError.is(error)) throw error
+      }
+    }
+    return { headers, damaged }
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    this.#ensureOpen()
+    assertStorableId(sessionId)
+    await this.#serial(sessionId, async () => {
+      const record = this.#leases.get(sessionId)
+      if (record?.live === true) await this.#checkToken(record)
+      else if (this.#lock) {
+        const holder = await readLockFile(this.#fileSystem, this.#lockPath(sessionId)).catch((error: unknown) => {
+          throw this.#dirError(error)
+        })
+        if (holder !== null) {
+          throw new SessionLockedError({
+            code: ErrorCode.SESSION_LOCKED,
+            sessionId,
+            detail: `another writer holds the lock ${this.#lockPath(sessionId)}`,
+            ...(holder === undefined ? {} : { holder: { pid: holder.pid, host: holder.host, acquiredAt: holder.acquiredAt } }),
+            location: this.#lockPath(sessionId),
+          })
+        }
+      }
+      const found = await this.#existingLogs(sessionId)
+      const registered = this.#registrations.delete(sessionId)
+      if (found.length === 0 && !registered) throw this.#notFound(sessionId)
+      for (const log of found) {
+        await this.#fileSystem.unlink(log.path)
+        await this.#fileSystem.unlink(`${log.path}.idx`).catch((error: unknown) => {
+          if (errorCodeOf(error) !== 'ENOENT') throw error
+        })
+      }
+      if (found.length > 0) await this.#fsyncDir(this.dir)
+      this.#logs.delete(sessionId)
+      this.#plans.delete(sessionId)
+      this.#failures.delete(sessionId)
+      if (record?.live === true) await this.#release(record, 'released')
+    })
+  }
+
+  async acquire(sessionId: string): Promise<Lease> {
+    this.#ensureOpen()
+    assertStorableId(sessionId)
+    const held = this.#leases.get(sessionId)
+    if (held?.live === true) {
+      throw new SessionLockedError({
+        code: ErrorCode.SESSION_LOCKED,
+        sessionId,
+        detail: `this adapter instance already holds its lease (pid ${process.pid} on ${hostname()})`,
+        holder: { pid: process.pid, host: hostname(), acquiredAt: held.acquiredAt },
+        location: this.#lockPath(sessionId),
+      })
+    }
+    await this.#ensureDir()
+    // Another holder may have written since this instance last looked: trust only a fresh read.
+    this.#logs.delete(sessionId)
+    this.#plans.delete(sessionId)
+    const acquiredAt = this.#now()
+    const taken = this.#lock
+      ? await takeLockFile({ fileSystem: this.#fileSystem, now: () => acquiredAt }, sessionId, this.#lockPath(sessionId))
+      : { token: randomBytes(16).toString('hex') }
+    const controller = new AbortController()
+    let record: LeaseRecord | undefined
+    const lease: Lease = Object.freeze({
+      sessionId,
+      token: taken.token,
+      epoch: 1,
+      signal: controller.signal,
+      ...(taken.tookOver === undefined ? {} : { tookOver: Object.freeze(taken.tookOver) }),
+      release: async (): Promise<void> => {
+        if (record !== undefined) await this.#release(record, 'released')
+      },
+    })
+    record = { lease, controller, acquiredAt, live: true }
+    this.#leases.set(sessionId, record)
+    return lease
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    await Promise.allSettled([...this.#queues.values()])
+    const errors: unknown[] = []
+    for (const record of [...this.#leases.values()]) {
+      try {
+        await this.#release(record, 'closed')
+      } catch (error) {
+        errors.push(error)
+      }
+    }
+    this.#registrations.clear()
+    this.#logs.clear()
+    this.#plans.clear()
+    if (errors.length > 0) {
+      throw new PersistenceError({ code: ErrorCode.CLOSE_FAILED, detail: `releasing ${errors.length} lock file(s) failed`, errors, cause: errors[0] })
+    }
+  }
+
+  // ---- writes -------------------------------------------------------------------------------
+
+  async #appendBatch(sessionId: string, events: readonly SessionEvent[], expectedSeq: number, record: LeaseRecord): Promise<void> {
+    const failure = this.#failures.get(sessionId)
+    if (failure !== undefined) throw failure
+    let log = this.#logs.get(sessionId)
+    if (log === undefined) {
+      const registered = this.#registrations.get(sessionId)
+      if (registered !== undefined) {
+        await this.#materialize(sessionId, registered, events, expectedSeq, record)
+        return
+      }
+      log = await this.#scanForAppend(sessionId)
+    }
+    if (expectedSeq !== log.nextSeq) {
+      throw new SeqConflictError({
+        code: ErrorCode.SEQ_CONFLICT,
+        sessionId,
+        detail: `expected seq ${expectedSeq}, but the stored log ${log.path} continues at seq ${log.nextSeq}; nothing was written`,
+        expectedSeq,
+        storedSeq: log.nextSeq,
+      })
+    }
+    const bytes = await this.#encode(log.compression, encodeBatch(events, { packChunks: this.#packChunks }))
+    const handle = await this.#fileSystem.open(log.path, 'r+')
+    try {
+      const actual = Number((await this.#fileSystem.fstat(handle)).size)
+      if (actual !== log.size) {
+        throw new SeqConflictError({
+          code: ErrorCode.SEQ_CONFLICT,
+          sessionId,
+          detail: `the log ${log.path} is ${actual} bytes, not the ${log.size} this adapter last wrote or read; nothing was written`,
+          expectedBytes: log.size,
+          actualBytes: actual,
+        })
+      }
+      await this.#checkToken(record)
+      await this.#writeDurably(sessionId, handle, log, bytes, events.length)
+    } finally {
+      await this.#fileSystem.close(handle).catch(() => undefined)
+    }
+  }
+
+  /** J6/J7: one write, one `fdatasync`; on failure cut back to the remembered size. */
+  async #writeDurably(sessionId: string, handle: JsonlFileHandle, log: LogState, bytes: Uint8Array, count: number): Promise<void> {
+    try {
+      await writeFully(this.#fileSystem, handle, bytes, log.size)
+      await this.#fileSystem.fdatasync(handle)
+    } catch (writeError) {
+      try {
+        await this.#fileSystem.ftruncate(handle, log.size)
+        await this.#fileSystem.fsync(handle)
+      } catch (rollbackError) {
+        const failure = new PersistenceError({
+          code: ErrorCode.ROLLBACK_FAILED,
+          sessionId,
+          detail: `a write to ${log.path} failed and cutting it back to ${log.size} bytes failed too; load the session to re-scan it before appending`,
+          errors: [writeError, rollbackError],
+          cause: writeError,
+        })
+        this.#failures.set(sessionId, failure)
+        this.#logs.delete(sessionId)
+        throw failure
+      }
+      throw writeError
+    }
+    log.size += bytes.length
+    log.nextSeq += count
+  }
+
+  /** J6: the first append of an id this instance never read scans the file as `load` does. */
+  async #scanForAppend(sessionId: string): Promise<LogState> {
+    const found = await this.#findLog(sessionId)
+    const read = await this.#read(sessionId, found, { truncateAtCorruption: false, signal: undefined })
+    this.#remember(sessionId, found, read)
+    if (read.tail !== undefined) {
+      throw new PersistenceError({
+        code: ErrorCode.REPAIR_REQUIRED,
+        sessionId,
+        detail: `the stored log ${found.path} has a torn tail at byte ${read.tail.offset}; load and repair it before appending`,
+      })
+    }
+    return this.#logs.get(sessionId)!
+  }
+
+  /** J8: header + first batch into an exclusive temp file, published with `link`. */
+  async #materialize(sessionId: string, header: SessionHeader, events: readonly SessionEvent[], expectedSeq: number, record: LeaseRecord): Promise<void> {
+    if (expectedSeq !== 0) {
+      throw new SeqConflictError({
+        code: ErrorCode.SEQ_CONFLICT,
+        sessionId,
+        detail: `expected seq ${expectedSeq}, but nothing is stored yet (next seq 0); nothing was written`,
+        expectedSeq,
+        storedSeq: 0,
+      })
+    }
+    const compression = this.#compression
+    const path = `${this.#base(sessionId)}${extensions[compression]}`
+    const batch = encodeBatch(events, { packChunks: this.#packChunks })
+    const chunks =
+      compression === 'none'
+        ? [encoder.encode(encodeHeaderLine(header) + batch)]
+        : [await this.#encode(compression, encodeHeaderLine(header)), await this.#encode(compression, batch)]
+    await this.#ensureDir()
+    if ((await this.#existingLogs(sessionId)).length > 0) throw this.#exists(sessionId, path)
+    await this.#checkToken(record)
+    const tempPath = await writeTempFile(this.#fileSystem, path, chunks)
+    try {
+      await this.#publish(sessionId, tempPath, path)
+      try {
+        await this.#fsyncDir(this.dir)
+      } catch (error) {
+        await this.#fileSystem.unlink(path).catch(() => undefined)
+        throw error
+      }
+    } finally {
+      await this.#fileSystem.unlink(tempPath).catch(() => undefined)
+    }
+    let size = 0
+    for (const chunk of chunks) size += chunk.length
+    this.#registrations.delete(sessionId)
+    this.#logs.set(sessionId, { path, compression, nextSeq: events.length, size })
+  }
+
+  async #publish(sessionId: string, tempPath: string, path: string): Promise<void> {
+    try {
+      await this.#fileSystem.link(tempPath, path)
+      return
+    } catch (error) {
+      const code = errorCodeOf(error)
+      if (code === 'EEXIST') throw this.#exists(sessionId, path)
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error
+    }
+    // No hard links here: the lease already excludes other writers, so check and rename.
+    try {
+      await this.#fileSystem.stat(path)
+      throw this.#exists(sessionId, path)
+    } catch (error) {
+      if (errorCodeOf(error) !== 'ENOENT') throw error
+    }
+    await this.#fileSystem.rename(tempPath, path)
+  }
+
+  /** A6, J12–J14. */
+  async #repair(sessionId: string, torn: TornTail, closers: readonly SessionEvent[], record: LeaseRecord): Promise<void> {
+    const found = await this.#findLog(sessionId)
+    const handle = await this.#fileSystem.open(found.path, 'r+')
+    try {
+      const stats = await this.#fileSystem.fstat(handle)
+      const revision = revisionOf(stats)
+      if (revision !== torn.revision) {
+        throw new SeqConflictError({
+          code: ErrorCode.SEQ_CONFLICT,
+          sessionId,
+          detail: `the log ${found.path} changed since it was read (revision ${revision}, expected ${torn.revision}); nothing was changed`,
+          expectedRevision: torn.revision,
+        })
+      }
+      let cached = this.#plans.get(sessionId)
+      if (cached?.revision !== revision) {
+        const read = await readLogFile(handle, this.#readOptions(sessionId, found, { truncateAtCorruption: torn.kind === 'corrupt', signal: undefined }))
+        cached = { revision, header: read.header, plan: read.plan }
+      }
+      const { plan, header } = cached
+      checkBatch(closers, plan.nextSeq, 'closers')
+      const compression = found.compression
+      const batch = [...plan.rewrite, ...closers]
+      const text = encodeBatch(batch, { packChunks: this.#packChunks })
+      const rewrite = compression !== 'none' && (plan.rewrite.length > 0 || plan.rewriteHeader)
+      if (torn.kind !== 'corrupt' && !rewrite) {
+        // J12: cut, then the closers as one ordinary batch.
+        const closersBytes = closers.length === 0 ? undefined : await this.#encode(compression, encodeBatch(closers, { packChunks: this.#packChunks }))
+        await this.#checkToken(record)
+        await this.#fileSystem.ftruncate(handle, plan.keepBytes)
+        await this.#fileSystem.fsync(handle)
+        this.#plans.delete(sessionId)
+        const log: LogState = { path: found.path, compression, nextSeq: plan.nextSeq, size: plan.keepBytes }
+        this.#logs.set(sessionId, log)
+        if (closersBytes !== undefined) await this.#writeDurably(sessionId, handle, log, closersBytes, closers.length)
+        return
+      }
+      const head = plan.rewriteHeader ? [await this.#encode(compression, encodeHeaderLine(header))] : []
+      const tail = batch.length === 0 ? [] : [await this.#encode(compression, text)]
+      await this.#checkToken(record)
+      const tempPath = await this.#writeRewrite(handle, found.path, plan.keepBytes, [...head, ...tail])
+      try {
+        if (torn.kind === 'corrupt') {
+          // J14: the damaged original stays byte-identical under its quarantine name.
+          await this.#fileSystem.link(found.path, `${found.path}.corrupt-${this.#now()}`)
+          await this.#fsyncDir(this.dir)
+        }
+        await this.#fileSystem.rename(tempPath, found.path)
+        await this.#fsyncDir(this.dir)
+      } finally {
+        await this.#fileSystem.unlink(tempPath).catch(() => undefined)
+      }
+      let size = plan.keepBytes
+      for (const chunk of [...head, ...tail]) size += chunk.length
+      this.#plans.delete(sessionId)
+      this.#failures.delete(sessionId)
+      this.#logs.set(sessionId, { path: found.path, compression, nextSeq: plan.nextSeq + closers.length, size })
+    } finally {
+      await this.#fileSystem.close(handle).catch(() => undefined)
+    }
+  }
+
+  /** A temp file beside `path`: its first `keepBytes` bytes, then `chunks`; fsynced. */
+  async #writeRewrite(source: JsonlFileHandle, path: string, keepBytes: number, chunks: readonly Uint8Array[]): Promise<string> {
+    const tempPath = tempPathOf(path)
+    const handle = await this.#fileSystem.open(tempPath, 'wx', 0o600)
+    try {
+      let position = 0
+      while (position < keepBytes) {
+        const piece = await readRange(this.#fileSystem, source, position, Math.min(COPY_BYTES, keepBytes - position))
+        if (piece.length === 0) throw new Error(`${path} ended at byte ${position} while copying its first ${keepBytes} bytes`)
+        await writeFully(this.#fileSystem, handle, piece, position)
+        position += piece.length
+      }
+      for (const chunk of chunks) {
+        await writeFully(this.#fileSystem, handle, chunk, position)
+        position += chunk.length
+      }
+      await this.#fileSystem.fsync(handle)
+    } catch (error) {
+      await this.#fileSystem.close(handle).catch(() => undefined)
+      await this.#fileSystem.unlink(tempPath).catch(() => undefined)
+      throw error
+    }
+    await this.#fileSystem.close(handle)
+    return tempPath
+  }
+
+  async #encode(compression: Compression, text: string): Promise<Uint8Array> {
+    const bytes = encoder.encode(text)
+    const codec = this.#codecOf(compression)
+    return codec === undefined ? bytes : await codec.encode(bytes)
+  }
+
+  // ---- reads --------------------------------------------------------------------------------
+
+  #readOptions(sessionId: string, found: FoundLog, options: { truncateAtCorruption: boolean; signal: AbortSignal | undefined; fromSeq?: number }) {
+    return {
+      fileSystem: this.#fileSystem,
+      sessionId,
+      path: found.path,
+      frames: this.#codecOf(found.compression),
+      readChunkBytes: this.#readChunkBytes,
+      truncateAtCorruption: options.truncateAtCorruption,
+      signal: options.signal,
+      ...(options.fromSeq === undefined ? {} : { fromSeq: options.fromSeq }),
+    }
+  }
+
+  async #read(
+    sessionId: string,
+    found: FoundLog,
+    options: { truncateAtCorruption: boolean; signal: AbortSignal | undefined; fromSeq?: number },
+  ): Promise<ReadLog> {
+    let handle: JsonlFileHandle
+    try {
+      handle = await this.#fileSystem.open(found.path, 'r')
+    } catch (error) {
+      if (errorCodeOf(error) === 'ENOENT') throw this.#notFound(sessionId)
+      throw this.#dirError(error)
+    }
+    try {
+      return await readLogFile(handle, this.#readOptions(sessionId, found, options))
+    } finally {
+      await this.#fileSystem.close(handle).catch(() => undefined)
+    }
+  }
+
+  /** After a full read: remember the committed state, or the repair plan of a tail. */
+  #remember(sessionId: string, found: FoundLog, read: ReadLog): void {
+    if (read.tail === undefined) {
+      this.#plans.delete(sessionId)
+      this.#logs.set(sessionId, { path: found.path, compression: found.compression, nextSeq: read.plan.nextSeq, size: read.size })
+    } else {
+      this.#logs.delete(sessionId)
+      this.#plans.set(sessionId, { revision: read.revision, header: read.header, plan: read.plan })
+    }
+  }
+
+  /** J18: only the first line (or frame) of a log; `undefined` when it vanished meanwhile. */
+  async #readHeader(sessionId: string, log: FoundLog): Promise<SessionHeader | undefined> {
+    let handle: JsonlFileHandle
+    try {
+      handle = await this.#fileSystem.open(log.path, 'r')
+    } catch (error) {
+      if (errorCodeOf(error) === 'ENOENT') return undefined
+      throw error
+    }
+    try {
+      const size = Number((await this.#fileSystem.fstat(handle)).size)
+      const codec = this.#codecOf(log.compression)
+      const location = log.path
+      if (codec === undefined) {
+        const pieces: Uint8Array[] = []
+        let position = 0
+        while (position < size) {
+          const piece = await readRange(this.#fileSystem, handle, position, Math.min(this.#readChunkBytes, size - position))
+          if (piece.length === 0) break
+          pieces.push(piece)
+          position += piece.length
+          if (piece.includes(0x0a)) break
+        }
+        return scanHeader(pieces, { sessionId, location })
+      }
+      for (let length = Math.min(size, LIST_HEADER_BYTES); ; length = Math.min(size, length * 4)) {
+        const prefix = await readRange(this.#fileSystem, handle, 0, length)
+        const first = codec.walk(prefix).frames[0]
+        if (first !== undefined) return scanHeader(first.decoded, { sessionId, location })
+        if (length >= size) {
+          throw new PersistenceCorruptionError({
+            code: ErrorCode.CORRUPT_HEADER,
+            sessionId,
+            detail: `session log ${location} has a damaged header (line 1): its first frame does not decode; nothing was changed`,
+            location,
+            offset: 0,
+            line: 1,
+            defect: 'frame',
+          })
+        }
+      }
+    } finally {
+      await this.#fileSystem.close(handle).catch(() => undefined)
+    }
+  }
+
+  // ---- files and names ----------------------------------------------------------------------
+
+  #base(sessionId: string): string {
+    return join(this.dir, fileNameOf(sessionId))
+  }
+
+  #lockPath(sessionId: string): string {
+    return `${this.#base(sessionId)}.lock`
+  }
+
+  #codecOf(compression: Compression): FrameCodec | undefined {
+    if (compression === 'none') return undefined
+    let codec = this.#codecs.get(compression)
+    if (codec === undefined) {
+      codec =
+        compression === 'gzip'
+          ? gzipCodec()
+          : zstdCodec({ onUnavailable: 'reject-writes', ...(this.#zstdEncoder === undefined ? {} : { zstdEncoder: this.#zstdEncoder }) })
+      this.#codecs.set(compression, codec)
+    }
+    return codec
+  }
+
+  /** Every log file of the id, whatever its codec. */
+  async #existingLogs(sessionId: string): Promise<FoundLog[]> {
+    const base = this.#base(sessionId)
+    const found: FoundLog[] = []
+    for (const [compression, suffix] of suffixes) {
+      const path = `${base}${suffix}`
+      try {
+        await this.#fileSystem.stat(path)
+        found.push({ path, compression })
+      } catch (error) {
+        if (errorCodeOf(error) !== 'ENOENT') throw this.#dirError(error)
+      }
+    }
+    return found
+  }
+
+  /** The one log file of the id (J3). */
+  async #findLog(sessionId: string): Promise<FoundLog> {
+    const found = await this.#existingLogs(sessionId)
+    if (found.length > 1) throw this.#duplicate(sessionId, found)
+    const log = found[0]
+    if (log === undefined) throw this.#notFound(sessionId)
+    return log
+  }
+
+  async #ensureDir(): Promise<void> {
+    if (this.#dirReady) return
+    try {
+      const stats = await this.#fileSystem.stat(this.dir)
+      if (!stats.isDirectory()) throw configInvalid('dir', this.dir, 'exists and is not a directory')
+    } catch (error) {
+      if (errorCodeOf(error) !== 'ENOENT') throw this.#dirError(error)
+      await this.#fileSystem.mkdir(this.dir, { recursive: true, mode: 0o700 })
+      await this.#fsyncDir(dirname(this.dir))
+    }
+    this.#dirReady = true
+  }
+
+  async #fsyncDir(path: string): Promise<void> {
+    let handle: JsonlFileHandle
+    try {
+      handle = await this.#fileSystem.open(path, 'r')
+    } catch (error) {
+      // Windows cannot open a directory for fsync; its rename and link are durable by themselves.
+      if (process.platform === 'win32') return
+      throw error
+    }
+    try {
+      await this.#fileSystem.fsync(handle)
+    } catch (error) {
+      if (process.platform !== 'win32') throw error
+    } finally {
+      await this.#fileSystem.close(handle).catch(() => undefined)
+    }
+  }
+
+  // ---- leases -------------------------------------------------------------------------------
+
+  #requireLease(sessionId: string, lease: Lease | undefined): LeaseRecord {
+    const record = this.#leases.get(sessionId)
+    if (record === undefined || !record.live || (lease !== undefined && record.lease !== lease)) {
+      throw new LeaseLostError({
+        code: ErrorCode.LEASE_LOST,
+        sessionId,
+        detail: 'this adapter instance holds no live lease for it; nothing was written',
+        epoch: lease?.epoch ?? 1,
+      })
+    }
+    return record
+  }
+
+  /** J15: the lock file must still carry our token. */
+  async #checkToken(record: LeaseRecord): Promise<void> {
+    const sessionId = record.lease.sessionId
+    if (!record.live) throw this.#leaseLost(sessionId, 'the lease ended; nothing was written')
+    if (!this.#lock) return
+    const path = this.#lockPath(sessionId)
+    if ((await lockTokenAt(this.#fileSystem, path)) === record.lease.token) return
+    const error = this.#leaseLost(sessionId, `the lock ${path} is missing or names another holder; nothing was written`)
+    this.#end(record, error)
+    throw error
+  }
+
+  #leaseLost(sessionId: string, detail: string): LeaseLostError {
+    return new LeaseLostError({ code: ErrorCode.LEASE_LOST, sessionId, detail, epoch: 1 })
+  }
+
+  #end(record: LeaseRecord, reason: LeaseLostError): void {
+    if (!record.live) return
+    record.live = false
+    const sessionId = record.lease.sessionId
+    if (this.#leases.get(sessionId) === record) this.#leases.delete(sessionId)
+    this.#registrations.delete(sessionId)
+    record.controller.abort(reason)
+  }
+
+  async #release(record: LeaseRecord, how: 'released' | 'closed'): Promise<void> {
+    if (!record.live) return
+    this.#end(record, this.#leaseLost(record.lease.sessionId, `the lease was ${how}`))
+    if (this.#lock) await removeLockFile(this.#fileSystem, this.#lockPath(record.lease.sessionId), record.lease.token)
+  }
+
+  // ---- plumbing -----------------------------------------------------------------------------
+
+  #ensureOpen(): void {
+    if (this.#closed) throw new PersistenceError({ code: ErrorCode.CLOSED, detail: `the jsonl persistence adapter over ${this.dir} is closed` })
+  }
+
+  #serial<T>(sessionId: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.#queues.get(sessionId) ?? Promise.resolve()
+    const run = previous.then(task, task)
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    )
+    this.#queues.set(sessionId, settled)
+    void settled.then(() => {
+      if (this.#queues.get(sessionId) === settled) this.#queues.delete(sessionId)
+    })
+    return run
+  }
+
+  #dirError(error: unknown): unknown {
+    return errorCodeOf(error) === 'ENOTDIR' ? configInvalid('dir', this.dir, 'exists and is not a directory') : error
+  }
+
+  #notFound(sessionId: string): PersistenceError {
+    return new PersistenceError({
+      code: ErrorCode.SESSION_NOT_FOUND,
+      sessionId,
+      detail: `no stored log (${this.#base(sessionId)}${extensions.none}, .gz or .zst)`,
+    })
+  }
+
+  #exists(sessionId: string, path: string): PersistenceError {
+    return new PersistenceError({ code: ErrorCode.SESSION_EXISTS, sessionId, detail: `another writer stored ${path} first; nothing was written` })
+  }
+
+  #duplicate(sessionId: string, found: readonly FoundLog[]): PersistenceCorruptionError {
+    const paths = found.map((log) => log.path)
+    return new PersistenceCorruptionError({
+      code: ErrorCode.DUPLICATE_LOG,
+      sessionId,
+      detail: `the session has ${paths.length} log files (${paths.join(', ')}); keep one and move the others away`,
+      location: paths[0],
+      actual: paths,
+    })
+  }
+}

@@ -1,0 +1,415 @@
+/**
+ * The in-memory persistence adapter (03-persistence.md M1): every log is kept as plain JSONL bytes
+ * in a {@link MemoryStore}, written and read with the JSONL encoder, scanner and tail rules, so byte
+ * faults behave as on disk. Leases are per store. Nothing survives the process.
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
+import { ErrorCode } from '../errors/codes.js'
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import { LeaseLostError } from '../errors/lease-lost-error.js'
+import { PersistenceCorruptionError } from '../errors/persistence-corruption-error.js'
+import { PersistenceError } from '../errors/persistence-error.js'
+import { SeqConflictError } from '../errors/seq-conflict-error.js'
+import { SessionFormatUnsupportedError } from '../errors/session-format-unsupported-error.js'
+import { SessionLockedError } from '../errors/session-locked-error.js'
+import type { SessionEvent } from '../session/session-event.js'
+import { buildSessionHeader, type SessionHeader } from '../session/session-header.js'
+import { encodeBatch, encodeHeaderLine, isEventEnvelope, type ScanResult, scanHeader, scanLog } from './jsonl/jsonl-codec.js'
+import type {
+  AppendBatchOptions,
+  Lease,
+  LoadOptions,
+  PersistenceAdapter,
+  ReadOptions,
+  StoredListing,
+  StoredLog,
+  TornTail, StoredSuffix } from './persistence-adapter.js'
+import { type CachedScan, concat, createMemoryStore, type LeaseRecord, type LogEntry, locationOf, type MemoryStore, MemoryStoreState } from './memory-store.js'
+import { assertStorableId } from './session-file-name.js'
+
+export { createMemoryStore, type MemoryStore } from './memory-store.js'
+
+const encoder = new TextEncoder()
+
+/** Options of {@link memoryPersistence}. */
+export interface MemoryPersistenceOptions {
+  /** The storage; share it between instances to share logs and leases. @defaultValue a private `createMemoryStore()` */
+  readonly store?: MemoryStore
+  /** Store runs of chunk deltas as chunk-run rows (K2). @defaultValue true */
+  readonly packChunks?: boolean
+  /** The clock of lease `acquiredAt`. @defaultValue `Date.now` */
+  readonly now?: () => number
+}
+
+/** The memory adapter: the full {@link PersistenceAdapter} contract plus its store. */
+export interface MemoryPersistence extends PersistenceAdapter {
+  /** The store holding this instance's logs and leases. */
+  readonly store: MemoryStore
+  /**
+   * Committed events with `seq ≥ fromSeq` (never salvaged ones); no mutation.
+   *
+   * @param sessionId - the session id
+   * @param fromSeq - a non-negative safe integer
+   * @param options - `signal`
+   * @returns the header and the suffix
+   * @throws `InvalidArgumentError` (`fromSeq`), `PersistenceError SESSION_NOT_FOUND`, `PersistenceCorruptionError`
+   */
+  readFrom(
+    sessionId: string,
+    fromSeq: number,
+    options?: ReadOptions,
+  ): Promise<StoredSuffix>
+  /**
+   * Removes a stored log (an unmaterialized registration of this instance too).
+   *
+   * @param sessionId - the session id
+   * @throws `PersistenceError SESSION_NOT_FOUND`; `SessionLockedError` while another instance holds the lease
+   */
+  delete(sessionId: string): Promise<void>
+}
+
+function isSafeNonNegative(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+}
+
+function checkSignal(signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true) throw signal.reason
+}
+
+/**
+ * Creates an in-memory persistence adapter (M1): logs are JSONL bytes in a {@link MemoryStore},
+ * with the JSONL encoder, scanner and tail rules; leases are per store, so two instances over one
+ * store exclude each other.
+ *
+ * @param options - the store, chunk packing and clock
+ * @returns the adapter
+ * @example
+ * ```ts
+ * const harness = createHarness({ persistence: memoryPersistence() })
+ * ```
+ */
+export function memoryPersistence(options: MemoryPersistenceOptions = {}): MemoryPersistence {
+  const given = options.store ?? createMemoryStore()
+  if (!(given instanceof MemoryStoreState)) {
+    throw new InvalidArgumentError({ argument: 'options.store', reason: 'must come from createMemoryStore()', value: given })
+  }
+  const store: MemoryStoreState = given
+  const packChunks = options.packChunks ?? true
+  const now = options.now ?? Date.now
+  const owner = {}
+  /** Headers registered by `create` and not yet materialized. */
+  const registrations = new Map<string, SessionHeader>()
+  /** This instance's live leases, by token. */
+  const leases = new Map<string, LeaseRecord>()
+  let closed = false
+
+  function ensureOpen(): void {
+    if (closed) {
+      throw new PersistenceError({ code: ErrorCode.CLOSED, detail: 'the memory persistence adapter is closed' })
+    }
+  }
+
+  function notFound(sessionId: string): PersistenceError {
+    return new PersistenceError({
+      code: ErrorCode.SESSION_NOT_FOUND,
+      sessionId,
+      detail: `no stored log (${locationOf(sessionId)})`,
+    })
+  }
+
+  function leaseLost(sessionId: string, epoch: number | undefined, detail: string): LeaseLostError {
+    return new LeaseLostError({ code: ErrorCode.LEASE_LOST, sessionId, detail, ...(epoch === undefined ? {} : { epoch }) })
+  }
+
+  /** The live lease record of this instance for `sessionId`, checking `lease` when given. */
+  function requireLease(sessionId: string, lease: Lease | undefined): LeaseRecord {
+    const record = lease === undefined ? store.leases.get(sessionId) : leases.get(lease.token)
+    if (record === undefined || record.owner !== owner || !record.live || record.lease.sessionId !== sessionId) {
+      throw leaseLost(sessionId, lease?.epoch, 'this adapter instance holds no live lease for it; nothing was written')
+    }
+    if (store.leases.get(sessionId) !== record) {
+      throw leaseLost(sessionId, record.lease.epoch, 'the lease is no longer current; nothing was written')
+    }
+    return record
+  }
+
+  function scanOf(sessionId: string, entry: LogEntry, truncateAtCorruption: boolean, fromSeq?: number): ScanResult {
+    const result = scanLog(entry.pieces, {
+      sessionId,
+      location: locationOf(sessionId),
+      truncateAtCorruption,
+      ...(fromSeq === undefined ? {} : { fromSeq }),
+    })
+    if (result.torn?.kind !== 'corrupt') {
+      entry.scan = { nextSeq: result.nextSeq, committedBytes: result.committedBytes, torn: result.torn !== undefined }
+    }
+    return result
+  }
+
+  /** The next seq and tail state of a stored log, scanning only when its content changed. */
+  function stateOf(sessionId: string, entry: LogEntry): CachedScan {
+    if (entry.scan !== undefined) return entry.scan
+    const result = scanOf(sessionId, entry, false)
+    return { nextSeq: result.nextSeq, committedBytes: result.committedBytes, torn: result.torn !== undefined }
+  }
+
+  function checkBatch(events: readonly SessionEvent[], firstSeq: number, argument: string): void {
+    for (let index = 0; index < events.length; index++) {
+      const event = events[index]
+      if (!isEventEnvelope(event)) {
+        throw new InvalidArgumentError({ argument, reason: `${argument}[${index}] is not a well-formed event envelope`, value: events })
+      }
+      if (event.seq !== firstSeq + index) {
+        throw new InvalidArgumentError({
+          argument,
+          reason: `${argument}[${index}].seq must be ${firstSeq + index} (got ${event.seq}): seqs must be contiguous from ${firstSeq}`,
+          value: events,
+        })
+      }
+    }
+  }
+
+  function repairRequired(sessionId: string): PersistenceError {
+    return new PersistenceError({
+      code: ErrorCode.REPAIR_REQUIRED,
+      sessionId,
+      detail: `the stored log (${locationOf(sessionId)}) has a torn tail; load and repair it before appending`,
+    })
+  }
+
+  function forgetRegistration(sessionId: string): void {
+    registrations.delete(sessionId)
+  }
+
+  const adapter: MemoryPersistence = {
+    name: 'memory',
+    store,
+
+    async create(header: SessionHeader): Promise<void> {
+      ensureOpen()
+      const raw: unknown = header
+      const id = typeof raw === 'object' && raw !== null ? (raw as { readonly id?: unknown }).id : undefined
+      if (typeof raw === 'object' && raw !== null) assertStorableId(id)
+      const validated = buildSessionHeader(raw, typeof id === 'string' ? id : '', -1)
+      if (store.logs.has(validated.id) || registrations.has(validated.id)) {
+        throw new PersistenceError({
+          code: ErrorCode.SESSION_EXISTS,
+          sessionId: validated.id,
+          detail: `a log is already stored or registered (${locationOf(validated.id)})`,
+        })
+      }
+      registrations.set(validated.id, validated)
+    },
+
+    async append(sessionId: string, events: readonly SessionEvent[], batch: AppendBatchOptions): Promise<void> {
+      ensureOpen()
+      assertStorableId(sessionId)
+      requireLease(sessionId, batch.lease)
+      if (events.length === 0) return
+      const expectedSeq = batch.expectedSeq
+      if (!isSafeNonNegative(expectedSeq)) {
+        throw new InvalidArgumentError({ argument: 'expectedSeq', reason: 'must be a non-negative safe integer', value: expectedSeq })
+      }
+      checkBatch(events, expectedSeq, 'events')
+      const registered = registrations.get(sessionId)
+      const entry = store.logs.get(sessionId)
+      if (registered !== undefined) {
+        if (entry !== undefined) {
+          throw new PersistenceError({
+            code: ErrorCode.SESSION_EXISTS,
+            sessionId,
+            detail: `another writer stored a log first (${locationOf(sessionId)}); nothing was written`,
+          })
+        }
+        if (expectedSeq !== 0) {
+          throw new SeqConflictError({
+            code: ErrorCode.SEQ_CONFLICT,
+            sessionId,
+            detail: `expected seq ${expectedSeq}, but nothing is stored yet (next seq 0)`,
+            expectedSeq,
+            storedSeq: 0,
+          })
+        }
+        const bytes = encoder.encode(encodeHeaderLine(registered) + encodeBatch(events, { packChunks }))
+        store.put(sessionId, [bytes], { nextSeq: events.length, committedBytes: bytes.length, torn: false })
+        registrations.delete(sessionId)
+        return
+      }
+      if (entry === undefined) throw notFound(sessionId)
+      const state = stateOf(sessionId, entry)
+      if (state.torn) throw repairRequired(sessionId)
+      if (expectedSeq !== state.nextSeq) {
+        throw new SeqConflictError({
+          code: ErrorCode.SEQ_CONFLICT,
+          sessionId,
+          detail: `expected seq ${expectedSeq}, but the stored log continues at seq ${state.nextSeq}; nothing was written`,
+          expectedSeq,
+          storedSeq: state.nextSeq,
+        })
+      }
+      const bytes = encoder.encode(encodeBatch(events, { packChunks }))
+      store.put(sessionId, [...entry.pieces, bytes], {
+        nextSeq: state.nextSeq + events.length,
+        committedBytes: state.committedBytes + bytes.length,
+        torn: false,
+      })
+    },
+
+    async load(sessionId: string, loadOptions: LoadOptions = {}): Promise<StoredLog> {
+      ensureOpen()
+      assertStorableId(sessionId)
+      checkSignal(loadOptions.signal)
+      const entry = store.logs.get(sessionId)
+      if (entry === undefined) throw notFound(sessionId)
+      const result = scanOf(sessionId, entry, loadOptions.truncateAtCorruption === true)
+      const log: { -readonly [K in keyof StoredLog]: StoredLog[K] } = {
+        header: result.header,
+        events: result.events,
+        revision: entry.revision,
+        location: locationOf(sessionId),
+      }
+      if (result.torn !== undefined) log.torn = { ...result.torn, recovered: [], revision: entry.revision }
+      return log
+    },
+
+    async commitRepair(sessionId: string, torn: TornTail | undefined, closers: readonly SessionEvent[]): Promise<void> {
+      ensureOpen()
+      assertStorableId(sessionId)
+      requireLease(sessionId, undefined)
+      if (torn === undefined && closers.length === 0) return
+      const entry = store.logs.get(sessionId)
+      if (entry === undefined) throw notFound(sessionId)
+      if (torn !== undefined && torn.revision !== entry.revision) {
+        throw new SeqConflictError({
+          code: ErrorCode.SEQ_CONFLICT,
+          sessionId,
+          detail: `the log changed since it was read (revision ${entry.revision}, expected ${torn.revision}); nothing was changed`,
+          expectedRevision: torn.revision,
+        })
+      }
+      const corrupt = torn?.kind === 'corrupt'
+      let state: CachedScan
+      if (corrupt) {
+        const result = scanOf(sessionId, entry, true)
+        state = { nextSeq: result.nextSeq, committedBytes: result.committedBytes, torn: result.torn !== undefined }
+      } else {
+        state = stateOf(sessionId, entry)
+      }
+      if (torn === undefined && state.torn) throw repairRequired(sessionId)
+      const batch = [...(torn?.recovered ?? []), ...closers]
+      checkBatch(batch, state.nextSeq, torn === undefined ? 'closers' : 'recovered ++ closers')
+      const bytes = encoder.encode(encodeBatch(batch, { packChunks }))
+      if (corrupt) {
+        const damaged = concat(entry.pieces)
+        const list = store.quarantine.get(sessionId) ?? []
+        list.push(damaged)
+        store.quarantine.set(sessionId, list)
+      }
+      const prefix = state.torn ? [concat(entry.pieces).slice(0, state.committedBytes)] : entry.pieces
+      store.put(sessionId, [...prefix, bytes], {
+        nextSeq: state.nextSeq + batch.length,
+        committedBytes: state.committedBytes + bytes.length,
+        torn: false,
+      })
+    },
+
+    async readFrom(sessionId: string, fromSeq: number, readOptions: ReadOptions = {}) {
+      ensureOpen()
+      assertStorableId(sessionId)
+      if (!isSafeNonNegative(fromSeq)) {
+        throw new InvalidArgumentError({ argument: 'fromSeq', reason: 'must be a non-negative safe integer', value: fromSeq })
+      }
+      checkSignal(readOptions.signal)
+      const entry = store.logs.get(sessionId)
+      if (entry === undefined) throw notFound(sessionId)
+      const result = scanOf(sessionId, entry, false, fromSeq)
+      return { header: result.header, events: result.events }
+    },
+
+    async list(readOptions: ReadOptions = {}): Promise<StoredListing> {
+      ensureOpen()
+      checkSignal(readOptions.signal)
+      const headers: SessionHeader[] = []
+      const damaged: PersistenceCorruptionError[] = []
+      for (const sessionId of store.ids()) {
+        const entry = store.logs.get(sessionId)!
+        try {
+          headers.push(scanHeader(entry.pieces, { sessionId, location: locationOf(sessionId) }))
+        } catch (error) {
+          if (PersistenceCorruptionError.is(error)) damaged.push(error)
+          else if (!SessionFormatUnsupportedError.is(error)) throw error
+        }
+      }
+      return { headers, damaged }
+    },
+
+    async delete(sessionId: string): Promise<void> {
+      ensureOpen()
+      assertStorableId(sessionId)
+      const held = store.leases.get(sessionId)
+      if (held !== undefined && held.owner !== owner) {
+        throw new SessionLockedError({
+          code: ErrorCode.SESSION_LOCKED,
+          sessionId,
+          detail: 'another adapter instance holds its lease',
+          holder: held.holder,
+          location: locationOf(sessionId),
+        })
+      }
+      const registered = registrations.delete(sessionId)
+      if (!store.logs.delete(sessionId) && !registered) throw notFound(sessionId)
+    },
+
+    async acquire(sessionId: string): Promise<Lease> {
+      ensureOpen()
+      assertStorableId(sessionId)
+      const held = store.leases.get(sessionId)
+      if (held !== undefined) {
+        throw new SessionLockedError({
+          code: ErrorCode.SESSION_LOCKED,
+          sessionId,
+          detail: `${held.owner === owner ? 'this' : 'another'} adapter instance holds its lease (pid ${held.holder.pid} on ${held.holder.host})`,
+          holder: held.holder,
+          location: locationOf(sessionId),
+        })
+      }
+      const controller = new AbortController()
+      const token = randomBytes(16).toString('hex')
+      let record: LeaseRecord | undefined
+      const lease: Lease = Object.freeze({
+        sessionId,
+        token,
+        epoch: store.nextEpoch(sessionId),
+        signal: controller.signal,
+        release: async (): Promise<void> => {
+          if (record !== undefined) store.endLease(record, 'released')
+        },
+      })
+      record = {
+        lease,
+        owner,
+        holder: Object.freeze({ pid: process.pid, host: hostname(), acquiredAt: now() }),
+        controller,
+        onEnd: () => {
+          leases.delete(token)
+          forgetRegistration(sessionId)
+        },
+        live: true,
+      }
+      store.leases.set(sessionId, record)
+      leases.set(token, record)
+      return lease
+    },
+
+    async close(): Promise<void> {
+      if (closed) return
+      closed = true
+      for (const record of [...leases.values()]) store.endLease(record, 'closed')
+      registrations.clear()
+    },
+  }
+  return adapter
+}

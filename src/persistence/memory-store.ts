@@ -1,0 +1,206 @@
+/**
+ * The storage behind the memory adapter (03-persistence.md M1): logs as JSONL bytes, quarantined
+ * copies, revisions and leases, shared by every `memoryPersistence` instance given the same store.
+ *
+ * @module
+ */
+import { ErrorCode } from '../errors/codes.js'
+import { LeaseLostError } from '../errors/lease-lost-error.js'
+import type { LockHolder } from '../errors/lock-holder.js'
+import type { Lease } from './persistence-adapter.js'
+
+/**
+ * Shared storage for {@link memoryPersistence} instances: the logs as bytes, quarantined copies
+ * and the leases. Its byte methods are the test seam for torn and damaged logs.
+ */
+export interface MemoryStore {
+  /**
+   * A copy of a stored log's bytes.
+   *
+   * @param sessionId - the session id
+   * @returns the bytes, or `undefined` when nothing is stored
+   */
+  read(sessionId: string): Uint8Array | undefined
+  /**
+   * Replaces (or creates) a stored log's bytes, e.g. to tear or damage it; the log gets a new revision.
+   *
+   * @param sessionId - the session id
+   * @param bytes - the new content (copied)
+   */
+  write(sessionId: string, bytes: Uint8Array): void
+  /**
+   * Removes a stored log.
+   *
+   * @param sessionId - the session id
+   * @returns whether a log was stored
+   */
+  remove(sessionId: string): boolean
+  /**
+   * The ids with a stored log, sorted.
+   *
+   * @returns the ids
+   */
+  ids(): string[]
+  /**
+   * The damaged originals a `commitRepair` of a `corrupt` tail moved aside, oldest first.
+   *
+   * @param sessionId - the session id
+   * @returns copies of the quarantined bytes
+   */
+  quarantined(sessionId: string): Uint8Array[]
+  /**
+   * Ends the current lease of a session as if it had expired: its `signal` aborts with
+   * `LeaseLostError` and later writes under it fail (the conformance suite's `expireLease`).
+   *
+   * @param sessionId - the session id
+   * @returns whether a lease was held
+   */
+  expireLease(sessionId: string): boolean
+}
+
+/**
+ * What the store keeps per log.
+ *
+ * @internal
+ */
+export interface LogEntry {
+  /** The log's bytes in append order (never mutated in place). */
+  readonly pieces: Uint8Array[]
+  readonly revision: string
+  /** The scan of this exact content when it had no tail or a torn one. */
+  scan: CachedScan | undefined
+}
+
+/**
+ * The scan facts of one log content.
+ *
+ * @internal
+ */
+export interface CachedScan {
+  readonly nextSeq: number
+  readonly committedBytes: number
+  readonly torn: boolean
+}
+
+/**
+ * One lease, as the store tracks it.
+ *
+ * @internal
+ */
+export interface LeaseRecord {
+  readonly lease: Lease
+  readonly owner: object
+  readonly holder: LockHolder
+  readonly controller: AbortController
+  /** Runs once when the lease ends (released, expired, adapter closed). */
+  readonly onEnd: () => void
+  live: boolean
+}
+
+
+/** @internal */
+export function concat(pieces: readonly Uint8Array[]): Uint8Array {
+  let length = 0
+  for (const piece of pieces) length += piece.length
+  const bytes = new Uint8Array(length)
+  let at = 0
+  for (const piece of pieces) {
+    bytes.set(piece, at)
+    at += piece.length
+  }
+  return bytes
+}
+
+/** @internal */
+export function locationOf(sessionId: string): string {
+  return `memory:${sessionId}`
+}
+
+/**
+ * The implementation behind {@link createMemoryStore}.
+ *
+ * @internal
+ */
+export class MemoryStoreState implements MemoryStore {
+  readonly logs = new Map<string, LogEntry>()
+  readonly leases = new Map<string, LeaseRecord>()
+  readonly quarantine = new Map<string, Uint8Array[]>()
+  readonly epochs = new Map<string, number>()
+  #revisions = 0
+
+  read(sessionId: string): Uint8Array | undefined {
+    const entry = this.logs.get(sessionId)
+    return entry === undefined ? undefined : concat(entry.pieces)
+  }
+
+  write(sessionId: string, bytes: Uint8Array): void {
+    this.put(sessionId, [new Uint8Array(bytes)], undefined)
+  }
+
+  remove(sessionId: string): boolean {
+    return this.logs.delete(sessionId)
+  }
+
+  ids(): string[] {
+    return [...this.logs.keys()].sort(compareIds)
+  }
+
+  quarantined(sessionId: string): Uint8Array[] {
+    return (this.quarantine.get(sessionId) ?? []).map((bytes) => new Uint8Array(bytes))
+  }
+
+  expireLease(sessionId: string): boolean {
+    const record = this.leases.get(sessionId)
+    if (record === undefined) return false
+    this.endLease(record, 'expired')
+    return true
+  }
+
+  /** Stores new content under a fresh revision (revisions never repeat within a store). */
+  put(sessionId: string, pieces: Uint8Array[], scan: CachedScan | undefined): void {
+    this.#revisions++
+    this.logs.set(sessionId, { pieces, revision: `mem:${this.#revisions}`, scan })
+  }
+
+  nextEpoch(sessionId: string): number {
+    const epoch = (this.epochs.get(sessionId) ?? 0) + 1
+    this.epochs.set(sessionId, epoch)
+    return epoch
+  }
+
+  endLease(record: LeaseRecord, how: 'released' | 'expired' | 'closed'): void {
+    if (!record.live) return
+    record.live = false
+    const sessionId = record.lease.sessionId
+    if (this.leases.get(sessionId) === record) this.leases.delete(sessionId)
+    record.onEnd()
+    record.controller.abort(
+      new LeaseLostError({
+        code: ErrorCode.LEASE_LOST,
+        sessionId,
+        detail: `the lease (epoch ${record.lease.epoch}) was ${how}`,
+        epoch: record.lease.epoch,
+      }),
+    )
+  }
+}
+
+function compareIds(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0
+}
+
+/**
+ * Creates a store for {@link memoryPersistence}; share one between instances to model several
+ * processes over one storage (leases then exclude each other).
+ *
+ * @returns an empty store
+ * @example
+ * ```ts
+ * const store = createMemoryStore()
+ * const a = memoryPersistence({ store })
+ * const b = memoryPersistence({ store })
+ * ```
+ */
+export function createMemoryStore(): MemoryStore {
+  return new MemoryStoreState()
+}

@@ -1,0 +1,115 @@
+import { z } from 'zod'
+import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
+import { services } from '../kernel/services.js'
+import { jsonlPersistence } from './jsonl/jsonl-persistence.js'
+import { memoryPersistence } from './memory-persistence.js'
+import type { PersistenceAdapter } from './persistence-adapter.js'
+import { PersistenceCoordinator } from './persistence-coordinator.js'
+import { persistenceEvents } from './persistence-events.js'
+import { writeBehindOptionsSchema } from './write-behind.js'
+
+const adapterMethods = ['create', 'append', 'load', 'commitRepair', 'list', 'acquire', 'close'] as const
+
+/** Whether `value` has the shape of a {@link PersistenceAdapter}. */
+export function isPersistenceAdapter(value: unknown): value is PersistenceAdapter {
+  if (typeof value !== 'object' || value === null) return false
+  const record = value as Record<string, unknown>
+  return typeof record['name'] === 'string' && adapterMethods.every((method) => typeof record[method] === 'function')
+}
+
+/** The `{ dir }` shorthand of `createHarness({ persistence })`: exactly `jsonlPersistence({ dir, compression })`. */
+export interface JsonlShorthand {
+  /** The directory of the session logs. */
+  readonly dir: string
+  /**
+   * The codec of new files.
+   *
+   * @default 'none'
+   */
+  readonly compression?: 'none' | 'gzip' | 'zstd'
+}
+
+/** The config of the `persistence` entry. */
+export interface PersistenceEntryConfig {
+  /**
+   * The storage backend, or `{ dir, compression? }` for `jsonlPersistence({ dir, compression })`.
+   *
+   * @default a fresh `memoryPersistence()`
+   */
+  readonly adapter?: PersistenceAdapter | JsonlShorthand
+  /** Write-behind tuning (03-persistence.md §6). */
+  readonly writeBehind?: {
+    /**
+     * The batching window.
+     *
+     * @default 200
+     */
+    readonly windowMs?: number
+    /**
+     * The pending-event high-water mark.
+     *
+     * @default 10000
+     */
+    readonly maxPendingEvents?: number
+    /**
+     * The pending-bytes high-water mark.
+     *
+     * @default 16 MiB
+     */
+    readonly maxPendingBytes?: number
+  }
+}
+
+const shorthandSchema = z.strictObject({
+  dir: z.string().min(1, { error: 'must be a non-empty directory path' }),
+  compression: z.enum(['none', 'gzip', 'zstd']).optional(),
+})
+
+const configSchema = z.strictObject({
+  adapter: z
+    .union([z.custom<PersistenceAdapter>(isPersistenceAdapter, { error: 'must be a PersistenceAdapter' }), shorthandSchema])
+    .optional(),
+  writeBehind: writeBehindOptionsSchema.optional(),
+})
+
+function adapterOf(input: PersistenceAdapter | z.output<typeof shorthandSchema> | undefined): PersistenceAdapter {
+  if (input === undefined) return memoryPersistence()
+  if (isPersistenceAdapter(input)) return input
+  return jsonlPersistence({ dir: input.dir, ...(input.compression === undefined ? {} : { compression: input.compression }) })
+}
+
+/**
+ * The `persistence` entry of the default bundle: builds the {@link PersistenceCoordinator}
+ * (`services.persistence`), binds every live session to write-behind, guards appends against
+ * back-pressure, and flushes and releases everything when it stops.
+ *
+ * @returns a plugin definition
+ */
+export function persistencePlugin(): PluginDefinition<z.output<typeof configSchema> | undefined> {
+  return definePlugin({
+    name: 'persistence',
+    inject: [services.sessions],
+    provides: [services.persistence],
+    events: [persistenceEvents],
+    config: configSchema.optional(),
+    apply(ctx, config) {
+      const sessions = ctx.get(services.sessions)
+      const coordinator = new PersistenceCoordinator({
+        adapter: adapterOf(config?.adapter),
+        writeBehind: writeBehindOptionsSchema.parse(config?.writeBehind ?? {}),
+        clock: ctx.get(services.clock),
+        logger: ctx.logger,
+        catalog: sessions.catalog,
+        live: (id) => sessions.get(id),
+        writeFailed: (sessionId, error, pendingEvents) => ctx.emit('session/write-failed', { sessionId, error, pendingEvents }),
+      })
+      ctx.on('session/created', ({ session }) => coordinator.bind(session))
+      ctx.on('session/event', ({ session, event }) => coordinator.record(session, event))
+      ctx.on('session/flush', ({ session }) => coordinator.flushSession(session))
+      ctx.on('session/disposed', ({ session }) => coordinator.unbind(session))
+      sessions.addCommitGuard((event, session) => coordinator.guard(event, session), { label: 'persistence' })
+      ctx.provide(services.persistence, coordinator)
+      return () => coordinator.close()
+    },
+  })
+}

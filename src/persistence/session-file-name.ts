@@ -1,0 +1,81 @@
+/**
+ * Storable session ids (03-persistence.md H4) and their file names (J1, J4).
+ *
+ * @module
+ */
+import { ErrorCode } from '../errors/codes.js'
+import { PersistenceError } from '../errors/persistence-error.js'
+import { isSessionId } from '../session/session-header.js'
+
+const deviceName = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i
+const allowedCharacters = /^[A-Za-z0-9_.-]*$/
+
+function reasonOf(sessionId: unknown): string {
+  if (typeof sessionId !== 'string') return `must be a string (got ${typeof sessionId})`
+  if (sessionId.length === 0) return 'must not be empty'
+  if (sessionId.length > 128) return `must be at most 128 characters (got ${sessionId.length})`
+  if (sessionId.startsWith('.')) return 'must not start with "."'
+  if (!allowedCharacters.test(sessionId)) return 'may only contain the characters [A-Za-z0-9_.-]'
+  return 'is not a valid session id'
+}
+
+function describe(sessionId: unknown): string {
+  if (typeof sessionId !== 'string') return String(sessionId)
+  return JSON.stringify(sessionId.length > 140 ? `${sessionId.slice(0, 140)}…` : sessionId)
+}
+
+/**
+ * Checks that an adapter may store `sessionId` (H4): 1–128 characters of `[A-Za-z0-9_.-]`, not
+ * starting with `.` — exactly the registry's ids. Call it before any I/O.
+ *
+ * @param sessionId - the id to check
+ * @throws {@link PersistenceError} `INVALID_SESSION_ID` (`sessionId` when it is a string, `reason`)
+ */
+export function assertStorableId(sessionId: unknown): asserts sessionId is string {
+  if (isSessionId(sessionId)) return
+  const reason = reasonOf(sessionId)
+  throw new PersistenceError({
+    code: ErrorCode.INVALID_SESSION_ID,
+    sessionId: typeof sessionId === 'string' ? sessionId : undefined,
+    detail: `session id ${describe(sessionId)} cannot be stored: it ${reason}; use 1–128 characters of [A-Za-z0-9_.-], not starting with "."`,
+    reason,
+  })
+}
+
+function isDeviceName(name: string): boolean {
+  const dot = name.indexOf('.')
+  return deviceName.test(dot === -1 ? name : name.slice(0, dot))
+}
+
+/**
+ * The file base name of a session id (J1), without any suffix: the id itself, with a `~` prefix
+ * when its part before the first `.` is a Windows device name (`con`, `prn`, `aux`, `nul`,
+ * `com0`–`com9`, `lpt0`–`lpt9`, any case). Ids never contain `~`, so the mapping is injective.
+ *
+ * @param sessionId - a session id
+ * @returns the base name, e.g. `'s1'` → `'s1'`, `'con'` → `'~con'`, `'NUL.x'` → `'~NUL.x'`
+ * @throws {@link PersistenceError} `INVALID_SESSION_ID` for an id that cannot be stored
+ * @example
+ * ```ts
+ * const file = join(dir, `${fileNameOf(id)}.jsonl`)
+ * ```
+ */
+export function fileNameOf(sessionId: string): string {
+  assertStorableId(sessionId)
+  return isDeviceName(sessionId) ? `~${sessionId}` : sessionId
+}
+
+/**
+ * The session id whose {@link fileNameOf} is `name` (J4), or `undefined` when no id maps to it.
+ * `name` is the base name with its suffix (`.jsonl`, `.jsonl.gz`, …) already removed.
+ *
+ * @param name - a file base name
+ * @returns the id, e.g. `'~con'` → `'con'`; `undefined` for `'con'`, `'~s1'`, `'.x'`
+ */
+export function sessionIdOfFileName(name: string): string | undefined {
+  if (name.startsWith('~')) {
+    const id = name.slice(1)
+    return isSessionId(id) && isDeviceName(id) ? id : undefined
+  }
+  return isSessionId(name) && !isDeviceName(name) ? name : undefined
+}

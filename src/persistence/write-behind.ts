@@ -1,0 +1,336 @@
+import { z } from 'zod'
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import { ErrorCode } from '../errors/codes.js'
+import { PersistenceError } from '../errors/persistence-error.js'
+import type { Clock } from '../kernel/host-services.js'
+import { typedSchema } from '../session/schema-primitives.js'
+import type { SessionEvent } from '../session/session-event.js'
+import { jsonText } from '../session/json-text.js'
+import type { JsonValue } from '../session/json-value.js'
+
+/** The batching options of write-behind (the `writeBehind` config, 03-persistence.md §6). */
+export interface WriteBehindOptions {
+  /**
+   * How long the first unwritten event may wait before its batch is written, in milliseconds.
+   * The window opens when the queue turns non-empty and later events never extend it (WB1).
+   *
+   * @default 200
+   */
+  readonly windowMs: number
+  /**
+   * The high-water mark in events: this many unwritten events start a write at once (WB8).
+   *
+   * @default 10000
+   */
+  readonly maxPendingEvents: number
+  /**
+   * The high-water mark in JSON size (UTF-16 code units): this much unwritten text starts a write
+   * at once (WB8).
+   *
+   * @default 16777216 (16 MiB)
+   */
+  readonly maxPendingBytes: number
+}
+
+const positiveSafeInteger = z
+  .number({ error: 'must be a positive safe integer' })
+  .int({ error: 'must be a positive safe integer' })
+  .min(1, { error: 'must be a positive safe integer' })
+  .max(Number.MAX_SAFE_INTEGER, { error: 'must be a positive safe integer' })
+
+/**
+ * The schema of {@link WriteBehindOptions}: a strict object whose missing fields take their
+ * defaults (`windowMs` an integer 1…2 147 483 647, the high-water marks positive safe integers).
+ *
+ * @example
+ * ```ts
+ * writeBehindOptionsSchema.parse({ windowMs: 50 })
+ * // { windowMs: 50, maxPendingEvents: 10000, maxPendingBytes: 16777216 }
+ * ```
+ */
+export const writeBehindOptionsSchema = typedSchema<WriteBehindOptions>()(
+  z.strictObject(
+    {
+      windowMs: z
+        .number({ error: 'must be an integer from 1 to 2147483647' })
+        .int({ error: 'must be an integer from 1 to 2147483647' })
+        .min(1, { error: 'must be an integer from 1 to 2147483647' })
+        .max(2_147_483_647, { error: 'must be an integer from 1 to 2147483647' })
+        .default(200),
+      maxPendingEvents: positiveSafeInteger.default(10_000),
+      maxPendingBytes: positiveSafeInteger.default(16 * 1024 * 1024),
+    },
+    { error: 'must be a write-behind options object' },
+  ),
+)
+
+/** What a {@link WriteBehind} is built from. */
+export interface WriteBehindInit {
+  /** Every timer goes through `clock.setTimer`. */
+  readonly clock: Clock
+  /** The batching options, as {@link writeBehindOptionsSchema} returns them. */
+  readonly options: WriteBehindOptions
+  /**
+   * Writes one batch (the whole queue, oldest first) with the JSON text of each event
+   * (`texts[i] === JSON.stringify(batch[i])`). Never called with an empty batch, never twice at
+   * once. Rejecting (or throwing) is a failed write: the batch goes back to the head of the queue.
+   */
+  readonly write: (batch: readonly SessionEvent[], texts: readonly string[]) => Promise<void>
+  /**
+   * The background failure report (WB4): called once per failed automatic write (window or
+   * high-water), with the error and the events now waiting; not for the writes of a
+   * {@link WriteBehind.flush} (its promise rejects instead) and not after `dispose()`. Must not
+   * throw; a throw is ignored.
+   */
+  readonly onFailure: (error: unknown, pendingEvents: number) => void
+}
+
+type WriteOutcome = { readonly ok: true } | { readonly ok: false; readonly error: unknown }
+
+/**
+ * The write-behind queue of one bound session (03-persistence.md §6): committed events are batched
+ * per window and written one batch at a time; failures keep the events and pause automatic writes;
+ * {@link WriteBehind.flush} is the durability barrier.
+ *
+ * @example
+ * ```ts
+ * const queue = new WriteBehind({
+ *   clock,
+ *   options: writeBehindOptionsSchema.parse({}),
+ *   write: (batch) => adapter.append(id, batch, { expectedSeq, lease }),
+ *   onFailure: (error, pendingEvents) => logger.warn('write failed', { error, pendingEvents }),
+ * })
+ * queue.enqueue(event)
+ * await queue.flush()
+ * ```
+ */
+export class WriteBehind {
+  readonly #clock: Clock
+  readonly #options: WriteBehindOptions
+  readonly #write: WriteBehindInit['write']
+  readonly #onFailure: WriteBehindInit['onFailure']
+
+  #events: SessionEvent[] = []
+  #texts: string[] = []
+  #bytes = 0
+  /** The settle handling of the write in flight (never rejects). */
+  #inFlight: Promise<WriteOutcome> | undefined
+  #cancelWindow: (() => void) | undefined
+  /** Identifies the current window's timer, so a late callback of a cancelled one is ignored. */
+  #window = 0
+  /** The window's timer fired while a write was in flight (WB3). */
+  #windowExpired = false
+  #paused = false
+  #latestFailed = false
+  #lastError: unknown
+  #draining = false
+  #barrier: Promise<void> | undefined
+  #disposed = false
+
+  /**
+   * @param init - the clock, the options, the batch writer and the failure report
+   * @throws `InvalidArgumentError` when an option is out of its bounds
+   */
+  constructor(init: WriteBehindInit) {
+    const parsed = writeBehindOptionsSchema.safeParse(init.options)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      const path = issue?.path.map(String).join('.') ?? ''
+      throw new InvalidArgumentError({
+        argument: path === '' ? 'options' : `options.${path}`,
+        reason: issue?.message ?? 'invalid',
+        value: init.options,
+      })
+    }
+    this.#clock = init.clock
+    this.#options = parsed.data
+    this.#write = init.write
+    this.#onFailure = init.onFailure
+  }
+
+  /** Whether events wait or a write is in flight (WB2). */
+  get hasWork(): boolean {
+    return this.#events.length > 0 || this.#inFlight !== undefined
+  }
+
+  /** Events waiting to be written (a write in flight not counted; a failed batch counted again). */
+  get pendingEvents(): number {
+    return this.#events.length
+  }
+
+  /** The JSON size of the waiting events, in UTF-16 code units. */
+  get pendingBytes(): number {
+    return this.#bytes
+  }
+
+  /** Whether automatic writes are paused after a failure (WB4); the next enqueue or a flush resumes. */
+  get paused(): boolean {
+    return this.#paused
+  }
+
+  /**
+   * Whether the commit guard must refuse new events (WB9): the high-water mark is reached and the
+   * latest write attempt failed. The next successful write clears it.
+   */
+  get backpressured(): boolean {
+    return this.#latestFailed && this.#highWater()
+  }
+
+  /** The error of the latest write attempt when it failed; `undefined` once a write succeeds. */
+  get lastError(): unknown {
+    return this.#lastError
+  }
+
+  /**
+   * Queues one committed event (O(1), kept by reference; its JSON text is measured once, here).
+   * Opens the window when the queue turns non-empty (WB1), resumes a paused queue with a fresh full
+   * window (WB5), and writes at once at the high-water mark (WB8).
+   *
+   * @param event - a committed, frozen event
+   * @throws `PersistenceError CLOSED` after {@link WriteBehind.dispose}
+   */
+  enqueue(event: SessionEvent): void {
+    if (this.#disposed) {
+      throw new PersistenceError({ code: ErrorCode.CLOSED, detail: `write-behind is disposed; event seq ${event.seq} refused` })
+    }
+    const text = jsonText(event as unknown as JsonValue)
+    const wasEmpty = this.#events.length === 0
+    this.#events.push(event)
+    this.#texts.push(text)
+    this.#bytes += text.length
+    if (this.#draining) return
+    if (this.#paused) {
+      this.#paused = false
+      this.#openWindow()
+    } else if (wasEmpty) {
+      this.#openWindow()
+    }
+    if (this.#highWater() && this.#inFlight === undefined) void this.#startWrite(true)
+  }
+
+  /**
+   * Writes everything queued, now (WB6): cancels the window, awaits a write in flight whatever its
+   * outcome, resumes, and writes until the queue is empty, events queued meanwhile included.
+   * Concurrent calls share one promise. Nothing to do → resolves at once, with no write.
+   *
+   * @returns resolves once every event queued before it settles is written
+   * @throws (rejects) the error of the failed write (the batch is kept and automatic writes pause,
+   *   with no `onFailure` report); `PersistenceError CLOSED` when disposed with events unwritten
+   */
+  flush(): Promise<void> {
+    if (this.#barrier !== undefined) return this.#barrier
+    if (this.#events.length === 0 && this.#inFlight === undefined) return Promise.resolve()
+    const barrier = this.#drain()
+    if (this.#draining) this.#barrier = barrier
+    return barrier
+  }
+
+  /**
+   * Cancels the window; no write starts afterwards (a write in flight still settles, unreported).
+   * Idempotent. Unwritten events stay counted; a later `flush` rejects if any remain.
+   */
+  dispose(): void {
+    this.#disposed = true
+    this.#closeWindow()
+  }
+
+  async #drain(): Promise<void> {
+    this.#draining = true
+    try {
+      this.#closeWindow()
+      if (this.#inFlight !== undefined) await this.#inFlight
+      this.#paused = false
+      while (this.#events.length > 0) {
+        if (this.#disposed) {
+          throw new PersistenceError({
+            code: ErrorCode.CLOSED,
+            detail: `write-behind is disposed with ${this.#events.length} unwritten events`,
+          })
+        }
+        const outcome = await this.#startWrite(false)
+        if (!outcome.ok) throw outcome.error
+      }
+    } finally {
+      this.#draining = false
+      this.#barrier = undefined
+    }
+  }
+
+  #highWater(): boolean {
+    return this.#events.length >= this.#options.maxPendingEvents || this.#bytes >= this.#options.maxPendingBytes
+  }
+
+  #openWindow(): void {
+    this.#closeWindow()
+    const window = ++this.#window
+    this.#cancelWindow = this.#clock.setTimer(() => this.#onWindowEnd(window), this.#options.windowMs)
+  }
+
+  #closeWindow(): void {
+    this.#window++
+    this.#windowExpired = false
+    const cancel = this.#cancelWindow
+    this.#cancelWindow = undefined
+    cancel?.()
+  }
+
+  #onWindowEnd(window: number): void {
+    if (window !== this.#window) return
+    this.#cancelWindow = undefined
+    if (this.#disposed || this.#draining || this.#paused || this.#events.length === 0) return
+    if (this.#inFlight !== undefined) this.#windowExpired = true
+    else void this.#startWrite(true)
+  }
+
+  /** Takes the whole queue as one batch and writes it; the returned promise never rejects. */
+  #startWrite(automatic: boolean): Promise<WriteOutcome> {
+    this.#closeWindow()
+    const batch = this.#events
+    const texts = this.#texts
+    const bytes = this.#bytes
+    this.#events = []
+    this.#texts = []
+    this.#bytes = 0
+    let attempt: Promise<void>
+    try {
+      attempt = Promise.resolve(this.#write(batch, texts))
+    } catch (error) {
+      attempt = Promise.reject(error)
+    }
+    const settled = attempt.then(
+      (): WriteOutcome => {
+        this.#inFlight = undefined
+        this.#latestFailed = false
+        this.#lastError = undefined
+        if (automatic) this.#afterAutomaticWrite()
+        return { ok: true }
+      },
+      (error: unknown): WriteOutcome => {
+        this.#inFlight = undefined
+        this.#events = batch.concat(this.#events)
+        this.#texts = texts.concat(this.#texts)
+        this.#bytes += bytes
+        this.#closeWindow()
+        this.#paused = true
+        this.#latestFailed = true
+        this.#lastError = error
+        if (automatic && !this.#disposed) {
+          try {
+            this.#onFailure(error, this.#events.length)
+          } catch {
+            // The report must not throw (documented); nothing else could observe this one.
+          }
+        }
+        return { ok: false, error }
+      },
+    )
+    this.#inFlight = settled
+    return settled
+  }
+
+  /** After a successful automatic write: the next one starts now if its window expired meanwhile (WB3) or the high-water mark is reached (WB8). */
+  #afterAutomaticWrite(): void {
+    if (this.#disposed || this.#draining || this.#paused || this.#events.length === 0) return
+    if (this.#windowExpired || this.#highWater()) void this.#startWrite(true)
+  }
+}
