@@ -12,8 +12,9 @@ import type { SessionEvent } from '../../session/session-event.js'
 import type { SessionHeader } from '../../session/session-header.js'
 import { isChunkRunRow, unpackRow } from '../chunk-runs.js'
 import type { FrameCodec } from './frame-codec.js'
-import { createLogScanner, isEventEnvelope, type ScannedTail, scanLog } from './jsonl-codec.js'
+import { createLogScanner, isEventEnvelope, type ScannedTail, scanHeader, scanLog } from './jsonl-codec.js'
 import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
+import { readRange } from './jsonl-file-operations.js'
 
 /** What a read of a log file found. */
 export interface ReadLog {
@@ -72,22 +73,6 @@ export interface ReadLogOptions {
  */
 export function revisionOf(stats: { readonly dev: bigint; readonly ino: bigint; readonly size: bigint; readonly mtimeNs: bigint }): string {
   return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`
-}
-
-/**
- * Reads up to `length` bytes from `position` into one buffer (shorter at EOF).
- *
- * @internal
- */
-export async function readRange(fileSystem: JsonlFileSystem, handle: JsonlFileHandle, position: number, length: number): Promise<Uint8Array> {
-  const buffer = new Uint8Array(length)
-  let filled = 0
-  while (filled < length) {
-    const { bytesRead } = await fileSystem.read(handle, buffer, filled, length - filled, position + filled)
-    if (bytesRead === 0) break
-    filled += bytesRead
-  }
-  return filled === length ? buffer : buffer.subarray(0, filled)
 }
 
 /**
@@ -201,17 +186,7 @@ function readFrames(bytes: Uint8Array, options: ReadLogOptions, codec: FrameCode
   const size = bytes.length
   const walk = codec.walk(bytes)
   const first = walk.frames[0]
-  if (first === undefined) {
-    throw new PersistenceCorruptionError({
-      code: ErrorCode.CORRUPT_HEADER,
-      sessionId: options.sessionId,
-      detail: `session log ${location} has a damaged header (line 1): its first frame ${size === 0 ? 'is missing' : 'does not decode'}; nothing was changed`,
-      location,
-      offset: 0,
-      line: 1,
-      defect: 'frame',
-    })
-  }
+  if (first === undefined) throw headerFrameError(options.sessionId, location, size)
   const truncate = options.truncateAtCorruption === true
   const scanner = createLogScanner({ sessionId: options.sessionId, location, ...(truncate ? { truncateAtCorruption: true } : {}) })
   const textStarts: number[] = []
@@ -285,4 +260,49 @@ function readFrames(bytes: Uint8Array, options: ReadLogOptions, codec: FrameCode
     tail: { kind, defect: 'frame', offset: defect.offset, line: lines + 1, droppedBytes: size - defect.offset },
     plan: { keepBytes: defect.offset, rewrite: recovered, nextSeq: result.nextSeq + recovered.length, rewriteHeader: false },
   }
+}
+
+const LIST_HEADER_BYTES = 65_536
+
+/**
+ * Reads only the header of a log (J18): the first line, or the first frame.
+ *
+ * @internal
+ * @throws `PersistenceCorruptionError CORRUPT_HEADER`, `SessionFormatUnsupportedError`
+ */
+export async function readLogHeader(
+  handle: JsonlFileHandle,
+  options: Pick<ReadLogOptions, 'fileSystem' | 'sessionId' | 'path' | 'frames' | 'readChunkBytes'>,
+): Promise<SessionHeader> {
+  const { fileSystem, sessionId, path: location, frames } = options
+  const size = Number((await fileSystem.fstat(handle)).size)
+  if (frames === undefined) {
+    const pieces: Uint8Array[] = []
+    let position = 0
+    while (position < size) {
+      const piece = await readRange(fileSystem, handle, position, Math.min(options.readChunkBytes, size - position))
+      if (piece.length === 0) break
+      pieces.push(piece)
+      position += piece.length
+      if (piece.includes(0x0a)) break
+    }
+    return scanHeader(pieces, { sessionId, location })
+  }
+  for (let length = Math.min(size, LIST_HEADER_BYTES); ; length = Math.min(size, length * 4)) {
+    const first = frames.walk(await readRange(fileSystem, handle, 0, length)).frames[0]
+    if (first !== undefined) return scanHeader(first.decoded, { sessionId, location })
+    if (length >= size) throw headerFrameError(sessionId, location, size)
+  }
+}
+
+function headerFrameError(sessionId: string, location: string, size: number): PersistenceCorruptionError {
+  return new PersistenceCorruptionError({
+    code: ErrorCode.CORRUPT_HEADER,
+    sessionId,
+    detail: `session log ${location} has a damaged header (line 1): its first frame ${size === 0 ? 'is missing' : 'does not decode'}; nothing was changed`,
+    location,
+    offset: 0,
+    line: 1,
+    defect: 'frame',
+  })
 }

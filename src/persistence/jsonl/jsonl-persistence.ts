@@ -9,7 +9,6 @@ import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { ErrorCode } from '../../errors/codes.js'
-import { ConfigError } from '../../errors/config-error.js'
 import { InvalidArgumentError } from '../../errors/invalid-argument-error.js'
 import { LeaseLostError } from '../../errors/lease-lost-error.js'
 import { PersistenceCorruptionError } from '../../errors/persistence-corruption-error.js'
@@ -30,10 +29,15 @@ import type {
   TornTail, StoredSuffix } from '../persistence-adapter.js'
 import { assertStorableId, fileNameOf, sessionIdOfFileName } from '../session-file-name.js'
 import { type FrameCodec, gzipCodec, zstdCodec } from './frame-codec.js'
-import { encodeBatch, encodeHeaderLine, isEventEnvelope, scanHeader } from './jsonl-codec.js'
-import { type JsonlFileHandle, type JsonlFileSystem, nodeFileSystem } from './jsonl-file-system.js'
-import { errorCodeOf, lockTokenAt, readLockFile, removeLockFile, takeLockFile, tempPathOf, writeFully, writeTempFile } from './jsonl-lock-file.js'
-import { type ReadLog, type RepairPlan, readLogFile, readRange, revisionOf } from './jsonl-log-reader.js'
+import { encodeBatch, encodeHeaderLine, isEventEnvelope } from './jsonl-codec.js'
+import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
+import { errorCodeOf, fsyncDirectory, publishFile, writeFully, writeTempFile } from './jsonl-file-operations.js'
+import { lockTokenAt, readLockFile, removeLockFile, takeLockFile } from './jsonl-lock-file.js'
+import { type ReadLog, type RepairPlan, readLogFile, readLogHeader, revisionOf } from './jsonl-log-reader.js'
+import { configInvalid, type JsonlPersistenceOptions, type ValidatedJsonlOptions, validateJsonlOptions } from './jsonl-persistence-options.js'
+import { type Compression, type LogState, rewriteTail } from './jsonl-repair.js'
+
+export type { JsonlPersistenceOptions } from './jsonl-persistence-options.js'
 
 /** The JSONL adapter: the full {@link PersistenceAdapter} contract. */
 export interface JsonlPersistence extends PersistenceAdapter {
@@ -62,8 +66,6 @@ export interface JsonlPersistence extends PersistenceAdapter {
   delete(sessionId: string): Promise<void>
 }
 
-type Compression = 'none' | 'gzip' | 'zstd'
-
 const extensions = { none: '.jsonl', gzip: '.jsonl.gz', zstd: '.jsonl.zst' } as const satisfies Record<Compression, string>
 /** Longest first, so `.jsonl.gz` is not read as an id ending in `.jsonl`. */
 const suffixes = [
@@ -72,16 +74,6 @@ const suffixes = [
   ['none', extensions.none],
 ] as const satisfies readonly (readonly [Compression, string])[]
 const encoder = new TextEncoder()
-const COPY_BYTES = 1_048_576
-const LIST_HEADER_BYTES = 65_536
-
-/** A log file this instance knows the committed state of. */
-interface LogState {
-  readonly path: string
-  readonly compression: Compression
-  nextSeq: number
-  size: number
-}
 
 interface LeaseRecord {
   readonly lease: Lease
@@ -347,7 +339,7 @@ class JsonlAdapter implements JsonlPersistence {
           if (errorCodeOf(error) !== 'ENOENT') throw error
         })
       }
-      if (found.length > 0) await this.#fsyncDir(this.dir)
+      if (found.length > 0) await fsyncDirectory(this.#fileSystem, this.dir)
       this.#logs.delete(sessionId)
       this.#plans.delete(sessionId)
       this.#failures.delete(sessionId)
@@ -521,9 +513,9 @@ class JsonlAdapter implements JsonlPersistence {
     await this.#checkToken(record)
     const tempPath = await writeTempFile(this.#fileSystem, path, chunks)
     try {
-      await this.#publish(sessionId, tempPath, path)
+      await publishFile(this.#fileSystem, tempPath, path, () => this.#exists(sessionId, path))
       try {
-        await this.#fsyncDir(this.dir)
+        await fsyncDirectory(this.#fileSystem, this.dir)
       } catch (error) {
         await this.#fileSystem.unlink(path).catch(() => undefined)
         throw error
@@ -535,25 +527,6 @@ class JsonlAdapter implements JsonlPersistence {
     for (const chunk of chunks) size += chunk.length
     this.#registrations.delete(sessionId)
     this.#logs.set(sessionId, { path, compression, nextSeq: events.length, size })
-  }
-
-  async #publish(sessionId: string, tempPath: string, path: string): Promise<void> {
-    try {
-      await this.#fileSystem.link(tempPath, path)
-      return
-    } catch (error) {
-      const code = errorCodeOf(error)
-      if (code === 'EEXIST') throw this.#exists(sessionId, path)
-      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error
-    }
-    // No hard links here: the lease already excludes other writers, so check and rename.
-    try {
-      await this.#fileSystem.stat(path)
-      throw this.#exists(sessionId, path)
-    } catch (error) {
-      if (errorCodeOf(error) !== 'ENOENT') throw error
-    }
-    await this.#fileSystem.rename(tempPath, path)
   }
 
   /** A6, J12–J14. */
@@ -576,73 +549,29 @@ class JsonlAdapter implements JsonlPersistence {
         const read = await readLogFile(handle, this.#readOptions(sessionId, found, { truncateAtCorruption: torn.kind === 'corrupt', signal: undefined }))
         cached = { revision, header: read.header, plan: read.plan }
       }
-      const { plan, header } = cached
-      checkBatch(closers, plan.nextSeq, 'closers')
-      const compression = found.compression
-      const batch = [...plan.rewrite, ...closers]
-      const text = encodeBatch(batch, { packChunks: this.#packChunks })
-      const rewrite = compression !== 'none' && (plan.rewrite.length > 0 || plan.rewriteHeader)
-      if (torn.kind !== 'corrupt' && !rewrite) {
-        // J12: cut, then the closers as one ordinary batch.
-        const closersBytes = closers.length === 0 ? undefined : await this.#encode(compression, encodeBatch(closers, { packChunks: this.#packChunks }))
-        await this.#checkToken(record)
-        await this.#fileSystem.ftruncate(handle, plan.keepBytes)
-        await this.#fileSystem.fsync(handle)
-        this.#plans.delete(sessionId)
-        const log: LogState = { path: found.path, compression, nextSeq: plan.nextSeq, size: plan.keepBytes }
-        this.#logs.set(sessionId, log)
-        if (closersBytes !== undefined) await this.#writeDurably(sessionId, handle, log, closersBytes, closers.length)
-        return
+      checkBatch(closers, cached.plan.nextSeq, 'closers')
+      const context = {
+        fileSystem: this.#fileSystem,
+        dir: this.dir,
+        now: this.#now,
+        packChunks: this.#packChunks,
+        encode: (compression: Compression, text: string) => this.#encode(compression, text),
+        checkToken: () => this.#checkToken(record),
+        cut: (log: LogState) => {
+          this.#plans.delete(sessionId)
+          this.#logs.set(sessionId, log)
+        },
+        writeDurably: (target: JsonlFileHandle, log: LogState, bytes: Uint8Array, count: number) =>
+          this.#writeDurably(sessionId, target, log, bytes, count),
       }
-      const head = plan.rewriteHeader ? [await this.#encode(compression, encodeHeaderLine(header))] : []
-      const tail = batch.length === 0 ? [] : [await this.#encode(compression, text)]
-      await this.#checkToken(record)
-      const tempPath = await this.#writeRewrite(handle, found.path, plan.keepBytes, [...head, ...tail])
-      try {
-        if (torn.kind === 'corrupt') {
-          // J14: the damaged original stays byte-identical under its quarantine name.
-          await this.#fileSystem.link(found.path, `${found.path}.corrupt-${this.#now()}`)
-          await this.#fsyncDir(this.dir)
-        }
-        await this.#fileSystem.rename(tempPath, found.path)
-        await this.#fsyncDir(this.dir)
-      } finally {
-        await this.#fileSystem.unlink(tempPath).catch(() => undefined)
-      }
-      let size = plan.keepBytes
-      for (const chunk of [...head, ...tail]) size += chunk.length
+      const target = { handle, path: found.path, compression: found.compression, header: cached.header, plan: cached.plan, kind: torn.kind, closers }
+      const repaired = await rewriteTail(context, target)
       this.#plans.delete(sessionId)
       this.#failures.delete(sessionId)
-      this.#logs.set(sessionId, { path: found.path, compression, nextSeq: plan.nextSeq + closers.length, size })
+      this.#logs.set(sessionId, repaired)
     } finally {
       await this.#fileSystem.close(handle).catch(() => undefined)
     }
-  }
-
-  /** A temp file beside `path`: its first `keepBytes` bytes, then `chunks`; fsynced. */
-  async #writeRewrite(source: JsonlFileHandle, path: string, keepBytes: number, chunks: readonly Uint8Array[]): Promise<string> {
-    const tempPath = tempPathOf(path)
-    const handle = await this.#fileSystem.open(tempPath, 'wx', 0o600)
-    try {
-      let position = 0
-      while (position < keepBytes) {
-        const piece = await readRange(this.#fileSystem, source, position, Math.min(COPY_BYTES, keepBytes - position))
-        if (piece.length === 0) throw new Error(`${path} ended at byte ${position} while copying its first ${keepBytes} bytes`)
-        await writeFully(this.#fileSystem, handle, piece, position)
-        position += piece.length
-      }
-      for (const chunk of chunks) {
-        await writeFully(this.#fileSystem, handle, chunk, position)
-        position += chunk.length
-      }
-      await this.#fileSystem.fsync(handle)
-    } catch (error) {
-      await this.#fileSystem.close(handle).catch(() => undefined)
-      await this.#fileSystem.unlink(tempPath).catch(() => undefined)
-      throw error
-    }
-    await this.#fileSystem.close(handle)
-    return tempPath
   }
 
   async #encode(compression: Compression, text: string): Promise<Uint8Array> {
@@ -706,37 +635,13 @@ class JsonlAdapter implements JsonlPersistence {
       throw error
     }
     try {
-      const size = Number((await this.#fileSystem.fstat(handle)).size)
-      const codec = this.#codecOf(log.compression)
-      const location = log.path
-      if (codec === undefined) {
-        const pieces: Uint8Array[] = []
-        let position = 0
-        while (position < size) {
-          const piece = await readRange(this.#fileSystem, handle, position, Math.min(this.#readChunkBytes, size - position))
-          if (piece.length === 0) break
-          pieces.push(piece)
-          position += piece.length
-          if (piece.includes(0x0a)) break
-        }
-        return scanHeader(pieces, { sessionId, location })
-      }
-      for (let length = Math.min(size, LIST_HEADER_BYTES); ; length = Math.min(size, length * 4)) {
-        const prefix = await readRange(this.#fileSystem, handle, 0, length)
-        const first = codec.walk(prefix).frames[0]
-        if (first !== undefined) return scanHeader(first.decoded, { sessionId, location })
-        if (length >= size) {
-          throw new PersistenceCorruptionError({
-            code: ErrorCode.CORRUPT_HEADER,
-            sessionId,
-            detail: `session log ${location} has a damaged header (line 1): its first frame does not decode; nothing was changed`,
-            location,
-            offset: 0,
-            line: 1,
-            defect: 'frame',
-          })
-        }
-      }
+      return await readLogHeader(handle, {
+        fileSystem: this.#fileSystem,
+        sessionId,
+        path: log.path,
+        frames: this.#codecOf(log.compression),
+        readChunkBytes: this.#readChunkBytes,
+      })
     } finally {
       await this.#fileSystem.close(handle).catch(() => undefined)
     }
@@ -798,27 +703,9 @@ class JsonlAdapter implements JsonlPersistence {
     } catch (error) {
       if (errorCodeOf(error) !== 'ENOENT') throw this.#dirError(error)
       await this.#fileSystem.mkdir(this.dir, { recursive: true, mode: 0o700 })
-      await this.#fsyncDir(dirname(this.dir))
+      await fsyncDirectory(this.#fileSystem, dirname(this.dir))
     }
     this.#dirReady = true
-  }
-
-  async #fsyncDir(path: string): Promise<void> {
-    let handle: JsonlFileHandle
-    try {
-      handle = await this.#fileSystem.open(path, 'r')
-    } catch (error) {
-      // Windows cannot open a directory for fsync; its rename and link are durable by themselves.
-      if (process.platform === 'win32') return
-      throw error
-    }
-    try {
-      await this.#fileSystem.fsync(handle)
-    } catch (error) {
-      if (process.platform !== 'win32') throw error
-    } finally {
-      await this.#fileSystem.close(handle).catch(() => undefined)
-    }
   }
 
   // ---- leases -------------------------------------------------------------------------------

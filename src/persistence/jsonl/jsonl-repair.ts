@@ -1,0 +1,110 @@
+/**
+ * The crash-safe tail rewrites of the JSONL adapter (03-persistence.md J12–J14): cut and append,
+ * rewrite through a temp file and `rename`, or quarantine the damaged original first.
+ *
+ * @module
+ */
+import type { SessionEvent } from '../../session/session-event.js'
+import type { SessionHeader } from '../../session/session-header.js'
+import { encodeBatch, encodeHeaderLine } from './jsonl-codec.js'
+import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
+import { fsyncDirectory, writePrefixedTemp } from './jsonl-file-operations.js'
+import type { RepairPlan } from './jsonl-log-reader.js'
+
+/** A log codec, named as the `compression` option names it. */
+export type Compression = 'none' | 'gzip' | 'zstd'
+
+/** A log file whose committed state the adapter knows. */
+export interface LogState {
+  /** The log file. */
+  readonly path: string
+  /** Its codec (from its extension). */
+  readonly compression: Compression
+  /** The seq the next appended event carries. */
+  nextSeq: number
+  /** The file size after the last successful write or scan. */
+  size: number
+}
+
+/** What a rewrite needs from the adapter. */
+export interface RepairContext {
+  /** The file system. */
+  readonly fileSystem: JsonlFileSystem
+  /** The directory of the logs (fsynced after `link` and `rename`). */
+  readonly dir: string
+  /** The clock of quarantine names. */
+  readonly now: () => number
+  /** Store chunk runs as rows. */
+  readonly packChunks: boolean
+  /** Encodes batch text with a codec (one frame when compressed); throws `ZSTD_UNAVAILABLE` before any write. */
+  encode(compression: Compression, text: string): Promise<Uint8Array>
+  /** J15: rejects `LeaseLostError` when the lock no longer carries the lease's token. */
+  checkToken(): Promise<void>
+  /** J12: the committed state right after the cut, before the closers are written. */
+  cut(log: LogState): void
+  /** J6/J7: one durable write at `log.size`, rolled back on failure; advances `log`. */
+  writeDurably(handle: JsonlFileHandle, log: LogState, bytes: Uint8Array, count: number): Promise<void>
+}
+
+/** The log being repaired. */
+export interface RepairTarget {
+  /** The log, open read-write at the revision the tail was read at. */
+  readonly handle: JsonlFileHandle
+  /** Its path. */
+  readonly path: string
+  /** Its codec. */
+  readonly compression: Compression
+  /** Its header (rewritten when the header frame held damage). */
+  readonly header: SessionHeader
+  /** How to cut it. */
+  readonly plan: RepairPlan
+  /** `corrupt` quarantines the original first (J14). */
+  readonly kind: 'torn' | 'corrupt'
+  /** The closers, seqs from `plan.nextSeq`. */
+  readonly closers: readonly SessionEvent[]
+}
+
+/**
+ * Rewrites the tail of a log so it holds the kept prefix, the rewritten records and the closers
+ * as one batch (A6): J12 cuts and appends in place; J13 writes a temp file and renames it over
+ * the log; J14 also links the damaged original to `<file>.corrupt-<now()>` first.
+ *
+ * @internal
+ * @returns the committed state of the repaired log
+ */
+export async function rewriteTail(context: RepairContext, target: RepairTarget): Promise<LogState> {
+  const { fileSystem, packChunks } = context
+  const { handle, path, compression, plan, closers } = target
+  const rewrite = compression !== 'none' && (plan.rewrite.length > 0 || plan.rewriteHeader)
+  if (target.kind !== 'corrupt' && !rewrite) {
+    const bytes = closers.length === 0 ? undefined : await context.encode(compression, encodeBatch(closers, { packChunks }))
+    await context.checkToken()
+    await fileSystem.ftruncate(handle, plan.keepBytes)
+    await fileSystem.fsync(handle)
+    // A crash (or a failed write) from here on leaves the committed prefix: its closers derive again.
+    const log: LogState = { path, compression, nextSeq: plan.nextSeq, size: plan.keepBytes }
+    context.cut(log)
+    if (bytes !== undefined) await context.writeDurably(handle, log, bytes, closers.length)
+    return log
+  }
+  const batch = [...plan.rewrite, ...closers]
+  const chunks: Uint8Array[] = []
+  if (plan.rewriteHeader) chunks.push(await context.encode(compression, encodeHeaderLine(target.header)))
+  if (batch.length > 0) chunks.push(await context.encode(compression, encodeBatch(batch, { packChunks })))
+  await context.checkToken()
+  const tempPath = await writePrefixedTemp(fileSystem, handle, path, plan.keepBytes, chunks)
+  try {
+    if (target.kind === 'corrupt') {
+      // The damaged original stays byte-identical under its quarantine name.
+      await fileSystem.link(path, `${path}.corrupt-${context.now()}`)
+      await fsyncDirectory(fileSystem, context.dir)
+    }
+    await fileSystem.rename(tempPath, path)
+    await fsyncDirectory(fileSystem, context.dir)
+  } finally {
+    await fileSystem.unlink(tempPath).catch(() => undefined)
+  }
+  let size = plan.keepBytes
+  for (const chunk of chunks) size += chunk.length
+  return { path, compression, nextSeq: plan.nextSeq + closers.length, size }
+}
