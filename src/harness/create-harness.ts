@@ -1,5 +1,6 @@
 import { HarnessCloseError } from '../errors/harness-close-error.js'
 import { HarnessClosedError } from '../errors/harness-closed-error.js'
+import { PersistenceError } from '../errors/persistence-error.js'
 import { PluginStartError, type RollbackError } from '../errors/plugin-start-error.js'
 import { type Context, type DisposeError, kernelOf, type ListenOptions } from '../kernel/context.js'
 import { createRootContext } from '../kernel/create-root-context.js'
@@ -112,8 +113,21 @@ class RunningHarness implements Harness {
 
   async #close(): Promise<void> {
     const errors: DisposeError[] = [...(await this.ctx.dispose()).errors]
-    if (errors.length > 0) throw new HarnessCloseError({ errors, unflushedSessions: [] })
+    if (errors.length > 0) throw new HarnessCloseError({ errors, unflushedSessions: unflushedSessionsOf(errors) })
   }
+}
+
+/** The sessions named by the persistence entry's `CLOSE_FAILED` error, in its order. */
+function unflushedSessionsOf(errors: readonly DisposeError[]): string[] {
+  const ids: string[] = []
+  for (const { error } of errors) {
+    if (!PersistenceError.is(error) || error.code !== 'CLOSE_FAILED') continue
+    for (const failure of error.errors ?? []) {
+      const id = (failure as { readonly sessionId?: unknown }).sessionId
+      if (typeof id === 'string' && !ids.includes(id)) ids.push(id)
+    }
+  }
+  return ids
 }
 
 /**

@@ -5,17 +5,13 @@
  *
  * @module
  */
-import { randomBytes } from 'node:crypto'
-import { hostname } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { ErrorCode } from '../../errors/codes.js'
 import { InvalidArgumentError } from '../../errors/invalid-argument-error.js'
-import { LeaseLostError } from '../../errors/lease-lost-error.js'
 import { PersistenceCorruptionError } from '../../errors/persistence-corruption-error.js'
 import { PersistenceError } from '../../errors/persistence-error.js'
 import { SeqConflictError } from '../../errors/seq-conflict-error.js'
 import { SessionFormatUnsupportedError } from '../../errors/session-format-unsupported-error.js'
-import { SessionLockedError } from '../../errors/session-locked-error.js'
 import type { SessionEvent } from '../../session/session-event.js'
 import { buildSessionHeader, type SessionHeader } from '../../session/session-header.js'
 import type {
@@ -32,7 +28,7 @@ import { type FrameCodec, gzipCodec, zstdCodec } from './frame-codec.js'
 import { encodeBatch, encodeHeaderLine, isEventEnvelope } from './jsonl-codec.js'
 import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
 import { errorCodeOf, fsyncDirectory, publishFile, writeFully, writeTempFile } from './jsonl-file-operations.js'
-import { lockTokenAt, readLockFile, removeLockFile, takeLockFile } from './jsonl-lock-file.js'
+import { JsonlLeases, type LeaseRecord } from './jsonl-leases.js'
 import { type ReadLog, type RepairPlan, readLogFile, readLogHeader, revisionOf } from './jsonl-log-reader.js'
 import { configInvalid, type JsonlPersistenceOptions, type ValidatedJsonlOptions, validateJsonlOptions } from './jsonl-persistence-options.js'
 import { type Compression, type LogState, rewriteTail } from './jsonl-repair.js'
@@ -74,13 +70,6 @@ const suffixes = [
   ['none', extensions.none],
 ] as const satisfies readonly (readonly [Compression, string])[]
 const encoder = new TextEncoder()
-
-interface LeaseRecord {
-  readonly lease: Lease
-  readonly controller: AbortController
-  readonly acquiredAt: number
-  live: boolean
-}
 
 interface CachedPlan {
   readonly revision: string
@@ -148,7 +137,7 @@ class JsonlAdapter implements JsonlPersistence {
   readonly #logs = new Map<string, LogState>()
   readonly #plans = new Map<string, CachedPlan>()
   readonly #failures = new Map<string, PersistenceError>()
-  readonly #leases = new Map<string, LeaseRecord>()
+  readonly #leases: JsonlLeases
   readonly #queues = new Map<string, Promise<unknown>>()
   #dirReady = false
   #closed = false
@@ -162,6 +151,13 @@ class JsonlAdapter implements JsonlPersistence {
     this.#readChunkBytes = options.readChunkBytes
     this.#now = options.now
     this.#zstdEncoder = options.zstdEncoder
+    this.#leases = new JsonlLeases({
+      fileSystem: this.#fileSystem,
+      lock: this.#lock,
+      now: this.#now,
+      lockPathOf: (sessionId) => this.#lockPath(sessionId),
+      onEnd: (sessionId) => this.#registrations.delete(sessionId),
+    })
     if (options.compression === 'zstd') {
       this.#codecs.set('zstd', zstdCodec(this.#zstdEncoder === undefined ? {} : { zstdEncoder: this.#zstdEncoder }))
     }
@@ -188,7 +184,7 @@ class JsonlAdapter implements JsonlPersistence {
   async append(sessionId: string, events: readonly SessionEvent[], options: AppendBatchOptions): Promise<void> {
     this.#ensureOpen()
     assertStorableId(sessionId)
-    const record = this.#requireLease(sessionId, options.lease)
+    const record = this.#leases.require(sessionId, options.lease)
     if (events.length === 0) return
     const expectedSeq = options.expectedSeq
     if (!isSafeNonNegative(expectedSeq)) {
@@ -219,7 +215,7 @@ class JsonlAdapter implements JsonlPersistence {
   async commitRepair(sessionId: string, torn: TornTail | undefined, closers: readonly SessionEvent[]): Promise<void> {
     this.#ensureOpen()
     assertStorableId(sessionId)
-    const record = this.#requireLease(sessionId, undefined)
+    const record = this.#leases.require(sessionId, undefined)
     if (torn === undefined && closers.length === 0) return
     await this.#serial(sessionId, async () => {
       if (torn === undefined) {
@@ -314,22 +310,9 @@ class JsonlAdapter implements JsonlPersistence {
     this.#ensureOpen()
     assertStorableId(sessionId)
     await this.#serial(sessionId, async () => {
-      const record = this.#leases.get(sessionId)
-      if (record?.live === true) await this.#checkToken(record)
-      else if (this.#lock) {
-        const holder = await readLockFile(this.#fileSystem, this.#lockPath(sessionId)).catch((error: unknown) => {
-          throw this.#dirError(error)
-        })
-        if (holder !== null) {
-          throw new SessionLockedError({
-            code: ErrorCode.SESSION_LOCKED,
-            sessionId,
-            detail: `another writer holds the lock ${this.#lockPath(sessionId)}`,
-            ...(holder === undefined ? {} : { holder: { pid: holder.pid, host: holder.host, acquiredAt: holder.acquiredAt } }),
-            location: this.#lockPath(sessionId),
-          })
-        }
-      }
+      const record = this.#leases.current(sessionId)
+      if (record !== undefined) await this.#leases.checkToken(record)
+      else await this.#leases.assertUnlocked(sessionId).catch((error: unknown) => Promise.reject(this.#dirError(error)))
       const found = await this.#existingLogs(sessionId)
       const registered = this.#registrations.delete(sessionId)
       if (found.length === 0 && !registered) throw this.#notFound(sessionId)
@@ -343,60 +326,25 @@ class JsonlAdapter implements JsonlPersistence {
       this.#logs.delete(sessionId)
       this.#plans.delete(sessionId)
       this.#failures.delete(sessionId)
-      if (record?.live === true) await this.#release(record, 'released')
+      if (record !== undefined) await this.#leases.release(record, 'released')
     })
   }
 
   async acquire(sessionId: string): Promise<Lease> {
     this.#ensureOpen()
     assertStorableId(sessionId)
-    const held = this.#leases.get(sessionId)
-    if (held?.live === true) {
-      throw new SessionLockedError({
-        code: ErrorCode.SESSION_LOCKED,
-        sessionId,
-        detail: `this adapter instance already holds its lease (pid ${process.pid} on ${hostname()})`,
-        holder: { pid: process.pid, host: hostname(), acquiredAt: held.acquiredAt },
-        location: this.#lockPath(sessionId),
-      })
-    }
     await this.#ensureDir()
     // Another holder may have written since this instance last looked: trust only a fresh read.
     this.#logs.delete(sessionId)
     this.#plans.delete(sessionId)
-    const acquiredAt = this.#now()
-    const taken = this.#lock
-      ? await takeLockFile({ fileSystem: this.#fileSystem, now: () => acquiredAt }, sessionId, this.#lockPath(sessionId))
-      : { token: randomBytes(16).toString('hex') }
-    const controller = new AbortController()
-    let record: LeaseRecord | undefined
-    const lease: Lease = Object.freeze({
-      sessionId,
-      token: taken.token,
-      epoch: 1,
-      signal: controller.signal,
-      ...(taken.tookOver === undefined ? {} : { tookOver: Object.freeze(taken.tookOver) }),
-      release: async (): Promise<void> => {
-        if (record !== undefined) await this.#release(record, 'released')
-      },
-    })
-    record = { lease, controller, acquiredAt, live: true }
-    this.#leases.set(sessionId, record)
-    return lease
+    return this.#leases.acquire(sessionId)
   }
 
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
     await Promise.allSettled([...this.#queues.values()])
-    const errors: unknown[] = []
-    for (const record of [...this.#leases.values()]) {
-      try {
-        await this.#release(record, 'closed')
-      } catch (error) {
-        errors.push(error)
-      }
-    }
+    const errors = await this.#leases.releaseAll()
     this.#registrations.clear()
     this.#logs.clear()
     this.#plans.clear()
@@ -441,7 +389,7 @@ class JsonlAdapter implements JsonlPersistence {
           actualBytes: actual,
         })
       }
-      await this.#checkToken(record)
+      await this.#leases.checkToken(record)
       await this.#writeDurably(sessionId, handle, log, bytes, events.length)
     } finally {
       await this.#fileSystem.close(handle).catch(() => undefined)
@@ -510,7 +458,7 @@ class JsonlAdapter implements JsonlPersistence {
         : [await this.#encode(compression, encodeHeaderLine(header)), await this.#encode(compression, batch)]
     await this.#ensureDir()
     if ((await this.#existingLogs(sessionId)).length > 0) throw this.#exists(sessionId, path)
-    await this.#checkToken(record)
+    await this.#leases.checkToken(record)
     const tempPath = await writeTempFile(this.#fileSystem, path, chunks)
     try {
       await publishFile(this.#fileSystem, tempPath, path, () => this.#exists(sessionId, path))
@@ -556,7 +504,7 @@ class JsonlAdapter implements JsonlPersistence {
         now: this.#now,
         packChunks: this.#packChunks,
         encode: (compression: Compression, text: string) => this.#encode(compression, text),
-        checkToken: () => this.#checkToken(record),
+        checkToken: () => this.#leases.checkToken(record),
         cut: (log: LogState) => {
           this.#plans.delete(sessionId)
           this.#logs.set(sessionId, log)
@@ -706,52 +654,6 @@ class JsonlAdapter implements JsonlPersistence {
       await fsyncDirectory(this.#fileSystem, dirname(this.dir))
     }
     this.#dirReady = true
-  }
-
-  // ---- leases -------------------------------------------------------------------------------
-
-  #requireLease(sessionId: string, lease: Lease | undefined): LeaseRecord {
-    const record = this.#leases.get(sessionId)
-    if (record === undefined || !record.live || (lease !== undefined && record.lease !== lease)) {
-      throw new LeaseLostError({
-        code: ErrorCode.LEASE_LOST,
-        sessionId,
-        detail: 'this adapter instance holds no live lease for it; nothing was written',
-        epoch: lease?.epoch ?? 1,
-      })
-    }
-    return record
-  }
-
-  /** J15: the lock file must still carry our token. */
-  async #checkToken(record: LeaseRecord): Promise<void> {
-    const sessionId = record.lease.sessionId
-    if (!record.live) throw this.#leaseLost(sessionId, 'the lease ended; nothing was written')
-    if (!this.#lock) return
-    const path = this.#lockPath(sessionId)
-    if ((await lockTokenAt(this.#fileSystem, path)) === record.lease.token) return
-    const error = this.#leaseLost(sessionId, `the lock ${path} is missing or names another holder; nothing was written`)
-    this.#end(record, error)
-    throw error
-  }
-
-  #leaseLost(sessionId: string, detail: string): LeaseLostError {
-    return new LeaseLostError({ code: ErrorCode.LEASE_LOST, sessionId, detail, epoch: 1 })
-  }
-
-  #end(record: LeaseRecord, reason: LeaseLostError): void {
-    if (!record.live) return
-    record.live = false
-    const sessionId = record.lease.sessionId
-    if (this.#leases.get(sessionId) === record) this.#leases.delete(sessionId)
-    this.#registrations.delete(sessionId)
-    record.controller.abort(reason)
-  }
-
-  async #release(record: LeaseRecord, how: 'released' | 'closed'): Promise<void> {
-    if (!record.live) return
-    this.#end(record, this.#leaseLost(record.lease.sessionId, `the lease was ${how}`))
-    if (this.#lock) await removeLockFile(this.#fileSystem, this.#lockPath(record.lease.sessionId), record.lease.token)
   }
 
   // ---- plumbing -----------------------------------------------------------------------------
