@@ -3,6 +3,7 @@
  * the same run. Not part of `npm test`.
  */
 import { runKernelBench } from './kernel.bench.js'
+import { runPersistenceBench } from './persistence.bench.js'
 import { runSessionBench } from './session.bench.js'
 
 console.log(`node ${process.version}, ${new Date().toISOString()}\n`)
@@ -10,4 +11,6 @@ console.log('kernel')
 const kernel = await runKernelBench()
 console.log('\nsession')
 const session = await runSessionBench()
-console.log(`\nratios: ${JSON.stringify({ kernel, session }, null, 2)}`)
+console.log('\npersistence')
+const persistence = await runPersistenceBench()
+console.log(`\nratios: ${JSON.stringify({ kernel, session, persistence }, null, 2)}`)

@@ -202,6 +202,7 @@ export {
   isPersistenceAdapter,
   jsonlPersistence,
   memoryPersistence,
+  nodeFileSystem,
   PersistenceCoordinator,
   persistenceEvents,
   writeBehindOptionsSchema,

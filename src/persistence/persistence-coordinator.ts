@@ -105,6 +105,8 @@ function checkSignal(signal: AbortSignal | undefined): void {
 export class PersistenceCoordinator {
   readonly #host: CoordinatorHost
   readonly #bindings = new Map<string, Binding>()
+  /** Bindings of disposed sessions whose final flush failed, displaced by a new session of their id (C5). */
+  readonly #retained: Binding[] = []
   readonly #reservations = new Map<string, Reservation>()
   readonly #chains = new Map<string, Promise<unknown>>()
   #closing: Promise<void> | undefined
@@ -141,7 +143,7 @@ export class PersistenceCoordinator {
     const reservation = this.#reservations.get(id)
     if (reservation !== undefined) return this.#serial(id, () => this.#adapterLog(id, options))
     return this.#serial(id, async () => {
-      const lease = await this.#host.adapter.acquire(id)
+      const lease = await this.#acquire(id)
       try {
         return (await this.#loadAndRepair(id, lease, options, false)).log
       } finally {
@@ -193,7 +195,11 @@ export class PersistenceCoordinator {
       throw new PersistenceError({ code: ErrorCode.SESSION_RESERVED, sessionId: id, detail: 'the session is already prepared' })
     }
     return this.#serial(id, async () => {
-      const lease = await this.#host.adapter.acquire(id)
+      // A prepare queued behind another one of the same id finds the id reserved only now.
+      if (this.#reservations.has(id)) {
+        throw new PersistenceError({ code: ErrorCode.SESSION_RESERVED, sessionId: id, detail: 'the session is already prepared' })
+      }
+      const lease = await this.#acquire(id)
       let log: LoadedLog
       try {
         log = (await this.#loadAndRepair(id, lease, options, false)).log
@@ -231,15 +237,19 @@ export class PersistenceCoordinator {
     checkSignal(options.signal)
     const adapter = this.#host.adapter
     const signalOption = options.signal === undefined ? {} : { signal: options.signal }
-    if (adapter.readFrom !== undefined) {
-      const result = await adapter.readFrom(id, fromSeq, signalOption)
-      checkStoredLog(id, { header: result.header, events: result.events, revision: '' }, this.#host.catalog, { full: false })
-      return result
-    }
-    const stored = await adapter.load(id, signalOption)
-    const events = stored.events.filter((event) => event.seq >= fromSeq && !stored.torn?.recovered.includes(event))
-    checkStoredLog(id, { header: stored.header, events, revision: stored.revision }, this.#host.catalog, { full: false })
-    return { header: stored.header, events }
+    return this.#serial(id, async () => {
+      if (adapter.readFrom !== undefined) {
+        const result = await adapter.readFrom(id, fromSeq, signalOption)
+        checkStoredLog(id, { header: result.header, events: result.events, revision: '' }, this.#host.catalog, { full: false })
+        return result
+      }
+      const stored = await adapter.load(id, signalOption)
+      // `events` ends with `torn.recovered` (A4), which readFrom never returns (A7).
+      const committed = stored.events.slice(0, stored.events.length - (stored.torn?.recovered.length ?? 0))
+      const events = committed.filter((event) => event.seq >= fromSeq)
+      checkStoredLog(id, { ...stored, events }, this.#host.catalog, { full: false })
+      return { header: stored.header, events }
+    })
   }
 
   /**
@@ -273,7 +283,7 @@ export class PersistenceCoordinator {
     }
     const remove = adapter.delete.bind(adapter)
     await this.#serial(id, async () => {
-      const lease = await adapter.acquire(id)
+      const lease = await this.#acquire(id)
       try {
         await remove(id)
       } finally {
@@ -296,7 +306,7 @@ export class PersistenceCoordinator {
       throw new PersistenceError({ code: ErrorCode.SESSION_LIVE, sessionId: id, detail: 'the session is live in this harness' })
     }
     return this.#serial(id, async () => {
-      const lease = await this.#host.adapter.acquire(id)
+      const lease = await this.#acquire(id)
       try {
         return (await this.#loadAndRepair(id, lease, options, options.truncateAtCorruption === true)).report
       } finally {
@@ -328,7 +338,13 @@ export class PersistenceCoordinator {
     if (stored.torn === undefined && closers.length === 0) {
       return { log: logOf(stored), report: { action: 'none', keptEvents: stored.events.length, closers: [] } }
     }
-    await adapter.commitRepair(id, stored.torn, closers)
+    try {
+      await adapter.commitRepair(id, stored.torn, closers)
+    } catch (error) {
+      throw wrap(id, error)
+    }
+    // C8: an abort during the commit takes effect after it.
+    checkSignal(options.signal)
     const repaired = await adapter.load(id)
     checkStoredLog(id, repaired, this.#host.catalog, { full: true })
     if (repaired.torn !== undefined || interruptedTurnClosers(repaired.events).length > 0) {
@@ -358,8 +374,11 @@ export class PersistenceCoordinator {
    * @internal
    */
   bind(session: Session): void {
-    if (this.#closing !== undefined) return
     const id = session.id
+    if (this.#closing !== undefined) {
+      // C7: refused, not ignored: an unbound session's flush would resolve without writing anything.
+      throw new PersistenceError({ code: ErrorCode.CLOSED, sessionId: id, detail: 'persistence is closing; no new session can be stored' })
+    }
     const reservation = this.#reservations.get(id)
     let cursor = 0
     let lease: Lease | undefined
@@ -401,7 +420,7 @@ export class PersistenceCoordinator {
     ;(binding as { writeBehind: WriteBehind }).writeBehind = writeBehind
     if (lease === undefined) {
       binding.ready = (async () => {
-        const acquired = await this.#host.adapter.acquire(id)
+        const acquired = await this.#acquire(id)
         try {
           await this.#host.adapter.create(session.header)
         } catch (error) {
@@ -414,6 +433,9 @@ export class PersistenceCoordinator {
         binding.failure = wrap(id, error)
       })
     }
+    const previous = this.#bindings.get(id)
+    // A disposed session whose last flush failed keeps its queue and lease until close retries it (C5).
+    if (previous !== undefined) this.#retained.push(previous)
     this.#bindings.set(id, binding)
     for (const event of session.events.slice(cursor)) writeBehind.enqueue(event)
   }
@@ -474,7 +496,7 @@ export class PersistenceCoordinator {
 
   async #close(): Promise<void> {
     const errors: unknown[] = []
-    const bindings = [...this.#bindings.values()]
+    const bindings = [...this.#retained.splice(0), ...this.#bindings.values()]
     const outcomes = await Promise.allSettled(bindings.map((binding) => binding.writeBehind.flush()))
     // Forget the bindings before disposing their queues: a late event is then ignored, not thrown.
     this.#bindings.clear()
@@ -521,6 +543,19 @@ export class PersistenceCoordinator {
       throw wrap(id, error)
     }
     binding.cursor += batch.length
+  }
+
+  /** Takes the lease of `id`, logging a stale holder it replaced (J16). */
+  async #acquire(id: string): Promise<Lease> {
+    const lease = await this.#host.adapter.acquire(id)
+    const holder = lease.tookOver
+    if (holder !== undefined) {
+      this.#host.logger.warn(
+        `session "${id}": took over the stale lock of pid ${holder.pid} on ${holder.host} (acquired at ${holder.acquiredAt}); that process is gone`,
+        { sessionId: id, holder },
+      )
+    }
+    return lease
   }
 
   #serial<T>(id: string, operation: () => Promise<T>): Promise<T> {

@@ -1,9 +1,11 @@
 import { ErrorCode } from '../errors/codes.js'
 import { HarnessError } from '../errors/harness-error.js'
 import { PersistenceCorruptionError } from '../errors/persistence-corruption-error.js'
+import { SessionEventError } from '../errors/session-event-error.js'
 import { SessionFormatUnsupportedError } from '../errors/session-format-unsupported-error.js'
 import { systemClock } from '../kernel/host-services.js'
 import { createSession } from '../session/create-session.js'
+import { accessPath, payloadIssues } from '../session/payload-issues.js'
 import type { SessionCatalog } from '../session/session-catalog.js'
 import type { StoredLog } from './persistence-adapter.js'
 
@@ -39,12 +41,13 @@ export function checkStoredLog(sessionId: string, stored: StoredLog, catalog: Se
       location,
     })
   }
-  if (!options.full) return
   try {
-    createSession({ id: sessionId, seed: stored.events, catalog, clock: systemClock() })
+    if (options.full) createSession({ id: sessionId, seed: stored.events, catalog, clock: systemClock() })
+    else for (const event of stored.events) checkEventAlone(sessionId, event, catalog)
   } catch (error) {
     if (!HarnessError.is(error)) throw error
-    const seq = (error as { readonly index?: number }).index
+    const located = error as { readonly index?: number; readonly seq?: number }
+    const seq = options.full ? located.index : located.seq
     throw new PersistenceCorruptionError({
       code: ErrorCode.INVALID_EVENT,
       sessionId,
@@ -54,4 +57,29 @@ export function checkStoredLog(sessionId: string, stored: StoredLog, catalog: Se
       cause: error,
     })
   }
+}
+
+/**
+ * The per-event checks of G4 for a suffix (`readFrom`): the envelope rule on `ignorable` and the
+ * payload schema. Relational checks (seqs from 0, surface, structure) need the prefix, so they are
+ * skipped.
+ */
+function checkEventAlone(sessionId: string, event: StoredLog['events'][number], catalog: SessionCatalog): void {
+  const where = { sessionId, type: event.type, seq: event.seq }
+  const definition = catalog.get(event.type)
+  if (event.ignorable === true && definition?.core === true) {
+    throw new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...where, detail: `ignorable is not allowed on core type ${event.type}`, field: 'ignorable' })
+  }
+  if (definition?.schema === undefined) return
+  const issues = payloadIssues(definition.schema, event.data)
+  const first = issues?.[0]
+  if (issues === undefined || first === undefined) return
+  const path = accessPath('data', first.path)
+  throw new SessionEventError({
+    code: ErrorCode.INVALID_PAYLOAD,
+    ...where,
+    detail: `invalid ${event.type} payload at ${path}: ${first.message}`,
+    path,
+    issues: issues.map((issue) => ({ path: ['data', ...issue.path], message: issue.message })),
+  })
 }

@@ -60,7 +60,8 @@ export const writeBehindOptionsSchema = typedSchema<WriteBehindOptions>()(
       maxPendingEvents: positiveSafeInteger.default(10_000),
       maxPendingBytes: positiveSafeInteger.default(16 * 1024 * 1024),
     },
-    { error: 'must be a write-behind options object' },
+    // An unknown key keeps zod's message, which names the key; only a non-object gets this one.
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'must be a write-behind options object') },
   ),
 )
 

@@ -19,3 +19,10 @@ export {
   faultyPersistence,
   type PersistenceCall,
 } from './faulty-persistence.js'
+export {
+  type ConformanceBytes,
+  type ConformanceRunner,
+  type ConformanceTarget,
+  type PersistenceConformanceOptions,
+  runPersistenceConformance,
+} from './run-persistence-conformance.js'

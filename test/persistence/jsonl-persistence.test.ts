@@ -242,10 +242,13 @@ describe('jsonlPersistence: layout, create and append', () => {
     await writeFile(file('s1.jsonl.0123456789ab.tmp'), 'junk')
     await writeFile(file('s1.jsonl.idx'), 'junk')
     await writeFile(file('bad.jsonl'), '[1,2]\n')
+    await writeFile(file('worse.jsonl.gz'), 'not gzip at all')
     const listing = await J1.list()
     expect(listing.headers).toEqual([H1])
-    expect(listing.damaged).toHaveLength(1)
+    expect(listing.damaged).toHaveLength(2)
     expectError(listing.damaged[0], PersistenceCorruptionError, 'CORRUPT_HEADER', { line: 1, location: file('bad.jsonl') })
+    expectError(listing.damaged[1], PersistenceCorruptionError, 'CORRUPT_HEADER', { line: 1, location: file('worse.jsonl.gz') })
+    expectError(await rejectionOf(J1.load('worse')), PersistenceCorruptionError, 'CORRUPT_HEADER', { line: 1, offset: 0 })
   })
 
   it('reports two log files of one id as DUPLICATE_LOG (J3)', async () => {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { dirname, join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { ErrorCode } from '../../errors/codes.js'
 import { InvalidArgumentError } from '../../errors/invalid-argument-error.js'
 import { PersistenceCorruptionError } from '../../errors/persistence-corruption-error.js'
@@ -23,14 +23,15 @@ import type {
   StoredListing,
   StoredLog,
   TornTail, StoredSuffix } from '../persistence-adapter.js'
-import { assertStorableId, fileNameOf, sessionIdOfFileName } from '../session-file-name.js'
-import { type FrameCodec, gzipCodec, zstdCodec } from './frame-codec.js'
+import { assertStorableId } from '../session-file-name.js'
+import { zstdCodec } from './frame-codec.js'
 import { encodeBatch, encodeHeaderLine, isEventEnvelope } from './jsonl-codec.js'
 import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
 import { errorCodeOf, fsyncDirectory, publishFile, writeFully, writeTempFile } from './jsonl-file-operations.js'
 import { JsonlLeases, type LeaseRecord } from './jsonl-leases.js'
+import { type FoundLog, JsonlLogFiles } from './jsonl-log-files.js'
 import { type ReadLog, type RepairPlan, readLogFile, readLogHeader, revisionOf } from './jsonl-log-reader.js'
-import { configInvalid, type JsonlPersistenceOptions, type ValidatedJsonlOptions, validateJsonlOptions } from './jsonl-persistence-options.js'
+import { type JsonlPersistenceOptions, type ValidatedJsonlOptions, validateJsonlOptions } from './jsonl-persistence-options.js'
 import { type Compression, type LogState, rewriteTail } from './jsonl-repair.js'
 
 export type { JsonlPersistenceOptions } from './jsonl-persistence-options.js'
@@ -62,24 +63,12 @@ export interface JsonlPersistence extends PersistenceAdapter {
   delete(sessionId: string): Promise<void>
 }
 
-const extensions = { none: '.jsonl', gzip: '.jsonl.gz', zstd: '.jsonl.zst' } as const satisfies Record<Compression, string>
-/** Longest first, so `.jsonl.gz` is not read as an id ending in `.jsonl`. */
-const suffixes = [
-  ['zstd', extensions.zstd],
-  ['gzip', extensions.gzip],
-  ['none', extensions.none],
-] as const satisfies readonly (readonly [Compression, string])[]
 const encoder = new TextEncoder()
 
 interface CachedPlan {
   readonly revision: string
   readonly header: SessionHeader
   readonly plan: RepairPlan
-}
-
-interface FoundLog {
-  readonly path: string
-  readonly compression: Compression
 }
 
 function isSafeNonNegative(value: unknown): value is number {
@@ -131,15 +120,15 @@ class JsonlAdapter implements JsonlPersistence {
   readonly #lock: boolean
   readonly #readChunkBytes: number
   readonly #now: () => number
-  readonly #zstdEncoder: ((bytes: Uint8Array, level: number) => Uint8Array) | undefined
-  readonly #codecs = new Map<Compression, FrameCodec>()
+  readonly #files: JsonlLogFiles
   readonly #registrations = new Map<string, SessionHeader>()
   readonly #logs = new Map<string, LogState>()
   readonly #plans = new Map<string, CachedPlan>()
   readonly #failures = new Map<string, PersistenceError>()
   readonly #leases: JsonlLeases
   readonly #queues = new Map<string, Promise<unknown>>()
-  #dirReady = false
+  /** Bumped around every write of an id, so a read that overlapped one is not remembered. */
+  readonly #generations = new Map<string, number>()
   #closed = false
 
   constructor(options: ValidatedJsonlOptions) {
@@ -150,17 +139,20 @@ class JsonlAdapter implements JsonlPersistence {
     this.#lock = options.lock
     this.#readChunkBytes = options.readChunkBytes
     this.#now = options.now
-    this.#zstdEncoder = options.zstdEncoder
+    this.#files = new JsonlLogFiles({
+      dir: this.dir,
+      fileSystem: this.#fileSystem,
+      zstdEncoder: options.zstdEncoder,
+      // 'zstd' without a usable encoder throws ZSTD_UNAVAILABLE here, at construction (§8.1).
+      ...(options.compression === 'zstd' ? { zstd: zstdCodec(options.zstdEncoder === undefined ? {} : { zstdEncoder: options.zstdEncoder }) } : {}),
+    })
     this.#leases = new JsonlLeases({
       fileSystem: this.#fileSystem,
       lock: this.#lock,
       now: this.#now,
-      lockPathOf: (sessionId) => this.#lockPath(sessionId),
+      lockPathOf: (sessionId) => this.#files.lockPath(sessionId),
       onEnd: (sessionId) => this.#registrations.delete(sessionId),
     })
-    if (options.compression === 'zstd') {
-      this.#codecs.set('zstd', zstdCodec(this.#zstdEncoder === undefined ? {} : { zstdEncoder: this.#zstdEncoder }))
-    }
   }
 
   async create(header: SessionHeader): Promise<void> {
@@ -170,12 +162,12 @@ class JsonlAdapter implements JsonlPersistence {
     if (typeof raw === 'object' && raw !== null) assertStorableId(id)
     const checked = buildSessionHeader(raw, typeof id === 'string' ? id : '', -1)
     const sessionId = checked.id
-    const stored = this.#logs.has(sessionId) || (await this.#existingLogs(sessionId)).length > 0
+    const stored = this.#logs.has(sessionId) || (await this.#files.existing(sessionId)).length > 0
     if (stored || this.#registrations.has(sessionId)) {
       throw new PersistenceError({
         code: ErrorCode.SESSION_EXISTS,
         sessionId,
-        detail: `a log is already ${stored ? 'stored' : 'registered'} (${this.#base(sessionId)}${extensions[this.#compression]})`,
+        detail: `a log is already ${stored ? 'stored' : 'registered'} (${this.#files.logPath(sessionId, this.#compression)})`,
       })
     }
     this.#registrations.set(sessionId, checked)
@@ -198,10 +190,13 @@ class JsonlAdapter implements JsonlPersistence {
     this.#ensureOpen()
     assertStorableId(sessionId)
     options.signal?.throwIfAborted()
-    const found = await this.#findLog(sessionId)
+    const generation = this.#generations.get(sessionId)
+    const found = await this.#files.find(sessionId)
     const read = await this.#read(sessionId, found, { truncateAtCorruption: options.truncateAtCorruption === true, signal: options.signal })
-    this.#failures.delete(sessionId)
-    if (!this.#queues.has(sessionId)) this.#remember(sessionId, found, read)
+    if (!this.#queues.has(sessionId) && this.#generations.get(sessionId) === generation) {
+      this.#failures.delete(sessionId)
+      this.#remember(sessionId, found, read)
+    }
     const log: { -readonly [K in keyof StoredLog]: StoredLog[K] } = {
       header: read.header,
       events: read.events,
@@ -239,7 +234,7 @@ class JsonlAdapter implements JsonlPersistence {
       throw new InvalidArgumentError({ argument: 'fromSeq', reason: 'must be a non-negative safe integer', value: fromSeq })
     }
     options.signal?.throwIfAborted()
-    const found = await this.#findLog(sessionId)
+    const found = await this.#files.find(sessionId)
     const read = await this.#read(sessionId, found, { truncateAtCorruption: false, signal: options.signal, fromSeq })
     const committed = read.events.length - read.recovered.length
     const events: SessionEvent[] = []
@@ -253,30 +248,14 @@ class JsonlAdapter implements JsonlPersistence {
   async list(options: ReadOptions = {}): Promise<StoredListing> {
     this.#ensureOpen()
     options.signal?.throwIfAborted()
-    let names: string[]
-    try {
-      names = await this.#fileSystem.readdir(this.dir)
-    } catch (error) {
-      if (errorCodeOf(error) === 'ENOENT') return { headers: [], damaged: [] }
-      throw this.#dirError(error)
-    }
-    const logs = new Map<string, FoundLog[]>()
-    for (const name of names) {
-      const match = suffixes.find(([, suffix]) => name.endsWith(suffix))
-      if (match === undefined) continue
-      const sessionId = sessionIdOfFileName(name.slice(0, -match[1].length))
-      if (sessionId === undefined) continue
-      const entry = logs.get(sessionId) ?? []
-      entry.push({ path: join(this.dir, name), compression: match[0] })
-      logs.set(sessionId, entry)
-    }
+    const logs = await this.#files.list()
     const headers: SessionHeader[] = []
     const damaged: PersistenceCorruptionError[] = []
     for (const sessionId of [...logs.keys()].sort(compareIds)) {
       options.signal?.throwIfAborted()
       const found = logs.get(sessionId)!
       if (found.length > 1) {
-        damaged.push(this.#duplicate(sessionId, found))
+        damaged.push(this.#files.duplicate(sessionId, found))
         continue
       }
       const log = found[0]!
@@ -312,10 +291,10 @@ class JsonlAdapter implements JsonlPersistence {
     await this.#serial(sessionId, async () => {
       const record = this.#leases.current(sessionId)
       if (record !== undefined) await this.#leases.checkToken(record)
-      else await this.#leases.assertUnlocked(sessionId).catch((error: unknown) => Promise.reject(this.#dirError(error)))
-      const found = await this.#existingLogs(sessionId)
+      else await this.#leases.assertUnlocked(sessionId).catch((error: unknown) => Promise.reject(this.#files.dirError(error)))
+      const found = await this.#files.existing(sessionId)
       const registered = this.#registrations.delete(sessionId)
-      if (found.length === 0 && !registered) throw this.#notFound(sessionId)
+      if (found.length === 0 && !registered) throw this.#files.notFound(sessionId)
       for (const log of found) {
         await this.#fileSystem.unlink(log.path)
         await this.#fileSystem.unlink(`${log.path}.idx`).catch((error: unknown) => {
@@ -333,7 +312,7 @@ class JsonlAdapter implements JsonlPersistence {
   async acquire(sessionId: string): Promise<Lease> {
     this.#ensureOpen()
     assertStorableId(sessionId)
-    await this.#ensureDir()
+    await this.#files.ensure()
     // Another holder may have written since this instance last looked: trust only a fresh read.
     this.#logs.delete(sessionId)
     this.#plans.delete(sessionId)
@@ -425,7 +404,7 @@ class JsonlAdapter implements JsonlPersistence {
 
   /** J6: the first append of an id this instance never read scans the file as `load` does. */
   async #scanForAppend(sessionId: string): Promise<LogState> {
-    const found = await this.#findLog(sessionId)
+    const found = await this.#files.find(sessionId)
     const read = await this.#read(sessionId, found, { truncateAtCorruption: false, signal: undefined })
     this.#remember(sessionId, found, read)
     if (read.tail !== undefined) {
@@ -450,14 +429,14 @@ class JsonlAdapter implements JsonlPersistence {
       })
     }
     const compression = this.#compression
-    const path = `${this.#base(sessionId)}${extensions[compression]}`
+    const path = this.#files.logPath(sessionId, compression)
     const batch = encodeBatch(events, { packChunks: this.#packChunks })
     const chunks =
       compression === 'none'
         ? [encoder.encode(encodeHeaderLine(header) + batch)]
         : [await this.#encode(compression, encodeHeaderLine(header)), await this.#encode(compression, batch)]
-    await this.#ensureDir()
-    if ((await this.#existingLogs(sessionId)).length > 0) throw this.#exists(sessionId, path)
+    await this.#files.ensure()
+    if ((await this.#files.existing(sessionId)).length > 0) throw this.#exists(sessionId, path)
     await this.#leases.checkToken(record)
     const tempPath = await writeTempFile(this.#fileSystem, path, chunks)
     try {
@@ -479,7 +458,7 @@ class JsonlAdapter implements JsonlPersistence {
 
   /** A6, J12–J14. */
   async #repair(sessionId: string, torn: TornTail, closers: readonly SessionEvent[], record: LeaseRecord): Promise<void> {
-    const found = await this.#findLog(sessionId)
+    const found = await this.#files.find(sessionId)
     const handle = await this.#fileSystem.open(found.path, 'r+')
     try {
       const stats = await this.#fileSystem.fstat(handle)
@@ -524,7 +503,7 @@ class JsonlAdapter implements JsonlPersistence {
 
   async #encode(compression: Compression, text: string): Promise<Uint8Array> {
     const bytes = encoder.encode(text)
-    const codec = this.#codecOf(compression)
+    const codec = this.#files.codecOf(compression)
     return codec === undefined ? bytes : await codec.encode(bytes)
   }
 
@@ -535,7 +514,7 @@ class JsonlAdapter implements JsonlPersistence {
       fileSystem: this.#fileSystem,
       sessionId,
       path: found.path,
-      frames: this.#codecOf(found.compression),
+      frames: this.#files.codecOf(found.compression),
       readChunkBytes: this.#readChunkBytes,
       truncateAtCorruption: options.truncateAtCorruption,
       signal: options.signal,
@@ -552,8 +531,8 @@ class JsonlAdapter implements JsonlPersistence {
     try {
       handle = await this.#fileSystem.open(found.path, 'r')
     } catch (error) {
-      if (errorCodeOf(error) === 'ENOENT') throw this.#notFound(sessionId)
-      throw this.#dirError(error)
+      if (errorCodeOf(error) === 'ENOENT') throw this.#files.notFound(sessionId)
+      throw this.#files.dirError(error)
     }
     try {
       return await readLogFile(handle, this.#readOptions(sessionId, found, options))
@@ -587,73 +566,12 @@ class JsonlAdapter implements JsonlPersistence {
         fileSystem: this.#fileSystem,
         sessionId,
         path: log.path,
-        frames: this.#codecOf(log.compression),
+        frames: this.#files.codecOf(log.compression),
         readChunkBytes: this.#readChunkBytes,
       })
     } finally {
       await this.#fileSystem.close(handle).catch(() => undefined)
     }
-  }
-
-  // ---- files and names ----------------------------------------------------------------------
-
-  #base(sessionId: string): string {
-    return join(this.dir, fileNameOf(sessionId))
-  }
-
-  #lockPath(sessionId: string): string {
-    return `${this.#base(sessionId)}.lock`
-  }
-
-  #codecOf(compression: Compression): FrameCodec | undefined {
-    if (compression === 'none') return undefined
-    let codec = this.#codecs.get(compression)
-    if (codec === undefined) {
-      codec =
-        compression === 'gzip'
-          ? gzipCodec()
-          : zstdCodec({ onUnavailable: 'reject-writes', ...(this.#zstdEncoder === undefined ? {} : { zstdEncoder: this.#zstdEncoder }) })
-      this.#codecs.set(compression, codec)
-    }
-    return codec
-  }
-
-  /** Every log file of the id, whatever its codec. */
-  async #existingLogs(sessionId: string): Promise<FoundLog[]> {
-    const base = this.#base(sessionId)
-    const found: FoundLog[] = []
-    for (const [compression, suffix] of suffixes) {
-      const path = `${base}${suffix}`
-      try {
-        await this.#fileSystem.stat(path)
-        found.push({ path, compression })
-      } catch (error) {
-        if (errorCodeOf(error) !== 'ENOENT') throw this.#dirError(error)
-      }
-    }
-    return found
-  }
-
-  /** The one log file of the id (J3). */
-  async #findLog(sessionId: string): Promise<FoundLog> {
-    const found = await this.#existingLogs(sessionId)
-    if (found.length > 1) throw this.#duplicate(sessionId, found)
-    const log = found[0]
-    if (log === undefined) throw this.#notFound(sessionId)
-    return log
-  }
-
-  async #ensureDir(): Promise<void> {
-    if (this.#dirReady) return
-    try {
-      const stats = await this.#fileSystem.stat(this.dir)
-      if (!stats.isDirectory()) throw configInvalid('dir', this.dir, 'exists and is not a directory')
-    } catch (error) {
-      if (errorCodeOf(error) !== 'ENOENT') throw this.#dirError(error)
-      await this.#fileSystem.mkdir(this.dir, { recursive: true, mode: 0o700 })
-      await fsyncDirectory(this.#fileSystem, dirname(this.dir))
-    }
-    this.#dirReady = true
   }
 
   // ---- plumbing -----------------------------------------------------------------------------
@@ -664,7 +582,18 @@ class JsonlAdapter implements JsonlPersistence {
 
   #serial<T>(sessionId: string, task: () => Promise<T>): Promise<T> {
     const previous = this.#queues.get(sessionId) ?? Promise.resolve()
-    const run = previous.then(task, task)
+    const bump = (): void => {
+      this.#generations.set(sessionId, (this.#generations.get(sessionId) ?? 0) + 1)
+    }
+    const guarded = async (): Promise<T> => {
+      bump()
+      try {
+        return await task()
+      } finally {
+        bump()
+      }
+    }
+    const run = previous.then(guarded, guarded)
     const settled = run.then(
       () => undefined,
       () => undefined,
@@ -676,30 +605,9 @@ class JsonlAdapter implements JsonlPersistence {
     return run
   }
 
-  #dirError(error: unknown): unknown {
-    return errorCodeOf(error) === 'ENOTDIR' ? configInvalid('dir', this.dir, 'exists and is not a directory') : error
-  }
-
-  #notFound(sessionId: string): PersistenceError {
-    return new PersistenceError({
-      code: ErrorCode.SESSION_NOT_FOUND,
-      sessionId,
-      detail: `no stored log (${this.#base(sessionId)}${extensions.none}, .gz or .zst)`,
-    })
-  }
-
   #exists(sessionId: string, path: string): PersistenceError {
     return new PersistenceError({ code: ErrorCode.SESSION_EXISTS, sessionId, detail: `another writer stored ${path} first; nothing was written` })
   }
 
-  #duplicate(sessionId: string, found: readonly FoundLog[]): PersistenceCorruptionError {
-    const paths = found.map((log) => log.path)
-    return new PersistenceCorruptionError({
-      code: ErrorCode.DUPLICATE_LOG,
-      sessionId,
-      detail: `the session has ${paths.length} log files (${paths.join(', ')}); keep one and move the others away`,
-      location: paths[0],
-      actual: paths,
-    })
-  }
+
 }

@@ -1,0 +1,89 @@
+import type { PersistenceAdapter } from '../../persistence/persistence-adapter.js'
+
+/** Raw access to the stored bytes of one session's log, for the torn-tail and damaged-header tests. */
+export interface ConformanceBytes {
+  /**
+   * Reads the whole stored log of a session as the adapter keeps it (file bytes, frames included).
+   *
+   * @param sessionId - the session id
+   * @returns a copy of the bytes
+   */
+  read(sessionId: string): Uint8Array | Promise<Uint8Array>
+  /**
+   * Replaces the stored log of a session with `bytes` (creating it when absent), as a crash or a
+   * foreign writer would leave it.
+   *
+   * @param sessionId - the session id
+   * @param bytes - the new content
+   */
+  write(sessionId: string, bytes: Uint8Array): void | Promise<void>
+}
+
+/**
+ * What `runPersistenceConformance` tests: an adapter over fresh, empty storage, a way to open a
+ * second instance over the same storage, and optional storage hooks. A test whose hook is
+ * missing is registered as skipped, naming the hook.
+ */
+export interface ConformanceTarget {
+  /** The adapter under test, over empty storage. The suite closes it after the test. */
+  readonly adapter: PersistenceAdapter
+  /**
+   * Opens another instance over the same storage (another process, or the same one after a
+   * restart). The suite closes it after the test.
+   *
+   * @returns the second instance
+   */
+  reopen(): PersistenceAdapter | Promise<PersistenceAdapter>
+  /** Raw access to a log's bytes; without it the torn-tail and damaged-header tests are skipped. */
+  readonly bytes?: ConformanceBytes
+  /**
+   * Damages the stored record holding `seq` so that it fails the integrity checks while the
+   * records after it stay valid (e.g. overwrite its line with garbage of the same length).
+   * Without it the corruption tests are skipped.
+   *
+   * @param sessionId - the session id
+   * @param seq - a seq of a committed event with committed events after it
+   */
+  damageRecord?(sessionId: string, seq: number): void | Promise<void>
+  /**
+   * Makes the current lease of a session lapse behind the holder's back (delete its lock file,
+   * let its TTL pass), so another instance may acquire it. Without it the fencing test is skipped.
+   *
+   * @param sessionId - the session id
+   */
+  expireLease?(sessionId: string): void | Promise<void>
+  /** Removes the storage after the test (temp directories, tables). */
+  cleanup?(): void | Promise<void>
+}
+
+/**
+ * The test runner `runPersistenceConformance` registers with. Any runner fits (vitest, jest,
+ * mocha, `node:test`); `yoke/testing` imports none of them.
+ */
+export interface ConformanceRunner {
+  /**
+   * Opens a group of tests. `body` returns a promise when `makeTarget` does: the suite makes one
+   * target while registering, to see which hooks exist, so a runner used with an async
+   * `makeTarget` must await an async `body` (vitest and `node:test` do).
+   *
+   * @param name - the group name
+   * @param body - registers the tests
+   */
+  describe(name: string, body: () => void | Promise<void>): void
+  /**
+   * Registers one test.
+   *
+   * @param name - the test name, a behavior sentence
+   * @param body - the test; it rejects with an `AssertionError` (or the adapter's error) on failure
+   * @param timeoutMs - a timeout for the slow tests (large batch, every-offset cut); `undefined` keeps the runner's default
+   */
+  test(name: string, body: () => Promise<void>, timeoutMs?: number): void
+  /**
+   * Registers a skipped test. When absent, a skipped test is registered as a passing test whose
+   * name says it was skipped and why.
+   *
+   * @param name - the test name
+   * @param reason - which hook the target lacks
+   */
+  skip?(name: string, reason: string): void
+}

@@ -1,0 +1,40 @@
+/**
+ * What the conformance tests of the adapters share: vitest as the suite's runner and the
+ * line damage of `damageRecord`.
+ *
+ * @module
+ */
+import { describe, test } from 'vitest'
+import type { ConformanceRunner } from '../../src/testing/run-persistence-conformance.js'
+
+/** vitest as the conformance suite's runner; a skipped test names the missing hook. */
+export const vitestRunner: ConformanceRunner = {
+  describe: (name, body) => describe(name, body),
+  test: (name, body, timeoutMs) => test(name, body, timeoutMs),
+  skip: (name, reason) => test.skip(`${name} (${reason})`, () => undefined),
+}
+
+/**
+ * Overwrites the JSONL line holding `seq` (a record, or a chunk-run row covering it) with `x`s of
+ * the same length: an unparsable line with valid records after it.
+ *
+ * @param text - JSONL text
+ * @param seq - the seq to damage
+ * @param firstRecordLine - the index of the first record line (1 when line 0 is the header)
+ * @returns the damaged text, or `undefined` when no line holds `seq`
+ */
+export function damageLine(text: string, seq: number, firstRecordLine: number): string | undefined {
+  const lines = text.split('\n')
+  for (let index = firstRecordLine; index < lines.length; index++) {
+    const line = lines[index]!
+    if (line === '') continue
+    const record = JSON.parse(line) as { readonly seq?: number; readonly seq0?: number; readonly values?: readonly unknown[] }
+    const first = record.seq ?? record.seq0
+    const count = record.values?.length ?? 1
+    if (first !== undefined && seq >= first && seq < first + count) {
+      lines[index] = 'x'.repeat(line.length)
+      return lines.join('\n')
+    }
+  }
+  return undefined
+}
