@@ -10,8 +10,8 @@ import { hostname } from 'node:os'
 import { ErrorCode } from '../../errors/codes.js'
 import type { LockHolder } from '../../errors/lock-holder.js'
 import { SessionLockedError } from '../../errors/session-locked-error.js'
-import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
-import { errorCodeOf, writeFully, writeTempFile } from './jsonl-file-operations.js'
+import type { JsonlFileSystem } from './jsonl-file-system.js'
+import { errorCodeOf, writeTempFile } from './jsonl-file-operations.js'
 
 /** A lock file's content. */
 interface LockRecord extends LockHolder {
@@ -131,7 +131,12 @@ export async function takeLockFile(context: LockFileContext, sessionId: string, 
   }
 }
 
-/** Replaces the stale `existing` lock with the one in `tempPath`; `false` when it vanished meanwhile. */
+/**
+ * Replaces the stale `existing` lock with the one in `tempPath` while holding `<lock>.takeover`;
+ * `false` when the caller should try again (the lock vanished, or a dead taker's marker was
+ * cleared). The marker is published like the lock (temp file + `link`), so a live process never
+ * leaves a partial one: an unreadable or dead marker is stale and removed.
+ */
 async function takeOver(
   fileSystem: JsonlFileSystem,
   sessionId: string,
@@ -140,27 +145,33 @@ async function takeOver(
   tempPath: string,
 ): Promise<boolean> {
   const takeoverPath = `${path}.takeover`
-  let handle: JsonlFileHandle
+  const marker = encodeLock({ pid: process.pid, host: hostname(), token: randomBytes(16).toString('hex'), acquiredAt: existing.acquiredAt })
+  const markerTemp = await writeTempFile(fileSystem, takeoverPath, [marker])
   try {
-    handle = await fileSystem.open(takeoverPath, 'wx', 0o600)
-  } catch (error) {
-    if (errorCodeOf(error) !== 'EEXIST') throw error
-    const taker = await readLockFile(fileSystem, takeoverPath)
-    // A takeover file left by a crashed process would block the id forever.
-    if (taker !== null && taker !== undefined && isStale(taker)) await fileSystem.unlink(takeoverPath).catch(() => undefined)
-    throw lockedError(sessionId, path, existing)
-  }
-  try {
-    const marker = encodeLock({ pid: process.pid, host: hostname(), token: existing.token, acquiredAt: existing.acquiredAt })
-    await writeFully(fileSystem, handle, marker, 0)
-    const current = await readLockFile(fileSystem, path)
-    if (current === null) return false
-    if (current === undefined || current.token !== existing.token) throw lockedError(sessionId, path, current)
-    await fileSystem.rename(tempPath, path)
-    return true
+    try {
+      await fileSystem.link(markerTemp, takeoverPath)
+    } catch (error) {
+      if (errorCodeOf(error) !== 'EEXIST') throw error
+      const taker = await readLockFile(fileSystem, takeoverPath)
+      if (taker === null) return false
+      // A marker left by a crashed taker (or a partial one from an older version) would block the id forever.
+      if (taker === undefined || isStale(taker)) {
+        await fileSystem.unlink(takeoverPath).catch(() => undefined)
+        return false
+      }
+      throw lockedError(sessionId, path, existing)
+    }
+    try {
+      const current = await readLockFile(fileSystem, path)
+      if (current === null) return false
+      if (current === undefined || current.token !== existing.token) throw lockedError(sessionId, path, current)
+      await fileSystem.rename(tempPath, path)
+      return true
+    } finally {
+      await fileSystem.unlink(takeoverPath).catch(() => undefined)
+    }
   } finally {
-    await fileSystem.close(handle).catch(() => undefined)
-    await fileSystem.unlink(takeoverPath).catch(() => undefined)
+    await fileSystem.unlink(markerTemp).catch(() => undefined)
   }
 }
 

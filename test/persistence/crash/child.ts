@@ -82,6 +82,7 @@ async function produce(id: string, index: number): Promise<never> {
 }
 
 if (options.mode === 'repair') {
+  const ready = performance.now()
   writeSync(ackFd, '{"ready":true}\n')
   for (const id of options.sessionIds ?? []) {
     let failure: string | undefined
@@ -91,7 +92,7 @@ if (options.mode === 'repair') {
       // The parent decides what is allowed (only SESSION_NOT_FOUND, for a session never written).
       failure = `${(error as { code?: string }).code ?? 'UNKNOWN'}: ${String(error)}`
     }
-    writeSync(ackFd, `${JSON.stringify({ repaired: id, ...(failure === undefined ? {} : { failure }) })}\n`)
+    writeSync(ackFd, `${JSON.stringify({ repaired: id, ms: Math.round(performance.now() - ready), ...(failure === undefined ? {} : { failure }) })}\n`)
   }
   await harness.close()
 } else {

@@ -417,7 +417,7 @@ describe('crash: SIGKILL of a real child process at random points', () => {
           const delayMs = random() < 0.125 ? between(random, 0, 3) : between(random, 20, 150)
           const shortWrites = random() < 0.5
           // One run in six also kills a second child while it repairs the logs the first one left.
-          const repairKillMs = random() < repairKillRatio ? between(random, 0, 60) : undefined
+          const repairKillMs = random() < repairKillRatio ? between(random, 0, 300) : undefined
           const context: RunContext = { compression, dir, run, seed, delayMs, shortWrites, repairKillMs }
           try {
             const outcome = await crashRun(context)
