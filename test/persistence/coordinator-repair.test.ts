@@ -295,9 +295,6 @@ describe('repair', () => {
     expect((await readdir(dir)).sort()).toEqual(['s1.jsonl', 's1.jsonl.corrupt-777'])
   })
 
-  // 03-persistence.md §5.2 / scenario 13: `quarantine: '<dir>/s1.jsonl.corrupt-<now>'`. The adapter's
-  // `commitRepair` resolves `void`, so the coordinator cannot learn where the original went.
-  test.todo('names the quarantine file in the report (scenario 13; needs commitRepair to report it)')
 })
 
 describe('failures and limits', () => {
