@@ -15,6 +15,4 @@ export interface SessionHooks {
   guards(): readonly GuardRecord[]
   /** Dispatches `session/event`; contained. */
   observe(event: SessionEvent): void
-  /** Called once the session is disposed. */
-  disposed(): void
 }

@@ -4,7 +4,7 @@ import { SessionRegistryError } from '../errors/session-registry-error.js'
 import { SessionVetoError } from '../errors/session-veto-error.js'
 import { bindOwner } from '../kernel/bind-owner.js'
 import type { Context } from '../kernel/context.js'
-import { dispatchParallel, dispatchUntilThrow, type ReachedListeners } from '../kernel/dispatch-internal.js'
+import { dispatchParallel, dispatchUntilThrow } from '../kernel/dispatch-internal.js'
 import type { Disposer } from '../kernel/effect.js'
 import type { Clock, IdSource } from '../kernel/host-services.js'
 import { buildSession } from './create-session.js'
@@ -56,7 +56,6 @@ export interface CommitGuardOptions {
 
 interface LiveSession {
   readonly session: Session
-  reached: ReachedListeners | undefined
   disposing: Promise<void> | undefined
 }
 
@@ -105,7 +104,6 @@ export class SessionRegistry {
       observe: (event: SessionEvent) => {
         if (live !== undefined) this.#ctx.emit('session/event', { session: live.session, event }, { subject: id })
       },
-      disposed: () => {},
     }
     const session = buildSession(
       {
@@ -117,10 +115,9 @@ export class SessionRegistry {
       },
       hooks,
     )
-    live = { session, reached: undefined, disposing: undefined }
+    live = { session, disposing: undefined }
     this.#live.set(id, live)
     const outcome = dispatchUntilThrow(this.#ctx, 'session/created', { session }, { subject: id })
-    live.reached = outcome.reached
     if (outcome.threw) {
       this.#live.delete(id)
       session.markDisposed()
@@ -309,18 +306,16 @@ export class SessionRegistry {
   /** @internal Owner-bound facade: registrations become effects of `owner`. */
   [bindOwner](owner: Context): SessionRegistry {
     const facade = Object.create(this) as SessionRegistry
-    // The other methods read private fields, so they must run on the registry itself, not the facade.
-    Object.defineProperties(facade, {
-      create: { value: this.create.bind(this) },
-      get: { value: this.get.bind(this) },
-      list: { value: this.list.bind(this) },
-      fork: { value: this.fork.bind(this) },
-      flush: { value: this.flush.bind(this) },
-      dispose: { value: this.dispose.bind(this) },
-      eventTypes: { value: this.eventTypes.bind(this) },
-      registerEventType: { value: (type: string, options?: EventTypeOptions) => this.#registerEventType(owner, type, options) },
-      addCommitGuard: { value: (guard: CommitGuard, options?: CommitGuardOptions) => this.#addCommitGuard(owner, guard, options) },
-    })
+    // Every method reads private fields, so on the facade each runs on the registry itself; the
+    // two registration methods become effects of `owner`.
+    const methods: PropertyDescriptorMap = {}
+    for (const name of Object.getOwnPropertyNames(SessionRegistry.prototype)) {
+      const method: unknown = Reflect.get(this, name)
+      if (name !== 'constructor' && typeof method === 'function') methods[name] = { value: method.bind(this) }
+    }
+    methods['registerEventType'] = { value: (type: string, options?: EventTypeOptions) => this.#registerEventType(owner, type, options) }
+    methods['addCommitGuard'] = { value: (guard: CommitGuard, options?: CommitGuardOptions) => this.#addCommitGuard(owner, guard, options) }
+    Object.defineProperties(facade, methods)
     return facade
   }
 

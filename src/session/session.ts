@@ -387,19 +387,13 @@ export class Session {
   }
 
   /**
-   * Marks the session disposed (appends then fail). Waits while a dispatch of it is running.
+   * Marks the session disposed: later appends throw `SESSION_DISPOSED`. The registry calls it
+   * through {@link Session.whenIdle}, so it never lands inside a running dispatch.
    *
    * @internal
    */
-  markDisposed(): boolean {
-    if (this.#disposed) return false
+  markDisposed(): void {
     this.#disposed = true
-    return true
-  }
-
-  /** @internal Whether a guard or observer of this session is running. */
-  get busy(): boolean {
-    return this.#busy
   }
 }
 

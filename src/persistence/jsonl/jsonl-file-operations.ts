@@ -34,14 +34,19 @@ export function errorCodeOf(error: unknown): string | undefined {
  * @internal
  */
 export async function writeTempFile(fileSystem: JsonlFileSystem, path: string, chunks: readonly Uint8Array[]): Promise<string> {
+  return fillTempFile(fileSystem, path, (handle) => writeChunks(fileSystem, handle, chunks, 0))
+}
+
+/** Creates an exclusive temp file beside `path` (mode 0600), fills it, fsyncs it; removes it again on failure. */
+async function fillTempFile(
+  fileSystem: JsonlFileSystem,
+  path: string,
+  fill: (handle: JsonlFileHandle) => Promise<unknown>,
+): Promise<string> {
   const tempPath = tempPathOf(path)
   const handle = await fileSystem.open(tempPath, 'wx', 0o600)
   try {
-    let position = 0
-    for (const chunk of chunks) {
-      await writeFully(fileSystem, handle, chunk, position)
-      position += chunk.byteLength
-    }
+    await fill(handle)
     await fileSystem.fsync(handle)
   } catch (error) {
     await fileSystem.close(handle).catch(() => undefined)
@@ -50,6 +55,21 @@ export async function writeTempFile(fileSystem: JsonlFileSystem, path: string, c
   }
   await fileSystem.close(handle)
   return tempPath
+}
+
+/** Writes `chunks` one after another from `position`; returns the position after them. */
+async function writeChunks(
+  fileSystem: JsonlFileSystem,
+  handle: JsonlFileHandle,
+  chunks: readonly Uint8Array[],
+  position: number,
+): Promise<number> {
+  let next = position
+  for (const chunk of chunks) {
+    await writeFully(fileSystem, handle, chunk, next)
+    next += chunk.byteLength
+  }
+  return next
 }
 
 /**
@@ -125,9 +145,7 @@ export async function writePrefixedTemp(
   keepBytes: number,
   chunks: readonly Uint8Array[],
 ): Promise<string> {
-  const tempPath = tempPathOf(path)
-  const handle = await fileSystem.open(tempPath, 'wx', 0o600)
-  try {
+  return fillTempFile(fileSystem, path, async (handle) => {
     let position = 0
     while (position < keepBytes) {
       const piece = await readRange(fileSystem, source, position, Math.min(COPY_BYTES, keepBytes - position))
@@ -135,18 +153,8 @@ export async function writePrefixedTemp(
       await writeFully(fileSystem, handle, piece, position)
       position += piece.length
     }
-    for (const chunk of chunks) {
-      await writeFully(fileSystem, handle, chunk, position)
-      position += chunk.length
-    }
-    await fileSystem.fsync(handle)
-  } catch (error) {
-    await fileSystem.close(handle).catch(() => undefined)
-    await fileSystem.unlink(tempPath).catch(() => undefined)
-    throw error
-  }
-  await fileSystem.close(handle)
-  return tempPath
+    await writeChunks(fileSystem, handle, chunks, position)
+  })
 }
 
 /**
