@@ -176,6 +176,60 @@ export const ErrorCode = {
   SEQ_CONFLICT: 'SEQ_CONFLICT',
   /** Unwritten events reached the high-water mark and the last write failed. */
   PERSISTENCE_BACKPRESSURE: 'PERSISTENCE_BACKPRESSURE',
+  /** Model failure (08-models.md §4.1): a 429 that is not a quota problem. */
+  RATE_LIMIT: 'RATE_LIMIT',
+  /** Model failure: a 5xx, an in-stream server error, or an `insufficient_system_resource` finish. */
+  SERVER: 'SERVER',
+  /** Model failure: the idle watchdog expired, or a 408. */
+  TIMEOUT: 'TIMEOUT',
+  /** Model failure: DNS, refused, reset, TLS or proxy failure; a body read failure. */
+  TRANSPORT: 'TRANSPORT',
+  /** Model failure: the call completed without content, or the response had no body. */
+  EMPTY_RESPONSE: 'EMPTY_RESPONSE',
+  /** Model failure: 401, 403, an invalid key. */
+  AUTH: 'AUTH',
+  /** Model failure: balance, credit or quota exhausted. */
+  QUOTA: 'QUOTA',
+  /** Model failure: the request is longer than the model's context window. */
+  CONTEXT_WINDOW_EXCEEDED: 'CONTEXT_WINDOW_EXCEEDED',
+  /** Model failure: a 400, 413 or 422 the other codes do not cover; a request that fails validation. */
+  INVALID_REQUEST: 'INVALID_REQUEST',
+  /** Model failure: the provider's content filter stopped the output. */
+  CONTENT_FILTER: 'CONTENT_FILTER',
+  /** Model failure: the stream ended before completion. */
+  STREAM_CLOSED: 'STREAM_CLOSED',
+  /** Model failure: invalid JSON or event, wrong content type, a protocol violation. */
+  MALFORMED_RESPONSE: 'MALFORMED_RESPONSE',
+  /** Model failure: the caller aborted. */
+  ABORTED: 'ABORTED',
+  /** Model failure: the scripted model has no reply left for a request. */
+  SCRIPT_EXHAUSTED: 'SCRIPT_EXHAUSTED',
+  /** Model failure: no API key at the configured reference. */
+  MISSING_CREDENTIAL: 'MISSING_CREDENTIAL',
+  /** Model failure: the API key is not header-safe. */
+  INVALID_CREDENTIAL: 'INVALID_CREDENTIAL',
+  /** Model failure: the reasoning effort is not one the model offers. */
+  UNSUPPORTED_REASONING_EFFORT: 'UNSUPPORTED_REASONING_EFFORT',
+  /** Model failure: content the model does not accept (e.g. an image). */
+  UNSUPPORTED_CONTENT: 'UNSUPPORTED_CONTENT',
+  /** Model failure: no adapter serves the provider. */
+  NO_ADAPTER: 'NO_ADAPTER',
+  /** Model failure: a thrown value that carried no model failure. */
+  UNKNOWN: 'UNKNOWN',
+  /** A model provider id is malformed. */
+  INVALID_PROVIDER: 'INVALID_PROVIDER',
+  /** A value registered as a model adapter has no `stream` function. */
+  INVALID_ADAPTER: 'INVALID_ADAPTER',
+  /** A provider is already routed in that layer of the model registry. */
+  DUPLICATE_PROVIDER: 'DUPLICATE_PROVIDER',
+  /** A prepared model call was streamed a second time. */
+  PREPARED_CALL_REUSED: 'PREPARED_CALL_REUSED',
+  /** A prepared model call was streamed with another provider or model. */
+  PREPARED_CALL_MISMATCH: 'PREPARED_CALL_MISMATCH',
+  /** `assertComplete()`: scripted replies were left unused. */
+  SCRIPT_INCOMPLETE: 'SCRIPT_INCOMPLETE',
+  /** `assertComplete()`: a request came after the script ran out. */
+  SCRIPT_OVERRUN: 'SCRIPT_OVERRUN',
 } as const
 
 /** The union of every {@link ErrorCode} value. */

@@ -45,3 +45,6 @@ export { SessionLockedError, type SessionLockedErrorCode, type SessionLockedErro
 export { LeaseLostError, type LeaseLostErrorCode, type LeaseLostErrorFields } from './lease-lost-error.js'
 export { SeqConflictError, type SeqConflictErrorCode, type SeqConflictErrorFields } from './seq-conflict-error.js'
 export { PersistenceBackpressureError, type PersistenceBackpressureErrorCode, type PersistenceBackpressureErrorFields } from './persistence-backpressure-error.js'
+export { LlmError, type LlmErrorOptions } from './llm-error.js'
+export { ModelRegistryError, type ModelRegistryErrorCode, type ModelRegistryErrorOptions } from './model-registry-error.js'
+export { ScriptedModelError, type ScriptedModelErrorCode } from './scripted-model-error.js'

@@ -619,6 +619,47 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
     sibling: 'PersistenceError',
     takesCause: true,
   },
+  LlmError: {
+    create: (module, cause) =>
+      new module.LlmError(
+        { code: 'RATE_LIMIT', message: 'model request failed with HTTP 429 (RATE_LIMIT): slow down', retryable: true, status: 429, phase: 'response' },
+        { attempts: 3, ...withCause(cause) },
+      ),
+    code: ErrorCode.RATE_LIMIT,
+    fields: {
+      failure: { code: 'RATE_LIMIT', message: 'model request failed with HTTP 429 (RATE_LIMIT): slow down', retryable: true, status: 429, phase: 'response' },
+      attempts: 3,
+    },
+    mentions: ['HTTP 429', 'slow down'],
+    parents: [],
+    sibling: 'ModelRegistryError',
+    takesCause: true,
+  },
+  ModelRegistryError: {
+    create: (module, cause) =>
+      new module.ModelRegistryError({
+        code: module.ErrorCode.DUPLICATE_PROVIDER,
+        message: 'provider "a" is already routed in this layer',
+        provider: 'a',
+        value: 'a',
+        ...withCause(cause),
+      }),
+    code: ErrorCode.DUPLICATE_PROVIDER,
+    fields: { provider: 'a', value: 'a' },
+    mentions: ['"a"'],
+    parents: [],
+    sibling: 'LlmError',
+    takesCause: true,
+  },
+  ScriptedModelError: {
+    create: (module) => new module.ScriptedModelError({ code: module.ErrorCode.SCRIPT_INCOMPLETE, remaining: 2 }),
+    code: ErrorCode.SCRIPT_INCOMPLETE,
+    fields: { remaining: 2, overrun: undefined },
+    mentions: ['2 scripted replies'],
+    parents: [],
+    sibling: 'LlmError',
+    takesCause: false,
+  },
 }
 
 function withCause(cause: unknown): { cause?: unknown } {

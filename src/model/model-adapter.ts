@@ -1,0 +1,69 @@
+import type { CallConfig } from '../session/request-header.js'
+import type { StreamChunk } from '../session/stream-chunk.js'
+import type { ModelRequest } from './model-request.js'
+
+/** What an adapter knows about one model (08-models.md §1). */
+export interface ModelInfo {
+  /** The context window in tokens. */
+  readonly contextWindow?: number
+  /** The output ceiling used when a call config names none. */
+  readonly defaultMaxTokens?: number
+  /** The reasoning efforts the model offers; absent means any. */
+  readonly reasoningEfforts?: readonly string[]
+  /** The effort used when a call config names none. */
+  readonly defaultReasoningEffort?: string
+  /** The input kinds the model accepts; absent means text and image. */
+  readonly inputModalities?: readonly ('text' | 'image')[]
+}
+
+/** The options `stream()` receives; `signal === request.signal` always. */
+export interface ModelStreamOptions {
+  /** The request's abort signal. */
+  readonly signal: AbortSignal
+}
+
+/**
+ * Turns one {@link ModelRequest} into one stream of {@link StreamChunk}s (08-models.md §1–2). An
+ * adapter never sees the session, never retries and never throws for a model or transport outcome:
+ * every outcome is a terminal `finish` chunk. The model registry enforces the chunk protocol at the
+ * boundary, so a misbehaving adapter cannot put an invalid stream in the log.
+ *
+ * @example
+ * ```ts
+ * const echo: ModelAdapter = {
+ *   provider: 'echo',
+ *   async *stream(request) {
+ *     yield { type: 'text-delta', index: 0, text: 'hi' }
+ *     yield { type: 'finish', reason: 'stop' }
+ *   },
+ * }
+ * ```
+ */
+export interface ModelAdapter {
+  /** The default route id. */
+  readonly provider: string
+  /** The model used when a route or call config names none. */
+  readonly defaultModel?: string
+  /**
+   * Streams one call.
+   *
+   * @param request - the validated, frozen request
+   * @param options - the request's signal
+   * @returns the chunks, ending with exactly one `finish`
+   */
+  stream(request: ModelRequest, options: ModelStreamOptions): AsyncIterable<StreamChunk>
+  /**
+   * Describes a model.
+   *
+   * @param model - an adapter-owned model id
+   * @returns what the adapter knows, or `undefined`
+   */
+  describeModel?(model: string): ModelInfo | undefined
+}
+
+/**
+ * An adapter plus call-config defaults (08-models.md §5 "Routes"): registers `adapter` under
+ * `provider ?? adapter.provider`; the other fields, with `model ?? adapter.defaultModel`, become
+ * the agent's call-config defaults.
+ */
+export type ModelRoute = { readonly adapter: ModelAdapter } & Partial<CallConfig>
