@@ -213,10 +213,15 @@ export type {
   ModelFailureFields,
   ModelInfo,
   ModelPurpose,
+  ModelRegisterOptions,
+  ModelRegistration,
+  ModelRegistry,
   ModelRequest,
   ModelRequestMetadata,
   ModelRoute,
+  ModelScopeOptions,
   ModelStreamOptions,
+  PreparedCall,
 } from './model/index.js'
 export {
   createMemoryStore,

@@ -12,6 +12,7 @@
  * @module
  */
 export { type FakeClock, type FakeClockOptions, fakeClock, type PendingTimer } from './fake-clock.js'
+export type { ScriptedReply, ScriptedToolCall } from './scripted-reply.js'
 export { type FakeIdsOptions, fakeIds } from './fake-ids.js'
 export {
   type FaultyPersistence,
