@@ -1,5 +1,7 @@
 import type { PluginEntry } from '../kernel/compose-layers.js'
 import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
+import { modelPlugin } from '../model/model-plugin.js'
+import { retryPlugin } from '../model/retry/retry-plugin.js'
 import { persistencePlugin } from '../persistence/persistence-plugin.js'
 import { sessionsPlugin } from '../session/sessions-plugin.js'
 import type { HarnessOptions } from './harness-options.js'
@@ -31,6 +33,8 @@ const reservedPlugins: Readonly<Record<string, PluginDefinition>> = Object.freez
 /** The real entries' plugins, built once like the reserved ones (M9). */
 const sessionPlugin: PluginDefinition = sessionsPlugin()
 const persistenceEntryPlugin = persistencePlugin()
+const modelEntryPlugin = modelPlugin()
+const retryEntryPlugin = retryPlugin()
 
 function reservedEntry(id: string): PluginEntry {
   return { id, plugin: reservedPlugins[id] as PluginDefinition }
@@ -52,6 +56,11 @@ export function defaultBundle(options: HarnessOptions): readonly PluginEntry[] {
       }
       return { id, plugin: persistenceEntryPlugin as PluginDefinition<unknown>, config }
     }
+    if (id === 'model') {
+      const config = options.model === undefined ? {} : { model: options.model }
+      return { id, plugin: modelEntryPlugin as PluginDefinition<unknown>, config }
+    }
+    if (id === 'retry') return { id, plugin: retryEntryPlugin as PluginDefinition<unknown> }
     return reservedEntry(id)
   })
 }

@@ -4,6 +4,8 @@ import type { ValidationIssue } from '../errors/issue.js'
 import type { CompositionLayers, EntryPatch, PluginEntry } from '../kernel/compose-layers.js'
 import type { Clock, IdSource, Logger } from '../kernel/host-services.js'
 import type { PluginInput } from '../kernel/plugin.js'
+import type { ModelAdapter, ModelRoute } from '../model/model-adapter.js'
+import { modelOptionSchema } from '../model/model-plugin.js'
 import type { PersistenceAdapter } from '../persistence/persistence-adapter.js'
 import { isPersistenceAdapter, type JsonlShorthand, type PersistenceEntryConfig } from '../persistence/persistence-plugin.js'
 
@@ -39,6 +41,14 @@ export interface HarnessOptions extends CompositionLayers {
    * @default warn and error to stderr, debug and info dropped
    */
   readonly logger?: Logger
+  /**
+   * The harness model: an adapter, or a route `{ adapter, provider?, model?, …call config }`. The
+   * `model` entry registers it in the global layer (under `route.provider ?? adapter.provider`);
+   * a route's call-config fields become the agents' call-config defaults (08-models.md §5).
+   *
+   * @default none (agents need their own model, or an `agent/request` listener)
+   */
+  readonly model?: ModelAdapter | ModelRoute
   /**
    * Where sessions are stored: an adapter, or `{ dir, compression? }` for
    * `jsonlPersistence({ dir, compression })`.
@@ -78,6 +88,7 @@ const optionsSchema = z.strictObject(
       .object({ debug: fn, info: fn, warn: fn, error: fn }, { error: 'must be a Logger { debug, info, warn, error }' })
       .optional(),
     maxParallelToolCalls: positiveInteger.optional(),
+    model: modelOptionSchema.optional(),
     persistence: z
       .union(
         [

@@ -1,3 +1,4 @@
+import type { ModelRegistry } from '../model/model-registry.js'
 import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
 import type { SessionRegistry } from '../session/session-registry.js'
 import { ContextDisposedError } from '../errors/context-disposed-error.js'
@@ -212,7 +213,7 @@ export class Context {
   }
 
   /** `ctx.get(services.models)`. @throws {@link ServiceMissingError} when absent */
-  get models(): unknown {
+  get models(): ModelRegistry {
     return this.get(services.models)
   }
 

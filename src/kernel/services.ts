@@ -1,3 +1,4 @@
+import type { ModelRegistry } from '../model/model-registry.js'
 import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
 import type { SessionRegistry } from '../session/session-registry.js'
 import type { Clock, IdSource, Logger } from './host-services.js'
@@ -19,7 +20,7 @@ export const services: {
   /** The persistence coordinator (entry `persistence`). */
   readonly persistence: ServiceKey<PersistenceCoordinator>
   /** The model registry (entry `model`). */
-  readonly models: ServiceKey<unknown>
+  readonly models: ServiceKey<ModelRegistry>
   /** The tool registry (entry `tools`). */
   readonly tools: ServiceKey<unknown>
   /** The system prompt (entry `system-prompt`). */
@@ -34,7 +35,7 @@ export const services: {
   logger: defineService<Logger>('logger', 'the harness logger'),
   sessions: defineService<SessionRegistry>('sessions', 'the session registry'),
   persistence: defineService<PersistenceCoordinator>('persistence', 'the persistence coordinator'),
-  models: defineService<unknown>('models', 'the model registry'),
+  models: defineService<ModelRegistry>('models', 'the model registry'),
   tools: defineService<unknown>('tools', 'the tool registry'),
   systemPrompt: defineService<unknown>('system-prompt', 'the system prompt'),
   agents: defineService<unknown>('agents', 'the agent registry'),

@@ -1,6 +1,9 @@
+import type { LlmAdaptersChangePayload, LlmStreamPayload } from '../model/model-events.js'
+import type { RequestErrorPayload, RequestErrorResult } from '../model/retry/retry-events.js'
 import type { SessionWriteFailedPayload } from '../persistence/persistence-events.js'
 import type { SessionEventPayload, SessionLifecyclePayload } from '../session/session-events.js'
-import type { Emit, Parallel } from './event-catalog.js'
+import type { StreamChunk } from '../session/stream-chunk.js'
+import type { Emit, Parallel, Waterfall } from './event-catalog.js'
 import type { KernelErrorEvent, PluginStateEvent, ServiceEvent } from './kernel-events.js'
 
 /**
@@ -25,4 +28,10 @@ export interface YokeEvents {
   'session/disposed': Parallel<SessionLifecyclePayload>
   /** A background write of a session failed (the `persistence` entry). */
   'session/write-failed': Emit<SessionWriteFailedPayload>
+  /** Middleware around every model stream (the `model` entry, 08-models.md §5). */
+  'llm/stream': Waterfall<LlmStreamPayload, AsyncIterable<StreamChunk>>
+  /** A model registration was added, replaced or disposed (the `model` entry). */
+  'llm/adapters-change': Emit<LlmAdaptersChangePayload>
+  /** A model attempt failed (04-agent.md T16); `{ kind: 'retry' }` re-requests in the same step (the `retry` entry). */
+  'agent/request-error': Waterfall<RequestErrorPayload, RequestErrorResult>
 }

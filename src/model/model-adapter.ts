@@ -66,4 +66,7 @@ export interface ModelAdapter {
  * `provider ?? adapter.provider`; the other fields, with `model ?? adapter.defaultModel`, become
  * the agent's call-config defaults.
  */
-export type ModelRoute = { readonly adapter: ModelAdapter } & Partial<CallConfig>
+export interface ModelRoute extends Partial<CallConfig> {
+  /** The adapter to route. */
+  readonly adapter: ModelAdapter
+}

@@ -12,7 +12,34 @@
  * @module
  */
 export { type FakeClock, type FakeClockOptions, fakeClock, type PendingTimer } from './fake-clock.js'
-export type { ScriptedReply, ScriptedToolCall } from './scripted-reply.js'
+export type { ScriptedFailure, ScriptedReply, ScriptedToolCall } from './scripted-reply.js'
+export { type ScriptEntry, type ScriptedModel, type ScriptedModelOptions, scriptedModel } from './scripted-model.js'
+export { call, cut, fail, hang, text, tool } from './script-builders.js'
+export {
+  type MockOpenAIServer,
+  type MockOpenAIServerOptions,
+  type MockRecordedRequest,
+  startMockOpenAIServer,
+} from './mock-openai-server.js'
+export type { MockScript, MockScriptFunction } from './mock-openai/mock-script.js'
+export type {
+  MockAuthStep,
+  MockConnectionResetStep,
+  MockContextOverflowStep,
+  MockEmptyStep,
+  MockEventsStep,
+  MockFaultStep,
+  MockHttpStep,
+  MockMalformedJsonStep,
+  MockPartialEofStep,
+  MockQuotaStep,
+  MockRateLimitStep,
+  MockServerErrorStep,
+  MockStallStep,
+  MockStep,
+  MockStreamPrefix,
+  MockWrongContentTypeStep,
+} from './mock-openai/mock-step.js'
 export { type FakeIdsOptions, fakeIds } from './fake-ids.js'
 export {
   type FaultyPersistence,

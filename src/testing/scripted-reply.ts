@@ -12,6 +12,12 @@ export interface ScriptedToolCall {
   readonly arguments?: string | JsonObject
 }
 
+/** A scripted failure: a code plus any other {@link LlmFailure} fields (the rest get defaults). */
+export interface ScriptedFailure extends Partial<LlmFailure> {
+  /** The failure code, e.g. `'RATE_LIMIT'`. */
+  readonly code: string
+}
+
 /**
  * One scripted model reply (08-models.md §6), used by `scriptedModel` and, for the fields that
  * make sense on the wire, by `startMockOpenAIServer`.
@@ -28,7 +34,7 @@ export interface ScriptedReply {
   /** The finish reason; default `'tool-calls'` with tool calls, else `'stop'`. */
   readonly finish?: 'stop' | 'tool-calls' | 'max-tokens'
   /** Finish with this failure instead (message, retryable and phase get defaults). */
-  readonly failure?: Partial<LlmFailure> & { readonly code: string }
+  readonly failure?: ScriptedFailure
   /** Wait this long before the first chunk. */
   readonly delayMs?: number
   /** Wait this long between chunks. */

@@ -60,7 +60,7 @@ describe('layers and provenance (01-kernel M1, M2, M10, scenario 29)', () => {
       source: 'default',
       patchedBy: ['patches[0]'],
       disabled: true,
-      inject: [],
+      inject: ['sessions'],
       optional: [],
       provides: [],
       startIndex: null,

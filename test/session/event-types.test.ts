@@ -34,6 +34,9 @@ const coreTypes = [
   'user/message',
 ]
 
+/** The types a default harness lists: the core ones plus those the default bundle's plugins register. */
+const defaultTypes = [...coreTypes, 'llm/retry', 'llm/retry-started'].sort()
+
 let harness: Harness
 let sessions: SessionRegistry
 
@@ -66,8 +69,8 @@ function expectTypeError(error: unknown, fields: Record<string, unknown>): void 
 }
 
 describe('eventTypes()', () => {
-  test('lists the core types, sorted', () => {
-    expect(sessions.eventTypes()).toEqual(coreTypes)
+  test('lists the core types and the default plugins\' types, sorted', () => {
+    expect(sessions.eventTypes()).toEqual(defaultTypes)
     expect(Object.isFrozen(sessions.eventTypes())).toBe(true)
   })
 
@@ -76,15 +79,15 @@ describe('eventTypes()', () => {
     const disposeAlpha = sessions.registerEventType('aa/first')
     const disposeZeta = sessions.registerEventType('zz/last-one')
     const listed = sessions.eventTypes()
-    expect(listed).toEqual([...coreTypes, 'test/note', 'aa/first', 'zz/last-one'].sort())
+    expect(listed).toEqual([...defaultTypes, 'test/note', 'aa/first', 'zz/last-one'].sort())
     expect(listed[0]).toBe('aa/first')
     expect(listed.at(-1)).toBe('zz/last-one')
     expect(sessions.catalog.eventTypes()).toEqual(listed)
     disposeNote()
-    expect(sessions.eventTypes()).toEqual([...coreTypes, 'aa/first', 'zz/last-one'].sort())
+    expect(sessions.eventTypes()).toEqual([...defaultTypes, 'aa/first', 'zz/last-one'].sort())
     disposeAlpha()
     disposeZeta()
-    expect(sessions.eventTypes()).toEqual(coreTypes)
+    expect(sessions.eventTypes()).toEqual(defaultTypes)
   })
 
   test('a standalone catalog starts with the core types; createSession defaults to them', () => {
@@ -318,7 +321,7 @@ describe('registration through a plugin', () => {
 
   test('a disabled plugin registers nothing', async () => {
     const own = await freshHarness({ plugins: [{ plugin: notes, disabled: true }] })
-    expect(own.ctx.sessions.eventTypes()).toEqual(coreTypes)
+    expect(own.ctx.sessions.eventTypes()).toEqual(defaultTypes)
     await own.close()
   })
 

@@ -107,11 +107,12 @@ describe('the session entry', () => {
   })
 
   test('disabling the entry leaves no sessions service', async () => {
-    // The persistence entry injects sessions, so it is disabled with it.
+    // The persistence and retry entries inject sessions, so they are disabled with it.
     const harness = await start({
       patches: [
         { id: 'session', disabled: true },
         { id: 'persistence', disabled: true },
+        { id: 'retry', disabled: true },
       ],
     })
     expect(harness.describe().entries.find((entry) => entry.id === 'session')?.disabled).toBe(true)

@@ -1,0 +1,140 @@
+import { z } from 'zod'
+import type { ValidationIssue } from '../errors/issue.js'
+import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
+import { services } from '../kernel/services.js'
+import type { ModelAdapter, ModelRoute } from './model-adapter.js'
+import { modelEvents } from './model-events.js'
+import { type ModelRouteDefaults, ModelRouter } from './model-router.js'
+import { checkCallField, isProviderId } from './validate-model-request.js'
+
+/** A model adapter, as a route resolves it, with its provider and the call-config defaults of the route. */
+export interface ResolvedModelRoute {
+  /** The adapter to register. */
+  readonly adapter: ModelAdapter
+  /** The provider to register it under: `route.provider ?? adapter.provider`. */
+  readonly provider: string
+  /** The call-config defaults: `provider`, `model ?? adapter.defaultModel`, and the route's other fields. */
+  readonly defaults: ModelRouteDefaults
+}
+
+/** The config of the `model` entry. */
+export interface ModelEntryConfig {
+  /**
+   * The harness `model` option: registered globally when the entry starts; a route's call-config
+   * fields become {@link ModelRouter.defaults}.
+   *
+   * @default none (no global route)
+   */
+  readonly model?: ModelAdapter | ModelRoute
+}
+
+const routeKeys: ReadonlySet<string> = new Set(['adapter', 'provider', 'model', 'reasoningEffort', 'temperature', 'maxTokens', 'stop'])
+const shapeMessage = 'must be a ModelAdapter (an object with stream()) or a ModelRoute { adapter, ...call config }'
+
+/**
+ * Whether `value` has the shape of a {@link ModelAdapter}: an object with a `stream` function (and
+ * `describeModel`, if present, a function).
+ *
+ * @param value - anything
+ * @returns `true` for an adapter
+ */
+export function isModelAdapter(value: unknown): value is ModelAdapter {
+  if (typeof value !== 'object' || value === null) return false
+  const record = value as { stream?: unknown; describeModel?: unknown }
+  return typeof record.stream === 'function' && (record.describeModel === undefined || typeof record.describeModel === 'function')
+}
+
+function adapterIssues(adapter: ModelAdapter, path: readonly string[], provided: boolean): ValidationIssue[] {
+  if (provided || isProviderId(adapter.provider)) return []
+  return [{ path: [...path, 'provider'], message: 'must be a provider id (^[a-z0-9][a-z0-9._-]{0,63}$)' }]
+}
+
+/**
+ * The problems of a harness `model` option (09-api.md): an adapter with a provider-id `provider`,
+ * or a route `{ adapter, provider?, model?, reasoningEffort?, temperature?, maxTokens?, stop? }`
+ * whose fields follow the request rules of 08-models.md §1.
+ *
+ * @param value - the candidate
+ * @returns the issues, paths relative to the option; empty when valid
+ * @internal
+ */
+export function modelOptionIssues(value: unknown): ValidationIssue[] {
+  if (typeof value !== 'object' || value === null) return [{ path: [], message: shapeMessage }]
+  if (!('adapter' in value)) return isModelAdapter(value) ? adapterIssues(value, [], false) : [{ path: [], message: shapeMessage }]
+  const route = value as Record<string, unknown>
+  const issues: ValidationIssue[] = []
+  for (const key of Object.keys(route)) if (!routeKeys.has(key)) issues.push({ path: [key], message: 'is not a ModelRoute field' })
+  const adapter = route['adapter']
+  if (!isModelAdapter(adapter)) issues.push({ path: ['adapter'], message: 'must be a ModelAdapter (an object with stream())' })
+  else issues.push(...adapterIssues(adapter, ['adapter'], route['provider'] !== undefined))
+  if (route['provider'] !== undefined && !isProviderId(route['provider'])) {
+    issues.push({ path: ['provider'], message: 'must be a provider id (^[a-z0-9][a-z0-9._-]{0,63}$)' })
+  }
+  for (const key of ['model', 'reasoningEffort', 'temperature', 'maxTokens', 'stop']) {
+    if (route[key] === undefined) continue
+    const problem = checkCallField(key, route[key])
+    if (problem !== undefined) issues.push({ path: problem.field.split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part)), message: problem.message })
+  }
+  return issues
+}
+
+/**
+ * The zod schema of the harness `model` option, used by the options schema and the `model`
+ * entry's config. Passes the value through by reference (09-api.md O4).
+ *
+ * @internal
+ */
+export const modelOptionSchema: z.ZodType<ModelAdapter | ModelRoute> = z.unknown().superRefine((value, context) => {
+  for (const issue of modelOptionIssues(value)) context.addIssue({ code: 'custom', path: [...issue.path], message: issue.message })
+}) as unknown as z.ZodType<ModelAdapter | ModelRoute>
+
+/**
+ * Resolves a harness or agent `model` value (08-models.md §5 "Routes"): a route registers
+ * `route.adapter` under `route.provider ?? adapter.provider`, and its other fields, with `model ??
+ * adapter.defaultModel`, become call-config defaults.
+ *
+ * @param input - an adapter or a route (already validated)
+ * @returns the adapter, its provider and the frozen defaults
+ * @example
+ * ```ts
+ * resolveModelRoute({ adapter: deepseekAdapter, maxTokens: 2048 }).defaults
+ * // → { provider: 'deepseek', model: 'deepseek-v4-flash', maxTokens: 2048 }
+ * ```
+ */
+export function resolveModelRoute(input: ModelAdapter | ModelRoute): ResolvedModelRoute {
+  const route: ModelRoute = 'adapter' in input ? input : { adapter: input }
+  const { adapter, provider: routeProvider, model: routeModel, ...rest } = route
+  const provider = routeProvider ?? adapter.provider
+  const model = routeModel ?? adapter.defaultModel
+  const defaults: { -readonly [K in keyof ModelRouteDefaults]: ModelRouteDefaults[K] } = { provider }
+  if (model !== undefined) defaults.model = model
+  if (rest.reasoningEffort !== undefined) defaults.reasoningEffort = rest.reasoningEffort
+  if (rest.temperature !== undefined) defaults.temperature = rest.temperature
+  if (rest.maxTokens !== undefined) defaults.maxTokens = rest.maxTokens
+  if (rest.stop !== undefined) defaults.stop = Object.freeze([...rest.stop])
+  return Object.freeze({ adapter, provider, defaults: Object.freeze(defaults) })
+}
+
+const configSchema = z.strictObject({ model: modelOptionSchema.optional() })
+
+/**
+ * The `model` entry of the default bundle: provides the {@link ModelRouter} as `services.models`,
+ * registers the `llm/*` events, and routes the harness `model` option in the global layer (an
+ * effect of the entry, removed when it stops). A route's call-config fields are exposed as
+ * {@link ModelRouter.defaults} for the agent loop.
+ *
+ * @returns a fresh plugin definition
+ */
+export function modelPlugin(): PluginDefinition<ModelEntryConfig | undefined> {
+  return definePlugin({
+    name: 'model',
+    provides: [services.models],
+    events: [modelEvents],
+    config: configSchema.optional() as z.ZodType<ModelEntryConfig | undefined>,
+    apply(ctx, config) {
+      const route = config?.model === undefined ? undefined : resolveModelRoute(config.model)
+      ctx.provide(services.models, new ModelRouter(ctx, route === undefined ? {} : { defaults: route.defaults }))
+      if (route !== undefined) ctx.get(services.models).register(route.adapter, { providers: [route.provider] })
+    },
+  })
+}
