@@ -3,6 +3,7 @@
  * the same run. Not part of `npm test`.
  */
 import { runKernelBench } from './kernel.bench.js'
+import { runModelsBench } from './models.bench.js'
 import { runPersistenceBench } from './persistence.bench.js'
 import { runSessionBench } from './session.bench.js'
 
@@ -13,4 +14,6 @@ console.log('\nsession')
 const session = await runSessionBench()
 console.log('\npersistence')
 const persistence = await runPersistenceBench()
-console.log(`\nratios: ${JSON.stringify({ kernel, session, persistence }, null, 2)}`)
+console.log('\nmodels')
+const models = await runModelsBench()
+console.log(`\nratios: ${JSON.stringify({ kernel, session, persistence, models }, null, 2)}`)

@@ -1,5 +1,7 @@
 /**
- * Test helpers (`yoke/testing`): deterministic clock and ids. Imports no test runner.
+ * Test helpers (`yoke/testing`): deterministic clock and ids, the scripted model, the mock
+ * OpenAI-compatible server, the faulty persistence wrapper and the persistence conformance suite.
+ * Imports no test runner.
  *
  * @example
  * ```ts

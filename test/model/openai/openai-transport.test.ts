@@ -1,0 +1,189 @@
+import { createServer } from 'node:net'
+import { describe, expect, test } from 'vitest'
+import type { FetchFunction, StreamChunk } from 'yoke'
+import { assemble, collect, failureOf, mockServer, oa, req } from './adapter-helpers.js'
+
+describe('transport faults (scenario 15)', () => {
+  test('connection-reset before the headers is TRANSPORT in the connect phase', async () => {
+    const srv = await mockServer([{ fault: 'connection-reset' }])
+    const chunks = await collect(oa(srv), req())
+    expect(chunks).toHaveLength(1)
+    expect(failureOf(chunks)).toMatchObject({ code: 'TRANSPORT', retryable: true, phase: 'connect' })
+  })
+
+  test('connection-reset after 3 events: the first deltas arrive, then TRANSPORT in the streaming phase', async () => {
+    const srv = await mockServer([{ fault: 'connection-reset', afterEvents: 3, text: 'abcdef', chunkSize: 2 }])
+    const chunks = await collect(oa(srv), req())
+    expect(chunks.slice(0, -1)).toEqual([
+      { type: 'block-start', index: 0, blockType: 'text' },
+      { type: 'text-delta', index: 0, text: 'ab' },
+      { type: 'text-delta', index: 0, text: 'cd' },
+    ])
+    expect(failureOf(chunks)).toMatchObject({ code: 'TRANSPORT', retryable: true, phase: 'streaming' })
+  })
+
+  test('partial-eof is STREAM_CLOSED, not retryable', async () => {
+    const srv = await mockServer([{ fault: 'partial-eof', afterEvents: 3, text: 'abcdef', chunkSize: 2 }])
+    const chunks = await collect(oa(srv), req())
+    expect(chunks.map((chunk) => chunk.type)).toEqual(['block-start', 'text-delta', 'text-delta', 'finish'])
+    expect(failureOf(chunks)).toEqual({ code: 'STREAM_CLOSED', message: 'the stream ended before the model finished', retryable: false, phase: 'streaming' })
+  })
+
+  test('malformed-json is MALFORMED_RESPONSE', async () => {
+    const srv = await mockServer([{ fault: 'malformed-json', afterEvents: 2 }])
+    const chunks = await collect(oa(srv), req())
+    expect(chunks.map((chunk) => chunk.type)).toEqual(['block-start', 'text-delta', 'finish'])
+    expect(failureOf(chunks)).toMatchObject({ code: 'MALFORMED_RESPONSE', retryable: false, phase: 'streaming' })
+  })
+
+  test('stall with idleTimeoutMs 50 is TIMEOUT in the streaming phase, and the connection is closed', async () => {
+    const srv = await mockServer([{ fault: 'stall', afterEvents: 2 }])
+    const chunks = await collect(oa(srv, { idleTimeoutMs: 50 }), req())
+    expect(chunks.map((chunk) => chunk.type)).toEqual(['block-start', 'text-delta', 'finish'])
+    expect(failureOf(chunks)).toEqual({ code: 'TIMEOUT', message: 'no data from the provider for 50 ms', retryable: true, phase: 'streaming' })
+    expect(await srv.clientClosed(0)).toBe(true)
+  })
+
+  test('a silent connect is TIMEOUT in the connect phase, even with a fetch that ignores the signal', async () => {
+    const hangingFetch: FetchFunction = () => new Promise(() => {})
+    const srv = await mockServer([])
+    expect(failureOf(await collect(oa(srv, { idleTimeoutMs: 30, fetch: hangingFetch }), req()))).toEqual({
+      code: 'TIMEOUT',
+      message: 'no data from the provider for 30 ms',
+      retryable: true,
+      phase: 'connect',
+    })
+  })
+
+  test('wrong-content-type is MALFORMED_RESPONSE in the response phase', async () => {
+    const srv = await mockServer([{ fault: 'wrong-content-type' }])
+    expect(failureOf(await collect(oa(srv), req()))).toMatchObject({ code: 'MALFORMED_RESPONSE', phase: 'response' })
+  })
+
+  test('empty gives [finish stop]; the assembler makes it EMPTY_RESPONSE', async () => {
+    const srv = await mockServer([{ fault: 'empty' }])
+    const chunks = await collect(oa(srv), req())
+    expect(chunks).toEqual([{ type: 'finish', reason: 'stop', providerFinishReason: 'stop' }])
+    expect(assemble(chunks)).toMatchObject({ kind: 'failure', failure: { code: 'EMPTY_RESPONSE', retryable: true, phase: 'streaming' } })
+  })
+
+  test('a refused connection is TRANSPORT naming ECONNREFUSED', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer()
+      probe.listen(0, '127.0.0.1', () => {
+        const address = probe.address()
+        probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0))
+      })
+    })
+    const srv = await mockServer([])
+    const failure = failureOf(await collect(oa(srv, { baseURL: `http://127.0.0.1:${port}/v1` }), req()))
+    expect(failure).toMatchObject({ code: 'TRANSPORT', retryable: true, phase: 'connect', detail: { cause: 'ECONNREFUSED' } })
+    expect(failure.message).toContain('ECONNREFUSED')
+  })
+})
+
+describe('abort', () => {
+  test('a caller abort mid-stream finishes aborted ABORTED and closes the connection', async () => {
+    const srv = await mockServer([{ fault: 'stall', afterEvents: 2 }])
+    const controller = new AbortController()
+    const request = req({ signal: controller.signal })
+    const chunks: StreamChunk[] = []
+    for await (const chunk of oa(srv).stream(request, { signal: request.signal })) {
+      chunks.push(chunk)
+      if (chunk.type === 'text-delta') controller.abort()
+    }
+    expect(chunks.map((chunk) => chunk.type)).toEqual(['block-start', 'text-delta', 'finish'])
+    expect(chunks.at(-1)).toEqual({
+      type: 'finish',
+      reason: 'aborted',
+      failure: { code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'streaming' },
+    })
+    expect(await srv.clientClosed(0)).toBe(true)
+  })
+
+  test('an abort while waiting for the headers finishes aborted in the connect phase', async () => {
+    const srv = await mockServer([{ text: 'late', delayMs: 5000 }])
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 30)
+    const chunks = await collect(oa(srv), req({ signal: controller.signal }))
+    expect(chunks).toEqual([{ type: 'finish', reason: 'aborted', failure: { code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'connect' } }])
+  })
+
+  test('an abort while a key function hangs finishes aborted before any request', async () => {
+    const srv = await mockServer([])
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 20)
+    const adapter = oa(srv, { apiKey: () => new Promise<string>(() => {}) })
+    expect(await collect(adapter, req({ signal: controller.signal }))).toEqual([
+      { type: 'finish', reason: 'aborted', failure: { code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'pre-request' } },
+    ])
+    expect(srv.requests).toEqual([])
+  })
+
+  test('an already aborted signal sends nothing', async () => {
+    const srv = await mockServer([])
+    const controller = new AbortController()
+    controller.abort()
+    expect(await collect(oa(srv), req({ signal: controller.signal }))).toEqual([
+      { type: 'finish', reason: 'aborted', failure: { code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'pre-request' } },
+    ])
+    expect(srv.requests).toEqual([])
+  })
+
+  test('a consumer that stops early closes the connection', async () => {
+    const srv = await mockServer([{ fault: 'stall', afterEvents: 2 }])
+    const request = req()
+    for await (const chunk of oa(srv).stream(request, { signal: request.signal })) if (chunk.type === 'text-delta') break
+    expect(await srv.clientClosed(0)).toBe(true)
+  })
+})
+
+describe('idle watchdog', () => {
+  test('every received byte re-arms it: a slow but steady stream completes', async () => {
+    const srv = await mockServer([{ text: 'abcdefgh', chunkSize: 1, chunkDelayMs: 25 }])
+    const chunks = await collect(oa(srv, { idleTimeoutMs: 120 }), req())
+    expect(chunks.at(-1)).toEqual({ type: 'finish', reason: 'stop', providerFinishReason: 'stop' })
+    expect(chunks.filter((chunk) => chunk.type === 'text-delta')).toHaveLength(8)
+  })
+
+  test('SSE comments re-arm it too', async () => {
+    const encoder = new TextEncoder()
+    const commentFetch: FetchFunction = async () => {
+      let sent = 0
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          await new Promise((resolve) => setTimeout(resolve, 20))
+          sent += 1
+          if (sent <= 8) controller.enqueue(encoder.encode(': keep-alive\n\n'))
+          else {
+            controller.enqueue(encoder.encode('data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'))
+            controller.close()
+          }
+        },
+      })
+      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } })
+    }
+    const srv = await mockServer([])
+    const chunks = await collect(oa(srv, { idleTimeoutMs: 80, fetch: commentFetch }), req())
+    expect(chunks.at(-1)).toEqual({ type: 'finish', reason: 'stop', providerFinishReason: 'stop' })
+  })
+
+  test('time the consumer holds a chunk does not count as silence', async () => {
+    const srv = await mockServer([{ text: 'abcd', chunkSize: 1, chunkDelayMs: 20 }])
+    const request = req()
+    const chunks: StreamChunk[] = []
+    for await (const chunk of oa(srv, { idleTimeoutMs: 80 }).stream(request, { signal: request.signal })) {
+      chunks.push(chunk)
+      await new Promise((resolve) => setTimeout(resolve, 120))
+    }
+    expect(chunks.at(-1)).toEqual({ type: 'finish', reason: 'stop', providerFinishReason: 'stop' })
+  })
+})
+
+test('the adapter never throws out of stream(): a fetch that throws synchronously is a finish', async () => {
+  const srv = await mockServer([])
+  const throwing: FetchFunction = () => {
+    throw new TypeError('boom')
+  }
+  expect(failureOf(await collect(oa(srv, { fetch: throwing }), req()))).toMatchObject({ code: 'TRANSPORT', phase: 'connect' })
+})
