@@ -3,6 +3,19 @@ import type { RequestErrorPayload, RequestErrorResult } from '../model/retry/ret
 import type { SessionWriteFailedPayload } from '../persistence/persistence-events.js'
 import type { SessionEventPayload, SessionLifecyclePayload } from '../session/session-events.js'
 import type { StreamChunk } from '../session/stream-chunk.js'
+import type { ApprovalDecision } from '../tools/approval-broker.js'
+import type {
+  ApprovalRequestPayload,
+  PreExecuteDecision,
+  ToolsAbandonedPayload,
+  ToolsChangePayload,
+  ToolsExecutePayload,
+  ToolsPostExecutePayload,
+  ToolsPreExecutePayload,
+  ToolsProgressPayload,
+  ToolsResultPayload,
+} from '../tools/tool-events.js'
+import type { ToolResult } from '../tools/tool-result.js'
 import type { Emit, Parallel, Waterfall } from './event-catalog.js'
 import type { KernelErrorEvent, PluginStateEvent, ServiceEvent } from './kernel-events.js'
 
@@ -34,4 +47,20 @@ export interface YokeEvents {
   'llm/adapters-change': Emit<LlmAdaptersChangePayload>
   /** A model attempt failed (04-agent.md T16); `{ kind: 'retry' }` re-requests in the same step (the `retry` entry). */
   'agent/request-error': Waterfall<RequestErrorPayload, RequestErrorResult>
+  /** A tool registry change was committed (the `tools` entry, 05-tools.md §2). */
+  'tools/change': Emit<ToolsChangePayload>
+  /** A tool body reported progress. */
+  'tools/progress': Emit<ToolsProgressPayload>
+  /** Policy before a tool call: allow, deny or ask. */
+  'tools/pre-execute': Waterfall<ToolsPreExecutePayload, PreExecuteDecision>
+  /** Middleware around a tool body. */
+  'tools/execute': Waterfall<ToolsExecutePayload, ToolResult>
+  /** Middleware on a tool result, in model order. */
+  'tools/post-execute': Waterfall<ToolsPostExecutePayload, ToolResult>
+  /** A tool call's dispatch settled (completion order). */
+  'tools/result': Emit<ToolsResultPayload>
+  /** A tool body was abandoned after the abort grace. */
+  'tools/abandoned': Emit<ToolsAbandonedPayload>
+  /** Ask the host for a tool approval decision. */
+  'approval/request': Waterfall<ApprovalRequestPayload, ApprovalDecision | undefined>
 }

@@ -1,0 +1,47 @@
+import type { JsonObject } from '../session/json-value.js'
+import type { UserMessage } from '../session/message.js'
+import type { ToolContentBlock } from './tool-definition.js'
+
+/** The runtime's result codes (05-tools.md §5). */
+export type ToolResultCode =
+  | 'UNKNOWN_TOOL'
+  | 'INVALID_ARGUMENTS'
+  | 'TOOL_DENIED'
+  | 'TOOL_FAILED'
+  | 'TOOL_TIMEOUT'
+  | 'TOOL_ABORTED_BEFORE_DISPATCH'
+  | 'TOOL_ABORTED'
+  | 'TOOL_SCHEDULER_FAILED'
+
+/** Why a result is an error. */
+export interface ToolResultFailure {
+  /** The result code. */
+  readonly code: ToolResultCode
+  /** The message (the text after `Tool error (<CODE>): `). */
+  readonly message: string
+}
+
+/**
+ * The normalized result of one call (05-tools.md §1), what `tools/execute` and
+ * `tools/post-execute` middleware receive and return. Frozen when handed to a listener.
+ */
+export interface ToolResult {
+  /** Text and image blocks. */
+  readonly content: readonly ToolContentBlock[]
+  /** Whether the call failed. */
+  readonly isError: boolean
+  /** Set by the runtime for its own failures (and `TOOL_FAILED` for a tool's `isError` result). */
+  readonly error?: ToolResultFailure
+  /** Tool-specific facts (lossless-JSON plain object). */
+  readonly meta?: JsonObject
+  /** Ends the turn after this step (ignored on an error result). */
+  readonly concludesTurn: boolean
+  /** Messages for the model's next step. */
+  readonly additionalContexts: readonly (string | readonly ToolContentBlock[])[]
+}
+
+/** A step's tool outcome (05-tools.md §6.3): `concluded` when a committed success concluded the turn. */
+export type ToolStepOutcome = 'concluded' | 'owed'
+
+/** The message an additional context becomes (05-tools.md §11), for the agent's next-step inbox. */
+export type ToolContextMessage = UserMessage
