@@ -230,6 +230,62 @@ export const ErrorCode = {
   SCRIPT_INCOMPLETE: 'SCRIPT_INCOMPLETE',
   /** `assertComplete()`: a request came after the script ran out. */
   SCRIPT_OVERRUN: 'SCRIPT_OVERRUN',
+  /** A tool declaration failed validation (`defineTool`). */
+  INVALID_TOOL_DEFINITION: 'INVALID_TOOL_DEFINITION',
+  /** A tool name is already registered in that layer (or twice in one batch). */
+  TOOL_CONFLICT: 'TOOL_CONFLICT',
+  /** A tool restriction is malformed or names tools the scope does not inherit. */
+  INVALID_RESTRICTION: 'INVALID_RESTRICTION',
+  /** `approve()` named an approval that is not pending. */
+  APPROVAL_NOT_PENDING: 'APPROVAL_NOT_PENDING',
+  /** Tool result: no visible tool has the name. */
+  UNKNOWN_TOOL: 'UNKNOWN_TOOL',
+  /** Tool result: the arguments are not a JSON object or fail the input schema. */
+  INVALID_ARGUMENTS: 'INVALID_ARGUMENTS',
+  /** Tool result: a policy, guard or approval denied the call. */
+  TOOL_DENIED: 'TOOL_DENIED',
+  /** Tool result: the body threw or returned an invalid or error result. */
+  TOOL_FAILED: 'TOOL_FAILED',
+  /** Tool result: the call's deadline expired. */
+  TOOL_TIMEOUT: 'TOOL_TIMEOUT',
+  /** Tool result: the turn was cancelled before the call started. */
+  TOOL_ABORTED_BEFORE_DISPATCH: 'TOOL_ABORTED_BEFORE_DISPATCH',
+  /** Tool result: the turn was cancelled while the call ran. */
+  TOOL_ABORTED: 'TOOL_ABORTED',
+  /** Tool result: the tool scheduler itself failed. */
+  TOOL_SCHEDULER_FAILED: 'TOOL_SCHEDULER_FAILED',
+  /** A system-prompt contribution is malformed. */
+  INVALID_PROMPT_CONTRIBUTION: 'INVALID_PROMPT_CONTRIBUTION',
+  /** A system-prompt contribution name is already registered in that layer. */
+  DUPLICATE_PROMPT_CONTRIBUTION: 'DUPLICATE_PROMPT_CONTRIBUTION',
+  /** A variable provider returned something other than a string or `undefined`. */
+  INVALID_VARIABLE_VALUE: 'INVALID_VARIABLE_VALUE',
+  /** Two tool schemas with one name reached an assembly. */
+  DUPLICATE_TOOL_SCHEMA: 'DUPLICATE_TOOL_SCHEMA',
+  /** More than one section claims to be the complete prompt. */
+  MULTIPLE_COMPLETE_SECTIONS: 'MULTIPLE_COMPLETE_SECTIONS',
+  /** `toolOrder` names a tool nobody knows. */
+  UNKNOWN_TOOL_ORDER_ENTRY: 'UNKNOWN_TOOL_ORDER_ENTRY',
+  /** A `system-prompt/assemble` listener returned an invalid assembly. */
+  INVALID_ASSEMBLY: 'INVALID_ASSEMBLY',
+  /** A text, variable or tool provider threw during assembly. */
+  CONTRIBUTION_FAILED: 'CONTRIBUTION_FAILED',
+  /** A template variable reference is malformed. */
+  PROMPT_VARIABLE_MALFORMED: 'PROMPT_VARIABLE_MALFORMED',
+  /** A template names a variable that is not registered. */
+  PROMPT_VARIABLE_UNKNOWN: 'PROMPT_VARIABLE_UNKNOWN',
+  /** A template names a variable that has no value in this assembly. */
+  PROMPT_VARIABLE_UNDEFINED: 'PROMPT_VARIABLE_UNDEFINED',
+  /** No preset has the name. */
+  UNKNOWN_PRESET: 'UNKNOWN_PRESET',
+  /** A resume asked for another preset than the session recorded. */
+  PRESET_MISMATCH: 'PRESET_MISMATCH',
+  /** A preset's plugins or setup failed while the harness started. */
+  PRESET_SETUP_FAILED: 'PRESET_SETUP_FAILED',
+  /** `initiator.require()` found no agent frame. */
+  NO_INITIATOR: 'NO_INITIATOR',
+  /** The harness is closing: no new initiator frames. */
+  INITIATOR_CLOSED: 'INITIATOR_CLOSED',
 } as const
 
 /** The union of every {@link ErrorCode} value. */

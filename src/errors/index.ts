@@ -48,3 +48,23 @@ export { PersistenceBackpressureError, type PersistenceBackpressureErrorCode, ty
 export { LlmError, type LlmErrorOptions } from './llm-error.js'
 export { ModelRegistryError, type ModelRegistryErrorCode, type ModelRegistryErrorOptions } from './model-registry-error.js'
 export { ScriptedModelError, type ScriptedModelErrorCode } from './scripted-model-error.js'
+export { ToolDefinitionError } from './tool-definition-error.js'
+export { ToolConflictError } from './tool-conflict-error.js'
+export { ToolRestrictionError, type ToolRestrictionProblem } from './tool-restriction-error.js'
+export { ApprovalNotPendingError } from './approval-not-pending-error.js'
+export {
+  ToolAbortedError,
+  ToolArgumentsError,
+  ToolCallError,
+  type ToolCallErrorOptions,
+  ToolDeniedError,
+  ToolFailedError,
+  ToolSchedulerError,
+  ToolTimeoutError,
+  UnknownToolError,
+} from './tool-call-error.js'
+export { type PromptContributionKind, PromptRegistrationError, type PromptRegistrationErrorCode } from './prompt-registration-error.js'
+export { PromptAssemblyError, type PromptAssemblyErrorCode, type PromptAssemblyErrorFields } from './prompt-assembly-error.js'
+export { PromptRenderError, type PromptRenderErrorCode } from './prompt-render-error.js'
+export { PresetMismatchError, PresetSetupError, UnknownPresetError } from './preset-errors.js'
+export { InitiatorError, type InitiatorErrorCode } from './initiator-error.js'

@@ -9,10 +9,14 @@ import type { EventName, ListenerOf } from '../kernel/event-catalog.js'
 import { inspectKernel } from '../kernel/inspect.js'
 import type { PluginRecord } from '../kernel/kernel-state.js'
 import type { Plan } from '../kernel/plan-entries.js'
+import { services } from '../kernel/services.js'
 import { PluginFailure, startPlugin } from '../kernel/start-plugin.js'
 import { describePlan, type HarnessDescription, prepareHarness } from './describe-harness.js'
 import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
+import { composePresets, type PresetComposition } from '../scope/compose-presets.js'
+import { createPresetRegistry } from '../scope/preset-registry.js'
 import type { SessionRegistry } from '../session/session-registry.js'
+import type { ToolRegistry } from '../tools/tool-registry.js'
 import type { Harness } from './harness.js'
 import type { HarnessOptions } from './harness-options.js'
 
@@ -69,11 +73,13 @@ class RunningHarness implements Harness {
   readonly ctx: Context
   readonly #description: HarnessDescription
   readonly #listeners: Context
+  readonly #presets: PresetComposition
   #closing: Promise<void> | undefined
 
-  constructor(ctx: Context, listeners: Context, description: HarnessDescription) {
+  constructor(ctx: Context, listeners: Context, presets: PresetComposition, description: HarnessDescription) {
     this.ctx = ctx
     this.#listeners = listeners
+    this.#presets = presets
     this.#description = description
   }
 
@@ -87,6 +93,10 @@ class RunningHarness implements Harness {
 
   get persistence(): PersistenceCoordinator {
     return this.ctx.persistence
+  }
+
+  get tools(): ToolRegistry {
+    return this.ctx.tools
   }
 
   describe(): HarnessDescription {
@@ -112,7 +122,9 @@ class RunningHarness implements Harness {
   }
 
   async #close(): Promise<void> {
-    const errors: DisposeError[] = [...(await this.ctx.dispose()).errors]
+    // H8: the presets go before the plugins stop (and, once agents exist, after every agent).
+    const errors: DisposeError[] = await this.#presets.dispose()
+    errors.push(...(await this.ctx.dispose()).errors)
     if (errors.length > 0) throw new HarnessCloseError({ errors, unflushedSessions: unflushedSessionsOf(errors) })
   }
 }
@@ -133,14 +145,16 @@ function unflushedSessionsOf(errors: readonly DisposeError[]): string[] {
 /**
  * Builds and starts a harness (01-kernel.md §8): validates the options, composes the default
  * bundle with `plugins` and `patches`, plans the start order, creates the root with the host
- * services, and starts every enabled entry in order. A failure rolls back everything started.
+ * services, starts every enabled entry in order, then composes the presets. A failure rolls back
+ * everything started.
  *
  * @param options - the harness options
  * @returns the running harness
  * @throws (as a rejection) {@link InvalidOptionsError} before anything is created;
  *   {@link CompositionError}, {@link UnknownEntryError}, {@link MissingServicesError},
  *   {@link ServiceConflictError}, {@link PluginCycleError} from planning; {@link EventConflictError};
- *   {@link PluginStartError} when an entry fails to start
+ *   {@link PluginStartError} when an entry fails to start; {@link PresetSetupError} when a preset's
+ *   plugins or setup fail (everything rolled back)
  * @example
  * ```ts
  * const harness = await createHarness({ plugins: [greeter], patches: [{ id: 'greeter', merge: { name: 'Ada' } }] })
@@ -154,9 +168,19 @@ export async function createHarness(options?: HarnessOptions): Promise<Harness> 
     ...(checked.clock === undefined ? {} : { clock: checked.clock }),
     ...(checked.ids === undefined ? {} : { ids: checked.ids }),
   })
+  // Provided before any plugin starts, like the host services; filled by the B7 composition.
+  const presetRegistry = createPresetRegistry()
+  root.provide(services.presets, presetRegistry.registry)
   // `harness.on` listeners live in a context made before any plugin, so teardown (last in, first
   // out) removes them after every plugin stopped: they hear the shutdown (H8).
   const listeners = root.child('listeners')
   await boot(root, plan)
-  return new RunningHarness(root, listeners, describePlan(plan))
+  let presets: PresetComposition
+  try {
+    presets = await composePresets(root, checked.presets ?? [], presetRegistry)
+  } catch (error) {
+    await root.dispose()
+    throw error
+  }
+  return new RunningHarness(root, listeners, presets, describePlan(plan))
 }

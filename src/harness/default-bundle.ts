@@ -3,7 +3,9 @@ import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
 import { modelPlugin } from '../model/model-plugin.js'
 import { retryPlugin } from '../model/retry/retry-plugin.js'
 import { persistencePlugin } from '../persistence/persistence-plugin.js'
+import { systemPromptPlugin } from '../prompt/system-prompt-plugin.js'
 import { sessionsPlugin } from '../session/sessions-plugin.js'
+import { toolsPlugin } from '../tools/tools-plugin.js'
 import type { HarnessOptions } from './harness-options.js'
 
 /**
@@ -35,6 +37,8 @@ const sessionPlugin: PluginDefinition = sessionsPlugin()
 const persistenceEntryPlugin = persistencePlugin()
 const modelEntryPlugin = modelPlugin()
 const retryEntryPlugin = retryPlugin()
+const systemPromptEntryPlugin = systemPromptPlugin()
+const toolsEntryPlugin = toolsPlugin()
 
 function reservedEntry(id: string): PluginEntry {
   return { id, plugin: reservedPlugins[id] as PluginDefinition }
@@ -59,6 +63,13 @@ export function defaultBundle(options: HarnessOptions): readonly PluginEntry[] {
     if (id === 'model') {
       const config = options.model === undefined ? {} : { model: options.model }
       return { id, plugin: modelEntryPlugin as PluginDefinition<unknown>, config }
+    }
+    if (id === 'tools') {
+      return { id, plugin: toolsEntryPlugin as PluginDefinition<unknown>, ...(options.tools === undefined ? {} : { config: { tools: options.tools } }) }
+    }
+    if (id === 'system-prompt') {
+      const config = options.instructions === undefined ? {} : { instructions: options.instructions }
+      return { id, plugin: systemPromptEntryPlugin as PluginDefinition<unknown>, config }
     }
     if (id === 'retry') return { id, plugin: retryEntryPlugin as PluginDefinition<unknown> }
     return reservedEntry(id)

@@ -8,6 +8,11 @@ import type { ModelAdapter, ModelRoute } from '../model/model-adapter.js'
 import { modelOptionSchema } from '../model/model-plugin.js'
 import type { PersistenceAdapter } from '../persistence/persistence-adapter.js'
 import { isPersistenceAdapter, type JsonlShorthand, type PersistenceEntryConfig } from '../persistence/persistence-plugin.js'
+import { type Instructions, instructionsSchema } from '../prompt/instructions.js'
+import type { PresetDefinition } from '../scope/define-preset.js'
+import { presetsOptionSchema } from '../scope/preset-issues.js'
+import type { ToolDefinition } from '../tools/tool-definition.js'
+import { toolListSchema } from '../tools/tools-plugin.js'
 
 /** The options of `createHarness()` and `describeHarness()`. Read, never mutated. */
 export interface HarnessOptions extends CompositionLayers {
@@ -69,6 +74,28 @@ export interface HarnessOptions extends CompositionLayers {
    * @default 10
    */
   readonly maxParallelToolCalls?: number
+  /**
+   * Tools (`defineTool`) registered in the global layer by the `tools` entry (05-tools.md §2);
+   * names must be distinct (a repeated name is an issue at `['tools', i, 'name']`).
+   *
+   * @default []
+   */
+  readonly tools?: readonly ToolDefinition[]
+  /**
+   * The harness persona, registered in the global prompt layer by the `system-prompt` entry
+   * (06-prompt-scope.md §1.2): a string is the section `{ name: 'instructions', order: 0, text }`;
+   * an array registers each `{ name, order?, text }` (order 0 by default) as a section.
+   *
+   * @default none
+   */
+  readonly instructions?: Instructions
+  /**
+   * Presets (`definePreset`), composed in order once the entries started (06-prompt-scope.md §5).
+   * Names must be distinct; a bad field or a repeated name is an issue at `['presets', i, field]`.
+   *
+   * @default []
+   */
+  readonly presets?: readonly PresetDefinition[]
 }
 
 const isFunction = (value: unknown): boolean => typeof value === 'function'
@@ -99,6 +126,9 @@ const optionsSchema = z.strictObject(
       )
       .optional(),
     writeBehind: z.record(z.string(), z.unknown(), { error: 'must be an object' }).optional(),
+    tools: toolListSchema.optional(),
+    instructions: instructionsSchema.optional(),
+    presets: presetsOptionSchema.optional(),
   },
   { error: 'must be an options object' },
 )

@@ -4,6 +4,7 @@ import type { EventName, ListenerOf } from '../kernel/event-catalog.js'
 import type { HarnessInspection } from '../kernel/inspect.js'
 import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
 import type { SessionRegistry } from '../session/session-registry.js'
+import type { ToolRegistry } from '../tools/tool-registry.js'
 import type { HarnessDescription } from './describe-harness.js'
 
 /**
@@ -33,6 +34,13 @@ export interface Harness {
    * @throws `ServiceMissingError` when a patch disabled the `persistence` entry
    */
   readonly persistence: PersistenceCoordinator
+  /**
+   * The tool registry: `ctx.get(services.tools)`, bound to the root (09-api.md H1), so tools
+   * registered through it default to the global layer and live until the harness closes.
+   *
+   * @throws `ServiceMissingError` when a patch disabled the `tools` entry
+   */
+  readonly tools: ToolRegistry
   /**
    * Describes the composed entries this harness was built from (09-api.md; 01-kernel.md M10).
    *

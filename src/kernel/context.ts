@@ -1,6 +1,8 @@
 import type { ModelRegistry } from '../model/model-registry.js'
 import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
+import type { SystemPrompt } from '../prompt/system-prompt.js'
 import type { SessionRegistry } from '../session/session-registry.js'
+import type { ToolRegistry } from '../tools/tool-registry.js'
 import { ContextDisposedError } from '../errors/context-disposed-error.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { ServiceConflictError } from '../errors/service-conflict-error.js'
@@ -218,12 +220,12 @@ export class Context {
   }
 
   /** `ctx.get(services.tools)`. @throws {@link ServiceMissingError} when absent */
-  get tools(): unknown {
+  get tools(): ToolRegistry {
     return this.get(services.tools)
   }
 
   /** `ctx.get(services.systemPrompt)`. @throws {@link ServiceMissingError} when absent */
-  get systemPrompt(): unknown {
+  get systemPrompt(): SystemPrompt {
     return this.get(services.systemPrompt)
   }
 

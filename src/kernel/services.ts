@@ -1,6 +1,9 @@
 import type { ModelRegistry } from '../model/model-registry.js'
 import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
+import type { SystemPrompt } from '../prompt/system-prompt.js'
+import type { PresetRegistry } from '../scope/preset-registry.js'
 import type { SessionRegistry } from '../session/session-registry.js'
+import type { ToolRegistry } from '../tools/tool-registry.js'
 import type { Clock, IdSource, Logger } from './host-services.js'
 import { defineService, type ServiceKey } from './service-key.js'
 
@@ -22,13 +25,18 @@ export const services: {
   /** The model registry (entry `model`). */
   readonly models: ServiceKey<ModelRegistry>
   /** The tool registry (entry `tools`). */
-  readonly tools: ServiceKey<unknown>
+  readonly tools: ServiceKey<ToolRegistry>
   /** The system prompt (entry `system-prompt`). */
-  readonly systemPrompt: ServiceKey<unknown>
+  readonly systemPrompt: ServiceKey<SystemPrompt>
   /** The agent registry (entry `agent-loop`). */
   readonly agents: ServiceKey<unknown>
   /** The compaction engine (entry `compaction`). */
   readonly compaction: ServiceKey<unknown>
+  /**
+   * The composed presets (06-prompt-scope.md §5), provided on the root by `createHarness` before
+   * any plugin starts and filled once the entries started; no entry may provide it.
+   */
+  readonly presets: ServiceKey<PresetRegistry>
 } = Object.freeze({
   clock: defineService<Clock>('clock', 'the harness clock'),
   ids: defineService<IdSource>('ids', 'the harness id source'),
@@ -36,11 +44,15 @@ export const services: {
   sessions: defineService<SessionRegistry>('sessions', 'the session registry'),
   persistence: defineService<PersistenceCoordinator>('persistence', 'the persistence coordinator'),
   models: defineService<ModelRegistry>('models', 'the model registry'),
-  tools: defineService<unknown>('tools', 'the tool registry'),
-  systemPrompt: defineService<unknown>('system-prompt', 'the system prompt'),
+  tools: defineService<ToolRegistry>('tools', 'the tool registry'),
+  systemPrompt: defineService<SystemPrompt>('system-prompt', 'the system prompt'),
   agents: defineService<unknown>('agents', 'the agent registry'),
   compaction: defineService<unknown>('compaction', 'the compaction engine'),
+  presets: defineService<PresetRegistry>('presets', 'the composed presets'),
 })
 
-/** @internal The names of the host keys, which no entry may provide. */
-export const hostKeyNames: ReadonlySet<string> = new Set(['clock', 'ids', 'logger'])
+/**
+ * @internal The keys the harness itself provides on the root before any plugin starts (the host
+ * keys, plus `presets` under `createHarness`), which no entry may provide.
+ */
+export const hostKeyNames: ReadonlySet<string> = new Set(['clock', 'ids', 'logger', 'presets'])

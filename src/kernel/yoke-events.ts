@@ -1,6 +1,8 @@
 import type { LlmAdaptersChangePayload, LlmStreamPayload } from '../model/model-events.js'
 import type { RequestErrorPayload, RequestErrorResult } from '../model/retry/retry-events.js'
 import type { SessionWriteFailedPayload } from '../persistence/persistence-events.js'
+import type { PromptAssembly } from '../prompt/prompt-assembly.js'
+import type { SystemPromptAssemblePayload, SystemPromptChangePayload } from '../prompt/prompt-events.js'
 import type { SessionEventPayload, SessionLifecyclePayload } from '../session/session-events.js'
 import type { StreamChunk } from '../session/stream-chunk.js'
 import type { ApprovalDecision } from '../tools/approval-broker.js'
@@ -63,4 +65,8 @@ export interface YokeEvents {
   'tools/abandoned': Emit<ToolsAbandonedPayload>
   /** Ask the host for a tool approval decision. */
   'approval/request': Waterfall<ApprovalRequestPayload, ApprovalDecision | undefined>
+  /** A system-prompt contribution was added or removed (the `system-prompt` entry, 06-prompt-scope.md §1.2). */
+  'system-prompt/change': Emit<SystemPromptChangePayload>
+  /** Middleware over every prompt assembly (the `system-prompt` entry, 06-prompt-scope.md §1.3). */
+  'system-prompt/assemble': Waterfall<SystemPromptAssemblePayload, PromptAssembly>
 }

@@ -56,3 +56,4 @@ export {
   type PersistenceConformanceOptions,
   runPersistenceConformance,
 } from './run-persistence-conformance.js'
+export { injectSchedulerFault, type SchedulerFaultOptions } from './inject-scheduler-fault.js'

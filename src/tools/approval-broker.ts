@@ -1,7 +1,17 @@
 import type { ToolCallInfo } from './tool-call-info.js'
 
 /** A host's or listener's answer to an approval request (05-tools.md §9). */
-export type ApprovalDecision = { readonly kind: 'allow' } | { readonly kind: 'deny'; readonly reason?: string }
+export type ApprovalDecision =
+  | {
+      /** Run the call. */
+      readonly kind: 'allow'
+    }
+  | {
+      /** Refuse the call (`TOOL_DENIED`). */
+      readonly kind: 'deny'
+      /** Why, shown to the model after `"<name>" was not approved: `. */
+      readonly reason?: string
+    }
 
 /** One pending approval, as `agent.pendingApprovals` lists it. */
 export interface PendingApproval {
@@ -19,9 +29,26 @@ export interface PendingApproval {
 
 /** How an approval ended, as logged in `approval/decided`. */
 export type ApprovalOutcome =
-  | { readonly outcome: 'allowed'; readonly by: 'listener' | 'host' }
-  | { readonly outcome: 'denied'; readonly by: 'listener' | 'host' | 'default' | 'timeout' | 'error'; readonly reason: string }
-  | { readonly outcome: 'cancelled'; readonly by: 'cancel' }
+  | {
+      /** The call may run. */
+      readonly outcome: 'allowed'
+      /** Who decided. */
+      readonly by: 'listener' | 'host'
+    }
+  | {
+      /** The call is refused. */
+      readonly outcome: 'denied'
+      /** Who (or what) decided. */
+      readonly by: 'listener' | 'host' | 'default' | 'timeout' | 'error'
+      /** Why, as the model will read it. */
+      readonly reason: string
+    }
+  | {
+      /** The turn was cancelled while the approval was pending. */
+      readonly outcome: 'cancelled'
+      /** Always `'cancel'`. */
+      readonly by: 'cancel'
+    }
 
 /** What {@link ApprovalBroker.ask} needs besides the call. */
 export interface ApprovalAskOptions {

@@ -5,6 +5,18 @@
  * @module
  */
 export type { ApprovalAskOptions, ApprovalBroker, ApprovalDecision, ApprovalOutcome, PendingApproval } from './approval-broker.js'
+export {
+  type ApprovalAllowedEventData,
+  type ApprovalAskedEventData,
+  approvalAskedEventDataSchema,
+  type ApprovalCancelledEventData,
+  type ApprovalDecidedEventData,
+  approvalDecidedEventDataSchema,
+  type ApprovalDeniedEventData,
+  registerApprovalEventTypes,
+} from './approval-events.js'
+export { type ApprovalBrokerOptions, createApprovalBroker } from './create-approval-broker.js'
+export { type RepeatToolReminderConfig, type RepeatToolReminderOptions, repeatToolReminder } from './repeat-tool-reminder.js'
 export type { ToolAgent, ToolCallInfo } from './tool-call-info.js'
 export type { JsonSchemaObject, ToolArgs, ToolContentBlock, ToolContext, ToolDefinition, ToolReturn, ToolReturnObject, ToolSpec } from './tool-definition.js'
 export {
@@ -21,4 +33,28 @@ export {
   type ToolsResultPayload,
 } from './tool-events.js'
 export type { ToolContextMessage, ToolResult, ToolResultCode, ToolResultFailure, ToolStepOutcome } from './tool-result.js'
+export {
+  type ResolvedTool,
+  type ToolCallRequest,
+  type ToolExecutionMode,
+  type ToolGuard,
+  ToolRegistry,
+  type ToolScopeOptions,
+} from './tool-registry.js'
+export type { ToolRestrictOptions } from './tool-restrictions.js'
+export { type ToolsEntryConfig, toolsPlugin } from './tools-plugin.js'
 export { defaultToolRunOptions, type RunToolCalls, type ToolRunOptions, type ToolStepContext, type ToolStepReport } from './tool-step-context.js'
+export {
+  formatSchemaIssues,
+  type ParsedToolArguments,
+  type ParsedToolArgumentsFailure,
+  type ParsedToolArgumentsSuccess,
+  parseToolArguments,
+  type ToolSchemaIssue,
+} from './parse-tool-arguments.js'
+export { resultErrorOf, thrownMessage, type ToolErrorExtras, toolErrorName, toolErrorResult } from './tool-error-result.js'
+export { defineTool } from './define-tool.js'
+export { type NormalizeToolReturnOptions, normalizeToolReturn } from './normalize-tool-return.js'
+export { TRUNCATION_META_KEY, type TruncateToolResultOptions, truncateToolResult } from './truncate-tool-result.js'
+export { toolResultMessage } from './tool-result-message.js'
+export { runToolCalls } from './run-tool-calls.js'

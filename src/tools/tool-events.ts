@@ -30,9 +30,22 @@ export interface ToolsProgressPayload {
 
 /** A `tools/pre-execute` decision; arguments cannot be rewritten. */
 export type PreExecuteDecision =
-  | { readonly kind: 'allow' }
-  | { readonly kind: 'deny'; readonly reason?: string }
-  | { readonly kind: 'ask'; readonly reason?: string }
+  | {
+      /** Continue (approval may still be asked when the tool's `needsApproval` says so). */
+      readonly kind: 'allow'
+    }
+  | {
+      /** Refuse the call (`TOOL_DENIED`). */
+      readonly kind: 'deny'
+      /** The denial message the model sees. */
+      readonly reason?: string
+    }
+  | {
+      /** Ask for approval (05-tools.md §9). */
+      readonly kind: 'ask'
+      /** Why approval is asked. */
+      readonly reason?: string
+    }
 
 /** Payload of `tools/pre-execute`. */
 export interface ToolsPreExecutePayload {

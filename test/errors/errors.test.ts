@@ -660,6 +660,233 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
     sibling: 'LlmError',
     takesCause: false,
   },
+  ToolDefinitionError: {
+    create: (module, cause) =>
+      new module.ToolDefinitionError({
+        toolName: 'read',
+        field: 'timeoutMs',
+        value: 0,
+        reason: 'must be a positive finite number of milliseconds (got 0)',
+        ...withCause(cause),
+      }),
+    code: ErrorCode.INVALID_TOOL_DEFINITION,
+    fields: { toolName: 'read', field: 'timeoutMs', value: 0 },
+    mentions: ['tool "read": timeoutMs must be a positive finite number', '(got 0)'],
+    parents: [],
+    sibling: 'ToolConflictError',
+    takesCause: true,
+  },
+  ToolConflictError: {
+    create: (module) => new module.ToolConflictError({ toolName: 'read', scope: undefined }),
+    code: ErrorCode.TOOL_CONFLICT,
+    fields: { toolName: 'read', scope: undefined },
+    mentions: ['tool "read" is already registered in the global layer', 'agent.ctx.tools'],
+    parents: [],
+    sibling: 'ToolDefinitionError',
+    takesCause: false,
+  },
+  ToolRestrictionError: {
+    create: (module) => new module.ToolRestrictionError({ problem: 'unknown-name', names: ['nope'], known: ['bash', 'read'] }),
+    code: ErrorCode.INVALID_RESTRICTION,
+    fields: { problem: 'unknown-name', names: ['nope'], known: ['bash', 'read'] },
+    mentions: ['"nope"', 'inherited: bash, read'],
+    parents: [],
+    sibling: 'ToolConflictError',
+    takesCause: false,
+  },
+  ApprovalNotPendingError: {
+    create: (module) => new module.ApprovalNotPendingError({ approvalId: 'approval-9' }),
+    code: ErrorCode.APPROVAL_NOT_PENDING,
+    fields: { approvalId: 'approval-9' },
+    mentions: ['approval "approval-9" is not pending'],
+    parents: [],
+    sibling: 'ToolDeniedError',
+    takesCause: false,
+  },
+  ToolCallError: {
+    create: (module, cause) =>
+      new module.ToolCallError(module.ErrorCode.TOOL_FAILED, {
+        toolName: 'read',
+        callId: 'call-1',
+        message: '"read" failed: disk gone',
+        ...withCause(cause),
+      }),
+    code: ErrorCode.TOOL_FAILED,
+    fields: { toolName: 'read', callId: 'call-1' },
+    mentions: ['"read" failed: disk gone'],
+    parents: [],
+    sibling: 'ToolDefinitionError',
+    takesCause: true,
+  },
+  UnknownToolError: {
+    create: (module, cause) =>
+      new module.UnknownToolError({ toolName: 'nope', callId: 'call-2', message: 'no tool named "nope" is available', ...withCause(cause) }),
+    code: ErrorCode.UNKNOWN_TOOL,
+    fields: { toolName: 'nope', callId: 'call-2' },
+    mentions: ['no tool named "nope" is available'],
+    parents: ['ToolCallError'],
+    sibling: 'ToolArgumentsError',
+    takesCause: true,
+  },
+  ToolArgumentsError: {
+    create: (module, cause) =>
+      new module.ToolArgumentsError({
+        toolName: 'read',
+        callId: 'call-3',
+        message: 'arguments for "read" do not match its input schema: path: Invalid input',
+        ...withCause(cause),
+      }),
+    code: ErrorCode.INVALID_ARGUMENTS,
+    fields: { toolName: 'read', callId: 'call-3' },
+    mentions: ['arguments for "read" do not match its input schema: path:'],
+    parents: ['ToolCallError'],
+    sibling: 'UnknownToolError',
+    takesCause: true,
+  },
+  ToolDeniedError: {
+    create: (module, cause) =>
+      new module.ToolDeniedError({ toolName: 'bash', callId: 'call-4', message: '"bash" was denied by policy', ...withCause(cause) }),
+    code: ErrorCode.TOOL_DENIED,
+    fields: { toolName: 'bash', callId: 'call-4' },
+    mentions: ['"bash" was denied by policy'],
+    parents: ['ToolCallError'],
+    sibling: 'ToolFailedError',
+    takesCause: true,
+  },
+  ToolFailedError: {
+    create: (module, cause) => new module.ToolFailedError({ toolName: 'read', callId: 'call-5', message: 'exploded', ...withCause(cause) }),
+    code: ErrorCode.TOOL_FAILED,
+    fields: { toolName: 'read', callId: 'call-5' },
+    mentions: ['exploded'],
+    parents: ['ToolCallError'],
+    sibling: 'ToolDeniedError',
+    takesCause: true,
+  },
+  ToolTimeoutError: {
+    create: (module, cause) =>
+      new module.ToolTimeoutError({ toolName: 't', callId: 'call-6', message: '"t" did not finish within 50 ms', ...withCause(cause) }),
+    code: ErrorCode.TOOL_TIMEOUT,
+    fields: { toolName: 't', callId: 'call-6' },
+    mentions: ['"t" did not finish within 50 ms'],
+    parents: ['ToolCallError'],
+    sibling: 'ToolAbortedError',
+    takesCause: true,
+  },
+  ToolAbortedError: {
+    create: (module, cause) =>
+      new module.ToolAbortedError({
+        code: module.ErrorCode.TOOL_ABORTED_BEFORE_DISPATCH,
+        toolName: 't',
+        callId: 'call-7',
+        message: 'the call to "t" was cancelled before it started',
+        ...withCause(cause),
+      }),
+    code: ErrorCode.TOOL_ABORTED_BEFORE_DISPATCH,
+    fields: { toolName: 't', callId: 'call-7' },
+    mentions: ['the call to "t" was cancelled before it started'],
+    parents: ['ToolCallError'],
+    sibling: 'ToolTimeoutError',
+    takesCause: true,
+  },
+  ToolSchedulerError: {
+    create: (module, cause) =>
+      new module.ToolSchedulerError({
+        toolName: 't',
+        callId: 'call-8',
+        message: 'the call to "t" was not completed because the tool scheduler failed',
+        ...withCause(cause),
+      }),
+    code: ErrorCode.TOOL_SCHEDULER_FAILED,
+    fields: { toolName: 't', callId: 'call-8' },
+    mentions: ['the tool scheduler failed'],
+    parents: ['ToolCallError'],
+    sibling: 'ToolAbortedError',
+    takesCause: true,
+  },
+  PromptRegistrationError: {
+    create: (module) =>
+      new module.PromptRegistrationError({
+        code: module.ErrorCode.INVALID_PROMPT_CONTRIBUTION,
+        kind: 'section',
+        field: 'order',
+        value: Number.NaN,
+        reason: 'must be a finite number (got NaN)',
+      }),
+    code: ErrorCode.INVALID_PROMPT_CONTRIBUTION,
+    fields: { kind: 'section', field: 'order', value: Number.NaN, scope: undefined },
+    mentions: ['section', 'order', 'NaN'],
+    parents: [],
+    sibling: 'PromptAssemblyError',
+    takesCause: false,
+  },
+  PromptAssemblyError: {
+    create: (module, cause) =>
+      new module.PromptAssemblyError({
+        code: module.ErrorCode.MULTIPLE_COMPLETE_SECTIONS,
+        message: 'more than one complete section: "c2", "exact"',
+        names: ['c2', 'exact'],
+        ...withCause(cause),
+      }),
+    code: ErrorCode.MULTIPLE_COMPLETE_SECTIONS,
+    fields: { names: ['c2', 'exact'], kind: undefined, known: undefined, path: undefined, valueType: undefined },
+    mentions: ['"c2"', '"exact"'],
+    parents: [],
+    sibling: 'PromptRenderError',
+    takesCause: true,
+  },
+  PromptRenderError: {
+    create: (module) =>
+      new module.PromptRenderError({
+        code: module.ErrorCode.PROMPT_VARIABLE_UNKNOWN,
+        reference: '{{x}}',
+        variable: 'x',
+        section: 's',
+        sectionKind: 'section',
+        registered: ['a', 'b'],
+      }),
+    code: ErrorCode.PROMPT_VARIABLE_UNKNOWN,
+    fields: { reference: '{{x}}', variable: 'x', section: 's', sectionKind: 'section', registered: ['a', 'b'] },
+    mentions: ['unknown variable "{{x}}" in section "s" (registered: a, b)'],
+    parents: [],
+    sibling: 'PromptAssemblyError',
+    takesCause: false,
+  },
+  UnknownPresetError: {
+    create: (module) => new module.UnknownPresetError({ preset: 'nope', known: ['reviewer'] }),
+    code: ErrorCode.UNKNOWN_PRESET,
+    fields: { preset: 'nope', known: ['reviewer'] },
+    mentions: ['"nope"', 'reviewer'],
+    parents: [],
+    sibling: 'PresetMismatchError',
+    takesCause: false,
+  },
+  PresetMismatchError: {
+    create: (module) => new module.PresetMismatchError({ recorded: 'reviewer', requested: 'other' }),
+    code: ErrorCode.PRESET_MISMATCH,
+    fields: { recorded: 'reviewer', requested: 'other' },
+    mentions: ['"reviewer"', '"other"'],
+    parents: [],
+    sibling: 'UnknownPresetError',
+    takesCause: false,
+  },
+  PresetSetupError: {
+    create: (module, cause) => new module.PresetSetupError({ preset: 'q', cause: cause ?? new Error('setup exploded') }),
+    code: ErrorCode.PRESET_SETUP_FAILED,
+    fields: { preset: 'q' },
+    mentions: ['"q"'],
+    parents: [],
+    sibling: 'UnknownPresetError',
+    takesCause: true,
+  },
+  InitiatorError: {
+    create: (module) => new module.InitiatorError({ code: module.ErrorCode.NO_INITIATOR }),
+    code: ErrorCode.NO_INITIATOR,
+    fields: {},
+    mentions: ['initiator.require()'],
+    parents: [],
+    sibling: 'PresetSetupError',
+    takesCause: false,
+  },
 }
 
 function withCause(cause: unknown): { cause?: unknown } {
@@ -874,5 +1101,54 @@ describe('a second loaded copy of the module', () => {
     expect(errors.ServiceMissingError.is(error)).toBe(true)
     expect(errors.ServiceConflictError.is(error)).toBe(false)
     expect(error.code).toBe(errors.ErrorCode.SERVICE_MISSING)
+  })
+})
+
+describe('tool error variants', () => {
+  test('ToolConflictError: a batch clash and a scoped clash carry no agent.ctx.tools hint', () => {
+    const batch = new errors.ToolConflictError({ toolName: 'read', scope: undefined, inBatch: true })
+    expect(batch.message).toBe('tool "read" appears twice in one registration batch')
+    const scope = { id: 'agent-1' }
+    const scoped = new errors.ToolConflictError({ toolName: 'read', scope })
+    expect(scoped.message).toBe('tool "read" is already registered in this scope')
+    expect(scoped.scope).toBe(scope)
+  })
+
+  test('ToolRestrictionError: unscoped, empty, and unknown names with nothing inherited', () => {
+    const unscoped = new errors.ToolRestrictionError({ problem: 'unscoped' })
+    expect(unscoped).toMatchObject({ problem: 'unscoped', names: undefined, known: undefined })
+    expect(unscoped.message).toBe('a restriction needs a scope: the global layer cannot be restricted')
+    expect(new errors.ToolRestrictionError({ problem: 'empty' }).message).toBe('a restriction needs a non-empty allow or deny list')
+    const none = new errors.ToolRestrictionError({ problem: 'unknown-name', names: ['a', 'b'], known: [] })
+    expect(none.message).toBe('cannot restrict "a", "b": the scope does not inherit those tools (inherited: (none))')
+    expect(Object.isFrozen(none.names)).toBe(true)
+  })
+
+  test('ToolDefinitionError without a readable name', () => {
+    const error = new errors.ToolDefinitionError({ field: 'name', value: 'read file', reason: 'must match [A-Za-z0-9_-]' })
+    expect(error.message).toBe('tool definition: name must match [A-Za-z0-9_-]')
+    expect(error.toolName).toBeUndefined()
+  })
+
+  test('ToolAbortedError carries either abort code; a call id is optional', () => {
+    const error = new errors.ToolAbortedError({ code: ErrorCode.TOOL_ABORTED, toolName: 't', message: 'the call to "t" was cancelled while it was running' })
+    expect(error.code).toBe(ErrorCode.TOOL_ABORTED)
+    expect(error.callId).toBeUndefined()
+    expect(errors.ToolCallError.is(error)).toBe(true)
+  })
+})
+
+describe('prompt errors whose spec field list includes `name`', () => {
+  test('a duplicate contribution carries the taken name in `name` (06-prompt-scope.md §7), and is() still recognises the class', () => {
+    const error = new errors.PromptRegistrationError({ code: ErrorCode.DUPLICATE_PROMPT_CONTRIBUTION, kind: 'section', name: 'rules' })
+    expect(error).toMatchObject({ code: 'DUPLICATE_PROMPT_CONTRIBUTION', kind: 'section', name: 'rules', scope: undefined })
+    expect(errors.PromptRegistrationError.is(error)).toBe(true)
+    expect(error.message).toContain('register through an agent or preset context')
+  })
+
+  test('an assembly error with a name carries it in `name`', () => {
+    const error = new errors.PromptAssemblyError({ code: ErrorCode.UNKNOWN_TOOL_ORDER_ENTRY, message: 'toolOrder names "ghost"', name: 'ghost', known: ['alpha'] })
+    expect(error).toMatchObject({ name: 'ghost', known: ['alpha'] })
+    expect(errors.PromptAssemblyError.is(error)).toBe(true)
   })
 })

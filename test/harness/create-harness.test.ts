@@ -73,6 +73,7 @@ describe('createHarness with the default bundle (09-api scenario 1)', () => {
       'service:clock',
       'service:ids',
       'service:logger',
+      'service:presets',
       'context:listeners',
       'plugin:probe',
     ])

@@ -10,8 +10,7 @@ import {
   inspectContext,
   InvalidArgumentError,
   ServiceMissingError,
-  services,
-} from 'yoke'
+  services, type ToolRegistry } from 'yoke'
 import { fakeClock, fakeIds } from 'yoke/testing'
 import { findNode, rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
@@ -372,7 +371,7 @@ describe('core getters (C6)', () => {
   test('a getter returns the provided core service', () => {
     const { root } = testRoot()
     const registry = { name: 'tool registry' }
-    root.provide(services.tools, registry)
+    root.provide(services.tools, registry as unknown as ToolRegistry)
     expect(root.child('worker').tools).toBe(registry)
   })
 

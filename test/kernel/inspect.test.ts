@@ -173,6 +173,7 @@ describe('harness.inspect() (01-kernel I1, I2, S8, scenario 35)', () => {
       { key: 'clock', owner: 'harness' },
       { key: 'ids', owner: 'harness' },
       { key: 'logger', owner: 'harness' },
+      { key: 'presets', owner: 'harness' },
       { key: 'test/a', owner: 'p' },
     ])
     expect(inspection.events.map((event) => [event.name, event.mode, event.listeners])).toEqual([
@@ -192,6 +193,7 @@ describe('harness.inspect() (01-kernel I1, I2, S8, scenario 35)', () => {
       ['service:clock', 'service'],
       ['service:ids', 'service'],
       ['service:logger', 'service'],
+      ['service:presets', 'service'],
       ['context:listeners', 'context'],
       ['events', 'events'],
       ['plugin:p', 'plugin'],
@@ -219,7 +221,7 @@ describe('harness.inspect() (01-kernel I1, I2, S8, scenario 35)', () => {
       ['provider', []],
       ['consumer', ['test/a']],
     ])
-    expect(harness.inspect().services.map((service) => service.key)).toEqual(['clock', 'ids', 'logger'])
+    expect(harness.inspect().services.map((service) => service.key)).toEqual(['clock', 'ids', 'logger', 'presets'])
     await harness.close()
   })
 

@@ -14,8 +14,7 @@ import {
   type PluginSpec,
   type PluginState,
   ServiceMissingError,
-  services,
-} from 'yoke'
+  services, type ToolRegistry } from 'yoke'
 import { disableDefaults } from '../helpers/no-defaults.js'
 import { nodeOf, requireContext, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
@@ -351,7 +350,7 @@ describe('owner-bound facades (01-kernel P10, scenario 28)', () => {
       name: 'tool-registry',
       provides: [services.tools],
       apply(ctx) {
-        ctx.provide(services.tools, registry.service)
+        ctx.provide(services.tools, registry.service as unknown as ToolRegistry)
       },
     })
     const reads: unknown[] = []
@@ -412,7 +411,7 @@ describe('context getters on a bare root (01-kernel C6, scenario 28)', () => {
     const tools = { kind: 'tools' }
     const read = vi.fn(() => root.tools)
     expect(() => read()).toThrow()
-    root.provide(services.tools, tools)
+    root.provide(services.tools, tools as unknown as ToolRegistry)
     expect(read()).toBe(tools)
   })
 })

@@ -147,7 +147,7 @@ describe('ctx.plugin (01-kernel P11, scenario 36)', () => {
 
     const inspection = harness.inspect()
     expect(inspection.plugins.map((plugin) => plugin.id)).toEqual(['host'])
-    expect(inspection.services.map((service) => service.key)).toEqual(['clock', 'ids', 'logger'])
+    expect(inspection.services.map((service) => service.key)).toEqual(['clock', 'ids', 'logger', 'presets'])
     expect(inspection.events.map((event) => event.name)).not.toContain('test/e')
     expect(nodeOf(inspection.effects, 'plugin:host').children).toEqual([])
 

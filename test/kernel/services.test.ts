@@ -72,6 +72,7 @@ describe('service keys (S1)', () => {
       'system-prompt',
       'agents',
       'compaction',
+      'presets',
     ])
   })
 })

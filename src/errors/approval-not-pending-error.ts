@@ -1,0 +1,15 @@
+import { ErrorCode } from './codes.js'
+import { HarnessError } from './harness-error.js'
+
+/** `approve()` named an approval that was never asked, or was voided by a crash (05-tools.md §9). */
+export class ApprovalNotPendingError extends HarnessError {
+  static override readonly brand: string = 'ApprovalNotPendingError'
+  /** The id given. */
+  readonly approvalId: string
+
+  /** @param options - the approval id */
+  constructor(options: { approvalId: string }) {
+    super(ErrorCode.APPROVAL_NOT_PENDING, `approval "${options.approvalId}" is not pending`)
+    this.approvalId = options.approvalId
+  }
+}

@@ -1,0 +1,90 @@
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import type { Context } from '../kernel/context.js'
+import type { PluginInput } from '../kernel/plugin.js'
+import type { Instructions } from '../prompt/instructions.js'
+import type { PromptSectionInput } from '../prompt/prompt-contribution.js'
+import { presetIssues } from './preset-issues.js'
+
+/**
+ * Agent options a preset gives the agents created with it, overlaid field by field by the
+ * caller's (04-agent.md §2.1). A plain object until the agent loop types `AgentOptions`.
+ */
+export type PresetAgentOptions = Readonly<Record<string, unknown>>
+
+/** What {@link definePreset} takes (06-prompt-scope.md §5). */
+export interface PresetSpec {
+  /** The preset's name, unique in a harness: `^[a-z0-9][a-z0-9._-]{0,63}$`. */
+  readonly name: string
+  /**
+   * Registered in the preset's layer through its context: a string is the section
+   * `{ name: 'instructions', order: 0, text }`; each array entry a section (`order` defaults to 0),
+   * names distinct. A section named like a global one shadows it for this preset's agents only.
+   *
+   * @default none
+   */
+  readonly instructions?: Instructions
+  /**
+   * Defaults for agents created with this preset.
+   *
+   * @default {}
+   */
+  readonly options?: PresetAgentOptions
+  /**
+   * Started, in order, as runtime plugins of the preset's context (their listeners are tagged
+   * with the preset's scope); stopped in reverse when the harness closes.
+   *
+   * @default []
+   */
+  readonly plugins?: readonly PluginInput[]
+  /**
+   * Runs once per harness, after the preset's instructions and plugins, with the preset's context:
+   * register tools, sections, variables and listeners through it. May throw or reject:
+   * `createHarness` then rolls everything back and rejects with `PresetSetupError`.
+   */
+  readonly setup?: (ctx: Context) => void | Promise<void>
+}
+
+/** An inert, frozen preset definition from {@link definePreset}; pass it as `createHarness({ presets })`. */
+export type PresetDefinition = PresetSpec
+
+/**
+ * Defines a preset: a named standing scope composed once per harness and shared by every agent
+ * created with it. Inert: nothing runs until `createHarness({ presets: [...] })`.
+ *
+ * @param spec - the name, instructions, agent options, plugins and setup
+ * @returns the frozen definition (arrays copied and frozen)
+ * @throws {@link InvalidArgumentError} naming the first bad field (`argument: 'preset.name'`, …; `'preset'` for a non-object)
+ * @example
+ * ```ts
+ * const reviewer = definePreset({
+ *   name: 'reviewer',
+ *   instructions: 'You review code.',
+ *   options: { model: 'm2' },
+ *   setup: (ctx) => { ctx.on('agent/status', (event) => console.log(event.status)) },
+ * })
+ * await using harness = await createHarness({ presets: [reviewer] })
+ * ```
+ */
+export function definePreset(spec: PresetSpec): PresetDefinition {
+  const [issue] = presetIssues(spec)
+  if (issue !== undefined) {
+    throw new InvalidArgumentError({
+      argument: issue.field === '' ? 'preset' : `preset.${issue.field}`,
+      reason: issue.message,
+      value: issue.value,
+    })
+  }
+  const { name, instructions, options, plugins, setup } = spec
+  return Object.freeze({
+    name,
+    ...(instructions === undefined ? {} : { instructions: freezeInstructions(instructions) }),
+    ...(options === undefined ? {} : { options: Object.freeze({ ...options }) }),
+    ...(plugins === undefined ? {} : { plugins: Object.freeze([...plugins]) }),
+    ...(setup === undefined ? {} : { setup }),
+  })
+}
+
+function freezeInstructions(instructions: Instructions): Instructions {
+  if (typeof instructions === 'string') return instructions
+  return Object.freeze(instructions.map((section): PromptSectionInput => Object.freeze({ ...section })))
+}

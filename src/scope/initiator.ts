@@ -1,0 +1,119 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { ErrorCode } from '../errors/codes.js'
+import { InitiatorError } from '../errors/initiator-error.js'
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+
+/**
+ * What an initiator frame records: the agent handle. Structural (`object`) until the `Agent`
+ * class lands with the agent loop (04-agent.md); the registry then uses `Initiator<Agent>`.
+ */
+export type InitiatorAgent = object
+
+/**
+ * Records which agent started a piece of nested work (06-prompt-scope.md §6), so tools,
+ * sub-agents and observers attribute it without a global "current agent". Only identity
+ * travels; signals are always passed explicitly.
+ */
+export interface Initiator<A extends object = InitiatorAgent> {
+  /**
+   * Runs `operation` in a frame of `agent`: `current()` is `agent` inside it and across every
+   * asynchronous continuation it starts, until a nested frame shadows it.
+   *
+   * @param agent - the agent the work is attributed to
+   * @param operation - called synchronously; may throw (the throw propagates unchanged)
+   * @returns exactly what `operation` returns (a promise stays a promise)
+   * @throws {@link InitiatorError} `INITIATOR_CLOSED` once the harness began closing (`operation` is not called);
+   *   {@link InvalidArgumentError} for a non-object agent or a non-function operation
+   */
+  run<T>(agent: A, operation: () => T): T
+  /**
+   * Runs `operation` outside any frame: `current()` is `undefined` inside it.
+   *
+   * @param operation - called synchronously; may throw
+   * @returns exactly what `operation` returns
+   * @throws {@link InvalidArgumentError} for a non-function operation
+   */
+  runDetached<T>(operation: () => T): T
+  /**
+   * The agent of the innermost frame.
+   *
+   * @returns the agent, or `undefined` outside any frame (and inside `runDetached`)
+   */
+  current(): A | undefined
+  /**
+   * The agent of the innermost frame, required.
+   *
+   * @returns the agent
+   * @throws {@link InitiatorError} `NO_INITIATOR` outside any frame
+   */
+  require(): A
+}
+
+/** An {@link Initiator} with the control its owner (the agent registry of one harness) keeps. */
+export interface InitiatorControl<A extends object = InitiatorAgent> extends Initiator<A> {
+  /** `true` once {@link InitiatorControl.close} was called. */
+  readonly closed: boolean
+  /**
+   * Called when harness close begins: from then `run` throws `INITIATOR_CLOSED` without calling
+   * its operation. Frames already running finish normally. Idempotent.
+   */
+  close(): void
+}
+
+interface Frame<A> {
+  readonly agent: A | undefined
+}
+
+function checkOperation(operation: unknown): void {
+  if (typeof operation !== 'function') {
+    throw new InvalidArgumentError({ argument: 'operation', reason: 'an initiator operation must be a function', value: operation })
+  }
+}
+
+/**
+ * Creates an initiator backed by its own `AsyncLocalStorage`, so two harnesses never see each
+ * other's frames.
+ *
+ * @returns the initiator with its `close()` control
+ * @example
+ * ```ts
+ * const initiator = createInitiator()
+ * await initiator.run(agent, async () => {
+ *   await someTool()
+ *   initiator.current() // agent
+ * })
+ * ```
+ */
+export function createInitiator<A extends object = InitiatorAgent>(): InitiatorControl<A> {
+  const storage = new AsyncLocalStorage<Frame<A>>()
+  const detached: Frame<A> = Object.freeze({ agent: undefined })
+  let closed = false
+  return Object.freeze({
+    get closed() {
+      return closed
+    },
+    run<T>(agent: A, operation: () => T): T {
+      if (typeof agent !== 'object' || agent === null) {
+        throw new InvalidArgumentError({ argument: 'agent', reason: 'an initiator frame needs an agent handle', value: agent })
+      }
+      checkOperation(operation)
+      if (closed) throw new InitiatorError({ code: ErrorCode.INITIATOR_CLOSED })
+      return storage.run(Object.freeze({ agent }), operation)
+    },
+    runDetached<T>(operation: () => T): T {
+      checkOperation(operation)
+      return storage.run(detached, operation)
+    },
+    current(): A | undefined {
+      return storage.getStore()?.agent
+    },
+    require(): A {
+      const agent = storage.getStore()?.agent
+      if (agent === undefined) throw new InitiatorError({ code: ErrorCode.NO_INITIATOR })
+      return agent
+    },
+    close(): void {
+      closed = true
+    },
+  })
+}

@@ -1,0 +1,88 @@
+import type { ZodType } from 'zod'
+import type { ToolDefinition } from './tool-definition.js'
+import { thrownMessage } from './tool-error-result.js'
+
+/** {@link parseToolArguments} succeeded. */
+export interface ParsedToolArgumentsSuccess {
+  /** Always `true`. */
+  readonly ok: true
+  /** The tool's `args`: the parsed object, or a zod tool's parsed output (defaults, transforms applied). */
+  readonly args: unknown
+}
+
+/** {@link parseToolArguments} failed: the call is answered `INVALID_ARGUMENTS`. */
+export interface ParsedToolArgumentsFailure {
+  /** Always `false`. */
+  readonly ok: false
+  /** The `INVALID_ARGUMENTS` message (05-tools.md §5). */
+  readonly message: string
+}
+
+/** The outcome of {@link parseToolArguments}: the tool's `args`, or the `INVALID_ARGUMENTS` message. */
+export type ParsedToolArguments = ParsedToolArgumentsSuccess | ParsedToolArgumentsFailure
+
+/** One schema issue, as zod reports it; only the fields the message uses. */
+export interface ToolSchemaIssue {
+  /** Where the issue is; empty for the root. */
+  readonly path: readonly PropertyKey[]
+  /** What is wrong. */
+  readonly message: string
+}
+
+/**
+ * Formats schema issues as `<path or (root)>: <message>`, the path dot-joined, joined by `; `
+ * (05-tools.md §5).
+ *
+ * @param issues - the zod issues, in zod's order
+ * @returns the issue list of an `INVALID_ARGUMENTS` message
+ */
+export function formatSchemaIssues(issues: readonly ToolSchemaIssue[]): string {
+  return issues
+    .map((issue) => `${issue.path.length === 0 ? '(root)' : issue.path.map((key) => String(key)).join('.')}: ${issue.message}`)
+    .join('; ')
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * Parses and validates a call's raw argument text (05-tools.md §3, stages P4–P5). `''` is `{}`;
+ * anything else goes through `JSON.parse` and must give a JSON object. A zod tool's arguments
+ * then go through `input.safeParseAsync`, whose output (defaults, transforms applied) is `args`;
+ * a raw JSON Schema tool gets the parsed object unvalidated. Never throws and never rejects: a
+ * schema whose refinement throws counts as a mismatch at `(root)` with the thrown message.
+ *
+ * @example
+ * ```ts
+ * const parsed = await parseToolArguments('{"path":"a.txt"}', readTool)
+ * if (parsed.ok) console.log(parsed.args) // { path: 'a.txt' }
+ * else console.log(parsed.message) // the INVALID_ARGUMENTS message
+ * ```
+ *
+ * @param raw - the model's argument text, verbatim
+ * @param definition - the tool the call resolved to
+ * @returns `{ ok: true, args }`, or `{ ok: false, message }` with the `INVALID_ARGUMENTS` message
+ */
+export async function parseToolArguments(raw: string, definition: ToolDefinition): Promise<ParsedToolArguments> {
+  const notObject = { ok: false, message: `arguments for "${definition.name}" are not a valid JSON object` } as const
+  let parsed: unknown
+  if (raw === '') parsed = {}
+  else {
+    try {
+      parsed = JSON.parse(raw)
+    } catch {
+      return notObject
+    }
+  }
+  if (!isPlainObject(parsed)) return notObject
+  if (definition.inputKind !== 'zod') return { ok: true, args: parsed }
+  const mismatch = `arguments for "${definition.name}" do not match its input schema: `
+  try {
+    const outcome = await (definition.input as ZodType).safeParseAsync(parsed)
+    if (outcome.success) return { ok: true, args: outcome.data }
+    return { ok: false, message: mismatch + formatSchemaIssues(outcome.error.issues) }
+  } catch (error) {
+    return { ok: false, message: `${mismatch}(root): ${thrownMessage(error)}` }
+  }
+}

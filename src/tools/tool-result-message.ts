@@ -1,0 +1,35 @@
+import type { ToolResultMessage } from '../session/message.js'
+import type { ToolResult } from './tool-result.js'
+
+/**
+ * The tool-result message of a committed result (05-tools.md §4, `02-session.md`): role `user`,
+ * `source { kind: 'tool', callId }`, and one `tool-result` block `{ toolCallId, isError, content }`
+ * whose `isError` is `true` for an error result and absent for a success (the session's
+ * convention: absent means it succeeded). Frozen, with its own copy of the content list.
+ *
+ * @example
+ * ```ts
+ * toolResultMessage('m-7', 'call-1', normalizeToolReturn('done', 'read'))
+ * // { id: 'm-7', role: 'user', source: { kind: 'tool', callId: 'call-1' },
+ * //   content: [{ type: 'tool-result', toolCallId: 'call-1', content: [{ type: 'text', text: 'done' }] }] }
+ * ```
+ *
+ * @param id - the message id (from the harness id source)
+ * @param callId - the answered call's id
+ * @param result - the result, after post-execute and the size limit
+ * @returns the frozen message, ready for `tool/result.message`
+ */
+export function toolResultMessage(id: string, callId: string, result: ToolResult): ToolResultMessage {
+  const block = Object.freeze({
+    type: 'tool-result',
+    toolCallId: callId,
+    ...(result.isError ? { isError: true } : {}),
+    content: Object.freeze([...result.content]),
+  } as const)
+  return Object.freeze({
+    id,
+    role: 'user',
+    content: Object.freeze([block]) as readonly [typeof block],
+    source: Object.freeze({ kind: 'tool', callId } as const),
+  })
+}

@@ -1,0 +1,46 @@
+import { describe, expect, test } from 'vitest'
+import { normalizeToolReturn, toolErrorResult, toolResultMessage, toolResultMessageSchema } from 'yoke'
+
+describe('toolResultMessage', () => {
+  test('a success: role user, tool source, one tool-result block without isError', () => {
+    const image = { type: 'image', mediaType: 'image/png', uri: 'https://example.test/a.png' } as const
+    const message = toolResultMessage('m-1', 'call-1', normalizeToolReturn([{ type: 'text', text: 'done' }, image], 'read'))
+    expect(message).toEqual({
+      id: 'm-1',
+      role: 'user',
+      content: [{ type: 'tool-result', toolCallId: 'call-1', content: [{ type: 'text', text: 'done' }, image] }],
+      source: { kind: 'tool', callId: 'call-1' },
+    })
+    expect(Object.hasOwn(message.content[0], 'isError')).toBe(false)
+    expect(toolResultMessageSchema.safeParse(message).success).toBe(true)
+  })
+
+  test('an error result has isError: true on its block', () => {
+    const message = toolResultMessage('m-2', 'call-2', toolErrorResult('UNKNOWN_TOOL', 'no tool named "nope" is available'))
+    expect(message.content[0]).toEqual({
+      type: 'tool-result',
+      toolCallId: 'call-2',
+      isError: true,
+      content: [{ type: 'text', text: 'Tool error (UNKNOWN_TOOL): no tool named "nope" is available' }],
+    })
+    expect(toolResultMessageSchema.safeParse(message).success).toBe(true)
+  })
+
+  test("a tool's own isError result and an empty success", () => {
+    expect(toolResultMessage('m-3', 'c', normalizeToolReturn({ content: 'bad', isError: true }, 't')).content[0].isError).toBe(true)
+    const empty = toolResultMessage('m-4', 'c', normalizeToolReturn(undefined, 't'))
+    expect(empty.content[0].content).toEqual([])
+    expect(toolResultMessageSchema.safeParse(empty).success).toBe(true)
+  })
+
+  test('the message is frozen and owns its content list', () => {
+    const result = normalizeToolReturn('x', 't')
+    const message = toolResultMessage('m-5', 'c', result)
+    expect(Object.isFrozen(message)).toBe(true)
+    expect(Object.isFrozen(message.content)).toBe(true)
+    expect(Object.isFrozen(message.content[0])).toBe(true)
+    expect(Object.isFrozen(message.content[0].content)).toBe(true)
+    expect(Object.isFrozen(message.source)).toBe(true)
+    expect(message.content[0].content).not.toBe(result.content)
+  })
+})
