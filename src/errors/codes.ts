@@ -286,6 +286,28 @@ export const ErrorCode = {
   NO_INITIATOR: 'NO_INITIATOR',
   /** The harness is closing: no new initiator frames. */
   INITIATOR_CLOSED: 'INITIATOR_CLOSED',
+  /** A user message input is malformed. */
+  INVALID_MESSAGE: 'INVALID_MESSAGE',
+  /** A message id is already pending in the agent's inbox. */
+  DUPLICATE_MESSAGE_ID: 'DUPLICATE_MESSAGE_ID',
+  /** The agent was disposed. */
+  AGENT_DISPOSED: 'AGENT_DISPOSED',
+  /** The agent is running or in maintenance. */
+  AGENT_BUSY: 'AGENT_BUSY',
+  /** No provider or model for a request. */
+  MISSING_MODEL: 'MISSING_MODEL',
+  /** A request differs from what the log rebuilds. */
+  RECONSTRUCTION_MISMATCH: 'RECONSTRUCTION_MISMATCH',
+  /** The log holds no such request attempt. */
+  REQUEST_NOT_FOUND: 'REQUEST_NOT_FOUND',
+  /** A live agent already drives the session. */
+  AGENT_EXISTS: 'AGENT_EXISTS',
+  /** The agent's creation was aborted by the caller's signal. */
+  AGENT_CREATION_ABORTED: 'AGENT_CREATION_ABORTED',
+  /** No turn of the agent claimed the run's message. */
+  RUN_DISCARDED: 'RUN_DISCARDED',
+  /** A stream consumer fell more than `highWaterMark` events behind. */
+  STREAM_OVERFLOW: 'STREAM_OVERFLOW',
 } as const
 
 /** The union of every {@link ErrorCode} value. */

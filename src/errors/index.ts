@@ -68,3 +68,17 @@ export { PromptAssemblyError, type PromptAssemblyErrorCode, type PromptAssemblyE
 export { PromptRenderError, type PromptRenderErrorCode } from './prompt-render-error.js'
 export { PresetMismatchError, PresetSetupError, UnknownPresetError } from './preset-errors.js'
 export { InitiatorError, type InitiatorErrorCode } from './initiator-error.js'
+export {
+  AgentBusyError,
+  AgentCreationAbortedError,
+  AgentDisposedError,
+  AgentExistsError,
+  DuplicateMessageError,
+  InvalidMessageError,
+  MissingModelError,
+  ReconstructionError,
+  RequestNotFoundError,
+  type RunDiscardReason,
+  RunDiscardedError,
+  StreamOverflowError,
+} from './agent-errors.js'

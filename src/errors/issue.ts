@@ -14,3 +14,18 @@ export interface ValidationIssue {
 export function dottedPath(path: readonly (string | number)[]): string {
   return path.map(String).join('.')
 }
+
+/**
+ * The value at `path` inside `root` (`undefined` when the path leaves the objects): what an issue's
+ * error reports as the offending value.
+ *
+ * @internal
+ */
+export function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let current = root
+  for (const part of path) {
+    if (typeof current !== 'object' || current === null) return undefined
+    current = (current as Readonly<Record<PropertyKey, unknown>>)[part]
+  }
+  return current
+}

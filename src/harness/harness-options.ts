@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { InvalidOptionsError } from '../errors/invalid-options-error.js'
-import type { ValidationIssue } from '../errors/issue.js'
+import { type ValidationIssue, valueAt } from '../errors/issue.js'
 import type { CompositionLayers, EntryPatch, PluginEntry } from '../kernel/compose-layers.js'
 import type { Clock, IdSource, Logger } from '../kernel/host-services.js'
 import type { PluginInput } from '../kernel/plugin.js'
@@ -133,14 +133,6 @@ const optionsSchema = z.strictObject(
   { error: 'must be an options object' },
 )
 
-function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
-  let current = root
-  for (const part of path) {
-    if (typeof current !== 'object' || current === null) return undefined
-    current = (current as Record<string | number, unknown>)[part]
-  }
-  return current
-}
 
 /**
  * Checks harness options against the options schema (09-api.md O1, O2): every issue at once,

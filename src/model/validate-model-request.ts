@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { dottedPath } from '../errors/issue.js'
+import { dottedPath, valueAt } from '../errors/issue.js'
 import type { JsonValue } from '../session/json-value.js'
 import type { LlmFailure } from '../session/llm-failure.js'
 import { assistantMessageSchema, toolResultMessageSchema, userMessageSchema } from '../session/message.js'
@@ -87,14 +87,6 @@ function firstUnknownKey(record: Record<string, unknown>, known: ReadonlySet<str
   return undefined
 }
 
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let current = root
-  for (const part of path) {
-    if (typeof current !== 'object' || current === null) return undefined
-    current = (current as Record<PropertyKey, unknown>)[part]
-  }
-  return current
-}
 
 function schemaViolation(schema: z.ZodType, value: unknown, field: string): RequestViolation | undefined {
   const result = schema.safeParse(value)

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod'
 import { InvalidOptionsError } from '../../errors/invalid-options-error.js'
-import type { ValidationIssue } from '../../errors/issue.js'
+import { type ValidationIssue, valueAt } from '../../errors/issue.js'
 import { type Clock, systemClock } from '../../kernel/host-services.js'
 import type { ModelInfo } from '../model-adapter.js'
 
@@ -207,14 +207,6 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
-function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
-  let current = root
-  for (const part of path) {
-    if (typeof current !== 'object' || current === null) return undefined
-    current = (current as Record<string | number, unknown>)[part]
-  }
-  return current
-}
 
 function toIssues(error: z.ZodError, options: unknown): ValidationIssue[] {
   const issues: ValidationIssue[] = []

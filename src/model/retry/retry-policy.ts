@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { InvalidOptionsError } from '../../errors/invalid-options-error.js'
-import type { ValidationIssue } from '../../errors/issue.js'
+import { type ValidationIssue, valueAt } from '../../errors/issue.js'
 import type { LlmFailure } from '../../session/llm-failure.js'
 import { typedSchema } from '../../session/schema-primitives.js'
 
@@ -116,14 +116,6 @@ export function resolveRetryPolicy(policy?: Partial<RetryPolicy>): RetryPolicy {
   throw new InvalidOptionsError({ issues, value: valueAt(policy, issues[0]?.path ?? []), subject: 'policy' })
 }
 
-function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
-  let current = root
-  for (const part of path) {
-    if (typeof current !== 'object' || current === null) return undefined
-    current = (current as Readonly<Record<string | number, unknown>>)[part]
-  }
-  return current
-}
 
 /**
  * Whether a policy retries a failure (08-models.md §9): `retryableCodes`, when given, must list
