@@ -9,12 +9,19 @@ export class InvalidMessageError extends HarnessError {
   readonly field: string
   /** The offending value. */
   readonly value: unknown
+  /** Why it is rejected, e.g. `'must be a string'`. */
+  readonly reason: string
 
-  /** @param options - the field, the value and why */
+  /** @param options - the field (`''` for the input itself), the value and why */
   constructor(options: { field: string; value?: unknown; reason: string; cause?: unknown }) {
-    super(ErrorCode.INVALID_MESSAGE, `invalid message: ${options.field} ${options.reason}`, causeOf(options))
+    super(
+      ErrorCode.INVALID_MESSAGE,
+      options.field === '' ? `invalid message: ${options.reason}` : `invalid message: ${options.field} ${options.reason}`,
+      causeOf(options),
+    )
     this.field = options.field
     this.value = options.value
+    this.reason = options.reason
   }
 }
 
@@ -36,11 +43,14 @@ export class AgentDisposedError extends HarnessError {
   static override readonly brand: string = 'AgentDisposedError'
   /** The agent id. */
   readonly agentId: string
+  /** The refused operation, e.g. `'send'`. */
+  readonly operation: string
 
   /** @param options - the agent id and the refused operation */
   constructor(options: { agentId: string; operation: string }) {
     super(ErrorCode.AGENT_DISPOSED, `agent "${options.agentId}" is disposed: cannot ${options.operation}`)
     this.agentId = options.agentId
+    this.operation = options.operation
   }
 }
 
@@ -70,7 +80,7 @@ export class MissingModelError extends HarnessError {
   constructor(options: { missing: readonly ('provider' | 'model')[] }) {
     super(
       ErrorCode.MISSING_MODEL,
-      `no ${options.missing.join(' or ')} for the model request: set it in the agent options (or the harness model route), or return it from an agent/request listener`,
+      `no ${options.missing.join(' or ')} for the model request: set it in AgentOptions (or the harness model route), or return it from an agent/request waterfall listener`,
     )
     this.missing = Object.freeze([...options.missing])
   }
@@ -148,11 +158,14 @@ export class RunDiscardedError extends HarnessError {
   static override readonly brand: string = 'RunDiscardedError'
   /** Why. */
   readonly reason: RunDiscardReason
+  /** The id of the run's message. */
+  readonly messageId: string
 
-  /** @param options - the reason and the cancel cause, if any */
+  /** @param options - the reason, the message id and the cancel cause, if any */
   constructor(options: { reason: RunDiscardReason; messageId: string; cause?: unknown }) {
     super(ErrorCode.RUN_DISCARDED, `message "${options.messageId}" was ${options.reason} before a turn claimed it`, causeOf(options))
     this.reason = options.reason
+    this.messageId = options.messageId
   }
 }
 

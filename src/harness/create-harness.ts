@@ -17,7 +17,9 @@ import { composePresets, type PresetComposition } from '../scope/compose-presets
 import { createPresetRegistry } from '../scope/preset-registry.js'
 import type { SessionRegistry } from '../session/session-registry.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
-import type { Harness } from './harness.js'
+import type { CreateAgentOverrides, Harness } from './harness.js'
+import type { Agent } from '../agent/agent.js'
+import type { AgentRegistry } from '../agent/agent-registry.js'
 import type { HarnessOptions } from './harness-options.js'
 
 function recordsOf(plan: Plan, root: Context): PluginRecord[] {
@@ -97,6 +99,20 @@ class RunningHarness implements Harness {
 
   get tools(): ToolRegistry {
     return this.ctx.tools
+  }
+
+  get agents(): AgentRegistry {
+    return this.ctx.agents
+  }
+
+  async createAgent(options: CreateAgentOverrides = {}): Promise<Agent> {
+    if (this.closed) throw new HarnessClosedError({ operation: 'createAgent' })
+    const registry = this.ctx.agents
+    return registry.create({
+      ...(options.sessionId === undefined ? {} : { id: options.sessionId }),
+      options: { ...registry.harnessDefaults(), ...options.options },
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    })
   }
 
   describe(): HarnessDescription {

@@ -1,3 +1,4 @@
+import { agentLoopPlugin } from '../agent/agent-loop-plugin.js'
 import type { PluginEntry } from '../kernel/compose-layers.js'
 import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
 import { modelPlugin } from '../model/model-plugin.js'
@@ -39,6 +40,7 @@ const modelEntryPlugin = modelPlugin()
 const retryEntryPlugin = retryPlugin()
 const systemPromptEntryPlugin = systemPromptPlugin()
 const toolsEntryPlugin = toolsPlugin()
+const agentLoopEntryPlugin = agentLoopPlugin()
 
 function reservedEntry(id: string): PluginEntry {
   return { id, plugin: reservedPlugins[id] as PluginDefinition }
@@ -70,6 +72,10 @@ export function defaultBundle(options: HarnessOptions): readonly PluginEntry[] {
     if (id === 'system-prompt') {
       const config = options.instructions === undefined ? {} : { instructions: options.instructions }
       return { id, plugin: systemPromptEntryPlugin as PluginDefinition<unknown>, config }
+    }
+    if (id === 'agent-loop') {
+      const config = options.maxParallelToolCalls === undefined ? {} : { maxParallelToolCalls: options.maxParallelToolCalls }
+      return { id, plugin: agentLoopEntryPlugin as PluginDefinition<unknown>, config }
     }
     if (id === 'retry') return { id, plugin: retryEntryPlugin as PluginDefinition<unknown> }
     return reservedEntry(id)

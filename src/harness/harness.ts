@@ -1,3 +1,6 @@
+import type { Agent } from '../agent/agent.js'
+import type { AgentOptions } from '../agent/agent-options.js'
+import type { AgentRegistry } from '../agent/agent-registry.js'
 import type { Context, ListenOptions } from '../kernel/context.js'
 import type { Disposer } from '../kernel/effect.js'
 import type { EventName, ListenerOf } from '../kernel/event-catalog.js'
@@ -6,6 +9,16 @@ import type { PersistenceCoordinator } from '../persistence/persistence-coordina
 import type { SessionRegistry } from '../session/session-registry.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import type { HarnessDescription } from './describe-harness.js'
+
+/** What {@link Harness.createAgent} takes (the supported subset of `AgentOverrides`). */
+export interface CreateAgentOverrides {
+  /** The session (= agent) id; generated when absent. */
+  readonly sessionId?: string
+  /** The agent options, field by field over the harness defaults. */
+  readonly options?: AgentOptions
+  /** Aborting it before publication rejects `AgentCreationAbortedError`. */
+  readonly signal?: AbortSignal
+}
 
 /**
  * A running harness: the root context with its started plugins. Build one with `createHarness()`;
@@ -41,6 +54,21 @@ export interface Harness {
    * @throws `ServiceMissingError` when a patch disabled the `tools` entry
    */
   readonly tools: ToolRegistry
+  /**
+   * The agent registry: `ctx.get(services.agents)` (09-api.md H1).
+   *
+   * @throws `ServiceMissingError` when a patch disabled the `agent-loop` entry
+   */
+  readonly agents: AgentRegistry
+  /**
+   * Creates an agent (09-api.md H2): `agents.create` with the harness `maxParallelToolCalls` and
+   * the harness model route's call fields under `options.options`.
+   *
+   * @param options - the session id, agent options and a signal
+   * @returns the published agent
+   * @throws (as a rejection) {@link HarnessClosedError} after close; what `agents.create` rejects with
+   */
+  createAgent(options?: CreateAgentOverrides): Promise<Agent>
   /**
    * Describes the composed entries this harness was built from (09-api.md; 01-kernel.md M10).
    *

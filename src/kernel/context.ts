@@ -1,3 +1,4 @@
+import type { AgentRegistry } from '../agent/agent-registry.js'
 import type { ModelRegistry } from '../model/model-registry.js'
 import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
 import type { SystemPrompt } from '../prompt/system-prompt.js'
@@ -230,7 +231,7 @@ export class Context {
   }
 
   /** `ctx.get(services.agents)`. @throws {@link ServiceMissingError} when absent */
-  get agents(): unknown {
+  get agents(): AgentRegistry {
     return this.get(services.agents)
   }
 

@@ -1,3 +1,4 @@
+import type { AgentRegistry } from '../agent/agent-registry.js'
 import type { ModelRegistry } from '../model/model-registry.js'
 import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
 import type { SystemPrompt } from '../prompt/system-prompt.js'
@@ -29,7 +30,7 @@ export const services: {
   /** The system prompt (entry `system-prompt`). */
   readonly systemPrompt: ServiceKey<SystemPrompt>
   /** The agent registry (entry `agent-loop`). */
-  readonly agents: ServiceKey<unknown>
+  readonly agents: ServiceKey<AgentRegistry>
   /** The compaction engine (entry `compaction`). */
   readonly compaction: ServiceKey<unknown>
   /**
@@ -46,7 +47,7 @@ export const services: {
   models: defineService<ModelRegistry>('models', 'the model registry'),
   tools: defineService<ToolRegistry>('tools', 'the tool registry'),
   systemPrompt: defineService<SystemPrompt>('system-prompt', 'the system prompt'),
-  agents: defineService<unknown>('agents', 'the agent registry'),
+  agents: defineService<AgentRegistry>('agents', 'the agent registry'),
   compaction: defineService<unknown>('compaction', 'the compaction engine'),
   presets: defineService<PresetRegistry>('presets', 'the composed presets'),
 })

@@ -1,3 +1,15 @@
+import type { InboxClaimedPayload, InboxMessagePayload } from '../agent/agent-events.js'
+import type {
+  AgentErrorPayload,
+  AgentLifecyclePayload,
+  AgentRequestPayload,
+  AgentSessionStartPayload,
+  AgentStatusPayload,
+  PreStepDecision,
+  PreStepPayload,
+  TurnStoppingPayload,
+} from '../agent/agent-loop-events.js'
+import type { CallConfigSeed } from '../agent/resolve-call-config.js'
 import type { LlmAdaptersChangePayload, LlmStreamPayload } from '../model/model-events.js'
 import type { RequestErrorPayload, RequestErrorResult } from '../model/retry/retry-events.js'
 import type { SessionWriteFailedPayload } from '../persistence/persistence-events.js'
@@ -18,7 +30,7 @@ import type {
   ToolsResultPayload,
 } from '../tools/tool-events.js'
 import type { ToolResult } from '../tools/tool-result.js'
-import type { Emit, Parallel, Waterfall } from './event-catalog.js'
+import type { Emit, Parallel, Serial, Waterfall } from './event-catalog.js'
 import type { KernelErrorEvent, PluginStateEvent, ServiceEvent } from './kernel-events.js'
 
 /**
@@ -69,4 +81,26 @@ export interface YokeEvents {
   'system-prompt/change': Emit<SystemPromptChangePayload>
   /** Middleware over every prompt assembly (the `system-prompt` entry, 06-prompt-scope.md §1.3). */
   'system-prompt/assemble': Waterfall<SystemPromptAssemblePayload, PromptAssembly>
+  /** A message was queued in an agent's inbox (04-agent.md §5). */
+  'agent/inbox/inserted': Emit<InboxMessagePayload>
+  /** A pending inbox message was removed, replaced or cleared (04-agent.md §5). */
+  'agent/inbox/discarded': Emit<InboxMessagePayload>
+  /** A turn claimed a pending inbox message (04-agent.md §5). */
+  'agent/inbox/claimed': Emit<InboxClaimedPayload>
+  /** An agent's derived status changed (04-agent.md §3). */
+  'agent/status': Emit<AgentStatusPayload>
+  /** What enters the step about to open (04-agent.md T7). */
+  'agent/pre-step': Waterfall<PreStepPayload, PreStepDecision>
+  /** The call config of an attempt (04-agent.md T12). */
+  'agent/request': Waterfall<AgentRequestPayload, Readonly<CallConfigSeed>>
+  /** A turn is about to close (04-agent.md T20). */
+  'agent/turn-stopping': Serial<TurnStoppingPayload, unknown>
+  /** A turn failed (04-agent.md T22). */
+  'agent/error': Emit<AgentErrorPayload>
+  /** An agent was published (04-agent.md §13.2). */
+  'agent/created': Emit<AgentLifecyclePayload>
+  /** A published agent starts driving its session (04-agent.md §13.2). */
+  'agent/session-start': Emit<AgentSessionStartPayload>
+  /** An agent left the registry (04-agent.md §13.3). */
+  'agent/disposed': Emit<AgentLifecyclePayload>
 }

@@ -4,14 +4,14 @@ import type { ToolResult } from './tool-result.js'
 /**
  * The tool-result message of a committed result (05-tools.md §4, `02-session.md`): role `user`,
  * `source { kind: 'tool', callId }`, and one `tool-result` block `{ toolCallId, isError, content }`
- * whose `isError` is `true` for an error result and absent for a success (the session's
- * convention: absent means it succeeded). Frozen, with its own copy of the content list.
+ * whose `isError` is always set: `true` for an error result, `false` for a success (04-agent.md
+ * scenario 2 shows `isError: false`). Frozen, with its own copy of the content list.
  *
  * @example
  * ```ts
  * toolResultMessage('m-7', 'call-1', normalizeToolReturn('done', 'read'))
  * // { id: 'm-7', role: 'user', source: { kind: 'tool', callId: 'call-1' },
- * //   content: [{ type: 'tool-result', toolCallId: 'call-1', content: [{ type: 'text', text: 'done' }] }] }
+ * //   content: [{ type: 'tool-result', toolCallId: 'call-1', isError: false, content: [{ type: 'text', text: 'done' }] }] }
  * ```
  *
  * @param id - the message id (from the harness id source)
@@ -23,7 +23,7 @@ export function toolResultMessage(id: string, callId: string, result: ToolResult
   const block = Object.freeze({
     type: 'tool-result',
     toolCallId: callId,
-    ...(result.isError ? { isError: true } : {}),
+    isError: result.isError,
     content: Object.freeze([...result.content]),
   } as const)
   return Object.freeze({

@@ -39,3 +39,17 @@ test('the README kernel and session examples run as written', async () => {
   }
   expect(stopped).toEqual(['greeter'])
 })
+
+test('the README agents example runs as written', async () => {
+  const { scriptedModel, text } = await import('yoke/testing')
+  await using harness = await createHarness({ model: scriptedModel([text('Hello!')]), instructions: 'You are helpful.', clock: fakeClock({ now: 0 }), ids: fakeIds() })
+  const agent = await harness.createAgent()
+  const result = await agent.run('hi')
+  expect(result.reason).toEqual({ kind: 'completed' })
+  expect(result.text).toBe('Hello!')
+  const types = agent.session.events.map((event) => event.type)
+  expect(types[types.indexOf('turn/start')]).toBe('turn/start')
+  expect(types).toContain('assistant/chunk')
+  expect(types).toContain('assistant/message')
+  expect(types.at(-1)).toBe('turn/end')
+})

@@ -36,6 +36,7 @@ const rollbackFailure = new Error('rollback failed')
 const closeFailure = new Error('flush failed')
 const startFailure = new Error('database is down')
 const scopeKey = { id: 'agent-7' }
+const creationAbortReason = { kind: 'deadline' }
 
 const cases: Readonly<Record<ClassName, ErrorCase>> = {
   HarnessError: {
@@ -887,6 +888,107 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
     sibling: 'PresetSetupError',
     takesCause: false,
   },
+  InvalidMessageError: {
+    create: (module, cause) =>
+      new module.InvalidMessageError({ field: 'content[0].text', value: 7, reason: 'must be a string', ...withCause(cause) }),
+    code: ErrorCode.INVALID_MESSAGE,
+    fields: { field: 'content[0].text', value: 7, reason: 'must be a string' },
+    mentions: ['invalid message: content[0].text must be a string'],
+    parents: [],
+    sibling: 'DuplicateMessageError',
+    takesCause: true,
+  },
+  DuplicateMessageError: {
+    create: (module) => new module.DuplicateMessageError({ messageId: 'm-42' }),
+    code: ErrorCode.DUPLICATE_MESSAGE_ID,
+    fields: { messageId: 'm-42' },
+    mentions: ['"m-42"'],
+    parents: [],
+    sibling: 'InvalidMessageError',
+    takesCause: false,
+  },
+  AgentDisposedError: {
+    create: (module) => new module.AgentDisposedError({ agentId: 'agent-3', operation: 'send' }),
+    code: ErrorCode.AGENT_DISPOSED,
+    fields: { agentId: 'agent-3', operation: 'send' },
+    mentions: ['"agent-3"', 'cannot send'],
+    parents: [],
+    sibling: 'AgentBusyError',
+    takesCause: false,
+  },
+  AgentBusyError: {
+    create: (module) => new module.AgentBusyError({ agentId: 'agent-3', phase: 'maintenance', operation: 'compact' }),
+    code: ErrorCode.AGENT_BUSY,
+    fields: { agentId: 'agent-3', phase: 'maintenance' },
+    mentions: ['"agent-3"', 'maintenance', 'compact'],
+    parents: [],
+    sibling: 'AgentDisposedError',
+    takesCause: false,
+  },
+  MissingModelError: {
+    create: (module) => new module.MissingModelError({ missing: ['provider', 'model'] }),
+    code: ErrorCode.MISSING_MODEL,
+    fields: { missing: ['provider', 'model'] },
+    mentions: ['provider or model', 'agent/request'],
+    parents: [],
+    sibling: 'ReconstructionError',
+    takesCause: false,
+  },
+  ReconstructionError: {
+    create: (module) =>
+      new module.ReconstructionError({ path: '$.messages[1].content[0].text', expected: 'hi', actual: 'ho', reason: 'the strings differ' }),
+    code: ErrorCode.RECONSTRUCTION_MISMATCH,
+    fields: { path: '$.messages[1].content[0].text', expected: 'hi', actual: 'ho' },
+    mentions: ['$.messages[1].content[0].text', 'the strings differ'],
+    parents: [],
+    sibling: 'RequestNotFoundError',
+    takesCause: false,
+  },
+  RequestNotFoundError: {
+    create: (module) => new module.RequestNotFoundError({ turn: 1, step: 2, attempt: 4 }),
+    code: ErrorCode.REQUEST_NOT_FOUND,
+    fields: { turn: 1, step: 2, attempt: 4 },
+    mentions: ['attempt 4', 'turn 1', 'step 2'],
+    parents: [],
+    sibling: 'ReconstructionError',
+    takesCause: false,
+  },
+  AgentExistsError: {
+    create: (module) => new module.AgentExistsError({ agentId: 'agent-9' }),
+    code: ErrorCode.AGENT_EXISTS,
+    fields: { agentId: 'agent-9' },
+    mentions: ['"agent-9"'],
+    parents: [],
+    sibling: 'AgentDisposedError',
+    takesCause: false,
+  },
+  AgentCreationAbortedError: {
+    create: (module, cause) => new module.AgentCreationAbortedError({ reason: cause ?? creationAbortReason }),
+    code: ErrorCode.AGENT_CREATION_ABORTED,
+    fields: { reason: creationAbortReason },
+    mentions: ['aborted'],
+    parents: [],
+    sibling: 'AgentExistsError',
+    takesCause: true,
+  },
+  RunDiscardedError: {
+    create: (module, cause) => new module.RunDiscardedError({ reason: 'canceled', messageId: 'm-5', ...withCause(cause) }),
+    code: ErrorCode.RUN_DISCARDED,
+    fields: { reason: 'canceled', messageId: 'm-5' },
+    mentions: ['"m-5"', 'canceled'],
+    parents: [],
+    sibling: 'StreamOverflowError',
+    takesCause: true,
+  },
+  StreamOverflowError: {
+    create: (module) => new module.StreamOverflowError({ limit: 4, lastYieldedSeq: 17 }),
+    code: ErrorCode.STREAM_OVERFLOW,
+    fields: { limit: 4, lastYieldedSeq: 17 },
+    mentions: ['4 events', 'seq 17'],
+    parents: [],
+    sibling: 'RunDiscardedError',
+    takesCause: false,
+  },
 }
 
 function withCause(cause: unknown): { cause?: unknown } {
@@ -1150,5 +1252,34 @@ describe('prompt errors whose spec field list includes `name`', () => {
     const error = new errors.PromptAssemblyError({ code: ErrorCode.UNKNOWN_TOOL_ORDER_ENTRY, message: 'toolOrder names "ghost"', name: 'ghost', known: ['alpha'] })
     expect(error).toMatchObject({ name: 'ghost', known: ['alpha'] })
     expect(errors.PromptAssemblyError.is(error)).toBe(true)
+  })
+})
+
+describe('agent error variants', () => {
+  test('InvalidMessageError about the input itself has no field prefix', () => {
+    const error = new errors.InvalidMessageError({ field: '', value: 42, reason: 'must be a string or a { content, source? } object' })
+    expect(error.message).toBe('invalid message: must be a string or a { content, source? } object')
+    expect(error).toMatchObject({ field: '', value: 42 })
+  })
+
+  test('MissingModelError keeps a frozen copy of the missing fields and names only those', () => {
+    const missing: ('provider' | 'model')[] = ['model']
+    const error = new errors.MissingModelError({ missing })
+    missing.push('provider')
+    expect(error.missing).toEqual(['model'])
+    expect(Object.isFrozen(error.missing)).toBe(true)
+    expect(error.message).toMatch(/^no model for the model request/)
+  })
+
+  test('ReconstructionError without a reason ends at the path', () => {
+    const error = new errors.ReconstructionError({ path: '$' })
+    expect(error.message).toBe('the request differs from its reconstruction at $')
+    expect(error).toMatchObject({ path: '$', expected: undefined, actual: undefined })
+  })
+
+  test('RunDiscardedError without a cause has none', () => {
+    const error = new errors.RunDiscardedError({ reason: 'disposed', messageId: 'q' })
+    expect(error.message).toBe('message "q" was disposed before a turn claimed it')
+    expect(Object.hasOwn(error, 'cause')).toBe(false)
   })
 })

@@ -374,9 +374,9 @@ describe('owner-bound facades (01-kernel P10, scenario 28)', () => {
   test('a plain (not bindable) value is returned as is', () => {
     const root = createRootContext({ logger: recordingLogger() })
     const value = { plain: true }
-    root.provide(services.agents, value)
-    expect(root.agents).toBe(value)
-    expect(root.child('c').get(services.agents)).toBe(value)
+    root.provide(services.compaction, value)
+    expect(root.compaction).toBe(value)
+    expect(root.child('c').get(services.compaction)).toBe(value)
   })
 })
 

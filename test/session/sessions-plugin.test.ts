@@ -107,12 +107,13 @@ describe('the session entry', () => {
   })
 
   test('disabling the entry leaves no sessions service', async () => {
-    // The persistence and retry entries inject sessions, so they are disabled with it.
+    // The persistence, retry and agent-loop entries inject sessions, so they are disabled with it.
     const harness = await start({
       patches: [
         { id: 'session', disabled: true },
         { id: 'persistence', disabled: true },
         { id: 'retry', disabled: true },
+        { id: 'agent-loop', disabled: true },
       ],
     })
     expect(harness.describe().entries.find((entry) => entry.id === 'session')?.disabled).toBe(true)

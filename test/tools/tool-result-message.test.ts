@@ -2,16 +2,15 @@ import { describe, expect, test } from 'vitest'
 import { normalizeToolReturn, toolErrorResult, toolResultMessage, toolResultMessageSchema } from 'yoke'
 
 describe('toolResultMessage', () => {
-  test('a success: role user, tool source, one tool-result block without isError', () => {
+  test('a success: role user, tool source, one tool-result block with isError: false', () => {
     const image = { type: 'image', mediaType: 'image/png', uri: 'https://example.test/a.png' } as const
     const message = toolResultMessage('m-1', 'call-1', normalizeToolReturn([{ type: 'text', text: 'done' }, image], 'read'))
     expect(message).toEqual({
       id: 'm-1',
       role: 'user',
-      content: [{ type: 'tool-result', toolCallId: 'call-1', content: [{ type: 'text', text: 'done' }, image] }],
+      content: [{ type: 'tool-result', toolCallId: 'call-1', isError: false, content: [{ type: 'text', text: 'done' }, image] }],
       source: { kind: 'tool', callId: 'call-1' },
     })
-    expect(Object.hasOwn(message.content[0], 'isError')).toBe(false)
     expect(toolResultMessageSchema.safeParse(message).success).toBe(true)
   })
 

@@ -1,0 +1,53 @@
+import { z } from 'zod'
+import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
+import { services } from '../kernel/services.js'
+import { createInitiator } from '../scope/initiator.js'
+import type { Agent } from './agent.js'
+import { agentEvents } from './agent-events.js'
+import { agentLoopEvents } from './agent-loop-events.js'
+import { AgentRegistry } from './agent-registry.js'
+import { createLoopRequestMarks } from './build-request.js'
+
+/** The config of the `agent-loop` entry. */
+export interface AgentLoopEntryConfig {
+  /** The harness `maxParallelToolCalls`, the default of every agent's options. */
+  readonly maxParallelToolCalls?: number
+}
+
+const configSchema = z.strictObject({ maxParallelToolCalls: z.number().int().positive().optional() })
+
+/**
+ * The `agent-loop` entry (04-agent.md): defines the agent events, owns the harness initiator and
+ * loop-request marks, and provides `services.agents`. At stop it disposes every agent.
+ *
+ * @returns the plugin definition
+ * @example
+ * ```ts
+ * const harness = await createHarness({ model })
+ * const agent = await harness.agents.create()
+ * ```
+ */
+export function agentLoopPlugin(): PluginDefinition<AgentLoopEntryConfig | undefined> {
+  return definePlugin({
+    name: 'agent-loop',
+    inject: [services.sessions, services.models, services.systemPrompt],
+    optional: [services.tools],
+    provides: [services.agents],
+    events: [agentEvents, agentLoopEvents],
+    config: configSchema.optional() as z.ZodType<AgentLoopEntryConfig | undefined>,
+    apply(ctx, config) {
+      const initiator = createInitiator<Agent>()
+      const registry = new AgentRegistry(
+        ctx,
+        initiator,
+        createLoopRequestMarks(),
+        config?.maxParallelToolCalls === undefined ? {} : { maxParallelToolCalls: config.maxParallelToolCalls },
+      )
+      ctx.effect(() => async () => {
+        initiator.close()
+        await registry.disposeAll()
+      }, 'agents')
+      ctx.provide(services.agents, registry)
+    },
+  })
+}

@@ -1,0 +1,144 @@
+import type { Context } from '../kernel/context.js'
+import type { LlmFailure } from '../session/llm-failure.js'
+import type { Message, UserMessage } from '../session/message.js'
+import type { Session } from '../session/session.js'
+import type { TokenUsage } from '../session/stream-chunk.js'
+import type { CancelCause, TurnEndReason } from '../session/turn-end-reason.js'
+import type { AgentOptions } from './agent-options.js'
+import type { InboxTarget, InboxView } from './agent-inbox.js'
+import type { UserMessageInput } from './user-message-input.js'
+
+/** The derived status of an agent (04-agent.md §3). */
+export type AgentStatus = 'idle' | 'running'
+
+/** The private phase an agent is in (04-agent.md §3); maintenance reads as status `idle`. */
+export type AgentPhase = 'idle' | 'running' | 'maintenance'
+
+/** Options of {@link Agent.cancel}. */
+export interface CancelOptions {
+  /**
+   * Keep the queued messages (and the wake latch) instead of clearing them.
+   *
+   * @default false
+   */
+  readonly keepInbox?: boolean
+}
+
+/** Options of {@link Agent.run}. */
+export interface RunOptions {
+  /** Aborting it discards the queued prompt, or cancels its turn once claimed. */
+  readonly signal?: AbortSignal
+}
+
+/** What {@link Agent.run} resolves with (09-api.md A1). Lossless JSON. */
+export interface TurnResult {
+  /** The claiming turn. */
+  readonly turn: number
+  /** Its end reason. */
+  readonly reason: TurnEndReason
+  /** The `turn/end` cause, when there is one. */
+  readonly cause?: LlmFailure
+  /** The text blocks of the turn's assistant messages, joined with `'\n'`. */
+  readonly text: string
+  /** The surface messages the turn logged, in order. */
+  readonly messages: readonly Message[]
+  /** The summed usage of the turn's assistant messages. */
+  readonly usage: TokenUsage
+}
+
+/**
+ * The handle of one agent (04-agent.md §2): its id is its session id. Build one with
+ * `harness.createAgent()`.
+ *
+ * @example
+ * ```ts
+ * const agent = await harness.createAgent()
+ * agent.followup('hi')
+ * await agent.whenIdle()
+ * ```
+ */
+export interface Agent {
+  /** The agent id, equal to `session.id`. */
+  readonly id: string
+  /** The session the agent drives. */
+  readonly session: Session
+  /** The validated, frozen options. */
+  readonly options: AgentOptions
+  /** The agent-scoped context; `ctx.agent === agent`. */
+  readonly ctx: Context
+  /** `'running'` while a driver runs, else `'idle'`. */
+  readonly status: AgentStatus
+  /** The private phase. */
+  readonly phase: AgentPhase
+  /** The pending messages (04-agent.md §5). */
+  readonly inbox: InboxView
+  /** `true` once {@link Agent.dispose} was called. */
+  readonly disposed: boolean
+  /**
+   * The routing primitive (04-agent.md §4): queues the input and, with `wakeup`, starts a driver.
+   *
+   * @param input - a string or `{ content, source? }`
+   * @param target - the inbox list
+   * @param wakeup - whether to start a driver when idle
+   * @returns the queued frozen message
+   * @throws {@link AgentDisposedError} after dispose; {@link InvalidMessageError} for bad input
+   */
+  send(input: UserMessageInput, target: InboxTarget, wakeup: boolean): UserMessage
+  /**
+   * `send(input, 'next-turn', true)`: a prompt for its own turn.
+   *
+   * @param input - the prompt
+   * @returns the queued message
+   */
+  followup(input: UserMessageInput): UserMessage
+  /**
+   * `send(input, 'next-step', true)`: steering for the next step.
+   *
+   * @param input - the steering
+   * @returns the queued message
+   */
+  steer(input: UserMessageInput): UserMessage
+  /**
+   * `send(input, 'next-step', false)`: context for the next step, without waking.
+   *
+   * @param input - the context
+   * @returns the queued message
+   */
+  inject(input: UserMessageInput): UserMessage
+  /**
+   * Starts a driver when idle with pending work.
+   *
+   * @returns whether a driver started
+   */
+  wake(): boolean
+  /**
+   * Cancels (04-agent.md §9): clears the inbox unless `keepInbox`, aborts the running turn.
+   *
+   * @param cause - why (default `{ kind: 'user' }`)
+   * @param options - `keepInbox`
+   * @throws {@link InvalidArgumentError} for an unknown cause
+   */
+  cancel(cause?: CancelCause, options?: CancelOptions): void
+  /**
+   * Resolves once the agent is idle with no driver pending. Never rejects.
+   *
+   * @returns the promise
+   */
+  whenIdle(): Promise<void>
+  /**
+   * Queues a prompt and resolves with the result of the turn that claims it (09-api.md A1).
+   *
+   * @param input - the prompt
+   * @param options - a signal
+   * @returns the turn result
+   * @throws (as a rejection) {@link RunDiscardedError} when no turn claims the prompt
+   */
+  run(input: UserMessageInput, options?: RunOptions): Promise<TurnResult>
+  /**
+   * Disposes the agent (04-agent.md §13.3): a running turn ends aborted `{ kind: 'disposed' }`.
+   * Memoized.
+   *
+   * @returns resolves once the agent left the registries
+   */
+  dispose(): Promise<void>
+}

@@ -1,0 +1,160 @@
+import { LlmError } from '../errors/llm-error.js'
+import { createAssembler } from '../model/assembler.js'
+import { modelFailure } from '../model/failure-defaults.js'
+import type { PromptAssembly } from '../prompt/prompt-assembly.js'
+import { renderPrompt } from '../prompt/render-prompt.js'
+import type { AssistantContentBlock, ToolCallBlock } from '../session/content-block.js'
+import type { AssistantMessage, UserMessage } from '../session/message.js'
+import { runToolCalls } from '../tools/run-tool-calls.js'
+import { buildLoopRequest } from './build-request.js'
+import type { LoopHost } from './loop-host.js'
+import { buildRequestContext, buildRequestHeader, requestContextDue, requestHeaderDecision } from './request-header-decision.js'
+import { checkCallConfig, frozenCallConfig, resolveCallConfig } from './resolve-call-config.js'
+import { abortCheck } from './turn-end.js'
+
+/** How a step ended (04-agent.md T18). */
+export type StepOutcome = 'completed' | 'max-tokens' | 'concluded' | 'owed'
+
+/** One step to run: its coordinates, what entered it and the assembled prompt. */
+export interface StepInput {
+  /** The open turn. */
+  readonly turn: number
+  /** The step number. */
+  readonly step: number
+  /** The messages that enter the step, logged as `user/message`s. */
+  readonly messages: readonly UserMessage[]
+  /** The system prompt assembly of this step. */
+  readonly assembly: PromptAssembly
+  /** The turn signal. */
+  readonly signal: AbortSignal
+}
+
+/** What one successful attempt produced. */
+interface AttemptResult {
+  readonly content: readonly AssistantContentBlock[]
+  readonly finishReason: 'stop' | 'tool-calls' | 'max-tokens'
+}
+
+/**
+ * Runs one step, T9–T19 of 04-agent.md §6: `step/start`, the entered `user/message`s, the model
+ * attempts (with `agent/request-error` retries), the `assistant/message` anchor, the tool calls,
+ * and `step/end` from a `finally`.
+ *
+ * @param host - the agent's loop host
+ * @param input - the step
+ * @returns the step outcome
+ * @throws what ended the turn: an `LlmError`, a listener's error, or the abort reason
+ */
+export async function runStep(host: LoopHost, input: StepInput): Promise<StepOutcome> {
+  const { session } = host
+  const { turn, step, signal } = input
+  session.append('step/start', { turn, step })
+  try {
+    for (const message of input.messages) session.append('user/message', message, { surfaceOp: 'append' })
+    abortCheck(signal)
+    const system = renderPrompt(input.assembly.sections, input.assembly.variables)
+    const result = await attemptUntilDone(host, input, system)
+    if (result.finishReason === 'max-tokens') return 'max-tokens'
+    const calls = result.content.filter((block): block is ToolCallBlock => block.type === 'tool-call')
+    if (calls.length === 0) return 'completed'
+    const report = await runToolCalls(calls, {
+      ctx: host.ctx,
+      agent: host.agent,
+      session,
+      turn,
+      step,
+      signal,
+      scope: host.agent,
+      options: host.toolOptions,
+      checkpoint: async () => {
+        await host.sessions.flush(session)
+      },
+      insertContext: (message) => host.inbox.insert(message, 'next-step'),
+      approvals: host.approvals,
+    })
+    if (report.failure !== undefined) throw report.failure
+    return report.outcome
+  } finally {
+    session.append('step/end', { turn, step })
+  }
+}
+
+async function attemptUntilDone(host: LoopHost, input: StepInput, system: string): Promise<AttemptResult> {
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await runAttempt(host, input, system, attempt)
+    if (outcome.kind === 'message') return outcome
+    const decision = await host.ctx.waterfall(
+      'agent/request-error',
+      { agent: host.agent, turn: input.turn, step: input.step, attempt, failure: outcome.failure, signal: input.signal },
+      () => undefined,
+      { scope: host.agent },
+    )
+    abortCheck(input.signal)
+    if (decision?.kind !== 'retry') throw new LlmError(outcome.failure)
+  }
+}
+
+type AttemptOutcome = ({ readonly kind: 'message' } & AttemptResult) | { readonly kind: 'failure'; readonly failure: LlmError['failure'] }
+
+async function runAttempt(host: LoopHost, input: StepInput, system: string, attempt: number): Promise<AttemptOutcome> {
+  const { session, agent } = host
+  const { turn, step, signal } = input
+  const seed = resolveCallConfig({ lastHeader: session.requestHeader(), options: host.options, firstRequestOfDriver: host.firstRequestOfDriver })
+  const chosen = await host.ctx.waterfall('agent/request', { agent, turn, step, attempt, config: seed, signal }, (payload) => payload.config, {
+    scope: agent,
+  })
+  abortCheck(signal)
+  const config = checkCallConfig(frozenCallConfig(chosen))
+  const prepared = host.models.prepareCall(config, { scope: agent })
+  const header = buildRequestHeader({ config: prepared.config, adapterDefaults: prepared.adapterDefaults, system, tools: input.assembly.tools })
+  const due = requestHeaderDecision({ folded: session.requestHeader(), firstRequestOfDriver: host.firstRequestOfDriver, header })
+  if (due !== undefined) session.append('request/header', { header, reason: due.reason })
+  host.firstRequestOfDriver = false
+  const context = buildRequestContext(prepared.config, prepared.info)
+  if (requestContextDue(session.requestContext(), context)) session.append('request/context', context)
+  const request = buildLoopRequest({ header, messages: session.deriveMessages(), sessionId: session.id, signal, marks: host.marks })
+  await host.sessions.flush(session)
+  abortCheck(signal)
+  const assembler = createAssembler()
+  const chunkSeqs: number[] = []
+  for await (const chunk of prepared.stream(request)) {
+    if (signal.aborted) break
+    chunkSeqs.push(session.append('assistant/chunk', { turn, step, chunk }).seq)
+    assembler.push(chunk)
+  }
+  const source = { kind: 'model', provider: prepared.config.provider, model: prepared.config.model } as const
+  if (signal.aborted) {
+    const kept = assembler.interruptedContent()
+    if (kept.length > 0) {
+      const message: AssistantMessage = { id: host.ids('message'), role: 'assistant', content: kept, source }
+      const usage = assembler.usage
+      session.append(
+        'assistant/message',
+        { turn, step, message, ...(usage === undefined ? {} : { usage }), interrupted: true },
+        { surfaceOp: 'append', sourceEventSeqs: chunkSeqs },
+      )
+    }
+    throw signal.reason
+  }
+  const outcome = assembler.outcome()
+  if (outcome.kind === 'failure') {
+    const failure =
+      outcome.reason === 'aborted' && outcome.failure.code !== 'ABORTED'
+        ? modelFailure('ABORTED', outcome.failure.message, outcome.failure.phase ?? 'streaming', {})
+        : outcome.failure
+    return { kind: 'failure', failure }
+  }
+  const content = outcome.finishReason === 'max-tokens' ? outcome.content.filter((block) => block.type !== 'tool-call') : outcome.content
+  const message: AssistantMessage = {
+    id: host.ids('message'),
+    role: 'assistant',
+    content,
+    source: { ...source, ...(outcome.replayState === undefined ? {} : { replayState: outcome.replayState }) },
+  }
+  session.append(
+    'assistant/message',
+    { turn, step, message, ...(outcome.usage === undefined ? {} : { usage: outcome.usage }) },
+    { surfaceOp: 'append', sourceEventSeqs: chunkSeqs },
+  )
+  return { kind: 'message', content, finishReason: outcome.finishReason }
+}

@@ -1,0 +1,90 @@
+import { InvalidMessageError } from '../errors/agent-errors.js'
+import { renderPrompt } from '../prompt/render-prompt.js'
+import type { UserMessage } from '../session/message.js'
+import { userMessageSchema } from '../session/message.js'
+import type { PreStepDecision } from './agent-loop-events.js'
+import type { LoopHost } from './loop-host.js'
+import { runStep } from './run-step.js'
+import { abortCheck, type TurnEnd, turnEndOf } from './turn-end.js'
+
+/** What a finished turn reports to the driver. */
+export interface TurnOutcome extends TurnEnd {
+  /** The last step that opened, if any. */
+  readonly step: number | undefined
+  /** What unwound the turn, when something did. */
+  readonly thrown: { readonly error: unknown } | undefined
+}
+
+function checkEntered(decision: PreStepDecision): readonly UserMessage[] | undefined {
+  if (decision.kind === 'reject') return undefined
+  if (decision.kind !== 'enter' || !Array.isArray(decision.messages)) {
+    throw new InvalidMessageError({ field: 'messages', value: decision, reason: "agent/pre-step must return { kind: 'enter', messages } or { kind: 'reject' }" })
+  }
+  decision.messages.forEach((message, index) => {
+    const parsed = userMessageSchema.safeParse(message)
+    if (!parsed.success) {
+      throw new InvalidMessageError({ field: `messages[${index}]`, value: message, reason: parsed.error.issues[0]?.message ?? 'is not a user message' })
+    }
+  })
+  return decision.messages
+}
+
+/**
+ * Runs the step loop of one open turn (04-agent.md T4–T20) and computes its end reason. Never
+ * throws: what unwinds the loop is folded into the outcome. Does not log `turn/start` or
+ * `turn/end` (the driver does).
+ *
+ * @param host - the agent's loop host
+ * @param turn - the open turn
+ * @param signal - the turn signal
+ * @returns the end reason, the last step and what was thrown
+ */
+export async function runTurn(host: LoopHost, turn: number, signal: AbortSignal): Promise<TurnOutcome> {
+  let step = 0
+  let opened: number | undefined
+  let owed = false
+  let blocked = false
+  let maxTokens = false
+  let thrown: { readonly error: unknown } | undefined
+  try {
+    for (;;) {
+      abortCheck(signal)
+      const first = step === 0
+      const claimed = host.inbox.claim({ firstStep: first, turn })
+      const assembly = await host.systemPrompt.assemble({ agent: host.agent, scope: host.agent, signal })
+      abortCheck(signal)
+      const rendered = assembly.contexts.map((context) => ({ name: context.name, text: renderPrompt([context], assembly.variables, { kind: 'context' }) }))
+      const candidate = host.projection.project(rendered)
+      const proposed = candidate === undefined ? claimed : [...claimed, candidate]
+      const decision = await host.ctx.waterfall(
+        'agent/pre-step',
+        { agent: host.agent, turn, step: step + 1, messages: Object.freeze(proposed), signal },
+        (payload): PreStepDecision => ({ kind: 'enter', messages: payload.messages }),
+        { scope: host.agent },
+      )
+      abortCheck(signal)
+      const entered = checkEntered(decision)
+      if (entered === undefined) {
+        blocked = true
+        break
+      }
+      if (entered.length === 0 && (first || !owed)) break
+      step++
+      opened = step
+      const outcome = await runStep(host, { turn, step, messages: entered, assembly, signal })
+      abortCheck(signal)
+      if (outcome === 'max-tokens') maxTokens = true
+      owed = outcome === 'owed'
+      if (!owed && host.inbox.nextStep.length === 0) {
+        const reason = turnEndOf({ signal, thrown: undefined, blocked, maxTokens }).reason
+        await host.ctx.serial('agent/turn-stopping', { agent: host.agent, turn, reason, signal }, { scope: host.agent })
+        abortCheck(signal)
+        if (host.inbox.nextStep.length === 0) break
+      }
+      await host.sessions.flush(host.session)
+    }
+  } catch (error) {
+    thrown = { error }
+  }
+  return { ...turnEndOf({ signal, thrown, blocked, maxTokens }), step: opened, thrown }
+}

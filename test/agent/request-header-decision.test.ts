@@ -1,0 +1,149 @@
+/**
+ * Header and context logging (04-agent.md §12.2, T13): the canonical header, when a
+ * `request/header` is due and with which reason, and when a `request/context` differs.
+ *
+ * @module
+ */
+import { afterEach, describe, expect, test } from 'vitest'
+import {
+  buildRequestContext,
+  buildRequestHeader,
+  type CallConfig,
+  type Harness,
+  type RequestHeader,
+  requestContextDue,
+  requestHeaderDecision,
+  type ToolSchema,
+} from 'yoke'
+import { SS, TS } from '../session/builders.js'
+import { appendAll, freshHarness } from '../session/session-helpers.js'
+
+const config: CallConfig = { provider: 'mock', model: 'm1', maxTokens: 4096 }
+const echo: ToolSchema = { name: 'echo', description: 'Echoes its text.', parameters: { type: 'object' } }
+const header: RequestHeader = { config, adapterDefaults: { maxTokens: true }, system: 'Be brief.', tools: [echo] }
+
+const harnesses: Harness[] = []
+afterEach(async () => {
+  await Promise.all(harnesses.splice(0).map((harness) => harness.close()))
+})
+
+describe('buildRequestHeader', () => {
+  test('keeps config, markers, a non-empty system and non-empty tools, in that order', () => {
+    const built = buildRequestHeader({ tools: [echo], system: 'Be brief.', adapterDefaults: { maxTokens: true }, config })
+    expect(built).toEqual(header)
+    expect(Object.keys(built)).toEqual(['config', 'adapterDefaults', 'system', 'tools'])
+    expect(built.config).toBe(config)
+  })
+
+  test('omits an empty system, empty tools and markers without a marker', () => {
+    expect(buildRequestHeader({ config, adapterDefaults: {}, system: '', tools: [] })).toEqual({ config })
+    expect(buildRequestHeader({ config, adapterDefaults: undefined, system: undefined, tools: undefined })).toEqual({ config })
+  })
+})
+
+describe('requestHeaderDecision', () => {
+  test('the first request over a log without a header is initial', () => {
+    expect(requestHeaderDecision({ folded: undefined, firstRequestOfDriver: true, header })).toEqual({ reason: 'initial' })
+  })
+
+  test('the first request over a log with a header is resume, even when equal', () => {
+    expect(requestHeaderDecision({ folded: header, firstRequestOfDriver: true, header })).toEqual({ reason: 'resume' })
+    expect(requestHeaderDecision({ folded: { config }, firstRequestOfDriver: true, header })).toEqual({ reason: 'resume' })
+  })
+
+  test('a later request with an equal header logs nothing', () => {
+    expect(requestHeaderDecision({ folded: header, firstRequestOfDriver: false, header })).toBeUndefined()
+    const copy: RequestHeader = structuredClone(header)
+    expect(requestHeaderDecision({ folded: copy, firstRequestOfDriver: false, header })).toBeUndefined()
+  })
+
+  test('absent and empty system or tools are equal', () => {
+    const folded: RequestHeader = { config }
+    expect(requestHeaderDecision({ folded, firstRequestOfDriver: false, header: { config, system: '', tools: [] } })).toBeUndefined()
+  })
+
+  test.each<[string, RequestHeader]>([
+    ['a model switch', { ...header, config: { ...config, model: 'other-model' } }],
+    ['a new temperature', { ...header, config: { ...config, temperature: 0 } }],
+    ['a different stop list', { ...header, config: { ...config, stop: ['END'] } }],
+    ['a dropped adapter-default marker', { config, system: 'Be brief.', tools: [echo] }],
+    ['a changed system', { ...header, system: 'Be verbose.' }],
+    ['a removed system', { config, adapterDefaults: { maxTokens: true }, tools: [echo] }],
+    ['a changed tool description', { ...header, tools: [{ ...echo, description: 'Repeats.' }] }],
+    ['an added tool', { ...header, tools: [echo, { ...echo, name: 'echo2' }] }],
+  ])('a later request with %s logs change', (_name, next) => {
+    expect(requestHeaderDecision({ folded: header, firstRequestOfDriver: false, header: next })).toEqual({ reason: 'change' })
+  })
+
+  test('a later request over a log without a header logs initial', () => {
+    expect(requestHeaderDecision({ folded: undefined, firstRequestOfDriver: false, header })).toEqual({ reason: 'initial' })
+  })
+
+  test('each decided reason passes the session reason rule against the folded header', async () => {
+    const harness = await freshHarness()
+    harnesses.push(harness)
+    const session = appendAll(harness.sessions.create(), [TS(1), SS(1, 1)])
+    const changed: RequestHeader = { ...header, system: 'Be verbose.' }
+    const plan: [boolean, RequestHeader, string | undefined][] = [
+      [true, header, 'initial'],
+      [false, header, undefined],
+      [false, changed, 'change'],
+      [true, changed, 'resume'],
+      [false, header, 'change'],
+    ]
+    const reasons: (string | undefined)[] = []
+    for (const [firstRequestOfDriver, next] of plan) {
+      const due = requestHeaderDecision({ folded: session.requestHeader(), firstRequestOfDriver, header: next })
+      reasons.push(due?.reason)
+      if (due !== undefined) session.append('request/header', { header: next, reason: due.reason })
+    }
+    expect(reasons).toEqual(plan.map(([, , reason]) => reason))
+    expect(session.events.filter((event) => event.type === 'request/header').map((event) => event.data)).toEqual([
+      { header, reason: 'initial' },
+      { header: changed, reason: 'change' },
+      { header: changed, reason: 'resume' },
+      { header, reason: 'change' },
+    ])
+  })
+})
+
+describe('request/context', () => {
+  test('buildRequestContext takes the route and the reported context window', () => {
+    expect(buildRequestContext(config, { contextWindow: 128000, defaultMaxTokens: 4096 })).toEqual({ provider: 'mock', model: 'm1', contextWindow: 128000 })
+    expect(buildRequestContext(config, {})).toEqual({ provider: 'mock', model: 'm1' })
+    expect(Object.keys(buildRequestContext(config))).toEqual(['provider', 'model'])
+  })
+
+  test('is due when none was logged', () => {
+    expect(requestContextDue(undefined, { provider: 'mock', model: 'm1' })).toBe(true)
+  })
+
+  test('is not due when equal to the folded one', () => {
+    expect(requestContextDue({ provider: 'mock', model: 'm1', contextWindow: 8 }, { provider: 'mock', model: 'm1', contextWindow: 8 })).toBe(false)
+    expect(requestContextDue({ provider: 'mock', model: 'm1' }, { provider: 'mock', model: 'm1' })).toBe(false)
+  })
+
+  test.each([
+    ['the provider', { provider: 'other', model: 'm1', contextWindow: 8 }],
+    ['the model', { provider: 'mock', model: 'm2', contextWindow: 8 }],
+    ['the context window', { provider: 'mock', model: 'm1', contextWindow: 16 }],
+    ['a lost context window', { provider: 'mock', model: 'm1' }],
+  ])('is due when %s differs', (_name, context) => {
+    expect(requestContextDue({ provider: 'mock', model: 'm1', contextWindow: 8 }, context)).toBe(true)
+  })
+
+  test('a new context window is due', () => {
+    expect(requestContextDue({ provider: 'mock', model: 'm1' }, { provider: 'mock', model: 'm1', contextWindow: 8 })).toBe(true)
+  })
+
+  test('header equality ignores request/context: a context change alone logs no header', async () => {
+    const harness = await freshHarness()
+    harnesses.push(harness)
+    const session = appendAll(harness.sessions.create(), [TS(1)])
+    session.append('request/header', { header, reason: 'initial' })
+    session.append('request/context', { provider: 'mock', model: 'm1', contextWindow: 8 })
+    const next = { provider: 'mock', model: 'm1', contextWindow: 16 }
+    expect(requestContextDue(session.requestContext(), next)).toBe(true)
+    expect(requestHeaderDecision({ folded: session.requestHeader(), firstRequestOfDriver: false, header })).toBeUndefined()
+  })
+})
