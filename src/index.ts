@@ -74,6 +74,7 @@ export type {
   RequestHeaderDue,
   RequestHeaderParts,
   ResolveCallConfigInput,
+  ResumeAgentOptions,
   RunOptions,
   RunPort,
   TurnEndNotice,
@@ -222,6 +223,7 @@ export type {
   Harness,
   HarnessDescription,
   HarnessOptions,
+  ResumeAgentOverrides,
 } from './harness/index.js'
 export {
   bindOwner,

@@ -7,6 +7,8 @@ import { type AgentOptions, validateAgentOptions } from './agent-options.js'
 import type { LoopRequestMarks } from './build-request.js'
 import { ModelRouter } from '../model/model-router.js'
 import { ReactLoopAgent } from './react-loop-agent.js'
+import { prepareResumedSession, type ResumeAgentOptions } from './resume-agent.js'
+import type { Session } from '../session/session.js'
 
 /** Options of {@link AgentRegistry.create} (04-agent.md §13.1). */
 export interface CreateAgentOptions {
@@ -57,8 +59,33 @@ export class AgentRegistry {
     const agentOptions = validateAgentOptions(options.options)
     if (options.signal?.aborted === true) throw new AgentCreationAbortedError({ reason: options.signal.reason })
     if (options.id !== undefined && this.#live.has(options.id)) throw new AgentExistsError({ agentId: options.id })
+    const session = this.#ctx.get(services.sessions).create(options.id === undefined ? {} : { id: options.id })
+    return this.#publish(session, agentOptions, options, 'create')
+  }
+
+  /**
+   * Resumes a stored session as an agent (04-agent.md §13.4): persistence `prepare` commits the
+   * crash-repair closers, then §13.2 runs with `source: 'resume'`. The driver continues the turn
+   * numbering and replays the inbox; it never starts a turn by itself.
+   *
+   * @param sessionId - the stored session's id
+   * @param options - agent options, setup and signal
+   * @returns the published agent
+   * @throws (as a rejection) {@link InvalidOptionsError}, {@link AgentExistsError} when an agent
+   *   drives that id, every `prepare` error unchanged, {@link AgentCreationAbortedError}, or what
+   *   `setup` threw; nothing stays published
+   */
+  async resume(sessionId: string, options: ResumeAgentOptions = {}): Promise<Agent> {
+    const agentOptions = validateAgentOptions(options.options)
+    if (options.signal?.aborted === true) throw new AgentCreationAbortedError({ reason: options.signal.reason })
+    if (this.#live.has(sessionId)) throw new AgentExistsError({ agentId: sessionId })
+    const session = await prepareResumedSession(this.#ctx, sessionId, options.signal)
+    return this.#publish(session, agentOptions, options, 'resume')
+  }
+
+  /** §13.2 steps 2–3 over a registered session; undoes everything on a failure. */
+  async #publish(session: Session, agentOptions: AgentOptions, options: ResumeAgentOptions, source: 'create' | 'resume'): Promise<Agent> {
     const sessions = this.#ctx.get(services.sessions)
-    const session = sessions.create(options.id === undefined ? {} : { id: options.id })
     let agent: ReactLoopAgent
     try {
       agent = new ReactLoopAgent({ parent: this.#ctx, session, options: agentOptions, initiator: this.#initiator, marks: this.#marks })
@@ -83,7 +110,7 @@ export class AgentRegistry {
       await sessions.dispose(session)
     })
     this.#ctx.emit('agent/created', { agent })
-    this.#ctx.emit('agent/session-start', { agent, source: 'create' })
+    this.#ctx.emit('agent/session-start', { agent, source })
     return agent
   }
 

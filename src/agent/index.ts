@@ -49,4 +49,5 @@ export { type AgentLoopEntryConfig, agentLoopPlugin } from './agent-loop-plugin.
 export { type AgentOptions, agentOptionsSchema, validateAgentOptions } from './agent-options.js'
 export { AgentRegistry, type CreateAgentOptions } from './agent-registry.js'
 export { ReactLoopAgent, type ReactLoopAgentInit } from './react-loop-agent.js'
+export type { ResumeAgentOptions } from './resume-agent.js'
 export type { RunPort, TurnEndNotice } from './run-agent.js'

@@ -17,7 +17,7 @@ import { composePresets, type PresetComposition } from '../scope/compose-presets
 import { createPresetRegistry } from '../scope/preset-registry.js'
 import type { SessionRegistry } from '../session/session-registry.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
-import type { CreateAgentOverrides, Harness } from './harness.js'
+import type { CreateAgentOverrides, Harness, ResumeAgentOverrides } from './harness.js'
 import type { Agent } from '../agent/agent.js'
 import type { AgentRegistry } from '../agent/agent-registry.js'
 import type { HarnessOptions } from './harness-options.js'
@@ -110,6 +110,15 @@ class RunningHarness implements Harness {
     const registry = this.ctx.agents
     return registry.create({
       ...(options.sessionId === undefined ? {} : { id: options.sessionId }),
+      options: { ...registry.harnessDefaults(), ...options.options },
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    })
+  }
+
+  async resumeAgent(sessionId: string, options: ResumeAgentOverrides = {}): Promise<Agent> {
+    if (this.closed) throw new HarnessClosedError({ operation: 'resumeAgent' })
+    const registry = this.ctx.agents
+    return registry.resume(sessionId, {
       options: { ...registry.harnessDefaults(), ...options.options },
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     })

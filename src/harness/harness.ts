@@ -20,6 +20,14 @@ export interface CreateAgentOverrides {
   readonly signal?: AbortSignal
 }
 
+/** What {@link Harness.resumeAgent} takes (the supported subset of `AgentOverrides`). */
+export interface ResumeAgentOverrides {
+  /** The agent options, field by field over the harness defaults. */
+  readonly options?: AgentOptions
+  /** Aborting it before publication rejects `AgentCreationAbortedError`. */
+  readonly signal?: AbortSignal
+}
+
 /**
  * A running harness: the root context with its started plugins. Build one with `createHarness()`;
  * close it with {@link Harness.close} (or `await using`).
@@ -69,6 +77,17 @@ export interface Harness {
    * @throws (as a rejection) {@link HarnessClosedError} after close; what `agents.create` rejects with
    */
   createAgent(options?: CreateAgentOverrides): Promise<Agent>
+  /**
+   * Resumes a stored session as an agent (09-api.md H3): `agents.resume` with the harness
+   * defaults under `options.options`. Crash repair is committed first; no turn starts.
+   *
+   * @param sessionId - the stored session's id
+   * @param options - the agent options and a signal
+   * @returns the published agent
+   * @throws (as a rejection) {@link HarnessClosedError} after close; what `agents.resume` rejects
+   *   with (`AgentExistsError`, `PersistenceError` `SESSION_NOT_FOUND`, …)
+   */
+  resumeAgent(sessionId: string, options?: ResumeAgentOverrides): Promise<Agent>
   /**
    * Describes the composed entries this harness was built from (09-api.md; 01-kernel.md M10).
    *
