@@ -1,6 +1,7 @@
 import type { ModelRequest } from '../model/model-request.js'
 import type { Message } from '../session/message.js'
 import type { RequestHeader } from '../session/request-header.js'
+import { deepFreeze } from '../session/deep-freeze.js'
 
 /**
  * The loop-request marks of one harness (04-agent.md §12.3): which request objects the agent loop
@@ -72,7 +73,7 @@ export function createLoopRequestMarks(): LoopRequestMarks {
 export function buildLoopRequest(input: BuildLoopRequestInput): ModelRequest {
   const request: ModelRequest = { ...loopRequestBody(input.header, input.messages, input.sessionId), signal: input.signal }
   for (const [key, value] of Object.entries(request)) {
-    if (key !== 'signal') freezeUnfrozen(value)
+    if (key !== 'signal') deepFreeze(value)
   }
   Object.freeze(request)
   input.marks.mark(request)
@@ -96,13 +97,3 @@ export function loopRequestBody(header: RequestHeader, messages: readonly Messag
   }
 }
 
-/** Deep-freezes `value` in place, not descending into objects that are already frozen. */
-function freezeUnfrozen(value: unknown): void {
-  const stack: unknown[] = [value]
-  while (stack.length > 0) {
-    const item = stack.pop()
-    if (typeof item !== 'object' || item === null || Object.isFrozen(item)) continue
-    Object.freeze(item)
-    for (const child of Object.values(item)) stack.push(child)
-  }
-}

@@ -48,14 +48,6 @@ function toolOptionsOf(options: AgentOptions): ToolRunOptions {
   })
 }
 
-function lastTurnOf(session: Session): number {
-  for (let seq = session.length - 1; seq >= 0; seq--) {
-    const event = session.at(seq)
-    if (event?.type === 'turn/start') return (event.data as { readonly turn: number }).turn
-  }
-  return 0
-}
-
 /**
  * The agent driver shipped with the library (04-agent.md): phases, the wake latch, the turn loop.
  * Constructed only by the agent registry.
@@ -92,7 +84,8 @@ export class ReactLoopAgent implements Agent, RunPort {
     const ctx = this.ctx
     const ids = ctx.get(services.ids)
     this.#inbox = new AgentInbox({ session: this.session, ids, emit: (name, payload) => ctx.emit(name, payload as PayloadOf<typeof name>, { scope: this, subject: this.id }) })
-    this.#lastTurn = lastTurnOf(this.session)
+    // The session's structure fold already knows the numbering (no backward scan of the log).
+    this.#lastTurn = this.session.turnState().nextTurn - 1
     this.#host = {
       agent: this,
       ctx,

@@ -2,6 +2,7 @@ import { ErrorCode } from '../errors/codes.js'
 import { PromptAssemblyError } from '../errors/prompt-assembly-error.js'
 import type { ToolSchema } from '../session/request-header.js'
 import type { AssembledContext, AssembledSection, PromptAssembly } from './prompt-assembly.js'
+import { deepFreeze } from '../session/deep-freeze.js'
 
 /** A problem found at a path of the listener's result. */
 class AssemblyProblem {
@@ -13,17 +14,6 @@ class AssemblyProblem {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/**
- * Freezes objects and arrays all the way down (tool parameters after their structured clone).
- *
- * @internal
- */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
-  for (const item of Object.values(value)) deepFreeze(item)
-  return Object.freeze(value)
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { JsonObject, JsonValue } from './json-value.js'
 import type { SessionEvent } from './session-event.js'
+import { deepFreeze } from './deep-freeze.js'
 
 /** The text of the synthetic result of a call that has a tool-call block but no `tool/call`. */
 export const toolNotStartedText =
@@ -165,11 +166,3 @@ function isNonEmptyString(value: JsonValue | undefined): value is string {
   return typeof value === 'string' && value.length > 0
 }
 
-/** Freezes a freshly built tree of plain objects and arrays, bottom-up. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) deepFreeze(child)
-    Object.freeze(value)
-  }
-  return value
-}

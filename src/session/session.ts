@@ -17,6 +17,7 @@ import type { SessionHooks } from './session-hooks.js'
 import { snapshotJson } from './snapshot-json.js'
 import { StructureState, type TurnState } from './structure-state.js'
 import { type SurfacePlan, SurfaceState } from './surface-state.js'
+import { deepFreeze } from './deep-freeze.js'
 
 /** The `data` type `append` takes for an event type: the core payload, else any JSON. */
 export type EventDataOf<T extends string> = T extends keyof CoreEventData ? CoreEventData[T] : unknown
@@ -36,15 +37,6 @@ export interface SessionInit {
 const envelopeKeys = ['type', 'seq', 'time', 'data', 'ignorable', 'surfaceOp', 'sourceEventSeqs'] as const
 const optionKeys = ['surfaceOp', 'sourceEventSeqs', 'ignorable'] as const
 
-function deepFreeze<T>(value: T): T {
-  const stack: unknown[] = [value]
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    if (typeof item !== 'object' || item === null || Object.isFrozen(item)) continue
-    Object.freeze(item)
-    for (const child of Object.values(item)) stack.push(child)
-  }
-  return value
-}
 
 /**
  * One session: an append-only event log with one synchronous commit point ({@link Session.append})

@@ -5,6 +5,7 @@ import type { ToolsChangePayload } from './tool-events.js'
 import type { ToolDefinition } from './tool-definition.js'
 import type { ToolGuard } from './tool-registry.js'
 import { admitsAll, type ToolRestriction } from './tool-restrictions.js'
+import { deepFreeze } from '../session/deep-freeze.js'
 
 /** @internal One registered definition; its identity tells a disposer which entry it owns. */
 export interface ToolRegistration {
@@ -48,13 +49,6 @@ function isDeepFrozen(value: unknown): boolean {
   return true
 }
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) deepFreeze(child)
-    Object.freeze(value)
-  }
-  return value
-}
 
 /**
  * @internal The shared state behind every `ToolRegistry` view of one harness: the global

@@ -22,26 +22,14 @@ import {
   PersistenceError,
   SeqConflictError,
   type SessionEvent,
-  type SessionHeader,
 } from 'yoke'
-import { type FaultyPersistence, faultyPersistence, type PersistenceCall } from 'yoke/testing'
+import { faultyPersistence, } from 'yoke/testing'
 import { nodeFileSystem } from '../../src/persistence/jsonl/jsonl-file-system.js'
+import { callsOf, headerLine, json, lineOf, log, seqsOf, settle, store, typesOf } from './coordinator-fixtures.js'
 import { rejectionOf } from '../helpers/outcomes.js'
-import { AM, call, type EventPlan, L1, logOf, SS, TC, TS } from '../session/builders.js'
+import { AM, call, logOf, SS, TC, TS } from '../session/builders.js'
 import { expectError, field, freshHarness } from '../session/session-helpers.js'
 
-const H1: SessionHeader = { version: 1, id: 's1', createdAt: 1000, cwd: '/w' }
-const headerLine = '{"type":"session","version":1,"id":"s1","createdAt":1000,"cwd":"/w"}'
-
-const json = (value: unknown): string => JSON.stringify(value)
-const lineOf = (event: unknown): string => `${JSON.stringify(event)}\n`
-const seqsOf = (events: readonly SessionEvent[]): number[] => events.map((event) => event.seq)
-const typesOf = (events: readonly SessionEvent[]): string[] => events.map((event) => event.type)
-
-/** `L1` followed by `extra`, seqs from 0. */
-function log(extra: readonly EventPlan[] = []): SessionEvent[] {
-  return logOf([...L1(), ...extra])
-}
 
 /** L1 plus an open turn 2 with an open step: the notation's "file of 8" without its torn tail. */
 const eight = (): SessionEvent[] => log([TS(2), SS(2, 1)])
@@ -74,17 +62,6 @@ async function start(persistence: PersistenceAdapter): Promise<Harness> {
   return harness
 }
 
-/** "Stored X": create, acquire, append each batch, release. */
-async function store(adapter: PersistenceAdapter, batches: readonly (readonly SessionEvent[])[], header: SessionHeader = H1): Promise<void> {
-  await adapter.create(header)
-  const lease = await adapter.acquire(header.id)
-  let seq = 0
-  for (const batch of batches) {
-    await adapter.append(header.id, batch, { expectedSeq: seq, lease })
-    seq += batch.length
-  }
-  await lease.release()
-}
 
 async function writeLog(body: string, name = 's1.jsonl'): Promise<string> {
   const content = `${headerLine}\n${body}`
@@ -94,8 +71,6 @@ async function writeLog(body: string, name = 's1.jsonl'): Promise<string> {
 
 const textOf = async (name = 's1.jsonl'): Promise<string> => readFile(join(dir, name), 'utf8')
 
-const callsOf = (adapter: FaultyPersistence, method: PersistenceCall['method']): PersistenceCall[] =>
-  adapter.calls.filter((entry) => entry.method === method)
 
 function gate(): { promise: Promise<void>; open: () => void } {
   let open: () => void = () => {}
@@ -105,9 +80,6 @@ function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open }
 }
 
-async function settle(rounds = 20): Promise<void> {
-  for (let round = 0; round < rounds; round++) await new Promise((resolve) => setImmediate(resolve))
-}
 
 describe('an interrupted turn', () => {
   test('inspect shows the closers in memory only; load commits them once (scenario 6)', async () => {

@@ -25,28 +25,16 @@ import {
   SessionEventError,
   SessionFormatUnsupportedError,
   type SessionEvent,
-  type SessionHeader,
   SessionLockedError,
   SessionVetoError,
 } from 'yoke'
-import { type FaultyPersistence, faultyPersistence, type PersistenceCall } from 'yoke/testing'
+import { faultyPersistence, } from 'yoke/testing'
+import { callsOf, H1, headerLine, json, lineOf, log, seqsOf, settle, store, typesOf } from './coordinator-fixtures.js'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { type RecordingLogger, recordingLogger } from '../helpers/recording-logger.js'
-import { AM, type EventPlan, L1, logOf, SE, SS, TE, TS, text, UM } from '../session/builders.js'
+import { AM, L1, logOf, SE, SS, TE, TS, text, UM } from '../session/builders.js'
 import { appendAll, expectError, freshHarness } from '../session/session-helpers.js'
 
-const H1: SessionHeader = { version: 1, id: 's1', createdAt: 1000, cwd: '/w' }
-const headerLine = '{"type":"session","version":1,"id":"s1","createdAt":1000,"cwd":"/w"}'
-
-const json = (value: unknown): string => JSON.stringify(value)
-const lineOf = (event: unknown): string => `${JSON.stringify(event)}\n`
-const seqsOf = (events: readonly SessionEvent[]): number[] => events.map((event) => event.seq)
-const typesOf = (events: readonly SessionEvent[]): string[] => events.map((event) => event.type)
-
-/** `L1` followed by `extra`, seqs from 0. */
-function log(extra: readonly EventPlan[] = []): SessionEvent[] {
-  return logOf([...L1(), ...extra])
-}
 
 let dir: string
 let harnesses: Harness[]
@@ -78,17 +66,6 @@ async function start(persistence: PersistenceAdapter, options: HarnessOptions = 
   return harness
 }
 
-/** "Stored X": create, acquire, append each batch, release. */
-async function store(adapter: PersistenceAdapter, batches: readonly (readonly SessionEvent[])[], header: SessionHeader = H1): Promise<void> {
-  await adapter.create(header)
-  const lease = await adapter.acquire(header.id)
-  let seq = 0
-  for (const batch of batches) {
-    await adapter.append(header.id, batch, { expectedSeq: seq, lease })
-    seq += batch.length
-  }
-  await lease.release()
-}
 
 /** A plain log file written directly: the header line (or `header`), then `body`. */
 async function writeLog(body: string, name = 's1.jsonl', header = headerLine): Promise<string> {
@@ -99,14 +76,7 @@ async function writeLog(body: string, name = 's1.jsonl', header = headerLine): P
 
 const textOf = async (name = 's1.jsonl'): Promise<string> => readFile(join(dir, name), 'utf8')
 
-/** The calls of `method` the wrapper saw. */
-const callsOf = (adapter: FaultyPersistence, method: PersistenceCall['method']): PersistenceCall[] =>
-  adapter.calls.filter((call) => call.method === method)
 
-/** Lets pending promise continuations and I/O callbacks run. */
-async function settle(rounds = 20): Promise<void> {
-  for (let round = 0; round < rounds; round++) await new Promise((resolve) => setImmediate(resolve))
-}
 
 /** A promise and its resolver, to hold an adapter call. */
 function gate(): { promise: Promise<void>; open: () => void } {

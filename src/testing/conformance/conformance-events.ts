@@ -8,6 +8,7 @@
 import type { JsonObject, JsonValue } from '../../session/json-value.js'
 import type { SessionEvent, SurfaceOp } from '../../session/session-event.js'
 import type { SessionHeader } from '../../session/session-header.js'
+import { deepFreeze } from '../../session/deep-freeze.js'
 
 /** The `time` of every event the suite builds. */
 export const conformanceTime = 1000
@@ -183,11 +184,3 @@ export function turnTwo(): SessionEvent[] {
   return eventsFrom(6, [turnStart(2), stepStart(2, 1)])
 }
 
-/** Freezes a freshly built tree of plain objects and arrays, bottom-up. */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) deepFreeze(child)
-    Object.freeze(value)
-  }
-  return value
-}
