@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { InvalidOptionsError } from '../errors/invalid-options-error.js'
-import type { ValidationIssue } from '../errors/issue.js'
+import { type ValidationIssue, valueAt } from '../errors/issue.js'
 
 /**
  * The driver's resolved settings (04-agent.md §2.1): the call fields (which may also come from the
@@ -113,15 +113,6 @@ export const agentOptionsSchema: z.ZodType<AgentOptions> = z
       context.addIssue({ code: 'custom', path: ['approvalTimeoutMs'], message: "is allowed only with approvalMode 'manual'" })
     }
   }) as unknown as z.ZodType<AgentOptions>
-
-function valueAt(value: unknown, path: readonly (string | number)[]): unknown {
-  let current = value
-  for (const part of path) {
-    if (typeof current !== 'object' || current === null) return undefined
-    current = (current as Record<string | number, unknown>)[part]
-  }
-  return current
-}
 
 /**
  * Validates agent options (04-agent.md §2.1) and returns a frozen copy (`stop` copied too), keys

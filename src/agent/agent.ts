@@ -4,8 +4,10 @@ import type { Message, UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
 import type { TokenUsage } from '../session/stream-chunk.js'
 import type { CancelCause, TurnEndReason } from '../session/turn-end-reason.js'
+import type { ApprovalDecision, PendingApproval } from '../tools/approval-broker.js'
 import type { AgentOptions } from './agent-options.js'
 import type { InboxTarget, InboxView } from './agent-inbox.js'
+import type { AgentRun, StreamOptions } from './stream-agent-turn.js'
 import type { UserMessageInput } from './user-message-input.js'
 
 /** The derived status of an agent (04-agent.md §3). */
@@ -74,6 +76,8 @@ export interface Agent {
   readonly inbox: InboxView
   /** `true` once {@link Agent.dispose} was called. */
   readonly disposed: boolean
+  /** The tool approvals waiting for a decision, in ask order (05-tools.md §9). */
+  readonly pendingApprovals: readonly PendingApproval[]
   /**
    * The routing primitive (04-agent.md §4): queues the input and, with `wakeup`, starts a driver.
    *
@@ -134,6 +138,46 @@ export interface Agent {
    * @throws (as a rejection) {@link RunDiscardedError} when no turn claims the prompt
    */
   run(input: UserMessageInput, options?: RunOptions): Promise<TurnResult>
+  /**
+   * Queues a prompt like {@link Agent.run} and streams the claiming turn's durable events, from
+   * `turn/start` to `turn/end` (09-api.md A1). At most `highWaterMark` undelivered events are
+   * buffered; one more makes the next read throw {@link StreamOverflowError} after the buffered
+   * ones. Breaking out of the loop unsubscribes without cancelling.
+   *
+   * @param input - the prompt
+   * @param options - a signal and `highWaterMark` (default 1024)
+   * @returns the run: iterate it for the events; `result` settles like `run`
+   * @throws {@link AgentDisposedError}, {@link InvalidMessageError} or {@link InvalidArgumentError}
+   *   (`highWaterMark`), nothing queued
+   * @example
+   * ```ts
+   * const run = agent.stream('hi')
+   * for await (const event of run) if (event.type === 'assistant/chunk') process.stdout.write('.')
+   * console.log((await run.result).text)
+   * ```
+   */
+  stream(input: UserMessageInput, options?: StreamOptions): AgentRun
+  /**
+   * Runs `task` as maintenance (04-agent.md §10): claims the idle phase synchronously; `status`
+   * stays `'idle'`; `cancel` aborts the task's signal; waking sends made meanwhile latch and run in
+   * FIFO order after the task settles.
+   *
+   * @param task - the work, given the maintenance signal
+   * @returns the task's value or rejection, unchanged
+   * @throws {@link AgentBusyError} (synchronously) when a driver or another task runs;
+   *   {@link AgentDisposedError} after dispose
+   */
+  runMaintenance<T>(task: (signal: AbortSignal) => Promise<T>): Promise<T>
+  /**
+   * Decides a pending tool approval as the host (05-tools.md §9, `by: 'host'`). The first decision
+   * wins and is final.
+   *
+   * @param approvalId - an id from {@link Agent.pendingApprovals}
+   * @param decision - `{ kind: 'allow' }` or `{ kind: 'deny', reason? }`
+   * @returns `'decided'`, or `'already-decided'` (nothing logged) for an id already decided
+   * @throws {@link ApprovalNotPendingError} for an id never asked; {@link InvalidArgumentError} for a bad decision
+   */
+  approve(approvalId: string, decision: ApprovalDecision): 'decided' | 'already-decided'
   /**
    * Disposes the agent (04-agent.md §13.3): a running turn ends aborted `{ kind: 'disposed' }`.
    * Memoized.

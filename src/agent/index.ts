@@ -50,4 +50,5 @@ export { type AgentOptions, agentOptionsSchema, validateAgentOptions } from './a
 export { AgentRegistry, type CreateAgentOptions } from './agent-registry.js'
 export { ReactLoopAgent, type ReactLoopAgentInit } from './react-loop-agent.js'
 export type { ResumeAgentOptions } from './resume-agent.js'
-export type { RunPort, TurnEndNotice } from './run-agent.js'
+export type { RunHooks, RunPort, TurnEndNotice } from './run-agent.js'
+export type { AgentRun, StreamOptions } from './stream-agent-turn.js'

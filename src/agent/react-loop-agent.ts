@@ -1,4 +1,4 @@
-import { AgentDisposedError } from '../errors/agent-errors.js'
+import { AgentBusyError, AgentDisposedError } from '../errors/agent-errors.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { Context } from '../kernel/context.js'
 import type { PayloadOf } from '../kernel/event-catalog.js'
@@ -7,7 +7,9 @@ import { createRuntimeContextProjection } from '../prompt/runtime-context-projec
 import type { InitiatorControl } from '../scope/initiator.js'
 import type { UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
+import type { SessionEvent } from '../session/session-event.js'
 import { type CancelCause, cancelCauseSchema } from '../session/turn-end-reason.js'
+import type { ApprovalDecision, PendingApproval } from '../tools/approval-broker.js'
 import { createApprovalBroker } from '../tools/create-approval-broker.js'
 import { defaultToolRunOptions, type ToolRunOptions } from '../tools/tool-step-context.js'
 import type { Agent, AgentPhase, AgentStatus, CancelOptions, RunOptions, TurnResult } from './agent.js'
@@ -16,6 +18,7 @@ import type { AgentOptions } from './agent-options.js'
 import type { LoopRequestMarks } from './build-request.js'
 import type { LoopHost } from './loop-host.js'
 import { type RunPort, runAgentTurn, type TurnEndNotice } from './run-agent.js'
+import { type AgentRun, type StreamOptions, streamAgentTurn } from './stream-agent-turn.js'
 import { runTurn } from './run-turn.js'
 import { failureOf } from './turn-end.js'
 import { normalizeUserMessage, type UserMessageInput } from './user-message-input.js'
@@ -69,7 +72,11 @@ export class ReactLoopAgent implements Agent, RunPort {
   #driver: Promise<void> | undefined
   #disposing: Promise<void> | undefined
   #onDispose: (() => Promise<void>) | undefined
-  readonly #turnEndListeners = new Set<(notice: TurnEndNotice) => void>()
+  readonly #parent: Context
+  readonly #turnEndListeners = new Set<(notice: TurnEndNotice, flushError: { readonly error: unknown } | undefined) => void>()
+  readonly #disposedListeners = new Set<() => void>()
+  #clearingCause: CancelCause | undefined
+  #turnStartSeq: number | undefined
 
   /**
    * @param init - the owner context, session, options, initiator and marks
@@ -80,6 +87,7 @@ export class ReactLoopAgent implements Agent, RunPort {
     this.session = init.session
     this.options = init.options
     this.#initiator = init.initiator
+    this.#parent = init.parent
     this.ctx = init.parent.child(`agent:${this.id}`, { scope: this })
     const ctx = this.ctx
     const ids = ctx.get(services.ids)
@@ -120,16 +128,49 @@ export class ReactLoopAgent implements Agent, RunPort {
     return this.#disposing !== undefined
   }
 
+  get pendingApprovals(): readonly PendingApproval[] {
+    return this.#host.approvals.pending
+  }
+
+  approve(approvalId: string, decision: ApprovalDecision): 'decided' | 'already-decided' {
+    return this.#host.approvals.approve(approvalId, decision)
+  }
+
   send(input: UserMessageInput, target: InboxTarget, wakeup: boolean): UserMessage {
+    const message = this.prepare(input)
+    this.enqueue(message, target, wakeup)
+    return message
+  }
+
+  /**
+   * Validates and normalizes an input without queuing it (step 1 of `send`).
+   *
+   * @param input - the input
+   * @returns the frozen message
+   * @internal
+   */
+  prepare(input: UserMessageInput): UserMessage {
     if (this.#disposing !== undefined) throw new AgentDisposedError({ agentId: this.id, operation: 'send' })
-    const message = normalizeUserMessage(input, this.#host.ids('message'))
+    return normalizeUserMessage(input, this.#host.ids('message'))
+  }
+
+  /**
+   * Steps 2–5 of `send` (04-agent.md §4) for a prepared message.
+   *
+   * @param message - the prepared message
+   * @param target - the inbox list
+   * @param wakeup - whether to wake
+   * @internal
+   */
+  enqueue(message: UserMessage, target: InboxTarget, wakeup: boolean): void {
+    if (this.#disposing !== undefined) throw new AgentDisposedError({ agentId: this.id, operation: 'send' })
     const wakingAfterAbort = wakeup && this.#phase !== 'idle' && this.#controller?.signal.aborted === true
     this.#inbox.insert(message, wakingAfterAbort ? 'next-turn' : target)
-    if (wakeup) {
-      if (this.#phase === 'idle') this.#start()
-      else if (wakingAfterAbort && (this.#controller?.signal.reason as CancelCause | undefined)?.kind !== 'disposed') this.#wakeRequested = true
+    if (!wakeup) return
+    if (this.#phase === 'idle') this.#start()
+    else if ((this.#phase === 'maintenance' || wakingAfterAbort) && (this.#controller?.signal.reason as CancelCause | undefined)?.kind !== 'disposed') {
+      this.#wakeRequested = true
     }
-    return message
   }
 
   followup(input: UserMessageInput): UserMessage {
@@ -155,7 +196,12 @@ export class ReactLoopAgent implements Agent, RunPort {
       throw new InvalidArgumentError({ argument: 'cause', reason: "must be a CancelCause ({ kind: 'user' | 'parent' | 'disposed' } or { kind: 'hook', reason })", value: cause })
     }
     if (options.keepInbox !== true) {
-      this.#inbox.clear()
+      this.#clearingCause = cause
+      try {
+        this.#inbox.clear()
+      } finally {
+        this.#clearingCause = undefined
+      }
       this.#wakeRequested = false
     }
     if (this.#phase !== 'idle') this.#controller?.abort(cause)
@@ -165,20 +211,92 @@ export class ReactLoopAgent implements Agent, RunPort {
     while (this.#driver !== undefined) await this.#driver.catch(() => undefined)
   }
 
+  runMaintenance<T>(task: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (this.#disposing !== undefined) throw new AgentDisposedError({ agentId: this.id, operation: 'runMaintenance' })
+    if (typeof task !== 'function') throw new InvalidArgumentError({ argument: 'task', reason: 'must be a function (signal) => Promise', value: task })
+    if (this.#phase !== 'idle') throw new AgentBusyError({ agentId: this.id, phase: this.#phase, operation: 'runMaintenance' })
+    this.#phase = 'maintenance'
+    const controller = new AbortController()
+    this.#controller = controller
+    this.#wakeRequested = false
+    const work = (async () => {
+      try {
+        return await task(controller.signal)
+      } finally {
+        this.#phase = 'idle'
+        if (this.#wakeRequested && this.#inbox.hasPending && this.#disposing === undefined) this.#start()
+      }
+    })()
+    this.#track(work)
+    return work
+  }
+
   run(input: UserMessageInput, options: RunOptions = {}): Promise<TurnResult> {
-    return runAgentTurn(this, this, input, options)
+    try {
+      return runAgentTurn(this, this, input, options).result
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  stream(input: UserMessageInput, options: StreamOptions = {}): AgentRun {
+    return streamAgentTurn(this, this, input, options)
   }
 
   /**
-   * Calls `listener` after every `turn/end` this driver logs (for `run`).
+   * Calls `listener` after every `turn/end` this driver logs and its checkpoint D4.
    *
    * @param listener - the listener
    * @returns a remover
    * @internal
    */
-  onTurnEnd(listener: (notice: TurnEndNotice) => void): () => void {
+  onTurnEnd(listener: (notice: TurnEndNotice, flushError: { readonly error: unknown } | undefined) => void): () => void {
     this.#turnEndListeners.add(listener)
     return () => this.#turnEndListeners.delete(listener)
+  }
+
+  /**
+   * Calls `listener` once the driver stopped at dispose.
+   *
+   * @param listener - the listener
+   * @returns a remover
+   * @internal
+   */
+  onDisposed(listener: () => void): () => void {
+    this.#disposedListeners.add(listener)
+    return () => this.#disposedListeners.delete(listener)
+  }
+
+  /**
+   * Calls `listener` with every event this agent's session commits.
+   *
+   * @param listener - the listener
+   * @returns a remover
+   * @internal
+   */
+  onSessionEvent(listener: (event: SessionEvent) => void): () => void {
+    const session = this.session
+    return this.#parent.on('session/event', (payload) => {
+      if (payload.session === session) listener(payload.event)
+    })
+  }
+
+  /**
+   * The cause of the `cancel()` clearing the inbox right now.
+   *
+   * @internal
+   */
+  get clearingCause(): CancelCause | undefined {
+    return this.#clearingCause
+  }
+
+  /**
+   * The seq of the running turn's `turn/start`.
+   *
+   * @internal
+   */
+  get turnStartSeq(): number | undefined {
+    return this.#turnStartSeq
   }
 
   dispose(): Promise<void> {
@@ -196,12 +314,27 @@ export class ReactLoopAgent implements Agent, RunPort {
     this.#onDispose = cleanup
   }
 
+  /** §13.3: abort, stop the driver (queued work stays in the log), tear down in reverse. */
   async #dispose(): Promise<void> {
-    if (this.#phase !== 'idle') this.#controller?.abort({ kind: 'disposed' })
+    this.cancel({ kind: 'disposed' }, { keepInbox: true })
     await this.whenIdle()
+    for (const listener of [...this.#disposedListeners]) listener()
+    this.#disposedListeners.clear()
     await this.ctx.dispose()
     await this.#host.sessions.flush(this.session).catch(() => false)
     await this.#onDispose?.()
+  }
+
+  #track(work: Promise<unknown>): void {
+    this.#driver = work as Promise<void>
+    void work.then(
+      () => this.#untrack(work),
+      () => this.#untrack(work),
+    )
+  }
+
+  #untrack(work: Promise<unknown>): void {
+    if (this.#driver === work) this.#driver = undefined
   }
 
   /** T2: idle → running, synchronously up to the driver's first await. */
@@ -210,11 +343,7 @@ export class ReactLoopAgent implements Agent, RunPort {
     this.#controller = new AbortController()
     this.#wakeRequested = false
     this.#emitStatus('running')
-    const driver = this.#initiator.run(this, () => this.#drive())
-    this.#driver = driver
-    void driver.finally(() => {
-      if (this.#driver === driver) this.#driver = undefined
-    })
+    this.#track(this.#initiator.run(this, () => this.#drive()))
   }
 
   #emitStatus(status: AgentStatus): void {
@@ -235,15 +364,19 @@ export class ReactLoopAgent implements Agent, RunPort {
         break
       }
       this.#lastTurn = turn
+      this.#turnStartSeq = startSeq
       const outcome = await runTurn(this.#host, turn, signal)
       const end = { turn, reason: outcome.reason, ...(outcome.cause === undefined ? {} : { cause: outcome.cause }) }
+      let flushError: { readonly error: unknown } | undefined
       try {
         this.session.append('turn/end', end)
         await this.#host.sessions.flush(this.session)
       } catch (error) {
+        flushError = { error }
         this.#reportError(turn, outcome.step, error)
       }
-      for (const listener of [...this.#turnEndListeners]) listener({ turn, startSeq, end })
+      this.#turnStartSeq = undefined
+      for (const listener of [...this.#turnEndListeners]) listener({ turn, startSeq, end }, flushError)
       if (outcome.reason.kind === 'error') this.#reportError(turn, outcome.step, outcome.thrown?.error)
       const kind = outcome.reason.kind
       if (kind === 'error' || kind === 'aborted' || !this.#inbox.hasPending) break

@@ -1,9 +1,12 @@
 import { RunDiscardedError } from '../errors/agent-errors.js'
 import type { AssistantMessageData, TurnEndData } from '../session/core-event-types.js'
-import type { Message } from '../session/message.js'
+import type { Message, UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
+import type { SessionEvent } from '../session/session-event.js'
 import type { TokenUsage } from '../session/stream-chunk.js'
+import type { CancelCause } from '../session/turn-end-reason.js'
 import type { Agent, RunOptions, TurnResult } from './agent.js'
+import type { InboxTarget } from './agent-inbox.js'
 import type { UserMessageInput } from './user-message-input.js'
 
 /** A finished turn as the driver reports it to `agent.run()`. */
@@ -16,15 +19,60 @@ export interface TurnEndNotice {
   readonly end: TurnEndData
 }
 
-/** What `agent.run()` needs from the driver beyond the public handle: a `turn/end` hook. */
+/** What `agent.run()` and `agent.stream()` need from the driver beyond the public handle. */
 export interface RunPort {
   /**
-   * Calls `listener` after every `turn/end` this driver logs.
+   * Calls `listener` after every `turn/end` this driver logs (and after its checkpoint D4).
+   *
+   * @param listener - the listener; `flushError` is the D4 failure, when there is one
+   * @returns a remover
+   */
+  onTurnEnd(listener: (notice: TurnEndNotice, flushError: { readonly error: unknown } | undefined) => void): () => void
+  /**
+   * Calls `listener` once the driver stopped at dispose (queued prompts stay in the log).
    *
    * @param listener - the listener
    * @returns a remover
    */
-  onTurnEnd(listener: (notice: TurnEndNotice) => void): () => void
+  onDisposed(listener: () => void): () => void
+  /**
+   * Calls `listener` with every event the agent's session commits.
+   *
+   * @param listener - the listener
+   * @returns a remover
+   */
+  onSessionEvent(listener: (event: SessionEvent) => void): () => void
+  /**
+   * Validates and normalizes an input without queuing it.
+   *
+   * @param input - the input
+   * @returns the frozen message
+   * @throws `AgentDisposedError`, `InvalidMessageError`
+   */
+  prepare(input: UserMessageInput): UserMessage
+  /**
+   * `send` of an already normalized message (04-agent.md §4 steps 2–5).
+   *
+   * @param message - from {@link RunPort.prepare}
+   * @param target - the inbox list
+   * @param wakeup - whether to wake
+   */
+  enqueue(message: UserMessage, target: InboxTarget, wakeup: boolean): void
+  /** The cause of the `cancel()` clearing the inbox right now, else `undefined`. */
+  readonly clearingCause: CancelCause | undefined
+  /** The seq of the running turn's `turn/start`, else `undefined`. */
+  readonly turnStartSeq: number | undefined
+}
+
+/** Hooks `agent.stream()` adds to a run. */
+export interface RunHooks {
+  /**
+   * Called when a turn claims the run's message.
+   *
+   * @param turn - the claiming turn
+   * @param startSeq - the seq of its `turn/start`
+   */
+  claimed(turn: number, startSeq: number): void
 }
 
 function addUsage(total: TokenUsage, usage: TokenUsage | undefined): TokenUsage {
@@ -60,51 +108,78 @@ export function turnResultOf(session: Session, notice: TurnEndNotice): TurnResul
 }
 
 /**
- * `agent.run(input)` (04-agent.md §14): queues a prompt with `followup` and resolves with the
- * result of the turn that claims it; rejects {@link RunDiscardedError} when it is discarded first.
+ * `agent.run(input)` (04-agent.md §14): queues a prompt like `followup` and resolves with the
+ * result of the turn that claims it. Rejects {@link RunDiscardedError} when the prompt is discarded
+ * before a claim (`'canceled'` by `cancel()` or the run's signal, with the cancel cause;
+ * `'removed'` by `inbox.remove`/`replace`/`clear`; `'disposed'` when the agent is disposed first,
+ * the prompt staying queued in the log), and with the flush error when checkpoint D4 fails.
  *
  * @param agent - the agent
- * @param port - the driver's turn-end notifications
+ * @param port - the driver's hooks
  * @param input - the prompt
  * @param options - an abort signal
- * @returns the turn result
+ * @param hooks - what `stream()` adds
+ * @returns the message queued and the turn result
+ * @throws {@link AgentDisposedError} or {@link InvalidMessageError} synchronously, nothing queued
  */
-export function runAgentTurn(agent: Agent, port: RunPort, input: UserMessageInput, options: RunOptions): Promise<TurnResult> {
-  return new Promise<TurnResult>((resolve, reject) => {
+export function runAgentTurn(
+  agent: Agent,
+  port: RunPort,
+  input: UserMessageInput,
+  options: RunOptions,
+  hooks?: RunHooks,
+): { readonly message: UserMessage; readonly result: Promise<TurnResult> } {
+  const message = port.prepare(input)
+  const signal = options.signal
+  const result = new Promise<TurnResult>((resolve, reject) => {
+    if (signal?.aborted === true) {
+      reject(new RunDiscardedError({ reason: 'canceled', messageId: message.id, cause: { kind: 'user' } }))
+      return
+    }
     let claimedTurn: number | undefined
-    let messageId: string | undefined
+    let abortedBySignal = false
     const cleanups: (() => void)[] = []
     const settle = (action: () => void): void => {
       for (const cleanup of cleanups.splice(0)) cleanup()
       action()
     }
+    const discard = (reason: 'canceled' | 'removed' | 'disposed', cause: CancelCause | undefined): void => {
+      settle(() => reject(new RunDiscardedError({ reason, messageId: message.id, ...(cause === undefined ? {} : { cause }) })))
+    }
     cleanups.push(
       agent.ctx.on('agent/inbox/claimed', (payload) => {
-        if (payload.message.id === messageId) claimedTurn = payload.turn
+        if (payload.message.id !== message.id) return
+        claimedTurn = payload.turn
+        hooks?.claimed(payload.turn, port.turnStartSeq ?? agent.session.length)
       }),
       agent.ctx.on('agent/inbox/discarded', (payload) => {
-        if (payload.message.id !== messageId) return
-        const id = payload.message.id
-        settle(() => reject(new RunDiscardedError({ reason: agent.disposed ? 'disposed' : 'canceled', messageId: id })))
+        if (payload.message.id !== message.id) return
+        const cause = abortedBySignal ? { kind: 'user' as const } : port.clearingCause
+        discard(cause === undefined ? 'removed' : 'canceled', cause)
       }),
-      port.onTurnEnd((notice) => {
-        if (notice.turn === claimedTurn) settle(() => resolve(turnResultOf(agent.session, notice)))
+      port.onTurnEnd((notice, flushError) => {
+        if (notice.turn !== claimedTurn) return
+        if (flushError !== undefined) settle(() => reject(flushError.error))
+        else settle(() => resolve(turnResultOf(agent.session, notice)))
+      }),
+      port.onDisposed(() => {
+        if (claimedTurn === undefined) discard('disposed', undefined)
       }),
     )
-    const signal = options.signal
     if (signal !== undefined) {
       const onAbort = (): void => {
-        if (claimedTurn === undefined && messageId !== undefined) agent.inbox.remove(messageId)
+        abortedBySignal = true
+        if (claimedTurn === undefined) agent.inbox.remove(message.id)
         else agent.cancel({ kind: 'user' }, { keepInbox: true })
       }
       signal.addEventListener('abort', onAbort, { once: true })
       cleanups.push(() => signal.removeEventListener('abort', onAbort))
     }
     try {
-      messageId = agent.send(input, 'next-turn', false).id
-      agent.wake()
+      port.enqueue(message, 'next-turn', true)
     } catch (error) {
       settle(() => reject(error))
     }
   })
+  return { message, result }
 }

@@ -18,7 +18,7 @@ export {
   openaiCompatible,
 } from './openai/openai-compatible.js'
 export type { ApiKeySource, FetchFunction, OpenAICompatibleOptions, ReasoningStyle } from './openai/openai-options.js'
-export type { ModelRegisterOptions, ModelRegistration, ModelRegistry, ModelScopeOptions, PreparedCall } from './model-registry.js'
+export type { ModelRegisterOptions, ModelRegistration, ModelRegistry, ModelScopeOptions, PrepareCallOptions, PreparedCall } from './model-registry.js'
 export { type ModelRouteDefaults, ModelRouter, type ModelRouterOptions } from './model-router.js'
 export { normalizeThrown, type ThrownContext } from './normalize-thrown.js'
 export { type RetryDelayInput, retryDelay } from './retry/retry-delay.js'

@@ -17,6 +17,16 @@ export interface ModelScopeOptions {
   readonly scope?: ScopeKey
 }
 
+/** Options of {@link ModelRegistry.prepareCall}. */
+export interface PrepareCallOptions extends ModelScopeOptions {
+  /**
+   * Runs at the innermost end of `llm/stream`, after every middleware and just before the adapter,
+   * with the request the adapter would receive (the agent loop's `verifyReconstruction` check). A
+   * throw rejects the stream's iteration with that error; the adapter is not called.
+   */
+  readonly beforeAdapter?: (request: ModelRequest) => void
+}
+
 /**
  * One registration: dispose it to remove its routes; `replace` swaps the adapter of every route
  * atomically (no call ever sees `NO_ADAPTER` in between).
@@ -92,7 +102,7 @@ export interface ModelRegistry {
    * @returns the prepared call
    * @throws {@link LlmError} `INVALID_REQUEST` (`detail.field`) or `UNSUPPORTED_REASONING_EFFORT` (`detail.allowed`)
    */
-  prepareCall(config: CallConfig, options?: ModelScopeOptions): PreparedCall
+  prepareCall(config: CallConfig, options?: PrepareCallOptions): PreparedCall
   /**
    * Streams one request through the `llm/stream` waterfall; applies no defaults. Never throws for
    * a model outcome: every outcome is a `finish` chunk.

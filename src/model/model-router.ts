@@ -12,7 +12,7 @@ import { effortFailure, fillModelDefaults } from './fill-model-defaults.js'
 import { freezeRequest } from './freeze-request.js'
 import type { ModelAdapter, ModelInfo } from './model-adapter.js'
 import type { LlmStreamPayload } from './model-events.js'
-import type { ModelRegisterOptions, ModelRegistration, ModelRegistry, ModelScopeOptions, PreparedCall } from './model-registry.js'
+import type { ModelRegisterOptions, ModelRegistration, ModelRegistry, ModelScopeOptions, PrepareCallOptions, PreparedCall } from './model-registry.js'
 import type { ModelRequest } from './model-request.js'
 import { invalidRequestFailure, isProviderId, validateCallConfig, validateModelRequest } from './validate-model-request.js'
 
@@ -41,6 +41,7 @@ interface PreparedState {
   readonly adapter: ModelAdapter | undefined
   readonly info: ModelInfo | undefined
   readonly scope: ScopeKey | undefined
+  readonly beforeAdapter: ((request: ModelRequest) => void) | undefined
   used: boolean
 }
 
@@ -160,14 +161,14 @@ export class ModelRouter implements ModelRegistry {
    * @returns the prepared call (frozen); its `stream` runs once
    * @throws {@link LlmError} `INVALID_REQUEST` (`detail.field`) or `UNSUPPORTED_REASONING_EFFORT` (`detail.allowed`)
    */
-  prepareCall(config: CallConfig, options?: ModelScopeOptions): PreparedCall {
+  prepareCall(config: CallConfig, options?: PrepareCallOptions): PreparedCall {
     const violation = validateCallConfig(config)
     if (violation !== undefined) throw new LlmError(invalidRequestFailure(violation))
     const scope = options?.scope
     const adapter = this.#resolve(config.provider, scope)?.adapter
     const info = adapter === undefined ? undefined : this.#describeWith(adapter, config.provider, config.model)
     const filled = fillModelDefaults(config, info)
-    const state: PreparedState = { adapter, info, scope, used: false }
+    const state: PreparedState = { adapter, info, scope, beforeAdapter: options?.beforeAdapter, used: false }
     const prepared: PreparedCall = Object.freeze({
       config: filled.config,
       ...(filled.adapterDefaults === undefined ? {} : { adapterDefaults: filled.adapterDefaults }),
@@ -310,6 +311,9 @@ export class ModelRouter implements ModelRegistry {
 
   /** The innermost `llm/stream` step: validate, freeze, bind, check the effort, then the boundary. */
   #innermost(payload: LlmStreamPayload, scope: ScopeKey | undefined): AsyncIterable<StreamChunk> {
+    const prepared = payload.prepared
+    const state = prepared === undefined ? undefined : this.#prepared.get(prepared)
+    state?.beforeAdapter?.(payload.request)
     let violation: ReturnType<typeof validateModelRequest>
     let request: ModelRequest
     try {
@@ -324,8 +328,6 @@ export class ModelRouter implements ModelRegistry {
     if (violation !== undefined) return failedStream(invalidRequestFailure(violation))
     for (const message of request.messages) this.#verified.add(message)
     for (const tool of request.tools ?? []) this.#verified.add(tool)
-    const prepared = payload.prepared
-    const state = prepared === undefined ? undefined : this.#prepared.get(prepared)
     // A middleware may pass another request with the prepared call: its binding holds for the same provider only.
     const bound = state?.adapter !== undefined && prepared?.config.provider === request.provider ? state : undefined
     const adapter = bound?.adapter ?? this.#resolve(request.provider, scope)?.adapter

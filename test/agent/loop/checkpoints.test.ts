@@ -4,7 +4,7 @@
  */
 import { afterEach, expect, test } from 'vitest'
 import { z } from 'zod'
-import { createHarness, defineTool, type Harness, memoryPersistence } from 'yoke'
+import { createHarness, defineTool, ErrorCode, type Harness, memoryPersistence } from 'yoke'
 import { call, fakeClock, fakeIds, faultyPersistence, scriptedModel, text } from 'yoke/testing'
 import { recordingLogger } from '../../helpers/recording-logger.js'
 
@@ -19,10 +19,15 @@ test('scenario 30: every append failing — the model gets 0 requests and the tu
   const adapter = faultyPersistence(memoryPersistence(), { fail: (entry) => (entry.method === 'append' ? new Error('disk full') : undefined) })
   harness = await createHarness({ model, persistence: adapter, clock: fakeClock({ now: 0 }), ids: fakeIds(), logger: recordingLogger() })
   const agent = await harness.createAgent()
-  const result = await agent.run('hi')
+  // The turn ends error (D1 failed); its turn-end checkpoint D4 fails too, so run() rejects with that flush error (09-api.md A1).
+  const error = await agent.run('hi').then(
+    () => undefined,
+    (rejection: unknown) => rejection,
+  )
+  expect(error).toMatchObject({ code: ErrorCode.FLUSH_FAILED, cause: { code: ErrorCode.WRITE_FAILED } })
   expect(model.requests).toHaveLength(0)
-  expect(result.reason.kind).toBe('error')
   const end = agent.session.events.at(-1)
+  expect(end?.data).toMatchObject({ reason: { kind: 'error' } })
   expect(end?.type).toBe('turn/end')
   expect(JSON.stringify(end?.data)).toContain('FLUSH_FAILED')
 })

@@ -1,0 +1,187 @@
+import { StreamOverflowError } from '../errors/agent-errors.js'
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import type { UserMessage } from '../session/message.js'
+import type { SessionEvent } from '../session/session-event.js'
+import type { Agent, RunOptions, TurnResult } from './agent.js'
+import { type RunPort, runAgentTurn } from './run-agent.js'
+import type { UserMessageInput } from './user-message-input.js'
+
+/** Options of {@link Agent.stream}. */
+export interface StreamOptions extends RunOptions {
+  /**
+   * How many undelivered events the stream buffers; one more makes the next read throw
+   * {@link StreamOverflowError} once the buffer is drained. A positive safe integer.
+   *
+   * @default 1024
+   */
+  readonly highWaterMark?: number
+}
+
+/**
+ * What {@link Agent.stream} returns (09-api.md A1): the claiming turn's durable events from
+ * `turn/start` to `turn/end`, in seq order, plus the queued message and the turn result. Every
+ * yielded event is lossless JSON. Breaking out of the iteration unsubscribes without cancelling.
+ */
+export interface AgentRun extends AsyncIterable<SessionEvent> {
+  /** The queued prompt. */
+  readonly message: UserMessage
+  /** Settles like {@link Agent.run}; unaffected by an overflow or an early break. */
+  readonly result: Promise<TurnResult>
+}
+
+/** The default {@link StreamOptions.highWaterMark}. */
+const defaultHighWaterMark = 1024
+
+/** The bounded buffer between the session's commits and one consumer. */
+class TurnEventBuffer implements AsyncIterator<SessionEvent> {
+  readonly #limit: number
+  readonly #events: SessionEvent[] = []
+  #head = 0
+  #overflowed = false
+  #ended = false
+  #failure: { readonly error: unknown } | undefined
+  #lastYieldedSeq = -1
+  #wake: (() => void) | undefined
+  #release: (() => void) | undefined
+
+  constructor(limit: number) {
+    this.#limit = limit
+  }
+
+  /** Sets what a consumer's early exit releases (the session tap). */
+  onRelease(release: () => void): void {
+    this.#release = release
+  }
+
+  get open(): boolean {
+    return !this.#ended && !this.#overflowed
+  }
+
+  push(event: SessionEvent): void {
+    if (!this.open) return
+    if (this.#events.length - this.#head >= this.#limit) {
+      this.#overflowed = true
+      this.#release?.()
+    } else this.#events.push(event)
+    this.#signal()
+  }
+
+  end(): void {
+    this.#ended = true
+    this.#release?.()
+    this.#signal()
+  }
+
+  fail(error: unknown): void {
+    if (this.#ended) return
+    this.#failure = { error }
+    this.end()
+  }
+
+  async next(): Promise<IteratorResult<SessionEvent>> {
+    for (;;) {
+      if (this.#head < this.#events.length) {
+        const event = this.#events[this.#head] as SessionEvent
+        this.#events[this.#head++] = undefined as unknown as SessionEvent
+        if (this.#head > 1024 && this.#head * 2 > this.#events.length) {
+          this.#events.splice(0, this.#head)
+          this.#head = 0
+        }
+        this.#lastYieldedSeq = event.seq
+        return { value: event, done: false }
+      }
+      if (this.#overflowed) {
+        this.#overflowed = false
+        this.#ended = true
+        throw new StreamOverflowError({ limit: this.#limit, lastYieldedSeq: this.#lastYieldedSeq })
+      }
+      const failure = this.#failure
+      if (failure !== undefined) {
+        this.#failure = undefined
+        throw failure.error
+      }
+      if (this.#ended) return { value: undefined, done: true }
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve
+      })
+    }
+  }
+
+  async return(): Promise<IteratorResult<SessionEvent>> {
+    this.#ended = true
+    this.#events.length = 0
+    this.#head = 0
+    this.#failure = undefined
+    this.#release?.()
+    this.#signal()
+    return { value: undefined, done: true }
+  }
+
+  #signal(): void {
+    const wake = this.#wake
+    this.#wake = undefined
+    wake?.()
+  }
+}
+
+function checkHighWaterMark(value: unknown): number {
+  if (value === undefined) return defaultHighWaterMark
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new InvalidArgumentError({ argument: 'highWaterMark', reason: 'must be a positive safe integer', value })
+  }
+  return value
+}
+
+/**
+ * `agent.stream(input)` (04-agent.md §14, 09-api.md A1): `run` plus the claiming turn's durable
+ * events. Only the current turn's events are kept, at most `highWaterMark` of them undelivered.
+ *
+ * @param agent - the agent
+ * @param port - the driver's hooks
+ * @param input - the prompt
+ * @param options - a signal and the buffer bound
+ * @returns the run
+ * @throws {@link InvalidArgumentError} `argument: 'highWaterMark'`; {@link AgentDisposedError} or
+ *   {@link InvalidMessageError}, nothing queued
+ */
+export function streamAgentTurn(agent: Agent, port: RunPort, input: UserMessageInput, options: StreamOptions): AgentRun {
+  const buffer = new TurnEventBuffer(checkHighWaterMark(options.highWaterMark))
+  let turn: number | undefined
+  let nextSeq = Number.POSITIVE_INFINITY
+  const deliver = (event: SessionEvent): void => {
+    if (event.seq < nextSeq || !buffer.open) return
+    nextSeq = event.seq + 1
+    buffer.push(event)
+    if (event.type === 'turn/end' && (event.data as { readonly turn: number }).turn === turn) buffer.end()
+  }
+  const untap = port.onSessionEvent(deliver)
+  buffer.onRelease(untap)
+  let run: ReturnType<typeof runAgentTurn>
+  try {
+    run = runAgentTurn(agent, port, input, options, {
+      claimed(claimingTurn, startSeq) {
+        turn = claimingTurn
+        nextSeq = startSeq
+        for (const event of agent.session.slice(startSeq)) deliver(event)
+      },
+    })
+  } catch (error) {
+    untap()
+    throw error
+  }
+  // The result settles on its own; an unobserved rejection must not crash a consumer that only iterates.
+  run.result.then(
+    () => buffer.end(),
+    (error: unknown) => buffer.fail(error),
+  )
+  let iterated = false
+  return {
+    message: run.message,
+    result: run.result,
+    [Symbol.asyncIterator](): AsyncIterator<SessionEvent> {
+      if (iterated) throw new InvalidArgumentError({ argument: 'iterator', reason: 'an AgentRun can be iterated once', value: undefined })
+      iterated = true
+      return buffer
+    },
+  }
+}

@@ -1,0 +1,295 @@
+/**
+ * `agent.run`, `agent.stream` and `agent.runMaintenance` (04-agent.md §10, §14; 09-api.md A1–A2):
+ * 04-agent.md scenarios 42, 45, 46 and 09-api.md scenarios 6–12.
+ */
+import { afterEach, describe, expect, test } from 'vitest'
+import { z } from 'zod'
+import { createHarness, defineTool, ErrorCode, type Harness, type SessionEvent, type TurnResult } from 'yoke'
+import { fakeClock, fakeIds, fail, hang, scriptedModel, text, tool } from 'yoke/testing'
+
+let harness: Harness | undefined
+afterEach(async () => {
+  await harness?.close().catch(() => undefined)
+  harness = undefined
+})
+
+const usage = { inputTokens: 10, outputTokens: 11 }
+
+async function start(script: Parameters<typeof scriptedModel>[0], extra: { tools?: Parameters<typeof createHarness>[0]['tools'] } = {}) {
+  const model = scriptedModel(script)
+  harness = await createHarness({ model, clock: fakeClock(), ids: fakeIds(), ...extra })
+  const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
+  return { model, agent, harness }
+}
+
+function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected a rejection')
+    },
+    (error: unknown) => error,
+  )
+}
+
+/** Resolves once the scripted model received `count` requests. */
+async function requestsReach(model: { readonly requests: readonly unknown[] }, count: number): Promise<void> {
+  for (let round = 0; round < 1000 && model.requests.length < count; round++) await new Promise((resolve) => setImmediate(resolve))
+  expect(model.requests.length).toBeGreaterThanOrEqual(count)
+}
+
+describe('agent.run (09-api.md A1)', () => {
+  test('scenario 6: one text turn → turn 1, completed, text, messages, usage', async () => {
+    const { agent } = await start([text('hello', { usage })])
+    const result = await agent.run('hi')
+    expect(result).toEqual({
+      turn: 1,
+      reason: { kind: 'completed' },
+      text: 'hello',
+      messages: [expect.objectContaining({ role: 'user' }), expect.objectContaining({ role: 'assistant' })],
+      usage,
+    })
+    expect(JSON.parse(JSON.stringify(result))).toEqual(result)
+  })
+
+  test('scenario 7: a tool turn → text of the last answer, four messages, summed usage', async () => {
+    const echo = defineTool({ name: 'echo', description: 'Echo', input: z.object({ text: z.string() }), execute: ({ text: said }) => `echo: ${said}` })
+    const { agent } = await start([tool('echo', { text: 'ping' }, { usage }), text('done', { usage })], { tools: [echo] })
+    const result = await agent.run('go')
+    expect(result.text).toBe('done')
+    // The tool result travels as a user-role message holding one tool-result block (02-session.md §1).
+    expect(result.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
+    expect(result.messages[2]?.content[0]).toMatchObject({ type: 'tool-result', isError: false, content: [{ type: 'text', text: 'echo: ping' }] })
+    expect(result.usage.inputTokens).toBe(20)
+  })
+
+  test('scenario 8: concurrent runs get turns 1 and 2', async () => {
+    const { agent } = await start([text('one'), text('two')])
+    const [first, second] = await Promise.all([agent.run('a'), agent.run('b')])
+    expect([first.turn, first.text, second.turn, second.text]).toEqual([1, 'one', 2, 'two'])
+  })
+
+  test('scenario 9: a model error resolves as a result', async () => {
+    const { agent } = await start([fail('AUTH', 'provider 401', { status: 401 })])
+    const result = await agent.run('hi')
+    expect(result.reason).toMatchObject({ kind: 'error', error: { code: 'AUTH', message: 'provider 401' } })
+    expect(result.text).toBe('')
+  })
+
+  test('scenario 10 and 04-agent 46: aborting the signal of a queued run discards it; the hanging turn continues', async () => {
+    const { model, agent } = await start([hang(), text('later')])
+    const first = agent.run('a')
+    await requestsReach(model, 1)
+    const controller = new AbortController()
+    const queued = agent.run('b', { signal: controller.signal })
+    controller.abort()
+    const error = await rejection(queued)
+    expect(error).toMatchObject({ code: ErrorCode.RUN_DISCARDED, reason: 'canceled', cause: { kind: 'user' } })
+    const spliced = agent.session.events.filter((event) => event.type === 'agent/inbox/spliced').at(-1)
+    expect(spliced?.data).toMatchObject({ target: 'next-turn', removedCount: 1, outcome: 'canceled' })
+    expect(agent.status).toBe('running')
+    agent.cancel()
+    expect((await first).reason).toEqual({ kind: 'aborted', reason: { kind: 'user' } })
+    await agent.whenIdle()
+    expect(agent.session.events.filter((event) => event.type === 'turn/start')).toHaveLength(1)
+    const texts = agent.session.events.filter((event) => event.type === 'user/message').map((event) => JSON.stringify(event.data))
+    expect(texts.some((entry) => entry.includes('"b"'))).toBe(false)
+  })
+
+  test('04-agent 46: aborting while its own turn runs ends it aborted {user}; a prompt queued behind it still runs', async () => {
+    const { model, agent } = await start([hang(), text('next')])
+    const controller = new AbortController()
+    const own = agent.run('x', { signal: controller.signal })
+    const behind = agent.run('y')
+    await requestsReach(model, 1)
+    controller.abort()
+    expect((await own).reason).toEqual({ kind: 'aborted', reason: { kind: 'user' } })
+    expect(agent.inbox.nextTurn.map((message) => message.id)).toHaveLength(1)
+    // keepInbox parks 'y'; the next waking send (or wake) runs it.
+    expect(agent.wake()).toBe(true)
+    expect((await behind).text).toBe('next')
+  })
+
+  test('04-agent 45: cancel() discards a queued run (canceled, cause user); the running one resolves aborted; each settles once', async () => {
+    const { model, agent } = await start([hang()])
+    let settledA = 0
+    let settledB = 0
+    const a = agent.run('a').finally(() => settledA++)
+    const b = agent.run('b').finally(() => settledB++)
+    await requestsReach(model, 1)
+    agent.cancel()
+    expect(await rejection(b)).toMatchObject({ code: ErrorCode.RUN_DISCARDED, reason: 'canceled', cause: { kind: 'user' } })
+    expect((await a).reason).toEqual({ kind: 'aborted', reason: { kind: 'user' } })
+    await agent.whenIdle()
+    expect([settledA, settledB]).toEqual([1, 1])
+  })
+
+  test("04-agent 45: a run queued at dispose rejects 'disposed' and its prompt keeps no canceling splice", async () => {
+    const { model, agent } = await start([hang()])
+    const a = agent.run('a')
+    const q = agent.run('q')
+    await requestsReach(model, 1)
+    await agent.dispose()
+    expect((await a).reason).toEqual({ kind: 'aborted', reason: { kind: 'disposed' } })
+    const error = await rejection(q)
+    expect(error).toMatchObject({ code: ErrorCode.RUN_DISCARDED, reason: 'disposed' })
+    expect(agent.session.events.some((event) => event.type === 'agent/inbox/spliced' && (event.data as { outcome?: string }).outcome === 'canceled')).toBe(false)
+  })
+
+  test("inbox.remove discards a queued run with reason 'removed' and no cause", async () => {
+    const { model, agent } = await start([hang()])
+    void agent.run('a')
+    const queued = agent.run('b')
+    await requestsReach(model, 1)
+    const pending = agent.inbox.nextTurn[0]
+    expect(agent.inbox.remove(pending?.id ?? '')).toBe(true)
+    const error = (await rejection(queued)) as { reason: string; cause?: unknown }
+    expect(error.reason).toBe('removed')
+    expect(error.cause).toBeUndefined()
+    agent.cancel()
+  })
+
+  test('a run sent after an abort latches like followup and runs at convergence', async () => {
+    const { model, agent } = await start([hang(), text('after')])
+    const first = agent.run('a')
+    await requestsReach(model, 1)
+    agent.cancel({ kind: 'user' }, { keepInbox: true })
+    const second = agent.run('b')
+    expect((await first).reason.kind).toBe('aborted')
+    const result = await second
+    expect([result.turn, result.text]).toEqual([2, 'after'])
+  })
+
+  test('bad input rejects InvalidMessageError and queues nothing; a disposed agent rejects AgentDisposedError', async () => {
+    const { agent } = await start([text('x')])
+    const error = await rejection(agent.run({ content: [{ type: 'text', text: 1n as unknown as string }] }))
+    expect(error).toMatchObject({ code: ErrorCode.INVALID_MESSAGE, field: 'content[0].text' })
+    expect(agent.session.length).toBe(0)
+    const aborted = new AbortController()
+    aborted.abort()
+    expect(await rejection(agent.run('late', { signal: aborted.signal }))).toMatchObject({ code: ErrorCode.RUN_DISCARDED, reason: 'canceled' })
+    expect(agent.session.length).toBe(0)
+    await agent.dispose()
+    expect(await rejection(agent.run('hi'))).toMatchObject({ code: ErrorCode.AGENT_DISPOSED })
+  })
+})
+
+describe('agent.stream (09-api.md A1–A2)', () => {
+  test('scenario 11: the events equal the log from turn/start to turn/end; result equals run', async () => {
+    const { agent, harness: live } = await start([text('abc', { usage }), text('abc', { usage })])
+    const other = await live.createAgent()
+    other.inject('noise')
+    const run = agent.stream('go')
+    const collected: SessionEvent[] = []
+    for await (const event of run) collected.push(event)
+    const events = agent.session.events
+    const from = events.findIndex((event) => event.type === 'turn/start')
+    const to = events.findIndex((event) => event.type === 'turn/end')
+    expect(collected).toEqual(events.slice(from, to + 1))
+    expect(collected.every((event) => agent.session.at(event.seq) === event)).toBe(true)
+    expect(JSON.parse(JSON.stringify(collected))).toEqual(collected)
+    const streamed: TurnResult = await run.result
+    const ran = await agent.run('go')
+    expect({ ...ran, turn: 1, messages: ran.messages.map((message) => message.role) }).toEqual({ ...streamed, messages: streamed.messages.map((message) => message.role) })
+    expect(run.message.content).toEqual([{ type: 'text', text: 'go' }])
+  })
+
+  test('scenario 12: highWaterMark 4 read after the turn → 4 events, then StreamOverflowError; result completes', async () => {
+    const { agent } = await start([text('abc')])
+    const run = agent.stream('go', { highWaterMark: 4 })
+    const result = await run.result
+    expect(result.reason).toEqual({ kind: 'completed' })
+    const seen: SessionEvent[] = []
+    const error = await (async () => {
+      try {
+        for await (const event of run) seen.push(event)
+      } catch (caught) {
+        return caught
+      }
+      return undefined
+    })()
+    expect(seen).toHaveLength(4)
+    expect(error).toMatchObject({ code: ErrorCode.STREAM_OVERFLOW, limit: 4, lastYieldedSeq: seen[3]?.seq })
+    expect(agent.session.events.at(-1)?.type).toBe('turn/end')
+  })
+
+  test('breaking out unsubscribes without cancelling the turn', async () => {
+    const { agent } = await start([text('abc')])
+    const run = agent.stream('go')
+    for await (const event of run) if (event.type === 'turn/start') break
+    expect((await run.result).reason).toEqual({ kind: 'completed' })
+    await agent.whenIdle()
+  })
+
+  test('a discarded stream throws RunDiscardedError from iteration and result', async () => {
+    const { model, agent } = await start([hang()])
+    void agent.run('a')
+    await requestsReach(model, 1)
+    const run = agent.stream('b')
+    agent.cancel()
+    await expect(run.result).rejects.toMatchObject({ code: ErrorCode.RUN_DISCARDED })
+    await expect((async () => {
+      for await (const _event of run) {
+        // nothing: the prompt was never claimed
+      }
+    })()).rejects.toMatchObject({ code: ErrorCode.RUN_DISCARDED })
+  })
+
+  test('a bad highWaterMark throws InvalidArgumentError and queues nothing', async () => {
+    const { agent } = await start([text('abc')])
+    expect(() => agent.stream('go', { highWaterMark: 0 })).toThrow(expect.objectContaining({ code: ErrorCode.INVALID_ARGUMENT, argument: 'highWaterMark' }))
+    expect(agent.session.length).toBe(0)
+  })
+})
+
+describe('agent.runMaintenance (04-agent.md §10)', () => {
+  test('scenario 42: a followup during maintenance latches; after the task, one turn and one request', async () => {
+    const { model, agent } = await start([text('done')])
+    const statuses: string[] = []
+    agent.ctx.on('agent/status', ({ status }) => statuses.push(status))
+    let release: (value: string) => void = () => undefined
+    const task = agent.runMaintenance(() => new Promise<string>((resolve) => (release = resolve)))
+    expect(agent.phase).toBe('maintenance')
+    expect(agent.status).toBe('idle')
+    agent.followup('m')
+    expect(agent.session.events.some((event) => event.type === 'turn/start')).toBe(false)
+    const idle = agent.whenIdle()
+    release('value')
+    expect(await task).toBe('value')
+    await idle
+    expect(model.requests).toHaveLength(1)
+    expect(agent.session.events.filter((event) => event.type === 'turn/end')).toHaveLength(1)
+    expect(statuses).toEqual(['running', 'idle'])
+  })
+
+  test('scenario 42: a latched prompt removed before the task settles runs no turn', async () => {
+    const { model, agent } = await start([text('done')])
+    let release: () => void = () => undefined
+    const task = agent.runMaintenance(() => new Promise<void>((resolve) => (release = resolve)))
+    const message = agent.followup('m')
+    expect(agent.inbox.remove(message.id)).toBe(true)
+    release()
+    await task
+    await agent.whenIdle()
+    expect(model.requests).toHaveLength(0)
+    expect(agent.session.events.some((event) => event.type === 'turn/start')).toBe(false)
+  })
+
+  test('cancel aborts the task signal; a rejection comes back unchanged; busy and disposed throw typed errors', async () => {
+    const { model, agent } = await start([hang()])
+    const failure = new Error('task broke')
+    const task = agent.runMaintenance(
+      (signal) =>
+        new Promise<never>((_resolve, reject) => {
+          signal.addEventListener('abort', () => reject(failure), { once: true })
+        }),
+    )
+    expect(() => agent.runMaintenance(async () => 1)).toThrow(expect.objectContaining({ code: ErrorCode.AGENT_BUSY, phase: 'maintenance' }))
+    agent.cancel()
+    expect(await rejection(task)).toBe(failure)
+    agent.followup('go')
+    await requestsReach(model, 1)
+    expect(() => agent.runMaintenance(async () => 1)).toThrow(expect.objectContaining({ code: ErrorCode.AGENT_BUSY, phase: 'running' }))
+    await agent.dispose()
+    expect(() => agent.runMaintenance(async () => 1)).toThrow(expect.objectContaining({ code: ErrorCode.AGENT_DISPOSED }))
+  })
+})
