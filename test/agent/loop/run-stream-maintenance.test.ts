@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { createHarness, defineTool, ErrorCode, type Harness, type SessionEvent, type TurnResult } from 'yoke'
-import { fakeClock, fakeIds, fail, hang, scriptedModel, text, tool } from 'yoke/testing'
+import { fakeClock, fakeIds, hang, scriptedModel, text, tool } from 'yoke/testing'
 
 let harness: Harness | undefined
 afterEach(async () => {
@@ -15,7 +15,7 @@ afterEach(async () => {
 
 const usage = { inputTokens: 10, outputTokens: 11 }
 
-async function start(script: Parameters<typeof scriptedModel>[0], extra: { tools?: Parameters<typeof createHarness>[0]['tools'] } = {}) {
+async function start(script: Parameters<typeof scriptedModel>[0], extra: Omit<NonNullable<Parameters<typeof createHarness>[0]>, 'model'> = {}) {
   const model = scriptedModel(script)
   harness = await createHarness({ model, clock: fakeClock(), ids: fakeIds(), ...extra })
   const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
@@ -69,7 +69,7 @@ describe('agent.run (09-api.md A1)', () => {
   })
 
   test('scenario 9: a model error resolves as a result', async () => {
-    const { agent } = await start([fail('AUTH', 'provider 401', { status: 401 })])
+    const { agent } = await start([{ failure: { code: 'AUTH', message: 'provider 401', status: 401 } }])
     const result = await agent.run('hi')
     expect(result.reason).toMatchObject({ kind: 'error', error: { code: 'AUTH', message: 'provider 401' } })
     expect(result.text).toBe('')
