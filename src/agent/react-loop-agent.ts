@@ -77,6 +77,7 @@ export class ReactLoopAgent implements Agent, RunPort {
   readonly #disposedListeners = new Set<() => void>()
   #clearingCause: CancelCause | undefined
   #turnStartSeq: number | undefined
+  #starts = 0
 
   /**
    * @param init - the owner context, session, options, initiator and marks
@@ -343,7 +344,10 @@ export class ReactLoopAgent implements Agent, RunPort {
     this.#controller = new AbortController()
     this.#wakeRequested = false
     this.#emitStatus('running')
-    this.#track(this.#initiator.run(this, () => this.#drive()))
+    const generation = ++this.#starts
+    const work = this.#initiator.run(this, () => this.#drive())
+    // A driver that exited before its first await may already have started (and tracked) its latched replay.
+    if (generation === this.#starts) this.#track(work)
   }
 
   #emitStatus(status: AgentStatus): void {

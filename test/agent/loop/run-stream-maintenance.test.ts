@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { createHarness, defineTool, ErrorCode, type Harness, type SessionEvent, type TurnResult } from 'yoke'
-import { fakeClock, fakeIds, hang, scriptedModel, text, tool } from 'yoke/testing'
+import { fail, fakeClock, fakeIds, hang, scriptedModel, text, tool } from 'yoke/testing'
 
 let harness: Harness | undefined
 afterEach(async () => {
@@ -73,6 +73,14 @@ describe('agent.run (09-api.md A1)', () => {
     const result = await agent.run('hi')
     expect(result.reason).toMatchObject({ kind: 'error', error: { code: 'AUTH', message: 'provider 401' } })
     expect(result.text).toBe('')
+  })
+
+  test('with the retry entry disabled a model failure still ends the turn with its own failure', async () => {
+    const model = scriptedModel([fail('AUTH', 'provider 401')])
+    harness = await createHarness({ model, clock: fakeClock(), ids: fakeIds(), patches: [{ id: 'retry', disabled: true }] })
+    const agent = await harness.createAgent()
+    const result = await agent.run('hi')
+    expect(result.reason).toMatchObject({ kind: 'error', error: { code: 'AUTH', message: 'provider 401' } })
   })
 
   test('scenario 10 and 04-agent 46: aborting the signal of a queued run discards it; the hanging turn continues', async () => {
