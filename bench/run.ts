@@ -2,6 +2,7 @@
  * `npm run bench`: every benchmark in `bench/`, each reported as a ratio to a floor measured in
  * the same run. Not part of `npm test`.
  */
+import { runAgentBench } from './agent.bench.js'
 import { runKernelBench } from './kernel.bench.js'
 import { runModelsBench } from './models.bench.js'
 import { runPersistenceBench } from './persistence.bench.js'
@@ -16,4 +17,6 @@ console.log('\npersistence')
 const persistence = await runPersistenceBench()
 console.log('\nmodels')
 const models = await runModelsBench()
-console.log(`\nratios: ${JSON.stringify({ kernel, session, persistence, models }, null, 2)}`)
+console.log('\nagent')
+const agent = await runAgentBench()
+console.log(`\nratios: ${JSON.stringify({ kernel, session, persistence, models, agent }, null, 2)}`)

@@ -5,6 +5,7 @@ import { createInitiator } from '../scope/initiator.js'
 import type { Agent } from './agent.js'
 import { agentEvents } from './agent-events.js'
 import { agentLoopEvents } from './agent-loop-events.js'
+import { requestErrorEvents } from '../model/retry/retry-events.js'
 import { AgentRegistry } from './agent-registry.js'
 import { createLoopRequestMarks } from './build-request.js'
 
@@ -33,7 +34,7 @@ export function agentLoopPlugin(): PluginDefinition<AgentLoopEntryConfig | undef
     inject: [services.sessions, services.models, services.systemPrompt],
     optional: [services.tools],
     provides: [services.agents],
-    events: [agentEvents, agentLoopEvents],
+    events: [agentEvents, agentLoopEvents, requestErrorEvents],
     config: configSchema.optional() as z.ZodType<AgentLoopEntryConfig | undefined>,
     apply(ctx, config) {
       const initiator = createInitiator<Agent>()
@@ -43,10 +44,7 @@ export function agentLoopPlugin(): PluginDefinition<AgentLoopEntryConfig | undef
         createLoopRequestMarks(),
         config?.maxParallelToolCalls === undefined ? {} : { maxParallelToolCalls: config.maxParallelToolCalls },
       )
-      ctx.effect(() => async () => {
-        initiator.close()
-        await registry.disposeAll()
-      }, 'agents')
+      ctx.effect(() => () => registry.close(), 'agents')
       ctx.provide(services.agents, registry)
     },
   })

@@ -11,12 +11,13 @@ function defineOwn(target: Record<string, unknown>, key: string, value: unknown)
  * (and remembered in `known`); any other container is copied, with deep-frozen children shared.
  * Recursive: validated requests are shallow data (messages, tool schemas, JSON).
  */
-function deepFrozen(value: unknown, known: WeakSet<object>): unknown {
+function deepFrozen(value: unknown, known: WeakSet<object>, knownPrefix = 0): unknown {
   if (typeof value !== 'object' || value === null || known.has(value)) return value
   let changed = !Object.isFrozen(value)
   if (Array.isArray(value)) {
-    const items: unknown[] = []
-    for (const item of value as unknown[]) {
+    const items: unknown[] = (value as unknown[]).slice(0, knownPrefix)
+    for (let index = knownPrefix; index < value.length; index++) {
+      const item: unknown = value[index]
       const next = deepFrozen(item, known)
       if (next !== item) changed = true
       items.push(next)
@@ -46,16 +47,17 @@ function deepFrozen(value: unknown, known: WeakSet<object>): unknown {
  *
  * @param request - a request that passed {@link validateModelRequest}
  * @param known - containers already known to be deep-frozen; found and created ones are added
+ * @param knownPrefix - how many leading messages are known deep-frozen (shared without a lookup)
  * @returns the request itself when it was deep-frozen, else a frozen copy with the same signal
  * @internal
  */
-export function freezeRequest(request: ModelRequest, known: WeakSet<object>): ModelRequest {
+export function freezeRequest(request: ModelRequest, known: WeakSet<object>, knownPrefix = 0): ModelRequest {
   const record = request as unknown as Record<string, unknown>
   let changed = !Object.isFrozen(request)
   const copy: Record<string, unknown> = {}
   for (const key of Object.keys(record)) {
     const item = record[key]
-    const next = key === 'signal' ? item : deepFrozen(item, known)
+    const next = key === 'signal' ? item : deepFrozen(item, known, key === 'messages' ? knownPrefix : 0)
     if (next !== item) changed = true
     copy[key] = next
   }

@@ -99,6 +99,8 @@ export class ModelRouter implements ModelRegistry {
   readonly #ctx: Context
   readonly #global: Layer = new Map()
   readonly #layers = new WeakMap<ScopeKey, Layer>()
+  /** The last verified messages array per conversation, keyed by its first message. */
+  readonly #prefixes = new WeakMap<object, readonly object[]>()
   readonly #prepared = new WeakMap<PreparedCall, PreparedState>()
   /** Containers known to be deep-frozen (never copied again). */
   readonly #frozen = new WeakSet<object>()
@@ -309,6 +311,28 @@ export class ModelRouter implements ModelRegistry {
     })()
   }
 
+  /**
+   * How many leading messages of `messages` are, by identity, the ones of the last verified request
+   * of the same conversation (keyed by its first message): those are valid and deep-frozen already,
+   * so a growing session costs one pointer comparison per old message instead of set lookups.
+   */
+  #knownPrefix(messages: unknown): number {
+    if (!Array.isArray(messages) || messages.length === 0) return 0
+    const first: unknown = messages[0]
+    if (typeof first !== 'object' || first === null) return 0
+    const last = this.#prefixes.get(first)
+    if (last === undefined) return 0
+    const limit = Math.min(last.length, messages.length)
+    let index = 0
+    while (index < limit && last[index] === messages[index]) index++
+    return index
+  }
+
+  #rememberPrefix(messages: readonly object[]): void {
+    const first = messages[0]
+    if (first !== undefined && Object.isFrozen(messages)) this.#prefixes.set(first, messages)
+  }
+
   /** The innermost `llm/stream` step: validate, freeze, bind, check the effort, then the boundary. */
   #innermost(payload: LlmStreamPayload, scope: ScopeKey | undefined): AsyncIterable<StreamChunk> {
     const prepared = payload.prepared
@@ -316,9 +340,11 @@ export class ModelRouter implements ModelRegistry {
     state?.beforeAdapter?.(payload.request)
     let violation: ReturnType<typeof validateModelRequest>
     let request: ModelRequest
+    let knownPrefix = 0
     try {
-      violation = validateModelRequest(payload.request, this.#verified)
-      request = violation === undefined ? freezeRequest(payload.request, this.#frozen) : payload.request
+      knownPrefix = this.#knownPrefix(payload.request.messages)
+      violation = validateModelRequest(payload.request, this.#verified, knownPrefix)
+      request = violation === undefined ? freezeRequest(payload.request, this.#frozen, knownPrefix) : payload.request
     } catch (error) {
       // A throwing getter or proxy trap: the request cannot be read as data.
       const reason = error instanceof Error ? error.message : String(error)
@@ -326,7 +352,8 @@ export class ModelRouter implements ModelRegistry {
       request = payload.request
     }
     if (violation !== undefined) return failedStream(invalidRequestFailure(violation))
-    for (const message of request.messages) this.#verified.add(message)
+    for (let index = knownPrefix; index < request.messages.length; index++) this.#verified.add(request.messages[index] as object)
+    this.#rememberPrefix(request.messages)
     for (const tool of request.tools ?? []) this.#verified.add(tool)
     // A middleware may pass another request with the prepared call: its binding holds for the same provider only.
     const bound = state?.adapter !== undefined && prepared?.config.provider === request.provider ? state : undefined

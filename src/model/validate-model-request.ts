@@ -107,9 +107,9 @@ function messageSchemaOf(message: unknown): z.ZodType | string {
   return isRecord(message['source']) && message['source']['kind'] === 'tool' ? toolResultMessageSchema : userMessageSchema
 }
 
-function checkMessages(messages: unknown, verified: WeakSet<object> | undefined): RequestViolation | undefined {
+function checkMessages(messages: unknown, verified: WeakSet<object> | undefined, knownPrefix: number): RequestViolation | undefined {
   if (!Array.isArray(messages)) return violation('messages', messages, 'must be an array of messages')
-  for (let index = 0; index < messages.length; index++) {
+  for (let index = knownPrefix; index < messages.length; index++) {
     const message: unknown = messages[index]
     if (verified !== undefined && typeof message === 'object' && message !== null && verified.has(message)) continue
     const schema = messageSchemaOf(message)
@@ -170,9 +170,10 @@ function isAbortSignal(value: unknown): value is AbortSignal {
  *
  * @param request - the candidate request
  * @param verified - messages and tool schemas already known valid and deep-frozen (skipped)
+ * @param knownPrefix - how many leading messages are known valid and deep-frozen (skipped without a lookup)
  * @returns the first violation, or `undefined` for a valid request
  */
-export function validateModelRequest(request: unknown, verified?: WeakSet<object>): RequestViolation | undefined {
+export function validateModelRequest(request: unknown, verified?: WeakSet<object>, knownPrefix = 0): RequestViolation | undefined {
   if (!isRecord(request)) return violation('request', request, 'must be a request object')
   const unknownKey = firstUnknownKey(request, requestKeys, '')
   if (unknownKey !== undefined) return unknownKey
@@ -183,7 +184,7 @@ export function validateModelRequest(request: unknown, verified?: WeakSet<object
   const system = request['system']
   if (system !== undefined && typeof system !== 'string') return violation('system', system, 'must be a string')
   const problem =
-    checkMessages(request['messages'], verified) ??
+    checkMessages(request['messages'], verified, knownPrefix) ??
     checkTools(request['tools'], verified) ??
     checkCallField('maxTokens', request['maxTokens']) ??
     checkCallField('temperature', request['temperature']) ??
