@@ -11,6 +11,7 @@ import type { LoopHost } from './loop-host.js'
 import { buildRequestContext, buildRequestHeader, requestContextDue, requestHeaderDecision } from './request-header-decision.js'
 import { checkCallConfig, frozenCallConfig, resolveCallConfig } from './resolve-call-config.js'
 import { abortCheck } from './turn-end.js'
+import { verifyReconstruction } from './verify-reconstruction.js'
 
 /** How a step ended (04-agent.md T18). */
 export type StepOutcome = 'completed' | 'max-tokens' | 'concluded' | 'owed'
@@ -105,7 +106,11 @@ async function runAttempt(host: LoopHost, input: StepInput, system: string, atte
   })
   abortCheck(signal)
   const config = checkCallConfig(frozenCallConfig(chosen))
-  const prepared = host.models.prepareCall(config, { scope: agent })
+  const verify = host.options.verifyReconstruction === true
+  const prepared = host.models.prepareCall(config, {
+    scope: agent,
+    ...(verify ? { beforeAdapter: (request: unknown) => verifyReconstruction(request, session, { turn, step, attempt }, host.marks) } : {}),
+  })
   const header = buildRequestHeader({ config: prepared.config, adapterDefaults: prepared.adapterDefaults, system, tools: input.assembly.tools })
   const due = requestHeaderDecision({ folded: session.requestHeader(), firstRequestOfDriver: host.firstRequestOfDriver, header })
   if (due !== undefined) session.append('request/header', { header, reason: due.reason })
