@@ -1,48 +1,126 @@
 /**
- * `npm start`: builds a harness with one small plugin, prints its description and its
- * inspection, and closes it. (The agent issue replaces this with the real main job.)
+ * `npm start` — the main job (09-api.md R3): an agent with two tools over the JSONL session
+ * `readme-demo` in `./sessions`, asked about the weather in Paris and 2 + 3.
+ *
+ * The model is the scripted one (no network) unless `DEEPSEEK_API_KEY` is set; then it is the
+ * DeepSeek adapter, honouring `DEEPSEEK_BASE_URL` (any OpenAI-compatible endpoint) and
+ * `DEEPSEEK_MODEL` (default `deepseek-v4-flash`). `openAgent` resumes the session when it exists, so every run is the next turn.
+ *
+ * Options: `--dir <directory>` (default `./sessions`).
  */
-import { createHarness, defineEvents, definePlugin, defineService, type Emit } from 'yoke'
+import { join } from 'node:path'
+import { z } from 'zod'
+import {
+  type AssistantChunkData,
+  createHarness,
+  deepseek,
+  defineTool,
+  type ModelAdapter,
+  type ModelRequest,
+  type ModelRoute,
+  type ToolCallData,
+  type ToolResultData,
+} from 'yoke'
+import { type ScriptedReply, scriptedModel } from 'yoke/testing'
 
-interface Greeter {
-  greet(name: string): string
+const sessionId = 'readme-demo'
+const question = 'What is the weather in Paris, and what is 2 + 3?'
+
+const weather: Readonly<Record<string, string>> = {
+  Paris: 'sunny, 21 °C',
+  London: 'cloudy, 15 °C',
+  Tokyo: 'rain, 18 °C',
 }
 
-declare module 'yoke' {
-  interface YokeEvents {
-    'greeter/greeted': Emit<{ readonly name: string }>
+const getWeather = defineTool({
+  name: 'get_weather',
+  description: 'The current weather in a city.',
+  input: z.object({ city: z.string().min(1) }),
+  isConcurrencySafe: () => true,
+  execute: ({ city }) => `${city}: ${weather[city] ?? 'no report'}`,
+})
+
+const add = defineTool({
+  name: 'add',
+  description: 'Adds two numbers.',
+  input: z.object({ a: z.number(), b: z.number() }),
+  isConcurrencySafe: () => true,
+  execute: ({ a, b }) => String(a + b),
+})
+
+/** Step 1 calls both tools; step 2 answers. Call ids are unique per request, so reruns stay valid. */
+function scriptedDemo(): ModelAdapter {
+  const callBoth = (request: ModelRequest): ScriptedReply => ({
+    toolCalls: [
+      { id: `weather_${request.messages.length}`, name: 'get_weather', arguments: { city: 'Paris' } },
+      { id: `add_${request.messages.length}`, name: 'add', arguments: { a: 2, b: 3 } },
+    ],
+    usage: { inputTokens: 42, outputTokens: 18 },
+  })
+  const answer: ScriptedReply = { text: 'Paris: sunny, 21 °C. 2 + 3 = 5.', usage: { inputTokens: 71, outputTokens: 12 }, chunkSize: 6 }
+  // Two entries per run of this process (one turn); the script is rebuilt each run.
+  return scriptedModel([callBoth, answer])
+}
+
+/** The scripted model, or DeepSeek (any OpenAI-compatible endpoint) when `DEEPSEEK_API_KEY` is set. */
+function modelFromEnvironment(): ModelAdapter | ModelRoute {
+  const apiKey = process.env['DEEPSEEK_API_KEY']
+  if (apiKey === undefined || apiKey === '') return scriptedDemo()
+  const baseURL = process.env['DEEPSEEK_BASE_URL']
+  const adapter = deepseek({ apiKey, ...(baseURL === undefined || baseURL === '' ? {} : { baseURL }) })
+  const model = process.env['DEEPSEEK_MODEL']
+  return { adapter, model: model === undefined || model === '' ? 'deepseek-v4-flash' : model }
+}
+
+function argument(name: string): string | undefined {
+  const index = process.argv.indexOf(name)
+  return index === -1 ? undefined : process.argv[index + 1]
+}
+
+function resultText(data: ToolResultData): string {
+  const block = data.message.content[0]
+  if (block?.type !== 'tool-result') return ''
+  return block.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join('')
+}
+
+const dir = argument('--dir') ?? 'sessions'
+const harness = await createHarness({ model: modelFromEnvironment(), persistence: { dir }, tools: [getWeather, add] })
+let exitCode = 0
+try {
+  const agent = await harness.openAgent(sessionId)
+  const run = agent.stream(question)
+  let steps = 0
+  let calls = 0
+  let midLine = false
+  for await (const event of run) {
+    if (event.type === 'step/start') steps++
+    else if (event.type === 'assistant/chunk') {
+      const chunk = (event.data as unknown as AssistantChunkData).chunk
+      if (chunk.type === 'text-delta') {
+        process.stdout.write(chunk.text)
+        midLine = true
+      }
+    } else if (event.type === 'tool/call') {
+      const data = event.data as unknown as ToolCallData
+      calls++
+      if (midLine) process.stdout.write('\n')
+      midLine = false
+      console.log(`→ ${data.name} ${data.arguments}`)
+    } else if (event.type === 'tool/result') {
+      console.log(`← ${resultText(event.data as unknown as ToolResultData)}`)
+    }
   }
+  if (midLine) process.stdout.write('\n')
+  const result = await run.result
+  const file = join(dir, `${sessionId}.jsonl`)
+  if (result.reason.kind === 'completed') {
+    console.log(`turn ${result.turn} completed · ${steps} steps · ${calls} tool calls · ${file}`)
+  } else {
+    const detail = result.reason.kind === 'error' ? ` ${result.reason.error.code}: ${result.reason.error.message}` : ''
+    console.log(`turn ${result.turn} ${result.reason.kind}${detail}`)
+    exitCode = 1
+  }
+} finally {
+  await harness.close()
 }
-
-const greeterEvents = defineEvents<{ 'greeter/greeted': Emit<{ readonly name: string }> }>({
-  'greeter/greeted': 'emit',
-})
-
-const GreeterKey = defineService<Greeter>('greeter/service', 'says hello')
-
-const greeter = definePlugin({
-  name: 'greeter',
-  provides: [GreeterKey],
-  events: [greeterEvents],
-  apply(ctx) {
-    ctx.provide(GreeterKey, {
-      greet(name) {
-        ctx.emit('greeter/greeted', { name })
-        return `hello, ${name}`
-      },
-    })
-    return () => console.log('greeter stopped')
-  },
-})
-
-const harness = await createHarness({ plugins: [greeter] })
-harness.on('greeter/greeted', ({ name }) => console.log(`(greeted ${name})`))
-console.log(harness.ctx.get(GreeterKey).greet('world'))
-
-const description = harness.describe()
-console.log('\nComposed entries (id, source, start index):')
-for (const entry of description.entries) {
-  console.log(`  ${entry.id.padEnd(14)} ${entry.source.padEnd(12)} ${entry.startIndex ?? 'disabled'}`)
-}
-console.log('\nServices:', harness.inspect().services.map((service) => `${service.key} (${service.owner})`).join(', '))
-await harness.close()
+process.exitCode = exitCode

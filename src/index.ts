@@ -221,12 +221,13 @@ export {
   describeHarness,
 } from './harness/index.js'
 export type {
-  CreateAgentOverrides,
+  AgentOverrides,
   DescribedEntry,
   Harness,
   HarnessDescription,
+  HarnessForkOptions,
   HarnessOptions,
-  ResumeAgentOverrides,
+  SessionSummary,
 } from './harness/index.js'
 export {
   bindOwner,
@@ -581,6 +582,7 @@ export type {
   SessionEventTypeDefinition,
   SessionHeader,
   SessionLifecyclePayload,
+  StagedSession,
   StepEndData,
   StepStartData,
   StreamChunk,

@@ -1,25 +1,64 @@
-import { AgentCreationAbortedError, AgentExistsError } from '../errors/agent-errors.js'
+import { AgentExistsError } from '../errors/agent-errors.js'
+import { HarnessClosedError } from '../errors/harness-closed-error.js'
+import { InvalidOptionsError } from '../errors/invalid-options-error.js'
 import type { Context } from '../kernel/context.js'
 import { services } from '../kernel/services.js'
-import type { InitiatorControl } from '../scope/initiator.js'
+import type { ModelAdapter, ModelRoute } from '../model/model-adapter.js'
+import { modelOptionIssues, type ResolvedModelRoute, resolveModelRoute } from '../model/model-plugin.js'
+import { ModelRouter } from '../model/model-router.js'
+import type { Initiator, InitiatorControl } from '../scope/initiator.js'
+import type { StagedSession } from '../session/session-registry.js'
 import type { Agent } from './agent.js'
 import { type AgentOptions, validateAgentOptions } from './agent-options.js'
+import { registerAgentVariables } from './agent-variables.js'
+import { layerAgentOptions, type PresetBinding, presetForCreate, presetForResume } from './bind-preset.js'
 import type { LoopRequestMarks } from './build-request.js'
-import { ModelRouter } from '../model/model-router.js'
+import { assertNotStored, CreationSignal } from './creation-signal.js'
 import { ReactLoopAgent } from './react-loop-agent.js'
 import { prepareResumedSession, type ResumeAgentOptions } from './resume-agent.js'
-import type { Session } from '../session/session.js'
 
 /** Options of {@link AgentRegistry.create} (04-agent.md §13.1). */
 export interface CreateAgentOptions {
-  /** The agent (= session) id; generated when absent. */
+  /**
+   * The agent (= session) id.
+   *
+   * @default the harness id source's next `session` id
+   */
   readonly id?: string
-  /** The agent options, validated strictly. */
+  /** The agent options, field by field over the harness defaults and the preset's options; validated strictly. */
   readonly options?: AgentOptions
+  /**
+   * A preset of this harness (06-prompt-scope.md §5): its options sit under `options`, the session
+   * header records it (`agentPreset`) and the agent's scope gets it as parent.
+   *
+   * @default none
+   */
+  readonly preset?: string
+  /**
+   * This agent's model: the adapter is routed in the agent's scope layer (the harness route is
+   * untouched), and its call fields replace the harness route's as option defaults.
+   *
+   * @default the harness `model`
+   */
+  readonly model?: ModelAdapter | ModelRoute
   /** Runs with the agent context before the agent is published. */
   readonly setup?: (ctx: Context) => void | Promise<void>
   /** Aborting it before publication rejects {@link AgentCreationAbortedError}. */
   readonly signal?: AbortSignal
+}
+
+/** What a new driver is built with, once the options are layered. */
+interface AgentPlan {
+  readonly options: AgentOptions
+  readonly preset: PresetBinding | undefined
+  readonly route: ResolvedModelRoute | undefined
+}
+
+function checkModel(model: unknown): ResolvedModelRoute | undefined {
+  if (model === undefined) return undefined
+  const issues = modelOptionIssues(model).map((issue) => ({ ...issue, path: ['model', ...issue.path] }))
+  if (issues.length > 0) throw new InvalidOptionsError({ issues, value: model })
+  return resolveModelRoute(model as ModelAdapter | ModelRoute)
 }
 
 /**
@@ -32,6 +71,9 @@ export class AgentRegistry {
   readonly #marks: LoopRequestMarks
   readonly #live = new Map<string, Agent>()
   readonly #defaults: AgentOptions
+  readonly #pending = new Set<Promise<unknown>>()
+  readonly #closing = new AbortController()
+  #closed: Promise<void> | undefined
 
   /**
    * @param ctx - the `agent-loop` entry's context (the owner of created agents)
@@ -47,71 +89,136 @@ export class AgentRegistry {
     this.#marks = marks
   }
 
+  /** Which agent started the current piece of work (06-prompt-scope.md §6). */
+  get initiator(): Initiator<Agent> {
+    return this.#initiator
+  }
+
   /**
-   * Creates and publishes an agent (04-agent.md §13.2).
+   * Creates and publishes an agent (04-agent.md §13.2). Its options are, field by field, the
+   * harness `maxParallelToolCalls` and model route's call fields (those of `model` instead, when
+   * given), then the preset's options, then `options`.
    *
-   * @param options - id, agent options, setup and signal
+   * @param options - id, agent options, preset, model, setup and signal
    * @returns the published agent
-   * @throws (as a rejection) {@link InvalidOptionsError}, {@link AgentExistsError},
-   *   {@link AgentCreationAbortedError}, or what `setup` threw; nothing stays published
+   * @throws (as a rejection) {@link HarnessClosedError} once harness close began,
+   *   {@link InvalidOptionsError}, {@link UnknownPresetError}, {@link AgentCreationAbortedError},
+   *   {@link AgentExistsError}, `PersistenceError` `SESSION_EXISTS` for an id with a stored log, or
+   *   what `setup` threw; nothing stays published and the id stays reusable
    */
-  async create(options: CreateAgentOptions = {}): Promise<Agent> {
-    const agentOptions = validateAgentOptions(options.options)
-    if (options.signal?.aborted === true) throw new AgentCreationAbortedError({ reason: options.signal.reason })
-    if (options.id !== undefined && this.#live.has(options.id)) throw new AgentExistsError({ agentId: options.id })
-    const session = this.#ctx.get(services.sessions).create(options.id === undefined ? {} : { id: options.id })
-    return this.#publish(session, agentOptions, options, 'create')
+  create(options: CreateAgentOptions = {}): Promise<Agent> {
+    return this.#track('createAgent', async () => {
+      const creation = new CreationSignal(options.signal, this.#closing.signal, 'createAgent')
+      creation.check()
+      const caller = validateAgentOptions(options.options)
+      const route = checkModel(options.model)
+      const preset = presetForCreate(this.#ctx, options.preset)
+      const plan = this.#plan(preset, route, caller)
+      const id = options.id ?? this.#ctx.get(services.ids)('session')
+      if (this.#live.has(id)) throw new AgentExistsError({ agentId: id })
+      await assertNotStored(this.#ctx, id)
+      creation.check()
+      if (this.#live.has(id)) throw new AgentExistsError({ agentId: id })
+      const staged = this.#ctx.get(services.sessions).stage({ id, ...(preset === undefined ? {} : { header: { agentPreset: preset.preset.name } }) })
+      return this.#publish(staged, undefined, plan, options, creation, 'create')
+    })
   }
 
   /**
    * Resumes a stored session as an agent (04-agent.md §13.4): persistence `prepare` commits the
-   * crash-repair closers, then §13.2 runs with `source: 'resume'`. The driver continues the turn
-   * numbering and replays the inbox; it never starts a turn by itself.
+   * crash-repair closers, then §13.2 runs with `source: 'resume'`. The agent rebinds to the preset
+   * its header recorded. The driver continues the turn numbering and replays the inbox; it never
+   * starts a turn by itself.
    *
    * @param sessionId - the stored session's id
-   * @param options - agent options, setup and signal
+   * @param options - agent options, expected preset, model, setup and signal
    * @returns the published agent
-   * @throws (as a rejection) {@link InvalidOptionsError}, {@link AgentExistsError} when an agent
-   *   drives that id, every `prepare` error unchanged, {@link AgentCreationAbortedError}, or what
-   *   `setup` threw; nothing stays published
+   * @throws (as a rejection) {@link HarnessClosedError}, {@link InvalidOptionsError},
+   *   {@link AgentExistsError} when an agent drives that id, every `prepare` error unchanged,
+   *   {@link PresetMismatchError}, {@link UnknownPresetError} for a recorded preset this harness
+   *   lacks, {@link AgentCreationAbortedError}, or what `setup` threw; nothing stays published
    */
-  async resume(sessionId: string, options: ResumeAgentOptions = {}): Promise<Agent> {
-    const agentOptions = validateAgentOptions(options.options)
-    if (options.signal?.aborted === true) throw new AgentCreationAbortedError({ reason: options.signal.reason })
-    if (this.#live.has(sessionId)) throw new AgentExistsError({ agentId: sessionId })
-    const session = await prepareResumedSession(this.#ctx, sessionId, options.signal)
-    return this.#publish(session, agentOptions, options, 'resume')
+  resume(sessionId: string, options: ResumeAgentOptions = {}): Promise<Agent> {
+    return this.#track('resumeAgent', async () => {
+      const creation = new CreationSignal(options.signal, this.#closing.signal, 'resumeAgent')
+      creation.check()
+      const caller = validateAgentOptions(options.options)
+      const route = checkModel(options.model)
+      if (this.#live.has(sessionId)) throw new AgentExistsError({ agentId: sessionId })
+      const { staged, checked: plan, release } = await prepareResumedSession(this.#ctx, sessionId, (header) => {
+        creation.check()
+        if (this.#live.has(sessionId)) throw new AgentExistsError({ agentId: sessionId })
+        return this.#plan(presetForResume(this.#ctx, header.agentPreset, options.preset), route, caller)
+      })
+      return this.#publish(staged, release, plan, options, creation, 'resume')
+    })
   }
 
-  /** §13.2 steps 2–3 over a registered session; undoes everything on a failure. */
-  async #publish(session: Session, agentOptions: AgentOptions, options: ResumeAgentOptions, source: 'create' | 'resume'): Promise<Agent> {
+  /** Layers and validates the options of a new driver (09-api.md H2). */
+  #plan(preset: PresetBinding | undefined, route: ResolvedModelRoute | undefined, caller: AgentOptions): AgentPlan {
+    const base = route === undefined ? this.harnessDefaults() : { ...this.#defaults, ...route.defaults }
+    return { options: validateAgentOptions(layerAgentOptions(base, preset?.options, caller)), preset, route }
+  }
+
+  /** Runs `operation` as a pending create or resume, which harness close awaits. */
+  #track<T>(name: string, operation: () => Promise<T>): Promise<T> {
+    if (this.#closed !== undefined) return Promise.reject(new HarnessClosedError({ operation: name }))
+    const pending = operation()
+    this.#pending.add(pending)
+    const forget = (): void => {
+      this.#pending.delete(pending)
+    }
+    pending.then(forget, forget)
+    return pending
+  }
+
+  /**
+   * §13.2 steps 2–3 over a staged session: the driver, setup, then publication — session registry,
+   * agent registry (the collision point), `session/created`, `agent/created`,
+   * `agent/session-start`. Undoes everything on a failure; a resume's reservation is released.
+   */
+  async #publish(
+    staged: StagedSession,
+    release: (() => Promise<void>) | undefined,
+    plan: AgentPlan,
+    options: CreateAgentOptions | ResumeAgentOptions,
+    creation: CreationSignal,
+    source: 'create' | 'resume',
+  ): Promise<Agent> {
+    const { session } = staged
+    const undo = async (agent: ReactLoopAgent | undefined): Promise<void> => {
+      if (agent !== undefined) await agent.ctx.dispose()
+      staged.discard()
+      await release?.()
+    }
+    let agent: ReactLoopAgent | undefined
+    try {
+      agent = new ReactLoopAgent({ parent: this.#ctx, session, options: plan.options, initiator: this.#initiator, marks: this.#marks })
+      registerAgentVariables(agent)
+      if (plan.preset !== undefined) agent.ctx.scopes.bindParent(agent, plan.preset.preset)
+      if (plan.route !== undefined) agent.ctx.get(services.models).register(plan.route.adapter, { providers: [plan.route.provider] })
+      await creation.race(Promise.resolve(options.setup?.(agent.ctx)))
+      creation.check()
+      const published = agent
+      staged.publish(() => {
+        if (this.#live.has(session.id)) throw new AgentExistsError({ agentId: session.id })
+        this.#live.set(session.id, published)
+      })
+    } catch (error) {
+      if (agent !== undefined && this.#live.get(session.id) === agent) this.#live.delete(session.id)
+      await undo(agent)
+      throw error
+    }
     const sessions = this.#ctx.get(services.sessions)
-    let agent: ReactLoopAgent
-    try {
-      agent = new ReactLoopAgent({ parent: this.#ctx, session, options: agentOptions, initiator: this.#initiator, marks: this.#marks })
-    } catch (error) {
-      await sessions.dispose(session)
-      throw error
-    }
-    try {
-      await options.setup?.(agent.ctx)
-      const signal: AbortSignal | undefined = options.signal
-      if (signal?.aborted === true) throw new AgentCreationAbortedError({ reason: signal.reason })
-      if (this.#live.has(session.id)) throw new AgentExistsError({ agentId: session.id })
-    } catch (error) {
-      await agent.ctx.dispose()
-      await sessions.dispose(session)
-      throw error
-    }
-    this.#live.set(session.id, agent)
-    agent.onDispose(async () => {
+    const published = agent
+    published.onDispose(async () => {
       this.#live.delete(session.id)
-      this.#ctx.emit('agent/disposed', { agent })
+      this.#ctx.emit('agent/disposed', { agent: published })
       await sessions.dispose(session)
     })
-    this.#ctx.emit('agent/created', { agent })
-    this.#ctx.emit('agent/session-start', { agent, source })
-    return agent
+    this.#ctx.emit('agent/created', { agent: published })
+    this.#ctx.emit('agent/session-start', { agent: published, source })
+    return published
   }
 
   /**
@@ -156,12 +263,22 @@ export class AgentRegistry {
   }
 
   /**
-   * Disposes every agent (harness close, 09-api.md H8).
+   * Harness close, first step (09-api.md H8): closes the initiator, refuses new creates and
+   * resumes, makes pending ones reject {@link HarnessClosedError}, awaits them, then disposes every
+   * agent (a running turn ends aborted `{ kind: 'disposed' }`). Idempotent.
    *
    * @returns resolves once every agent is disposed
    * @internal
    */
-  async disposeAll(): Promise<void> {
+  close(): Promise<void> {
+    this.#closed ??= this.#close()
+    return this.#closed
+  }
+
+  async #close(): Promise<void> {
+    this.#initiator.close()
+    this.#closing.abort()
+    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending])
     await Promise.allSettled([...this.#live.values()].map((agent) => agent.dispose()))
   }
 }

@@ -1,26 +1,17 @@
-import { HarnessCloseError } from '../errors/harness-close-error.js'
-import { HarnessClosedError } from '../errors/harness-closed-error.js'
-import { PersistenceError } from '../errors/persistence-error.js'
 import { PluginStartError, type RollbackError } from '../errors/plugin-start-error.js'
-import { type Context, type DisposeError, kernelOf, type ListenOptions } from '../kernel/context.js'
+import { type Context, kernelOf } from '../kernel/context.js'
 import { createRootContext } from '../kernel/create-root-context.js'
-import type { Disposer } from '../kernel/effect.js'
-import type { EventName, ListenerOf } from '../kernel/event-catalog.js'
 import { inspectKernel } from '../kernel/inspect.js'
 import type { PluginRecord } from '../kernel/kernel-state.js'
 import type { Plan } from '../kernel/plan-entries.js'
 import { services } from '../kernel/services.js'
 import { PluginFailure, startPlugin } from '../kernel/start-plugin.js'
-import { describePlan, type HarnessDescription, prepareHarness } from './describe-harness.js'
-import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
+import { describePlan, prepareHarness } from './describe-harness.js'
 import { composePresets, type PresetComposition } from '../scope/compose-presets.js'
 import { createPresetRegistry } from '../scope/preset-registry.js'
-import type { SessionRegistry } from '../session/session-registry.js'
-import type { ToolRegistry } from '../tools/tool-registry.js'
-import type { CreateAgentOverrides, Harness, ResumeAgentOverrides } from './harness.js'
-import type { Agent } from '../agent/agent.js'
-import type { AgentRegistry } from '../agent/agent-registry.js'
+import type { Harness } from './harness.js'
 import type { HarnessOptions } from './harness-options.js'
+import { RunningHarness } from './running-harness.js'
 
 function recordsOf(plan: Plan, root: Context): PluginRecord[] {
   return plan.order.map(({ entry, plugin }, index) => ({
@@ -69,102 +60,6 @@ async function boot(root: Context, plan: Plan): Promise<void> {
       throw new PluginStartError({ plugin: entry.id, pluginName: plugin.name, cause, rollbackErrors, inspection })
     }
   }
-}
-
-class RunningHarness implements Harness {
-  readonly ctx: Context
-  readonly #description: HarnessDescription
-  readonly #listeners: Context
-  readonly #presets: PresetComposition
-  #closing: Promise<void> | undefined
-
-  constructor(ctx: Context, listeners: Context, presets: PresetComposition, description: HarnessDescription) {
-    this.ctx = ctx
-    this.#listeners = listeners
-    this.#presets = presets
-    this.#description = description
-  }
-
-  get closed(): boolean {
-    return this.#closing !== undefined
-  }
-
-  get sessions(): SessionRegistry {
-    return this.ctx.sessions
-  }
-
-  get persistence(): PersistenceCoordinator {
-    return this.ctx.persistence
-  }
-
-  get tools(): ToolRegistry {
-    return this.ctx.tools
-  }
-
-  get agents(): AgentRegistry {
-    return this.ctx.agents
-  }
-
-  async createAgent(options: CreateAgentOverrides = {}): Promise<Agent> {
-    if (this.closed) throw new HarnessClosedError({ operation: 'createAgent' })
-    const registry = this.ctx.agents
-    return registry.create({
-      ...(options.sessionId === undefined ? {} : { id: options.sessionId }),
-      options: { ...registry.harnessDefaults(), ...options.options },
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    })
-  }
-
-  async resumeAgent(sessionId: string, options: ResumeAgentOverrides = {}): Promise<Agent> {
-    if (this.closed) throw new HarnessClosedError({ operation: 'resumeAgent' })
-    const registry = this.ctx.agents
-    return registry.resume(sessionId, {
-      options: { ...registry.harnessDefaults(), ...options.options },
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    })
-  }
-
-  describe(): HarnessDescription {
-    return this.#description
-  }
-
-  inspect() {
-    return inspectKernel(kernelOf(this.ctx))
-  }
-
-  on<N extends EventName>(name: N, listener: ListenerOf<N>, options?: ListenOptions): Disposer {
-    if (this.closed) throw new HarnessClosedError({ operation: 'on' })
-    return this.#listeners.on(name, listener, options)
-  }
-
-  close(): Promise<void> {
-    this.#closing ??= this.#close()
-    return this.#closing
-  }
-
-  [Symbol.asyncDispose](): Promise<void> {
-    return this.close()
-  }
-
-  async #close(): Promise<void> {
-    // H8: the presets go before the plugins stop (and, once agents exist, after every agent).
-    const errors: DisposeError[] = await this.#presets.dispose()
-    errors.push(...(await this.ctx.dispose()).errors)
-    if (errors.length > 0) throw new HarnessCloseError({ errors, unflushedSessions: unflushedSessionsOf(errors) })
-  }
-}
-
-/** The sessions named by the persistence entry's `CLOSE_FAILED` error, in its order. */
-function unflushedSessionsOf(errors: readonly DisposeError[]): string[] {
-  const ids: string[] = []
-  for (const { error } of errors) {
-    if (!PersistenceError.is(error) || error.code !== 'CLOSE_FAILED') continue
-    for (const failure of error.errors ?? []) {
-      const id = (failure as { readonly sessionId?: unknown }).sessionId
-      if (typeof id === 'string' && !ids.includes(id)) ids.push(id)
-    }
-  }
-  return ids
 }
 
 /**

@@ -5,27 +5,84 @@ import type { Context, ListenOptions } from '../kernel/context.js'
 import type { Disposer } from '../kernel/effect.js'
 import type { EventName, ListenerOf } from '../kernel/event-catalog.js'
 import type { HarnessInspection } from '../kernel/inspect.js'
+import type { ModelAdapter, ModelRoute } from '../model/model-adapter.js'
 import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
+import type { Instructions } from '../prompt/instructions.js'
+import type { Session } from '../session/session.js'
 import type { SessionRegistry } from '../session/session-registry.js'
+import type { ToolDefinition } from '../tools/tool-definition.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import type { HarnessDescription } from './describe-harness.js'
 
-/** What {@link Harness.createAgent} takes (the supported subset of `AgentOverrides`). */
-export interface CreateAgentOverrides {
-  /** The session (= agent) id; generated when absent. */
-  readonly sessionId?: string
-  /** The agent options, field by field over the harness defaults. */
+/**
+ * What {@link Harness.createAgent}, {@link Harness.resumeAgent} and {@link Harness.openAgent} take
+ * (09-api.md §3).
+ */
+export interface AgentOverrides {
+  /**
+   * A preset of this harness (06-prompt-scope.md §5). On create its options sit under `options`;
+   * on resume it must equal the preset the session recorded (`PresetMismatchError` otherwise).
+   *
+   * @default none on create; the recorded preset on resume
+   */
+  readonly preset?: string
+  /**
+   * This agent's model, routed in its own scope layer (the harness route is untouched); a route's
+   * call fields replace the harness route's as option defaults.
+   *
+   * @default the harness `model`
+   */
+  readonly model?: ModelAdapter | ModelRoute
+  /**
+   * The agent options, field by field over the harness `maxParallelToolCalls` and model route,
+   * then the preset's options.
+   *
+   * @default {}
+   */
   readonly options?: AgentOptions
+  /**
+   * Tools registered through `agent.ctx`: visible to this agent only, removed when it is disposed.
+   *
+   * @default []
+   */
+  readonly tools?: readonly ToolDefinition[]
+  /**
+   * Instructions registered through `agent.ctx` like the harness option (a string is the section
+   * `instructions`): a same-named global section is shadowed for this agent only.
+   *
+   * @default none
+   */
+  readonly instructions?: Instructions
   /** Aborting it before publication rejects `AgentCreationAbortedError`. */
   readonly signal?: AbortSignal
 }
 
-/** What {@link Harness.resumeAgent} takes (the supported subset of `AgentOverrides`). */
-export interface ResumeAgentOverrides {
-  /** The agent options, field by field over the harness defaults. */
-  readonly options?: AgentOptions
-  /** Aborting it before publication rejects `AgentCreationAbortedError`. */
-  readonly signal?: AbortSignal
+/** One entry of {@link Harness.listSessions}: a session header's identity and whether it is live here. */
+export interface SessionSummary {
+  /** The session id. */
+  readonly id: string
+  /** The header's `createdAt`. */
+  readonly createdAt: number
+  /** The fork parent, when the session is a fork. */
+  readonly parentSession?: string
+  /** `true` when the session is live in this harness. */
+  readonly live: boolean
+}
+
+/** Options of {@link Harness.fork}. */
+export interface HarnessForkOptions {
+  /**
+   * The last seq to copy (inclusive).
+   *
+   * @default the source's last (stored) seq
+   */
+  readonly at?: number
+  /**
+   * The child's id.
+   *
+   * @default the harness id source's next `session` id
+   */
+  readonly id?: string
 }
 
 /**
@@ -69,25 +126,62 @@ export interface Harness {
    */
   readonly agents: AgentRegistry
   /**
-   * Creates an agent (09-api.md H2): `agents.create` with the harness `maxParallelToolCalls` and
-   * the harness model route's call fields under `options.options`.
+   * Creates an agent (09-api.md H2): `agents.create` with `id = sessionId`, the preset, the layered
+   * options and the model, and a setup that registers `tools` and `instructions` through
+   * `agent.ctx` (this agent's only, removed with it).
    *
-   * @param options - the session id, agent options and a signal
+   * @param options - the overrides and the session id
    * @returns the published agent
-   * @throws (as a rejection) {@link HarnessClosedError} after close; what `agents.create` rejects with
+   * @throws (as a rejection) {@link HarnessClosedError} after close; `PersistenceError`
+   *   `SESSION_EXISTS` for an id with a stored log; {@link AgentExistsError} for a live id;
+   *   {@link UnknownPresetError}; {@link AgentCreationAbortedError}; {@link InvalidOptionsError}.
+   *   A failure publishes and persists nothing and leaves the id reusable.
    */
-  createAgent(options?: CreateAgentOverrides): Promise<Agent>
+  createAgent(options?: AgentOverrides & { readonly sessionId?: string }): Promise<Agent>
   /**
-   * Resumes a stored session as an agent (09-api.md H3): `agents.resume` with the harness
-   * defaults under `options.options`. Crash repair is committed first; no turn starts.
+   * Resumes a stored session as an agent (09-api.md H3): `agents.resume`; crash repair is
+   * committed first; the agent rebinds to the recorded preset; no turn starts.
    *
    * @param sessionId - the stored session's id
-   * @param options - the agent options and a signal
+   * @param options - the overrides
    * @returns the published agent
-   * @throws (as a rejection) {@link HarnessClosedError} after close; what `agents.resume` rejects
-   *   with (`AgentExistsError`, `PersistenceError` `SESSION_NOT_FOUND`, …)
+   * @throws (as a rejection) {@link HarnessClosedError} after close; {@link AgentExistsError};
+   *   `PersistenceError` `SESSION_NOT_FOUND`; `SessionLockedError`; `SessionFormatUnsupportedError`;
+   *   `PersistenceCorruptionError`; {@link PresetMismatchError}; {@link UnknownPresetError}
    */
-  resumeAgent(sessionId: string, options?: ResumeAgentOverrides): Promise<Agent>
+  resumeAgent(sessionId: string, options?: AgentOverrides): Promise<Agent>
+  /**
+   * The live agent of that id, else the stored session resumed, else a new agent created with
+   * that id (09-api.md H4). Concurrent calls for one id share one attempt: they resolve to the same
+   * agent and read storage once.
+   *
+   * @param sessionId - the session id
+   * @param options - the overrides (ignored when the agent is live)
+   * @returns the agent
+   * @throws (as a rejection) what {@link Harness.resumeAgent} or {@link Harness.createAgent} reject with
+   */
+  openAgent(sessionId: string, options?: AgentOverrides): Promise<Agent>
+  /**
+   * Forks a live or a stored session (09-api.md H5): the inclusive prefix up to `at` becomes a new
+   * session with a lineage header (`parentSession`, `seedLength`), flushed, then disposed. A stored
+   * source is read with persistence `inspect`, so nothing is written to it. The source gains no
+   * event. Drive the child with `resumeAgent(child.id)`.
+   *
+   * @param sessionId - the source session's id
+   * @param options - `at`, `id`
+   * @returns the child, a read-only snapshot (its `append` throws `SESSION_DISPOSED`)
+   * @throws (as a rejection) {@link HarnessClosedError}; `SessionForkError` `SESSION_EXISTS`,
+   *   `SESSION_NOT_FOUND`, `INVALID_BOUNDARY`, `OPEN_TURN`; read errors of a stored source
+   */
+  fork(sessionId: string, options?: HarnessForkOptions): Promise<Session>
+  /**
+   * Every session of this harness, live or stored (09-api.md H6): one entry per id, newest
+   * `createdAt` first, ties by id. Reads headers only.
+   *
+   * @returns the summaries
+   * @throws (as a rejection) {@link HarnessClosedError} after close
+   */
+  listSessions(): Promise<SessionSummary[]>
   /**
    * Describes the composed entries this harness was built from (09-api.md; 01-kernel.md M10).
    *

@@ -34,7 +34,7 @@ async function composeOne(
   const preset: Preset = Object.freeze({ name: definition.name })
   const ctx = root.child(labelOf(definition.name), { scope: preset })
   contexts.push(ctx)
-  ctx.effect(() => control.add(preset, ctx), 'preset')
+  ctx.effect(() => control.add(preset, ctx, definition.options), 'preset')
   if (definition.instructions !== undefined) {
     // Without a system-prompt provider (the entry disabled) there is nowhere to put instructions.
     const prompt = ctx.getOptional(services.systemPrompt)

@@ -1,3 +1,4 @@
+import type { AgentOptions } from '../agent/agent-options.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { Context } from '../kernel/context.js'
 import type { PluginInput } from '../kernel/plugin.js'
@@ -6,10 +7,10 @@ import type { PromptSectionInput } from '../prompt/prompt-contribution.js'
 import { presetIssues } from './preset-issues.js'
 
 /**
- * Agent options a preset gives the agents created with it, overlaid field by field by the
- * caller's (04-agent.md §2.1). A plain object until the agent loop types `AgentOptions`.
+ * Agent options a preset gives the agents created with it (04-agent.md §2.1): over the harness
+ * `maxParallelToolCalls` and model route, under the caller's options, field by field.
  */
-export type PresetAgentOptions = Readonly<Record<string, unknown>>
+export type PresetAgentOptions = AgentOptions
 
 /** What {@link definePreset} takes (06-prompt-scope.md §5). */
 export interface PresetSpec {

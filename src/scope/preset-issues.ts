@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { agentOptionsSchema } from '../agent/agent-options.js'
 import { isPluginClass, isPluginDefinition } from '../kernel/plugin.js'
 import { instructionsSchema } from '../prompt/instructions.js'
 
@@ -23,8 +24,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return prototype === Object.prototype || prototype === null
 }
 
-function instructionsProblem(instructions: unknown): string | undefined {
-  const result = instructionsSchema.safeParse(instructions)
+function schemaProblem(schema: z.ZodType, value: unknown): string | undefined {
+  const result = schema.safeParse(value)
   if (result.success) return undefined
   const [issue] = result.error.issues
   if (issue === undefined) return 'is invalid'
@@ -35,7 +36,7 @@ function instructionsProblem(instructions: unknown): string | undefined {
 /**
  * Every problem of one preset definition, in field order (06-prompt-scope.md §5): an object with
  * only the known fields, a valid `name`, `instructions` a string or sections with distinct names,
- * `options` a plain object, `plugins` an array of plugin definitions or classes, `setup` a function.
+ * `options` valid agent options (04-agent.md §2.1), `plugins` an array of plugin definitions or classes, `setup` a function.
  *
  * @internal
  */
@@ -48,10 +49,11 @@ export function presetIssues(definition: unknown): PresetIssue[] {
   if (typeof name !== 'string' || !presetNamePattern.test(name)) {
     issues.push({ field: 'name', message: 'must match ^[a-z0-9][a-z0-9._-]{0,63}$', value: name })
   }
-  const instructionsMessage = instructions === undefined ? undefined : instructionsProblem(instructions)
+  const instructionsMessage = instructions === undefined ? undefined : schemaProblem(instructionsSchema, instructions)
   if (instructionsMessage !== undefined) issues.push({ field: 'instructions', message: instructionsMessage, value: instructions })
-  if (options !== undefined && !isPlainObject(options)) {
-    issues.push({ field: 'options', message: 'must be a plain object of agent options', value: options })
+  if (options !== undefined) {
+    const optionsMessage = isPlainObject(options) ? schemaProblem(agentOptionsSchema, options) : 'must be a plain object of agent options'
+    if (optionsMessage !== undefined) issues.push({ field: 'options', message: optionsMessage, value: options })
   }
   if (plugins !== undefined) {
     const valid = Array.isArray(plugins) && plugins.every((plugin) => isPluginDefinition(plugin) || isPluginClass(plugin))

@@ -1,5 +1,6 @@
 import { UnknownPresetError } from '../errors/preset-errors.js'
 import type { Context } from '../kernel/context.js'
+import type { PresetAgentOptions } from './define-preset.js'
 
 /**
  * A preset's handle and scope key (06-prompt-scope.md §4.1): a frozen `{ name }`, compared by
@@ -37,33 +38,51 @@ export interface PresetRegistry {
    * @throws {@link UnknownPresetError} for a handle this registry does not hold
    */
   context(preset: Preset): Context
+  /**
+   * The agent options a preset gives the agents bound to it (06-prompt-scope.md §5 "Binding").
+   *
+   * @param preset - a handle from {@link PresetRegistry.get}
+   * @returns its frozen options (`{}` when the definition has none)
+   * @throws {@link UnknownPresetError} for a handle this registry does not hold
+   */
+  options(preset: Preset): PresetAgentOptions
 }
 
 /** @internal The registry with the write side the composition uses. */
 export interface PresetRegistryControl {
   readonly registry: PresetRegistry
-  /** Adds a composed preset; the returned function removes it. */
-  add(preset: Preset, context: Context): () => void
+  /** Adds a composed preset with its agent options; the returned function removes it. */
+  add(preset: Preset, context: Context, options?: PresetAgentOptions): () => void
 }
+
+interface PresetEntry {
+  readonly preset: Preset
+  readonly context: Context
+  readonly options: PresetAgentOptions
+}
+
+const noOptions: PresetAgentOptions = Object.freeze({})
 
 /** @internal Creates an empty preset registry. */
 export function createPresetRegistry(): PresetRegistryControl {
-  const byName = new Map<string, { readonly preset: Preset; readonly context: Context }>()
+  const byName = new Map<string, PresetEntry>()
+  const entryOf = (preset: Preset): PresetEntry => {
+    const entry = typeof preset === 'object' && preset !== null ? byName.get(preset.name) : undefined
+    if (entry === undefined || entry.preset !== preset) {
+      throw new UnknownPresetError({ preset: String((preset as Partial<Preset> | null)?.name), known: [...byName.keys()] })
+    }
+    return entry
+  }
   const registry: PresetRegistry = Object.freeze({
     get: (name: string) => byName.get(name)?.preset,
     names: () => Object.freeze([...byName.keys()]),
-    context(preset: Preset): Context {
-      const entry = typeof preset === 'object' && preset !== null ? byName.get(preset.name) : undefined
-      if (entry === undefined || entry.preset !== preset) {
-        throw new UnknownPresetError({ preset: String((preset as Partial<Preset> | null)?.name), known: [...byName.keys()] })
-      }
-      return entry.context
-    },
+    context: (preset: Preset): Context => entryOf(preset).context,
+    options: (preset: Preset): PresetAgentOptions => entryOf(preset).options,
   })
   return {
     registry,
-    add(preset, context) {
-      const entry = { preset, context }
+    add(preset, context, options = noOptions) {
+      const entry: PresetEntry = { preset, context, options }
       byName.set(preset.name, entry)
       return () => {
         if (byName.get(preset.name) === entry) byName.delete(preset.name)

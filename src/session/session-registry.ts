@@ -8,6 +8,7 @@ import { dispatchParallel, dispatchUntilThrow } from '../kernel/dispatch-interna
 import type { Disposer } from '../kernel/effect.js'
 import type { Clock, IdSource } from '../kernel/host-services.js'
 import { buildSession } from './create-session.js'
+import { planFork } from './plan-fork.js'
 import { type EventTypeOptions, SessionCatalog } from './session-catalog.js'
 import type { SessionEvent } from './session-event.js'
 import { isSessionId, type SessionHeader } from './session-header.js'
@@ -59,6 +60,23 @@ interface LiveSession {
   disposing: Promise<void> | undefined
 }
 
+/** A session built by {@link SessionRegistry.stage}, not registered yet. */
+export interface StagedSession {
+  /** The session: readable and appendable, unknown to the registry until published. */
+  readonly session: Session
+  /**
+   * Registers the session, runs `registered` (a throw unregisters it and is rethrown), then
+   * dispatches `session/created` (a synchronous listener throw vetoes: `SessionVetoError`
+   * `CREATE_VETOED`, the session disposed).
+   *
+   * @param registered - runs right after the registration, before `session/created`
+   * @throws `SessionRegistryError` `SESSION_EXISTS` when the id went live meanwhile or the session was published or discarded
+   */
+  publish(registered?: () => void): void
+  /** Drops the unpublished session (its `append` then fails); a no-op once published. */
+  discard(): void
+}
+
 /**
  * The `sessions` service: a harness's live sessions, its event catalog and commit guards, and
  * the `session/*` events (02-session.md §9).
@@ -81,13 +99,30 @@ export class SessionRegistry {
   }
 
   /**
-   * Creates a live session, then dispatches `session/created` (a synchronous throw there vetoes).
+   * Creates a live session, then dispatches `session/created` (a synchronous throw there vetoes):
+   * {@link SessionRegistry.stage} followed by `publish()`.
    *
    * @param options - id, seed, header
    * @returns the session
    * @throws `SessionRegistryError` (`INVALID_SESSION_ID`, `SESSION_EXISTS`), `SessionHeaderError`, a seed event's error, `SessionVetoError` `CREATE_VETOED`
    */
   create(options: CreateOptions = {}): Session {
+    const staged = this.stage(options)
+    staged.publish()
+    return staged.session
+  }
+
+  /**
+   * Builds a session without registering it (04-agent.md §13.2 step 2): it can be read and
+   * appended to, but `get` does not see it, its events are not broadcast on `session/event`, and
+   * no one is told about it until `publish()` registers it and dispatches `session/created`
+   * (persistence then writes it from seq 0). `discard()` drops an unpublished session.
+   *
+   * @param options - id, seed, header
+   * @returns the staged session
+   * @throws `SessionRegistryError` (`INVALID_SESSION_ID`, `SESSION_EXISTS`), `SessionHeaderError`, a seed event's error
+   */
+  stage(options: CreateOptions = {}): StagedSession {
     const id = options.id ?? this.#ids('session')
     if (!isSessionId(id)) {
       throw new SessionRegistryError({
@@ -95,9 +130,7 @@ export class SessionRegistry {
         detail: `invalid session id ${JSON.stringify(id)}: use 1–128 characters of [A-Za-z0-9_.-], not starting with "."`,
       })
     }
-    if (this.#live.has(id)) {
-      throw new SessionRegistryError({ code: ErrorCode.SESSION_EXISTS, sessionId: id, detail: 'a live session has this id' })
-    }
+    this.#checkFree(id)
     let live: LiveSession | undefined
     const hooks: SessionHooks = {
       guards: () => this.#guardSnapshot,
@@ -115,21 +148,49 @@ export class SessionRegistry {
       },
       hooks,
     )
-    live = { session, disposing: undefined }
-    this.#live.set(id, live)
-    const outcome = dispatchUntilThrow(this.#ctx, 'session/created', { session }, { subject: id })
-    if (outcome.threw) {
-      this.#live.delete(id)
-      session.markDisposed()
-      void dispatchParallel(this.#ctx, 'session/disposed', { session }, outcome.reached).catch(() => {})
-      throw new SessionVetoError({
-        code: ErrorCode.CREATE_VETOED,
-        sessionId: id,
-        detail: 'a session/created listener vetoed the session',
-        cause: outcome.error,
-      })
+    let state: 'staged' | 'published' | 'discarded' = 'staged'
+    return Object.freeze({
+      session,
+      publish: (registered?: () => void): void => {
+        if (state !== 'staged') {
+          throw new SessionRegistryError({ code: ErrorCode.SESSION_EXISTS, sessionId: id, detail: `the staged session was already ${state}` })
+        }
+        this.#checkFree(id)
+        const entry: LiveSession = { session, disposing: undefined }
+        this.#live.set(id, entry)
+        try {
+          registered?.()
+        } catch (error) {
+          this.#live.delete(id)
+          throw error
+        }
+        live = entry
+        state = 'published'
+        const outcome = dispatchUntilThrow(this.#ctx, 'session/created', { session }, { subject: id })
+        if (outcome.threw) {
+          this.#live.delete(id)
+          session.markDisposed()
+          void dispatchParallel(this.#ctx, 'session/disposed', { session }, outcome.reached).catch(() => {})
+          throw new SessionVetoError({
+            code: ErrorCode.CREATE_VETOED,
+            sessionId: id,
+            detail: 'a session/created listener vetoed the session',
+            cause: outcome.error,
+          })
+        }
+      },
+      discard: (): void => {
+        if (state !== 'staged') return
+        state = 'discarded'
+        session.markDisposed()
+      },
+    })
+  }
+
+  #checkFree(id: string): void {
+    if (this.#live.has(id)) {
+      throw new SessionRegistryError({ code: ErrorCode.SESSION_EXISTS, sessionId: id, detail: 'a live session has this id' })
     }
-    return session
   }
 
   /**
@@ -166,48 +227,8 @@ export class SessionRegistry {
     const parent = this.#resolve(source, (id) =>
       new SessionForkError({ code: ErrorCode.SESSION_NOT_FOUND, sessionId: id, detail: 'no live session to fork has this id' }),
     )
-    const length = parent.length
-    const lastSeq = length === 0 ? null : length - 1
-    const at = options.at === undefined ? lastSeq : options.at
-    let prefix: readonly SessionEvent[]
-    if (at === null) {
-      prefix = []
-    } else {
-      if (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 0 || at >= length || parent.at(at)?.seq !== at) {
-        throw new SessionForkError({
-          code: ErrorCode.INVALID_BOUNDARY,
-          sessionId: parent.id,
-          detail: `fork boundary ${String(at)} is not a seq of the session (last seq: ${lastSeq ?? 'none, it is empty'})`,
-          at,
-          lastSeq,
-        })
-      }
-      prefix = parent.slice(0, at + 1)
-    }
-    for (let index = prefix.length - 1; index >= 0; index--) {
-      const event = prefix[index] as SessionEvent
-      if (event.type === 'turn/end') break
-      if (event.type === 'turn/start') {
-        const turn = (event.data as { readonly turn: number }).turn
-        const nearestBalancedSeq = index === 0 ? null : index - 1
-        throw new SessionForkError({
-          code: ErrorCode.OPEN_TURN,
-          sessionId: parent.id,
-          detail: `fork boundary ${at} falls inside turn ${turn}, which is still open there${
-            nearestBalancedSeq === null ? '' : `; fork at ${nearestBalancedSeq} instead`
-          }`,
-          turn,
-          nearestBalancedSeq,
-        })
-      }
-    }
-    const inherited: Partial<{ -readonly [K in keyof SessionHeader]: SessionHeader[K] }> = {
-      parentSession: parent.id,
-      seedLength: prefix.length,
-    }
-    if (parent.header.cwd !== undefined) inherited.cwd = parent.header.cwd
-    if (parent.header.metadata !== undefined) inherited.metadata = parent.header.metadata
-    return this.create({ ...(options.id === undefined ? {} : { id: options.id }), seed: prefix, header: inherited })
+    const { seed, header } = planFork({ id: parent.id, header: parent.header, length: parent.length, at: (seq) => parent.at(seq), slice: (to) => parent.slice(0, to) }, options.at)
+    return this.create({ ...(options.id === undefined ? {} : { id: options.id }), seed, header })
   }
 
   /**

@@ -40,16 +40,36 @@ test('the README kernel and session examples run as written', async () => {
   expect(stopped).toEqual(['greeter'])
 })
 
-test('the README agents example runs as written', async () => {
+test('the README agents, resume and fork examples run as written', async () => {
   const { scriptedModel, text } = await import('yoke/testing')
-  await using harness = await createHarness({ model: scriptedModel([text('Hello!')]), instructions: 'You are helpful.', clock: fakeClock({ now: 0 }), ids: fakeIds() })
-  const agent = await harness.createAgent()
-  const result = await agent.run('hi')
-  expect(result.reason).toEqual({ kind: 'completed' })
-  expect(result.text).toBe('Hello!')
-  const types = agent.session.events.map((event) => event.type)
-  expect(types[types.indexOf('turn/start')]).toBe('turn/start')
-  expect(types).toContain('assistant/chunk')
-  expect(types).toContain('assistant/message')
-  expect(types.at(-1)).toBe('turn/end')
+  const { mkdtemp, rm } = await import('node:fs/promises')
+  const { tmpdir } = await import('node:os')
+  const { join } = await import('node:path')
+  const dir = await mkdtemp(join(tmpdir(), 'yoke-readme-'))
+  try {
+    const model = scriptedModel([text('Hello!'), text('Again!'), text('Here.'), text('Branch.')])
+    const ids = fakeIds()
+    {
+      await using harness = await createHarness({ model, persistence: { dir }, instructions: 'You are helpful.', clock: fakeClock({ now: 0 }), ids })
+      const agent = await harness.createAgent({ sessionId: 'demo' })
+      const result = await agent.run('hi')
+      expect(result).toMatchObject({ turn: 1, reason: { kind: 'completed' }, text: 'Hello!', usage: { inputTokens: 0, outputTokens: 0 } })
+      const streamed: string[] = []
+      for await (const event of agent.stream('and again?')) streamed.push(event.type)
+      expect(streamed[0]).toBe('turn/start')
+      expect(streamed).toContain('assistant/chunk')
+      expect(streamed.at(-1)).toBe('turn/end')
+    }
+    await using harness = await createHarness({ model, persistence: { dir }, clock: fakeClock({ now: 0 }), ids })
+    const agent = await harness.resumeAgent('demo')
+    expect((await agent.run('where were we?')).turn).toBe(3)
+    const turnEndSeq = agent.session.events.find((event) => event.type === 'turn/end')?.seq ?? -1
+    const child = await harness.fork('demo', { at: turnEndSeq, id: 'demo-alt' })
+    expect(child.header).toMatchObject({ parentSession: 'demo', seedLength: turnEndSeq + 1 })
+    const branch = await harness.resumeAgent(child.id)
+    expect(await branch.run('other way')).toMatchObject({ turn: 2, text: 'Branch.' })
+    expect((await harness.listSessions()).map((summary) => summary.id).sort()).toEqual(['demo', 'demo-alt'])
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
 })

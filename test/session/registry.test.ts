@@ -162,3 +162,44 @@ describe('scenario 18 (beyond dsh): dispose', () => {
     expect(flushed).toEqual(['s1'])
   })
 })
+
+describe('stage(): build now, register and announce later (04-agent.md §13.2)', () => {
+  test('a staged session is appendable but unlisted and silent until publish(); persistence-visible events follow', () => {
+    const staged = sessions.stage({ id: 'st' })
+    append(staged.session, TS(1))
+    expect(sessions.get('st')).toBeUndefined()
+    expect(created).toEqual([])
+    expect(observed).toEqual([])
+    let registeredSeen: Session | undefined
+    staged.publish(() => {
+      registeredSeen = sessions.get('st')
+      expect(created).toEqual([])
+    })
+    expect(registeredSeen).toBe(staged.session)
+    expect(created).toEqual([staged.session])
+    append(staged.session, SS(1, 1))
+    expect(observed.map(({ event }) => event.type)).toEqual(['step/start'])
+    const again = thrownBy(() => staged.publish())
+    expect(again).toBeInstanceOf(SessionRegistryError)
+    expect(again).toMatchObject({ code: 'SESSION_EXISTS', sessionId: 'st' })
+  })
+
+  test('a throwing registered callback unregisters; discard() makes the session unusable; the id stays free', () => {
+    const staged = sessions.stage({ id: 'gone' })
+    const failure = new Error('collision')
+    expect(thrownBy(() => staged.publish(() => {
+      throw failure
+    }))).toBe(failure)
+    expect(sessions.get('gone')).toBeUndefined()
+    expect(created).toEqual([])
+    staged.discard()
+    expectError(thrownBy(() => append(staged.session, TS(1))), SessionStateError, 'SESSION_DISPOSED')
+    expect(sessions.create({ id: 'gone' }).id).toBe('gone')
+  })
+
+  test('publish() rejects an id that went live meanwhile', () => {
+    const staged = sessions.stage({ id: 'race' })
+    sessions.create({ id: 'race' })
+    expect(thrownBy(() => staged.publish())).toMatchObject({ code: 'SESSION_EXISTS', sessionId: 'race' })
+  })
+})

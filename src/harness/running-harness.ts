@@ -1,0 +1,170 @@
+import type { Agent } from '../agent/agent.js'
+import type { AgentRegistry } from '../agent/agent-registry.js'
+import { HarnessCloseError } from '../errors/harness-close-error.js'
+import { HarnessClosedError } from '../errors/harness-closed-error.js'
+import { PersistenceError } from '../errors/persistence-error.js'
+import { type Context, type DisposeError, kernelOf, type ListenOptions } from '../kernel/context.js'
+import type { Disposer } from '../kernel/effect.js'
+import type { EventName, ListenerOf } from '../kernel/event-catalog.js'
+import { type HarnessInspection, inspectKernel } from '../kernel/inspect.js'
+import { services } from '../kernel/services.js'
+import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
+import type { PresetComposition } from '../scope/compose-presets.js'
+import type { SessionRegistry } from '../session/session-registry.js'
+import type { Session } from '../session/session.js'
+import type { ToolRegistry } from '../tools/tool-registry.js'
+import { AgentOpener } from './agent-opener.js'
+import { registryOptionsOf } from './agent-overrides.js'
+import type { HarnessDescription } from './describe-harness.js'
+import { forkSession } from './fork-session.js'
+import type { AgentOverrides, Harness, HarnessForkOptions, SessionSummary } from './harness.js'
+import { listSessions } from './list-sessions.js'
+
+/** The sessions named by the persistence entry's `CLOSE_FAILED` error, in its order. */
+function unflushedSessionsOf(errors: readonly DisposeError[]): string[] {
+  const ids: string[] = []
+  for (const { error } of errors) {
+    if (!PersistenceError.is(error) || error.code !== 'CLOSE_FAILED') continue
+    for (const failure of error.errors ?? []) {
+      const id = (failure as { readonly sessionId?: unknown }).sessionId
+      if (typeof id === 'string' && !ids.includes(id)) ids.push(id)
+    }
+  }
+  return ids
+}
+
+/**
+ * The {@link Harness} `createHarness` returns: service getters over the root, the agent methods
+ * of 09-api.md H2–H6 and the close sequence of H8–H9.
+ *
+ * @internal
+ */
+export class RunningHarness implements Harness {
+  readonly ctx: Context
+  readonly #description: HarnessDescription
+  readonly #listeners: Context
+  readonly #presets: PresetComposition
+  readonly #pending = new Set<Promise<unknown>>()
+  readonly #opener: AgentOpener
+  #closing: Promise<void> | undefined
+
+  /**
+   * @param ctx - the started root
+   * @param listeners - the context of `harness.on` listeners (made before any plugin)
+   * @param presets - the composed presets
+   * @param description - what `describe()` returns
+   */
+  constructor(ctx: Context, listeners: Context, presets: PresetComposition, description: HarnessDescription) {
+    this.ctx = ctx
+    this.#listeners = listeners
+    this.#presets = presets
+    this.#description = description
+    this.#opener = new AgentOpener({
+      live: (sessionId) => this.ctx.agents.get(sessionId),
+      resume: (sessionId, overrides) => this.ctx.agents.resume(sessionId, registryOptionsOf(overrides)),
+      create: (sessionId, overrides) => this.ctx.agents.create({ ...registryOptionsOf(overrides), id: sessionId }),
+    })
+  }
+
+  get closed(): boolean {
+    return this.#closing !== undefined
+  }
+
+  get sessions(): SessionRegistry {
+    return this.ctx.sessions
+  }
+
+  get persistence(): PersistenceCoordinator {
+    return this.ctx.persistence
+  }
+
+  get tools(): ToolRegistry {
+    return this.ctx.tools
+  }
+
+  get agents(): AgentRegistry {
+    return this.ctx.agents
+  }
+
+  createAgent(options: AgentOverrides & { readonly sessionId?: string } = {}): Promise<Agent> {
+    return this.#track('createAgent', () => {
+      const { sessionId, ...overrides } = options
+      return this.ctx.agents.create({ ...registryOptionsOf(overrides), ...(sessionId === undefined ? {} : { id: sessionId }) })
+    })
+  }
+
+  resumeAgent(sessionId: string, options: AgentOverrides = {}): Promise<Agent> {
+    return this.#track('resumeAgent', () => this.ctx.agents.resume(sessionId, registryOptionsOf(options)))
+  }
+
+  openAgent(sessionId: string, options: AgentOverrides = {}): Promise<Agent> {
+    return this.#track('openAgent', () => this.#opener.open(sessionId, options))
+  }
+
+  fork(sessionId: string, options: HarnessForkOptions = {}): Promise<Session> {
+    return this.#track('fork', () => forkSession(this.ctx, sessionId, options))
+  }
+
+  listSessions(): Promise<SessionSummary[]> {
+    return this.#track('listSessions', () => listSessions(this.ctx))
+  }
+
+  describe(): HarnessDescription {
+    return this.#description
+  }
+
+  inspect(): HarnessInspection {
+    return inspectKernel(kernelOf(this.ctx))
+  }
+
+  on<N extends EventName>(name: N, listener: ListenerOf<N>, options?: ListenOptions): Disposer {
+    if (this.closed) throw new HarnessClosedError({ operation: 'on' })
+    return this.#listeners.on(name, listener, options)
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#close()
+    return this.#closing
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close()
+  }
+
+  /** Runs a harness operation: refused after close, awaited by close while pending (H8). */
+  #track<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new HarnessClosedError({ operation }))
+    let pending: Promise<T>
+    try {
+      pending = run()
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    this.#pending.add(pending)
+    const forget = (): void => {
+      this.#pending.delete(pending)
+    }
+    pending.then(forget, forget)
+    return pending
+  }
+
+  /**
+   * H8: pending creates, resumes, opens and forks settle (harness close makes pending creates
+   * reject `HarnessClosedError`), every agent is disposed, then the presets, then the plugins
+   * stop in reverse start order and the root is disposed.
+   */
+  async #close(): Promise<void> {
+    const errors: DisposeError[] = []
+    const agents = this.ctx.getOptional(services.agents)
+    const closingAgents = agents?.close() ?? Promise.resolve()
+    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending])
+    try {
+      await closingAgents
+    } catch (error) {
+      errors.push({ label: 'agents', error })
+    }
+    errors.push(...(await this.#presets.dispose()))
+    errors.push(...(await this.ctx.dispose()).errors)
+    if (errors.length > 0) throw new HarnessCloseError({ errors, unflushedSessions: unflushedSessionsOf(errors) })
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * The main job (`npm start` = examples/main.ts, 09-api.md R3, scenarios 40 and 41), run as a real
+ * child process: bundled once with esbuild, `yoke` aliased to the source.
+ */
+import { spawn } from 'node:child_process'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, afterEach, beforeAll, expect, test } from 'vitest'
+import { type MockOpenAIServer, startMockOpenAIServer } from 'yoke/testing'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const root = join(here, '..', '..')
+let bundle = ''
+let bundleDir: string | undefined
+const cleanups: (() => Promise<void>)[] = []
+
+beforeAll(async () => {
+  const { build } = await import('esbuild')
+  await mkdir(join(root, 'node_modules', '.cache'), { recursive: true })
+  bundleDir = await mkdtemp(join(root, 'node_modules', '.cache', 'yoke-main-job-'))
+  bundle = join(bundleDir, 'main.mjs')
+  await build({
+    entryPoints: [join(root, 'examples', 'main.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile: bundle,
+    logLevel: 'warning',
+    alias: { 'yoke/testing': join(root, 'src', 'testing', 'index.ts'), yoke: join(root, 'src', 'index.ts') },
+  })
+}, 30_000)
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup()
+})
+
+afterAll(async () => {
+  if (bundleDir !== undefined) await rm(bundleDir, { recursive: true, force: true })
+})
+
+interface Outcome {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+function runMain(cwd: string, env: Readonly<Record<string, string>> = {}): Promise<Outcome> {
+  const environment: NodeJS.ProcessEnv = { ...process.env, ...env }
+  if (env['DEEPSEEK_API_KEY'] === undefined) delete environment['DEEPSEEK_API_KEY']
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bundle], { cwd, env: environment, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+async function freshDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'yoke-main-'))
+  cleanups.push(() => rm(dir, { recursive: true, force: true }))
+  return dir
+}
+
+function lastLine(text: string): string {
+  return text.trimEnd().split('\n').at(-1) ?? ''
+}
+
+test('scenario 40: the scripted main job answers, prints the tools, and a rerun resumes with turn 2', async () => {
+  const cwd = await freshDir()
+  const first = await runMain(cwd)
+  expect(first.stderr).toBe('')
+  expect(first.code).toBe(0)
+  expect(first.stdout).toContain('→ get_weather {"city":"Paris"}')
+  expect(first.stdout).toContain('→ add {"a":2,"b":3}')
+  expect(first.stdout).toContain('← Paris: sunny, 21 °C')
+  expect(first.stdout).toContain('← 5')
+  expect(first.stdout).toContain('Paris: sunny, 21 °C. 2 + 3 = 5.')
+  expect(lastLine(first.stdout)).toBe('turn 1 completed · 2 steps · 2 tool calls · sessions/readme-demo.jsonl')
+  const second = await runMain(cwd)
+  expect(second.code).toBe(0)
+  expect(lastLine(second.stdout)).toBe('turn 2 completed · 2 steps · 2 tool calls · sessions/readme-demo.jsonl')
+}, 30_000)
+
+test('scenario 41: with DEEPSEEK_API_KEY and DEEPSEEK_BASE_URL it talks to that endpoint with the key', async () => {
+  const server: MockOpenAIServer = await startMockOpenAIServer({
+    script: [
+      {
+        toolCalls: [
+          { id: 'w1', name: 'get_weather', arguments: { city: 'Paris' } },
+          { id: 'a1', name: 'add', arguments: { a: 2, b: 3 } },
+        ],
+      },
+      { text: 'Paris: sunny, 21 °C. 2 + 3 = 5.' },
+    ],
+  })
+  cleanups.push(() => server.close())
+  const cwd = await freshDir()
+  const outcome = await runMain(cwd, { DEEPSEEK_API_KEY: 'k', DEEPSEEK_BASE_URL: server.baseURL })
+  expect(outcome.stderr).toBe('')
+  expect(outcome.code).toBe(0)
+  expect(outcome.stdout).toContain('Paris: sunny, 21 °C. 2 + 3 = 5.')
+  expect(server.requests.map((request) => [request.method, request.path.endsWith('/chat/completions'), request.headers['authorization']])).toEqual([
+    ['POST', true, 'Bearer k'],
+    ['POST', true, 'Bearer k'],
+  ])
+  server.assertComplete()
+}, 30_000)
+
+test('a turn that does not complete prints its reason and code and exits 1', async () => {
+  const server = await startMockOpenAIServer({ script: [{ fault: 'auth' }] })
+  cleanups.push(() => server.close())
+  const cwd = await freshDir()
+  const outcome = await runMain(cwd, { DEEPSEEK_API_KEY: 'wrong', DEEPSEEK_BASE_URL: server.baseURL })
+  expect(outcome.code).toBe(1)
+  expect(lastLine(outcome.stdout)).toMatch(/^turn 1 error AUTH: /)
+}, 30_000)
