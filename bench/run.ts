@@ -7,6 +7,7 @@ import { runKernelBench } from './kernel.bench.js'
 import { runModelsBench } from './models.bench.js'
 import { runPersistenceBench } from './persistence.bench.js'
 import { runSessionBench } from './session.bench.js'
+import { runToolsBench } from './tools.bench.js'
 
 console.log(`node ${process.version}, ${new Date().toISOString()}\n`)
 console.log('kernel')
@@ -17,6 +18,8 @@ console.log('\npersistence')
 const persistence = await runPersistenceBench()
 console.log('\nmodels')
 const models = await runModelsBench()
+console.log('\ntools')
+const tools = await runToolsBench()
 console.log('\nagent')
 const agent = await runAgentBench()
-console.log(`\nratios: ${JSON.stringify({ kernel, session, persistence, models, agent }, null, 2)}`)
+console.log(`\nratios: ${JSON.stringify({ kernel, session, persistence, models, tools, agent }, null, 2)}`)
