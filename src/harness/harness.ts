@@ -12,6 +12,7 @@ import type { Session } from '../session/session.js'
 import type { SessionRegistry } from '../session/session-registry.js'
 import type { ToolDefinition } from '../tools/tool-definition.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
+import type { SystemPrompt } from '../prompt/system-prompt.js'
 import type { HarnessDescription } from './describe-harness.js'
 
 /**
@@ -119,6 +120,13 @@ export interface Harness {
    * @throws `ServiceMissingError` when a patch disabled the `tools` entry
    */
   readonly tools: ToolRegistry
+  /**
+   * The system prompt: `ctx.get(services.systemPrompt)`, bound to the root (09-api.md H1), so
+   * sections, contexts and variables registered through it are global and live until close.
+   *
+   * @throws `ServiceMissingError` when a patch disabled the `system-prompt` entry
+   */
+  readonly systemPrompt: SystemPrompt
   /**
    * The agent registry: `ctx.get(services.agents)` (09-api.md H1).
    *

@@ -13,6 +13,7 @@ import type { PresetComposition } from '../scope/compose-presets.js'
 import type { SessionRegistry } from '../session/session-registry.js'
 import type { Session } from '../session/session.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
+import type { SystemPrompt } from '../prompt/system-prompt.js'
 import { AgentOpener } from './agent-opener.js'
 import { registryOptionsOf } from './agent-overrides.js'
 import type { HarnessDescription } from './describe-harness.js'
@@ -80,6 +81,10 @@ export class RunningHarness implements Harness {
 
   get tools(): ToolRegistry {
     return this.ctx.tools
+  }
+
+  get systemPrompt(): SystemPrompt {
+    return this.ctx.systemPrompt
   }
 
   get agents(): AgentRegistry {
