@@ -9,7 +9,7 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     globals: false,
     testTimeout: 20_000,
     pool: 'forks',

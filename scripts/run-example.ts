@@ -1,5 +1,6 @@
 /**
- * `npm run example -- <name>`: runs `examples/<name>.ts`; without a name, lists the examples.
+ * `npm run example -- <name> [args…]`: runs `examples/<name>.ts` with the rest of the arguments;
+ * without a name, lists the examples.
  */
 import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
@@ -7,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 
 const examplesDir = fileURLToPath(new URL('../examples/', import.meta.url))
 const available = readdirSync(examplesDir)
-  .filter((file) => file.endsWith('.ts'))
+  .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
   .map((file) => file.slice(0, -3))
 const name = process.argv[2]
 if (name === undefined || !available.includes(name)) {
@@ -15,5 +16,5 @@ if (name === undefined || !available.includes(name)) {
   console.error(`usage: npm run example -- <name>\nexamples: ${available.join(', ')}`)
   process.exit(name === undefined ? 0 : 1)
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', `${examplesDir}${name}.ts`], { stdio: 'inherit' })
+const result = spawnSync(process.execPath, ['--import', 'tsx', `${examplesDir}${name}.ts`, ...process.argv.slice(3)], { stdio: 'inherit' })
 process.exit(result.status ?? 1)
