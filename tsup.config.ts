@@ -4,9 +4,12 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     testing: 'src/testing/index.ts',
+    // The `yoke` bin (package.json `bin`): dist/cli.js, ESM, with the entry's shebang (tsup makes it executable).
+    cli: 'src/cli/main.ts',
   },
   format: ['esm', 'cjs'],
-  dts: true,
+  // The bin is no import target: declarations only for the library entry points.
+  dts: { entry: { index: 'src/index.ts', testing: 'src/testing/index.ts' } },
   sourcemap: true,
   clean: true,
   target: 'node20',

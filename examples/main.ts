@@ -7,6 +7,10 @@
  * `DEEPSEEK_MODEL` (default `deepseek-v4-flash`). `openAgent` resumes the session when it exists, so every run is the next turn.
  *
  * Options: `--dir <directory>` (default `./sessions`).
+ *
+ * `yoke demo` (src/cli/demo-command.ts) is the shipped copy of this job: the bin cannot import an
+ * example, and this file must show the public API. test/cli/demo.test.ts checks that both print
+ * the same transcript, so keep them in step.
  */
 import { join } from 'node:path'
 import { z } from 'zod'

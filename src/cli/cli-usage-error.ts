@@ -1,0 +1,15 @@
+import { ErrorCode } from '../errors/codes.js'
+import { HarnessError } from '../errors/harness-error.js'
+
+/**
+ * A `yoke` command line that cannot run: an unknown command or flag, a missing or extra
+ * argument, a bad `--format` (09-api.md L6, exit code 2). Code `INVALID_ARGUMENT`.
+ */
+export class CliUsageError extends HarnessError {
+  static override readonly brand: string = 'CliUsageError'
+
+  /** @param message - what is wrong, and what to run instead */
+  constructor(message: string) {
+    super(ErrorCode.INVALID_ARGUMENT, message)
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * `yoke inspect` as a child process (09-api.md L1, L2; scenario 35): reads, never writes.
+ */
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { fixtureId, snapshot, writeTwoTurns } from './cli-fixtures.js'
+import { jsonOf, useCli } from './cli-process.js'
+
+const { yoke, freshDir } = useCli()
+const usage = { inputTokens: 10, outputTokens: 11 }
+
+describe('yoke inspect (L2)', () => {
+  test('scenario 35: a clean log → turns completed, no repair needed, the file untouched; text form and a log path too', async () => {
+    const cwd = await freshDir()
+    const d = join(cwd, 'd')
+    const { events, file } = await writeTwoTurns(d)
+    const before = await snapshot(d)
+    const [outcome, text, byPath] = await Promise.all([
+      yoke(cwd, 'inspect', fixtureId, '--dir', 'd', '--json'),
+      yoke(cwd, 'inspect', fixtureId, '--dir', 'd'),
+      yoke(cwd, 'inspect', file, '--dir', 'nowhere', '--json', '--check'),
+    ])
+    expect(outcome.code).toBe(0)
+    expect(jsonOf(outcome)).toEqual({
+      id: fixtureId,
+      file: join('d', `${fixtureId}.jsonl`),
+      formatVersion: 1,
+      events: events.length,
+      turns: [
+        { turn: 1, reason: 'completed', steps: 1, toolCalls: 0, usage },
+        { turn: 2, reason: 'completed', steps: 2, toolCalls: 1, usage: { inputTokens: 20, outputTokens: 22 } },
+      ],
+      usage: { inputTokens: 30, outputTokens: 33 },
+      repair: { needed: false, openTurn: null, unansweredToolCalls: [], droppedBytes: 0, closers: [] },
+    })
+
+    expect(text.code).toBe(0)
+    expect(text.stderr).toBe('')
+    expect(text.stdout).toBe(
+      [
+        `session ${fixtureId} · d/${fixtureId}.jsonl · format v1 · ${events.length} events · 2 turns · 30 in / 33 out tokens`,
+        'turn 1 completed · 1 step · 0 tool calls · 10 in / 11 out tokens',
+        'turn 2 completed · 2 steps · 1 tool call · 20 in / 22 out tokens',
+        'repair: not needed',
+        '',
+      ].join('\n'),
+    )
+
+    // L1: a path to an existing log: --dir is ignored, the id is the file's; --check exits 0 on a clean log.
+    expect(byPath.code).toBe(0)
+    expect(jsonOf(byPath)).toMatchObject({ id: fixtureId, file, events: events.length, repair: { needed: false } })
+    expect(await snapshot(d)).toEqual(before)
+  })
+
+  test('the default directory is ./sessions', async () => {
+    const cwd = await freshDir()
+    await writeTwoTurns(join(cwd, 'sessions'))
+    const outcome = await yoke(cwd, 'inspect', fixtureId, '--json')
+    expect(outcome.code).toBe(0)
+    expect(jsonOf(outcome)).toMatchObject({ id: fixtureId, file: join('sessions', `${fixtureId}.jsonl`) })
+  })
+})
