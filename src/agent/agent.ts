@@ -1,3 +1,5 @@
+import type { SummaryAction } from '../compaction/compaction-engine.js'
+import type { CompactOptions } from '../compaction/run-manual-compaction.js'
 import type { Context } from '../kernel/context.js'
 import type { LlmFailure } from '../session/llm-failure.js'
 import type { Message, UserMessage } from '../session/message.js'
@@ -168,6 +170,17 @@ export interface Agent {
    *   {@link AgentDisposedError} after dispose
    */
   runMaintenance<T>(task: (signal: AbortSignal) => Promise<T>): Promise<T>
+  /**
+   * Manual compaction between turns (07-compaction.md §8): runs, as one maintenance task,
+   * `services.compaction.compactNow()` and then a flush. Status stays `'idle'`; prompts sent
+   * meanwhile run after it.
+   *
+   * @param options - a signal that aborts the summary
+   * @returns the summary action, or `null` when nothing is usable (nothing appended)
+   * @throws (as a rejection) {@link AgentBusyError} while a turn or other maintenance runs;
+   *   `ServiceMissingError` without `services.compaction`; the action's `CompactionError`
+   */
+  compact(options?: CompactOptions): Promise<SummaryAction | null>
   /**
    * Decides a pending tool approval as the host (05-tools.md §9, `by: 'host'`). The first decision
    * wins and is final.

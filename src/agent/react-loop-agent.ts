@@ -1,3 +1,5 @@
+import type { SummaryAction } from '../compaction/compaction-engine.js'
+import { type CompactOptions, runManualCompaction } from '../compaction/run-manual-compaction.js'
 import { AgentBusyError, AgentDisposedError } from '../errors/agent-errors.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { Context } from '../kernel/context.js'
@@ -230,6 +232,10 @@ export class ReactLoopAgent implements Agent, RunPort {
     })()
     this.#track(work)
     return work
+  }
+
+  compact(options: CompactOptions = {}): Promise<SummaryAction | null> {
+    return runManualCompaction(this, options)
   }
 
   run(input: UserMessageInput, options: RunOptions = {}): Promise<TurnResult> {

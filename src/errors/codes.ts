@@ -308,6 +308,22 @@ export const ErrorCode = {
   RUN_DISCARDED: 'RUN_DISCARDED',
   /** A stream consumer fell more than `highWaterMark` events behind. */
   STREAM_OVERFLOW: 'STREAM_OVERFLOW',
+  /** A compaction of the session is already running in this process. */
+  COMPACTION_BUSY: 'COMPACTION_BUSY',
+  /** The compacted span changed on the surface while the summary was made. */
+  COMPACTION_STALE: 'COMPACTION_STALE',
+  /** The compaction's signal aborted (`cause` = the abort reason). */
+  COMPACTION_ABORTED: 'COMPACTION_ABORTED',
+  /** The summarizer failed (`cause` = its error, an `LlmError` for a model failure). */
+  SUMMARY_FAILED: 'SUMMARY_FAILED',
+  /** The summarizer returned no text. */
+  SUMMARY_EMPTY: 'SUMMARY_EMPTY',
+  /** The framed summary is not smaller than what it would replace. */
+  SUMMARY_NOT_SMALLER: 'SUMMARY_NOT_SMALLER',
+  /** Appending the summary or its replacement was rejected (`cause`). */
+  COMPACTION_COMMIT_FAILED: 'COMPACTION_COMMIT_FAILED',
+  /** A `compactRange` span is not a usable surface span (`reason`). */
+  INVALID_RANGE: 'INVALID_RANGE',
 } as const
 
 /** The union of every {@link ErrorCode} value. */

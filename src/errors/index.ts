@@ -82,3 +82,4 @@ export {
   RunDiscardedError,
   StreamOverflowError,
 } from './agent-errors.js'
+export { CompactionError, type CompactionErrorCode, type CompactionErrorFields, type InvalidRangeReason } from './compaction-error.js'

@@ -1,4 +1,5 @@
 import { agentLoopPlugin } from '../agent/agent-loop-plugin.js'
+import { BasicCompactionPlugin } from '../compaction/basic-compaction-plugin.js'
 import type { PluginEntry } from '../kernel/compose-layers.js'
 import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
 import { modelPlugin } from '../model/model-plugin.js'
@@ -78,6 +79,7 @@ export function defaultBundle(options: HarnessOptions): readonly PluginEntry[] {
       return { id, plugin: agentLoopEntryPlugin as PluginDefinition<unknown>, config }
     }
     if (id === 'retry') return { id, plugin: retryEntryPlugin as PluginDefinition<unknown> }
+    if (id === 'compaction') return { id, plugin: BasicCompactionPlugin as PluginDefinition<unknown> }
     return reservedEntry(id)
   })
 }

@@ -989,6 +989,23 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
     sibling: 'RunDiscardedError',
     takesCause: false,
   },
+  CompactionError: {
+    create: (module, cause) =>
+      new module.CompactionError(module.ErrorCode.SUMMARY_NOT_SMALLER, {
+        sessionId: 's-7',
+        compactionId: 'c3',
+        detail: 'the checkpoint (900 tokens) is not smaller than the span it replaces (416 tokens)',
+        shadowedTokens: 416,
+        summaryTokens: 900,
+        ...withCause(cause),
+      }),
+    code: ErrorCode.SUMMARY_NOT_SMALLER,
+    fields: { sessionId: 's-7', compactionId: 'c3', shadowedTokens: 416, summaryTokens: 900, reason: undefined, start: undefined, end: undefined },
+    mentions: ['"c3"', '"s-7"', 'SUMMARY_NOT_SMALLER', '416 tokens'],
+    parents: [],
+    sibling: 'LlmError',
+    takesCause: true,
+  },
 }
 
 function withCause(cause: unknown): { cause?: unknown } {

@@ -1,0 +1,145 @@
+import type { Agent } from '../agent/agent.js'
+import type { CompactionError } from '../errors/compaction-error.js'
+import type { UserMessage } from '../session/message.js'
+
+/** What started a compaction (07-compaction.md §3): the triggers, plus `'range'` for `compactRange`. */
+export type CompactionTrigger = 'pressure' | 'context-overflow' | 'manual' | 'range'
+
+/** The triggers {@link CompactionEngine.compactIfNeeded} serves. */
+export type AutomaticTrigger = 'pressure' | 'context-overflow'
+
+/** A summary that replaced a span of the surface (07-compaction.md §8). */
+export interface SummaryAction {
+  /** Always `'summary'`. */
+  readonly kind: 'summary'
+  /** The bracket's id (`ids('compaction')`). */
+  readonly compactionId: string
+  /** What started it. */
+  readonly trigger: CompactionTrigger
+  /** The seq of `compaction/start`. */
+  readonly startSeq: number
+  /** The seq of `compaction/summary`. */
+  readonly summarySeq: number
+  /** The seq of the replacing `user/message` (the checkpoint). */
+  readonly replacementSeq: number
+  /** The seq of `compaction/end`. */
+  readonly endSeq: number
+  /** The surface nodes the checkpoint replaced, in surface order. */
+  readonly shadowedSeqs: readonly number[]
+  /** The per-message estimate of the shadowed nodes. */
+  readonly shadowedTokens: number
+  /** The per-message estimate of the checkpoint. */
+  readonly summaryTokens: number
+}
+
+/** Tool results rewritten to a placeholder (07-compaction.md §7). */
+export interface PruneAction {
+  /** Always `'prune'`. */
+  readonly kind: 'prune'
+  /** The seqs of the rewritten `tool/result` nodes. */
+  readonly prunedSeqs: readonly number[]
+  /** The seqs of their replacements, in the same order. */
+  readonly replacementSeqs: readonly number[]
+  /** Heuristic tokens before minus after. */
+  readonly savedTokens: number
+}
+
+/** A summary action that failed (its bracket closed with the error). */
+export interface FailedAction {
+  /** Always `'failed'`. */
+  readonly kind: 'failed'
+  /** The bracket's id; `''` when no bracket was opened. */
+  readonly compactionId: string
+  /** Why. */
+  readonly error: CompactionError
+}
+
+/** What one automatic trigger did (07-compaction.md §8). */
+export interface CompactionReport {
+  /** The trigger. */
+  readonly trigger: AutomaticTrigger
+  /** The estimate before. */
+  readonly before: number
+  /** The estimate after. */
+  readonly after: number
+  /** Every action tried, in order. */
+  readonly actions: readonly (SummaryAction | PruneAction | FailedAction)[]
+}
+
+/** Input of {@link CompactionEngine.compactIfNeeded}. */
+export interface CompactIfNeededInput {
+  /** The agent whose session is compacted. */
+  readonly agent: Agent
+  /** Which trigger runs. */
+  readonly trigger: AutomaticTrigger
+  /** The turn signal. */
+  readonly signal: AbortSignal
+  /** Messages about to be entered (pressure: the pre-step proposal). */
+  readonly pending?: readonly UserMessage[]
+}
+
+/** Input of {@link CompactionEngine.compactNow}. */
+export interface CompactNowInput {
+  /** The agent whose session is compacted. */
+  readonly agent: Agent
+  /** Aborts the summary. */
+  readonly signal: AbortSignal
+}
+
+/** Input of {@link CompactionEngine.compactRange}. */
+export interface CompactRangeInput {
+  /** The agent whose session is compacted. */
+  readonly agent: Agent
+  /** The seq of the first surface node to replace. */
+  readonly start: number
+  /** The seq of the last surface node to replace. */
+  readonly end: number
+  /** Aborts the summary. */
+  readonly signal: AbortSignal
+}
+
+/** Input of {@link CompactionEngine.estimate}. */
+export interface EstimateInput {
+  /** The agent. */
+  readonly agent: Agent
+  /** Messages about to be entered. */
+  readonly pending?: readonly UserMessage[]
+}
+
+/**
+ * The `services.compaction` service (07-compaction.md §1): any plugin may provide one. The default
+ * is the engine of `BasicCompactionPlugin`.
+ */
+export interface CompactionEngine {
+  /**
+   * Runs an automatic trigger's plan (§2, §5) when it applies. Never rejects for a compaction
+   * failure: those are reported on `agent/compaction` and in the report.
+   *
+   * @param input - the agent, the trigger, the turn signal and the pending messages
+   * @returns the report, or `null` when the trigger did not act
+   */
+  compactIfNeeded(input: CompactIfNeededInput): Promise<CompactionReport | null>
+  /**
+   * Manual compaction (§8): the turn cut, then the step cut; stops at the first success.
+   *
+   * @param input - the agent and a signal
+   * @returns the action, or `null` when nothing is usable (nothing appended)
+   * @throws (as a rejection) {@link CompactionError} for a failed action, after `compaction/end {error}`
+   */
+  compactNow(input: CompactNowInput): Promise<SummaryAction | null>
+  /**
+   * Summarizes exactly the surface span `start..end` (§8), trigger `'range'`.
+   *
+   * @param input - the agent, the span's seqs and a signal
+   * @returns the action
+   * @throws (as a rejection) {@link CompactionError} `INVALID_RANGE` (nothing appended) or the action's failure
+   */
+  compactRange(input: CompactRangeInput): Promise<SummaryAction>
+  /**
+   * The token estimate of the next request (§4).
+   *
+   * @param input - the agent and the pending messages
+   * @returns tokens
+   */
+  estimate(input: EstimateInput): number
+}
