@@ -149,10 +149,3 @@ export type CompactionEvents = {
 
 /** The catalog of {@link CompactionEvents}, defined by the compaction plugin. */
 export const compactionEvents: EventCatalog<CompactionEvents> = defineEvents<CompactionEvents>({ 'agent/compaction': 'emit' })
-
-declare module '../kernel/yoke-events.js' {
-  interface YokeEvents {
-    /** A compaction trigger skipped, an action failed, or pressure stayed over the limit (07-compaction.md §9). */
-    'agent/compaction': Emit<AgentCompactionPayload>
-  }
-}

@@ -17,7 +17,7 @@ export interface CompactOptions {
  * @internal
  */
 export function compactionEngineOf(agent: Agent): CompactionEngine {
-  return agent.ctx.get(services.compaction) as CompactionEngine
+  return agent.ctx.get(services.compaction)
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { AgentRegistry } from '../agent/agent-registry.js'
+import type { CompactionEngine } from '../compaction/compaction-engine.js'
 import type { ModelRegistry } from '../model/model-registry.js'
 import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
 import type { SystemPrompt } from '../prompt/system-prompt.js'
@@ -32,7 +33,7 @@ export const services: {
   /** The agent registry (entry `agent-loop`). */
   readonly agents: ServiceKey<AgentRegistry>
   /** The compaction engine (entry `compaction`). */
-  readonly compaction: ServiceKey<unknown>
+  readonly compaction: ServiceKey<CompactionEngine>
   /**
    * The composed presets (06-prompt-scope.md §5), provided on the root by `createHarness` before
    * any plugin starts and filled once the entries started; no entry may provide it.
@@ -48,7 +49,7 @@ export const services: {
   tools: defineService<ToolRegistry>('tools', 'the tool registry'),
   systemPrompt: defineService<SystemPrompt>('system-prompt', 'the system prompt'),
   agents: defineService<AgentRegistry>('agents', 'the agent registry'),
-  compaction: defineService<unknown>('compaction', 'the compaction engine'),
+  compaction: defineService<CompactionEngine>('compaction', 'the compaction engine'),
   presets: defineService<PresetRegistry>('presets', 'the composed presets'),
 })
 

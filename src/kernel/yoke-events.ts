@@ -10,6 +10,7 @@ import type {
   TurnStoppingPayload,
 } from '../agent/agent-loop-events.js'
 import type { CallConfigSeed } from '../agent/resolve-call-config.js'
+import type { AgentCompactionPayload } from '../compaction/compaction-events.js'
 import type { LlmAdaptersChangePayload, LlmStreamPayload } from '../model/model-events.js'
 import type { RequestErrorPayload, RequestErrorResult } from '../model/retry/retry-events.js'
 import type { SessionWriteFailedPayload } from '../persistence/persistence-events.js'
@@ -39,6 +40,8 @@ import type { KernelErrorEvent, PluginStateEvent, ServiceEvent } from './kernel-
  * fails to compile.
  */
 export interface YokeEvents {
+  /** A compaction trigger skipped, an action failed, or pressure stayed over the limit (07-compaction.md §9). */
+  'agent/compaction': Emit<AgentCompactionPayload>
   /** A contained failure: a listener, a cleanup or an async effect setup failed. */
   'kernel/error': Emit<KernelErrorEvent>
   /** A plugin changed state. */

@@ -66,7 +66,7 @@ describe('basicCompaction options (07-compaction.md §1)', () => {
     const made = await setup({ script: replies(3), model: { info: { contextWindow: 100000 } }, compaction: { summarizer: stub('S') } })
     harness = made.harness
     const agent = await harness.createAgent()
-    const engine = agent.ctx.compaction as CompactionEngine
+    const engine: CompactionEngine = agent.ctx.compaction
     const expected = () => {
       const header = agent.session.requestHeader()
       return heuristicEstimate(agent.session.deriveMessages(), { ...(header?.system === undefined ? {} : { system: header.system }), ...(header?.tools === undefined ? {} : { tools: header.tools }) })

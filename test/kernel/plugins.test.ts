@@ -1,6 +1,7 @@
 import { describe, expect, test, vi } from 'vitest'
 import {
   bindOwner,
+  type CompactionEngine,
   type Context,
   createHarness,
   createRootContext,
@@ -373,7 +374,8 @@ describe('owner-bound facades (01-kernel P10, scenario 28)', () => {
 
   test('a plain (not bindable) value is returned as is', () => {
     const root = createRootContext({ logger: recordingLogger() })
-    const value = { plain: true }
+    // Any plain object stands in for the engine here: the kernel never calls into it.
+    const value = { plain: true } as unknown as CompactionEngine
     root.provide(services.compaction, value)
     expect(root.compaction).toBe(value)
     expect(root.child('c').get(services.compaction)).toBe(value)
