@@ -1,4 +1,5 @@
 import type { AgentRegistry } from '../agent/agent-registry.js'
+import type { CompactionEngine } from '../compaction/compaction-engine.js'
 import type { ModelRegistry } from '../model/model-registry.js'
 import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
 import type { SystemPrompt } from '../prompt/system-prompt.js'
@@ -125,7 +126,9 @@ export class Context {
   readonly #effects = new Set<EffectRecord>()
   readonly #inflight = new Set<Promise<void>>()
   readonly #siblingCounts = new Map<string, number>()
-  readonly #abort = new AbortController()
+  /** Created on the first read of {@link Context.signal}: an unread signal needs no controller and no abort reason. */
+  #abort: AbortController | undefined
+  #signalAborted = false
   readonly #host: EffectHost
   readonly #spec: SpawnSpec | undefined
   #parentRecord: EffectRecord | undefined
@@ -188,6 +191,10 @@ export class Context {
 
   /** Aborted (reason: a {@link ContextDisposedError}) when disposal starts. */
   get signal(): AbortSignal {
+    if (this.#abort === undefined) {
+      this.#abort = new AbortController()
+      if (this.#signalAborted) this.#abort.abort(this.#disposedReason())
+    }
     return this.#abort.signal
   }
 
@@ -236,7 +243,7 @@ export class Context {
   }
 
   /** `ctx.get(services.compaction)`. @throws {@link ServiceMissingError} when absent */
-  get compaction(): unknown {
+  get compaction(): CompactionEngine {
     return this.get(services.compaction)
   }
 
@@ -502,7 +509,8 @@ export class Context {
     if (this.#disposing !== undefined) return this.#disposing
     this.#state = 'disposing'
     this.#spec?.onDisposing?.()
-    this.#abort.abort(new ContextDisposedError({ context: this.path, operation: 'dispose' }))
+    this.#signalAborted = true
+    this.#abort?.abort(this.#disposedReason())
     this.#disposing = this.#teardown()
     if (this.#parentRecord !== undefined) void this.#parentRecord.disposer()
     return this.#disposing
@@ -597,6 +605,10 @@ export class Context {
     const link = record.disposer as ScopeLink
     Object.defineProperty(link, 'rebind', { value: (next: ScopeKey) => store.rebind(key, state, next) })
     return link
+  }
+
+  #disposedReason(): ContextDisposedError {
+    return new ContextDisposedError({ context: this.path, operation: 'dispose' })
   }
 
   #checkDispatch(name: string, mode: EventMode): Error | undefined {

@@ -1,6 +1,7 @@
 import { dottedPath } from '../errors/issue.js'
 import type { LlmFailure } from '../session/llm-failure.js'
-import { snapshotJson } from '../session/snapshot-json.js'
+import { isStreamChunkFast } from '../session/fast-payload-checks.js'
+import { shareSnapshot, snapshotJson } from '../session/snapshot-json.js'
 import { type FinishChunk, type StreamChunk, streamChunkSchema } from '../session/stream-chunk.js'
 import { modelFailure } from './failure-defaults.js'
 import type { ModelAdapter } from './model-adapter.js'
@@ -34,10 +35,12 @@ function typeOf(value: unknown): string | null {
 function admit(value: unknown): Admission {
   let copy: unknown
   try {
-    copy = snapshotJson(value, 'chunk')
+    // Recorded: the loop appends this very chunk in its assistant/chunk event, which then keeps it.
+    copy = shareSnapshot(snapshotJson(value, 'chunk'))
   } catch (error) {
     return { type: typeOf(value), problem: error instanceof Error ? error.message : 'it could not be read' }
   }
+  if (isStreamChunkFast(copy)) return { chunk: copy as StreamChunk }
   const parsed = streamChunkSchema.safeParse(copy)
   if (parsed.success) return { chunk: copy as StreamChunk }
   const issue = parsed.error.issues[0]

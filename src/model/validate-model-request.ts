@@ -3,6 +3,7 @@ import { dottedPath, valueAt } from '../errors/issue.js'
 import type { JsonValue } from '../session/json-value.js'
 import type { LlmFailure } from '../session/llm-failure.js'
 import { assistantMessageSchema, toolResultMessageSchema, userMessageSchema } from '../session/message.js'
+import { isAssistantMessage, isToolResultMessage, isUserMessage } from '../session/fast-payload-checks.js'
 import { toolSchemaSchema } from '../session/request-header.js'
 import { isJsonValue, snapshotJson } from '../session/snapshot-json.js'
 import { modelFailure } from './failure-defaults.js'
@@ -88,7 +89,9 @@ function firstUnknownKey(record: Record<string, unknown>, known: ReadonlySet<str
 }
 
 
-function schemaViolation(schema: z.ZodType, value: unknown, field: string): RequestViolation | undefined {
+function schemaViolation(schema: z.ZodType, value: unknown, field: string, accepts?: (value: unknown) => boolean): RequestViolation | undefined {
+  // A one-sided hand-written check (fast-payload-checks.ts): only values the schema accepts pass it.
+  if (accepts?.(value) === true && isJsonValue(value)) return undefined
   const result = schema.safeParse(value)
   if (result.success) {
     return isJsonValue(value) ? undefined : violation(field, value, 'is not lossless JSON')
@@ -117,7 +120,8 @@ function checkMessages(messages: unknown, verified: WeakSet<object> | undefined,
       const field = isRecord(message) ? `messages.${index}.role` : `messages.${index}`
       return violation(field, isRecord(message) ? message['role'] : message, schema)
     }
-    const problem = schemaViolation(schema, message, `messages.${index}`)
+    const accepts = schema === assistantMessageSchema ? isAssistantMessage : schema === userMessageSchema ? isUserMessage : isToolResultMessage
+    const problem = schemaViolation(schema, message, `messages.${index}`, accepts)
     if (problem !== undefined) return problem
   }
   return undefined

@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { ErrorCode } from '../errors/codes.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
@@ -28,7 +27,9 @@ import type {
   StoredLog,
   TornTail, StoredSuffix } from './persistence-adapter.js'
 import { type CachedScan, concat, createMemoryStore, type LeaseRecord, type LogEntry, locationOf, type MemoryStore, MemoryStoreState } from './memory-store.js'
+import { LeaseSignal } from './lease-signal.js'
 import { assertStorableId } from './session-file-name.js'
+import { randomHex } from './random-hex.js'
 
 export { createMemoryStore, type MemoryStore } from './memory-store.js'
 
@@ -376,14 +377,16 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
           location: locationOf(sessionId),
         })
       }
-      const controller = new AbortController()
-      const token = randomBytes(16).toString('hex')
+      const controller = new LeaseSignal()
+      const token = randomHex(16)
       let record: LeaseRecord | undefined
       const lease: Lease = Object.freeze({
         sessionId,
         token,
         epoch: store.nextEpoch(sessionId),
-        signal: controller.signal,
+        get signal(): AbortSignal {
+          return controller.signal
+        },
         release: async (): Promise<void> => {
           if (record !== undefined) store.endLease(record, 'released')
         },

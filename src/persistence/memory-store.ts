@@ -8,6 +8,7 @@ import { ErrorCode } from '../errors/codes.js'
 import { LeaseLostError } from '../errors/lease-lost-error.js'
 import type { LockHolder } from '../errors/lock-holder.js'
 import type { Lease } from './persistence-adapter.js'
+import type { LeaseSignal } from './lease-signal.js'
 
 /**
  * Shared storage for {@link memoryPersistence} instances: the logs as bytes, quarantined copies
@@ -91,7 +92,7 @@ export interface LeaseRecord {
   readonly lease: Lease
   readonly owner: object
   readonly holder: LockHolder
-  readonly controller: AbortController
+  readonly controller: LeaseSignal
   /** Runs once when the lease ends (released, expired, adapter closed). */
   readonly onEnd: () => void
   live: boolean
@@ -175,12 +176,13 @@ export class MemoryStoreState implements MemoryStore {
     if (this.leases.get(sessionId) === record) this.leases.delete(sessionId)
     record.onEnd()
     record.controller.abort(
-      new LeaseLostError({
-        code: ErrorCode.LEASE_LOST,
-        sessionId,
-        detail: `the lease (epoch ${record.lease.epoch}) was ${how}`,
-        epoch: record.lease.epoch,
-      }),
+      () =>
+        new LeaseLostError({
+          code: ErrorCode.LEASE_LOST,
+          sessionId,
+          detail: `the lease (epoch ${record.lease.epoch}) was ${how}`,
+          epoch: record.lease.epoch,
+        }),
     )
   }
 }

@@ -5,7 +5,7 @@ import { PersistenceError } from '../errors/persistence-error.js'
 import type { Clock } from '../kernel/host-services.js'
 import { typedSchema } from '../session/schema-primitives.js'
 import type { SessionEvent } from '../session/session-event.js'
-import { jsonText } from '../session/json-text.js'
+import { forgetJsonText, jsonText, rememberJsonText } from '../session/json-text.js'
 import type { JsonValue } from '../session/json-value.js'
 
 /** The batching options of write-behind (the `writeBehind` config, 03-persistence.md §6). */
@@ -195,6 +195,8 @@ export class WriteBehind {
       throw new PersistenceError({ code: ErrorCode.CLOSED, detail: `write-behind is disposed; event seq ${event.seq} refused` })
     }
     const text = jsonText(event as unknown as JsonValue)
+    // Handed on to the encoder (WB7) while the event waits; only a frozen event's text stays true.
+    if (Object.isFrozen(event) && Object.isFrozen(event.data)) rememberJsonText(event, text)
     const wasEmpty = this.#events.length === 0
     this.#events.push(event)
     this.#texts.push(text)
@@ -301,6 +303,7 @@ export class WriteBehind {
     const settled = attempt.then(
       (): WriteOutcome => {
         this.#inFlight = undefined
+        for (const event of batch) forgetJsonText(event)
         this.#latestFailed = false
         this.#lastError = undefined
         if (automatic) this.#afterAutomaticWrite()

@@ -2,7 +2,7 @@ import { ErrorCode } from '../errors/codes.js'
 import { PromptAssemblyError } from '../errors/prompt-assembly-error.js'
 import type { ToolSchema } from '../session/request-header.js'
 import type { AssembledContext, AssembledSection, PromptAssembly } from './prompt-assembly.js'
-import { deepFreeze } from '../session/deep-freeze.js'
+import { deepFreeze, isKnownDeepFrozen } from '../session/deep-freeze.js'
 
 /** A problem found at a path of the listener's result. */
 class AssemblyProblem {
@@ -16,14 +16,35 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
+/** Whether `schema` has exactly the three fields of a tool schema (own, enumerable). */
+function hasOnlySchemaFields(schema: ToolSchema): boolean {
+  const keys = Object.keys(schema)
+  return keys.length === 3 && Object.hasOwn(schema, 'name') && Object.hasOwn(schema, 'description') && Object.hasOwn(schema, 'parameters')
+}
+
+/** The copy made of each deep-frozen schema this library built (the tool registry's): it never changes, so neither does its copy. */
+const copies = new WeakMap<ToolSchema, ToolSchema>()
+
+function freshCopy(schema: ToolSchema): ToolSchema {
+  return Object.freeze({ name: schema.name, description: schema.description, parameters: deepFreeze(structuredClone(schema.parameters)) })
+}
+
 /**
- * A frozen copy of one tool schema: only its three fields, `parameters` structured-cloned.
+ * A frozen copy of one tool schema: only its three fields, `parameters` structured-cloned. The
+ * copy of a schema this library built deep-frozen (the tool registry's) is made once and reused:
+ * the schema is never handed out, and it is not cloned again on every step.
  *
  * @internal
  * @throws what `structuredClone` throws for uncloneable parameters
  */
 export function copyToolSchema(schema: ToolSchema): ToolSchema {
-  return Object.freeze({ name: schema.name, description: schema.description, parameters: deepFreeze(structuredClone(schema.parameters)) })
+  if (!isKnownDeepFrozen(schema) || !hasOnlySchemaFields(schema)) return freshCopy(schema)
+  let copy = copies.get(schema)
+  if (copy === undefined) {
+    copy = freshCopy(schema)
+    copies.set(schema, copy)
+  }
+  return copy
 }
 
 /**

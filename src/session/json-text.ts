@@ -1,13 +1,43 @@
 import type { JsonValue } from './json-value.js'
 
+/** Texts handed on from write-behind to the encoder (WB7), keyed by the frozen event. */
+const handedOn = new WeakMap<object, string>()
+
+/**
+ * Records the JSON text of a deep-frozen value so {@link jsonText} returns it without
+ * stringifying again (write-behind measures each event once and hands the text on, WB7). The
+ * caller removes it with {@link forgetJsonText} once the text is no longer needed.
+ *
+ * @param value - a deep-frozen lossless-JSON object (a committed event)
+ * @param text - its `JSON.stringify` text
+ * @internal
+ */
+export function rememberJsonText(value: object, text: string): void {
+  handedOn.set(value, text)
+}
+
+/**
+ * Drops a text recorded by {@link rememberJsonText}.
+ *
+ * @param value - the value it was recorded for
+ * @internal
+ */
+export function forgetJsonText(value: object): void {
+  handedOn.delete(value)
+}
+
 /**
  * `JSON.stringify` of a lossless-JSON value, without its recursion limit: the native call for
  * ordinary values, an iterative writer (same output) when the value nests deeper than the
- * native stack allows.
+ * native stack allows. A text recorded by {@link rememberJsonText} is returned as it is.
  *
  * @internal
  */
 export function jsonText(value: JsonValue): string {
+  if (typeof value === 'object' && value !== null) {
+    const known = handedOn.get(value)
+    if (known !== undefined) return known
+  }
   try {
     return JSON.stringify(value)
   } catch (error) {

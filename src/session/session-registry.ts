@@ -89,6 +89,7 @@ export class SessionRegistry {
   readonly #ids: IdSource
   readonly #live = new Map<string, LiveSession>()
   readonly #guards: GuardRecord[] = []
+  #bound: PropertyDescriptorMap | undefined
   #guardSnapshot: readonly GuardRecord[] = []
 
   /** @internal */
@@ -327,17 +328,25 @@ export class SessionRegistry {
   /** @internal Owner-bound facade: registrations become effects of `owner`. */
   [bindOwner](owner: Context): SessionRegistry {
     const facade = Object.create(this) as SessionRegistry
-    // Every method reads private fields, so on the facade each runs on the registry itself; the
-    // two registration methods become effects of `owner`.
-    const methods: PropertyDescriptorMap = {}
-    for (const name of Object.getOwnPropertyNames(SessionRegistry.prototype)) {
-      const method: unknown = Reflect.get(this, name)
-      if (name !== 'constructor' && typeof method === 'function') methods[name] = { value: method.bind(this) }
-    }
+    // Every method reads private fields, so on the facade each runs on the registry itself (bound
+    // once per registry, shared by every facade); the two registration methods become effects of `owner`.
+    const methods: PropertyDescriptorMap = { ...this.#boundMethods() }
     methods['registerEventType'] = { value: (type: string, options?: EventTypeOptions) => this.#registerEventType(owner, type, options) }
     methods['addCommitGuard'] = { value: (guard: CommitGuard, options?: CommitGuardOptions) => this.#addCommitGuard(owner, guard, options) }
     Object.defineProperties(facade, methods)
     return facade
+  }
+
+  #boundMethods(): PropertyDescriptorMap {
+    if (this.#bound === undefined) {
+      const methods: PropertyDescriptorMap = {}
+      for (const name of Object.getOwnPropertyNames(SessionRegistry.prototype)) {
+        const method: unknown = Reflect.get(this, name)
+        if (name !== 'constructor' && typeof method === 'function') methods[name] = { value: method.bind(this) }
+      }
+      this.#bound = methods
+    }
+    return this.#bound
   }
 
   #registerEventType(owner: Context, type: string, options: EventTypeOptions | undefined): Disposer {

@@ -8,6 +8,7 @@ import type { Clock } from '../kernel/host-services.js'
 import type { CoreEventData } from './core-event-types.js'
 import type { JsonValue } from './json-value.js'
 import type { Message } from './message.js'
+import { fastPayloadChecks } from './fast-payload-checks.js'
 import { accessPath, payloadIssues } from './payload-issues.js'
 import { canonicalHeader, headerEquals, type RequestHeader } from './request-header.js'
 import type { SessionCatalog } from './session-catalog.js'
@@ -181,7 +182,8 @@ export class Session {
     if (definition === undefined && copiedOptions.ignorable !== true) {
       throw new SessionEventError({ code: ErrorCode.UNKNOWN_EVENT_TYPE, ...where, detail: `unknown event type "${type}" (register it, or append with ignorable: true)` })
     }
-    const copiedData = copyJson(data, 'data', where)
+    // The payload may hold earlier snapshots (a chunk the model boundary admitted): kept, not re-copied.
+    const copiedData = copyJson(data, 'data', where, true)
     const time = this.#clock.now()
     if (!Number.isSafeInteger(time)) {
       throw new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...where, detail: `clock.now() returned ${time}, not a safe integer`, field: 'time' })
@@ -245,7 +247,7 @@ export class Session {
   /** Steps 8–10 (payload, surface, structure), shared with seeds. */
   #validate(candidate: SessionEvent, where: SessionErrorLocation): SurfacePlan {
     const definition = this.#catalog.get(candidate.type)
-    if (definition?.schema !== undefined) {
+    if (definition?.schema !== undefined && !(definition.core && fastPayloadChecks.get(candidate.type)?.(candidate.data) === true)) {
       const issues = payloadIssues(definition.schema, candidate.data)
       if (issues !== undefined) {
         const first = issues[0] as ValidationIssue
@@ -389,10 +391,10 @@ export class Session {
   }
 }
 
-/** Copies a value as lossless JSON, rethrowing `NOT_JSON` with the location. */
-function copyJson(value: unknown, root: string, where: SessionErrorLocation): JsonValue {
+/** Copies a value as lossless JSON (sharing earlier snapshots when asked), rethrowing `NOT_JSON` with the location. */
+function copyJson(value: unknown, root: string, where: SessionErrorLocation, sharing = false): JsonValue {
   try {
-    return snapshotJson(value, root)
+    return snapshotJson(value, root, undefined, sharing)
   } catch (error) {
     if (!SessionEventError.is(error)) throw error
     const path = root === 'event' ? (error.path ?? '').replace(/^event\.?/, '') || 'event' : error.path

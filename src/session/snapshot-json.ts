@@ -25,6 +25,25 @@ interface Frame {
 
 /** Ancestors up to this depth are found by a scan of the stack; deeper ones through a `Set`. */
 const SCANNED_DEPTH = 32
+/**
+ * Copies {@link snapshotJson} returned that were recorded with {@link shareSnapshot}: deep-frozen
+ * lossless JSON, never changed, so a sharing snapshot holding one keeps it instead of copying it
+ * (and {@link isJsonValue} skips it). Only hot values are recorded (a weak set is not free).
+ */
+const knownJson = new WeakSet<object>()
+
+/**
+ * Records a result of {@link snapshotJson} so a later sharing snapshot keeps it (e.g. a stream
+ * chunk the model boundary admitted, which the loop then appends inside its `assistant/chunk`).
+ *
+ * @param copy - a value {@link snapshotJson} returned
+ * @returns `copy`
+ * @internal
+ */
+export function shareSnapshot<T extends JsonValue>(copy: T): T {
+  if (typeof copy === 'object' && copy !== null) knownJson.add(copy)
+  return copy
+}
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
 const functionSource = Function.prototype.toString
 const isEnumerable = Object.prototype.propertyIsEnumerable
@@ -74,12 +93,14 @@ class JsonWalk {
   /** Set when the offending key is an array's extra key rather than its current child. */
   extraKey: OwnKey | undefined = undefined
   private readonly copying: boolean
+  private readonly sharing: boolean
   private deepAncestors: Set<object> | undefined = undefined
   private foreignObjectPrototype: object | undefined = undefined
   private foreignArrayPrototype: object | undefined = undefined
 
-  constructor(copying: boolean) {
+  constructor(copying: boolean, sharing: boolean) {
     this.copying = copying
+    this.sharing = sharing
   }
 
   /** Walks a non-null object; returns the frozen copy, or `undefined` with {@link reason} set. */
@@ -121,8 +142,12 @@ class JsonWalk {
       }
       let stored = child
       if (typeof child === 'object' && child !== null) {
-        stored = this.enter(child)
-        if (this.reason !== undefined) break
+        // A recorded copy (shareSnapshot) is deep-frozen lossless JSON already: kept, not walked again.
+        if (this.sharing && knownJson.has(child)) stored = child
+        else {
+          stored = this.enter(child)
+          if (this.reason !== undefined) break
+        }
       } else {
         const reason = primitiveReason(child)
         if (reason !== undefined) {
@@ -266,7 +291,8 @@ class JsonWalk {
  */
 export function isJsonValue(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return primitiveReason(value) === undefined
-  const walk = new JsonWalk(false)
+  if (knownJson.has(value)) return true
+  const walk = new JsonWalk(false, true)
   walk.run(value)
   return walk.reason === undefined
 }
@@ -275,7 +301,10 @@ export function isJsonValue(value: unknown): boolean {
  * Validates and copies `value` as lossless JSON (02-session.md §2) in one iterative walk: any
  * depth works, each property and slot is read exactly once, shared sub-objects are copied
  * separately, and every object and array of the copy is frozen. The caller's value is never
- * modified. Copies are plain objects in the original key order; `toJSON` is ignored.
+ * modified. Copies are plain objects in the original key order; `toJSON` is ignored. With
+ * `sharing`, a value that is an earlier result recorded with `shareSnapshot` (deep-frozen,
+ * immutable) is kept instead of copied again, at the root or anywhere inside (the commit point's payload
+ * copy: a copy would differ only by identity); without it every object is new.
  *
  * @example
  * ```ts
@@ -286,17 +315,19 @@ export function isJsonValue(value: unknown): boolean {
  * @param value - the candidate value
  * @param root - the name that starts error paths (`'data'`, `'options'`)
  * @param location - the session, type, seq or seed index to name in the error
+ * @param sharing - keep recorded earlier results found in `value` instead of copying them
  * @returns a deep-frozen copy (primitives are returned as they are)
  * @throws {@link SessionEventError} `NOT_JSON` with the `path` of the first offending value and a `reason`
  */
-export function snapshotJson(value: unknown, root = 'value', location?: SessionErrorLocation): JsonValue {
+export function snapshotJson(value: unknown, root = 'value', location?: SessionErrorLocation, sharing = false): JsonValue {
   let reason: string | undefined
   let path = root
   if (typeof value !== 'object' || value === null) {
     reason = primitiveReason(value)
     if (reason === undefined) return value as JsonValue
   } else {
-    const walk = new JsonWalk(true)
+    if (sharing && knownJson.has(value)) return value as JsonValue
+    const walk = new JsonWalk(true, sharing)
     const copy = walk.run(value)
     if (walk.reason === undefined) return copy as JsonValue
     reason = walk.reason

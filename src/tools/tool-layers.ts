@@ -5,7 +5,7 @@ import type { ToolsChangePayload } from './tool-events.js'
 import type { ToolDefinition } from './tool-definition.js'
 import type { ToolGuard } from './tool-registry.js'
 import { admitsAll, type ToolRestriction } from './tool-restrictions.js'
-import { deepFreeze } from '../session/deep-freeze.js'
+import { deepFreeze, markDeepFrozen } from '../session/deep-freeze.js'
 
 /** @internal One registered definition; its identity tells a disposer which entry it owns. */
 export interface ToolRegistration {
@@ -250,7 +250,8 @@ export class ToolLayers {
     let schema = this.#schemas.get(definition)
     if (schema === undefined) {
       const parameters = isDeepFrozen(definition.parameters) ? definition.parameters : deepFreeze(structuredClone(definition.parameters))
-      schema = Object.freeze({ name: definition.name, description: definition.description, parameters })
+      // Recorded so prompt assembly shares it instead of cloning it on every step.
+      schema = markDeepFrozen(Object.freeze({ name: definition.name, description: definition.description, parameters }))
       this.#schemas.set(definition, schema)
     }
     return schema

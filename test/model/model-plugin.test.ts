@@ -52,7 +52,7 @@ describe('the model entry', () => {
   })
 
   test('disabled, it provides no models service', async () => {
-    const { harness } = await modelHarness({ patches: [{ id: 'model', disabled: true }, { id: 'agent-loop', disabled: true }] })
+    const { harness } = await modelHarness({ patches: [{ id: 'model', disabled: true }, { id: 'agent-loop', disabled: true }, { id: 'compaction', disabled: true }] })
     open.push(harness)
     expect(() => harness.ctx.get(services.models)).toThrow(ServiceMissingError)
   })

@@ -35,7 +35,7 @@ describe('the system-prompt entry', () => {
   })
 
   test('disabled, it provides nothing', async () => {
-    const { root } = await promptWorld({ patches: [{ id: 'system-prompt', disabled: true }, { id: 'agent-loop', disabled: true }] })
+    const { root } = await promptWorld({ patches: [{ id: 'system-prompt', disabled: true }, { id: 'agent-loop', disabled: true }, { id: 'compaction', disabled: true }] })
     expectError(thrownBy(() => root.get(services.systemPrompt)), ServiceMissingError, 'SERVICE_MISSING', { key: 'system-prompt' })
   })
 

@@ -410,7 +410,7 @@ describe('preset instructions', () => {
   test('are skipped when the system-prompt entry is disabled; the rest of the preset still composes', async () => {
     let ran = false
     const { options } = hostOptions({
-      patches: [{ id: 'system-prompt', disabled: true }, { id: 'agent-loop', disabled: true }],
+      patches: [{ id: 'system-prompt', disabled: true }, { id: 'agent-loop', disabled: true }, { id: 'compaction', disabled: true }],
       presets: [definePreset({ name: 'reviewer', instructions: 'You review code.', setup: () => void (ran = true) })],
     })
     const harness = await createHarness(options)

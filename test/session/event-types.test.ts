@@ -35,7 +35,7 @@ const coreTypes = [
 ]
 
 /** The types a default harness lists: the core ones plus those the default bundle's plugins register. */
-const defaultTypes = [...coreTypes, 'approval/asked', 'approval/decided', 'llm/retry', 'llm/retry-started'].sort()
+const defaultTypes = [...coreTypes, 'approval/asked', 'approval/decided', 'compaction/end', 'compaction/prune', 'compaction/start', 'compaction/summary', 'llm/retry', 'llm/retry-started'].sort()
 
 let harness: Harness
 let sessions: SessionRegistry

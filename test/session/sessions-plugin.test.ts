@@ -113,7 +113,7 @@ describe('the session entry', () => {
         { id: 'session', disabled: true },
         { id: 'persistence', disabled: true },
         { id: 'retry', disabled: true },
-        { id: 'agent-loop', disabled: true },
+        { id: 'agent-loop', disabled: true }, { id: 'compaction', disabled: true },
       ],
     })
     expect(harness.describe().entries.find((entry) => entry.id === 'session')?.disabled).toBe(true)

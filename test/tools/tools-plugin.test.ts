@@ -110,7 +110,7 @@ describe('the tools entry', () => {
         { id: 'session', disabled: true },
         { id: 'persistence', disabled: true },
         { id: 'retry', disabled: true },
-        { id: 'agent-loop', disabled: true },
+        { id: 'agent-loop', disabled: true }, { id: 'compaction', disabled: true },
       ],
     })
     harness.tools.register(tool('read'))

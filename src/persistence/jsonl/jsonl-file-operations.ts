@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { randomBytes } from 'node:crypto'
 import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
+import { randomHex } from '../random-hex.js'
 
 /**
  * `<file>.<12 hex>.tmp` (J1).
@@ -14,7 +14,7 @@ import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
  * @internal
  */
 export function tempPathOf(path: string): string {
-  return `${path}.${randomBytes(6).toString('hex')}.tmp`
+  return `${path}.${randomHex(6)}.tmp`
 }
 
 /**

@@ -5,21 +5,22 @@
  *
  * @module
  */
-import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { ErrorCode } from '../../errors/codes.js'
 import { LeaseLostError } from '../../errors/lease-lost-error.js'
 import { SessionLockedError } from '../../errors/session-locked-error.js'
 import type { Lease } from '../persistence-adapter.js'
+import { LeaseSignal } from '../lease-signal.js'
 import type { JsonlFileSystem } from './jsonl-file-system.js'
 import { lockTokenAt, readLockFile, removeLockFile, takeLockFile } from './jsonl-lock-file.js'
+import { randomHex } from '../random-hex.js'
 
 /** One lease of this instance. */
 export interface LeaseRecord {
   /** The lease handed out. */
   readonly lease: Lease
   /** Aborts `lease.signal`. */
-  readonly controller: AbortController
+  readonly controller: LeaseSignal
   /** When it was acquired (epoch ms). */
   readonly acquiredAt: number
   /** `false` once released, lost or closed. */
@@ -80,14 +81,16 @@ export class JsonlLeases {
     const acquiredAt = now()
     const taken = lock
       ? await takeLockFile({ fileSystem, now: () => acquiredAt }, sessionId, lockPathOf(sessionId))
-      : { token: randomBytes(16).toString('hex') }
-    const controller = new AbortController()
+      : { token: randomHex(16) }
+    const controller = new LeaseSignal()
     let record: LeaseRecord | undefined
     const lease: Lease = Object.freeze({
       sessionId,
       token: taken.token,
       epoch: 1,
-      signal: controller.signal,
+      get signal(): AbortSignal {
+        return controller.signal
+      },
       ...(taken.tookOver === undefined ? {} : { tookOver: Object.freeze(taken.tookOver) }),
       release: async (): Promise<void> => {
         if (record !== undefined) await this.release(record, 'released')
@@ -135,7 +138,7 @@ export class JsonlLeases {
     const path = this.#options.lockPathOf(sessionId)
     if ((await lockTokenAt(this.#options.fileSystem, path)) === record.lease.token) return
     const error = leaseLost(sessionId, `the lock ${path} is missing or names another holder; nothing was written`)
-    this.#end(record, error)
+    this.#end(record, () => error)
     throw error
   }
 
@@ -162,7 +165,7 @@ export class JsonlLeases {
   async release(record: LeaseRecord, how: 'released' | 'closed'): Promise<void> {
     if (!record.live) return
     const sessionId = record.lease.sessionId
-    this.#end(record, leaseLost(sessionId, `the lease was ${how}`))
+    this.#end(record, () => leaseLost(sessionId, `the lease was ${how}`))
     if (this.#options.lock) await removeLockFile(this.#options.fileSystem, this.#options.lockPathOf(sessionId), record.lease.token)
   }
 
@@ -183,7 +186,7 @@ export class JsonlLeases {
     return errors
   }
 
-  #end(record: LeaseRecord, reason: LeaseLostError): void {
+  #end(record: LeaseRecord, reason: () => LeaseLostError): void {
     if (!record.live) return
     record.live = false
     const sessionId = record.lease.sessionId

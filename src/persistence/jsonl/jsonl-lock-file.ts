@@ -5,13 +5,13 @@
  *
  * @module
  */
-import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { ErrorCode } from '../../errors/codes.js'
 import type { LockHolder } from '../../errors/lock-holder.js'
 import { SessionLockedError } from '../../errors/session-locked-error.js'
 import type { JsonlFileSystem } from './jsonl-file-system.js'
 import { errorCodeOf, writeTempFile } from './jsonl-file-operations.js'
+import { randomHex } from '../random-hex.js'
 
 /** A lock file's content. */
 interface LockRecord extends LockHolder {
@@ -108,7 +108,7 @@ export async function takeLockFile(context: LockFileContext, sessionId: string, 
   const ours: LockRecord = {
     pid: process.pid,
     host: hostname(),
-    token: randomBytes(16).toString('hex'),
+    token: randomHex(16),
     acquiredAt: context.now(),
   }
   const tempPath = await writeTempFile(fileSystem, path, [encodeLock(ours)])
@@ -145,7 +145,7 @@ async function takeOver(
   tempPath: string,
 ): Promise<boolean> {
   const takeoverPath = `${path}.takeover`
-  const marker = encodeLock({ pid: process.pid, host: hostname(), token: randomBytes(16).toString('hex'), acquiredAt: existing.acquiredAt })
+  const marker = encodeLock({ pid: process.pid, host: hostname(), token: randomHex(16), acquiredAt: existing.acquiredAt })
   const markerTemp = await writeTempFile(fileSystem, takeoverPath, [marker])
   try {
     try {

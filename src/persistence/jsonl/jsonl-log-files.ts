@@ -96,15 +96,23 @@ export class JsonlLogFiles {
 
   /** Every log file of the id, whatever its codec. */
   async existing(sessionId: string): Promise<FoundLog[]> {
+    // The three stats run at once; their outcomes are read in suffix order, so the result and the
+    // error reported (the first codec's that is not ENOENT) are those of a sequential scan.
+    const outcomes = await Promise.all(
+      suffixes.map(async ([compression]): Promise<{ readonly log: FoundLog } | { readonly error: unknown }> => {
+        const path = this.logPath(sessionId, compression)
+        try {
+          await this.#fileSystem.stat(path)
+          return { log: { path, compression } }
+        } catch (error) {
+          return { error }
+        }
+      }),
+    )
     const found: FoundLog[] = []
-    for (const [compression] of suffixes) {
-      const path = this.logPath(sessionId, compression)
-      try {
-        await this.#fileSystem.stat(path)
-        found.push({ path, compression })
-      } catch (error) {
-        if (errorCodeOf(error) !== 'ENOENT') throw this.dirError(error)
-      }
+    for (const outcome of outcomes) {
+      if ('log' in outcome) found.push(outcome.log)
+      else if (errorCodeOf(outcome.error) !== 'ENOENT') throw this.dirError(outcome.error)
     }
     return found
   }

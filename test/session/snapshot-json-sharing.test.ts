@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest'
+import { isJsonValue, shareSnapshot, snapshotJson } from '../../src/session/snapshot-json.js'
+import { isDeepFrozen } from '../helpers/outcomes.js'
+
+describe('snapshotJson with sharing keeps its own earlier results', () => {
+  it('returns an earlier result itself, and shares one nested anywhere in a new value', () => {
+    const chunk = shareSnapshot(snapshotJson({ type: 'text-delta', index: 0, text: 'hi' }, 'chunk')) as object
+    expect(snapshotJson(chunk, 'data', undefined, true)).toBe(chunk)
+    const input = { turn: 1, list: [chunk, { inner: chunk }] }
+    const copy = snapshotJson(input, 'data', undefined, true) as { turn: number; list: [object, { inner: object }] }
+    expect(copy).not.toBe(input)
+    expect(copy.list).not.toBe(input.list)
+    expect(copy.list[0]).toBe(chunk)
+    expect(copy.list[1].inner).toBe(chunk)
+    expect(copy).toEqual({ turn: 1, list: [{ type: 'text-delta', index: 0, text: 'hi' }, { inner: { type: 'text-delta', index: 0, text: 'hi' } }] })
+    expect(isDeepFrozen(copy)).toBe(true)
+    expect(isJsonValue(copy)).toBe(true)
+    // An unrecorded result is copied again; recorded, it is kept.
+    expect((snapshotJson({ again: copy }, 'data', undefined, true) as { again: unknown }).again).not.toBe(copy)
+    shareSnapshot(copy as never)
+    expect((snapshotJson({ again: copy }, 'data', undefined, true) as { again: unknown }).again).toBe(copy)
+  })
+
+  it('still copies a caller value, even a frozen one that looks like a result, and rejects bad data next to a shared one', () => {
+    const frozen = Object.freeze({ a: Object.freeze([1, 2]) })
+    const copy = snapshotJson(frozen, 'data', undefined, true) as { a: unknown }
+    expect(copy).not.toBe(frozen)
+    expect(copy.a).not.toBe(frozen.a)
+    const shared = shareSnapshot(snapshotJson({ ok: true }, 'data'))
+    expect(() => snapshotJson({ shared, bad: 1n }, 'data', undefined, true)).toThrow(/data\.bad is not lossless JSON \(bigint\)/)
+    expect(() => snapshotJson({ shared, nested: { n: Number.NaN } }, 'data', undefined, true)).toThrow(/data\.nested\.n is not lossless JSON/)
+  })
+
+  it('without sharing every object is new, earlier results included', () => {
+    const chunk = shareSnapshot(snapshotJson({ type: 'finish', reason: 'stop' }, 'chunk')) as object
+    expect(snapshotJson(chunk, 'data')).not.toBe(chunk)
+    const copy = snapshotJson({ chunk }, 'data') as { chunk: object }
+    expect(copy.chunk).not.toBe(chunk)
+    expect(copy.chunk).toEqual(chunk)
+  })
+
+  it('a sub-object of a result (not a result itself) is copied again', () => {
+    const outer = shareSnapshot(snapshotJson({ inner: { x: 1 } }, 'data')) as { inner: object }
+    const again = snapshotJson({ inner: outer.inner }, 'data', undefined, true) as { inner: object }
+    expect(again.inner).not.toBe(outer.inner)
+    expect(again.inner).toEqual({ x: 1 })
+  })
+})
