@@ -476,6 +476,7 @@ export type {
   PersistenceEntryConfig,
   PersistenceEvents,
   ReadOptions,
+  RepairCommit,
   RepairReport,
   SessionPreparation,
   SessionWriteFailedPayload,

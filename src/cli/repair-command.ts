@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { readdir } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { PersistenceCorruptionError } from '../errors/persistence-corruption-error.js'
 import type { Harness } from '../harness/harness.js'
@@ -37,21 +36,10 @@ export interface RepairCommandReport {
   readonly dryRun?: true
 }
 
-async function quarantineNames(target: SessionTarget): Promise<Set<string>> {
-  const prefix = `${basename(target.file)}.corrupt-`
-  const names = await readdir(dirname(target.file))
-  return new Set(names.filter((name) => name.startsWith(prefix)))
-}
-
 async function repairNow(harness: Harness, target: SessionTarget, truncateAtCorruption: boolean): Promise<RepairCommandReport> {
-  const before = await quarantineNames(target)
   const report = await harness.persistence.repair(target.id, truncateAtCorruption ? { truncateAtCorruption } : {})
-  let quarantine = report.quarantine ?? null
-  if (quarantine === null && report.action === 'quarantined') {
-    const created = [...(await quarantineNames(target))].filter((name) => !before.has(name)).sort()
-    const newest = created.at(-1)
-    quarantine = newest === undefined ? null : join(dirname(target.file), newest)
-  }
+  // Shown next to the log as the user named it (the adapter reports an absolute path).
+  const quarantine = report.quarantine === undefined ? null : join(dirname(target.file), basename(report.quarantine))
   return {
     id: target.id,
     action: report.action,

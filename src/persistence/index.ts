@@ -13,6 +13,7 @@ export type {
   LoadOptions,
   PersistenceAdapter,
   ReadOptions,
+  RepairCommit,
   StoredListing,
   StoredSuffix,
   StoredLog,

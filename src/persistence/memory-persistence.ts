@@ -23,6 +23,7 @@ import type {
   LoadOptions,
   PersistenceAdapter,
   ReadOptions,
+  RepairCommit,
   StoredListing,
   StoredLog,
   TornTail, StoredSuffix } from './persistence-adapter.js'
@@ -276,11 +277,11 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       return log
     },
 
-    async commitRepair(sessionId: string, torn: TornTail | undefined, closers: readonly SessionEvent[]): Promise<void> {
+    async commitRepair(sessionId: string, torn: TornTail | undefined, closers: readonly SessionEvent[]): Promise<RepairCommit | undefined> {
       ensureOpen()
       assertStorableId(sessionId)
       requireLease(sessionId, undefined)
-      if (torn === undefined && closers.length === 0) return
+      if (torn === undefined && closers.length === 0) return undefined
       const entry = store.logs.get(sessionId)
       if (entry === undefined) throw notFound(sessionId)
       if (torn !== undefined && torn.revision !== entry.revision) {
@@ -303,11 +304,14 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       const batch = [...(torn?.recovered ?? []), ...closers]
       checkBatch(batch, state.nextSeq, torn === undefined ? 'closers' : 'recovered ++ closers')
       const bytes = encoder.encode(encodeBatch(batch, { packChunks }))
+      let quarantine: string | undefined
       if (corrupt) {
         const damaged = concat(entry.pieces)
         const list = store.quarantine.get(sessionId) ?? []
         list.push(damaged)
         store.quarantine.set(sessionId, list)
+        // The name of the entry in `store.quarantine`: the session id and its index there.
+        quarantine = `memory:${sessionId}#quarantine-${list.length - 1}`
       }
       const prefix = state.torn ? [concat(entry.pieces).slice(0, state.committedBytes)] : entry.pieces
       store.put(sessionId, [...prefix, bytes], {
@@ -315,6 +319,7 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
         committedBytes: state.committedBytes + bytes.length,
         torn: false,
       })
+      return quarantine === undefined ? undefined : { quarantine }
     },
 
     async readFrom(sessionId: string, fromSeq: number, readOptions: ReadOptions = {}) {

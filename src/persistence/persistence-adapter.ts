@@ -89,6 +89,12 @@ export interface StoredListing {
   readonly damaged: readonly PersistenceCorruptionError[]
 }
 
+/** What {@link PersistenceAdapter.commitRepair} may report. */
+export interface RepairCommit {
+  /** Where the damaged original of a `corrupt` tail now is (a path or an adapter-specific name). */
+  readonly quarantine?: string
+}
+
 /**
  * A storage backend for session logs (03-persistence.md §3). The coordinator is its only
  * caller; test an implementation with `runPersistenceConformance` from `yoke/testing`.
@@ -118,9 +124,11 @@ export interface PersistenceAdapter {
    * Cuts or rewrites `torn` and stores `recovered ++ closers` as one crash-safe batch (A6).
    * Needs a live lease of this instance for the session.
    *
+   * @returns where a `corrupt` tail's damaged original was quarantined, when the adapter can say
+   *   (`RepairReport.quarantine`); adapters may resolve with nothing
    * @throws `LeaseLostError`, `SeqConflictError` (`expectedRevision`)
    */
-  commitRepair(sessionId: string, torn: TornTail | undefined, closers: readonly SessionEvent[]): Promise<void>
+  commitRepair(sessionId: string, torn: TornTail | undefined, closers: readonly SessionEvent[]): Promise<RepairCommit | undefined | void>
   /** Committed events with `seq ≥ fromSeq` (never salvaged ones); no mutation. */
   readFrom?(
     sessionId: string,

@@ -12,7 +12,7 @@ import type { SessionCatalog } from '../session/session-catalog.js'
 import type { SessionEvent } from '../session/session-event.js'
 import type { SessionHeader } from '../session/session-header.js'
 import type { Session } from '../session/session.js'
-import type { Lease, PersistenceAdapter, StoredLog, StoredSuffix } from './persistence-adapter.js'
+import type { Lease, PersistenceAdapter, RepairCommit, StoredLog, StoredSuffix } from './persistence-adapter.js'
 import { checkStoredLog } from './read-gates.js'
 import { WriteBehind, type WriteBehindOptions } from './write-behind.js'
 
@@ -338,8 +338,9 @@ export class PersistenceCoordinator {
     if (stored.torn === undefined && closers.length === 0) {
       return { log: logOf(stored), report: { action: 'none', keptEvents: stored.events.length, closers: [] } }
     }
+    let commit: RepairCommit | undefined | void
     try {
-      await adapter.commitRepair(id, stored.torn, closers)
+      commit = await adapter.commitRepair(id, stored.torn, closers)
     } catch (error) {
       throw wrap(id, error)
     }
@@ -363,6 +364,7 @@ export class PersistenceCoordinator {
         keptEvents: stored.events.length,
         closers: closers.map((event) => event.type),
         ...(stored.torn?.droppedBytes === undefined ? {} : { droppedBytes: stored.torn.droppedBytes }),
+        ...(quarantined && commit?.quarantine !== undefined ? { quarantine: commit.quarantine } : {}),
       },
     }
   }

@@ -747,7 +747,7 @@ describe('jsonlPersistence under a harness', () => {
     const damaged = await writeLog(`${log().map(lineOf).join('')}xx\n${lineOf(log([TS(2)])[6])}`)
     const harness = await freshHarness({ persistence: J({ now: () => 777 }) })
     const report = await harness.persistence.repair('s1', { truncateAtCorruption: true })
-    expect(report).toMatchObject({ action: 'quarantined', keptEvents: 6, closers: [] })
+    expect(report).toMatchObject({ action: 'quarantined', keptEvents: 6, closers: [], quarantine: join(dir, 's1.jsonl.corrupt-777') })
     expect(await textOf('s1.jsonl.corrupt-777')).toBe(damaged)
     expect(await textOf()).toBe(`${headerLine}\n${log().map(lineOf).join('')}`)
     expect((await harness.persistence.load('s1')).events.map(json)).toEqual(log().map(json))

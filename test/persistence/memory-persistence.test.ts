@@ -334,7 +334,7 @@ describe('commitRepair (A6)', () => {
     expect(log.torn).toMatchObject({ kind: 'corrupt', defect: 'unparsable', line: 8 })
     expect(stringsOf(log.events)).toEqual(stringsOf(L1))
     const lease = await adapter.acquire('s1')
-    await adapter.commitRepair('s1', log.torn, [])
+    expect(await adapter.commitRepair('s1', log.torn, [])).toEqual({ quarantine: 'memory:s1#quarantine-0' })
     expect(adapter.store.quarantined('s1')).toEqual([damaged])
     expect(textOf(adapter)).toBe(committed)
     expect(stringsOf((await adapter.load('s1')).events)).toEqual(stringsOf(L1))

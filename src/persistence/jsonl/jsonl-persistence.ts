@@ -20,6 +20,7 @@ import type {
   LoadOptions,
   PersistenceAdapter,
   ReadOptions,
+  RepairCommit,
   StoredListing,
   StoredLog,
   TornTail, StoredSuffix } from '../persistence-adapter.js'
@@ -207,19 +208,19 @@ class JsonlAdapter implements JsonlPersistence {
     return log
   }
 
-  async commitRepair(sessionId: string, torn: TornTail | undefined, closers: readonly SessionEvent[]): Promise<void> {
+  async commitRepair(sessionId: string, torn: TornTail | undefined, closers: readonly SessionEvent[]): Promise<RepairCommit | undefined> {
     this.#ensureOpen()
     assertStorableId(sessionId)
     const record = this.#leases.require(sessionId, undefined)
-    if (torn === undefined && closers.length === 0) return
-    await this.#serial(sessionId, async () => {
+    if (torn === undefined && closers.length === 0) return undefined
+    return this.#serial(sessionId, async (): Promise<RepairCommit | undefined> => {
       if (torn === undefined) {
         const first = closers[0]!
         checkBatch(closers, first.seq, 'closers')
         await this.#appendBatch(sessionId, closers, first.seq, record)
-        return
+        return undefined
       }
-      await this.#repair(sessionId, torn, closers, record)
+      return this.#repair(sessionId, torn, closers, record)
     })
   }
 
@@ -457,7 +458,7 @@ class JsonlAdapter implements JsonlPersistence {
   }
 
   /** A6, J12–J14. */
-  async #repair(sessionId: string, torn: TornTail, closers: readonly SessionEvent[], record: LeaseRecord): Promise<void> {
+  async #repair(sessionId: string, torn: TornTail, closers: readonly SessionEvent[], record: LeaseRecord): Promise<RepairCommit | undefined> {
     const found = await this.#files.find(sessionId)
     const handle = await this.#fileSystem.open(found.path, 'r+')
     try {
@@ -492,10 +493,11 @@ class JsonlAdapter implements JsonlPersistence {
           this.#writeDurably(sessionId, target, log, bytes, count),
       }
       const target = { handle, path: found.path, compression: found.compression, header: cached.header, plan: cached.plan, kind: torn.kind, closers }
-      const repaired = await rewriteTail(context, target)
+      const { quarantine, ...repaired } = await rewriteTail(context, target)
       this.#plans.delete(sessionId)
       this.#failures.delete(sessionId)
       this.#logs.set(sessionId, repaired)
+      return quarantine === undefined ? undefined : { quarantine }
     } finally {
       await this.#fileSystem.close(handle).catch(() => undefined)
     }

@@ -70,9 +70,9 @@ export interface RepairTarget {
  * the log; J14 also links the damaged original to `<file>.corrupt-<now()>` first.
  *
  * @internal
- * @returns the committed state of the repaired log
+ * @returns the committed state of the repaired log, and the quarantine path of a `corrupt` tail
  */
-export async function rewriteTail(context: RepairContext, target: RepairTarget): Promise<LogState> {
+export async function rewriteTail(context: RepairContext, target: RepairTarget): Promise<LogState & { readonly quarantine?: string }> {
   const { fileSystem, packChunks } = context
   const { handle, path, compression, plan, closers } = target
   const rewrite = compression !== 'none' && (plan.rewrite.length > 0 || plan.rewriteHeader)
@@ -93,10 +93,11 @@ export async function rewriteTail(context: RepairContext, target: RepairTarget):
   if (batch.length > 0) chunks.push(await context.encode(compression, encodeBatch(batch, { packChunks })))
   await context.checkToken()
   const tempPath = await writePrefixedTemp(fileSystem, handle, path, plan.keepBytes, chunks)
+  const quarantine = target.kind === 'corrupt' ? `${path}.corrupt-${context.now()}` : undefined
   try {
-    if (target.kind === 'corrupt') {
+    if (quarantine !== undefined) {
       // The damaged original stays byte-identical under its quarantine name.
-      await fileSystem.link(path, `${path}.corrupt-${context.now()}`)
+      await fileSystem.link(path, quarantine)
       await fsyncDirectory(fileSystem, context.dir)
     }
     await fileSystem.rename(tempPath, path)
@@ -106,5 +107,5 @@ export async function rewriteTail(context: RepairContext, target: RepairTarget):
   }
   let size = plan.keepBytes
   for (const chunk of chunks) size += chunk.length
-  return { path, compression, nextSeq: plan.nextSeq + closers.length, size }
+  return { path, compression, nextSeq: plan.nextSeq + closers.length, size, ...(quarantine === undefined ? {} : { quarantine }) }
 }
