@@ -10,6 +10,7 @@ import type { CompactionEndData, CompactionStartData, CompactionSummaryData } fr
 import { olderHalf } from './choose-cut.js'
 import { DEFAULT_SUMMARY_INSTRUCTION, type Summarizer, type SummarizerResult } from './summarizer.js'
 import { COMPACTION_PLUGIN, type SurfaceIndex } from './surface-index.js'
+import { raceSignal } from '../kernel/race-signal.js'
 
 /** The text before the summary in a checkpoint. */
 export const CHECKPOINT_PREFIX = 'Earlier conversation, condensed to save context:\n\n<conversation-summary>\n'
@@ -67,26 +68,6 @@ export interface SummaryActionInput {
 
 const abortedMarker = Symbol('aborted')
 
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => undefined)
-    return Promise.reject(abortedMarker)
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortedMarker)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
-}
 
 function isOverflow(error: unknown): boolean {
   const llm = CompactionError.is(error) && error.code === ErrorCode.SUMMARY_FAILED ? error.cause : error
@@ -122,7 +103,7 @@ async function summarize(deps: SummaryActionDeps, input: SummaryActionInput, hea
   if (provider === undefined || model === undefined) {
     throw new CompactionError(ErrorCode.SUMMARY_FAILED, { sessionId: agent.session.id, detail: 'no provider or model to summarize with (no request header and no agent options route)' })
   }
-  const result = await untilAborted(
+  const result = await raceSignal(
     deps.summarizer({
       agent,
       messages: input.index.messages(head),
@@ -133,6 +114,7 @@ async function summarize(deps: SummaryActionDeps, input: SummaryActionInput, hea
       signal,
     }),
     signal,
+    () => abortedMarker,
   )
   if (typeof result?.text !== 'string' || result.text.trim() === '') {
     throw new CompactionError(ErrorCode.SUMMARY_EMPTY, { sessionId: agent.session.id, detail: 'the summarizer returned no text' })

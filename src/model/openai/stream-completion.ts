@@ -7,6 +7,7 @@
 import type { LlmFailure, LlmFailurePhase } from '../../session/llm-failure.js'
 import type { StreamChunk } from '../../session/stream-chunk.js'
 import { YOKE_VERSION } from '../../version.js'
+import { raceSignal } from '../../kernel/race-signal.js'
 import { modelFailure } from '../failure-defaults.js'
 import type { ModelInfo } from '../model-adapter.js'
 import type { ModelRequest } from '../model-request.js'
@@ -80,31 +81,6 @@ function isEventStream(contentType: string | null): boolean {
   return contentType?.split(';')[0]?.trim().toLowerCase() === 'text/event-stream'
 }
 
-/**
- * Settles like `promise`, or rejects with the signal's reason when it aborts first. The listener is
- * removed as soon as `promise` settles, so a long stream of reads attaches nothing that outlives
- * its read (racing one long-lived promise would keep a reaction per read until the call ends).
- */
-function untilSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {})
-    return Promise.reject(signal.reason)
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
-}
 
 async function readText(body: ReadableStream<Uint8Array>, watchdog: IdleWatchdog, signal: AbortSignal): Promise<string> {
   const reader = body.getReader()
@@ -112,7 +88,7 @@ async function readText(body: ReadableStream<Uint8Array>, watchdog: IdleWatchdog
   let size = 0
   try {
     for (;;) {
-      const { done, value } = await untilSignal(reader.read(), signal)
+      const { done, value } = await raceSignal(reader.read(), signal)
       if (done) break
       watchdog.kick()
       parts.push(value)
@@ -186,7 +162,7 @@ async function* streamOnce(
       controller.abort(new Error(`no data for ${options.idleTimeoutMs} ms`))
     },
   })
-  // Every await of the call is cut off by the fused signal (untilSignal), so a fetch or body that
+  // Every await of the call is cut off by the fused signal (raceSignal), so a fetch or body that
   // ignores the signal cannot hang the call.
   let headersReceived = false
   const interrupted = (phase: LlmFailurePhase): LlmFailure | undefined => {
@@ -208,7 +184,7 @@ async function* streamOnce(
     let pending: Promise<Response> | undefined
     try {
       pending = options.fetch(options.endpoint, { method: 'POST', headers, body, signal: controller.signal })
-      response = await untilSignal(pending, controller.signal)
+      response = await raceSignal(pending, controller.signal)
     } catch (error) {
       // A fetch that ignored the abort may still answer: release that response.
       pending?.then((late) => late.body?.cancel().catch(() => {}), () => {})
@@ -238,7 +214,7 @@ async function* streamOnce(
     while (!translator.finished) {
       let result: Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>
       try {
-        result = await untilSignal(reader.read(), controller.signal)
+        result = await raceSignal(reader.read(), controller.signal)
       } catch (error) {
         yield translator.fail(signal.aborted || interruption === 'caller' ? 'aborted' : 'error', interrupted('streaming') ?? transport(error, 'streaming'))
         return
