@@ -242,6 +242,15 @@ describe('agent.stream (09-api.md A1–A2)', () => {
     })()).rejects.toMatchObject({ code: ErrorCode.RUN_DISCARDED })
   })
 
+  test('an AgentRun iterates once: a second iterator throws InvalidArgumentError', async () => {
+    const { agent } = await start([text('abc')])
+    const run = agent.stream('go')
+    const first = run[Symbol.asyncIterator]()
+    expect(() => run[Symbol.asyncIterator]()).toThrow(expect.objectContaining({ code: ErrorCode.INVALID_ARGUMENT, argument: 'iterator' }))
+    await first.return?.()
+    expect((await run.result).reason).toEqual({ kind: 'completed' })
+  })
+
   test('a bad highWaterMark throws InvalidArgumentError and queues nothing', async () => {
     const { agent } = await start([text('abc')])
     expect(() => agent.stream('go', { highWaterMark: 0 })).toThrow(expect.objectContaining({ code: ErrorCode.INVALID_ARGUMENT, argument: 'highWaterMark' }))
@@ -292,6 +301,9 @@ describe('agent.runMaintenance (04-agent.md §10)', () => {
         }),
     )
     expect(() => agent.runMaintenance(async () => 1)).toThrow(expect.objectContaining({ code: ErrorCode.AGENT_BUSY, phase: 'maintenance' }))
+    expect(() => agent.runMaintenance('not a task' as unknown as () => Promise<number>)).toThrow(
+      expect.objectContaining({ code: ErrorCode.INVALID_ARGUMENT, argument: 'task' }),
+    )
     agent.cancel()
     expect(await rejection(task)).toBe(failure)
     agent.followup('go')
