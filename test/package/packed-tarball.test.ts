@@ -1,0 +1,214 @@
+/**
+ * The packed package, installed the way a user gets it (09-api.md X2, X3, X5, X7, scenarios 28, 30
+ * and 31): `npm pack` of the built `dist/`, unpacked into `node_modules/yoke` of a temp project
+ * whose only other packages are Yoke's runtime dependencies (linked from this repository), so no
+ * optional peer and no dev dependency can be resolved from there.
+ *
+ * `npm test` builds before vitest runs; run alone, this file builds first when `dist/` is missing.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
+  readonly version: string
+  readonly dependencies: Readonly<Record<string, string>>
+  readonly bin: Readonly<Record<string, string>>
+}
+
+interface Outcome {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `command` in `cwd` without the parent's NODE_OPTIONS (vitest's loader must not leak in). */
+function run(command: string, args: readonly string[], cwd: string): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env }
+    delete env['NODE_OPTIONS']
+    delete env['DEEPSEEK_API_KEY']
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+async function succeed(command: string, args: readonly string[], cwd: string): Promise<string> {
+  const outcome = await run(command, args, cwd)
+  if (outcome.code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${outcome.code}:\n${outcome.stdout}\n${outcome.stderr}`)
+  return outcome.stdout
+}
+
+let work = ''
+let project = ''
+let packed: readonly string[] = []
+
+beforeAll(async () => {
+  const built = ['index.js', 'index.cjs', 'testing.js', 'testing.cjs', 'cli.js'].every((file) => existsSync(join(root, 'dist', file)))
+  if (!built) await succeed(process.execPath, [join(root, 'node_modules', 'tsup', 'dist', 'cli-default.js'), '--silent'], root)
+  work = await mkdtemp(join(tmpdir(), 'yoke-pack-'))
+  const listing = JSON.parse(await succeed('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], root)) as {
+    readonly filename: string
+    readonly files: readonly { readonly path: string }[]
+  }[]
+  const tarball = listing[0]
+  if (tarball === undefined) throw new Error('npm pack listed no tarball')
+  packed = tarball.files.map((file) => file.path)
+  project = join(work, 'project')
+  const installed = join(project, 'node_modules', 'yoke')
+  await mkdir(installed, { recursive: true })
+  await succeed('tar', ['-xzf', join(work, tarball.filename), '-C', installed, '--strip-components=1'], work)
+  for (const dependency of Object.keys(manifest.dependencies)) {
+    await symlink(join(root, 'node_modules', dependency), join(project, 'node_modules', dependency), 'dir')
+  }
+  // What npm does for a `bin` entry on install: a link in node_modules/.bin and the execute bit.
+  await mkdir(join(project, 'node_modules', '.bin'))
+  for (const [name, target] of Object.entries(manifest.bin)) {
+    await chmod(join(installed, target), 0o755)
+    await symlink(join('..', 'yoke', target), join(project, 'node_modules', '.bin', name))
+  }
+  await writeFile(join(project, 'package.json'), `${JSON.stringify({ name: 'consumer', private: true }, null, 2)}\n`)
+}, 120_000)
+
+afterAll(async () => {
+  if (work !== '') await rm(work, { recursive: true, force: true })
+})
+
+/**
+ * A probe for X2: records what importing the package did to the process. `process.env` is
+ * replaced by a proxy that records every key read from the package's own files (Node's module
+ * loader reads a few, e.g. `NODE_V8_COVERAGE`); globals, process listeners and active handles
+ * are compared before and after (after one macrotask, so a deferred timer would show). The runtime
+ * dependencies are loaded before the first snapshot: zod 4 itself defines two globals
+ * (`__zod_globalConfig`, `__zod_globalRegistry`) when imported, which is not Yoke's doing; so are
+ * the stdio handles, which Node's own builtins (`node:http` loads its colour support) open lazily.
+ */
+const probeBody = `
+await preload()
+void process.stdout, process.stderr
+const reads = []
+const realEnv = process.env
+process.env = new Proxy(realEnv, { get(target, key, receiver) { if (typeof key === 'string' && String(new Error().stack).includes('/node_modules/yoke/')) reads.push(key); return Reflect.get(target, key, receiver) } })
+const globals = new Set(Reflect.ownKeys(globalThis).map(String))
+const events = process.eventNames().map(String)
+const resources = process.getActiveResourcesInfo()
+await load()
+await new Promise((resolve) => setImmediate(resolve))
+process.env = realEnv
+console.log(JSON.stringify({
+  exports: Object.keys(loaded).length,
+  envReads: reads,
+  newGlobals: Reflect.ownKeys(globalThis).map(String).filter((key) => !globals.has(key)),
+  newEvents: process.eventNames().map(String).filter((name) => !events.includes(name)),
+  resourcesBefore: resources,
+  resourcesAfter: process.getActiveResourcesInfo(),
+}))
+`
+
+interface Probe {
+  readonly exports: number
+  readonly envReads: readonly string[]
+  readonly newGlobals: readonly string[]
+  readonly newEvents: readonly string[]
+  readonly resourcesBefore: readonly string[]
+  readonly resourcesAfter: readonly string[]
+}
+
+function expectNoEffect(probe: Probe): void {
+  expect(probe.exports).toBeGreaterThan(100)
+  expect(probe.envReads).toEqual([])
+  expect(probe.newGlobals).toEqual([])
+  expect(probe.newEvents).toEqual([])
+  // Added handles only: an fs request of the module loader may still be pending at the first snapshot.
+  const before = [...probe.resourcesBefore]
+  const added = probe.resourcesAfter.filter((kind) => {
+    const index = before.indexOf(kind)
+    if (index === -1) return true
+    before.splice(index, 1)
+    return false
+  })
+  expect(added).toEqual([])
+}
+
+describe('the packed tarball (09-api.md §1)', () => {
+  test('holds the build, the manifest, README, LICENSE and CHANGELOG, and no source or test file', () => {
+    expect(packed).toContain('package.json')
+    expect(packed).toContain('README.md')
+    expect(packed).toContain('dist/index.js')
+    expect(packed).toContain('dist/index.cjs')
+    expect(packed).toContain('dist/cli.js')
+    expect(packed.filter((path) => !path.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(path))).toEqual([])
+  })
+
+  test('scenario 28: import("yoke") in a project without optional peers exits 0 and has no observable effect (X2)', async () => {
+    const script = `let loaded\nconst load = async () => { loaded = await import('yoke'); await import('yoke/testing') }\nconst preload = async () => { for (const name of ${JSON.stringify(Object.keys(manifest.dependencies))}) await import(name) }\n${probeBody}`
+    const outcome = await run(process.execPath, ['--input-type=module', '-e', script], project)
+    expect(outcome.stderr).toBe('')
+    expect(outcome.code).toBe(0)
+    expectNoEffect(JSON.parse(outcome.stdout) as Probe)
+  })
+
+  test('scenario 28: require("yoke") exits 0 and has no observable effect (X2)', async () => {
+    const script = `let loaded\nconst load = async () => { loaded = require('yoke'); require('yoke/testing') }\nconst preload = async () => { for (const name of ${JSON.stringify(Object.keys(manifest.dependencies))}) require(name) }\n;(async () => {${probeBody}})()`
+    const outcome = await run(process.execPath, ['-e', script], project)
+    expect(outcome.stderr).toBe('')
+    expect(outcome.code).toBe(0)
+    expectNoEffect(JSON.parse(outcome.stdout) as Probe)
+  })
+
+  test('scenario 30: an error from the CJS build satisfies is() of the ESM build and back (X5)', async () => {
+    const script = `
+import { createRequire } from 'node:module'
+const cjs = createRequire(process.cwd() + '/package.json')('yoke')
+const esm = await import('yoke')
+const fromCjs = await cjs.createHarness({ tool: [] }).catch((error) => error)
+const fromEsm = await esm.createHarness({ tool: [] }).catch((error) => error)
+console.log(JSON.stringify({
+  separateBuilds: cjs.InvalidOptionsError !== esm.InvalidOptionsError,
+  code: fromCjs.code,
+  esmIsCjs: [esm.InvalidOptionsError.is(fromCjs), esm.HarnessError.is(fromCjs), esm.ConfigError.is(fromCjs)],
+  cjsIsEsm: [cjs.InvalidOptionsError.is(fromEsm), cjs.HarnessError.is(fromEsm), cjs.ConfigError.is(fromEsm)],
+  unrelated: [esm.PluginStartError.is(fromCjs), cjs.PluginStartError.is(fromEsm)],
+}))
+`
+    const outcome = await run(process.execPath, ['--input-type=module', '-e', script], project)
+    expect(outcome.stderr).toBe('')
+    expect(JSON.parse(outcome.stdout)).toEqual({
+      separateBuilds: true,
+      code: 'INVALID_OPTIONS',
+      esmIsCjs: [true, true, true],
+      cjsIsEsm: [true, true, true],
+      unrelated: [false, false],
+    })
+  })
+
+  test('scenario 31: the yoke/testing build imports no test runner (X7)', async () => {
+    for (const file of ['testing.js', 'testing.cjs']) {
+      const text = await readFile(join(project, 'node_modules', 'yoke', 'dist', file), 'utf8')
+      expect(text, file).not.toMatch(/(from|import|require)\s*\(?\s*["'](vitest|jest|mocha|node:test)["']/)
+    }
+  })
+
+  test('the installed bin runs: node_modules/.bin/yoke --version prints the version (L1)', async () => {
+    const outcome = await run(join(project, 'node_modules', '.bin', 'yoke'), ['--version'], project)
+    expect(outcome).toEqual({ code: 0, stdout: `${manifest.version}\n`, stderr: '' })
+  })
+
+  test('the installed bin runs the main job into a fresh directory (scenario 40, yoke demo)', async () => {
+    const outcome = await run(join(project, 'node_modules', '.bin', 'yoke'), ['demo', '--dir', 't'], project)
+    expect(outcome.stderr).toBe('')
+    expect(outcome.code).toBe(0)
+    expect(outcome.stdout).toContain('Paris: sunny, 21 °C. 2 + 3 = 5.')
+    expect(await readdir(join(project, 't'))).toEqual(['readme-demo.jsonl'])
+  })
+})
