@@ -629,6 +629,7 @@ export type {
   RequestHeader,
   RequestHeaderData,
   RequestHeaderReason,
+  SessionDisposedPayload,
   SessionEndSeedData,
   SessionEvent,
   SessionEventPayload,

@@ -1,9 +1,13 @@
 import { kernelOf, type Context, type DispatchOptions } from './context.js'
-import type { ListenerRecord } from './event-bus.js'
+import type { ListenerHome } from './event-bus.js'
 import type { EventName } from './event-catalog.js'
 
-/** @internal The listeners a dispatch reached, for a follow-up dispatch to the same ones. */
-export type ReachedListeners = ReadonlySet<ListenerRecord>
+/**
+ * @internal The homes (contexts) of the listeners a dispatch reached, so that a follow-up dispatch
+ * of another event reaches the listeners of the same contexts (`session/disposed` after a vetoed
+ * `session/created` goes to those that saw the session).
+ */
+export type ReachedListeners = ReadonlySet<ListenerHome>
 
 function admissionOf(ctx: Context, options: DispatchOptions | undefined) {
   return options?.scope === undefined ? undefined : kernelOf(ctx).scopes.admission(options.scope)
@@ -25,11 +29,11 @@ export function dispatchUntilThrow(
   if (invalid !== undefined) throw invalid
   if (ctx.state === 'disposed') return { threw: false, error: undefined, reached: new Set() }
   const outcome = bus.emitUntilThrow(name, payload, admissionOf(ctx, options), options?.subject)
-  return { threw: outcome.threw, error: outcome.error, reached: new Set(outcome.reached) }
+  return { threw: outcome.threw, error: outcome.error, reached: new Set(outcome.reached.map((record) => record.home)) }
 }
 
 /**
- * @internal Starts every listener of a `parallel` event (or only `only`) and waits for all;
+ * @internal Starts every listener of a `parallel` event (or only those whose home is in `only`) and waits for all;
  * resolves with the failures in registration order and the number of listeners that ran.
  */
 export async function dispatchParallel(

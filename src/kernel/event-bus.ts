@@ -166,18 +166,18 @@ export class EventBus {
   }
 
   /**
-   * Starts every admitted listener (or only those in `only`) at once and waits for all; returns
+   * Starts every admitted listener (or only those whose home is in `only`) at once and waits for all; returns
    * the failures in registration order and how many listeners ran.
    */
   async parallelSettled(
     name: string,
     payload: unknown,
     admission: ReadonlySet<ScopeKey> | undefined,
-    only: ReadonlySet<ListenerRecord> | undefined,
+    only: ReadonlySet<ListenerHome> | undefined,
   ): Promise<{ errors: unknown[]; listeners: number }> {
     const started: Promise<unknown>[] = []
     for (const record of this.#snapshot(name, admission)) {
-      if (!isLive(record) || (only !== undefined && !only.has(record))) continue
+      if (!isLive(record) || (only !== undefined && !only.has(record.home))) continue
       try {
         started.push(Promise.resolve(call(record, payload)))
       } catch (error) {

@@ -16,7 +16,7 @@ import type { RequestErrorPayload, RequestErrorResult } from '../model/retry/ret
 import type { SessionWriteFailedPayload } from '../persistence/persistence-events.js'
 import type { PromptAssembly } from '../prompt/prompt-assembly.js'
 import type { SystemPromptAssemblePayload, SystemPromptChangePayload } from '../prompt/prompt-events.js'
-import type { SessionEventPayload, SessionLifecyclePayload } from '../session/session-events.js'
+import type { SessionDisposedPayload, SessionEventPayload, SessionLifecyclePayload } from '../session/session-events.js'
 import type { StreamChunk } from '../session/stream-chunk.js'
 import type { ApprovalDecision } from '../tools/approval-broker.js'
 import type {
@@ -55,7 +55,7 @@ export interface YokeEvents {
   /** A flush barrier for one session. */
   'session/flush': Parallel<SessionLifecyclePayload>
   /** A session was disposed. */
-  'session/disposed': Parallel<SessionLifecyclePayload>
+  'session/disposed': Parallel<SessionDisposedPayload>
   /** A background write of a session failed (the `persistence` entry). */
   'session/write-failed': Emit<SessionWriteFailedPayload>
   /** Middleware around every model stream (the `model` entry, 08-models.md §5). */

@@ -107,6 +107,8 @@ export class PersistenceCoordinator {
   readonly #bindings = new Map<string, Binding>()
   /** Bindings of disposed sessions whose final flush failed, displaced by a new session of their id (C5). */
   readonly #retained: Binding[] = []
+  /** Vetoed sessions whose lease is still being acquired or released, by id. */
+  readonly #discards = new Map<string, Promise<void>>()
   readonly #reservations = new Map<string, Reservation>()
   readonly #chains = new Map<string, Promise<unknown>>()
   #closing: Promise<void> | undefined
@@ -486,6 +488,33 @@ export class PersistenceCoordinator {
   }
 
   /**
+   * The `session/disposed` listener for a vetoed session (02-session.md §9, `session/created`):
+   * the session never became live, so its queued events are dropped, not written; its lease (a
+   * fresh one, or the one its preparation held) is released, which also frees the id in the
+   * adapter.
+   *
+   * @internal
+   */
+  discard(session: Session): Promise<void> {
+    const binding = this.#bindings.get(session.id)
+    if (binding === undefined || binding.session !== session) return Promise.resolve()
+    this.#bindings.delete(session.id)
+    binding.writeBehind.dispose()
+    const done = (async () => {
+      await binding.ready.catch(() => {})
+      await binding.lease?.release()
+    })()
+    // Close, and a new lease for the same id, wait for it: the lease may still be being acquired.
+    const id = session.id
+    this.#discards.set(id, done)
+    const forget = (): void => {
+      if (this.#discards.get(id) === done) this.#discards.delete(id)
+    }
+    done.then(forget, forget)
+    return done
+  }
+
+  /**
    * Closes (C7): refuses new bindings, flushes every live session in parallel, releases every
    * lease and preparation, then always closes the adapter.
    *
@@ -498,6 +527,7 @@ export class PersistenceCoordinator {
 
   async #close(): Promise<void> {
     const errors: unknown[] = []
+    for (const discarding of [...this.#discards.values()]) await discarding.catch((error: unknown) => errors.push(error))
     const bindings = [...this.#retained.splice(0), ...this.#bindings.values()]
     const outcomes = await Promise.allSettled(bindings.map((binding) => binding.writeBehind.flush()))
     // Forget the bindings before disposing their queues: a late event is then ignored, not thrown.
@@ -549,6 +579,8 @@ export class PersistenceCoordinator {
 
   /** Takes the lease of `id`, logging a stale holder it replaced (J16). */
   async #acquire(id: string): Promise<Lease> {
+    // A vetoed session of this id may still hold (or be taking) the lease: let it go first.
+    await this.#discards.get(id)?.catch(() => {})
     const lease = await this.#host.adapter.acquire(id)
     const holder = lease.tookOver
     if (holder !== undefined) {

@@ -106,7 +106,7 @@ export function persistencePlugin(): PluginDefinition<z.output<typeof configSche
       ctx.on('session/created', ({ session }) => coordinator.bind(session))
       ctx.on('session/event', ({ session, event }) => coordinator.record(session, event))
       ctx.on('session/flush', ({ session }) => coordinator.flushSession(session))
-      ctx.on('session/disposed', ({ session }) => coordinator.unbind(session))
+      ctx.on('session/disposed', ({ session, vetoed }) => (vetoed === true ? coordinator.discard(session) : coordinator.unbind(session)))
       sessions.addCommitGuard((event, session) => coordinator.guard(event, session), { label: 'persistence' })
       ctx.provide(services.persistence, coordinator)
       return () => coordinator.close()

@@ -76,7 +76,13 @@ export {
 } from './request-header.js'
 export { type EventEnclosure, type EventTypeOptions, SessionCatalog } from './session-catalog.js'
 export type { AppendOptions, SessionEvent, SurfaceOp, SurfaceReplace } from './session-event.js'
-export { type SessionEventPayload, type SessionEvents, type SessionLifecyclePayload, sessionEvents } from './session-events.js'
+export {
+  type SessionDisposedPayload,
+  type SessionEventPayload,
+  type SessionEvents,
+  type SessionLifecyclePayload,
+  sessionEvents,
+} from './session-events.js'
 export { isSessionId, SESSION_FORMAT_VERSION, type SessionHeader } from './session-header.js'
 export type { CommitGuard } from './session-hooks.js'
 export { type CommitGuardOptions, type CreateOptions, type ForkOptions, SessionRegistry, type StagedSession } from './session-registry.js'

@@ -8,6 +8,15 @@ export interface SessionLifecyclePayload {
   readonly session: Session
 }
 
+/** Payload of `session/disposed`. */
+export interface SessionDisposedPayload extends SessionLifecyclePayload {
+  /**
+   * `true` when a `session/created` listener vetoed the session (only the listeners that saw it
+   * are told): it never became live, so nothing of it may be stored; absent for a dispose.
+   */
+  readonly vetoed?: true
+}
+
 /** Payload of `session/event`: one committed event. */
 export interface SessionEventPayload {
   /** The session that committed it. */
@@ -24,8 +33,8 @@ export type SessionEvents = {
   readonly 'session/event': Emit<SessionEventPayload>
   /** A flush barrier: persistence writes the session out. */
   readonly 'session/flush': Parallel<SessionLifecyclePayload>
-  /** A session was disposed; listeners run in parallel. */
-  readonly 'session/disposed': Parallel<SessionLifecyclePayload>
+  /** A session was disposed, or vetoed at creation; listeners run in parallel. */
+  readonly 'session/disposed': Parallel<SessionDisposedPayload>
 }
 
 /** The catalog of {@link SessionEvents}, registered by the `session` entry. */

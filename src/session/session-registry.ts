@@ -171,7 +171,7 @@ export class SessionRegistry {
         if (outcome.threw) {
           this.#live.delete(id)
           session.markDisposed()
-          void dispatchParallel(this.#ctx, 'session/disposed', { session }, outcome.reached).catch(() => {})
+          void dispatchParallel(this.#ctx, 'session/disposed', { session, vetoed: true }, outcome.reached).catch(() => {})
           throw new SessionVetoError({
             code: ErrorCode.CREATE_VETOED,
             sessionId: id,
