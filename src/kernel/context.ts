@@ -126,6 +126,8 @@ export class Context {
   readonly #effects = new Set<EffectRecord>()
   readonly #inflight = new Set<Promise<void>>()
   readonly #siblingCounts = new Map<string, number>()
+  /** The last path segments of the live children, so a label such as `x#2` cannot take a used one. */
+  readonly #childSegments = new Set<string>()
   /** Created on the first read of {@link Context.signal}: an unread signal needs no controller and no abort reason. */
   #abort: AbortController | undefined
   #signalAborted = false
@@ -541,9 +543,12 @@ export class Context {
   }
 
   #spawn(spec: SpawnSpec): Context {
-    const count = (this.#siblingCounts.get(spec.label) ?? 0) + 1
+    let count = (this.#siblingCounts.get(spec.label) ?? 0) + 1
+    let segment = count > 1 ? `${spec.label}#${count}` : spec.label
+    while (this.#childSegments.has(segment)) segment = `${spec.label}#${++count}`
     this.#siblingCounts.set(spec.label, count)
-    const path = `${this.path}/${spec.label}${count > 1 ? `#${count}` : ''}`
+    this.#childSegments.add(segment)
+    const path = `${this.path}/${segment}`
     let realm = this.#realm
     const isolated = spec.isolate !== undefined && spec.isolate.length > 0
     if (isolated) {
@@ -553,6 +558,7 @@ export class Context {
     const child = new Context(this.#kernel, { context: this, path, realm, spec })
     const record = new EffectRecord(this.#host, spec.effectLabel, spec.kind, async () => {
       await child.dispose()
+      this.#childSegments.delete(segment)
       // An isolated realm lives exactly as long as its context.
       if (isolated) this.#kernel.realms.delete(realm)
     })

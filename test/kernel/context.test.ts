@@ -131,6 +131,22 @@ describe('child contexts (C2)', () => {
     ])
   })
 
+  test('a label that looks numbered never takes a live sibling path, and no live sibling takes its path', async () => {
+    const { root } = testRoot()
+    const first = root.child('x')
+    const second = root.child('x')
+    const explicit = root.child('x#2')
+    const third = root.child('x')
+    const early = root.child('y#2')
+    const y1 = root.child('y')
+    const y2 = root.child('y')
+    expect([first.path, second.path, explicit.path, third.path]).toEqual(['harness/x', 'harness/x#2', 'harness/x#2#2', 'harness/x#3'])
+    expect([early.path, y1.path, y2.path]).toEqual(['harness/y#2', 'harness/y', 'harness/y#3'])
+    // Once a child is disposed its path segment may be given again.
+    await explicit.dispose()
+    expect(root.child('x#2#2').path).toBe('harness/x#2#2')
+  })
+
   test('sibling numbering is per parent', () => {
     const { root } = testRoot()
     const left = root.child('left')
