@@ -1,6 +1,22 @@
 import type { ErrorCode } from './codes.js'
 
 const brandsKey = Symbol.for('yoke.error')
+/** The frozen brand list of each error class, walked once per class. */
+const brandsByClass = new WeakMap<object, readonly string[]>()
+
+function brandsOf(errorClass: object): readonly string[] {
+  const known = brandsByClass.get(errorClass)
+  if (known !== undefined) return known
+  const brands: string[] = []
+  let current: unknown = errorClass
+  while (typeof current === 'function' && current !== Error) {
+    if (Object.hasOwn(current, 'brand')) brands.push((current as unknown as { brand: string }).brand)
+    current = Object.getPrototypeOf(current)
+  }
+  const frozen = Object.freeze(brands)
+  brandsByClass.set(errorClass, frozen)
+  return frozen
+}
 
 /** A class of the {@link HarnessError} hierarchy, as seen by {@link HarnessError.is}. */
 export interface HarnessErrorClass<T> {
@@ -37,14 +53,9 @@ export class HarnessError extends Error {
   constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
     super(message, options)
     this.code = code
-    const brands: string[] = []
-    let current: unknown = new.target
-    while (typeof current === 'function' && current !== Error) {
-      if (Object.hasOwn(current, 'brand')) brands.push((current as unknown as { brand: string }).brand)
-      current = Object.getPrototypeOf(current)
-    }
+    const brands = brandsOf(new.target)
     this.name = brands[0] ?? 'HarnessError'
-    Object.defineProperty(this, brandsKey, { value: Object.freeze(brands), enumerable: false })
+    Object.defineProperty(this, brandsKey, { value: brands, enumerable: false })
   }
 
   /**
