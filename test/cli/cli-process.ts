@@ -1,56 +1,14 @@
 /**
  * Runs the real `yoke` CLI as a child process: `src/cli/main.ts` bundled once per test file with
- * esbuild (always the current source, unlike a possibly stale `dist/`), like
- * test/examples/main.test.ts does for the main job.
+ * esbuild (always the current source, unlike a possibly stale `dist/`).
  */
-import { spawn } from 'node:child_process'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, expect } from 'vitest'
+import { type Bundle, bundle, type Outcome, runProcess } from '../helpers/child-process.js'
 
-const here = dirname(fileURLToPath(import.meta.url))
-/** The repository root. */
-export const root = join(here, '..', '..')
-
-/** What a child process did. */
-export interface Outcome {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** A bundled entry point and how to remove it. */
-export interface Bundle {
-  readonly file: string
-  remove(): Promise<void>
-}
-
-/**
- * Bundles a TypeScript entry into an ESM file under `node_modules/.cache`, `yoke` and
- * `yoke/testing` aliased to the source.
- *
- * @param entry - the entry, relative to the repository root
- * @returns the bundle
- */
-export async function bundle(entry: string): Promise<Bundle> {
-  const { build } = await import('esbuild')
-  await mkdir(join(root, 'node_modules', '.cache'), { recursive: true })
-  const dir = await mkdtemp(join(root, 'node_modules', '.cache', 'yoke-cli-'))
-  const file = join(dir, 'entry.mjs')
-  await build({
-    entryPoints: [join(root, entry)],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile: file,
-    logLevel: 'warning',
-    alias: { 'yoke/testing': join(root, 'src', 'testing', 'index.ts'), yoke: join(root, 'src', 'index.ts') },
-  })
-  return { file, remove: () => rm(dir, { recursive: true, force: true }) }
-}
+export { type Bundle, bundle, type Outcome } from '../helpers/child-process.js'
 
 /**
  * Runs a bundle with Node, without `DEEPSEEK_API_KEY` unless `env` sets it.
@@ -61,17 +19,7 @@ export async function bundle(entry: string): Promise<Bundle> {
  * @returns the exit code and the output
  */
 export function runNode(file: string, args: readonly string[], options: { cwd: string; env?: Readonly<Record<string, string>> }): Promise<Outcome> {
-  const environment: NodeJS.ProcessEnv = { ...process.env, ...options.env }
-  if (options.env?.['DEEPSEEK_API_KEY'] === undefined) delete environment['DEEPSEEK_API_KEY']
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [file, ...args], { cwd: options.cwd, env: environment, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
+  return runProcess(process.execPath, [file, ...args], options)
 }
 
 /** The CLI of one test file: a bundle made in `beforeAll`, fresh directories removed after each test. */

@@ -2,35 +2,18 @@
  * The main job (`npm start` = examples/main.ts, 09-api.md R3, scenarios 40 and 41), run as a real
  * child process: bundled once with esbuild, `yoke` aliased to the source.
  */
-import { spawn } from 'node:child_process'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest'
 import { type MockOpenAIServer, startMockOpenAIServer } from 'yoke/testing'
+import { type Bundle, bundle, type Outcome } from '../helpers/child-process.js'
 
-const here = dirname(fileURLToPath(import.meta.url))
-const root = join(here, '..', '..')
-let bundle = ''
-let bundleDir: string | undefined
+let main: Bundle | undefined
 const cleanups: (() => Promise<void>)[] = []
 
 beforeAll(async () => {
-  const { build } = await import('esbuild')
-  await mkdir(join(root, 'node_modules', '.cache'), { recursive: true })
-  bundleDir = await mkdtemp(join(root, 'node_modules', '.cache', 'yoke-main-job-'))
-  bundle = join(bundleDir, 'main.mjs')
-  await build({
-    entryPoints: [join(root, 'examples', 'main.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile: bundle,
-    logLevel: 'warning',
-    alias: { 'yoke/testing': join(root, 'src', 'testing', 'index.ts'), yoke: join(root, 'src', 'index.ts') },
-  })
+  main = await bundle('examples/main.ts')
 }, 30_000)
 
 afterEach(async () => {
@@ -38,27 +21,12 @@ afterEach(async () => {
 })
 
 afterAll(async () => {
-  if (bundleDir !== undefined) await rm(bundleDir, { recursive: true, force: true })
+  await main?.remove()
 })
 
-interface Outcome {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
 function runMain(cwd: string, env: Readonly<Record<string, string>> = {}): Promise<Outcome> {
-  const environment: NodeJS.ProcessEnv = { ...process.env, ...env }
-  if (env['DEEPSEEK_API_KEY'] === undefined) delete environment['DEEPSEEK_API_KEY']
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bundle], { cwd, env: environment, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
+  if (main === undefined) throw new Error('the main job is not bundled yet')
+  return main.run([], { cwd, env })
 }
 
 async function freshDir(): Promise<string> {

@@ -6,41 +6,22 @@
  *
  * `npm test` builds before vitest runs; run alone, this file builds first when `dist/` is missing.
  */
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { type Outcome, root, runProcess } from '../helpers/child-process.js'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
   readonly version: string
   readonly dependencies: Readonly<Record<string, string>>
   readonly bin: Readonly<Record<string, string>>
 }
 
-interface Outcome {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs `command` in `cwd` without the parent's NODE_OPTIONS (vitest's loader must not leak in). */
+/** Runs `command` in `cwd` (see {@link runProcess}). */
 function run(command: string, args: readonly string[], cwd: string): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env }
-    delete env['NODE_OPTIONS']
-    delete env['DEEPSEEK_API_KEY']
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
+  return runProcess(command, args, { cwd })
 }
 
 async function succeed(command: string, args: readonly string[], cwd: string): Promise<string> {

@@ -8,32 +8,25 @@
  * @module
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { createHarness, defineTool, type Harness, jsonlPersistence, type ModelRequest, type SessionEvent } from 'yoke'
 import { fakeIds, scriptedModel, text } from 'yoke/testing'
+import { type Bundle, bundle, root } from '../../helpers/child-process.js'
 import { recordingLogger } from '../../helpers/recording-logger.js'
 import type { CrashChildOptions } from './crash-child.js'
 
-const here = dirname(fileURLToPath(import.meta.url))
-const root = join(here, '..', '..', '..')
 let childCommand: string[] = []
-let bundleDir: string | undefined
+let crashChild: Bundle | undefined
 const dirs: string[] = []
 const harnesses: Harness[] = []
 
 beforeAll(async () => {
-  // A bundle starts in ~0.3 s, tsx in ~1 s; it lives under node_modules so its externals resolve.
-  const { build } = await import('esbuild')
-  await mkdir(join(root, 'node_modules', '.cache'), { recursive: true })
-  bundleDir = await mkdtemp(join(root, 'node_modules', '.cache', 'yoke-agent-crash-'))
-  const outfile = join(bundleDir, 'crash-child.mjs')
-  await build({ entryPoints: [join(here, 'crash-child.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile, logLevel: 'warning' })
-  childCommand = [outfile]
+  crashChild = await bundle('test/agent/loop/crash-child.ts')
+  childCommand = [crashChild.file]
 }, 30_000)
 
 afterEach(async () => {
@@ -42,7 +35,7 @@ afterEach(async () => {
 })
 
 afterAll(async () => {
-  if (bundleDir !== undefined) await rm(bundleDir, { recursive: true, force: true })
+  await crashChild?.remove()
 })
 
 /** The child's stdout markers. */

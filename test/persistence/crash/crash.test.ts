@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url'
 import * as wasmZstd from '@foxglove/wasm-zstd'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHarness, createSession, jsonlPersistence, PersistenceError, type SessionEvent } from '../../../src/index.js'
+import { type Bundle, bundle } from '../../helpers/child-process.js'
 import { type LogRecord, recordingLogger } from '../../helpers/recording-logger.js'
 import { type Ack, between, type ChildOptions, deriveSeed, digestOf, mulberry32, sessionIdsOf } from './workload.js'
 
@@ -45,7 +46,7 @@ const zstdEncoder = (bytes: Uint8Array, level: number): Uint8Array => new Uint8A
 
 /** How the child is started: a bundle built once (fast), or through tsx (`YOKE_CRASH_TSX=1`). */
 let childCommand: string[] = []
-let bundleDir: string | undefined
+let crashChild: Bundle | undefined
 
 beforeAll(async () => {
   await wasmZstd.isLoaded
@@ -54,27 +55,14 @@ beforeAll(async () => {
     childCommand = ['--import', 'tsx', childSource]
     return
   }
-  // tsx needs ~1 s per start on 2 cores; a bundle starts in ~0.3 s. It lives under node_modules so
-  // its externals (@foxglove/wasm-zstd, which loads a .wasm file beside it) resolve.
-  const { build } = await import('esbuild')
-  await mkdir(join(root, 'node_modules', '.cache'), { recursive: true })
-  bundleDir = await mkdtemp(join(root, 'node_modules', '.cache', 'yoke-crash-'))
-  const outfile = join(bundleDir, 'child.mjs')
-  await build({
-    entryPoints: [childSource],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile,
-    external: ['@foxglove/wasm-zstd'],
-    logLevel: 'warning',
-  })
-  childCommand = [outfile]
+  // A bundle, since tsx needs ~1 s per start on 2 cores; @foxglove/wasm-zstd stays external (it
+  // loads a .wasm file beside it).
+  crashChild = await bundle('test/persistence/crash/child.ts', { external: ['@foxglove/wasm-zstd'] })
+  childCommand = [crashChild.file]
 }, 60_000)
 
 afterAll(async () => {
-  if (bundleDir !== undefined) await rm(bundleDir, { recursive: true, force: true })
+  await crashChild?.remove()
 })
 
 interface RunContext {
