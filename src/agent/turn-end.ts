@@ -12,25 +12,36 @@ import type { CancelCause, TurnEndReason } from '../session/turn-end-reason.js'
  * @returns the failure
  */
 export function failureOf(error: unknown): LlmFailure {
-  if (error instanceof LlmError) return error.failure
-  if (HarnessError.is(error)) return { message: error.message, code: error.code }
-  return { message: thrownText(error), code: 'UNKNOWN' }
+  // A hostile value (a proxy whose traps throw, a throwing getter) must not break the turn's end.
+  try {
+    if (error instanceof LlmError) return error.failure
+    if (HarnessError.is(error)) return { message: String(error.message), code: error.code }
+    return { message: thrownText(error), code: 'UNKNOWN' }
+  } catch {
+    return { message: unprintable, code: 'UNKNOWN' }
+  }
 }
 
+const unprintable = '(unprintable thrown value)'
+
 function thrownText(error: unknown): string {
-  if (error instanceof Error) return error.message
   try {
+    if (error instanceof Error) return String(error.message)
     return String(error)
   } catch {
-    return '(unprintable thrown value)'
+    return unprintable
   }
 }
 
 /** Whether `error` is the abort itself: the signal's reason, an `AbortError` or an `ABORTED` model failure. */
 function isAbortItself(error: unknown, signal: AbortSignal): boolean {
   if (error === signal.reason) return true
-  if (error instanceof Error && error.name === 'AbortError') return true
-  return error instanceof LlmError && error.failure.code === 'ABORTED'
+  try {
+    if (error instanceof Error && error.name === 'AbortError') return true
+    return error instanceof LlmError && error.failure.code === 'ABORTED'
+  } catch {
+    return false
+  }
 }
 
 /** What a turn observed, folded into its end reason by {@link turnEndOf}. */

@@ -66,7 +66,12 @@ export class HarnessError extends Error {
    */
   static is<T>(this: HarnessErrorClass<T>, value: unknown): value is T {
     if (typeof value !== 'object' || value === null) return false
-    const brands: unknown = (value as { [brandsKey]?: unknown })[brandsKey]
-    return Array.isArray(brands) && brands.includes(this.brand)
+    try {
+      const brands: unknown = (value as { [brandsKey]?: unknown })[brandsKey]
+      return Array.isArray(brands) && brands.includes(this.brand)
+    } catch {
+      // A proxy whose `get` trap throws is not one of ours; `is()` never throws.
+      return false
+    }
   }
 }
