@@ -2,6 +2,7 @@ import { AgentExistsError } from '../errors/agent-errors.js'
 import { HarnessClosedError } from '../errors/harness-closed-error.js'
 import { InvalidOptionsError } from '../errors/invalid-options-error.js'
 import type { Context } from '../kernel/context.js'
+import type { Disposer } from '../kernel/effect.js'
 import { services } from '../kernel/services.js'
 import type { ModelAdapter, ModelRoute } from '../model/model-adapter.js'
 import { modelOptionIssues, type ResolvedModelRoute, resolveModelRoute } from '../model/model-plugin.js'
@@ -61,37 +62,76 @@ function checkModel(model: unknown): ResolvedModelRoute | undefined {
   return resolveModelRoute(model as ModelAdapter | ModelRoute)
 }
 
+/** The state every owner view of one harness's registry shares. */
+interface RegistryCore {
+  readonly ctx: Context
+  readonly initiator: InitiatorControl<Agent>
+  readonly marks: LoopRequestMarks
+  readonly defaults: AgentOptions
+  readonly live: Map<string, Agent>
+  readonly pending: Set<Promise<unknown>>
+  readonly closing: AbortController
+  closed: Promise<void> | undefined
+  readonly views: WeakMap<Context, AgentRegistry>
+}
+
 /**
  * The agents of one harness (04-agent.md §13): `harness.agents`, `ctx.agents`. Creates
  * {@link ReactLoopAgent} drivers and lists the published ones.
  */
 export class AgentRegistry {
-  readonly #ctx: Context
-  readonly #initiator: InitiatorControl<Agent>
-  readonly #marks: LoopRequestMarks
-  readonly #live = new Map<string, Agent>()
-  readonly #defaults: AgentOptions
-  readonly #pending = new Set<Promise<unknown>>()
-  readonly #closing = new AbortController()
-  #closed: Promise<void> | undefined
+  // Not readonly: forOwner() points a new view at this registry's core.
+  #core: RegistryCore
+  /** The context that owns the agents created through this view (04-agent.md §13.1). */
+  #owner: Context
 
   /**
-   * @param ctx - the `agent-loop` entry's context (the owner of created agents)
+   * @param ctx - the `agent-loop` entry's context (the owner of agents created through `harness.agents`)
    * @param initiator - the harness initiator
    * @param marks - the harness loop-request marks
    * @param defaults - the harness-level option defaults (`maxParallelToolCalls`)
    * @internal
    */
   constructor(ctx: Context, initiator: InitiatorControl<Agent>, marks: LoopRequestMarks, defaults: AgentOptions = {}) {
-    this.#ctx = ctx
-    this.#defaults = Object.freeze({ ...defaults })
-    this.#initiator = initiator
-    this.#marks = marks
+    this.#core = {
+      ctx,
+      initiator,
+      marks,
+      defaults: Object.freeze({ ...defaults }),
+      live: new Map(),
+      pending: new Set(),
+      closing: new AbortController(),
+      closed: undefined,
+      views: new WeakMap(),
+    }
+    this.#owner = ctx
+    this.#core.views.set(ctx, this)
+  }
+
+  /**
+   * The same registry with `owner` as the owner of the agents it creates or resumes: disposing
+   * `owner` disposes them, and a creation still pending rejects {@link ContextDisposedError}.
+   * `ctx.agents` is `harness.agents.forOwner(ctx)`.
+   *
+   * @param owner - a context of this harness
+   * @returns the view (one per owner)
+   * @internal
+   */
+  forOwner(owner: Context): AgentRegistry {
+    const core = this.#core
+    let view = core.views.get(owner)
+    if (view === undefined) {
+      view = new AgentRegistry(core.ctx, core.initiator, core.marks)
+      view.#core = core
+      view.#owner = owner
+      core.views.set(owner, view)
+    }
+    return view
   }
 
   /** Which agent started the current piece of work (06-prompt-scope.md §6). */
   get initiator(): Initiator<Agent> {
-    return this.#initiator
+    return this.#core.initiator
   }
 
   /**
@@ -108,18 +148,18 @@ export class AgentRegistry {
    */
   create(options: CreateAgentOptions = {}): Promise<Agent> {
     return this.#track('createAgent', async () => {
-      const creation = new CreationSignal(options.signal, this.#closing.signal, 'createAgent')
+      const creation = new CreationSignal(options.signal, this.#core.closing.signal, 'createAgent', this.#foreignOwner())
       creation.check()
       const caller = validateAgentOptions(options.options)
       const route = checkModel(options.model)
-      const preset = presetForCreate(this.#ctx, options.preset)
+      const preset = presetForCreate(this.#core.ctx, options.preset)
       const plan = this.#plan(preset, route, caller)
-      const id = options.id ?? this.#ctx.get(services.ids)('session')
-      if (this.#live.has(id)) throw new AgentExistsError({ agentId: id })
-      await assertNotStored(this.#ctx, id)
+      const id = options.id ?? this.#core.ctx.get(services.ids)('session')
+      if (this.#core.live.has(id)) throw new AgentExistsError({ agentId: id })
+      await assertNotStored(this.#core.ctx, id)
       creation.check()
-      if (this.#live.has(id)) throw new AgentExistsError({ agentId: id })
-      const staged = this.#ctx.get(services.sessions).stage({ id, ...(preset === undefined ? {} : { header: { agentPreset: preset.preset.name } }) })
+      if (this.#core.live.has(id)) throw new AgentExistsError({ agentId: id })
+      const staged = this.#core.ctx.get(services.sessions).stage({ id, ...(preset === undefined ? {} : { header: { agentPreset: preset.preset.name } }) })
       return this.#publish(staged, undefined, plan, options, creation, 'create')
     })
   }
@@ -140,33 +180,38 @@ export class AgentRegistry {
    */
   resume(sessionId: string, options: ResumeAgentOptions = {}): Promise<Agent> {
     return this.#track('resumeAgent', async () => {
-      const creation = new CreationSignal(options.signal, this.#closing.signal, 'resumeAgent')
+      const creation = new CreationSignal(options.signal, this.#core.closing.signal, 'resumeAgent', this.#foreignOwner())
       creation.check()
       const caller = validateAgentOptions(options.options)
       const route = checkModel(options.model)
-      if (this.#live.has(sessionId)) throw new AgentExistsError({ agentId: sessionId })
-      const { staged, checked: plan, release } = await prepareResumedSession(this.#ctx, sessionId, (header) => {
+      if (this.#core.live.has(sessionId)) throw new AgentExistsError({ agentId: sessionId })
+      const { staged, checked: plan, release } = await prepareResumedSession(this.#core.ctx, sessionId, (header) => {
         creation.check()
-        if (this.#live.has(sessionId)) throw new AgentExistsError({ agentId: sessionId })
-        return this.#plan(presetForResume(this.#ctx, header.agentPreset, options.preset), route, caller)
+        if (this.#core.live.has(sessionId)) throw new AgentExistsError({ agentId: sessionId })
+        return this.#plan(presetForResume(this.#core.ctx, header.agentPreset, options.preset), route, caller)
       })
       return this.#publish(staged, release, plan, options, creation, 'resume')
     })
   }
 
+  /** The owner when it is not the registry's own context (whose stop disposes every agent anyway). */
+  #foreignOwner(): Context | undefined {
+    return this.#owner === this.#core.ctx ? undefined : this.#owner
+  }
+
   /** Layers and validates the options of a new driver (09-api.md H2). */
   #plan(preset: PresetBinding | undefined, route: ResolvedModelRoute | undefined, caller: AgentOptions): AgentPlan {
-    const base = route === undefined ? this.harnessDefaults() : { ...this.#defaults, ...route.defaults }
+    const base = route === undefined ? this.harnessDefaults() : { ...this.#core.defaults, ...route.defaults }
     return { options: validateAgentOptions(layerAgentOptions(base, preset?.options, caller)), preset, route }
   }
 
   /** Runs `operation` as a pending create or resume, which harness close awaits. */
   #track<T>(name: string, operation: () => Promise<T>): Promise<T> {
-    if (this.#closed !== undefined) return Promise.reject(new HarnessClosedError({ operation: name }))
+    if (this.#core.closed !== undefined) return Promise.reject(new HarnessClosedError({ operation: name }))
     const pending = operation()
-    this.#pending.add(pending)
+    this.#core.pending.add(pending)
     const forget = (): void => {
-      this.#pending.delete(pending)
+      this.#core.pending.delete(pending)
     }
     pending.then(forget, forget)
     return pending
@@ -186,14 +231,25 @@ export class AgentRegistry {
     source: 'create' | 'resume',
   ): Promise<Agent> {
     const { session } = staged
+    // §13.2 step 1: the owner's disposal disposes the agent; registered before the driver exists.
+    const owner = this.#foreignOwner()
+    let owned: Agent | undefined
+    let ownerEffect: Disposer | undefined
     const undo = async (agent: ReactLoopAgent | undefined): Promise<void> => {
       if (agent !== undefined) await agent.ctx.dispose()
       staged.discard()
       await release?.()
+      await ownerEffect?.()
     }
     let agent: ReactLoopAgent | undefined
     try {
-      agent = new ReactLoopAgent({ parent: this.#ctx, session, options: plan.options, initiator: this.#initiator, marks: this.#marks })
+      if (owner !== undefined) {
+        creation.check()
+        ownerEffect = owner.effect(() => async () => {
+          await owned?.dispose()
+        }, `agent:${session.id}`)
+      }
+      agent = new ReactLoopAgent({ parent: this.#core.ctx, session, options: plan.options, initiator: this.#core.initiator, marks: this.#core.marks })
       registerAgentVariables(agent)
       if (plan.preset !== undefined) agent.ctx.scopes.bindParent(agent, plan.preset.preset)
       if (plan.route !== undefined) agent.ctx.get(services.models).register(plan.route.adapter, { providers: [plan.route.provider] })
@@ -201,23 +257,26 @@ export class AgentRegistry {
       creation.check()
       const published = agent
       staged.publish(() => {
-        if (this.#live.has(session.id)) throw new AgentExistsError({ agentId: session.id })
-        this.#live.set(session.id, published)
+        if (this.#core.live.has(session.id)) throw new AgentExistsError({ agentId: session.id })
+        this.#core.live.set(session.id, published)
       })
     } catch (error) {
-      if (agent !== undefined && this.#live.get(session.id) === agent) this.#live.delete(session.id)
+      if (agent !== undefined && this.#core.live.get(session.id) === agent) this.#core.live.delete(session.id)
       await undo(agent)
       throw error
     }
-    const sessions = this.#ctx.get(services.sessions)
+    const sessions = this.#core.ctx.get(services.sessions)
     const published = agent
+    owned = published
     published.onDispose(async () => {
-      this.#live.delete(session.id)
-      this.#ctx.emit('agent/disposed', { agent: published })
+      // Not awaited: when the owner's teardown is what disposes the agent, it awaits this dispose.
+      void ownerEffect?.()
+      this.#core.live.delete(session.id)
+      this.#core.ctx.emit('agent/disposed', { agent: published })
       await sessions.dispose(session)
     })
-    this.#ctx.emit('agent/created', { agent: published })
-    this.#ctx.emit('agent/session-start', { agent: published, source })
+    this.#core.ctx.emit('agent/created', { agent: published })
+    this.#core.ctx.emit('agent/session-start', { agent: published, source })
     return published
   }
 
@@ -228,9 +287,9 @@ export class AgentRegistry {
    * @returns a fresh options object
    */
   harnessDefaults(): AgentOptions {
-    const models = this.#ctx.get(services.models)
+    const models = this.#core.ctx.get(services.models)
     const route = models instanceof ModelRouter ? models.defaults : undefined
-    return { ...this.#defaults, ...route }
+    return { ...this.#core.defaults, ...route }
   }
 
   /**
@@ -240,7 +299,7 @@ export class AgentRegistry {
    * @returns the agent, or `undefined`
    */
   get(id: string): Agent | undefined {
-    return this.#live.get(id)
+    return this.#core.live.get(id)
   }
 
   /**
@@ -249,7 +308,7 @@ export class AgentRegistry {
    * @returns a frozen array
    */
   list(): readonly Agent[] {
-    return Object.freeze([...this.#live.values()])
+    return Object.freeze([...this.#core.live.values()])
   }
 
   /**
@@ -259,7 +318,7 @@ export class AgentRegistry {
    * @returns `true` for a loop-built request
    */
   isLoopRequest(value: unknown): boolean {
-    return this.#marks.isLoopRequest(value)
+    return this.#core.marks.isLoopRequest(value)
   }
 
   /**
@@ -271,14 +330,14 @@ export class AgentRegistry {
    * @internal
    */
   close(): Promise<void> {
-    this.#closed ??= this.#close()
-    return this.#closed
+    this.#core.closed ??= this.#close()
+    return this.#core.closed
   }
 
   async #close(): Promise<void> {
-    this.#initiator.close()
-    this.#closing.abort()
-    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending])
-    await Promise.allSettled([...this.#live.values()].map((agent) => agent.dispose()))
+    this.#core.initiator.close()
+    this.#core.closing.abort()
+    while (this.#core.pending.size > 0) await Promise.allSettled([...this.#core.pending])
+    await Promise.allSettled([...this.#core.live.values()].map((agent) => agent.dispose()))
   }
 }

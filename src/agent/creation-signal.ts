@@ -1,5 +1,6 @@
 import { ErrorCode } from '../errors/codes.js'
 import { AgentCreationAbortedError } from '../errors/agent-errors.js'
+import { ContextDisposedError } from '../errors/context-disposed-error.js'
 import { HarnessClosedError } from '../errors/harness-closed-error.js'
 import { PersistenceError } from '../errors/persistence-error.js'
 import type { Context } from '../kernel/context.js'
@@ -7,8 +8,8 @@ import { services } from '../kernel/services.js'
 import { isSessionId } from '../session/session-header.js'
 
 /**
- * The fused signal of one create or resume (04-agent.md §13.2 step 1): the caller's `signal` and
- * harness close, each turned into the error the creation rejects with.
+ * The fused signal of one create or resume (04-agent.md §13.2 step 1): the caller's `signal`,
+ * the owner's disposal and harness close, each turned into the error the creation rejects with.
  *
  * @internal
  */
@@ -16,25 +17,33 @@ export class CreationSignal {
   readonly #caller: AbortSignal | undefined
   readonly #closing: AbortSignal
   readonly #operation: string
+  readonly #owner: Context | undefined
 
   /**
    * @param caller - the caller's signal, if any
    * @param closing - aborted when harness close begins
    * @param operation - the operation named by {@link HarnessClosedError}
+   * @param owner - the owning context, when it is not the agent registry's own
    */
-  constructor(caller: AbortSignal | undefined, closing: AbortSignal, operation: string) {
+  constructor(caller: AbortSignal | undefined, closing: AbortSignal, operation: string, owner?: Context) {
     this.#caller = caller
     this.#closing = closing
     this.#operation = operation
+    this.#owner = owner
   }
 
   /**
-   * Throws when the creation must stop: harness close first, then the caller's abort.
+   * Throws when the creation must stop: harness close first, then the owner's disposal, then the
+   * caller's abort.
    *
-   * @throws {@link HarnessClosedError}; {@link AgentCreationAbortedError} with the signal's reason
+   * @throws {@link HarnessClosedError}; {@link ContextDisposedError} naming the owner;
+   *   {@link AgentCreationAbortedError} with the signal's reason
    */
   check(): void {
     if (this.#closing.aborted) throw new HarnessClosedError({ operation: this.#operation })
+    if (this.#owner !== undefined && this.#owner.state !== 'active') {
+      throw new ContextDisposedError({ context: this.#owner.path, operation: this.#operation })
+    }
     if (this.#caller?.aborted === true) throw new AgentCreationAbortedError({ reason: this.#caller.reason })
   }
 
@@ -48,7 +57,7 @@ export class CreationSignal {
    */
   async race<T>(work: Promise<T>): Promise<T> {
     this.check()
-    const signals = [this.#closing, ...(this.#caller === undefined ? [] : [this.#caller])]
+    const signals = [this.#closing, ...(this.#owner === undefined ? [] : [this.#owner.signal]), ...(this.#caller === undefined ? [] : [this.#caller])]
     let stop: (() => void) | undefined
     const aborted = new Promise<never>((_resolve, reject) => {
       const onAbort = (): void => {

@@ -239,9 +239,15 @@ export class Context {
     return this.get(services.systemPrompt)
   }
 
-  /** `ctx.get(services.agents)`. @throws {@link ServiceMissingError} when absent */
+  /**
+   * `ctx.get(services.agents)`, with this context as the owner of the agents it creates or resumes
+   * (04-agent.md §13.1): disposing this context disposes them.
+   *
+   * @throws {@link ServiceMissingError} when absent
+   */
   get agents(): AgentRegistry {
-    return this.get(services.agents)
+    const registry = this.get(services.agents)
+    return typeof registry.forOwner === 'function' ? registry.forOwner(this) : registry
   }
 
   /** `ctx.get(services.compaction)`. @throws {@link ServiceMissingError} when absent */

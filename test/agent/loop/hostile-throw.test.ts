@@ -27,7 +27,8 @@ describe.each(adapterKinds)('hostile thrown values (%s adapter)', (kind) => {
   test.each(['agent/pre-step', 'agent/request', 'agent/turn-stopping'] as const)('a %s listener throwing a hostile proxy ends the turn error UNKNOWN; the agent goes on', async (event) => {
     const { harness, agent } = await scenarios.agent({ script: [text('a'), text('b')] })
     let thrown = 0
-    harness.on(event, (_payload: unknown, next?: () => unknown) => {
+    const on = (harness.on as (name: string, listener: (payload: unknown, next?: () => unknown) => unknown) => unknown).bind(harness)
+    on(event, (_payload, next) => {
       if (thrown++ === 0) throw hostile()
       return next?.()
     })
