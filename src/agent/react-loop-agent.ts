@@ -5,6 +5,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { Context } from '../kernel/context.js'
 import type { PayloadOf } from '../kernel/event-catalog.js'
 import { services } from '../kernel/services.js'
+import { sessionMessageIds } from './session-message-ids.js'
 import { createRuntimeContextProjection } from '../prompt/runtime-context-projection.js'
 import type { InitiatorControl } from '../scope/initiator.js'
 import type { UserMessage } from '../session/message.js'
@@ -91,9 +92,12 @@ export class ReactLoopAgent implements Agent, RunPort {
     this.options = init.options
     this.#initiator = init.initiator
     this.#parent = init.parent
-    this.ctx = init.parent.child(`agent:${this.id}`, { scope: this })
+    // The agent's own id source (skipping message ids its log already holds) for everything that
+    // runs in its context: the inbox, the runtime-context projection, the steps, the tool calls.
+    this.ctx = init.parent.child(`agent:${this.id}`, { scope: this, isolate: [services.ids] })
     const ctx = this.ctx
-    const ids = ctx.get(services.ids)
+    const ids = sessionMessageIds(init.parent.get(services.ids), this.session)
+    ctx.provide(services.ids, ids)
     this.#inbox = new AgentInbox({ session: this.session, ids, emit: (name, payload) => ctx.emit(name, payload as PayloadOf<typeof name>, { scope: this, subject: this.id }) })
     // The session's structure fold already knows the numbering (no backward scan of the log).
     this.#lastTurn = this.session.turnState().nextTurn - 1

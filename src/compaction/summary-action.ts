@@ -148,7 +148,10 @@ export async function runSummaryAction(deps: SummaryActionDeps, input: SummaryAc
   if (deps.running.has(session)) {
     throw new CompactionError(ErrorCode.COMPACTION_BUSY, { sessionId: session.id, detail: 'another compaction of this session is running' })
   }
-  const compactionId = deps.nextId()
+  // The summary message is `compaction:<id>`: skip ids a resumed log already holds (a fresh
+  // deterministic id source restarts at its first id).
+  let compactionId = deps.nextId()
+  for (let attempt = 0; attempt < 10_000 && session.hasMessageId(`compaction:${compactionId}`); attempt++) compactionId = deps.nextId()
   const bracket: Bracket = { sessionId: session.id, compactionId, signal }
   const state = session.turnState()
   const start: CompactionStartData = { compactionId, trigger, turn: state.openTurn, step: state.openStep }

@@ -115,6 +115,17 @@ export class Session {
     return Object.freeze(this.#log.slice(from, to))
   }
 
+  /**
+   * Whether a committed message event of this session already carries message id `id` (a new one
+   * with it would fail `MESSAGE_ID_REUSED`, 02-session.md §5).
+   *
+   * @param id - a message id
+   * @returns `true` when it is taken
+   */
+  hasMessageId(id: string): boolean {
+    return this.#structure.messageIds.has(id)
+  }
+
   /** The turn state: open turn and step, next turn number, unanswered calls. */
   turnState(): TurnState {
     return this.#structure.turnState()

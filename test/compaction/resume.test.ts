@@ -61,4 +61,21 @@ describe('compacted sessions replay (07-compaction.md §3)', () => {
     ])
     expect(texts(resumed.session.deriveMessages())).toEqual([CHK('S'), prompt(3), reply(3)])
   })
+
+  test('a second process with a fresh fakeIds() compacts a compacted session again: the summary id skips the taken c1', async () => {
+    const first = await setup({ script: replies(3), compaction: { summarizer: stub('S') }, persistence: { dir }, ids: fakeIds() })
+    open.push(first.harness)
+    const agent = await first.harness.createAgent()
+    await completeTurns(agent, 3)
+    await expect(agent.compact()).resolves.toMatchObject({ kind: 'summary', compactionId: 'c1' })
+    const id = agent.id
+    await first.harness.close()
+    open.pop()
+    const second = await setup({ script: [text(reply(4))], compaction: { summarizer: stub('T') }, persistence: { dir }, ids: fakeIds() })
+    open.push(second.harness)
+    const resumed = await second.harness.resumeAgent(id)
+    await expect(resumed.run(prompt(4))).resolves.toMatchObject({ turn: 4, reason: { kind: 'completed' } })
+    await expect(resumed.compact()).resolves.toMatchObject({ kind: 'summary', compactionId: 'c2' })
+    expect(texts(resumed.session.deriveMessages())[0]).toBe(CHK('T'))
+  })
 })
