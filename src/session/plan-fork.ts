@@ -31,9 +31,10 @@ export interface ForkSource {
 export function planFork(source: ForkSource, at: number | undefined): { readonly seed: readonly SessionEvent[]; readonly header: Partial<SessionHeader> } {
   const length = source.length
   const lastSeq = length === 0 ? null : length - 1
-  const boundary = at === undefined ? lastSeq : at
+  // Only an omitted `at` of an empty source gives the empty prefix; an explicit `null` is not a seq.
+  const boundary: unknown = at === undefined ? lastSeq : at
   let prefix: readonly SessionEvent[]
-  if (boundary === null) {
+  if (boundary === null && at === undefined) {
     prefix = []
   } else {
     if (typeof boundary !== 'number' || !Number.isSafeInteger(boundary) || boundary < 0 || boundary >= length || source.at(boundary)?.seq !== boundary) {

@@ -171,6 +171,18 @@ describe('invalid boundaries and ids (scenario 40)', () => {
     expect(error).toMatchObject({ code: 'INVALID_BOUNDARY', at: 0, lastSeq: null })
   })
 
+  test('an explicit at: null (or another non-number) is not a seq, on a full or an empty source', () => {
+    appendAll(sessions.create(), L1())
+    sessions.create({ id: 'empty' })
+    for (const at of [null, false, '', '0']) {
+      const error = refusedFork(() => sessions.fork('s1', { at: at as unknown as number }))
+      expect(error).toMatchObject({ code: 'INVALID_BOUNDARY', lastSeq: 5 })
+      expect(error.at).toBe(at)
+      expect(refusedFork(() => sessions.fork('empty', { at: at as unknown as number }))).toMatchObject({ code: 'INVALID_BOUNDARY', lastSeq: null })
+    }
+    expect(sessions.list().map((session) => session.id)).toEqual(['s1', 'empty'])
+  })
+
   test('at must be a seq of the source', () => {
     appendAll(sessions.create(), L1())
     for (const at of [-1, 0.5, 2 ** 53, Number.NaN, Number.POSITIVE_INFINITY]) {
