@@ -1,10 +1,8 @@
 import type { AgentOptions } from '../agent/agent-options.js'
-import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { Context } from '../kernel/context.js'
 import type { PluginInput } from '../kernel/plugin.js'
 import type { Instructions } from '../prompt/instructions.js'
 import type { PromptSectionInput } from '../prompt/prompt-contribution.js'
-import { presetIssues } from './preset-issues.js'
 
 /**
  * Agent options a preset gives the agents created with it (04-agent.md §2.1): over the harness
@@ -50,11 +48,13 @@ export type PresetDefinition = PresetSpec
 
 /**
  * Defines a preset: a named standing scope composed once per harness and shared by every agent
- * created with it. Inert: nothing runs until `createHarness({ presets: [...] })`.
+ * created with it. Inert (06-prompt-scope.md §5): it neither runs nor checks anything; a bad field
+ * fails `createHarness({ presets: [...] })` before anything starts, as an `InvalidOptionsError`
+ * issue at `['presets', i, field]`.
  *
  * @param spec - the name, instructions, agent options, plugins and setup
- * @returns the frozen definition (arrays copied and frozen)
- * @throws {@link InvalidArgumentError} naming the first bad field (`argument: 'preset.name'`, …; `'preset'` for a non-object)
+ * @returns the frozen definition (arrays copied and frozen); a value that is not a plain
+ *   definition is returned as it is, for the harness options to report
  * @example
  * ```ts
  * const reviewer = definePreset({
@@ -67,25 +67,19 @@ export type PresetDefinition = PresetSpec
  * ```
  */
 export function definePreset(spec: PresetSpec): PresetDefinition {
-  const [issue] = presetIssues(spec)
-  if (issue !== undefined) {
-    throw new InvalidArgumentError({
-      argument: issue.field === '' ? 'preset' : `preset.${issue.field}`,
-      reason: issue.message,
-      value: issue.value,
-    })
-  }
-  const { name, instructions, options, plugins, setup } = spec
-  return Object.freeze({
-    name,
-    ...(instructions === undefined ? {} : { instructions: freezeInstructions(instructions) }),
-    ...(options === undefined ? {} : { options: Object.freeze({ ...options }) }),
-    ...(plugins === undefined ? {} : { plugins: Object.freeze([...plugins]) }),
-    ...(setup === undefined ? {} : { setup }),
-  })
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) return spec
+  const { instructions, options, plugins } = spec
+  const copy: Record<string, unknown> = { ...spec }
+  if (Array.isArray(instructions)) copy['instructions'] = freezeInstructions(instructions)
+  if (typeof options === 'object' && options !== null && !Array.isArray(options)) copy['options'] = Object.freeze({ ...options })
+  if (Array.isArray(plugins)) copy['plugins'] = Object.freeze([...plugins])
+  for (const key of ['instructions', 'options', 'plugins', 'setup'] as const) if (copy[key] === undefined) delete copy[key]
+  return Object.freeze(copy) as unknown as PresetDefinition
 }
 
-function freezeInstructions(instructions: Instructions): Instructions {
-  if (typeof instructions === 'string') return instructions
-  return Object.freeze(instructions.map((section): PromptSectionInput => Object.freeze({ ...section })))
+function freezeInstructions(instructions: readonly unknown[]): Instructions {
+  // A non-object entry stays as it is, for the harness options to report.
+  return Object.freeze(
+    instructions.map((section) => (typeof section === 'object' && section !== null ? Object.freeze({ ...(section as PromptSectionInput) }) : section)),
+  ) as Instructions
 }

@@ -260,16 +260,10 @@ describe('a child agent created in a parent tool (scenario 22)', () => {
 })
 
 describe('preset options are agent options (06-prompt-scope.md §5 "Composition")', () => {
-  test('definePreset rejects an invalid option; a raw definition fails the schema at ["presets", i, "options"]', async () => {
-    const thrown = (() => {
-      try {
-        definePreset({ name: 'bad', options: { maxParallelToolCalls: 0 } })
-      } catch (error) {
-        return error
-      }
-      return undefined
-    })()
-    expect(thrown).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'preset.options', reason: 'maxParallelToolCalls: must be a positive integer' })
+  test('an invalid preset option fails the schema at ["presets", i, "options"], defined or raw', async () => {
+    const defined = await rejectionOf(createHarness({ presets: [definePreset({ name: 'bad', options: { maxParallelToolCalls: 0 } })] }))
+    expect(defined).toMatchObject({ code: 'INVALID_OPTIONS' })
+    expect((defined as { readonly issues: readonly unknown[] }).issues).toEqual([{ path: ['presets', 0, 'options'], message: 'maxParallelToolCalls: must be a positive integer' }])
     const raw = { name: 'raw', options: { temperature: 3 } } as unknown as PresetDefinition
     const error = await rejectionOf(createHarness({ presets: [definePreset({ name: 'ok' }), raw] }))
     expect(error).toMatchObject({ code: 'INVALID_OPTIONS' })

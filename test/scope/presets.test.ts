@@ -6,7 +6,6 @@ import {
   definePreset,
   type HarnessOptions,
   inspectContext,
-  InvalidArgumentError,
   InvalidOptionsError,
   PluginStartError,
   type Preset,
@@ -205,12 +204,15 @@ describe('definePreset', () => {
     ['a non-function setup', { name: 'p', setup: 'go' }, 'preset.setup', 'must be a function'],
     ['an unknown field', { name: 'p', instruction: 'typo' }, 'preset.instruction', 'unknown preset field'],
     ['a non-object', 'p', 'preset', 'must be a preset definition { name, instructions?, options?, plugins?, setup? }'],
-  ])('rejects %s with InvalidArgumentError', (_label, spec, argument, reason) => {
-    const error = thrownBy(() => definePreset(spec as unknown as PresetSpec))
-    expect(InvalidArgumentError.is(error)).toBe(true)
-    expect((error as InvalidArgumentError).argument).toBe(argument)
-    expect((error as InvalidArgumentError).reason).toBe(reason)
-    expect((error as InvalidArgumentError).message).toBe(`invalid ${argument}: ${reason}`)
+  ])('is inert for %s: createHarness reports it as an InvalidOptionsError issue under presets', async (_label, spec, argument, reason) => {
+    const definition = definePreset(spec as unknown as PresetSpec)
+    const log: string[] = []
+    const { options } = hostOptions({ plugins: [tracer('probe', log)] })
+    const error = await rejectionOf(createHarness({ ...options, presets: [definition] }))
+    expect(InvalidOptionsError.is(error)).toBe(true)
+    const field = argument === 'preset' ? [] : [argument.slice('preset.'.length)]
+    expect((error as InvalidOptionsError).issues).toEqual([{ path: ['presets', 0, ...field], message: reason }])
+    expect(log).toEqual([])
   })
 
   test('accepts the longest name and names with dots, dashes and underscores', () => {
