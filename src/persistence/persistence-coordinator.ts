@@ -1,11 +1,11 @@
 import { ErrorCode } from '../errors/codes.js'
-import { HarnessError } from '../errors/harness-error.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { PersistenceBackpressureError } from '../errors/persistence-backpressure-error.js'
 import { PersistenceCorruptionError } from '../errors/persistence-corruption-error.js'
 import { PersistenceError } from '../errors/persistence-error.js'
 import type { Clock, Logger } from '../kernel/host-services.js'
 import { jsonText } from '../session/json-text.js'
+import { wrapAdapterError, wrapAdapterErrors } from './wrap-adapter-errors.js'
 import type { JsonValue } from '../session/json-value.js'
 import { interruptedTurnClosers } from '../session/interrupted-turn-closers.js'
 import type { SessionCatalog } from '../session/session-catalog.js'
@@ -89,8 +89,7 @@ interface Reservation {
 }
 
 function wrap(sessionId: string, error: unknown): unknown {
-  if (HarnessError.is(error)) return error
-  return new PersistenceError({ code: ErrorCode.WRITE_FAILED, sessionId, detail: 'the storage write failed', cause: error })
+  return wrapAdapterError(sessionId, error, 'write')
 }
 
 function checkSignal(signal: AbortSignal | undefined): void {
@@ -112,10 +111,13 @@ export class PersistenceCoordinator {
   readonly #reservations = new Map<string, Reservation>()
   readonly #chains = new Map<string, Promise<unknown>>()
   #closing: Promise<void> | undefined
+  /** The adapter as called: its raw errors wrapped (C6). */
+  readonly #io: PersistenceAdapter
 
   /** @internal */
   constructor(host: CoordinatorHost) {
     this.#host = host
+    this.#io = wrapAdapterErrors(host.adapter)
   }
 
   /** The adapter this coordinator writes to. */
@@ -166,7 +168,7 @@ export class PersistenceCoordinator {
     const live = this.#host.live(id)
     if (live !== undefined) return { header: live.header, events: live.events, revision: `live:${live.length}`, repairPending: false }
     return this.#serial(id, async () => {
-      const stored = await this.#host.adapter.load(id, options.signal === undefined ? {} : { signal: options.signal })
+      const stored = await this.#io.load(id, options.signal === undefined ? {} : { signal: options.signal })
       checkStoredLog(id, stored, this.#host.catalog, { full: true })
       const closers = interruptedTurnClosers(stored.events)
       return {
@@ -237,7 +239,7 @@ export class PersistenceCoordinator {
       throw new InvalidArgumentError({ argument: 'fromSeq', reason: 'must be a non-negative integer', value: fromSeq })
     }
     checkSignal(options.signal)
-    const adapter = this.#host.adapter
+    const adapter = this.#io
     const signalOption = options.signal === undefined ? {} : { signal: options.signal }
     return this.#serial(id, async () => {
       if (adapter.readFrom !== undefined) {
@@ -262,7 +264,7 @@ export class PersistenceCoordinator {
    */
   async list(options: OperationOptions = {}): Promise<readonly SessionHeader[]> {
     checkSignal(options.signal)
-    const listing = await this.#host.adapter.list(options.signal === undefined ? {} : { signal: options.signal })
+    const listing = await this.#io.list(options.signal === undefined ? {} : { signal: options.signal })
     for (const damaged of listing.damaged) this.#host.logger.warn('a stored session header is damaged', { error: damaged })
     return listing.headers
   }
@@ -279,7 +281,7 @@ export class PersistenceCoordinator {
     if (this.#host.live(id) !== undefined) {
       throw new PersistenceError({ code: ErrorCode.SESSION_LIVE, sessionId: id, detail: 'the session is live in this harness' })
     }
-    const adapter = this.#host.adapter
+    const adapter = this.#io
     if (adapter.delete === undefined) {
       throw new PersistenceError({ code: ErrorCode.WRITE_FAILED, sessionId: id, detail: `the ${adapter.name} adapter cannot delete` })
     }
@@ -319,7 +321,7 @@ export class PersistenceCoordinator {
 
   async #adapterLog(id: string, options: OperationOptions): Promise<LoadedLog> {
     const reservation = this.#reservations.get(id) as Reservation
-    const stored = await this.#host.adapter.load(id, options.signal === undefined ? {} : { signal: options.signal })
+    const stored = await this.#io.load(id, options.signal === undefined ? {} : { signal: options.signal })
     return { header: stored.header, events: reservation.events, revision: stored.revision }
   }
 
@@ -329,7 +331,7 @@ export class PersistenceCoordinator {
     options: OperationOptions,
     truncateAtCorruption: boolean,
   ): Promise<{ log: LoadedLog; report: RepairReport }> {
-    const adapter = this.#host.adapter
+    const adapter = this.#io
     const loadOptions = {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(truncateAtCorruption ? { truncateAtCorruption: true } : {}),
@@ -426,7 +428,7 @@ export class PersistenceCoordinator {
       binding.ready = (async () => {
         const acquired = await this.#acquire(id)
         try {
-          await this.#host.adapter.create(session.header)
+          await this.#io.create(session.header)
         } catch (error) {
           await acquired.release()
           throw error
@@ -549,7 +551,7 @@ export class PersistenceCoordinator {
     }
     this.#reservations.clear()
     try {
-      await this.#host.adapter.close()
+      await this.#io.close()
     } catch (error) {
       errors.push(error)
     }
@@ -569,7 +571,7 @@ export class PersistenceCoordinator {
     if (binding.failure !== undefined) throw binding.failure
     try {
       await this.#serial(id, () =>
-        this.#host.adapter.append(id, batch, { expectedSeq: binding.cursor, lease: binding.lease as Lease }),
+        this.#io.append(id, batch, { expectedSeq: binding.cursor, lease: binding.lease as Lease }),
       )
     } catch (error) {
       throw wrap(id, error)
@@ -581,7 +583,7 @@ export class PersistenceCoordinator {
   async #acquire(id: string): Promise<Lease> {
     // A vetoed session of this id may still hold (or be taking) the lease: let it go first.
     await this.#discards.get(id)?.catch(() => {})
-    const lease = await this.#host.adapter.acquire(id)
+    const lease = await this.#io.acquire(id)
     const holder = lease.tookOver
     if (holder !== undefined) {
       this.#host.logger.warn(

@@ -1,0 +1,101 @@
+/**
+ * C6 (03-persistence.md §5, A12): every raw adapter failure reaches the caller of the coordinator
+ * as `PersistenceError` `WRITE_FAILED` with the raw error as `cause`; a `HarnessError` of the
+ * adapter passes unchanged, and an abort rejects with the caller's own reason (C8).
+ */
+import { afterEach, describe, expect, test } from 'vitest'
+import { createHarness, createMemoryStore, type Harness, memoryPersistence, type PersistenceAdapter, PersistenceError, SessionLockedError } from 'yoke'
+import { fakeClock } from 'yoke/testing'
+import { rejectionOf } from '../helpers/outcomes.js'
+import { recordingLogger } from '../helpers/recording-logger.js'
+import { L1, logOf } from '../session/builders.js'
+
+const harnesses: Harness[] = []
+
+afterEach(async () => {
+  for (const harness of harnesses.splice(0)) await harness.close().catch(() => {})
+})
+
+type Method = 'load' | 'readFrom' | 'list' | 'delete' | 'acquire' | 'commitRepair'
+
+/** A memory adapter holding session `s1` (one completed turn) whose `broken` method fails with `failure`. */
+async function harnessWith(broken: Method, failure: unknown): Promise<Harness> {
+  const store = createMemoryStore()
+  const seeding = memoryPersistence({ store })
+  await seeding.create({ version: 1, id: 's1', createdAt: 0 })
+  const lease = await seeding.acquire('s1')
+  await seeding.append('s1', logOf(L1()), { expectedSeq: 0, lease })
+  await lease.release()
+  await seeding.close()
+  const inner = memoryPersistence({ store })
+  const adapter: PersistenceAdapter = {
+    ...inner,
+    name: inner.name,
+    create: (header) => inner.create(header),
+    append: (id, events, options) => inner.append(id, events, options),
+    load: (id, options) => (broken === 'load' ? Promise.reject(failure) : inner.load(id, options)),
+    readFrom: (id, fromSeq, options) => (broken === 'readFrom' ? Promise.reject(failure) : inner.readFrom!(id, fromSeq, options)),
+    list: (options) => (broken === 'list' ? Promise.reject(failure) : inner.list(options)),
+    delete: (id) => (broken === 'delete' ? Promise.reject(failure) : inner.delete!(id)),
+    acquire: (id) => (broken === 'acquire' ? Promise.reject(failure) : inner.acquire(id)),
+    commitRepair: (id, torn, closers) => (broken === 'commitRepair' ? Promise.reject(failure) : inner.commitRepair(id, torn, closers)),
+    close: () => inner.close(),
+  }
+  const harness = await createHarness({ persistence: adapter, clock: fakeClock({ now: 0 }), logger: recordingLogger() })
+  harnesses.push(harness)
+  return harness
+}
+
+const operations: readonly [string, Method, (harness: Harness) => Promise<unknown>][] = [
+  ['load', 'load', (harness) => harness.persistence.load('s1')],
+  ['inspect', 'load', (harness) => harness.persistence.inspect('s1')],
+  ['prepare', 'acquire', (harness) => harness.persistence.prepare('s1')],
+  ['repair', 'load', (harness) => harness.persistence.repair('s1')],
+  ['readFrom', 'readFrom', (harness) => harness.persistence.readFrom('s1', 0)],
+  ['list', 'list', (harness) => harness.persistence.list()],
+  ['delete', 'delete', (harness) => harness.persistence.delete('s1')],
+]
+
+describe('raw adapter errors are wrapped (C6)', () => {
+  test.each(operations)('%s: a raw %s failure is PersistenceError WRITE_FAILED with the cause', async (_name, method, operation) => {
+    const raw = new Error(`disk on fire (${method})`)
+    const harness = await harnessWith(method, raw)
+    const error = await rejectionOf(operation(harness))
+    expect(PersistenceError.is(error)).toBe(true)
+    expect(error).toMatchObject({ code: 'WRITE_FAILED', cause: raw })
+    if (method !== 'list') expect(error).toMatchObject({ sessionId: 's1' })
+    expect((error as Error).message).toContain(method)
+  })
+
+  test('a HarnessError of the adapter passes unchanged', async () => {
+    const locked = new SessionLockedError({ code: 'SESSION_LOCKED', sessionId: 's1', detail: 'held elsewhere', holder: { pid: 1, host: 'h', acquiredAt: 0 } })
+    const harness = await harnessWith('acquire', locked)
+    expect(await rejectionOf(harness.persistence.prepare('s1'))).toBe(locked)
+  })
+
+  test('an abort during a read rejects with the caller’s reason itself (C8)', async () => {
+    const controller = new AbortController()
+    const reason = new Error('stop')
+    const store = createMemoryStore()
+    const inner = memoryPersistence({ store })
+    const slow: PersistenceAdapter = {
+      ...inner,
+      name: inner.name,
+      create: (header) => inner.create(header),
+      append: (id, events, options) => inner.append(id, events, options),
+      commitRepair: (id, torn, closers) => inner.commitRepair(id, torn, closers),
+      acquire: (id) => inner.acquire(id),
+      close: () => inner.close(),
+      list: (options) =>
+        new Promise((_resolve, reject) => {
+          options?.signal?.addEventListener('abort', () => reject(options.signal?.reason), { once: true })
+        }),
+      load: (id, options) => inner.load(id, options),
+    }
+    const harness = await createHarness({ persistence: slow, logger: recordingLogger() })
+    harnesses.push(harness)
+    const listing = harness.persistence.list({ signal: controller.signal })
+    controller.abort(reason)
+    expect(await rejectionOf(listing)).toBe(reason)
+  })
+})
