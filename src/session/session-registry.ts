@@ -167,7 +167,7 @@ export class SessionRegistry {
         }
         live = entry
         state = 'published'
-        const outcome = dispatchUntilThrow(this.#ctx, 'session/created', { session }, { subject: id })
+        const outcome = session.asDispatch(() => dispatchUntilThrow(this.#ctx, 'session/created', { session }, { subject: id }))
         if (outcome.threw) {
           this.#live.delete(id)
           session.markDisposed()
@@ -241,7 +241,7 @@ export class SessionRegistry {
    */
   async flush(source: string | Session): Promise<boolean> {
     const session = this.#resolve(source, notFound)
-    const outcome = await dispatchParallel(this.#ctx, 'session/flush', { session }, undefined)
+    const outcome = await session.asDispatch(() => dispatchParallel(this.#ctx, 'session/flush', { session }, undefined))
     if (outcome.errors.length > 0) {
       throw new SessionRegistryError({
         code: ErrorCode.FLUSH_FAILED,

@@ -208,14 +208,15 @@ export class Session {
     try {
       this.#runGuards(candidate, where)
       this.#commit(candidate, plan)
+      const outer = this.#busy
       this.#busy = true
       try {
         this.#hooks.observe(candidate)
       } finally {
-        this.#busy = false
+        this.#busy = outer
       }
     } finally {
-      this.#drainIdle()
+      if (!this.#busy) this.#drainIdle()
     }
     return candidate as SessionEvent<T>
   }
@@ -229,6 +230,25 @@ export class Session {
   whenIdle(action: () => void): void {
     if (!this.#busy) action()
     else this.#idle.push(action)
+  }
+
+  /**
+   * Runs `action` (the synchronous start of a `session/created` or `session/flush` dispatch) as a
+   * dispatch of this session: a dispose requested inside it takes effect once it returns.
+   *
+   * @param action - the dispatch
+   * @returns what `action` returns
+   * @internal
+   */
+  asDispatch<T>(action: () => T): T {
+    const outer = this.#busy
+    this.#busy = true
+    try {
+      return action()
+    } finally {
+      this.#busy = outer
+      if (!outer) this.#drainIdle()
+    }
   }
 
   #drainIdle(): void {
@@ -285,6 +305,7 @@ export class Session {
   #runGuards(candidate: SessionEvent, where: SessionErrorLocation): void {
     const guards = (this.#hooks as SessionHooks).guards()
     if (guards.length === 0) return
+    const outer = this.#busy
     this.#busy = true
     try {
       for (const { label, guard } of guards) {
@@ -305,7 +326,7 @@ export class Session {
         }
       }
     } finally {
-      this.#busy = false
+      this.#busy = outer
     }
   }
 

@@ -36,6 +36,41 @@ test('a dispose called from a session/event listener takes effect when the dispa
   expect(() => session.append('step/start', { turn: 1, step: 1 })).toThrow(SessionStateError)
 })
 
+test('a dispose called from a session/created listener takes effect when that dispatch returns (§9)', async () => {
+  const seen: string[] = []
+  let disposing: Promise<void> | undefined
+  harness.on('session/created', ({ session }) => {
+    disposing ??= sessions.dispose(session)
+    seen.push(`first:${session.disposed}:${sessions.get(session.id) !== undefined}`)
+  })
+  harness.on('session/created', ({ session }) => {
+    seen.push(`second:${session.disposed}:${sessions.get(session.id) !== undefined}`)
+  })
+  const session = sessions.create({ id: 'c1' })
+  expect(seen).toEqual(['first:false:true', 'second:false:true'])
+  expect(session.disposed).toBe(true)
+  expect(sessions.get('c1')).toBeUndefined()
+  await disposing
+})
+
+test('a dispose called from a session/flush listener takes effect once every listener started (§9)', async () => {
+  const session = sessions.create({ id: 'f1' })
+  const seen: string[] = []
+  let disposing: Promise<void> | undefined
+  harness.on('session/flush', ({ session: subject }) => {
+    disposing ??= sessions.dispose(subject)
+    seen.push(`first:${subject.disposed}:${sessions.get(subject.id) !== undefined}`)
+  })
+  harness.on('session/flush', ({ session: subject }) => {
+    seen.push(`second:${subject.disposed}:${sessions.get(subject.id) !== undefined}`)
+  })
+  const flushing = sessions.flush(session)
+  expect(seen).toEqual(['first:false:true', 'second:false:true'])
+  expect(session.disposed).toBe(true)
+  await flushing
+  await disposing
+})
+
 test('two dispose calls share one promise and one session/disposed', async () => {
   const session = sessions.create()
   let count = 0
