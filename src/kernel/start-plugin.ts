@@ -96,9 +96,10 @@ export async function startPlugin(spec: StartSpec): Promise<Context> {
     kernel.setPluginState(record, 'active')
     return context
   } catch (cause) {
+    // P8: the inspection shows E failed (with its error), taken before the rollback.
+    kernel.setPluginState(record, 'failed', cause)
     const inspection = inspectKernel(kernel)
     const rollbackErrors = context === undefined ? [] : (await context.dispose()).errors
-    kernel.setPluginState(record, 'failed', cause)
     throw new PluginFailure(cause, rollbackErrors, inspection)
   }
 }

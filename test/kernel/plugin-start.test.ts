@@ -370,8 +370,9 @@ describe('fail fast with rollback (01-kernel P8, B6, scenario 24)', () => {
     const inspection = error.inspection as HarnessInspection
     expect(inspection.plugins.map((plugin) => [plugin.id, plugin.state])).toEqual([
       ['a', 'active'],
-      ['c', 'loading'],
+      ['c', 'failed'],
     ])
+    expect(inspection.plugins[1]?.error).toMatchObject({ name: 'Error', code: 'UNKNOWN', message: 'boom' })
     expect(inspection.services).toContainEqual({ key: 'test/a', owner: 'a' })
     expect(inspection.events).toContainEqual({ name: 'test/e', mode: 'emit', listeners: 1 })
     const cNode = inspection.effects.children.find((node) => node.label === 'plugin:c')
