@@ -30,6 +30,8 @@ export interface CliHarness {
   yokeWith(env: Readonly<Record<string, string>>, cwd: string, ...args: string[]): Promise<Outcome>
   /** A fresh temporary directory, removed after the test. */
   freshDir(): Promise<string>
+  /** The bundled CLI's path (for a shell pipeline). */
+  file(): string
 }
 
 /**
@@ -56,6 +58,7 @@ export function useCli(): CliHarness {
   return {
     yoke: (cwd, ...args) => runNode(file(), args, { cwd }),
     yokeWith: (env, cwd, ...args) => runNode(file(), args, { cwd, env }),
+    file,
     freshDir: async () => {
       const dir = await mkdtemp(join(tmpdir(), 'yoke-cli-'))
       dirs.push(dir)

@@ -7,9 +7,10 @@ import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { createHarness, interruptedTurnClosers, type SessionEvent } from 'yoke'
 import { fixtureId, prompts, snapshot, writeCrashedLog, writeTwoTurns } from './cli-fixtures.js'
+import { runProcess } from '../helpers/child-process.js'
 import { useCli } from './cli-process.js'
 
-const { yoke, freshDir } = useCli()
+const { yoke, freshDir, file: cliFile } = useCli()
 
 describe('yoke export (L4)', () => {
   test('scenario 39: json is { header, events, repairPending: false } equal to a load; markdown shows turns and prompts', async () => {
@@ -85,5 +86,14 @@ describe('yoke export (L4)', () => {
     expect(ontoLog.code).toBe(2)
     expect(ontoLog.stderr).toContain('is the session log itself')
     expect(await snapshot(d)).toEqual(before)
+  })
+
+  test('a reader that closes the pipe early ends the export quietly (no EPIPE stack trace)', async () => {
+    const cwd = await freshDir()
+    await writeTwoTurns(join(cwd, 'd'))
+    const command = `"${process.execPath}" "${cliFile()}" export ${fixtureId} --dir d --format json | head -c 0; echo "status \${PIPESTATUS[0]}" >&2`
+    const outcome = await runProcess('bash', ['-c', command], { cwd })
+    expect(outcome.stdout).toBe('')
+    expect(outcome.stderr).toMatch(/^status (0|141)\n$/)
   })
 })
