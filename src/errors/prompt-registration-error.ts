@@ -20,8 +20,8 @@ export class PromptRegistrationError extends HarnessError {
   readonly field: string | undefined
   /** For `INVALID_PROMPT_CONTRIBUTION`: the offending value. */
   readonly value: unknown
-  /** For `DUPLICATE_PROMPT_CONTRIBUTION`: the layer's scope key; absent for the global layer. */
-  readonly scope: object | undefined
+  /** For `DUPLICATE_PROMPT_CONTRIBUTION`: the layer's scope key; absent (no own property) for the global layer. */
+  declare readonly scope?: object
 
   /** @param options - the code and its fields */
   constructor(
@@ -40,6 +40,8 @@ export class PromptRegistrationError extends HarnessError {
     // 06-prompt-scope.md §7 names the field `name`: for a duplicate it is the taken contribution name
     // (identify the class with `is()`, which reads the brand, not `error.name`).
     if (options.code === ErrorCode.DUPLICATE_PROMPT_CONTRIBUTION) this.name = options.name
-    this.scope = options.code === ErrorCode.DUPLICATE_PROMPT_CONTRIBUTION ? options.scope : undefined
+    if (options.code === ErrorCode.DUPLICATE_PROMPT_CONTRIBUTION && options.scope !== undefined) {
+      Object.defineProperty(this, 'scope', { value: options.scope, enumerable: true, writable: false, configurable: true })
+    }
   }
 }

@@ -814,7 +814,7 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
         reason: 'must be a finite number (got NaN)',
       }),
     code: ErrorCode.INVALID_PROMPT_CONTRIBUTION,
-    fields: { kind: 'section', field: 'order', value: Number.NaN, scope: undefined },
+    fields: { kind: 'section', field: 'order', value: Number.NaN },
     mentions: ['section', 'order', 'NaN'],
     parents: [],
     sibling: 'PromptAssemblyError',
@@ -1260,7 +1260,8 @@ describe('tool error variants', () => {
 describe('prompt errors whose spec field list includes `name`', () => {
   test('a duplicate contribution carries the taken name in `name` (06-prompt-scope.md §7), and is() still recognises the class', () => {
     const error = new errors.PromptRegistrationError({ code: ErrorCode.DUPLICATE_PROMPT_CONTRIBUTION, kind: 'section', name: 'rules' })
-    expect(error).toMatchObject({ code: 'DUPLICATE_PROMPT_CONTRIBUTION', kind: 'section', name: 'rules', scope: undefined })
+    expect(error).toMatchObject({ code: 'DUPLICATE_PROMPT_CONTRIBUTION', kind: 'section', name: 'rules' })
+    expect(Object.hasOwn(error as object, 'scope')).toBe(false)
     expect(errors.PromptRegistrationError.is(error)).toBe(true)
     expect(error.message).toContain('register through an agent or preset context')
   })

@@ -58,14 +58,14 @@ describe('registration rules (scenarios 3, 4)', () => {
       thrownBy(() => P(root).section({ name: 'rules', order: 11, text: 'Rule B.' })),
       PromptRegistrationError,
       'DUPLICATE_PROMPT_CONTRIBUTION',
-      { kind: 'section', name: 'rules', scope: undefined },
+      { kind: 'section', name: 'rules' },
     )
+    expect(Object.hasOwn(duplicate, 'scope')).toBe(false)
     expect(duplicate.message).toMatch(/agent or preset context/)
     expect((await asm(keyA)).sections.filter((section) => section.name === 'rules')).toEqual([{ name: 'rules', order: 10, text: 'Rule A.' }])
     expectError(thrownBy(() => P(root).section({ name: 'instructions', order: 0, text: 'Other.' })), PromptRegistrationError, 'DUPLICATE_PROMPT_CONTRIBUTION', {
       kind: 'section',
       name: 'instructions',
-      scope: undefined,
     })
     P(A).section({ name: 'instructions', order: 0, text: 'Scoped.' })
     expect(render(await asm(keyA))).toBe('Scoped.\n\nRule A.')
