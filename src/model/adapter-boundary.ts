@@ -1,3 +1,4 @@
+import type { Clock } from '../kernel/host-services.js'
 import { dottedPath } from '../errors/issue.js'
 import type { LlmFailure } from '../session/llm-failure.js'
 import { isStreamChunkFast } from '../session/fast-payload-checks.js'
@@ -17,6 +18,12 @@ export interface AdapterBoundaryOptions {
    * @default ignore it
    */
   readonly onCloseError?: (error: unknown) => void
+  /**
+   * The harness clock, handed to the adapter as `options.clock`.
+   *
+   * @default none
+   */
+  readonly clock?: Clock
 }
 
 type Admission = { readonly chunk: StreamChunk } | { readonly type: string | null; readonly problem: string }
@@ -109,7 +116,7 @@ export async function* adapterBoundary(
   const signal = request.signal
   let iterator: AsyncIterator<unknown>
   try {
-    iterator = adapter.stream(request, { signal })[Symbol.asyncIterator]()
+    iterator = adapter.stream(request, options.clock === undefined ? { signal } : { signal, clock: options.clock })[Symbol.asyncIterator]()
   } catch (error) {
     yield normalizeThrown(error, { signal, streamed: false })
     return

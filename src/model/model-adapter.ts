@@ -1,3 +1,4 @@
+import type { Clock } from '../kernel/host-services.js'
 import type { CallConfig } from '../session/request-header.js'
 import type { StreamChunk } from '../session/stream-chunk.js'
 import type { ModelRequest } from './model-request.js'
@@ -20,6 +21,11 @@ export interface ModelInfo {
 export interface ModelStreamOptions {
   /** The request's abort signal. */
   readonly signal: AbortSignal
+  /**
+   * The harness clock, when the model registry calls: measure time with it (timeouts, `retry-after`
+   * HTTP dates) so a fake clock drives the adapter too. Absent for a direct call.
+   */
+  readonly clock?: Clock
 }
 
 /**

@@ -60,8 +60,10 @@ export function createOpenAIAdapter(options: ResolvedOpenAIOptions, fallbackInfo
   return Object.freeze({
     provider: options.provider,
     ...(options.model !== undefined && { defaultModel: options.model }),
-    stream(request: ModelRequest, _options: ModelStreamOptions): AsyncIterable<StreamChunk> {
-      return streamCompletion(options, describeModel(request.model), request)
+    stream(request: ModelRequest, streamOptions: ModelStreamOptions): AsyncIterable<StreamChunk> {
+      // 08-models.md §8: timeouts and retry-after dates run on the harness clock of the call.
+      const clock = options.ownClock ? undefined : streamOptions?.clock
+      return streamCompletion(clock === undefined ? options : { ...options, clock }, describeModel(request.model), request)
     },
     describeModel,
     toJSON: () => description,

@@ -98,9 +98,9 @@ export interface OpenAICompatibleOptions {
    */
   readonly sessionIdHeader?: string | false
   /**
-   * The clock of the idle watchdog and of `retry-after` HTTP dates (pass the harness clock).
+   * The clock of the idle watchdog and of `retry-after` HTTP dates.
    *
-   * @default the system clock
+   * @default the harness clock when the harness calls the adapter, else the system clock
    */
   readonly clock?: Clock
 }
@@ -125,6 +125,8 @@ export interface ResolvedOpenAIOptions {
   readonly maxTokensField: 'max_tokens' | 'max_completion_tokens'
   readonly sessionIdHeader: string | false
   readonly clock: Clock
+  /** Whether `clock` was given (it then wins over the harness clock of a call). */
+  readonly ownClock: boolean
 }
 
 /**
@@ -275,5 +277,6 @@ export function resolveOpenAIOptions(options: OpenAICompatibleOptions): Resolved
     maxTokensField: parsed.maxTokensField ?? 'max_tokens',
     sessionIdHeader: parsed.sessionIdHeader ?? 'x-session-id',
     clock: options.clock ?? systemClock(),
+    ownClock: options.clock !== undefined,
   })
 }
