@@ -35,11 +35,15 @@ export interface StartSpec {
 }
 
 function issuesOf(error: unknown): ValidationIssue[] {
-  const issues = (error as { issues?: readonly { path: readonly PropertyKey[]; message: string }[] }).issues ?? []
-  return issues.map((issue) => ({
-    path: issue.path.map((part) => (typeof part === 'number' ? part : String(part))),
-    message: issue.message,
-  }))
+  const issues = (error as { issues?: readonly { code?: string; keys?: readonly string[]; path: readonly PropertyKey[]; message: string }[] }).issues ?? []
+  return issues.flatMap((issue) => {
+    const path = issue.path.map((part) => (typeof part === 'number' ? part : String(part)))
+    // A strict object's unknown keys: one issue per key, at the key (as for the harness options).
+    if (issue.code === 'unrecognized_keys' && issue.keys !== undefined && issue.keys.length > 0) {
+      return issue.keys.map((key) => ({ path: [...path, key], message: 'unknown option' }))
+    }
+    return [{ path, message: issue.message }]
+  })
 }
 
 /**

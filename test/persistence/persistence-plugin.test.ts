@@ -170,9 +170,8 @@ describe('the persistence entry', () => {
   test('an unknown writeBehind key is refused at its path', async () => {
     const error = expectError(await rejectionOf(createHarness({ writeBehind: { window: 5 } as HarnessOptions['writeBehind'] })), PluginStartError, 'PLUGIN_START_FAILED')
     const cause = expectError(error.cause, PluginConfigError, 'PLUGIN_CONFIG_INVALID')
-    // The kernel reports an unknown config key at its object (harness options name the key itself).
-    expect(cause.issues.map((issue) => issue.path)).toEqual([['writeBehind']])
-    expect(cause.issues[0]?.message).toContain('window')
+    // Like the harness options, the kernel names the unknown key itself.
+    expect(cause.issues).toEqual([{ path: ['writeBehind', 'window'], message: 'unknown option' }])
   })
 })
 

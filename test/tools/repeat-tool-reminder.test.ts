@@ -285,7 +285,7 @@ describe('config', () => {
     const bad = await rejectionOf(createHarness({ plugins: [repeatToolReminder({ exclude: [1] } as unknown as RepeatToolReminderOptions)] }))
     expect(expectError((bad as PluginStartError).cause, PluginConfigError, 'PLUGIN_CONFIG_INVALID').issues[0]?.path).toEqual(['exclude', 0])
     const extra = await rejectionOf(createHarness({ plugins: [repeatToolReminder({ threshold: [3] } as unknown as RepeatToolReminderOptions)] }))
-    expect(expectError((extra as PluginStartError).cause, PluginConfigError, 'PLUGIN_CONFIG_INVALID').issues[0]?.path).toEqual([])
+    expect(expectError((extra as PluginStartError).cause, PluginConfigError, 'PLUGIN_CONFIG_INVALID').issues[0]?.path).toEqual(['threshold'])
   })
 
   test('the options are copied when the plugin is made; the entry is repeat-tool-reminder with the defaults filled in', async () => {
