@@ -229,6 +229,9 @@ function layerEntry(item: unknown, where: string): { id: string; plugin: PluginI
   }
 }
 
+/** The fields a patch may have (01-kernel.md M1–M7). */
+const patchFields: readonly string[] = ['id', 'plugin', 'config', 'merge', 'disabled', 'before', 'after']
+
 function applyPatch(list: EntryList, patch: unknown, where: string): void {
   if (typeof patch !== 'object' || patch === null) {
     throw new CompositionError({ reason: 'invalid-patch', patch: where, detail: 'a patch must be an object with an id' })
@@ -238,6 +241,11 @@ function applyPatch(list: EntryList, patch: unknown, where: string): void {
     throw new CompositionError({ reason: 'invalid-patch', patch: where, detail: 'a patch needs a string id' })
   }
   const id = fields.id
+  // A typo (`disabld: true`) must not be a silent no-op.
+  const unknown = Object.keys(patch).find((key) => !patchFields.includes(key))
+  if (unknown !== undefined) {
+    throw new CompositionError({ reason: 'invalid-patch', id, patch: where, detail: `unknown patch field "${unknown}" (known: ${patchFields.join(', ')})` })
+  }
   const has = (key: string): boolean => key in patch && (patch as Record<string, unknown>)[key] !== undefined
   if (has('config') && has('merge')) {
     throw new CompositionError({ reason: 'invalid-patch', id, patch: where, detail: 'config and merge are exclusive' })

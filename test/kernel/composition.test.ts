@@ -199,6 +199,13 @@ describe('replace vs merge (01-kernel M3, M4, scenario 30)', () => {
     expect(error.id).toBe('retry')
     expect(error.patch).toBe('patches[0]')
   })
+
+  test('an unknown patch field (a typo) is an invalid-patch CompositionError, not a silent no-op', () => {
+    const patch = { id: 'retry', disabld: true } as unknown as EntryPatch
+    const error = asCompositionError(thrownBy(() => composeEntries({ patches: [patch] })))
+    expect(error).toMatchObject({ reason: 'invalid-patch', id: 'retry', patch: 'patches[0]' })
+    expect(error.message).toContain('"disabld"')
+  })
 })
 
 describe('insert, place and swap (01-kernel M6, M8, scenario 31)', () => {
