@@ -699,7 +699,8 @@ describe('jsonlPersistence: a cut at every byte offset loads and repairs (scenar
     }
     await lease.release()
     expect((await readdir(dir)).sort()).toEqual([name])
-  })
+    // Two commits with fsync per cut: with another test file running beside it this takes ~20 s.
+  }, 120_000)
 })
 
 describe('jsonlPersistence under a harness', () => {
