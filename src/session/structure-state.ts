@@ -311,15 +311,16 @@ export class StructureState {
     }
   }
 
+  /** 02-session.md §5: a step-level event names the open step (turn and step): `NO_OPEN_STEP` / `STEP_MISMATCH`. */
   #requireStep(data: Numbered, where: SessionErrorLocation): void {
-    this.#requireTurn(data, where)
     if (this.openStep === null) {
-      throw fail(ErrorCode.NO_OPEN_STEP, where, `turn ${this.openTurn} has no open step (event names step ${data.step})`, {
+      const open = this.openTurn === null ? 'no turn is open' : `turn ${this.openTurn} has no open step`
+      throw fail(ErrorCode.NO_OPEN_STEP, where, `${open} (event names turn ${data.turn} step ${data.step})`, {
         actual: { turn: data.turn, step: data.step },
       })
     }
-    if (data.step !== this.openStep) {
-      throw fail(ErrorCode.STEP_MISMATCH, where, `names turn ${data.turn} step ${data.step}, but step ${this.openStep} is open`, {
+    if (data.turn !== this.openTurn || data.step !== this.openStep) {
+      throw fail(ErrorCode.STEP_MISMATCH, where, `names turn ${data.turn} step ${data.step}, but turn ${this.openTurn} step ${this.openStep} is open`, {
         expected: { turn: this.openTurn, step: this.openStep },
         actual: { turn: data.turn, step: data.step },
       })

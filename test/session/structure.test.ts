@@ -176,7 +176,19 @@ describe('step nesting and numbering', () => {
     expectStructureError(rejects(session, chunk(1, 2, 'x')), mismatch)
     expectStructureError(rejects(session, AM(1, 2, text('x'))), mismatch)
     expectStructureError(rejects(session, TC(1, 2, 'c1')), mismatch)
-    expectStructureError(rejects(session, AM(2, 1, text('x'))), { code: 'TURN_MISMATCH', expected: 1, actual: 2 })
+    // 02-session.md §5: a step-level event names the open step, turn included.
+    const otherTurn = { code: 'STEP_MISMATCH', expected: { turn: 1, step: 1 }, actual: { turn: 2, step: 1 } }
+    expectStructureError(rejects(session, AM(2, 1, text('x'))), otherTurn)
+    expectStructureError(rejects(session, SE(2, 1)), otherTurn)
+    expectStructureError(rejects(session, TC(2, 1, 'c1')), otherTurn)
+  })
+
+  test('between turns a step-level event is NO_OPEN_STEP', () => {
+    const session = sessions.create()
+    appendAll(session, [TS(1), TE(1, 'completed')])
+    for (const plan of [SE(1, 1), chunk(1, 1, 'x'), AM(1, 1, text('x')), TC(1, 1, 'c1')]) {
+      expectStructureError(rejects(session, plan), { code: 'NO_OPEN_STEP', actual: { turn: 1, step: 1 } })
+    }
   })
 
   test('a structure failure in a seed carries its index and creates nothing', () => {
