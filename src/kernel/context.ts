@@ -255,11 +255,18 @@ export class Context {
     return this.get(services.compaction)
   }
 
-  /** The nearest scope key (along this context's scope chain) that is an agent handle, else `undefined`. */
+  /** The nearest scope key that is an agent handle (this context's scope chain, then the enclosing contexts'), else `undefined`. */
   get agent(): ScopeKey | undefined {
-    if (this.scope === undefined) return undefined
-    for (const key of this.#kernel.scopes.chain(this.scope)) {
-      if (agentBrand in key) return key
+    // The nearest: this context's scope chain first, then those of the enclosing tags (a child
+    // tagged with a scope of its own inside an agent's context still belongs to that agent).
+    let seen: ScopeKey | undefined
+    for (let context: Context | undefined = this; context !== undefined; context = context.parent) {
+      const scope = context.scope
+      if (scope === undefined || scope === seen) continue
+      seen = scope
+      for (const key of this.#kernel.scopes.chain(scope)) {
+        if (agentBrand in key) return key
+      }
     }
     return undefined
   }

@@ -92,4 +92,15 @@ describe('the owner of an agent', () => {
     expect(agent.disposed).toBe(false)
     expect((await agent.run('hi')).reason.kind).toBe('completed')
   })
+
+  test('ctx.agent is the nearest agent, also under a child tagged with a scope of its own (01-kernel.md C6)', async () => {
+    const harness = await harnessOf()
+    const agent = await harness.createAgent({ sessionId: 'tagged' })
+    expect(agent.ctx.agent).toBe(agent)
+    expect(agent.ctx.child('plain').agent).toBe(agent)
+    const tagged = agent.ctx.child('tagged', { scope: { id: 'not an agent' } })
+    expect(tagged.agent).toBe(agent)
+    expect(tagged.child('deeper').agent).toBe(agent)
+    expect(harness.ctx.child('outside', { scope: { id: 'x' } }).agent).toBeUndefined()
+  })
 })
