@@ -29,7 +29,7 @@ import { type KernelState, type ProviderRecord, ServiceRealm } from './kernel-st
 import type { PluginHandle, PluginInput } from './plugin.js'
 import { startRuntimePlugin } from './runtime-plugin.js'
 import type { ScopeGraph, ScopeKey, ScopeLink } from './scope-graph.js'
-import { keyNameOf, type ServiceKey } from './service-key.js'
+import { isServiceKey, keyNameOf, type ServiceKey } from './service-key.js'
 import { services } from './services.js'
 
 /** The lifecycle state of a {@link Context}. */
@@ -109,6 +109,12 @@ let providedIn: (context: Context, key: string) => ProviderRecord | undefined
  * await root.dispose() // clears the interval
  * ```
  */
+/** A key's name: the fast path for a key object, else keyNameOf's checks (a name string, or a typed error). */
+function nameOfKey(key: ServiceKey<unknown>): string {
+  const name = (key as { readonly name?: unknown } | null | undefined)?.name
+  return typeof name === 'string' && isServiceKey(key) ? name : keyNameOf(key)
+}
+
 export class Context {
   /** The local name, e.g. `'persistence'`. */
   readonly label: string
@@ -291,6 +297,9 @@ export class Context {
     if (options.scope !== undefined && (typeof options.scope !== 'object' || options.scope === null)) {
       throw new InvalidArgumentError({ argument: 'scope', reason: 'a scope key must be an object', value: options.scope })
     }
+    if (options.isolate !== undefined && !Array.isArray(options.isolate)) {
+      throw new InvalidArgumentError({ argument: 'isolate', reason: 'must be an array of service keys', value: options.isolate })
+    }
     return this.#spawn({
       label,
       effectLabel: `context:${label}`,
@@ -360,9 +369,10 @@ export class Context {
    * @throws {@link ServiceMissingError} when nothing provides it
    */
   get<T>(key: ServiceKey<T>): T {
-    const provider = this.#realm.resolve(key.name).providers.get(key.name)
+    const name = nameOfKey(key)
+    const provider = this.#realm.resolve(name).providers.get(name)
     if (provider === undefined) {
-      throw new ServiceMissingError({ key: key.name, requestedBy: this.path, owner: this.owner })
+      throw new ServiceMissingError({ key: name, requestedBy: this.path, owner: this.owner })
     }
     return (provider.bindable ? this.#facade(provider) : provider.value) as T
   }
@@ -374,7 +384,8 @@ export class Context {
    * @returns the service, or `undefined`
    */
   getOptional<T>(key: ServiceKey<T>): T | undefined {
-    const provider = this.#realm.resolve(key.name).providers.get(key.name)
+    const name = nameOfKey(key)
+    const provider = this.#realm.resolve(name).providers.get(name)
     if (provider === undefined) return undefined
     return (provider.bindable ? this.#facade(provider) : provider.value) as T
   }

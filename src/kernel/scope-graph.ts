@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { ScopeLinkError } from '../errors/scope-link-error.js'
 import type { Disposer } from './effect.js'
 
@@ -85,6 +86,9 @@ export class ScopeStore {
   }
 
   #cached(key: ScopeKey): CachedChain {
+    if ((typeof key !== 'object' && typeof key !== 'function') || key === null) {
+      throw new InvalidArgumentError({ argument: 'scope', reason: 'a scope key must be an object', value: key })
+    }
     const hit = this.#cache.get(key)
     if (hit !== undefined && hit.version === this.#version) return hit
     const chain: ScopeKey[] = [key]

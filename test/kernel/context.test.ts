@@ -177,6 +177,19 @@ describe('child contexts (C2)', () => {
     expect(childLabels(root)).toEqual(before)
   })
 
+  test.each([
+    ['child with isolate not an array', 'isolate', (root: Context) => root.child('x', { isolate: 'a' as never })],
+    ['get(undefined)', 'key', (root: Context) => root.get(undefined as never)],
+    ['getOptional of a plain object', 'key', (root: Context) => root.getOptional({ name: 'test/a' } as never)],
+    ['scopes.chain(1)', 'scope', (root: Context) => root.scopes.chain(1 as never)],
+    ['emit with a string scope', 'scope', (root: Context) => root.emit('kernel/error' as never, {} as never, { scope: 's' as never })],
+  ])('%s throws InvalidArgumentError naming %s, not a TypeError', (_name, argument, call) => {
+    const { root } = testRoot()
+    const error = thrownBy(() => call(root))
+    expect(InvalidArgumentError.is(error)).toBe(true)
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', argument })
+  })
+
   test('a non-string label throws InvalidArgumentError for argument label', () => {
     const { root } = testRoot()
     const error = thrownBy(() => root.child(42 as unknown as string))
