@@ -4,7 +4,7 @@ import type { LlmFailure } from '../session/llm-failure.js'
 import { isStreamChunkFast } from '../session/fast-payload-checks.js'
 import { shareSnapshot, snapshotJson } from '../session/snapshot-json.js'
 import { type FinishChunk, type StreamChunk, streamChunkSchema } from '../session/stream-chunk.js'
-import { modelFailure } from './failure-defaults.js'
+import { isRetryableByDefault, modelFailure } from './failure-defaults.js'
 import type { ModelAdapter } from './model-adapter.js'
 import type { ModelRequest } from './model-request.js'
 import { normalizeThrown } from './normalize-thrown.js'
@@ -90,6 +90,24 @@ export function failedStream(failure: LlmFailure): AsyncGenerator<StreamChunk, v
 }
 
 /**
+ * 08-models.md §4.1: the registry always sets a failure's `retryable` (the table default when the
+ * adapter left it out) and `phase` (`'streaming'` once a chunk went through, else `'response'`).
+ */
+function completeFailure(chunk: StreamChunk, streamed: boolean): StreamChunk {
+  if (chunk.type !== 'finish' || chunk.failure === undefined) return chunk
+  const failure = chunk.failure
+  if (failure.retryable !== undefined && failure.phase !== undefined) return chunk
+  return Object.freeze({
+    ...chunk,
+    failure: Object.freeze({
+      ...failure,
+      retryable: failure.retryable ?? isRetryableByDefault(failure.code),
+      phase: failure.phase ?? (streamed ? 'streaming' : 'response'),
+    }),
+  })
+}
+
+/**
  * Calls `adapter.stream(request, { signal: request.signal })` and enforces the chunk protocol of
  * 08-models.md §2 on what comes back, so the consumer always receives valid, frozen chunks ending
  * in exactly one `finish`:
@@ -154,7 +172,7 @@ export async function* adapterBoundary(
       if (admission.chunk.type === 'finish') {
         open = false
         void close(iterator, options.onCloseError)
-        yield admission.chunk
+        yield completeFailure(admission.chunk, streamed)
         return
       }
       streamed = true

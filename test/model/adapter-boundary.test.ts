@@ -231,6 +231,25 @@ describe('the boundary table, further cases', () => {
   })
 })
 
+describe('an adapter failure without retryable or phase (08-models §4.1)', () => {
+  test('the registry fills retryable from the code table and phase from how far the stream got', async () => {
+    const bare = (code: string) => ({ type: 'finish', reason: 'error', failure: { code, message: 'x' } })
+    const early = fakeAdapter('a', () => [bare('RATE_LIMIT')])
+    expect(await collect(adapterBoundary(early, req()))).toEqual([
+      { type: 'finish', reason: 'error', failure: { code: 'RATE_LIMIT', message: 'x', retryable: true, phase: 'response' } },
+    ])
+    const late = fakeAdapter('a', () => [delta('hi'), bare('AUTH')])
+    const chunks = await collect(adapterBoundary(late, req()))
+    expect(chunks.at(-1)).toEqual({ type: 'finish', reason: 'error', failure: { code: 'AUTH', message: 'x', retryable: false, phase: 'streaming' } })
+    expect(Object.isFrozen(chunks.at(-1))).toBe(true)
+  })
+
+  test("an adapter's own retryable and phase are kept", async () => {
+    const own = { type: 'finish', reason: 'error', failure: { code: 'SERVER', message: 'x', retryable: false, phase: 'connect' } }
+    expect(await collect(adapterBoundary(fakeAdapter('a', () => [own]), req()))).toEqual([own])
+  })
+})
+
 describe('normalizeThrown (08-models §4.2)', () => {
   const live = { signal: new AbortController().signal, streamed: false }
 
