@@ -58,6 +58,8 @@ export interface CommitGuardOptions {
 interface LiveSession {
   readonly session: Session
   disposing: Promise<void> | undefined
+  /** Set when a `session/created` listener vetoed it: the veto's own `session/disposed` is the only one. */
+  vetoed?: true
 }
 
 /** A session built by {@link SessionRegistry.stage}, not registered yet. */
@@ -167,7 +169,12 @@ export class SessionRegistry {
         }
         live = entry
         state = 'published'
-        const outcome = session.asDispatch(() => dispatchUntilThrow(this.#ctx, 'session/created', { session }, { subject: id }))
+        const outcome = session.asDispatch(() => {
+          const dispatched = dispatchUntilThrow(this.#ctx, 'session/created', { session }, { subject: id })
+          // Before a dispose requested inside the dispatch runs: it must not announce the session again.
+          if (dispatched.threw) entry.vetoed = true
+          return dispatched
+        })
         if (outcome.threw) {
           this.#live.delete(id)
           session.markDisposed()
@@ -277,6 +284,7 @@ export class SessionRegistry {
         resolve()
       })
     }).then(async () => {
+      if (live.vetoed === true) return
       const outcome = await dispatchParallel(this.#ctx, 'session/disposed', { session }, undefined)
       if (outcome.errors.length > 0) {
         throw new SessionRegistryError({

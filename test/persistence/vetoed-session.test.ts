@@ -93,6 +93,30 @@ describe('session/disposed after a veto', () => {
   })
 })
 
+describe('a dispose requested during the vetoed dispatch', () => {
+  test('announces the session once: the veto’s session/disposed (vetoed: true) only', async () => {
+    const seen: string[] = []
+    let disposing: Promise<void> | undefined
+    const disposer = definePlugin({
+      name: 'disposer',
+      apply(ctx) {
+        ctx.on('session/created', ({ session }) => {
+          disposing = ctx.sessions.dispose(session)
+        })
+        ctx.on('session/disposed', ({ session, vetoed }: SessionDisposedPayload) => {
+          seen.push(`${session.id} vetoed=${vetoed}`)
+        })
+      },
+    })
+    const harness = await harnessWith({ plugins: [disposer, vetoing('s1')] })
+    expect(thrownBy(() => harness.sessions.create({ id: 's1' }))).toMatchObject({ code: 'CREATE_VETOED' })
+    await disposing
+    await eventually(() => seen.length > 0, 'session/disposed')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(seen).toEqual(['s1 vetoed=true'])
+  })
+})
+
 describe('persistence and a vetoed session', () => {
   test('a vetoed resume releases the lease it prepared: the lock goes, and another harness resumes', async () => {
     await storeOneTurn('s1')
