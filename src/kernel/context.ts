@@ -96,6 +96,12 @@ let stateOf: (context: Context) => KernelState
 let effectsOf: (context: Context) => readonly EffectRecord[]
 let providedIn: (context: Context, key: string) => ProviderRecord | undefined
 
+/** A key's name: the fast path for a key object, else keyNameOf's checks (a name string, or a typed error). */
+function nameOfKey(key: ServiceKey<unknown>): string {
+  const name = (key as { readonly name?: unknown } | null | undefined)?.name
+  return typeof name === 'string' && isServiceKey(key) ? name : keyNameOf(key)
+}
+
 /**
  * A node of the harness's context tree: it owns effects (services, listeners, child contexts,
  * plugins), dispatches events and resolves services. Get one from a harness (`harness.ctx`), from
@@ -109,12 +115,6 @@ let providedIn: (context: Context, key: string) => ProviderRecord | undefined
  * await root.dispose() // clears the interval
  * ```
  */
-/** A key's name: the fast path for a key object, else keyNameOf's checks (a name string, or a typed error). */
-function nameOfKey(key: ServiceKey<unknown>): string {
-  const name = (key as { readonly name?: unknown } | null | undefined)?.name
-  return typeof name === 'string' && isServiceKey(key) ? name : keyNameOf(key)
-}
-
 export class Context {
   /** The local name, e.g. `'persistence'`. */
   readonly label: string
