@@ -1,5 +1,30 @@
 import { fileURLToPath } from 'node:url'
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
 import { defineConfig } from 'vitest/config'
+
+/**
+ * The files that take longest (real child processes, fsync per step), started first so that a
+ * clean clone, which has no timing cache to order by, does not end with one of them running alone.
+ */
+const slowFirst = [
+  'test/persistence/crash/crash.test.ts',
+  'test/persistence/conformance-jsonl.test.ts',
+  'test/persistence/jsonl-persistence.test.ts',
+  'test/cli/session-errors.test.ts',
+  'test/package/packed-tarball.test.ts',
+  'test/cli/demo.test.ts',
+]
+
+class SlowFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files)
+    const rank = (spec: TestSpecification): number => {
+      const index = slowFirst.findIndex((path) => spec.moduleId.endsWith(path))
+      return index === -1 ? slowFirst.length : index
+    }
+    return sorted.map((spec, order) => ({ spec, order })).sort((a, b) => rank(a.spec) - rank(b.spec) || a.order - b.order).map(({ spec }) => spec)
+  }
+}
 
 export default defineConfig({
   resolve: {
@@ -19,5 +44,6 @@ export default defineConfig({
     // The library has no module-level state (09-api.md X2), so test files share one module graph
     // per worker instead of re-importing all of src for each of ~160 files (~2 s apiece).
     isolate: false,
+    sequence: { sequencer: SlowFirstSequencer },
   },
 })
