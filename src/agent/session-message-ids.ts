@@ -13,11 +13,20 @@ import type { Session } from '../session/session.js'
  * @internal
  */
 export function sessionMessageIds(ids: IdSource, session: Session): IdSource {
-  return (kind) => {
-    let id = ids(kind)
-    if (kind !== 'message') return id
-    // Bounded: a source that repeats itself forever would otherwise spin.
-    for (let attempt = 0; attempt < 10_000 && session.hasMessageId(id); attempt++) id = ids(kind)
-    return id
-  }
+  return (kind) => (kind === 'message' ? untaken(() => ids(kind), (id) => session.hasMessageId(id)) : ids(kind))
+}
+
+/**
+ * Draws ids until one is not taken (bounded: a source that repeats itself forever would otherwise
+ * spin; the last draw is returned and fails where it is used).
+ *
+ * @param draw - the id source
+ * @param taken - whether an id is in use
+ * @returns the first free id drawn
+ * @internal
+ */
+export function untaken(draw: () => string, taken: (id: string) => boolean): string {
+  let id = draw()
+  for (let attempt = 0; attempt < 10_000 && taken(id); attempt++) id = draw()
+  return id
 }

@@ -2,6 +2,7 @@ import type { Agent } from '../agent/agent.js'
 import { ErrorCode } from '../errors/codes.js'
 import { CompactionError } from '../errors/compaction-error.js'
 import { LlmError } from '../errors/llm-error.js'
+import { untaken } from '../agent/session-message-ids.js'
 import type { Logger } from '../kernel/host-services.js'
 import type { Message, UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
@@ -150,8 +151,7 @@ export async function runSummaryAction(deps: SummaryActionDeps, input: SummaryAc
   }
   // The summary message is `compaction:<id>`: skip ids a resumed log already holds (a fresh
   // deterministic id source restarts at its first id).
-  let compactionId = deps.nextId()
-  for (let attempt = 0; attempt < 10_000 && session.hasMessageId(`compaction:${compactionId}`); attempt++) compactionId = deps.nextId()
+  const compactionId = untaken(deps.nextId, (id) => session.hasMessageId(`compaction:${id}`))
   const bracket: Bracket = { sessionId: session.id, compactionId, signal }
   const state = session.turnState()
   const start: CompactionStartData = { compactionId, trigger, turn: state.openTurn, step: state.openStep }

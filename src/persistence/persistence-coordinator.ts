@@ -88,10 +88,6 @@ interface Reservation {
   released: boolean
 }
 
-function wrap(sessionId: string, error: unknown): unknown {
-  return wrapAdapterError(sessionId, error, 'write')
-}
-
 function checkSignal(signal: AbortSignal | undefined): void {
   if (signal?.aborted === true) throw signal.reason
 }
@@ -342,12 +338,8 @@ export class PersistenceCoordinator {
     if (stored.torn === undefined && closers.length === 0) {
       return { log: logOf(stored), report: { action: 'none', keptEvents: stored.events.length, closers: [] } }
     }
-    let commit: RepairCommit | undefined | void
-    try {
-      commit = await adapter.commitRepair(id, stored.torn, closers)
-    } catch (error) {
-      throw wrap(id, error)
-    }
+    // `adapter` is the wrapped one: a raw failure arrives as WRITE_FAILED (C6).
+    const commit: RepairCommit | undefined | void = await adapter.commitRepair(id, stored.torn, closers)
     // C8: an abort during the commit takes effect after it.
     checkSignal(options.signal)
     const repaired = await adapter.load(id)
@@ -436,7 +428,8 @@ export class PersistenceCoordinator {
         binding.lease = acquired
       })()
       binding.ready.catch((error: unknown) => {
-        binding.failure = wrap(id, error)
+        // The lease's own release may fail raw; the adapter calls are wrapped already.
+        binding.failure = wrapAdapterError(id, error, 'create')
       })
     }
     const previous = this.#bindings.get(id)
@@ -569,13 +562,7 @@ export class PersistenceCoordinator {
     const id = binding.session.id
     await binding.ready.catch(() => {})
     if (binding.failure !== undefined) throw binding.failure
-    try {
-      await this.#serial(id, () =>
-        this.#io.append(id, batch, { expectedSeq: binding.cursor, lease: binding.lease as Lease }),
-      )
-    } catch (error) {
-      throw wrap(id, error)
-    }
+    await this.#serial(id, () => this.#io.append(id, batch, { expectedSeq: binding.cursor, lease: binding.lease as Lease }))
     binding.cursor += batch.length
   }
 

@@ -77,3 +77,19 @@ export function jsonOf(outcome: Outcome): Record<string, unknown> {
   expect(outcome.stderr).toBe('')
   return JSON.parse(outcome.stdout) as Record<string, unknown>
 }
+
+/**
+ * Asserts a failed command (09-api.md L6): nothing on stdout, one line `yoke: <CODE>: …` on
+ * stderr, and exit `code`.
+ *
+ * @param outcome - the command's outcome
+ * @param code - the expected exit code
+ * @param errorCode - the expected error code
+ */
+export function failed(outcome: Outcome, code: number, errorCode: string): void {
+  expect(outcome.stdout).toBe('')
+  expect(outcome.stderr.startsWith(`yoke: ${errorCode}: `)).toBe(true)
+  expect(outcome.stderr.endsWith('\n')).toBe(true)
+  expect(outcome.stderr.trimEnd().split('\n')).toHaveLength(1)
+  expect(outcome.code).toBe(code)
+}

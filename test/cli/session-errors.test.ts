@@ -7,17 +7,9 @@ import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { jsonlPersistence } from 'yoke'
 import { fixtureId, snapshot, writeCorruptLog, writeNewerFormatLog, writeTwoTurns } from './cli-fixtures.js'
-import { jsonOf, type Outcome, useCli } from './cli-process.js'
+import { failed, jsonOf, useCli } from './cli-process.js'
 
 const { yoke, freshDir } = useCli()
-
-function failed(outcome: Outcome, code: number, errorCode: string): void {
-  expect(outcome.stdout).toBe('')
-  expect(outcome.stderr.startsWith(`yoke: ${errorCode}: `)).toBe(true)
-  expect(outcome.stderr.endsWith('\n')).toBe(true)
-  expect(outcome.stderr.trimEnd().split('\n')).toHaveLength(1)
-  expect(outcome.code).toBe(code)
-}
 
 describe('session errors (scenario 38)', () => {
   test('a missing session exits 3 with SESSION_NOT_FOUND, for an id and for a path; nothing is created', async () => {

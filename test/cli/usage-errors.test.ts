@@ -4,17 +4,9 @@
 import { readdir } from 'node:fs/promises'
 import { describe, expect, test } from 'vitest'
 import { fixtureId } from './cli-fixtures.js'
-import { type Outcome, useCli } from './cli-process.js'
+import { failed, type Outcome, useCli } from './cli-process.js'
 
 const { yoke, freshDir } = useCli()
-
-function failed(outcome: Outcome, code: number, errorCode: string): void {
-  expect(outcome.stdout).toBe('')
-  expect(outcome.stderr.startsWith(`yoke: ${errorCode}: `)).toBe(true)
-  expect(outcome.stderr.endsWith('\n')).toBe(true)
-  expect(outcome.stderr.trimEnd().split('\n')).toHaveLength(1)
-  expect(outcome.code).toBe(code)
-}
 
 describe('usage errors exit 2; --help and --version exit 0', () => {
   test('unknown command and flag, missing argument, bad --format, a JSON error with --json', async () => {

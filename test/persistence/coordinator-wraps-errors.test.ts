@@ -4,11 +4,20 @@
  * adapter passes unchanged, and an abort rejects with the caller's own reason (C8).
  */
 import { afterEach, describe, expect, test } from 'vitest'
-import { createHarness, createMemoryStore, type Harness, memoryPersistence, type PersistenceAdapter, PersistenceError, SessionLockedError } from 'yoke'
+import {
+  createHarness,
+  createMemoryStore,
+  type Harness,
+  memoryPersistence,
+  type PersistenceAdapter,
+  PersistenceError,
+  type SessionEvent,
+  SessionLockedError,
+} from 'yoke'
 import { fakeClock } from 'yoke/testing'
 import { rejectionOf } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
-import { L1, logOf } from '../session/builders.js'
+import { L1, logOf, TS } from '../session/builders.js'
 
 const harnesses: Harness[] = []
 
@@ -19,12 +28,12 @@ afterEach(async () => {
 type Method = 'load' | 'readFrom' | 'list' | 'delete' | 'acquire' | 'commitRepair'
 
 /** A memory adapter holding session `s1` (one completed turn) whose `broken` method fails with `failure`. */
-async function harnessWith(broken: Method, failure: unknown): Promise<Harness> {
+async function harnessWith(broken: Method, failure: unknown, stored: readonly SessionEvent[] = logOf(L1())): Promise<Harness> {
   const store = createMemoryStore()
   const seeding = memoryPersistence({ store })
   await seeding.create({ version: 1, id: 's1', createdAt: 0 })
   const lease = await seeding.acquire('s1')
-  await seeding.append('s1', logOf(L1()), { expectedSeq: 0, lease })
+  await seeding.append('s1', stored, { expectedSeq: 0, lease })
   await lease.release()
   await seeding.close()
   const inner = memoryPersistence({ store })
@@ -65,6 +74,14 @@ describe('raw adapter errors are wrapped (C6)', () => {
     expect(error).toMatchObject({ code: 'WRITE_FAILED', cause: raw })
     if (method !== 'list') expect(error).toMatchObject({ sessionId: 's1' })
     expect((error as Error).message).toContain(method)
+  })
+
+  test('repair: a raw commitRepair failure (closing an open turn) is PersistenceError WRITE_FAILED with the cause', async () => {
+    const raw = new Error('disk on fire (commitRepair)')
+    const harness = await harnessWith('commitRepair', raw, logOf([TS(1)]))
+    const error = await rejectionOf(harness.persistence.repair('s1'))
+    expect(PersistenceError.is(error)).toBe(true)
+    expect(error).toMatchObject({ code: 'WRITE_FAILED', sessionId: 's1', cause: raw })
   })
 
   test('a HarnessError of the adapter passes unchanged', async () => {
