@@ -6,6 +6,7 @@ import { SessionCatalog } from './session-catalog.js'
 import { buildSessionHeader, isSessionId, type SessionHeader } from './session-header.js'
 import type { SessionHooks } from './session-hooks.js'
 import { Session } from './session.js'
+import { isSharedSnapshot } from './snapshot-json.js'
 
 /** Options of {@link createSession}. */
 export interface CreateSessionOptions {
@@ -63,7 +64,9 @@ export function buildSession(options: CreateSessionOptions, hooks: SessionHooks 
     if (!Array.isArray(seed)) {
       throw new InvalidArgumentError({ argument: 'options.seed', reason: `session "${id}": seed must be an array of events`, value: seed })
     }
-    for (let index = 0; index < seed.length; index++) session.seed(seed[index], index)
+    // A list a reader froze and recorded (freezeParsedJson) is lossless JSON already: not copied again.
+    const shared = isSharedSnapshot(seed)
+    for (let index = 0; index < seed.length; index++) session.seed(seed[index], index, shared)
   }
   session.endSeed(seed !== undefined)
   return session

@@ -61,6 +61,23 @@ function isAssistantBlock(value: unknown): boolean {
   return false
 }
 
+/** 0 when `key` is absent, 1 when present and valid, NaN (no key count matches) when invalid. */
+function optionalCount(record: Record_, key: string, check: (value: unknown) => boolean): number {
+  const value = record[key]
+  if (value === undefined) return 0
+  return check(value) ? 1 : Number.NaN
+}
+
+/** A `TokenUsage` without `raw` (that goes to the schema): the two counts and any of the three optional ones. */
+function isTokenUsage(value: unknown): boolean {
+  if (!isObject(value) || !isNonNegative(value['inputTokens']) || !isNonNegative(value['outputTokens'])) return false
+  const extra =
+    optionalCount(value, 'cacheReadTokens', isNonNegative) +
+    optionalCount(value, 'cacheWriteTokens', isNonNegative) +
+    optionalCount(value, 'reasoningTokens', isNonNegative)
+  return hasKeyCount(value, 2 + extra)
+}
+
 const blockTypes: ReadonlySet<unknown> = new Set(['text', 'reasoning', 'tool-call'])
 const plainFinishReasons: ReadonlySet<unknown> = new Set(['stop', 'tool-calls', 'max-tokens'])
 
@@ -86,6 +103,8 @@ export function isStreamChunkFast(value: unknown): boolean {
     }
     case 'block-end':
       return isNonNegative(value['index']) && isAssistantBlock(value['block']) && hasKeyCount(value, 3)
+    case 'usage':
+      return isTokenUsage(value['usage']) && hasKeyCount(value, 2)
     case 'finish': {
       if (!plainFinishReasons.has(value['reason'])) return false
       const provider = value['providerFinishReason']
@@ -148,13 +167,6 @@ export function isToolResultMessage(value: unknown): boolean {
   const isError = block['isError']
   if (isError !== undefined && typeof isError !== 'boolean') return false
   return hasKeyCount(block, isError === undefined ? 3 : 4) && isUserContent(block['content'])
-}
-
-/** 0 when `key` is absent, 1 when present and valid, NaN (no key count matches) when invalid. */
-function optionalCount(record: Record_, key: string, check: (value: unknown) => boolean): number {
-  const value = record[key]
-  if (value === undefined) return 0
-  return check(value) ? 1 : Number.NaN
 }
 
 function isCallConfig(value: unknown): boolean {
@@ -225,7 +237,14 @@ export const fastPayloadChecks: ReadonlyMap<string, (data: unknown) => boolean> 
   ['step/start', (data) => isStepScoped(data, 0)],
   ['step/end', (data) => isStepScoped(data, 0)],
   ['assistant/chunk', (data) => isStepScoped(data, 1) && isStreamChunkFast(data['chunk'])],
-  ['assistant/message', (data) => isStepScoped(data, 1) && isAssistantMessage(data['message'])],
+  [
+    'assistant/message',
+    (data) => {
+      if (!isObject(data)) return false
+      const extra = optionalCount(data, 'usage', isTokenUsage) + optionalCount(data, 'interrupted', (interrupted) => interrupted === true)
+      return isStepScoped(data, 1 + extra) && isAssistantMessage(data['message'])
+    },
+  ],
   [
     'tool/call',
     (data) =>

@@ -35,7 +35,7 @@ export interface SessionInit {
   readonly hooks: SessionHooks | undefined
 }
 
-const envelopeKeys = ['type', 'seq', 'time', 'data', 'ignorable', 'surfaceOp', 'sourceEventSeqs'] as const
+const envelopeKeySet: ReadonlySet<string> = new Set(['type', 'seq', 'time', 'data', 'ignorable', 'surfaceOp', 'sourceEventSeqs'])
 const optionKeys = ['surfaceOp', 'sourceEventSeqs', 'ignorable'] as const
 
 
@@ -345,51 +345,55 @@ export class Session {
   /**
    * Checks and pushes one seed event (02-session.md §8). No guards or observers run.
    *
+   * @param raw - the seed event
+   * @param index - its position in the seed
+   * @param shared - `raw` is deep-frozen lossless JSON already (a recorded list): kept, not copied
    * @internal
    */
-  seed(raw: unknown, index: number): void {
-    const where: SessionErrorLocation = { sessionId: this.id, index }
+  seed(raw: unknown, index: number, shared = false): void {
+    // Runs once per stored event on every load and resume: the error locations are built only on failure.
+    const where = (): SessionErrorLocation => ({ sessionId: this.id, index })
     const invalid = (field: string, detail: string, expected?: unknown): SessionEventError =>
-      new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...where, detail, field, ...(expected === undefined ? {} : { expected }) })
-    const copied = copyJson(raw, 'event', where)
+      new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...where(), detail, field, ...(expected === undefined ? {} : { expected }) })
+    // An event of a recorded seed list (a reader froze it, freezeParsedJson) is kept as it is.
+    const copied = shared ? (raw as JsonValue) : copyJson(raw, 'event', where())
     if (typeof copied !== 'object' || copied === null || Array.isArray(copied)) throw invalid('event', 'a seed event must be an object')
     const record = copied as { readonly [key: string]: JsonValue }
     for (const key of Object.keys(record)) {
-      if (!(envelopeKeys as readonly string[]).includes(key)) throw invalid(key, `unknown envelope key "${key}"`)
+      if (!envelopeKeySet.has(key)) throw invalid(key, `unknown envelope key "${key}"`)
     }
     const type = record['type']
     if (typeof type !== 'string' || type.length === 0) throw invalid('type', 'type must be a non-empty string')
-    const located: SessionErrorLocation = { ...where, type }
+    const located = (): SessionErrorLocation => ({ sessionId: this.id, index, type })
     if (record['seq'] !== index) {
-      throw new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...located, detail: `seq must be ${index} (got ${JSON.stringify(record['seq'])})`, field: 'seq', expected: index })
+      throw new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...located(), detail: `seq must be ${index} (got ${JSON.stringify(record['seq'])})`, field: 'seq', expected: index })
     }
     const time = record['time']
     if (typeof time !== 'number' || !Number.isSafeInteger(time)) {
-      throw new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...located, detail: 'time must be a safe integer', field: 'time' })
+      throw new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...located(), detail: 'time must be a safe integer', field: 'time' })
     }
     if (!Object.hasOwn(record, 'data')) {
-      throw new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...located, detail: 'data is missing', field: 'data' })
+      throw new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...located(), detail: 'data is missing', field: 'data' })
     }
     const ignorable = record['ignorable']
     const definition = this.#catalog.get(type)
     if (ignorable !== undefined && (ignorable !== true || definition?.core === true)) {
       throw new SessionEventError({
         code: ErrorCode.INVALID_ENVELOPE,
-        ...located,
+        ...located(),
         detail: ignorable !== true ? 'ignorable may only be true' : `ignorable is not allowed on core type ${type}`,
         field: 'ignorable',
       })
     }
     if (definition === undefined && ignorable !== true) {
-      throw new SessionEventError({ code: ErrorCode.UNKNOWN_EVENT_TYPE, ...located, detail: `unknown event type "${type}"` })
+      throw new SessionEventError({ code: ErrorCode.UNKNOWN_EVENT_TYPE, ...located(), detail: `unknown event type "${type}"` })
     }
-    const options: AppendOptions = {
-      ...(ignorable === true ? { ignorable: true as const } : {}),
-      ...(record['surfaceOp'] === undefined ? {} : { surfaceOp: record['surfaceOp'] as AppendOptions['surfaceOp'] & object }),
-      ...(record['sourceEventSeqs'] === undefined ? {} : { sourceEventSeqs: record['sourceEventSeqs'] as readonly number[] }),
-    }
+    const options: { -readonly [K in keyof AppendOptions]: AppendOptions[K] } = {}
+    if (ignorable === true) options.ignorable = true
+    if (record['surfaceOp'] !== undefined) options.surfaceOp = record['surfaceOp'] as AppendOptions['surfaceOp'] & object
+    if (record['sourceEventSeqs'] !== undefined) options.sourceEventSeqs = record['sourceEventSeqs'] as readonly number[]
     const event = buildEvent(type, index, time, record['data'] as JsonValue, options)
-    const plan = this.#validate(event, located)
+    const plan = this.#validate(event, located())
     this.#commit(event, plan)
   }
 

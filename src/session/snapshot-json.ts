@@ -44,6 +44,54 @@ export function shareSnapshot<T extends JsonValue>(copy: T): T {
   if (typeof copy === 'object' && copy !== null) knownJson.add(copy)
   return copy
 }
+/**
+ * Deep-freezes a list of values that came straight from `JSON.parse` (or were built of such
+ * values) and, when every one is lossless JSON, freezes the list and records it like
+ * {@link shareSnapshot}: a seed from it (a load's read gates, a resume) then keeps its elements
+ * instead of walking and copying each again. `JSON.parse` only yields plain, dense, acyclic,
+ * string-keyed data, so the one rule left to check is the numbers: an overflowing literal parses
+ * to `Infinity`, and `-0` to negative zero. A list holding such a value stays unrecorded (parts
+ * of it may be frozen), and the full snapshot of a seed then rejects it with its path. One
+ * record per list, not per element: a large weak set slows every garbage collection.
+ *
+ * @param values - fresh `JSON.parse` results nobody else holds yet
+ * @returns whether the list was recorded
+ * @internal
+ */
+export function freezeParsedJson(values: unknown[]): boolean {
+  const pending: object[] = []
+  for (const value of values) {
+    if (typeof value !== 'object' || value === null) return false
+    pending.push(value)
+    while (pending.length > 0) {
+      const node = pending.pop() as Record<string, unknown>
+      const keys = Array.isArray(node) ? undefined : Object.keys(node)
+      const length = keys === undefined ? (node as unknown as unknown[]).length : keys.length
+      for (let index = 0; index < length; index++) {
+        const child = keys === undefined ? (node as unknown as unknown[])[index] : node[keys[index] as string]
+        if (typeof child === 'object') {
+          if (child !== null) pending.push(child)
+        } else if (typeof child === 'number' && (child - child !== 0 || (child === 0 && 1 / child < 0))) {
+          return false
+        }
+      }
+      Object.freeze(node)
+    }
+  }
+  knownJson.add(Object.freeze(values))
+  return true
+}
+
+/**
+ * Whether `value` was recorded as deep-frozen lossless JSON ({@link shareSnapshot},
+ * {@link freezeParsedJson}).
+ *
+ * @internal
+ */
+export function isSharedSnapshot(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && knownJson.has(value)
+}
+
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
 const functionSource = Function.prototype.toString
 const isEnumerable = Object.prototype.propertyIsEnumerable

@@ -17,6 +17,7 @@ import { gzipCodec, zstdCodec } from '../../src/persistence/jsonl/frame-codec.js
 import { type JsonlFileSystem, nodeFileSystem } from '../../src/persistence/jsonl/jsonl-file-system.js'
 import { type JsonlPersistence, type JsonlPersistenceOptions, jsonlPersistence } from '../../src/persistence/jsonl/jsonl-persistence.js'
 import type { StoredLog } from '../../src/persistence/persistence-adapter.js'
+import { createSession } from '../../src/session/create-session.js'
 import { interruptedTurnClosers } from '../../src/session/interrupted-turn-closers.js'
 import type { SessionEvent } from '../../src/session/session-event.js'
 import type { SessionHeader } from '../../src/session/session-header.js'
@@ -533,6 +534,9 @@ describe('jsonlPersistence: locks (J15–J17)', () => {
     await writeFile(file('s1.lock'), 'not json')
     const error = expectError(await rejectionOf(J().acquire('s1')), SessionLockedError, 'SESSION_LOCKED')
     expect(error.holder).toBeUndefined()
+    // A lock is read with one read of 4 KiB; a longer file is nothing this adapter wrote.
+    await writeFile(file('s1.lock'), JSON.stringify({ pid: 1, host: hostname(), token: 'a'.repeat(32), acquiredAt: 1, pad: 'x'.repeat(5000) }))
+    expect((await rejectionOf(J().acquire('s1')) as SessionLockedError).holder).toBeUndefined()
     await writeFile(file('s1.lock'), JSON.stringify({ pid: 1, host: 'elsewhere.example', token: 'a'.repeat(32), acquiredAt: 1 }))
     expect((await rejectionOf(J().acquire('s1')) as SessionLockedError).holder).toEqual({ pid: 1, host: 'elsewhere.example', acquiredAt: 1 })
   })
@@ -703,6 +707,37 @@ describe('jsonlPersistence: a cut at every byte offset loads and repairs (scenar
   }, 120_000)
 })
 
+describe('jsonlPersistence: loaded events are frozen and shared', () => {
+  it('returns a deep-frozen list that a seed keeps instead of copying', async () => {
+    await store(J(), [log()])
+    const loaded = await J().load('s1')
+    expect(Object.isFrozen(loaded.events)).toBe(true)
+    for (const event of loaded.events) {
+      expect([Object.isFrozen(event), Object.isFrozen(event.data)]).toEqual([true, true])
+    }
+    const message = loaded.events[2]?.data as { content: { text: string }[] }
+    expect(Object.isFrozen(message.content[0])).toBe(true)
+    const seeded = createSession({ id: 's1', seed: loaded.events })
+    expect(seeded.events.slice(0, 6).map((event) => event.data)).toEqual(loaded.events.map((event) => event.data))
+    expect(seeded.events.slice(0, 6).every((event, index) => event.data === loaded.events[index]?.data)).toBe(true)
+    expect(seeded.events.map(json).slice(0, 6)).toEqual(log().map(json))
+  })
+
+  it.each([
+    ['an overflowing number', '1e999', 'non-finite number'],
+    ['negative zero', '-0', 'negative zero'],
+  ])('leaves a log with %s unshared, and the read gates reject it with its seq', async (_label, literal, reason) => {
+    await writeLog(`${log().map(lineOf).join('')}{"type":"x/note","seq":6,"time":1000,"data":{"n":${literal}},"ignorable":true}\n`)
+    const loaded = await J().load('s1')
+    expect(Object.isFrozen(loaded.events)).toBe(false)
+    expect(thrownBy(() => createSession({ id: 's1', seed: loaded.events }))).toMatchObject({ code: 'NOT_JSON', index: 6, reason })
+    const harness = await freshHarness({ persistence: J() })
+    const error = expectError(await rejectionOf(harness.persistence.load('s1')), PersistenceCorruptionError, 'INVALID_EVENT', { seq: 6 })
+    expect(error.cause).toMatchObject({ code: 'NOT_JSON', reason })
+    await harness.close()
+  })
+})
+
 describe('jsonlPersistence under a harness', () => {
   const eight = (): SessionEvent[] => log([TS(2), SS(2, 1)])
 
@@ -731,6 +766,23 @@ describe('jsonlPersistence under a harness', () => {
     expect(stored.torn).toBeUndefined()
     expect(stored.events.map((event) => event.type).slice(8)).toEqual(['step/end', 'turn/end', 'session/end-seed'])
     expect(stored.events.at(-1)?.seq).toBe(10)
+  })
+
+  it('resumes a log whose lines list the envelope keys in another order, sharing the loaded data', async () => {
+    const reordered = (event: SessionEvent): string => {
+      const { type, seq, time, data, ...rest } = event
+      return `${JSON.stringify({ data, ...rest, time, seq, type })}\n`
+    }
+    await writeLog(log().map(reordered).join(''))
+    const harness = await freshHarness({ persistence: J() })
+    const prepared = await harness.persistence.prepare('s1')
+    const session = harness.ctx.sessions.create({ id: 's1', seed: prepared.events, header: prepared.header })
+    expect(session.events.slice(0, 6).map(json)).toEqual(log().map(json))
+    expect(session.events.slice(0, 6).every((event, index) => event.data === prepared.events[index]?.data)).toBe(true)
+    session.append('turn/start', { turn: 2 }, {})
+    await harness.ctx.sessions.flush(session)
+    await harness.close()
+    expect((await J().load('s1')).events.map((event) => event.type).slice(6)).toEqual(['session/end-seed', 'turn/start'])
   })
 
   it('cuts an unparsable last line and leaves no lock behind a refused load (scenarios 10, 11)', async () => {

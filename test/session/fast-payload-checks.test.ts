@@ -34,6 +34,8 @@ const chunks: Json[] = [
   { type: 'finish', reason: 'stop' },
   { type: 'finish', reason: 'tool-calls', providerFinishReason: 'tool_use' },
   { type: 'finish', reason: 'max-tokens' },
+  { type: 'usage', usage: { inputTokens: 1, outputTokens: 2 } },
+  { type: 'usage', usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 3, cacheWriteTokens: 0, reasoningTokens: 7 } },
 ]
 /** Valid payloads of the fast-checked types; each must take the fast path. */
 const payloads: readonly (readonly [string, Json])[] = [
@@ -43,6 +45,8 @@ const payloads: readonly (readonly [string, Json])[] = [
   ['step/end', { turn: 1, step: 2 }],
   ...chunks.map((chunk) => ['assistant/chunk', { turn: 1, step: 1, chunk }] as const),
   ['assistant/message', { turn: 1, step: 1, message: assistantMessage }],
+  ['assistant/message', { turn: 1, step: 1, message: assistantMessage, usage: { inputTokens: 1, outputTokens: 1 } }],
+  ['assistant/message', { turn: 1, step: 1, message: assistantMessage, usage: { inputTokens: 5, outputTokens: 0, reasoningTokens: 4 }, interrupted: true }],
   ['tool/call', { turn: 1, step: 1, callId: 'call_1', name: 'noop', arguments: '{}' }],
   ['tool/result', { turn: 1, step: 1, message: toolResult }],
   ['tool/result', { turn: 1, step: 1, message: { ...toolResult, content: [{ type: 'tool-result', toolCallId: 'call_1', content: [] }] } }],
@@ -117,13 +121,13 @@ describe('fast payload checks', () => {
     expect(rejected).toBeGreaterThan(1000)
   })
 
-  test('chunks: the fast check accepts only what the schema accepts, and leaves usage and failing finishes to it', () => {
+  test('chunks: the fast check accepts only what the schema accepts, and leaves raw usage and failing finishes to it', () => {
     for (const chunk of chunks) {
       expect(isStreamChunkFast(chunk)).toBe(true)
       for (const variant of mutations(chunk)) if (isStreamChunkFast(variant)) expect(streamChunkSchema.safeParse(variant).success).toBe(true)
     }
     const failing = { type: 'finish', reason: 'error', failure: { code: 'network', message: 'down', phase: 'stream', retryable: true } }
-    const usage = { type: 'usage', usage: { inputTokens: 1, outputTokens: 2 } }
+    const usage = { type: 'usage', usage: { inputTokens: 1, outputTokens: 2, raw: { prompt_tokens: 1 } } }
     expect([isStreamChunkFast(failing), isStreamChunkFast(usage), isStreamChunkFast({ type: 'finish', reason: 'stop', failure: failing.failure })]).toEqual([false, false, false])
     expect(streamChunkSchema.safeParse(usage).success).toBe(true)
   })
@@ -141,13 +145,12 @@ describe('fast payload checks', () => {
     expect([isUserMessage(toolResult), isToolResultMessage(userMessage), isAssistantMessage(userMessage)]).toEqual([false, false, false])
   })
 
-  test('payloads outside the fast shapes fall back (meta, cause, usage, interrupted, error)', () => {
+  test('payloads outside the fast shapes fall back (meta, cause, raw usage, error)', () => {
     const fallback: readonly (readonly [string, Json])[] = [
       ['step/end', { turn: 1, step: 1, meta: { synthetic: true } }],
       ['turn/end', { turn: 1, reason: { kind: 'completed' }, meta: { synthetic: true } }],
       ['turn/end', { turn: 1, reason: { kind: 'max-steps' } }],
-      ['assistant/message', { turn: 1, step: 1, message: assistantMessage, usage: { inputTokens: 1, outputTokens: 1 } }],
-      ['assistant/message', { turn: 1, step: 1, message: assistantMessage, interrupted: true }],
+      ['assistant/message', { turn: 1, step: 1, message: assistantMessage, usage: { inputTokens: 1, outputTokens: 1, raw: {} } }],
       ['tool/result', { turn: 1, step: 1, message: toolResult, error: { name: 'Error', code: 'E' } }],
       ['user/message', { ...userMessage, source: { kind: 'plugin', plugin: 'p' } }],
       ['request/header', { header: { config: { provider: 'p', model: 'm', maxTokens: 5 }, adapterDefaults: { maxTokens: true } }, reason: 'resume' }],

@@ -132,12 +132,32 @@ export class JsonlLeases {
    * @throws `LeaseLostError`
    */
   async checkToken(record: LeaseRecord): Promise<void> {
+    this.confirmToken(record, await this.readToken(record))
+  }
+
+  /**
+   * The first half of {@link checkToken}, to run beside other reads: the token the lock file
+   * carries now (`undefined` when it is missing or unreadable), or `null` without locking.
+   *
+   * @throws `LeaseLostError` when the lease already ended; the file system's read errors
+   */
+  async readToken(record: LeaseRecord): Promise<string | null | undefined> {
     const sessionId = record.lease.sessionId
     if (!record.live) throw leaseLost(sessionId, 'the lease ended; nothing was written')
-    if (!this.#options.lock) return
-    const path = this.#options.lockPathOf(sessionId)
-    if ((await lockTokenAt(this.#options.fileSystem, path)) === record.lease.token) return
-    const error = leaseLost(sessionId, `the lock ${path} is missing or names another holder; nothing was written`)
+    if (!this.#options.lock) return null
+    return lockTokenAt(this.#options.fileSystem, this.#options.lockPathOf(sessionId))
+  }
+
+  /**
+   * The second half of {@link checkToken}: the verdict on what {@link readToken} read.
+   *
+   * @throws `LeaseLostError`
+   */
+  confirmToken(record: LeaseRecord, token: string | null | undefined): void {
+    const sessionId = record.lease.sessionId
+    if (!record.live) throw leaseLost(sessionId, 'the lease ended; nothing was written')
+    if (token === null || token === record.lease.token) return
+    const error = leaseLost(sessionId, `the lock ${this.#options.lockPathOf(sessionId)} is missing or names another holder; nothing was written`)
     this.#end(record, () => error)
     throw error
   }

@@ -9,9 +9,13 @@ import { hostname } from 'node:os'
 import { ErrorCode } from '../../errors/codes.js'
 import type { LockHolder } from '../../errors/lock-holder.js'
 import { SessionLockedError } from '../../errors/session-locked-error.js'
-import type { JsonlFileSystem } from './jsonl-file-system.js'
+import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
 import { errorCodeOf, writeTempFile } from './jsonl-file-operations.js'
 import { randomHex } from '../random-hex.js'
+
+/** More than a lock file ever holds (`{"pid","host","token","acquiredAt"}` is about 150 bytes). */
+const LOCK_READ_BYTES = 4_096
+const decoder = new TextDecoder()
 
 /** A lock file's content. */
 interface LockRecord extends LockHolder {
@@ -40,14 +44,23 @@ export interface TakenLock {
  * @internal
  */
 export async function readLockFile(fileSystem: JsonlFileSystem, path: string): Promise<LockRecord | null | undefined> {
-  let bytes: Uint8Array
+  // Every append re-reads the lock (J15), so this is one open, one read and one close (a
+  // `readFile` adds an fstat and a second read). A lock is published whole by `link` and never
+  // rewritten, so one read of up to LOCK_READ_BYTES sees all of it; a longer file is no lock of ours.
+  let handle: JsonlFileHandle
   try {
-    bytes = await fileSystem.readFile(path)
+    handle = await fileSystem.open(path, 'r')
   } catch (error) {
     if (errorCodeOf(error) === 'ENOENT') return null
     throw error
   }
-  return parseLock(new TextDecoder().decode(bytes))
+  try {
+    const buffer = new Uint8Array(LOCK_READ_BYTES)
+    const { bytesRead } = await fileSystem.read(handle, buffer, 0, LOCK_READ_BYTES, 0)
+    return bytesRead === LOCK_READ_BYTES ? undefined : parseLock(decoder.decode(buffer.subarray(0, bytesRead)))
+  } finally {
+    await fileSystem.close(handle).catch(() => undefined)
+  }
 }
 
 function parseLock(text: string): LockRecord | undefined {

@@ -34,6 +34,7 @@ import { type FoundLog, JsonlLogFiles } from './jsonl-log-files.js'
 import { type ReadLog, type RepairPlan, readLogFile, readLogHeader, revisionOf } from './jsonl-log-reader.js'
 import { type JsonlPersistenceOptions, type ValidatedJsonlOptions, validateJsonlOptions } from './jsonl-persistence-options.js'
 import { type Compression, type LogState, rewriteTail } from './jsonl-repair.js'
+import { freezeParsedJson } from '../../session/snapshot-json.js'
 
 export type { JsonlPersistenceOptions } from './jsonl-persistence-options.js'
 
@@ -198,6 +199,8 @@ class JsonlAdapter implements JsonlPersistence {
       this.#failures.delete(sessionId)
       this.#remember(sessionId, found, read)
     }
+    // Frozen here and recorded, so the read gates and a resume seed keep these events instead of copying each.
+    freezeParsedJson(read.events)
     const log: { -readonly [K in keyof StoredLog]: StoredLog[K] } = {
       header: read.header,
       events: read.events,
@@ -357,6 +360,10 @@ class JsonlAdapter implements JsonlPersistence {
       })
     }
     const bytes = await this.#encode(log.compression, encodeBatch(events, { packChunks: this.#packChunks }))
+    // The lock's re-read (J15) is independent of the log's open and size check (J6): it runs
+    // beside them, and its verdict is taken after theirs.
+    const token = this.#leases.readToken(record)
+    token.catch(() => undefined)
     const handle = await this.#fileSystem.open(log.path, 'r+')
     try {
       const actual = Number((await this.#fileSystem.fstat(handle)).size)
@@ -369,7 +376,7 @@ class JsonlAdapter implements JsonlPersistence {
           actualBytes: actual,
         })
       }
-      await this.#leases.checkToken(record)
+      this.#leases.confirmToken(record, await token)
       await this.#writeDurably(sessionId, handle, log, bytes, events.length)
     } finally {
       await this.#fileSystem.close(handle).catch(() => undefined)
@@ -437,8 +444,11 @@ class JsonlAdapter implements JsonlPersistence {
         ? [encoder.encode(encodeHeaderLine(header) + batch)]
         : [await this.#encode(compression, encodeHeaderLine(header)), await this.#encode(compression, batch)]
     await this.#files.ensure()
+    // As in an append, the lock is re-read beside the existence check; verdicts in that order.
+    const token = this.#leases.readToken(record)
+    token.catch(() => undefined)
     if ((await this.#files.existing(sessionId)).length > 0) throw this.#exists(sessionId, path)
-    await this.#leases.checkToken(record)
+    this.#leases.confirmToken(record, await token)
     const tempPath = await writeTempFile(this.#fileSystem, path, chunks)
     try {
       await publishFile(this.#fileSystem, tempPath, path, () => this.#exists(sessionId, path))
