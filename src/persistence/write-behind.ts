@@ -5,7 +5,7 @@ import { PersistenceError } from '../errors/persistence-error.js'
 import type { Clock } from '../kernel/host-services.js'
 import { typedSchema } from '../session/schema-primitives.js'
 import type { SessionEvent } from '../session/session-event.js'
-import { forgetJsonText, jsonText, rememberJsonText } from '../session/json-text.js'
+import { forgetJsonTexts, handOnJsonTexts, jsonText } from '../session/json-text.js'
 import type { JsonValue } from '../session/json-value.js'
 
 /** The batching options of write-behind (the `writeBehind` config, 03-persistence.md §6). */
@@ -114,6 +114,8 @@ export class WriteBehind {
   #events: SessionEvent[] = []
   #texts: string[] = []
   #bytes = 0
+  /** Queued events that are not deep-frozen at their top (never for committed events): their texts are not handed on. */
+  #unfrozen = 0
   /** The settle handling of the write in flight (never rejects). */
   #inFlight: Promise<WriteOutcome> | undefined
   #cancelWindow: (() => void) | undefined
@@ -195,8 +197,8 @@ export class WriteBehind {
       throw new PersistenceError({ code: ErrorCode.CLOSED, detail: `write-behind is disposed; event seq ${event.seq} refused` })
     }
     const text = jsonText(event as unknown as JsonValue)
-    // Handed on to the encoder (WB7) while the event waits; only a frozen event's text stays true.
-    if (Object.isFrozen(event) && Object.isFrozen(event.data)) rememberJsonText(event, text)
+    // Handed on to the encoder with the batch (WB7); only a frozen event's text stays true.
+    if (!Object.isFrozen(event) || !Object.isFrozen(event.data)) this.#unfrozen++
     const wasEmpty = this.#events.length === 0
     this.#events.push(event)
     this.#texts.push(text)
@@ -288,12 +290,16 @@ export class WriteBehind {
   /** Takes the whole queue as one batch and writes it; the returned promise never rejects. */
   #startWrite(automatic: boolean): Promise<WriteOutcome> {
     this.#closeWindow()
-    const batch = this.#events
+    // Frozen, so the texts handed on with it stay aligned with its events.
+    const batch = Object.freeze(this.#events)
     const texts = this.#texts
     const bytes = this.#bytes
+    const unfrozen = this.#unfrozen
+    if (unfrozen === 0) handOnJsonTexts(batch, texts)
     this.#events = []
     this.#texts = []
     this.#bytes = 0
+    this.#unfrozen = 0
     let attempt: Promise<void>
     try {
       attempt = Promise.resolve(this.#write(batch, texts))
@@ -303,7 +309,7 @@ export class WriteBehind {
     const settled = attempt.then(
       (): WriteOutcome => {
         this.#inFlight = undefined
-        for (const event of batch) forgetJsonText(event)
+        forgetJsonTexts(batch)
         this.#latestFailed = false
         this.#lastError = undefined
         if (automatic) this.#afterAutomaticWrite()
@@ -311,9 +317,11 @@ export class WriteBehind {
       },
       (error: unknown): WriteOutcome => {
         this.#inFlight = undefined
+        forgetJsonTexts(batch)
         this.#events = batch.concat(this.#events)
         this.#texts = texts.concat(this.#texts)
         this.#bytes += bytes
+        this.#unfrozen += unfrozen
         this.#closeWindow()
         this.#paused = true
         this.#latestFailed = true

@@ -1,43 +1,54 @@
 import type { JsonValue } from './json-value.js'
 
-/** Texts handed on from write-behind to the encoder (WB7), keyed by the frozen event. */
-const handedOn = new WeakMap<object, string>()
+/**
+ * Texts handed on from write-behind to the encoder (WB7), keyed by the frozen batch they belong
+ * to, index for index: one entry per batch, since a weak map with an entry per event slows every
+ * garbage collection.
+ */
+const handedOn = new WeakMap<readonly object[], readonly string[]>()
 
 /**
- * Records the JSON text of a deep-frozen value so {@link jsonText} returns it without
+ * Records the JSON texts of a batch of deep-frozen values so the encoder takes them instead of
  * stringifying again (write-behind measures each event once and hands the text on, WB7). The
- * caller removes it with {@link forgetJsonText} once the text is no longer needed.
+ * caller removes them with {@link forgetJsonTexts} once they are no longer needed.
  *
- * @param value - a deep-frozen lossless-JSON object (a committed event)
- * @param text - its `JSON.stringify` text
+ * @param batch - a frozen array of deep-frozen lossless-JSON objects (committed events)
+ * @param texts - `texts[i]` is the `JSON.stringify` text of `batch[i]`
  * @internal
  */
-export function rememberJsonText(value: object, text: string): void {
-  handedOn.set(value, text)
+export function handOnJsonTexts(batch: readonly object[], texts: readonly string[]): void {
+  if (Object.isFrozen(batch) && texts.length === batch.length) handedOn.set(batch, texts)
 }
 
 /**
- * Drops a text recorded by {@link rememberJsonText}.
+ * The texts recorded for `batch` by {@link handOnJsonTexts}, if any.
  *
- * @param value - the value it was recorded for
+ * @param batch - a batch as handed to an adapter
+ * @returns the texts, index for index, or `undefined`
  * @internal
  */
-export function forgetJsonText(value: object): void {
-  handedOn.delete(value)
+export function handedOnJsonTexts(batch: readonly object[]): readonly string[] | undefined {
+  return handedOn.get(batch)
+}
+
+/**
+ * Drops the texts recorded by {@link handOnJsonTexts}.
+ *
+ * @param batch - the batch they were recorded for
+ * @internal
+ */
+export function forgetJsonTexts(batch: readonly object[]): void {
+  handedOn.delete(batch)
 }
 
 /**
  * `JSON.stringify` of a lossless-JSON value, without its recursion limit: the native call for
  * ordinary values, an iterative writer (same output) when the value nests deeper than the
- * native stack allows. A text recorded by {@link rememberJsonText} is returned as it is.
+ * native stack allows.
  *
  * @internal
  */
 export function jsonText(value: JsonValue): string {
-  if (typeof value === 'object' && value !== null) {
-    const known = handedOn.get(value)
-    if (known !== undefined) return known
-  }
   try {
     return JSON.stringify(value)
   } catch (error) {

@@ -7,6 +7,7 @@ import {
   type WriteBehindOptions,
   writeBehindOptionsSchema,
 } from '../../src/persistence/write-behind.js'
+import { handedOnJsonTexts } from '../../src/session/json-text.js'
 import type { SessionEvent } from '../../src/session/session-event.js'
 import { logOf, UM } from '../session/builders.js'
 
@@ -273,6 +274,34 @@ describe('WriteBehind windows (WB1–WB3)', () => {
     expect(reads).toBe(1)
     expect(written[0]).toBe(counted)
     expect(attemptAt(subject, 0).texts).toEqual([text])
+  })
+})
+
+describe('WriteBehind hands the measured texts on (WB7)', () => {
+  test('each batch is frozen and carries the texts measured at enqueue, until its write settles', async () => {
+    const seen: { frozen: boolean; handed: readonly string[] | undefined }[] = []
+    let batches: (readonly SessionEvent[])[] = []
+    const queue = new WriteBehind({
+      clock: fakeClock({ now: 0 }),
+      options: writeBehindOptionsSchema.parse({}),
+      write: async (batch) => {
+        batches.push(batch)
+        seen.push({ frozen: Object.isFrozen(batch), handed: handedOnJsonTexts(batch) })
+      },
+      onFailure: () => {},
+    })
+    const log = events(3)
+    for (const event of log) queue.enqueue(event)
+    await queue.flush()
+    expect(seen).toEqual([{ frozen: true, handed: log.map((event) => JSON.stringify(event)) }])
+    expect(handedOnJsonTexts(batches[0] as readonly SessionEvent[])).toBeUndefined()
+    // An event that is not frozen (never a committed one) keeps its batch's texts from being handed on.
+    batches = []
+    seen.length = 0
+    queue.enqueue({ type: 'test/note', seq: 3, time: 0, data: { open: true } } as SessionEvent)
+    await queue.flush()
+    expect(seen).toEqual([{ frozen: true, handed: undefined }])
+    queue.dispose()
   })
 })
 

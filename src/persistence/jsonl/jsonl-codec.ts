@@ -11,7 +11,7 @@ import { SessionFormatUnsupportedError } from '../../errors/session-format-unsup
 import type { SessionEvent } from '../../session/session-event.js'
 import { buildSessionHeader, isSessionId, SESSION_FORMAT_VERSION, type SessionHeader } from '../../session/session-header.js'
 import { type ChunkRunRow, isChunkRunRow, packRecords, unpackRow } from '../chunk-runs.js'
-import { jsonText } from '../../session/json-text.js'
+import { handedOnJsonTexts, jsonText } from '../../session/json-text.js'
 import type { JsonValue } from '../../session/json-value.js'
 
 /** The optional header keys, in stored order (H1). */
@@ -51,9 +51,24 @@ export interface EncodeBatchOptions {
  * @returns the batch text (empty for no events)
  */
 export function encodeBatch(events: readonly SessionEvent[], options: EncodeBatchOptions): string {
-  const records: readonly (SessionEvent | ChunkRunRow)[] = options.packChunks ? packRecords(events) : events
+  // Write-behind measured every event's text at enqueue and handed the texts on with the batch (WB7).
+  const texts = handedOnJsonTexts(events)
   let text = ''
-  for (const record of records) text += `${jsonText(record as unknown as JsonValue)}\n`
+  if (!options.packChunks) {
+    for (let index = 0; index < events.length; index++) text += `${texts?.[index] ?? jsonText(events[index] as unknown as JsonValue)}\n`
+    return text
+  }
+  let at = 0
+  for (const record of packRecords(events)) {
+    // packRecords keeps every unpacked event as the same object, in order; a row stands for its members.
+    if (record === events[at]) {
+      text += `${texts?.[at] ?? jsonText(record as unknown as JsonValue)}\n`
+      at++
+    } else {
+      text += `${jsonText(record as unknown as JsonValue)}\n`
+      at += (record as ChunkRunRow).values.length
+    }
+  }
   return text
 }
 
