@@ -187,6 +187,17 @@ describe('jsonlPersistence: layout, create and append', () => {
     expectError(await rejectionOf(J1.load('s1')), PersistenceError, 'SESSION_NOT_FOUND')
   })
 
+  it('deletes the quarantines, crashed temp files and index of an id with its log, and nothing of another id', async () => {
+    const J1 = J()
+    await store(J1, [log()])
+    const leftovers = ['s1.jsonl.corrupt-777', 's1.jsonl.gz.corrupt-1', 's1.jsonl.0123456789ab.tmp', 's1.jsonl.idx']
+    const others = ['s10.jsonl', 's1.jsonl.jsonl', 's1.jsonl.jsonl.corrupt-5', 's1.jsonl.corrupt-x', 's1.jsonl.note', 's1.lock.takeover']
+    for (const name of [...leftovers, ...others]) await writeFile(file(name), 'x')
+    await J1.delete('s1')
+    expect((await readdir(dir)).sort()).toEqual([...others].sort())
+    expectError(await rejectionOf(J1.delete('s1')), PersistenceError, 'SESSION_NOT_FOUND')
+  })
+
   it('reads the committed suffix from a seq, never the closers (scenario 18)', async () => {
     const J1 = J()
     const events = log()

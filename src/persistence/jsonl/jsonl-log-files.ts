@@ -17,6 +17,8 @@ import type { Compression } from './jsonl-repair.js'
 
 /** The file suffix of each codec (J1). */
 export const logExtensions = { none: '.jsonl', gzip: '.jsonl.gz', zstd: '.jsonl.zst' } as const satisfies Record<Compression, string>
+/** What follows a log's name in a leftover of it: a quarantine, a temp file, a sidecar index. */
+const LEFTOVER = /^\.(?:corrupt-\d+|[0-9a-f]{12}\.tmp|idx)$/
 /** Longest first, so `.jsonl.gz` is not read as an id ending in `.jsonl`. */
 const suffixes = [
   ['zstd', logExtensions.zstd],
@@ -128,6 +130,29 @@ export class JsonlLogFiles {
     const log = found[0]
     if (log === undefined) throw this.notFound(sessionId)
     return log
+  }
+
+  /**
+   * The leftovers of an id's logs that `delete` removes with them (A9): quarantined originals
+   * (`<log>.corrupt-<time>`, J14), temp files a crashed write left (`<log>.<hex>.tmp`) and sidecar
+   * indexes (`<log>.idx`), whatever the codec. Lock files are the leases' business.
+   *
+   * @returns their paths; empty when the directory does not exist
+   */
+  async leftovers(sessionId: string): Promise<string[]> {
+    let names: string[]
+    try {
+      names = await this.#fileSystem.readdir(this.dir)
+    } catch (error) {
+      if (errorCodeOf(error) === 'ENOENT') return []
+      throw this.dirError(error)
+    }
+    const logNames = suffixes.map(([, suffix]) => `${fileNameOf(sessionId)}${suffix}`)
+    const paths: string[] = []
+    for (const name of names) {
+      if (logNames.some((logName) => name.startsWith(logName) && LEFTOVER.test(name.slice(logName.length)))) paths.push(join(this.dir, name))
+    }
+    return paths
   }
 
   /** The log files of the directory by id (J4); empty when it does not exist. */

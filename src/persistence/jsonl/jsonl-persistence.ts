@@ -299,9 +299,11 @@ class JsonlAdapter implements JsonlPersistence {
       const found = await this.#files.existing(sessionId)
       const registered = this.#registrations.delete(sessionId)
       if (found.length === 0 && !registered) throw this.#files.notFound(sessionId)
-      for (const log of found) {
-        await this.#fileSystem.unlink(log.path)
-        await this.#fileSystem.unlink(`${log.path}.idx`).catch((error: unknown) => {
+      for (const log of found) await this.#fileSystem.unlink(log.path)
+      // A9: the auxiliary files go with the log (readers see the whole log or nothing, so after it).
+      const leftovers = found.length > 0 ? await this.#files.leftovers(sessionId) : []
+      for (const path of leftovers) {
+        await this.#fileSystem.unlink(path).catch((error: unknown) => {
           if (errorCodeOf(error) !== 'ENOENT') throw error
         })
       }
