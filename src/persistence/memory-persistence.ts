@@ -16,6 +16,7 @@ import { SessionFormatUnsupportedError } from '../errors/session-format-unsuppor
 import { SessionLockedError } from '../errors/session-locked-error.js'
 import type { SessionEvent } from '../session/session-event.js'
 import { buildSessionHeader, type SessionHeader } from '../session/session-header.js'
+import { markParsedJson } from '../session/snapshot-json.js'
 import { encodeBatch, encodeHeaderLine, isEventEnvelope, type ScanResult, scanHeader, scanLog } from './jsonl/jsonl-codec.js'
 import type {
   AppendBatchOptions,
@@ -267,6 +268,8 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       const entry = store.logs.get(sessionId)
       if (entry === undefined) throw notFound(sessionId)
       const result = scanOf(sessionId, entry, loadOptions.truncateAtCorruption === true)
+      // Parsed afresh from the stored bytes: the coordinator may adopt them rather than copy them.
+      markParsedJson(result.events)
       const log: { -readonly [K in keyof StoredLog]: StoredLog[K] } = {
         header: result.header,
         events: result.events,

@@ -64,7 +64,7 @@ export function buildSession(options: CreateSessionOptions, hooks: SessionHooks 
     if (!Array.isArray(seed)) {
       throw new InvalidArgumentError({ argument: 'options.seed', reason: `session "${id}": seed must be an array of events`, value: seed })
     }
-    // A list a reader froze and recorded (freezeParsedJson) is lossless JSON already: not copied again.
+    // A load the coordinator adopted (adoptParsedJson) is lossless JSON already: not copied again.
     const shared = isSharedSnapshot(seed)
     for (let index = 0; index < seed.length; index++) session.seed(seed[index], index, shared)
   }

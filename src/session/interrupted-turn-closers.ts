@@ -46,7 +46,16 @@ export function interruptedTurnClosers(events: readonly SessionEvent[]): Session
   let openStep: number | null = null
   const pending = new Map<string, PendingCall>()
 
-  for (const event of events) {
+  // Every turn/end, and a turn/start with a valid turn, resets the whole state: only the events
+  // from the last such one on matter, so a long balanced log costs one backward scan to its end.
+  let start = events.length - 1
+  while (start > 0) {
+    const event = events[start] as SessionEvent
+    if (event.type === 'turn/end' || (event.type === 'turn/start' && positiveInteger(field(event.data, 'turn')) !== null)) break
+    start--
+  }
+  for (let index = Math.max(start, 0); index < events.length; index++) {
+    const event = events[index] as SessionEvent
     const data = event.data
     switch (event.type) {
       case 'turn/start':

@@ -355,7 +355,7 @@ export class Session {
     const where = (): SessionErrorLocation => ({ sessionId: this.id, index })
     const invalid = (field: string, detail: string, expected?: unknown): SessionEventError =>
       new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...where(), detail, field, ...(expected === undefined ? {} : { expected }) })
-    // An event of a recorded seed list (a reader froze it, freezeParsedJson) is kept as it is.
+    // An event of a recorded seed list (the coordinator adopted a load, adoptParsedJson) is kept as it is.
     const copied = shared ? (raw as JsonValue) : copyJson(raw, 'event', where())
     if (typeof copied !== 'object' || copied === null || Array.isArray(copied)) throw invalid('event', 'a seed event must be an object')
     const record = copied as { readonly [key: string]: JsonValue }

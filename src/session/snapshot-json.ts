@@ -45,34 +45,66 @@ export function shareSnapshot<T extends JsonValue>(copy: T): T {
   return copy
 }
 /**
- * Deep-freezes a list of values that came straight from `JSON.parse` (or were built of such
- * values) and, when every one is lossless JSON, freezes the list and records it like
- * {@link shareSnapshot}: a seed from it (a load's read gates, a resume) then keeps its elements
- * instead of walking and copying each again. `JSON.parse` only yields plain, dense, acyclic,
- * string-keyed data, so the one rule left to check is the numbers: an overflowing literal parses
- * to `Infinity`, and `-0` to negative zero. A list holding such a value stays unrecorded (parts
- * of it may be frozen), and the full snapshot of a seed then rejects it with its path. One
- * record per list, not per element: a large weak set slows every garbage collection.
+ * Lists an adapter produced with `JSON.parse` and handed out at once (a load's events), so
+ * {@link adoptParsedJson} may freeze them in place. One entry per list, not per element: a large
+ * weak set slows every garbage collection.
+ */
+const parsedLists = new WeakSet<readonly unknown[]>()
+
+/**
+ * Marks a fresh list of `JSON.parse` results (a JSONL or memory `load`): the persistence
+ * coordinator may then adopt it with {@link adoptParsedJson} instead of having a seed copy it.
+ * The values stay as they are (an adapter's load returns fresh, mutable objects, A4).
  *
- * @param values - fresh `JSON.parse` results nobody else holds yet
- * @returns whether the list was recorded
+ * @param values - fresh `JSON.parse` results, plain data
  * @internal
  */
-export function freezeParsedJson(values: unknown[]): boolean {
+export function markParsedJson(values: readonly unknown[]): void {
+  parsedLists.add(values)
+}
+
+/**
+ * Adopts a list marked by {@link markParsedJson}: deep-freezes it in place and, when every value
+ * is lossless JSON, freezes the list and records it like {@link shareSnapshot}, so a seed from it
+ * (the read gates, a resume) keeps its values instead of walking and copying each again.
+ * `JSON.parse` yields plain, dense, acyclic, string-keyed data; what is checked is what it cannot
+ * rule out (an overflowing literal parses to `Infinity`, `-0` to negative zero) and what a
+ * wrapping adapter could have put in since (another prototype, a non-JSON value, a node seen
+ * twice). A list that fails stays unrecorded (parts of it may be frozen), and the full snapshot
+ * of a seed then rejects or copies it as usual.
+ *
+ * @param values - a list an adapter's `load` returned
+ * @returns whether it was recorded
+ * @internal
+ */
+export function adoptParsedJson(values: readonly unknown[]): boolean {
+  if (!parsedLists.has(values) || Object.isFrozen(values) || !Array.isArray(values)) return false
+  parsedLists.delete(values)
   const pending: object[] = []
   for (const value of values) {
     if (typeof value !== 'object' || value === null) return false
     pending.push(value)
     while (pending.length > 0) {
       const node = pending.pop() as Record<string, unknown>
-      const keys = Array.isArray(node) ? undefined : Object.keys(node)
+      if (Object.isFrozen(node)) return false
+      const isArray = Array.isArray(node)
+      if (Object.getPrototypeOf(node) !== (isArray ? Array.prototype : Object.prototype)) return false
+      const keys = isArray ? undefined : Object.keys(node)
       const length = keys === undefined ? (node as unknown as unknown[]).length : keys.length
       for (let index = 0; index < length; index++) {
         const child = keys === undefined ? (node as unknown as unknown[])[index] : node[keys[index] as string]
-        if (typeof child === 'object') {
-          if (child !== null) pending.push(child)
-        } else if (typeof child === 'number' && (child - child !== 0 || (child === 0 && 1 / child < 0))) {
-          return false
+        switch (typeof child) {
+          case 'object':
+            if (child !== null) pending.push(child)
+            break
+          case 'number':
+            if (child - child !== 0 || (child === 0 && 1 / child < 0)) return false
+            break
+          case 'string':
+          case 'boolean':
+            break
+          default:
+            return false
         }
       }
       Object.freeze(node)
@@ -84,7 +116,7 @@ export function freezeParsedJson(values: unknown[]): boolean {
 
 /**
  * Whether `value` was recorded as deep-frozen lossless JSON ({@link shareSnapshot},
- * {@link freezeParsedJson}).
+ * {@link adoptParsedJson}).
  *
  * @internal
  */

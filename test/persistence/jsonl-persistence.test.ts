@@ -718,33 +718,36 @@ describe('jsonlPersistence: a cut at every byte offset loads and repairs (scenar
   }, 120_000)
 })
 
-describe('jsonlPersistence: loaded events are frozen and shared', () => {
-  it('returns a deep-frozen list that a seed keeps instead of copying', async () => {
+describe('jsonlPersistence: loaded events are adopted, not copied', () => {
+  it('returns fresh mutable objects from the adapter, and frozen shared ones through the coordinator', async () => {
     await store(J(), [log()])
-    const loaded = await J().load('s1')
+    const raw = await J().load('s1')
+    expect(Object.isFrozen(raw.events) || Object.isFrozen(raw.events[0])).toBe(false)
+    ;(raw.events[0] as { type: string }).type = 'mutated'
+    const harness = await freshHarness({ persistence: J() })
+    const loaded = await harness.persistence.load('s1')
+    expect(loaded.events.map(json)).toEqual(log().map(json))
     expect(Object.isFrozen(loaded.events)).toBe(true)
-    for (const event of loaded.events) {
-      expect([Object.isFrozen(event), Object.isFrozen(event.data)]).toEqual([true, true])
-    }
+    for (const event of loaded.events) expect([Object.isFrozen(event), Object.isFrozen(event.data)]).toEqual([true, true])
     const message = loaded.events[2]?.data as { content: { text: string }[] }
     expect(Object.isFrozen(message.content[0])).toBe(true)
     const seeded = createSession({ id: 's1', seed: loaded.events })
-    expect(seeded.events.slice(0, 6).map((event) => event.data)).toEqual(loaded.events.map((event) => event.data))
     expect(seeded.events.slice(0, 6).every((event, index) => event.data === loaded.events[index]?.data)).toBe(true)
     expect(seeded.events.map(json).slice(0, 6)).toEqual(log().map(json))
+    // A list nobody marked (a caller's own) is copied as before.
+    const copied = createSession({ id: 's1', seed: log() })
+    expect(copied.events[0]?.data).not.toBe(log()[0]?.data)
+    await harness.close()
   })
 
   it.each([
     ['an overflowing number', '1e999', 'non-finite number'],
     ['negative zero', '-0', 'negative zero'],
-  ])('leaves a log with %s unshared, and the read gates reject it with its seq', async (_label, literal, reason) => {
+  ])('does not adopt a log with %s, and the read gates reject it with its seq', async (_label, literal, reason) => {
     await writeLog(`${log().map(lineOf).join('')}{"type":"x/note","seq":6,"time":1000,"data":{"n":${literal}},"ignorable":true}\n`)
-    const loaded = await J().load('s1')
-    expect(Object.isFrozen(loaded.events)).toBe(false)
-    expect(thrownBy(() => createSession({ id: 's1', seed: loaded.events }))).toMatchObject({ code: 'NOT_JSON', index: 6, reason })
     const harness = await freshHarness({ persistence: J() })
     const error = expectError(await rejectionOf(harness.persistence.load('s1')), PersistenceCorruptionError, 'INVALID_EVENT', { seq: 6 })
-    expect(error.cause).toMatchObject({ code: 'NOT_JSON', reason })
+    expect(error.cause).toMatchObject({ code: 'NOT_JSON', reason, index: 6 })
     await harness.close()
   })
 })

@@ -35,6 +35,21 @@ describe('interruptedTurnClosers', () => {
     expect(interruptedTurnClosers(logOf(L1()))).toEqual([])
   })
 
+  test('reads only the last turn, and a turn/start without a valid turn does not start one', () => {
+    const open = logOf([...L1(), TS(2), TE(2, 'completed'), TS(3), SS(3, 1), AM(3, 1, text('x'), call('c1'))])
+    const n = open.length
+    expect(interruptedTurnClosers(open).map((event) => [event.type, event.seq, field(event.data, 'turn')])).toEqual([
+      ['tool/result', n, 3],
+      ['step/end', n + 1, 3],
+      ['turn/end', n + 2, 3],
+    ])
+    const last = open.at(-1) as SessionEvent
+    const bogus: SessionEvent = { type: 'turn/start', seq: last.seq + 1, time: last.time, data: { turn: 0 } }
+    expect(interruptedTurnClosers([...open, bogus]).map((event) => event.type)).toEqual(['tool/result', 'step/end', 'turn/end'])
+    const ended: SessionEvent = { type: 'turn/end', seq: last.seq + 1, time: last.time, data: { turn: 'x' } }
+    expect(interruptedTurnClosers([...open, ended])).toEqual([])
+  })
+
   test('closes an open step and turn (scenario 32)', () => {
     expect(interruptedTurnClosers(logOf([TS(1), SS(1, 1)]))).toStrictEqual([
       stepEnd(1, 1, 2),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { isJsonValue, shareSnapshot, snapshotJson } from '../../src/session/snapshot-json.js'
+import { createSession } from '../../src/session/create-session.js'
+import { adoptParsedJson, isJsonValue, isSharedSnapshot, markParsedJson, shareSnapshot, snapshotJson } from '../../src/session/snapshot-json.js'
 import { isDeepFrozen } from '../helpers/outcomes.js'
 
 describe('snapshotJson with sharing keeps its own earlier results', () => {
@@ -44,5 +45,39 @@ describe('snapshotJson with sharing keeps its own earlier results', () => {
     const again = snapshotJson({ inner: outer.inner }, 'data', undefined, true) as { inner: object }
     expect(again.inner).not.toBe(outer.inner)
     expect(again.inner).toEqual({ x: 1 })
+  })
+})
+
+describe('adoptParsedJson: a marked fresh parse is frozen in place and shared by seeds', () => {
+  const parsed = (): unknown[] => JSON.parse('[{"type":"test/note","seq":0,"time":1,"data":{"n":[1,{"__proto__":2}],"s":"x","b":true,"z":null},"ignorable":true}]') as unknown[]
+
+  it('adopts only a marked list, deep-freezes it and records it once', () => {
+    const unmarked = parsed()
+    expect(adoptParsedJson(unmarked)).toBe(false)
+    expect(Object.isFrozen(unmarked[0])).toBe(false)
+    const list = parsed()
+    markParsedJson(list)
+    expect(adoptParsedJson(list)).toBe(true)
+    expect([Object.isFrozen(list), isDeepFrozen(list), isSharedSnapshot(list)]).toEqual([true, true, true])
+    expect(Object.getPrototypeOf((list[0] as { data: { n: object[] } }).data.n[1])).toBe(Object.prototype)
+    expect(adoptParsedJson(list)).toBe(false)
+    const seeded = createSession({ id: 'a', seed: list })
+    expect(seeded.events[0]?.data).toBe((list[0] as { data: unknown }).data)
+  })
+
+  it.each([
+    ['Infinity', (list: unknown[]) => Object.assign((list[0] as { data: object }).data, { x: Number.POSITIVE_INFINITY })],
+    ['-0', (list: unknown[]) => Object.assign((list[0] as { data: object }).data, { x: -0 })],
+    ['a Date', (list: unknown[]) => Object.assign((list[0] as { data: object }).data, { x: new Date(0) })],
+    ['a function', (list: unknown[]) => Object.assign((list[0] as { data: object }).data, { x: () => 1 })],
+    ['undefined', (list: unknown[]) => Object.assign((list[0] as { data: object }).data, { x: undefined })],
+    ['a cycle', (list: unknown[]) => Object.assign((list[0] as { data: object }).data, { x: (list[0] as { data: object }).data })],
+    ['a null-prototype object', (list: unknown[]) => Object.assign((list[0] as { data: object }).data, { x: Object.create(null) })],
+  ])('leaves a list holding %s unrecorded, so a seed checks it in full', (_label, spoil) => {
+    const list = parsed()
+    spoil(list)
+    markParsedJson(list)
+    expect(adoptParsedJson(list)).toBe(false)
+    expect(isSharedSnapshot(list)).toBe(false)
   })
 })

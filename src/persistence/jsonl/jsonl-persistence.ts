@@ -34,7 +34,7 @@ import { type FoundLog, JsonlLogFiles } from './jsonl-log-files.js'
 import { type ReadLog, type RepairPlan, readLogFile, readLogHeader, revisionOf } from './jsonl-log-reader.js'
 import { type JsonlPersistenceOptions, type ValidatedJsonlOptions, validateJsonlOptions } from './jsonl-persistence-options.js'
 import { type Compression, type LogState, rewriteTail } from './jsonl-repair.js'
-import { freezeParsedJson } from '../../session/snapshot-json.js'
+import { markParsedJson } from '../../session/snapshot-json.js'
 
 export type { JsonlPersistenceOptions } from './jsonl-persistence-options.js'
 
@@ -199,8 +199,8 @@ class JsonlAdapter implements JsonlPersistence {
       this.#failures.delete(sessionId)
       this.#remember(sessionId, found, read)
     }
-    // Frozen here and recorded, so the read gates and a resume seed keep these events instead of copying each.
-    freezeParsedJson(read.events)
+    // Fresh JSON.parse results: the coordinator may adopt them rather than have each copied again.
+    markParsedJson(read.events)
     const log: { -readonly [K in keyof StoredLog]: StoredLog[K] } = {
       header: read.header,
       events: read.events,
