@@ -601,29 +601,29 @@ export class PersistenceCoordinator {
   }
 }
 
-function eventText(event: SessionEvent): string {
-  return jsonText(event as unknown as JsonValue)
-}
-
 /**
- * Whether two events are the same JSON. A seed from a recorded load keeps the loaded `data` and
- * `sourceEventSeqs` (adoptParsedJson), so a resumed session's events usually match field by
- * field without serializing either.
+ * C2's byte-exact comparison of a prepared event and the seeded one, up to the envelope's key
+ * order, which seeding puts in canonical order (02-session.md §1): a log written with another
+ * order is still resumable. A seed from an adopted load keeps the loaded `data` and
+ * `sourceEventSeqs` (adoptParsedJson), so those usually match by identity, without serializing.
  */
 function sameEvent(left: SessionEvent, right: SessionEvent): boolean {
   if (left === right) return true
-  if (
+  return (
     left.type === right.type &&
     left.seq === right.seq &&
     left.time === right.time &&
-    left.data === right.data &&
     left.ignorable === right.ignorable &&
-    left.surfaceOp === right.surfaceOp &&
-    left.sourceEventSeqs === right.sourceEventSeqs
-  ) {
-    return true
-  }
-  return eventText(left) === eventText(right)
+    sameJson(left.surfaceOp, right.surfaceOp) &&
+    sameJson(left.sourceEventSeqs, right.sourceEventSeqs) &&
+    sameJson(left.data, right.data)
+  )
+}
+
+function sameJson(left: unknown, right: unknown): boolean {
+  if (left === right) return true
+  if (left === undefined || right === undefined) return false
+  return jsonText(left as JsonValue) === jsonText(right as JsonValue)
 }
 
 function logOf(stored: StoredLog): LoadedLog {

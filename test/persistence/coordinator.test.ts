@@ -341,6 +341,12 @@ describe('prepare and binding (C2)', () => {
       SessionVetoError,
       'CREATE_VETOED',
     )
+    // Byte-exact (H3) inside data: the same values in another key order are another seed.
+    const reordered = prepared.events.map((event, index) =>
+      index === 2 ? { ...event, data: Object.fromEntries(Object.entries(event.data as object).reverse()) } : event,
+    )
+    expect(JSON.stringify(reordered[2]?.data)).not.toBe(JSON.stringify(prepared.events[2]?.data))
+    expectError(thrownBy(() => harness.sessions.create({ id: 's1', seed: reordered })), SessionVetoError, 'CREATE_VETOED')
     expect(harness.sessions.get('s1')).toBeUndefined()
     expectError(await rejectionOf(harness.persistence.prepare('s1')), PersistenceError, 'SESSION_RESERVED')
     const session = harness.sessions.create({ id: 's1', seed: prepared.events, header: prepared.header })
