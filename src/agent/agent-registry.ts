@@ -1,6 +1,8 @@
 import { AgentExistsError } from '../errors/agent-errors.js'
+import { ErrorCode } from '../errors/codes.js'
 import { HarnessClosedError } from '../errors/harness-closed-error.js'
 import { InvalidOptionsError } from '../errors/invalid-options-error.js'
+import { PersistenceError } from '../errors/persistence-error.js'
 import type { Context } from '../kernel/context.js'
 import type { Disposer } from '../kernel/effect.js'
 import { services } from '../kernel/services.js'
@@ -17,6 +19,9 @@ import type { LoopRequestMarks } from './build-request.js'
 import { assertNotStored, CreationSignal } from './creation-signal.js'
 import { ReactLoopAgent } from './react-loop-agent.js'
 import { prepareResumedSession, type ResumeAgentOptions } from './resume-agent.js'
+
+/** How many generated ids `create` draws before it reports the last one as taken. */
+const MAX_ID_DRAWS = 100
 
 /** Options of {@link AgentRegistry.create} (04-agent.md §13.1). */
 export interface CreateAgentOptions {
@@ -143,7 +148,7 @@ export class AgentRegistry {
    * @returns the published agent
    * @throws (as a rejection) {@link HarnessClosedError} once harness close began,
    *   {@link InvalidOptionsError}, {@link UnknownPresetError}, {@link AgentCreationAbortedError},
-   *   {@link AgentExistsError}, `PersistenceError` `SESSION_EXISTS` for an id with a stored log, or
+   *   {@link AgentExistsError}, `PersistenceError` `SESSION_EXISTS` for a given id with a stored log (a generated id that is live or stored is skipped), or
    *   what `setup` threw; nothing stays published and the id stays reusable
    */
   create(options: CreateAgentOptions = {}): Promise<Agent> {
@@ -154,14 +159,40 @@ export class AgentRegistry {
       const route = checkModel(options.model)
       const preset = presetForCreate(this.#core.ctx, options.preset)
       const plan = this.#plan(preset, route, caller)
-      const id = options.id ?? this.#core.ctx.get(services.ids)('session')
-      if (this.#core.live.has(id)) throw new AgentExistsError({ agentId: id })
-      await assertNotStored(this.#core.ctx, id)
+      const given = options.id
+      if (given !== undefined) {
+        if (this.#core.live.has(given)) throw new AgentExistsError({ agentId: given })
+        await assertNotStored(this.#core.ctx, given)
+      }
+      const id = given ?? (await this.#freshId(creation))
       creation.check()
       if (this.#core.live.has(id)) throw new AgentExistsError({ agentId: id })
       const staged = this.#core.ctx.get(services.sessions).stage({ id, ...(preset === undefined ? {} : { header: { agentPreset: preset.preset.name } }) })
       return this.#publish(staged, undefined, plan, options, creation, 'create')
     })
+  }
+
+  /**
+   * A generated session id that is neither live nor stored: a taken one is skipped rather than
+   * refused (a deterministic generator such as `fakeIds` restarts at `s1` over a directory that
+   * already holds `s1`). Random UUIDs take one draw.
+   */
+  async #freshId(creation: CreationSignal): Promise<string> {
+    const ids = this.#core.ctx.get(services.ids)
+    for (let attempt = 1; ; attempt++) {
+      const id = ids('session')
+      if (!this.#core.live.has(id)) {
+        try {
+          await assertNotStored(this.#core.ctx, id)
+          return id
+        } catch (error) {
+          if (!(PersistenceError.is(error) && error.code === ErrorCode.SESSION_EXISTS) || attempt >= MAX_ID_DRAWS) throw error
+        }
+      } else if (attempt >= MAX_ID_DRAWS) {
+        throw new AgentExistsError({ agentId: id })
+      }
+      creation.check()
+    }
   }
 
   /**

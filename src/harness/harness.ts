@@ -141,7 +141,7 @@ export interface Harness {
    * @param options - the overrides and the session id
    * @returns the published agent
    * @throws (as a rejection) {@link HarnessClosedError} after close; `PersistenceError`
-   *   `SESSION_EXISTS` for an id with a stored log; {@link AgentExistsError} for a live id;
+   *   `SESSION_EXISTS` for a given `sessionId` with a stored log; {@link AgentExistsError} for a live one (a generated id that is taken is skipped);
    *   {@link UnknownPresetError}; {@link AgentCreationAbortedError}; {@link InvalidOptionsError}.
    *   A failure publishes and persists nothing and leaves the id reusable.
    */

@@ -176,6 +176,26 @@ describe('existing id (scenario 15)', () => {
   })
 })
 
+describe('generated ids skip taken ones', () => {
+  test('a deterministic generator restarting over a directory that holds s1 gives s2; a live id is skipped too', async () => {
+    const first = await open({ persistence: { dir }, model: scriptedModel([text('one')]), ids: fakeIds() })
+    const stored = await first.createAgent()
+    expect(stored.id).toBe('s1')
+    await stored.run('hi')
+    await first.close()
+
+    const second = await open({ persistence: { dir }, model: scriptedModel([text('two')]), ids: fakeIds() })
+    const fresh = await second.createAgent()
+    expect(fresh.id).toBe('s2')
+    await second.createAgent({ sessionId: 's3' })
+    expect((await second.createAgent()).id).toBe('s4')
+    // The stored s1 is untouched and still resumes.
+    expect((await second.resumeAgent('s1')).session.turnState().nextTurn).toBe(2)
+    // A given id is still refused, not replaced.
+    expect(await rejectionOf(second.createAgent({ sessionId: 's2' }))).toMatchObject({ code: 'AGENT_EXISTS' })
+  })
+})
+
 describe('resume errors (scenario 17)', () => {
   test("resumeAgent('nope') rejects SESSION_NOT_FOUND; resuming a live agent's id rejects AGENT_EXISTS", async () => {
     const harness = await open({ persistence: { dir } })
