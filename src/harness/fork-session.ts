@@ -25,6 +25,32 @@ async function checkChildId(persistence: PersistenceCoordinator | undefined, id:
   throw forkExists(id, 'a stored')
 }
 
+/** How many generated child ids a fork draws before it reports the last one as taken. */
+const MAX_ID_DRAWS = 100
+
+/**
+ * A generated child id that is neither live nor stored: a taken one is skipped rather than
+ * refused, as `createAgent` does (a deterministic generator restarts over a stored directory).
+ */
+async function freshChildId(ctx: Context, persistence: PersistenceCoordinator | undefined): Promise<string> {
+  const sessions = ctx.get(services.sessions)
+  const ids = ctx.get(services.ids)
+  for (let attempt = 1; ; attempt++) {
+    const id = ids('session')
+    const taken = sessions.get(id) !== undefined
+    if (!taken) {
+      try {
+        await checkChildId(persistence, id)
+        return id
+      } catch (error) {
+        if (!(SessionForkError.is(error) && error.code === ErrorCode.SESSION_EXISTS) || attempt >= MAX_ID_DRAWS) throw error
+      }
+    } else if (attempt >= MAX_ID_DRAWS) {
+      throw forkExists(id, 'a live')
+    }
+  }
+}
+
 /**
  * Plans a fork of a stored log read with persistence `inspect` (nothing written, no lease). The
  * copyable events are the stored ones: when a repair is pending, the in-memory closers (and
@@ -61,7 +87,7 @@ async function planStoredFork(
  * @param sessionId - the source's id
  * @param options - `at` (inclusive), `id`
  * @returns the disposed child (its `append` throws `SESSION_DISPOSED`)
- * @throws (as a rejection) `SessionForkError` `SESSION_EXISTS` (the child id is live or stored),
+ * @throws (as a rejection) `SessionForkError` `SESSION_EXISTS` (a given child id is live or stored; a generated one that is taken is skipped),
  *   `SESSION_NOT_FOUND`, `INVALID_BOUNDARY`, `OPEN_TURN`; read errors of a stored source; the
  *   child's flush error (the child is still disposed)
  * @internal
@@ -69,9 +95,9 @@ async function planStoredFork(
 export async function forkSession(ctx: Context, sessionId: string, options: HarnessForkOptions = {}): Promise<Session> {
   const sessions = ctx.get(services.sessions)
   const persistence = ctx.getOptional(services.persistence)
-  const id = options.id ?? ctx.get(services.ids)('session')
+  const id = options.id ?? (await freshChildId(ctx, persistence))
   if (sessions.get(id) !== undefined) throw forkExists(id, 'a live')
-  await checkChildId(persistence, id)
+  if (options.id !== undefined) await checkChildId(persistence, id)
   const at = options.at === undefined ? {} : { at: options.at }
   let child: Session
   const live = sessions.get(sessionId)

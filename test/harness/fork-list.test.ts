@@ -106,6 +106,19 @@ describe('fork errors (scenario 20 and 02-session.md §10)', () => {
     expect((await harness.listSessions()).map((summary) => summary.id)).toEqual(['s', 'taken'])
   })
 
+  test('a generated child id that is stored or live is skipped', async () => {
+    const first = await open({ model: scriptedModel([text('one')]), ids: fakeIds() })
+    const agent = await first.createAgent()
+    expect(agent.id).toBe('s1')
+    await agent.run('hi')
+    await first.close()
+    const harness = await open({ ids: fakeIds() })
+    harness.sessions.create({ id: 's2' })
+    // s1 is the stored source and s2 is live: the fork takes s3.
+    expect((await harness.fork('s1')).id).toBe('s3')
+    expect((await harness.listSessions()).map((summary) => summary.id)).toEqual(['s1', 's2', 's3'])
+  })
+
   test('a stored log with an open last turn: the in-memory closers are never copied', async () => {
     const events = await twoTurns()
     const file = join(dir, 's.jsonl')
