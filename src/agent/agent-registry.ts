@@ -17,11 +17,9 @@ import { registerAgentVariables } from './agent-variables.js'
 import { layerAgentOptions, type PresetBinding, presetForCreate, presetForResume } from './bind-preset.js'
 import type { LoopRequestMarks } from './build-request.js'
 import { assertNotStored, CreationSignal } from './creation-signal.js'
+import { freshSessionId } from '../persistence/fresh-session-id.js'
 import { ReactLoopAgent } from './react-loop-agent.js'
 import { prepareResumedSession, type ResumeAgentOptions } from './resume-agent.js'
-
-/** How many generated ids `create` draws before it reports the last one as taken. */
-const MAX_ID_DRAWS = 100
 
 /** Options of {@link AgentRegistry.create} (04-agent.md §13.1). */
 export interface CreateAgentOptions {
@@ -164,7 +162,7 @@ export class AgentRegistry {
         if (this.#core.live.has(given)) throw new AgentExistsError({ agentId: given })
         await assertNotStored(this.#core.ctx, given)
       }
-      const id = given ?? (await this.#freshId(creation))
+      const id = given ?? (await this.#freshId())
       creation.check()
       if (this.#core.live.has(id)) throw new AgentExistsError({ agentId: id })
       const staged = this.#core.ctx.get(services.sessions).stage({ id, ...(preset === undefined ? {} : { header: { agentPreset: preset.preset.name } }) })
@@ -172,27 +170,19 @@ export class AgentRegistry {
     })
   }
 
-  /**
-   * A generated session id that is neither live nor stored: a taken one is skipped rather than
-   * refused (a deterministic generator such as `fakeIds` restarts at `s1` over a directory that
-   * already holds `s1`). Random UUIDs take one draw.
-   */
-  async #freshId(creation: CreationSignal): Promise<string> {
-    const ids = this.#core.ctx.get(services.ids)
-    for (let attempt = 1; ; attempt++) {
-      const id = ids('session')
-      if (!this.#core.live.has(id)) {
-        try {
-          await assertNotStored(this.#core.ctx, id)
-          return id
-        } catch (error) {
-          if (!(PersistenceError.is(error) && error.code === ErrorCode.SESSION_EXISTS) || attempt >= MAX_ID_DRAWS) throw error
-        }
-      } else if (attempt >= MAX_ID_DRAWS) {
-        throw new AgentExistsError({ agentId: id })
-      }
-      creation.check()
-    }
+  /** A generated session id that is neither live nor stored (a taken one is skipped). */
+  #freshId(): Promise<string> {
+    const ctx = this.#core.ctx
+    const ids = ctx.get(services.ids)
+    return freshSessionId(
+      () => ids('session'),
+      (id) => this.#core.live.has(id),
+      ctx.getOptional(services.persistence),
+      (id, stored) =>
+        stored
+          ? new PersistenceError({ code: ErrorCode.SESSION_EXISTS, sessionId: id, detail: 'every generated id drawn has a stored log' })
+          : new AgentExistsError({ agentId: id }),
+    )
   }
 
   /**

@@ -5,6 +5,7 @@ import { HarnessClosedError } from '../errors/harness-closed-error.js'
 import { PersistenceError } from '../errors/persistence-error.js'
 import type { Context } from '../kernel/context.js'
 import { services } from '../kernel/services.js'
+import { isStored } from '../persistence/fresh-session-id.js'
 import { isSessionId } from '../session/session-header.js'
 
 /**
@@ -92,13 +93,6 @@ export class CreationSignal {
  * @internal
  */
 export async function assertNotStored(ctx: Context, id: string): Promise<void> {
-  const persistence = ctx.getOptional(services.persistence)
-  if (persistence === undefined || !isSessionId(id)) return
-  try {
-    await persistence.readFrom(id, Number.MAX_SAFE_INTEGER)
-  } catch (error) {
-    if (PersistenceError.is(error) && error.code === ErrorCode.SESSION_NOT_FOUND) return
-    throw error
-  }
+  if (!isSessionId(id) || !(await isStored(ctx.getOptional(services.persistence), id))) return
   throw new PersistenceError({ code: ErrorCode.SESSION_EXISTS, sessionId: id, detail: 'a stored session has this id; resume it instead' })
 }

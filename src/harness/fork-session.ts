@@ -1,5 +1,6 @@
 import { ErrorCode } from '../errors/codes.js'
 import { PersistenceError } from '../errors/persistence-error.js'
+import { freshSessionId, isStored } from '../persistence/fresh-session-id.js'
 import { SessionForkError } from '../errors/session-fork-error.js'
 import type { Context } from '../kernel/context.js'
 import { services } from '../kernel/services.js'
@@ -15,40 +16,7 @@ function forkExists(id: string, where: string): SessionForkError {
 
 /** Step 1 of 02-session.md §10 for storage too: the child id must be neither live nor stored. */
 async function checkChildId(persistence: PersistenceCoordinator | undefined, id: string): Promise<void> {
-  if (persistence === undefined) return
-  try {
-    await persistence.readFrom(id, Number.MAX_SAFE_INTEGER)
-  } catch (error) {
-    if (PersistenceError.is(error) && (error.code === ErrorCode.SESSION_NOT_FOUND || error.code === ErrorCode.INVALID_SESSION_ID)) return
-    throw error
-  }
-  throw forkExists(id, 'a stored')
-}
-
-/** How many generated child ids a fork draws before it reports the last one as taken. */
-const MAX_ID_DRAWS = 100
-
-/**
- * A generated child id that is neither live nor stored: a taken one is skipped rather than
- * refused, as `createAgent` does (a deterministic generator restarts over a stored directory).
- */
-async function freshChildId(ctx: Context, persistence: PersistenceCoordinator | undefined): Promise<string> {
-  const sessions = ctx.get(services.sessions)
-  const ids = ctx.get(services.ids)
-  for (let attempt = 1; ; attempt++) {
-    const id = ids('session')
-    const taken = sessions.get(id) !== undefined
-    if (!taken) {
-      try {
-        await checkChildId(persistence, id)
-        return id
-      } catch (error) {
-        if (!(SessionForkError.is(error) && error.code === ErrorCode.SESSION_EXISTS) || attempt >= MAX_ID_DRAWS) throw error
-      }
-    } else if (attempt >= MAX_ID_DRAWS) {
-      throw forkExists(id, 'a live')
-    }
-  }
+  if (await isStored(persistence, id)) throw forkExists(id, 'a stored')
 }
 
 /**
@@ -95,7 +63,14 @@ async function planStoredFork(
 export async function forkSession(ctx: Context, sessionId: string, options: HarnessForkOptions = {}): Promise<Session> {
   const sessions = ctx.get(services.sessions)
   const persistence = ctx.getOptional(services.persistence)
-  const id = options.id ?? (await freshChildId(ctx, persistence))
+  const id =
+    options.id ??
+    (await freshSessionId(
+      () => ctx.get(services.ids)('session'),
+      (candidate) => sessions.get(candidate) !== undefined,
+      persistence,
+      (candidate, stored) => forkExists(candidate, stored ? 'a stored' : 'a live'),
+    ))
   if (sessions.get(id) !== undefined) throw forkExists(id, 'a live')
   if (options.id !== undefined) await checkChildId(persistence, id)
   const at = options.at === undefined ? {} : { at: options.at }
