@@ -5,7 +5,6 @@ import { PersistenceCorruptionError } from '../errors/persistence-corruption-err
 import { PersistenceError } from '../errors/persistence-error.js'
 import type { Clock, Logger } from '../kernel/host-services.js'
 import { jsonText } from '../session/json-text.js'
-import { adoptParsedJson } from '../session/snapshot-json.js'
 import { wrapAdapterError, wrapAdapterErrors } from './wrap-adapter-errors.js'
 import type { JsonValue } from '../session/json-value.js'
 import { interruptedTurnClosers } from '../session/interrupted-turn-closers.js'
@@ -166,7 +165,6 @@ export class PersistenceCoordinator {
     if (live !== undefined) return { header: live.header, events: live.events, revision: `live:${live.length}`, repairPending: false }
     return this.#serial(id, async () => {
       const stored = await this.#io.load(id, options.signal === undefined ? {} : { signal: options.signal })
-      adoptParsedJson(stored.events)
       checkStoredLog(id, stored, this.#host.catalog, { full: true })
       const closers = interruptedTurnClosers(stored.events)
       return {
@@ -335,8 +333,6 @@ export class PersistenceCoordinator {
       ...(truncateAtCorruption ? { truncateAtCorruption: true } : {}),
     }
     const stored = await adapter.load(id, loadOptions)
-    // Our adapters' fresh parse results are frozen in place and shared by the gate's seed and a resume.
-    adoptParsedJson(stored.events)
     checkStoredLog(id, stored, this.#host.catalog, { full: true })
     const closers = interruptedTurnClosers(stored.events)
     if (stored.torn === undefined && closers.length === 0) {
@@ -347,7 +343,6 @@ export class PersistenceCoordinator {
     // C8: an abort during the commit takes effect after it.
     checkSignal(options.signal)
     const repaired = await adapter.load(id)
-    adoptParsedJson(repaired.events)
     checkStoredLog(id, repaired, this.#host.catalog, { full: true })
     if (repaired.torn !== undefined || interruptedTurnClosers(repaired.events).length > 0) {
       throw new PersistenceCorruptionError({

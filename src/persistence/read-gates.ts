@@ -7,6 +7,7 @@ import { systemClock } from '../kernel/host-services.js'
 import { createSession } from '../session/create-session.js'
 import { accessPath, payloadIssues } from '../session/payload-issues.js'
 import type { SessionCatalog } from '../session/session-catalog.js'
+import { adoptParsedJson } from '../session/snapshot-json.js'
 import type { StoredLog } from './persistence-adapter.js'
 
 /**
@@ -42,7 +43,12 @@ export function checkStoredLog(sessionId: string, stored: StoredLog, catalog: Se
     })
   }
   try {
-    if (options.full) createSession({ id: sessionId, seed: stored.events, catalog, clock: systemClock() })
+    if (options.full) {
+      // An adapter's fresh parse (JSONL, memory) is frozen in place here, so this seed and a
+      // later resume seed of the same events keep them instead of copying each.
+      adoptParsedJson(stored.events)
+      createSession({ id: sessionId, seed: stored.events, catalog, clock: systemClock() })
+    }
     else for (const event of stored.events) checkEventAlone(sessionId, event, catalog)
   } catch (error) {
     if (!HarnessError.is(error)) throw error

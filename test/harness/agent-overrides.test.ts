@@ -194,6 +194,20 @@ describe('generated ids skip taken ones', () => {
     // A given id is still refused, not replaced.
     expect(await rejectionOf(second.createAgent({ sessionId: 's2' }))).toMatchObject({ code: 'AGENT_EXISTS' })
   })
+
+  test('a generator that only repeats a taken id gives up with the error of that id', async () => {
+    const messages = fakeIds()
+    const same = (kind: string): string => (kind === 'session' ? 'same' : messages(kind as never))
+    const first = await open({ persistence: { dir }, model: scriptedModel([text('one')]), ids: same })
+    await (await first.createAgent()).run('hi')
+    expect(await rejectionOf(first.createAgent())).toMatchObject({ code: 'AGENT_EXISTS', agentId: 'same' })
+    await first.close()
+    const second = await open({ persistence: { dir }, ids: same })
+    const stored = await rejectionOf(second.createAgent())
+    expect(PersistenceError.is(stored)).toBe(true)
+    expect(stored).toMatchObject({ code: 'SESSION_EXISTS', sessionId: 'same' })
+    expect(second.sessions.get('same')).toBeUndefined()
+  })
 })
 
 describe('resume errors (scenario 17)', () => {

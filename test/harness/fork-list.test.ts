@@ -117,6 +117,11 @@ describe('fork errors (scenario 20 and 02-session.md §10)', () => {
     // s1 is the stored source and s2 is live: the fork takes s3.
     expect((await harness.fork('s1')).id).toBe('s3')
     expect((await harness.listSessions()).map((summary) => summary.id)).toEqual(['s1', 's2', 's3'])
+    // A generator that only repeats a taken id: the fork gives up with SESSION_EXISTS for it.
+    const stuck = await open({ ids: () => 's1' })
+    const error = await rejectionOf(stuck.fork('s3'))
+    expect(SessionForkError.is(error)).toBe(true)
+    expect(error).toMatchObject({ code: 'SESSION_EXISTS', sessionId: 's1' })
   })
 
   test('a stored log with an open last turn: the in-memory closers are never copied', async () => {
