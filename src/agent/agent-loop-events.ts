@@ -34,7 +34,10 @@ export interface PreStepPayload {
   readonly turn: number
   /** The step about to open. */
   readonly step: number
-  /** The claimed messages plus the runtime-context candidate, if any. */
+  /**
+   * The claimed messages (frozen). The runtime-context snapshot candidate is not among them: the
+   * default decision enters these plus the candidate, if any (06-prompt-scope.md §3).
+   */
   readonly messages: readonly UserMessage[]
   /** The turn signal. */
   readonly signal: AbortSignal

@@ -3,6 +3,7 @@ import { ErrorCode } from '../errors/codes.js'
 import { HarnessClosedError } from '../errors/harness-closed-error.js'
 import { InvalidOptionsError } from '../errors/invalid-options-error.js'
 import { PersistenceError } from '../errors/persistence-error.js'
+import { bindOwner } from '../kernel/bind-owner.js'
 import type { Context } from '../kernel/context.js'
 import type { Disposer } from '../kernel/effect.js'
 import { services } from '../kernel/services.js'
@@ -130,6 +131,11 @@ export class AgentRegistry {
       core.views.set(owner, view)
     }
     return view
+  }
+
+  /** @internal Owner-bound view (01-kernel.md P10): `ctx.get(services.agents)` is {@link AgentRegistry.forOwner}`(ctx)`. */
+  [bindOwner](owner: Context): AgentRegistry {
+    return this.forOwner(owner)
   }
 
   /** Which agent started the current piece of work (06-prompt-scope.md §6). */

@@ -55,11 +55,12 @@ export async function runTurn(host: LoopHost, turn: number, signal: AbortSignal)
       abortCheck(signal)
       const rendered = assembly.contexts.map((context) => ({ name: context.name, text: renderPrompt([context], assembly.variables, { kind: 'context' }) }))
       const candidate = host.projection.project(rendered)
-      const proposed = candidate === undefined ? claimed : [...claimed, candidate]
+      // The payload holds the claimed messages; only the default decision adds the runtime-context
+      // candidate after them (06-prompt-scope.md §3 Commit), so a listener that enters its own list drops it.
       const decision = await host.ctx.waterfall(
         'agent/pre-step',
-        { agent: host.agent, turn, step: step + 1, messages: Object.freeze(proposed), signal },
-        (payload): PreStepDecision => ({ kind: 'enter', messages: payload.messages }),
+        { agent: host.agent, turn, step: step + 1, messages: claimed, signal },
+        (payload): PreStepDecision => ({ kind: 'enter', messages: candidate === undefined ? payload.messages : Object.freeze([...payload.messages, candidate]) }),
         { scope: host.agent },
       )
       abortCheck(signal)

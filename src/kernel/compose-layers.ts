@@ -126,7 +126,8 @@ export function mergeConfig(base: unknown, patch: object): Record<string, unknow
   if (isPlainObject(base)) for (const [key, value] of Object.entries(base)) define(result, key, value)
   for (const [key, value] of Object.entries(patch)) {
     if (value === undefined) delete result[key]
-    else if (isPlainObject(value) && isPlainObject(result[key])) define(result, key, mergeConfig(result[key], value))
+    // A plain patch object is merged into a fresh object even over a non-object: its `undefined` keys are removed too (M4).
+    else if (isPlainObject(value)) define(result, key, mergeConfig(result[key], value))
     else define(result, key, value)
   }
   return result

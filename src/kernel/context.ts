@@ -252,8 +252,7 @@ export class Context {
    * @throws {@link ServiceMissingError} when absent
    */
   get agents(): AgentRegistry {
-    const registry = this.get(services.agents)
-    return typeof registry.forOwner === 'function' ? registry.forOwner(this) : registry
+    return this.get(services.agents)
   }
 
   /** `ctx.get(services.compaction)`. @throws {@link ServiceMissingError} when absent */
@@ -561,6 +560,8 @@ export class Context {
       }
     }
     while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight])
+    // C3: `disposing` is observable until dispose() has returned, even with nothing to tear down.
+    if (records.length === 0) await undefined
     this.#state = 'disposed'
     this.#spec?.onDisposed?.()
     return Object.freeze({ errors: Object.freeze(errors) })

@@ -5,7 +5,7 @@
  * agent-loop entry.
  */
 import { afterEach, describe, expect, test } from 'vitest'
-import { ContextDisposedError, createHarness, type Harness } from 'yoke'
+import { ContextDisposedError, createHarness, type Harness, services } from 'yoke'
 import { fakeClock, fakeIds, scriptedModel, text } from 'yoke/testing'
 import { rejectionOf } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
@@ -36,6 +36,17 @@ describe('the owner of an agent', () => {
     expect(agent.disposed).toBe(true)
     expect(harness.agents.get('owned')).toBeUndefined()
     expect(harness.sessions.get('owned')).toBeUndefined()
+  })
+
+  test('ctx.get(services.agents) is the same owner-bound view as ctx.agents (01-kernel C6, P10)', async () => {
+    const harness = await harnessOf()
+    const owner = harness.ctx.child('owner')
+    expect(owner.get(services.agents)).toBe(owner.agents)
+    expect(harness.ctx.get(services.agents)).toBe(harness.agents)
+    const agent = await owner.get(services.agents).create({ id: 'via-get' })
+    await owner.dispose()
+    expect(agent.disposed).toBe(true)
+    expect(harness.agents.get('via-get')).toBeUndefined()
   })
 
   test('an agent created from another agent’s context is disposed with that agent', async () => {

@@ -156,6 +156,16 @@ describe('replace vs merge (01-kernel M3, M4, scenario 30)', () => {
     expect((merged as { list: number[] }).list).toBe(merge.list)
   })
 
+  test('a plain patch object over a missing or non-object value is merged into a fresh object, undefined keys removed', () => {
+    const patch = { b: { c: undefined, d: 1 }, n: { deep: { gone: undefined, kept: 2 } } }
+    const entries = composeEntries({ plugins: [{ plugin: metrics, config: { n: 5 } }], patches: [{ id: 'metrics', merge: patch }] })
+    const merged = entry(entries, 'metrics').config as { b: object; n: { deep: object } }
+    expect(merged).toStrictEqual({ b: { d: 1 }, n: { deep: { kept: 2 } } })
+    expect(merged.b).not.toBe(patch.b)
+    expect(merged.n.deep).not.toBe(patch.n.deep)
+    expect(patch).toStrictEqual({ b: { c: undefined, d: 1 }, n: { deep: { gone: undefined, kept: 2 } } })
+  })
+
   test('class instances and functions replace rather than merge; an absent config merges as {}', () => {
     class Client {
       constructor(readonly url: string) {}

@@ -230,6 +230,15 @@ describe('dispose (C3)', () => {
     expect(seen).toEqual(['disposing'])
   })
 
+  test('a context with nothing to tear down is still disposing until dispose() has returned (C3)', async () => {
+    const { root } = testRoot()
+    const idle = root.child('idle')
+    const disposal = idle.dispose()
+    expect(idle.state).toBe('disposing')
+    await disposal
+    expect(idle.state).toBe('disposed')
+  })
+
   test('signal is aborted when disposal starts, with a ContextDisposedError reason', async () => {
     const { root } = testRoot()
     const worker = root.child('worker')

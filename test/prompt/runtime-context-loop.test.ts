@@ -123,9 +123,15 @@ test('scenario 15: a candidate dropped by pre-step in turn 1 is logged in turn 2
   const { agent, live } = await world(2)
   live.systemPrompt.variable('mode', () => 'plan')
   live.systemPrompt.context({ name: 'mode', order: 1, text: 'Mode: {{mode}}' })
-  const claimedOnly = agent.ctx.on('agent/pre-step', async (payload) => ({ kind: 'enter', messages: payload.messages.filter((message) => message.source.kind !== 'plugin') }))
+  const seen: string[][] = []
+  const claimedOnly = agent.ctx.on('agent/pre-step', async (payload) => {
+    seen.push(payload.messages.map((message) => (message.content[0] as { text: string }).text))
+    return { kind: 'enter', messages: payload.messages }
+  })
   await agent.run('t1')
   claimedOnly()
+  // The payload holds the claimed messages only; the default decision adds the candidate.
+  expect(seen).toEqual([['t1']])
   await agent.run('t2')
   expect(snapshotsByTurn(agent.session.events)).toEqual([[], [`${HDR}\n\nMode: plan`]])
 })
