@@ -508,6 +508,32 @@ export class Context {
   }
 
   /**
+   * {@link Context.waterfall} with `each` applied to every listener's own result before the
+   * listener outside it receives it from `next()` (and before it becomes the dispatch's result):
+   * for middleware whose results are normalized after each layer (05-tools.md §1). `inner`'s
+   * result is taken as it is.
+   *
+   * @internal
+   */
+  waterfallEach<N extends EventNameOfMode<'waterfall'>>(
+    name: N,
+    payload: PayloadOf<N>,
+    inner: (payload: PayloadOf<N>) => ResultOf<N> | Promise<ResultOf<N>>,
+    each: (value: unknown) => ResultOf<N>,
+    options?: DispatchOptions,
+  ): Promise<ResultOf<N>> {
+    const error = this.#checkDispatch(name, 'waterfall')
+    if (error !== undefined) return Promise.reject(error)
+    return this.#kernel.bus.waterfall(
+      name,
+      payload,
+      inner as (payload: unknown) => unknown,
+      this.#admission(options),
+      each,
+    ) as Promise<ResultOf<N>>
+  }
+
+  /**
    * Starts a plugin at run time as an effect of this context (id `<owner>/<name>`).
    *
    * @param definition - a plugin definition or class

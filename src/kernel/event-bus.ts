@@ -220,6 +220,7 @@ export class EventBus {
     payload: unknown,
     inner: (payload: unknown) => unknown,
     admission: ReadonlySet<ScopeKey> | undefined,
+    each?: (value: unknown) => unknown,
   ): Promise<unknown> {
     const records = this.#snapshot(name, admission)
     const run = (from: number, current: unknown): Promise<unknown> => {
@@ -254,7 +255,7 @@ export class EventBus {
       return Promise.resolve(returned).then(
         (value) => {
           settled = true
-          if (value !== undefined) return value
+          if (value !== undefined) return each === undefined ? value : each(value)
           if (further !== undefined) return further
           called = true
           return run(index + 1, current)

@@ -81,7 +81,8 @@ function checkInput(input: unknown, toolName: string): CheckedInput {
     return fail(`must be a lossless-JSON plain object: ${thrownMessage(error)}`, error)
   }
   if (object['type'] !== 'object') return fail(`must describe an object (root type "object"), got ${describeType(object)}`)
-  return { input: object, inputKind: 'json-schema', parameters: withoutDialect(object) }
+  // A raw schema is sent as it is (05-tools.md §1), `$schema` included; only zod's output loses it.
+  return { input: object, inputKind: 'json-schema', parameters: object as JsonSchemaObject }
 }
 
 /**

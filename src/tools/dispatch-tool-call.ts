@@ -1,5 +1,5 @@
 import type { CallDeadline } from './call-deadline.js'
-import { normalizeToolReturn } from './normalize-tool-return.js'
+import { normalizeMiddlewareResult, normalizeToolReturn } from './normalize-tool-return.js'
 import { announceToolResult, type ToolCallContext } from './tool-call-context.js'
 import type { CallSlot, SchedulerEnvironment } from './tool-call-slot.js'
 import type { ToolDefinition } from './tool-definition.js'
@@ -79,12 +79,18 @@ export function dispatchToolCall(environment: SchedulerEnvironment, request: Dis
   const body = async (): Promise<ToolResult> => normalizeToolReturn(await definition.execute(slot.call.args, context.context), name)
   let running: Promise<unknown>
   try {
-    running = step.ctx.waterfall('tools/execute', Object.freeze({ call: slot.call, context: context.context }), body, environment.dispatch)
+    running = step.ctx.waterfallEach(
+      'tools/execute',
+      Object.freeze({ call: slot.call, context: context.context }),
+      body,
+      (value) => normalizeMiddlewareResult(value, name),
+      environment.dispatch,
+    )
   } catch (error) {
     running = Promise.reject(error)
   }
   running.then(
-    (value) => settle(interrupted(normalizeToolReturn(value, name, { allowError: true }))),
+    (value) => settle(interrupted(normalizeMiddlewareResult(value, name))),
     (error: unknown) => settle(interrupted(toolErrorResult('TOOL_FAILED', thrownMessage(error)))),
   )
 }

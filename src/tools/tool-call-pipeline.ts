@@ -2,6 +2,7 @@ import type { UserContentBlock } from '../session/content-block.js'
 import { CallDeadline } from './call-deadline.js'
 import { dispatchToolCall } from './dispatch-tool-call.js'
 import { parseToolArguments } from './parse-tool-arguments.js'
+import { normalizeMiddlewareResult } from './normalize-tool-return.js'
 import { applyPostExecuteRule, resultCodeOf } from './post-execute-rule.js'
 import { strikeSchedulerFault } from './scheduler-fault.js'
 import { announceToolResult, createToolCallContext } from './tool-call-context.js'
@@ -121,7 +122,13 @@ async function postExecute(environment: SchedulerEnvironment, slot: CallSlot, re
   let output: unknown
   try {
     const payload = Object.freeze({ call: slot.call, result })
-    output = await environment.step.ctx.waterfall('tools/post-execute', payload, (current) => current.result, environment.dispatch)
+    output = await environment.step.ctx.waterfallEach(
+      'tools/post-execute',
+      payload,
+      (current) => current.result,
+      (value) => normalizeMiddlewareResult(value, name),
+      environment.dispatch,
+    )
   } catch (error) {
     return result.isError ? result : toolErrorResult('TOOL_DENIED', policyFailedMessage(name, error))
   }

@@ -89,10 +89,10 @@ describe('defineTool with a raw JSON Schema input', () => {
     expect(definition.parameters).toEqual({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] })
   })
 
-  test('a top-level $schema is kept on input but not sent in parameters', () => {
+  test('a raw schema is sent as it is, its top-level $schema included', () => {
     const schema = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' }
     const definition = defineTool({ name: 'raw', description: 'Raw', input: schema, execute })
-    expect(definition.parameters).toEqual({ type: 'object' })
+    expect(definition.parameters).toEqual(schema)
     expect(definition.input).toEqual(schema)
     expect(isDeepFrozen(definition.parameters)).toBe(true)
   })

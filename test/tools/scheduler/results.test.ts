@@ -169,6 +169,62 @@ describe('post-execute is monotonic (scenario 23)', () => {
   })
 })
 
+describe('middleware receives the normalized form from the layer inside it (§1)', () => {
+  test('tools/execute: an inner wrapper returning a string reaches the outer one as a frozen ToolResult', async () => {
+    const world = await schedulerWorld()
+    world.tools.register(tool('t', { execute: () => 'body' }))
+    const seen: unknown[] = []
+    world.ctx.on('tools/execute', async (_payload, next) => {
+      const inner = await next()
+      seen.push(inner)
+      return { ...(inner as ToolResult), additionalContexts: [...(inner as ToolResult).additionalContexts, 'outer'] }
+    })
+    world.ctx.on('tools/execute', async (_payload, next) => {
+      await next()
+      return 'inner plain string'
+    })
+    await world.run([block('c1', 't')])
+    expect(seen).toEqual([{ content: [{ type: 'text', text: 'inner plain string' }], isError: false, concludesTurn: false, additionalContexts: [] }])
+    expect(Object.isFrozen(seen[0])).toBe(true)
+    expect(resultText(world.session, 'c1')).toBe('inner plain string')
+    expect(resultData(world.session, 'c1').error).toBeUndefined()
+  })
+
+  test('tools/post-execute: an inner listener returning a string reaches the outer one as a ToolResult; its context is inserted', async () => {
+    const world = await schedulerWorld()
+    world.tools.register(tool('t', { execute: () => 'body' }))
+    const seen: unknown[] = []
+    world.ctx.on('tools/post-execute', async (_payload, next) => {
+      const inner = (await next()) as ToolResult
+      seen.push(inner)
+      return { ...inner, additionalContexts: [...inner.additionalContexts, 'audit'] }
+    })
+    world.ctx.on('tools/post-execute', async (_payload, next) => {
+      await next()
+      return 'redacted'
+    })
+    await world.run([block('c1', 't')])
+    expect(seen).toEqual([{ content: [{ type: 'text', text: 'redacted' }], isError: false, concludesTurn: false, additionalContexts: [] }])
+    expect(resultText(world.session, 'c1')).toBe('redacted')
+    expect(resultData(world.session, 'c1').error).toBeUndefined()
+    expect(world.contexts.map((message) => message.content[0])).toEqual([{ type: 'text', text: 'audit' }])
+  })
+
+  test('an inner layer’s invalid result reaches the outer one as TOOL_FAILED naming the field', async () => {
+    const world = await schedulerWorld()
+    world.tools.register(tool('t', { execute: () => 'body' }))
+    const seen: ToolResult[] = []
+    world.ctx.on('tools/execute', async (_payload, next) => {
+      seen.push((await next()) as ToolResult)
+      return undefined
+    })
+    world.ctx.on('tools/execute', async () => ({ content: 'x', meta: 5 }))
+    await world.run([block('c1', 't')])
+    expect(seen[0]?.error).toEqual({ code: 'TOOL_FAILED', message: '"t" returned an invalid result: meta is not a plain JSON object' })
+    expect(resultData(world.session, 'c1').error?.code).toBe('TOOL_FAILED')
+  })
+})
+
 describe('conclusion and contexts (scenario 24)', () => {
   test('a concluding success: tool/result, then its contexts inserted with the tools source; the step is concluded', async () => {
     const world = await schedulerWorld()
