@@ -1,4 +1,5 @@
 import { ErrorCode } from '../errors/codes.js'
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { SessionForkError } from '../errors/session-fork-error.js'
 import { SessionRegistryError } from '../errors/session-registry-error.js'
 import { SessionVetoError } from '../errors/session-veto-error.js'
@@ -44,6 +45,21 @@ export interface ForkOptions {
    */
   readonly id?: string
 }
+
+/** `options` as an options object of `keys`, or an {@link InvalidArgumentError} naming what is wrong. */
+function checkOptionsArgument<T extends object>(options: T | undefined, keys: ReadonlySet<string>): T {
+  if (options === undefined) return {} as T
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new InvalidArgumentError({ argument: 'options', reason: 'must be an options object', value: options })
+  }
+  for (const key of Object.keys(options)) {
+    if (!keys.has(key)) throw new InvalidArgumentError({ argument: `options.${key}`, reason: `is not an option (known: ${[...keys].join(', ')})`, value: (options as Record<string, unknown>)[key] })
+  }
+  return options
+}
+
+const CREATE_KEYS: ReadonlySet<string> = new Set(['id', 'seed', 'header'])
+const FORK_KEYS: ReadonlySet<string> = new Set(['at', 'id'])
 
 /** Options of {@link SessionRegistry.addCommitGuard}. */
 export interface CommitGuardOptions {
@@ -107,9 +123,9 @@ export class SessionRegistry {
    *
    * @param options - id, seed, header
    * @returns the session
-   * @throws `SessionRegistryError` (`INVALID_SESSION_ID`, `SESSION_EXISTS`), `SessionHeaderError`, a seed event's error, `SessionVetoError` `CREATE_VETOED`
+   * @throws `InvalidArgumentError` for a non-object options or an unknown option; `SessionRegistryError` (`INVALID_SESSION_ID`, `SESSION_EXISTS`), `SessionHeaderError`, a seed event's error, `SessionVetoError` `CREATE_VETOED`
    */
-  create(options: CreateOptions = {}): Session {
+  create(options?: CreateOptions): Session {
     const staged = this.stage(options)
     staged.publish()
     return staged.session
@@ -123,9 +139,10 @@ export class SessionRegistry {
    *
    * @param options - id, seed, header
    * @returns the staged session
-   * @throws `SessionRegistryError` (`INVALID_SESSION_ID`, `SESSION_EXISTS`), `SessionHeaderError`, a seed event's error
+   * @throws `InvalidArgumentError` for a non-object options or an unknown option; `SessionRegistryError` (`INVALID_SESSION_ID`, `SESSION_EXISTS`), `SessionHeaderError`, a seed event's error
    */
-  stage(options: CreateOptions = {}): StagedSession {
+  stage(options?: CreateOptions): StagedSession {
+    options = checkOptionsArgument(options, CREATE_KEYS)
     const id = options.id ?? this.#ids('session')
     if (!isSessionId(id)) {
       throw new SessionRegistryError({
@@ -226,9 +243,10 @@ export class SessionRegistry {
    * @param source - a live session or its id
    * @param options - `at`, `id`
    * @returns the child, ending in a `session/end-seed` marker
-   * @throws `SessionForkError` (`SESSION_EXISTS`, `SESSION_NOT_FOUND`, `INVALID_BOUNDARY`, `OPEN_TURN`); any `create` error
+   * @throws `InvalidArgumentError` for a non-object options or an unknown option; `SessionForkError` (`SESSION_EXISTS`, `SESSION_NOT_FOUND`, `INVALID_BOUNDARY`, `OPEN_TURN`); any `create` error
    */
-  fork(source: string | Session, options: ForkOptions = {}): Session {
+  fork(source: string | Session, options?: ForkOptions): Session {
+    options = checkOptionsArgument(options, FORK_KEYS)
     if (options.id !== undefined && this.#live.has(options.id)) {
       throw new SessionForkError({ code: ErrorCode.SESSION_EXISTS, sessionId: options.id, detail: 'a live session has the fork id' })
     }
@@ -368,7 +386,7 @@ export class SessionRegistry {
 
   #addCommitGuard(owner: Context, guard: CommitGuard, options: CommitGuardOptions | undefined): Disposer {
     if (typeof guard !== 'function') {
-      throw new TypeError('a commit guard must be a function')
+      throw new InvalidArgumentError({ argument: 'guard', reason: 'a commit guard must be a function', value: guard })
     }
     const record: GuardRecord = { label: options?.label ?? 'guard', guard }
     return owner.effect(() => {

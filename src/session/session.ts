@@ -58,7 +58,10 @@ export class Session {
   #events: readonly SessionEvent[] | undefined
   #firstLiveSeq = 0
   #disposed = false
+  /** Inside a guard or observer of this session: an append now is reentrant (02-session.md §4 step 2). */
   #busy = false
+  /** Inside a `session/created` or `session/flush` dispatch: appends are allowed, a dispose waits. */
+  #dispatching = false
   readonly #idle: (() => void)[] = []
   #requestHeader: RequestHeader | undefined
   #requestContext: RequestContext | undefined
@@ -216,7 +219,7 @@ export class Session {
         this.#busy = outer
       }
     } finally {
-      if (!this.#busy) this.#drainIdle()
+      if (!this.#busy && !this.#dispatching) this.#drainIdle()
     }
     return candidate as SessionEvent<T>
   }
@@ -228,26 +231,27 @@ export class Session {
    * @internal
    */
   whenIdle(action: () => void): void {
-    if (!this.#busy) action()
+    if (!this.#busy && !this.#dispatching) action()
     else this.#idle.push(action)
   }
 
   /**
    * Runs `action` (the synchronous start of a `session/created` or `session/flush` dispatch) as a
-   * dispatch of this session: a dispose requested inside it takes effect once it returns.
+   * dispatch of this session: a dispose requested inside it takes effect once it returns. Appends
+   * inside it are not reentrant (only guards and observers are, §4 step 2).
    *
    * @param action - the dispatch
    * @returns what `action` returns
    * @internal
    */
   asDispatch<T>(action: () => T): T {
-    const outer = this.#busy
-    this.#busy = true
+    const outer = this.#dispatching
+    this.#dispatching = true
     try {
       return action()
     } finally {
-      this.#busy = outer
-      if (!outer) this.#drainIdle()
+      this.#dispatching = outer
+      if (!outer && !this.#busy) this.#drainIdle()
     }
   }
 

@@ -142,7 +142,7 @@ export class StructureState {
         if (event.surfaceOp === 'append') {
           const seen = new Set<string>()
           for (const callId of toolCallIdsOf(event.data)) {
-            if (seen.has(callId) || this.calls.get(callId)?.requested === true) {
+            if (seen.has(callId) || this.calls.has(callId)) {
               throw fail(ErrorCode.DUPLICATE_TOOL_CALL, where, `tool call "${callId}" is already in turn ${this.openTurn} step ${this.openStep}`, { callId })
             }
             seen.add(callId)

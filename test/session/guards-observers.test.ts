@@ -1,12 +1,14 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import {
   type Harness,
+  InvalidArgumentError,
   type KernelErrorEvent,
   type SessionEvent,
   type SessionRegistry,
   SessionStateError,
   SessionVetoError,
 } from 'yoke'
+import { thrownBy } from '../helpers/outcomes.js'
 import { type RecordingLogger, recordingLogger } from '../helpers/recording-logger.js'
 import { SS, TS, UM } from './builders.js'
 import { append, expectRejects, freshRegistry, replaceUM } from './session-helpers.js'
@@ -291,5 +293,50 @@ describe('§4 observers', () => {
     const observed = observe()
     expect(() => append(session, TS(2))).toThrow(expect.objectContaining({ code: 'TURN_NUMBER' }))
     expect(observed).toEqual([])
+  })
+})
+
+describe('§4 step 2: only guards and observers make an append reentrant', () => {
+  test('a session/created listener may append to the session it announces', () => {
+    const appended: SessionEvent[] = []
+    harness.on('session/created', ({ session }) => {
+      appended.push(append(session, TS(1)))
+    })
+    const session = sessions.create({ id: 'c1' })
+    expect(appended.map((event) => event.seq)).toEqual([0])
+    expect(session.events.map((event) => event.type)).toEqual(['turn/start'])
+  })
+
+  test('a session/flush listener may append; a dispose asked for in it still waits for the dispatch', async () => {
+    const session = sessions.create({ id: 'f1' })
+    let disposedInside: boolean | undefined
+    harness.on('session/flush', ({ session: target }) => {
+      append(target, TS(1))
+      void sessions.dispose(target)
+      disposedInside = target.disposed
+    })
+    await sessions.flush(session).catch(() => {})
+    expect(session.events.map((event) => event.type)).toEqual(['turn/start'])
+    expect(disposedInside).toBe(false)
+  })
+})
+
+describe('bad registry arguments get typed errors', () => {
+  test('addCommitGuard with a non-function is InvalidArgumentError naming guard', () => {
+    const error = thrownBy(() => sessions.addCommitGuard(5 as never))
+    expect(InvalidArgumentError.is(error)).toBe(true)
+    expect(error).toMatchObject({ argument: 'guard', value: 5 })
+  })
+
+  test('create, stage and fork refuse a non-object options and an unknown option', () => {
+    for (const options of [null, 5, 'x', []]) {
+      expect(thrownBy(() => sessions.create(options as never))).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'options' })
+      expect(thrownBy(() => sessions.stage(options as never))).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'options' })
+    }
+    expect(thrownBy(() => sessions.create({ bogus: 1 } as never))).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'options.bogus' })
+    const parent = sessions.create({ id: 'p1' })
+    expect(thrownBy(() => sessions.fork(parent, null as never))).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'options' })
+    expect(thrownBy(() => sessions.fork(parent, { depth: 1 } as never))).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'options.depth' })
+    expect(sessions.list().map((session) => session.id)).toEqual(['p1'])
   })
 })

@@ -259,6 +259,12 @@ describe('the tool-call table (scenario 25)', () => {
     expectStructureError(rejects(session, AM(1, 1, call('c1'))), { code: 'DUPLICATE_TOOL_CALL', callId: 'c1' })
   })
 
+  test('a block id an orphan tool/call already put in the table is DUPLICATE_TOOL_CALL (§5)', () => {
+    const session = sessions.create()
+    appendAll(session, [TS(1), SS(1, 1), TC(1, 1, 'o1')])
+    expectStructureError(rejects(session, AM(1, 1, call('o1'))), { code: 'DUPLICATE_TOOL_CALL', callId: 'o1' })
+  })
+
   test('a second tool/call for the same id is DUPLICATE_TOOL_CALL', () => {
     const session = sessions.create()
     appendAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1')), TC(1, 1, 'c1')])
