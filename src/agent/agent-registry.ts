@@ -11,12 +11,14 @@ import type { ModelAdapter, ModelRoute } from '../model/model-adapter.js'
 import { modelOptionIssues, type ResolvedModelRoute, resolveModelRoute } from '../model/model-plugin.js'
 import { ModelRouter } from '../model/model-router.js'
 import type { Initiator, InitiatorControl } from '../scope/initiator.js'
+import type { JsonObject } from '../session/json-value.js'
 import type { StagedSession } from '../session/session-registry.js'
 import type { Agent } from './agent.js'
 import { type AgentOptions, validateAgentOptions } from './agent-options.js'
 import { registerAgentVariables } from './agent-variables.js'
 import { layerAgentOptions, type PresetBinding, presetForCreate, presetForResume } from './bind-preset.js'
 import type { LoopRequestMarks } from './build-request.js'
+import { CREATE_AGENT_KEYS, checkRegistryOptions, RESUME_AGENT_KEYS } from './check-registry-options.js'
 import { assertNotStored, CreationSignal } from './creation-signal.js'
 import { freshSessionId } from '../persistence/fresh-session-id.js'
 import { ReactLoopAgent } from './react-loop-agent.js'
@@ -46,6 +48,20 @@ export interface CreateAgentOptions {
    * @default the harness `model`
    */
   readonly model?: ModelAdapter | ModelRoute
+  /**
+   * Events the agent's session starts from (02-session.md §8): each is fully validated, a
+   * `session/end-seed` marker follows (even for `[]`), and the driver continues from them (turn
+   * numbering, inbox replay), as after a fork.
+   *
+   * @default none: an empty session
+   */
+  readonly seed?: readonly unknown[]
+  /**
+   * A JSON object for the embedder, stored as the session header's `metadata` (02-session.md §7).
+   *
+   * @default none
+   */
+  readonly meta?: JsonObject
   /** Runs with the agent context before the agent is published. */
   readonly setup?: (ctx: Context) => void | Promise<void>
   /** Aborting it before publication rejects {@link AgentCreationAbortedError}. */
@@ -148,15 +164,16 @@ export class AgentRegistry {
    * harness `maxParallelToolCalls` and model route's call fields (those of `model` instead, when
    * given), then the preset's options, then `options`.
    *
-   * @param options - id, agent options, preset, model, setup and signal
+   * @param input - id, agent options, preset, model, seed, meta, setup and signal
    * @returns the published agent
    * @throws (as a rejection) {@link HarnessClosedError} once harness close began,
    *   {@link InvalidOptionsError}, {@link UnknownPresetError}, {@link AgentCreationAbortedError},
    *   {@link AgentExistsError}, `PersistenceError` `SESSION_EXISTS` for a given id with a stored log (a generated id that is live or stored is skipped), or
    *   what `setup` threw; nothing stays published and the id stays reusable
    */
-  create(options: CreateAgentOptions = {}): Promise<Agent> {
+  create(input?: CreateAgentOptions): Promise<Agent> {
     return this.#track('createAgent', async () => {
+      const options = checkRegistryOptions(input, CREATE_AGENT_KEYS)
       const creation = new CreationSignal(options.signal, this.#core.closing.signal, 'createAgent', this.#foreignOwner())
       creation.check()
       const caller = validateAgentOptions(options.options)
@@ -171,7 +188,11 @@ export class AgentRegistry {
       const id = given ?? (await this.#freshId())
       creation.check()
       if (this.#core.live.has(id)) throw new AgentExistsError({ agentId: id })
-      const staged = this.#core.ctx.get(services.sessions).stage({ id, ...(preset === undefined ? {} : { header: { agentPreset: preset.preset.name } }) })
+      const header = {
+        ...(preset === undefined ? {} : { agentPreset: preset.preset.name }),
+        ...(options.meta === undefined ? {} : { metadata: options.meta }),
+      }
+      const staged = this.#core.ctx.get(services.sessions).stage({ id, header, ...(options.seed === undefined ? {} : { seed: options.seed }) })
       return this.#publish(staged, undefined, plan, options, creation, 'create')
     })
   }
@@ -198,15 +219,16 @@ export class AgentRegistry {
    * starts a turn by itself.
    *
    * @param sessionId - the stored session's id
-   * @param options - agent options, expected preset, model, setup and signal
+   * @param input - agent options, expected preset, model, setup and signal
    * @returns the published agent
    * @throws (as a rejection) {@link HarnessClosedError}, {@link InvalidOptionsError},
    *   {@link AgentExistsError} when an agent drives that id, every `prepare` error unchanged,
    *   {@link PresetMismatchError}, {@link UnknownPresetError} for a recorded preset this harness
    *   lacks, {@link AgentCreationAbortedError}, or what `setup` threw; nothing stays published
    */
-  resume(sessionId: string, options: ResumeAgentOptions = {}): Promise<Agent> {
+  resume(sessionId: string, input?: ResumeAgentOptions): Promise<Agent> {
     return this.#track('resumeAgent', async () => {
+      const options = checkRegistryOptions(input, RESUME_AGENT_KEYS)
       const creation = new CreationSignal(options.signal, this.#core.closing.signal, 'resumeAgent', this.#foreignOwner())
       creation.check()
       const caller = validateAgentOptions(options.options)

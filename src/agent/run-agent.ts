@@ -1,4 +1,5 @@
 import { RunDiscardedError } from '../errors/agent-errors.js'
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { AssistantMessageData, TurnEndData } from '../session/core-event-types.js'
 import type { Message, UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
@@ -108,6 +109,26 @@ export function turnResultOf(session: Session, notice: TurnEndNotice): TurnResul
 }
 
 /**
+ * Checks the options of `run` / `stream` before anything is queued: an object whose `signal`, if
+ * set, is an `AbortSignal` (a signal of another realm passes by shape).
+ *
+ * @param options - what the caller passed
+ * @throws {@link InvalidArgumentError} `argument: 'options'` or `'options.signal'`
+ * @internal
+ */
+export function checkRunOptions(options: unknown): void {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new InvalidArgumentError({ argument: 'options', reason: 'must be an options object { signal? }', value: options })
+  }
+  const signal = (options as { readonly signal?: unknown }).signal
+  if (signal === undefined || signal instanceof AbortSignal) return
+  const shape = signal as { readonly aborted?: unknown; readonly addEventListener?: unknown; readonly removeEventListener?: unknown } | null
+  if (typeof signal !== 'object' || shape === null || typeof shape.aborted !== 'boolean' || typeof shape.addEventListener !== 'function' || typeof shape.removeEventListener !== 'function') {
+    throw new InvalidArgumentError({ argument: 'options.signal', reason: 'must be an AbortSignal', value: signal })
+  }
+}
+
+/**
  * `agent.run(input)` (04-agent.md §14): queues a prompt like `followup` and resolves with the
  * result of the turn that claims it. Rejects {@link RunDiscardedError} when the prompt is discarded
  * before a claim (`'canceled'` by `cancel()` or the run's signal, with the cancel cause;
@@ -120,7 +141,7 @@ export function turnResultOf(session: Session, notice: TurnEndNotice): TurnResul
  * @param options - an abort signal
  * @param hooks - what `stream()` adds
  * @returns the message queued and the turn result
- * @throws {@link AgentDisposedError} or {@link InvalidMessageError} synchronously, nothing queued
+ * @throws {@link InvalidArgumentError} for bad options, {@link AgentDisposedError} or {@link InvalidMessageError} synchronously, nothing queued
  */
 export function runAgentTurn(
   agent: Agent,
@@ -129,6 +150,7 @@ export function runAgentTurn(
   options: RunOptions,
   hooks?: RunHooks,
 ): { readonly message: UserMessage; readonly result: Promise<TurnResult> } {
+  checkRunOptions(options)
   const message = port.prepare(input)
   const signal = options.signal
   const result = new Promise<TurnResult>((resolve, reject) => {

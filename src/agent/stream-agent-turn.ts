@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { UserMessage } from '../session/message.js'
 import type { SessionEvent } from '../session/session-event.js'
 import type { Agent, RunOptions, TurnResult } from './agent.js'
-import { type RunPort, runAgentTurn } from './run-agent.js'
+import { checkRunOptions, type RunPort, runAgentTurn } from './run-agent.js'
 import type { UserMessageInput } from './user-message-input.js'
 
 /** Options of {@link Agent.stream}. */
@@ -141,10 +141,11 @@ function checkHighWaterMark(value: unknown): number {
  * @param input - the prompt
  * @param options - a signal and the buffer bound
  * @returns the run
- * @throws {@link InvalidArgumentError} `argument: 'highWaterMark'`; {@link AgentDisposedError} or
+ * @throws {@link InvalidArgumentError} `argument: 'options'`, `'options.signal'` or `'highWaterMark'`; {@link AgentDisposedError} or
  *   {@link InvalidMessageError}, nothing queued
  */
 export function streamAgentTurn(agent: Agent, port: RunPort, input: UserMessageInput, options: StreamOptions): AgentRun {
+  checkRunOptions(options)
   const buffer = new TurnEventBuffer(checkHighWaterMark(options.highWaterMark))
   let turn: number | undefined
   let nextSeq = Number.POSITIVE_INFINITY

@@ -75,6 +75,11 @@ function isOverflow(error: unknown): boolean {
   return LlmError.is(llm) && llm.failure.code === ErrorCode.CONTEXT_WINDOW_EXCEEDED
 }
 
+/** A failure whose close was already attempted: rethrown as it is, with no second close. */
+class ClosedFailure {
+  constructor(readonly error: CompactionError) {}
+}
+
 /** Where the action is, for building its errors. */
 interface Bracket {
   readonly sessionId: string
@@ -209,9 +214,19 @@ export async function runSummaryAction(deps: SummaryActionDeps, input: SummaryAc
       throw failure(bracket, ErrorCode.COMPACTION_COMMIT_FAILED, `the checkpoint could not be committed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
     }
     const end: CompactionEndData = { compactionId }
-    const endSeq = session.append('compaction/end', end).seq
+    let endSeq: number
+    try {
+      endSeq = session.append('compaction/end', end).seq
+    } catch (closeError) {
+      // The one close was attempted (07-compaction.md §3 step 5): logged, and the action counts as failed.
+      deps.logger.error(`compaction "${compactionId}" of session "${session.id}": could not append compaction/end`, { error: closeError })
+      throw new ClosedFailure(
+        failure(bracket, ErrorCode.COMPACTION_COMMIT_FAILED, `compaction/end could not be appended: ${closeError instanceof Error ? closeError.message : String(closeError)}`, { cause: closeError }),
+      )
+    }
     return Object.freeze({ kind: 'summary', compactionId, trigger, startSeq, summarySeq, replacementSeq, endSeq, shadowedSeqs: Object.freeze([...head]), shadowedTokens, summaryTokens })
   } catch (thrown) {
+    if (thrown instanceof ClosedFailure) throw thrown.error
     const error = normalizeError(bracket, thrown === abortedMarker ? undefined : thrown)
     try {
       const end: CompactionEndData = { compactionId, error: { code: error.code, message: error.message } }

@@ -15,11 +15,17 @@ import type { Session } from '../session/session.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import type { SystemPrompt } from '../prompt/system-prompt.js'
 import { AgentOpener } from './agent-opener.js'
+import { checkRegistryOptions } from '../agent/check-registry-options.js'
 import { registryOptionsOf } from './agent-overrides.js'
 import type { HarnessDescription } from './describe-harness.js'
 import { forkSession } from './fork-session.js'
 import type { AgentOverrides, Harness, HarnessForkOptions, SessionSummary } from './harness.js'
 import { listSessions } from './list-sessions.js'
+
+/** `createAgent` keys: the overrides (checked by `registryOptionsOf`) plus `sessionId`. */
+const CREATE_KEYS: ReadonlySet<string> = new Set(['sessionId', 'preset', 'model', 'options', 'tools', 'instructions', 'signal'])
+/** `fork` keys (09-api.md H5). */
+const FORK_KEYS: ReadonlySet<string> = new Set(['at', 'id'])
 
 /** The sessions named by the persistence entry's `CLOSE_FAILED` error, in its order. */
 function unflushedSessionsOf(errors: readonly DisposeError[]): string[] {
@@ -93,7 +99,7 @@ export class RunningHarness implements Harness {
 
   createAgent(options: AgentOverrides & { readonly sessionId?: string } = {}): Promise<Agent> {
     return this.#track('createAgent', () => {
-      const { sessionId, ...overrides } = options
+      const { sessionId, ...overrides } = checkRegistryOptions(options, CREATE_KEYS)
       return this.ctx.agents.create({ ...registryOptionsOf(overrides), ...(sessionId === undefined ? {} : { id: sessionId }) })
     })
   }
@@ -107,7 +113,7 @@ export class RunningHarness implements Harness {
   }
 
   fork(sessionId: string, options: HarnessForkOptions = {}): Promise<Session> {
-    return this.#track('fork', () => forkSession(this.ctx, sessionId, options))
+    return this.#track('fork', () => forkSession(this.ctx, sessionId, checkRegistryOptions(options, FORK_KEYS)))
   }
 
   listSessions(): Promise<SessionSummary[]> {

@@ -237,6 +237,26 @@ describe('manual compaction (07-compaction.md §8)', () => {
     await veto()
   })
 
+  test('a failed success close is attempted once, logged, and the action fails COMPACTION_COMMIT_FAILED', async () => {
+    const made = await setup({ script: replies(3), compaction: { summarizer: stub('S') } })
+    harness = made.harness
+    const agent = await harness.createAgent()
+    await completeTurns(agent, 3)
+    let closes = 0
+    const veto = harness.sessions.addCommitGuard((event) => {
+      if (event.type === 'compaction/end') {
+        closes++
+        throw new Error('no close')
+      }
+    })
+    const error = await agent.compact().catch((thrown: unknown) => thrown)
+    expect(error).toMatchObject({ code: 'COMPACTION_COMMIT_FAILED', cause: { code: 'APPEND_VETOED' } })
+    expect(closes).toBe(1)
+    expect(compactionEvents(agent.session.events).map((event) => event.type)).toEqual(['compaction/start', 'compaction/summary'])
+    expect(made.logger.at('error').map((record) => record.message)).toEqual([`compaction "c1" of session "${agent.id}": could not append compaction/end`])
+    await veto()
+  })
+
   test('an abort during the summary closes COMPACTION_ABORTED even if the summarizer ignores it', async () => {
     const never = gate()
     const made = await setup({ script: replies(3), compaction: { summarizer: gatedStub('S', never) } })
