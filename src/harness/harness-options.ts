@@ -125,7 +125,8 @@ const optionsSchema = z.strictObject(
         { error: 'must be a PersistenceAdapter or { dir: string; compression?: "none" | "gzip" | "zstd" }' },
       )
       .optional(),
-    writeBehind: z.record(z.string(), z.unknown(), { error: 'must be an object' }).optional(),
+    // Checked by the persistence entry's schema (09-api.md §2: PluginStartError with a PluginConfigError cause).
+    writeBehind: z.unknown().optional(),
     tools: toolListSchema.optional(),
     instructions: instructionsSchema.optional(),
     presets: presetsOptionSchema.optional(),

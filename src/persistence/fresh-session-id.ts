@@ -1,5 +1,7 @@
 import { ErrorCode } from '../errors/codes.js'
+import { PersistenceCorruptionError } from '../errors/persistence-corruption-error.js'
 import { PersistenceError } from '../errors/persistence-error.js'
+import { SessionFormatUnsupportedError } from '../errors/session-format-unsupported-error.js'
 import type { PersistenceCoordinator } from './persistence-coordinator.js'
 
 /** How many generated ids {@link freshSessionId} draws before it reports the last one as taken. */
@@ -11,8 +13,8 @@ const MAX_ID_DRAWS = 100
  *
  * @param persistence - the coordinator, or `undefined` without a persistence entry (then `false`)
  * @param id - a candidate session id; one that is not a storable id is never stored
- * @returns whether a stored log has this id
- * @throws (as a rejection) read errors other than `SESSION_NOT_FOUND` / `INVALID_SESSION_ID`, unchanged
+ * @returns whether a stored log has this id, also one that is damaged or of an unsupported format
+ * @throws (as a rejection) other read errors, unchanged
  * @internal
  */
 export async function isStored(persistence: PersistenceCoordinator | undefined, id: string): Promise<boolean> {
@@ -21,6 +23,8 @@ export async function isStored(persistence: PersistenceCoordinator | undefined, 
     await persistence.readFrom(id, Number.MAX_SAFE_INTEGER)
   } catch (error) {
     if (PersistenceError.is(error) && (error.code === ErrorCode.SESSION_NOT_FOUND || error.code === ErrorCode.INVALID_SESSION_ID)) return false
+    // A damaged or too-new log is still a stored log: its id is taken (H2), whatever is wrong inside.
+    if (PersistenceCorruptionError.is(error) || SessionFormatUnsupportedError.is(error)) return true
     throw error
   }
   return true

@@ -196,7 +196,7 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       const raw: unknown = header
       const id = typeof raw === 'object' && raw !== null ? (raw as { readonly id?: unknown }).id : undefined
       if (typeof raw === 'object' && raw !== null) assertStorableId(id)
-      const validated = buildSessionHeader(raw, typeof id === 'string' ? id : '', -1)
+      const validated = buildSessionHeader(raw, typeof id === 'string' ? id : '', -1, true)
       if (store.logs.has(validated.id) || registrations.has(validated.id)) {
         throw new PersistenceError({
           code: ErrorCode.SESSION_EXISTS,

@@ -62,11 +62,13 @@ function isNonNegativeInteger(value: unknown): value is number {
 
 /**
  * Validates a header for session `id`, filling `version`, `id` and `createdAt`, and returns a
- * deep-frozen copy in canonical key order.
+ * deep-frozen copy in canonical key order. With `complete` (an adapter's `create`, H2) nothing is
+ * filled in: a header without `version` is refused like a wrong one, since a writer never stores a
+ * header it could not read back.
  *
  * @internal
  */
-export function buildSessionHeader(input: unknown, id: string, createdAt: number): SessionHeader {
+export function buildSessionHeader(input: unknown, id: string, createdAt: number, complete = false): SessionHeader {
   const invalid = (field: string, detail: string): SessionHeaderError =>
     new SessionHeaderError({ code: ErrorCode.INVALID_HEADER, sessionId: id, detail: `header ${detail}`, field })
   if (input === undefined) input = {}
@@ -83,7 +85,7 @@ export function buildSessionHeader(input: unknown, id: string, createdAt: number
     if (!(headerKeys as readonly string[]).includes(key)) throw invalid(key, `has an unknown key "${key}"`)
   }
   const header: Record<string, unknown> = {
-    version: copy['version'] ?? SESSION_FORMAT_VERSION,
+    version: copy['version'] ?? (complete ? undefined : SESSION_FORMAT_VERSION),
     id: copy['id'] ?? id,
     createdAt: copy['createdAt'] ?? createdAt,
   }

@@ -279,3 +279,11 @@ describe('InvalidOptionsError (09-api O2)', () => {
     expect(error.message).toBe('dir: is a file')
   })
 })
+
+describe('createHarness options: writeBehind is the persistence entry’s to check (09-api §2)', () => {
+  test.each([[5], [null], [[]], [{ windowMs: -1 }], [{ foo: 1 }]])('writeBehind %j → PluginStartError (persistence) with a PluginConfigError cause', async (writeBehind) => {
+    const error = await rejectionOf(createHarness({ writeBehind: writeBehind as never, logger: recordingLogger() }))
+    expect(error).toMatchObject({ name: 'PluginStartError', code: 'PLUGIN_START_FAILED' })
+    expect((error as { cause?: { name?: string } }).cause?.name).toBe('PluginConfigError')
+  })
+})

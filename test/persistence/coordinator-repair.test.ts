@@ -267,6 +267,43 @@ describe('repair', () => {
     expect((await readdir(dir)).sort()).toEqual(['s1.jsonl', 's1.jsonl.corrupt-777'])
   })
 
+  test('a rerun after a crash between the quarantine link and the rename finishes with one quarantine file (J14)', async () => {
+    const damaged = await writeLog(`${log().map(lineOf).join('')}xx\n${lineOf(log([TS(2)])[6])}`)
+    let crash = true
+    const fileSystem: JsonlFileSystem = {
+      ...nodeFileSystem,
+      rename: async (from, to) => {
+        if (crash && to === join(dir, 's1.jsonl')) {
+          crash = false
+          throw new Error('crash before the rename')
+        }
+        return nodeFileSystem.rename(from, to)
+      },
+    }
+    let clock = 777
+    const harness = await start(J({ fileSystem, now: () => clock++ }))
+    await rejectionOf(harness.persistence.repair('s1', { truncateAtCorruption: true }))
+    const afterCrash = (await readdir(dir)).sort()
+    expect(afterCrash).toHaveLength(2)
+    const quarantine = afterCrash[1] as string
+    expect(quarantine).toMatch(/^s1\.jsonl\.corrupt-\d+$/)
+    const report = await harness.persistence.repair('s1', { truncateAtCorruption: true })
+    expect(report).toMatchObject({ action: 'quarantined', keptEvents: 6, quarantine: join(dir, quarantine) })
+    expect((await readdir(dir)).sort()).toEqual(['s1.jsonl', quarantine])
+    expect(await textOf(quarantine)).toBe(damaged)
+    expect(await textOf()).toBe(`${headerLine}\n${log().map(lineOf).join('')}`)
+  })
+
+  test('a quarantine name taken by another file moves on to the next number (J14)', async () => {
+    const damaged = await writeLog(`${log().map(lineOf).join('')}xx\n${lineOf(log([TS(2)])[6])}`)
+    await writeFile(join(dir, 's1.jsonl.corrupt-777'), 'an older quarantine')
+    const harness = await start(J({ now: () => 777 }))
+    const report = await harness.persistence.repair('s1', { truncateAtCorruption: true })
+    expect(report).toMatchObject({ action: 'quarantined', quarantine: join(dir, 's1.jsonl.corrupt-778') })
+    expect(await textOf('s1.jsonl.corrupt-777')).toBe('an older quarantine')
+    expect(await textOf('s1.jsonl.corrupt-778')).toBe(damaged)
+  })
+
 })
 
 describe('failures and limits', () => {

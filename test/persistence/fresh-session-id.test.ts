@@ -1,9 +1,15 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
+import { createHarness, type Harness } from 'yoke'
+import { fakeIds, scriptedModel } from 'yoke/testing'
 import { ErrorCode } from '../../src/errors/codes.js'
 import { PersistenceError } from '../../src/errors/persistence-error.js'
 import { freshSessionId, isStored } from '../../src/persistence/fresh-session-id.js'
 import type { PersistenceCoordinator } from '../../src/persistence/persistence-coordinator.js'
 import { rejectionOf } from '../helpers/outcomes.js'
+import { recordingLogger } from '../helpers/recording-logger.js'
 
 /** A coordinator whose `readFrom` knows only `stored`, and fails for `broken`. */
 function storage(stored: ReadonlySet<string>, broken = new Set<string>()): PersistenceCoordinator {
@@ -52,5 +58,34 @@ describe('isStored and freshSessionId', () => {
   test('a read failure stops the search', async () => {
     const error = await rejectionOf(freshSessionId(counter(), () => false, storage(new Set(), new Set(['s1'])), () => new Error('taken')))
     expect(error).toMatchObject({ code: 'WRITE_FAILED' })
+  })
+})
+
+describe('a damaged or too-new stored log takes its id (09-api.md H2, H5)', () => {
+  async function harnessOver(content: string): Promise<{ harness: Harness; dir: string }> {
+    const dir = await mkdtemp(join(tmpdir(), 'yoke-taken-'))
+    await writeFile(join(dir, 's1.jsonl'), content)
+    const harness = await createHarness({ persistence: { dir }, ids: fakeIds(), model: scriptedModel([]), logger: recordingLogger() })
+    return { harness, dir }
+  }
+  const tooNew = `${JSON.stringify({ type: 'session', version: 99, id: 's1', createdAt: 0 })}\n`
+  const corrupt = `${JSON.stringify({ type: 'session', version: 1, id: 's1', createdAt: 0 })}\nxx\n${JSON.stringify({ type: 'turn/start', seq: 1, time: 0, data: { turn: 1 } })}\n`
+
+  test.each([
+    ['too new', tooNew],
+    ['corrupt', corrupt],
+  ])('%s: a given id is SESSION_EXISTS, a generated one is skipped, in createAgent and fork', async (_kind, content) => {
+    const { harness, dir } = await harnessOver(content)
+    try {
+      expect(await rejectionOf(harness.createAgent({ sessionId: 's1' }))).toMatchObject({ name: 'PersistenceError', code: 'SESSION_EXISTS' })
+      const agent = await harness.createAgent()
+      expect(agent.id).toBe('s2')
+      expect(await rejectionOf(harness.fork('s2', { id: 's1' }))).toMatchObject({ name: 'SessionForkError', code: 'SESSION_EXISTS' })
+      const child = await harness.fork('s2')
+      expect(child.id).not.toBe('s1')
+    } finally {
+      await harness.close()
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })

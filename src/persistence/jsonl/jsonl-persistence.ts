@@ -162,7 +162,7 @@ class JsonlAdapter implements JsonlPersistence {
     const raw: unknown = header
     const id = typeof raw === 'object' && raw !== null ? (raw as { readonly id?: unknown }).id : undefined
     if (typeof raw === 'object' && raw !== null) assertStorableId(id)
-    const checked = buildSessionHeader(raw, typeof id === 'string' ? id : '', -1)
+    const checked = buildSessionHeader(raw, typeof id === 'string' ? id : '', -1, true)
     const sessionId = checked.id
     const stored = this.#logs.has(sessionId) || (await this.#files.existing(sessionId)).length > 0
     if (stored || this.#registrations.has(sessionId)) {

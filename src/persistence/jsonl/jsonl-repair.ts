@@ -4,11 +4,12 @@
  *
  * @module
  */
+import { basename, join } from 'node:path'
 import type { SessionEvent } from '../../session/session-event.js'
 import type { SessionHeader } from '../../session/session-header.js'
 import { encodeBatch, encodeHeaderLine } from './jsonl-codec.js'
 import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
-import { fsyncDirectory, writePrefixedTemp } from './jsonl-file-operations.js'
+import { errorCodeOf, fsyncDirectory, writePrefixedTemp } from './jsonl-file-operations.js'
 import type { RepairPlan } from './jsonl-log-reader.js'
 
 /** A log codec, named as the `compression` option names it. */
@@ -93,11 +94,11 @@ export async function rewriteTail(context: RepairContext, target: RepairTarget):
   if (batch.length > 0) chunks.push(await context.encode(compression, encodeBatch(batch, { packChunks })))
   await context.checkToken()
   const tempPath = await writePrefixedTemp(fileSystem, handle, path, plan.keepBytes, chunks)
-  const quarantine = target.kind === 'corrupt' ? `${path}.corrupt-${context.now()}` : undefined
+  let quarantine: string | undefined
   try {
-    if (quarantine !== undefined) {
+    if (target.kind === 'corrupt') {
       // The damaged original stays byte-identical under its quarantine name.
-      await fileSystem.link(path, quarantine)
+      quarantine = await quarantineOriginal(context, handle, path)
       await fsyncDirectory(fileSystem, context.dir)
     }
     await fileSystem.rename(tempPath, path)
@@ -108,4 +109,36 @@ export async function rewriteTail(context: RepairContext, target: RepairTarget):
   let size = plan.keepBytes
   for (const chunk of chunks) size += chunk.length
   return { path, compression, nextSeq: plan.nextSeq + closers.length, size, ...(quarantine === undefined ? {} : { quarantine }) }
+}
+
+/** How many quarantine names after `<file>.corrupt-<now()>` a repair tries before it gives up. */
+const QUARANTINE_NAMES = 100
+
+/**
+ * Links the damaged log to its quarantine name (J14) and returns that name. A rerun after a crash
+ * between the link and the rename finds the original already linked (a `<file>.corrupt-<n>` with
+ * the log's own inode) and reuses it, so it neither fails nor leaves a second copy; a name taken by
+ * another file moves on to `<n + 1>`.
+ */
+async function quarantineOriginal(context: RepairContext, handle: JsonlFileHandle, path: string): Promise<string> {
+  const { fileSystem } = context
+  const base = basename(path)
+  const own = await fileSystem.fstat(handle)
+  const pattern = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.corrupt-\\d+$`)
+  for (const name of await fileSystem.readdir(context.dir)) {
+    if (!pattern.test(name)) continue
+    const candidate = join(context.dir, name)
+    const stats = await fileSystem.stat(candidate).catch(() => undefined)
+    if (stats !== undefined && stats.ino === own.ino && stats.dev === own.dev) return candidate
+  }
+  const first = context.now()
+  for (let attempt = 0; ; attempt++) {
+    const quarantine = `${path}.corrupt-${first + attempt}`
+    try {
+      await fileSystem.link(path, quarantine)
+      return quarantine
+    } catch (error) {
+      if (errorCodeOf(error) !== 'EEXIST' || attempt + 1 >= QUARANTINE_NAMES) throw error
+    }
+  }
 }

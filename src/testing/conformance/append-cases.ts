@@ -59,6 +59,10 @@ const createCase: ConformanceCase = {
     expectError(await rejectionOf(() => adapter.create(tooNew), 'create version 2'), SessionHeaderError, ErrorCode.INVALID_HEADER, 'create version 2', {
       field: 'version',
     })
+    const { version: _version, ...versionless } = headerOf('s3')
+    expectError(await rejectionOf(() => adapter.create(versionless as unknown as SessionHeader), 'create without version'), SessionHeaderError, ErrorCode.INVALID_HEADER, 'create without version', {
+      field: 'version',
+    })
     for (const id of ['../x', 'a/b', '', '.hidden', 'a'.repeat(129)]) {
       const header = { ...headerOf('s4'), id } as SessionHeader
       const what = `create(${JSON.stringify(id.length > 20 ? `${id.slice(0, 8)}…` : id)})`
