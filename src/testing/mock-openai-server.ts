@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { ErrorCode } from '../errors/codes.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { InvalidOptionsError } from '../errors/invalid-options-error.js'
-import type { ValidationIssue } from '../errors/issue.js'
+import { type ValidationIssue, valueAt } from '../errors/issue.js'
 import { ScriptedModelError } from '../errors/scripted-model-error.js'
 import type { JsonValue } from '../session/json-value.js'
 import { mockErrorBodies, notFoundBody, scriptErrorBody } from './mock-openai/mock-error-bodies.js'
@@ -74,8 +74,14 @@ export interface MockOpenAIServer extends AsyncDisposable {
 
 const routes: ReadonlySet<string> = new Set(['/v1/chat/completions', '/chat/completions'])
 
+const optionKeys: ReadonlySet<string> = new Set(['script', 'apiKey', 'sessionIdHeader'])
+
 function optionIssues(options: MockOpenAIServerOptions): ValidationIssue[] {
-  const issues = scriptIssues(options.script)
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) return [{ path: [], message: 'must be an options object { script, apiKey?, sessionIdHeader? }' }]
+  const issues: ValidationIssue[] = Object.keys(options)
+    .filter((key) => !optionKeys.has(key))
+    .map((key) => ({ path: [key], message: 'unknown option' }))
+  issues.push(...scriptIssues(options.script))
   if (options.apiKey !== undefined && typeof options.apiKey !== 'string') issues.push({ path: ['apiKey'], message: 'must be a string' })
   const header = options.sessionIdHeader
   if (header !== undefined && (typeof header !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header))) {
@@ -134,7 +140,10 @@ function sendJson(response: ServerResponse, status: number, body: JsonValue): vo
  */
 export async function startMockOpenAIServer(options: MockOpenAIServerOptions): Promise<MockOpenAIServer> {
   const issues = optionIssues(options)
-  if (issues.length > 0) throw new InvalidOptionsError({ issues, value: options, subject: 'startMockOpenAIServer options' })
+  if (issues.length > 0) {
+    // The value of the first issue's field (O2), the whole options for a root issue.
+    throw new InvalidOptionsError({ issues, value: valueAt(options, (issues[0] as ValidationIssue).path), subject: 'startMockOpenAIServer options' })
+  }
   const cursor = createScriptCursor(options.script)
   const sessionIdHeader = (options.sessionIdHeader ?? 'x-session-id').toLowerCase()
   const requests: MockRecordedRequest[] = []

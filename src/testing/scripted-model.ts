@@ -1,10 +1,13 @@
 import { ErrorCode } from '../errors/codes.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import { InvalidOptionsError } from '../errors/invalid-options-error.js'
+import { type ValidationIssue, valueAt } from '../errors/issue.js'
 import { ScriptedModelError } from '../errors/scripted-model-error.js'
 import { type Clock, systemClock } from '../kernel/host-services.js'
 import { isRetryableByDefault, modelFailure } from '../model/failure-defaults.js'
 import type { ModelAdapter, ModelInfo, ModelStreamOptions } from '../model/model-adapter.js'
 import type { ModelRequest } from '../model/model-request.js'
+import { isProviderId } from '../model/validate-model-request.js'
 import type { LlmFailure, LlmFailurePhase } from '../session/llm-failure.js'
 import type { StreamChunk } from '../session/stream-chunk.js'
 import type { ScriptedReply } from './scripted-reply.js'
@@ -64,6 +67,33 @@ export interface ScriptedModel extends ModelAdapter {
   describeModel(model: string): ModelInfo | undefined
 }
 
+const optionKeys: ReadonlySet<string> = new Set(['provider', 'model', 'info', 'clock'])
+
+function isPlainObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  const prototype: unknown = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
+}
+
+/** The issues of `scriptedModel` options (08-models.md §11: factory options → `InvalidOptionsError`). */
+function scriptedModelOptionIssues(options: unknown): ValidationIssue[] {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) return [{ path: [], message: 'must be an options object { provider?, model?, info?, clock? }' }]
+  const record = options as Readonly<Record<string, unknown>>
+  const issues: ValidationIssue[] = []
+  for (const key of Object.keys(record)) {
+    const value = record[key]
+    if (!optionKeys.has(key)) issues.push({ path: [key], message: 'unknown option' })
+    else if (value === undefined) continue
+    else if (key === 'provider' && !isProviderId(value)) issues.push({ path: [key], message: 'must be a provider id (^[a-z0-9][a-z0-9._-]{0,63}$)' })
+    else if (key === 'model' && (typeof value !== 'string' || value.length === 0)) issues.push({ path: [key], message: 'must be a non-empty string' })
+    else if (key === 'info' && !isPlainObject(value)) issues.push({ path: [key], message: 'must be a ModelInfo object' })
+    else if (key === 'clock' && (typeof value !== 'object' || value === null || typeof (value as { readonly now?: unknown }).now !== 'function' || typeof (value as { readonly setTimer?: unknown }).setTimer !== 'function')) {
+      issues.push({ path: [key], message: 'must be a Clock { now(), setTimer() }' })
+    }
+  }
+  return issues
+}
+
 /**
  * Creates a scripted model: each `stream()` call consumes the next entry and emits its reasoning,
  * text and tool-call blocks (indexes from 0, in that order), then `usage`, then `finish`. Tool-call
@@ -75,7 +105,9 @@ export interface ScriptedModel extends ModelAdapter {
  * @param options - provider, model, info and clock
  * @returns the model
  * @throws `InvalidArgumentError` for a malformed reply entry (a function entry's reply is
- *   checked when it resolves, and rejects the iterator instead)
+ *   checked when it resolves, and rejects the iterator instead); `InvalidOptionsError` for bad
+ *   options (an unknown key, a provider that is not a provider id, a non-object `info`, a clock
+ *   without `now`)
  * @example
  * ```ts
  * const model = scriptedModel([tool('echo', { x: 1 }), text('done')])
@@ -86,6 +118,10 @@ export interface ScriptedModel extends ModelAdapter {
  */
 export function scriptedModel(script: readonly ScriptEntry[], options: ScriptedModelOptions = {}): ScriptedModel {
   if (!Array.isArray(script)) throw new InvalidArgumentError({ argument: 'script', reason: 'must be an array', value: script })
+  const issues = scriptedModelOptionIssues(options)
+  if (issues.length > 0) {
+    throw new InvalidOptionsError({ issues, value: valueAt(options, (issues[0] as ValidationIssue).path), subject: 'scriptedModel options' })
+  }
   const entries: readonly ScriptEntry[] = [...script]
   entries.forEach((entry, index) => {
     if (typeof entry !== 'function') checkReply(entry, `script[${index}]`)

@@ -388,10 +388,18 @@ describe('startMockOpenAIServer: routing, recording and scripts', () => {
     [{ script: [{ toolCalls: [{ arguments: '{}' }] }] }, 'script.0'],
     [{ script: [], apiKey: 42 }, 'apiKey'],
     [{ script: [], sessionIdHeader: 'bad header' }, 'sessionIdHeader'],
+    [{ script: [], bogus: 1 }, 'bogus'],
+    [undefined, ''],
+    [null, ''],
   ])('invalid options %j are refused with InvalidOptionsError at %s', async (options, field) => {
     const error = await rejectionOf(startMockOpenAIServer(options as unknown as MockOpenAIServerOptions))
     expect(InvalidOptionsError.is(error)).toBe(true)
     expect(error).toMatchObject({ field })
+  })
+
+  test('the error value is the offending field’s value (09-api O2)', async () => {
+    expect(await rejectionOf(startMockOpenAIServer({ script: 5 } as never))).toMatchObject({ field: 'script', value: 5 })
+    expect(await rejectionOf(startMockOpenAIServer({ script: [], apiKey: 5 } as never))).toMatchObject({ field: 'apiKey', value: 5 })
   })
 })
 

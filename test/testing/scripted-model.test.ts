@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { type Clock, createAssembler, InvalidArgumentError, LlmError, type ModelRequest, ScriptedModelError, type StreamChunk } from 'yoke'
+import { type Clock, createAssembler, InvalidArgumentError, InvalidOptionsError, LlmError, type ModelRequest, ScriptedModelError, type StreamChunk } from 'yoke'
 import { call, cut, fail, fakeClock, hang, type ScriptedModel, scriptedModel, text, tool } from 'yoke/testing'
 
 const request = (controller = new AbortController()): ModelRequest => ({
@@ -445,5 +445,31 @@ describe('script builders', () => {
     expect((await collect(model)).at(-1)).toStrictEqual({ type: 'finish', reason: 'max-tokens' })
     expect((await collect(model)).at(-1)).toMatchObject({ type: 'finish', reason: 'error', failure: { code: 'SERVER', retryable: true, phase: 'response' } })
     model.assertComplete()
+  })
+})
+
+describe('scriptedModel options (08-models.md §11)', () => {
+  test.each([
+    [{ provider: 'BAD ID' }, 'provider'],
+    [{ model: '' }, 'model'],
+    [{ info: 5 }, 'info'],
+    [{ clock: 5 }, 'clock'],
+    [{ clock: { now: () => 0 } }, 'clock'],
+    [{ bogus: true }, 'bogus'],
+    [null, ''],
+  ])('%j → InvalidOptionsError at %s', (options, field) => {
+    let error: unknown
+    try {
+      scriptedModel([], options as never)
+    } catch (thrown) {
+      error = thrown
+    }
+    expect(InvalidOptionsError.is(error)).toBe(true)
+    expect(error).toMatchObject({ field })
+  })
+
+  test('valid options are taken', () => {
+    const model = scriptedModel([], { provider: 'my-mock', model: 'm1', info: { contextWindow: 10 }, clock: fakeClock() })
+    expect([model.provider, model.defaultModel, model.describeModel('x')]).toEqual(['my-mock', 'm1', { contextWindow: 10 }])
   })
 })
