@@ -14,7 +14,7 @@ import { inspectLog } from './log-inspection.js'
 import { withLogStore } from './log-store.js'
 import { markdownTranscript } from './markdown-transcript.js'
 import { type ParsedCommand, stringFlag } from './parse-command.js'
-import { resolveSessionTarget } from './session-target.js'
+import { releaseSessionTarget, resolveSessionTarget } from './session-target.js'
 
 const formats = ['json', 'markdown'] as const
 
@@ -31,13 +31,19 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const target = await resolveSessionTarget(parsed.positionals[0] as string, stringFlag(parsed, 'dir'))
   const out = stringFlag(parsed, 'out')
   if (out !== undefined && resolve(out) === resolve(target.file)) {
+    await releaseSessionTarget(target)
     throw new CliUsageError(`--out ${JSON.stringify(out)} is the session log itself; export to another file`)
   }
-  const text = await withLogStore(target.dir, async (harness) => {
-    const inspection = await inspectLog(harness, target)
-    if (format === 'markdown') return markdownTranscript(target.id, inspection.events, harness.sessions.catalog)
-    return `${JSON.stringify({ header: inspection.header, events: inspection.events, repairPending: inspection.repairPending })}\n`
-  })
+  let text: string
+  try {
+    text = await withLogStore(target.dir, async (harness) => {
+      const inspection = await inspectLog(harness, target)
+      if (format === 'markdown') return markdownTranscript(target.id, inspection.events, harness.sessions.catalog)
+      return `${JSON.stringify({ header: inspection.header, events: inspection.events, repairPending: inspection.repairPending })}\n`
+    })
+  } finally {
+    await releaseSessionTarget(target)
+  }
   if (out === undefined) io.stdout(text)
   else await writeFile(out, text)
   return ExitCode.ok

@@ -10,7 +10,7 @@ import { jsonDocument, plural, usageText } from './format-text.js'
 import { inspectLog, type LogInspection } from './log-inspection.js'
 import { withLogStore } from './log-store.js'
 import { booleanFlag, type ParsedCommand, stringFlag } from './parse-command.js'
-import { resolveSessionTarget, type SessionTarget } from './session-target.js'
+import { releaseSessionTarget, resolveSessionTarget, type SessionTarget } from './session-target.js'
 import { answeredCallIds, summarizeTurns, type TurnSummary, type UsageTotals } from './turn-summaries.js'
 
 /** The `--json` document of `yoke inspect`. */
@@ -98,7 +98,12 @@ export function inspectText(report: InspectReport): string {
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const target = await resolveSessionTarget(parsed.positionals[0] as string, stringFlag(parsed, 'dir'))
-  const inspection = await withLogStore(target.dir, (harness) => inspectLog(harness, target))
+  let inspection: Awaited<ReturnType<typeof inspectLog>>
+  try {
+    inspection = await withLogStore(target.dir, (harness) => inspectLog(harness, target))
+  } finally {
+    await releaseSessionTarget(target)
+  }
   const report = inspectReport(target, inspection)
   io.stdout(booleanFlag(parsed, 'json') ? jsonDocument(report) : inspectText(report))
   return booleanFlag(parsed, 'check') && report.repair.needed ? ExitCode.repairNeeded : ExitCode.ok

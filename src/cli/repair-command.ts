@@ -99,7 +99,7 @@ export function repairText(report: RepairCommandReport): string {
 }
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
-  const target = await resolveSessionTarget(parsed.positionals[0] as string, stringFlag(parsed, 'dir'))
+  const target = await resolveSessionTarget(parsed.positionals[0] as string, stringFlag(parsed, 'dir'), { writes: true })
   const truncateAtCorruption = booleanFlag(parsed, 'truncate-at-corruption')
   const plan = booleanFlag(parsed, 'dry-run') ? plannedRepair : repairNow
   const report = await withLogStore(target.dir, (harness) => plan(harness, target, truncateAtCorruption))

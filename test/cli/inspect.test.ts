@@ -1,6 +1,7 @@
 /**
  * `yoke inspect` as a child process (09-api.md L1, L2; scenario 35): reads, never writes.
  */
+import { copyFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { fixtureId, snapshot, writeTwoTurns } from './cli-fixtures.js'
@@ -58,5 +59,32 @@ describe('yoke inspect (L2)', () => {
     const outcome = await yoke(cwd, 'inspect', fixtureId, '--json')
     expect(outcome.code).toBe(0)
     expect(jsonOf(outcome)).toMatchObject({ id: fixtureId, file: join('sessions', `${fixtureId}.jsonl`) })
+  })
+})
+
+describe('a log file path: the id comes from the header (L1)', () => {
+  test('a renamed log, one with another extension, and a non-log file that shares an id name', async () => {
+    const cwd = await freshDir()
+    const d = join(cwd, 'd')
+    const { events, file } = await writeTwoTurns(d)
+    await copyFile(file, join(cwd, 'renamed.jsonl'))
+    await copyFile(file, join(cwd, 'log.txt'))
+    await writeFile(join(cwd, fixtureId), 'not a log, just a note')
+    await writeTwoTurns(join(cwd, 'sessions'))
+    const [renamed, txt, shadowed, repair] = await Promise.all([
+      yoke(cwd, 'inspect', 'renamed.jsonl', '--json'),
+      yoke(cwd, 'inspect', 'log.txt', '--json'),
+      yoke(cwd, 'inspect', fixtureId, '--json'),
+      yoke(cwd, 'repair', 'renamed.jsonl'),
+    ])
+    expect(renamed.code).toBe(0)
+    expect(jsonOf(renamed)).toMatchObject({ id: fixtureId, file: 'renamed.jsonl', events: events.length })
+    expect(txt.code).toBe(0)
+    expect(jsonOf(txt)).toMatchObject({ id: fixtureId, file: 'log.txt', events: events.length })
+    expect(shadowed.code).toBe(0)
+    expect(jsonOf(shadowed)).toMatchObject({ id: fixtureId, file: join('sessions', `${fixtureId}.jsonl`) })
+    // repair rewrites the log in place, so it needs the log under its own name.
+    expect(repair.code).toBe(2)
+    expect(repair.stderr).toContain(`rename it to ${fixtureId}.jsonl`)
   })
 })
