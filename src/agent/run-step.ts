@@ -10,6 +10,7 @@ import { buildLoopRequest } from './build-request.js'
 import type { LoopHost } from './loop-host.js'
 import { buildRequestContext, buildRequestHeader, requestContextDue, requestHeaderDecision } from './request-header-decision.js'
 import { checkCallConfig, frozenCallConfig, resolveCallConfig } from './resolve-call-config.js'
+import { raceTurnSignal } from './race-turn-signal.js'
 import { abortCheck } from './turn-end.js'
 import { verifyReconstruction } from './verify-reconstruction.js'
 
@@ -84,11 +85,14 @@ async function attemptUntilDone(host: LoopHost, input: StepInput, system: string
   for (let attempt = 1; ; attempt++) {
     const outcome = await runAttempt(host, input, system, attempt)
     if (outcome.kind === 'message') return outcome
-    const decision = await host.ctx.waterfall(
-      'agent/request-error',
-      { agent: host.agent, turn: input.turn, step: input.step, attempt, failure: outcome.failure, signal: input.signal },
-      () => undefined,
-      { scope: host.agent },
+    const decision = await raceTurnSignal(
+      host.ctx.waterfall(
+        'agent/request-error',
+        { agent: host.agent, turn: input.turn, step: input.step, attempt, failure: outcome.failure, signal: input.signal },
+        () => undefined,
+        { scope: host.agent },
+      ),
+      input.signal,
     )
     abortCheck(input.signal)
     if (decision?.kind !== 'retry') throw new LlmError(outcome.failure)
@@ -101,9 +105,11 @@ async function runAttempt(host: LoopHost, input: StepInput, system: string, atte
   const { session, agent } = host
   const { turn, step, signal } = input
   const seed = resolveCallConfig({ lastHeader: session.requestHeader(), options: host.options, firstRequestOfDriver: host.firstRequestOfDriver })
-  const chosen = await host.ctx.waterfall('agent/request', { agent, turn, step, attempt, config: seed, signal }, (payload) => payload.config, {
-    scope: agent,
-  })
+  // Raced against the turn signal (04-agent.md §9): a listener that ignores it cannot hold a cancel up.
+  const chosen = await raceTurnSignal(
+    host.ctx.waterfall('agent/request', { agent, turn, step, attempt, config: seed, signal }, (payload) => payload.config, { scope: agent }),
+    signal,
+  )
   abortCheck(signal)
   const config = checkCallConfig(frozenCallConfig(chosen))
   const verify = host.options.verifyReconstruction === true

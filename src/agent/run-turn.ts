@@ -5,6 +5,7 @@ import { userMessageSchema } from '../session/message.js'
 import type { PreStepDecision } from './agent-loop-events.js'
 import type { LoopHost } from './loop-host.js'
 import { runStep } from './run-step.js'
+import { raceTurnSignal } from './race-turn-signal.js'
 import { abortCheck, type TurnEnd, turnEndOf } from './turn-end.js'
 
 /** What a finished turn reports to the driver. */
@@ -51,17 +52,21 @@ export async function runTurn(host: LoopHost, turn: number, signal: AbortSignal)
       abortCheck(signal)
       const first = step === 0
       const claimed = host.inbox.claim({ firstStep: first, turn })
-      const assembly = await host.systemPrompt.assemble({ agent: host.agent, scope: host.agent, signal })
+      // Every listener await is raced against the turn signal (04-agent.md §9): one that ignores it cannot hold a cancel up.
+      const assembly = await raceTurnSignal(host.systemPrompt.assemble({ agent: host.agent, scope: host.agent, signal }), signal)
       abortCheck(signal)
       const rendered = assembly.contexts.map((context) => ({ name: context.name, text: renderPrompt([context], assembly.variables, { kind: 'context' }) }))
       const candidate = host.projection.project(rendered)
       // The payload holds the claimed messages; only the default decision adds the runtime-context
       // candidate after them (06-prompt-scope.md §3 Commit), so a listener that enters its own list drops it.
-      const decision = await host.ctx.waterfall(
-        'agent/pre-step',
-        { agent: host.agent, turn, step: step + 1, messages: claimed, signal },
-        (payload): PreStepDecision => ({ kind: 'enter', messages: candidate === undefined ? payload.messages : Object.freeze([...payload.messages, candidate]) }),
-        { scope: host.agent },
+      const decision = await raceTurnSignal(
+        host.ctx.waterfall(
+          'agent/pre-step',
+          { agent: host.agent, turn, step: step + 1, messages: claimed, signal },
+          (payload): PreStepDecision => ({ kind: 'enter', messages: candidate === undefined ? payload.messages : Object.freeze([...payload.messages, candidate]) }),
+          { scope: host.agent },
+        ),
+        signal,
       )
       abortCheck(signal)
       const entered = checkEntered(decision)
@@ -78,7 +83,7 @@ export async function runTurn(host: LoopHost, turn: number, signal: AbortSignal)
       owed = outcome === 'owed'
       if (!owed && host.inbox.nextStep.length === 0) {
         const reason = turnEndOf({ signal, thrown: undefined, blocked, maxTokens }).reason
-        await host.ctx.serial('agent/turn-stopping', { agent: host.agent, turn, reason, signal }, { scope: host.agent })
+        await raceTurnSignal(host.ctx.serial('agent/turn-stopping', { agent: host.agent, turn, reason, signal }, { scope: host.agent }), signal)
         abortCheck(signal)
         if (host.inbox.nextStep.length === 0) break
       }

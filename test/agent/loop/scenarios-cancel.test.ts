@@ -309,4 +309,27 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
     expect(turnEnds(agent.session.events)[1]).toEqual({ turn: 2, reason: aborted({ kind: 'user' }) })
     expect(errors).toEqual([])
   })
+  test('a listener that ignores the turn signal cannot hold a cancel up (§9): pre-step, agent/request, turn-stopping', async () => {
+    for (const event of ['agent/pre-step', 'agent/request', 'agent/turn-stopping'] as const) {
+      const { harness, agent } = await scenarios.agent({ script: [text('ok')] })
+      let entered!: () => void
+      const reached = new Promise<void>((resolve) => {
+        entered = resolve
+      })
+      const stuck = (): Promise<never> => {
+        entered()
+        return new Promise<never>(() => {})
+      }
+      if (event === 'agent/pre-step') harness.on(event, stuck)
+      else if (event === 'agent/request') harness.on(event, stuck)
+      else harness.on(event, stuck)
+      const run = agent.run('q')
+      await reached
+      agent.cancel()
+      await expect(run).resolves.toMatchObject({ reason: aborted({ kind: 'user' }) })
+      await agent.whenIdle()
+      expect(agent.phase).toBe('idle')
+      expect(turnEnds(agent.session.events)).toEqual([expect.objectContaining({ turn: 1, reason: aborted({ kind: 'user' }) })])
+    }
+  })
 })

@@ -181,7 +181,8 @@ describe('middleware receives the normalized form from the layer inside it (§1)
     })
     world.ctx.on('tools/execute', async (_payload, next) => {
       await next()
-      return 'inner plain string'
+      // A plain return form, outside the ToolResult type: normalized like a body's.
+      return 'inner plain string' as unknown as ToolResult
     })
     await world.run([block('c1', 't')])
     expect(seen).toEqual([{ content: [{ type: 'text', text: 'inner plain string' }], isError: false, concludesTurn: false, additionalContexts: [] }])
@@ -201,7 +202,7 @@ describe('middleware receives the normalized form from the layer inside it (§1)
     })
     world.ctx.on('tools/post-execute', async (_payload, next) => {
       await next()
-      return 'redacted'
+      return 'redacted' as unknown as ToolResult
     })
     await world.run([block('c1', 't')])
     expect(seen).toEqual([{ content: [{ type: 'text', text: 'redacted' }], isError: false, concludesTurn: false, additionalContexts: [] }])
@@ -218,7 +219,7 @@ describe('middleware receives the normalized form from the layer inside it (§1)
       seen.push((await next()) as ToolResult)
       return undefined
     })
-    world.ctx.on('tools/execute', async () => ({ content: 'x', meta: 5 }))
+    world.ctx.on('tools/execute', async () => ({ content: 'x', meta: 5 }) as unknown as ToolResult)
     await world.run([block('c1', 't')])
     expect(seen[0]?.error).toEqual({ code: 'TOOL_FAILED', message: '"t" returned an invalid result: meta is not a plain JSON object' })
     expect(resultData(world.session, 'c1').error?.code).toBe('TOOL_FAILED')
