@@ -66,6 +66,8 @@ export class ReactLoopAgent implements Agent, RunPort {
   readonly options: AgentOptions
   readonly ctx: Context
   readonly #inbox: AgentInbox
+  /** The public inbox view: its edits refuse a disposed agent (`AgentDisposedError`), like `send`. */
+  readonly #inboxView: InboxView
   readonly #host: LoopHost
   readonly #initiator: InitiatorControl<Agent>
   #phase: AgentPhase = 'idle'
@@ -99,6 +101,33 @@ export class ReactLoopAgent implements Agent, RunPort {
     const ids = sessionMessageIds(init.parent.get(services.ids), this.session)
     ctx.provide(services.ids, ids)
     this.#inbox = new AgentInbox({ session: this.session, ids, emit: (name, payload) => ctx.emit(name, payload as PayloadOf<typeof name>, { scope: this, subject: this.id }) })
+    const inbox = this.#inbox
+    const refuseDisposed = (operation: string): void => {
+      if (this.#disposing !== undefined) throw new AgentDisposedError({ agentId: this.id, operation })
+    }
+    this.#inboxView = Object.freeze({
+      get nextTurn() {
+        return inbox.nextTurn
+      },
+      get nextStep() {
+        return inbox.nextStep
+      },
+      get hasPending() {
+        return inbox.hasPending
+      },
+      remove(id: string): boolean {
+        refuseDisposed('inbox.remove')
+        return inbox.remove(id)
+      },
+      replace(id: string, input: UserMessageInput): UserMessage | false {
+        refuseDisposed('inbox.replace')
+        return inbox.replace(id, input)
+      },
+      clear(): readonly UserMessage[] {
+        refuseDisposed('inbox.clear')
+        return inbox.clear()
+      },
+    })
     // The session's structure fold already knows the numbering (no backward scan of the log).
     this.#lastTurn = this.session.turnState().nextTurn - 1
     this.#host = {
@@ -128,7 +157,7 @@ export class ReactLoopAgent implements Agent, RunPort {
   }
 
   get inbox(): InboxView {
-    return this.#inbox
+    return this.#inboxView
   }
 
   get disposed(): boolean {
@@ -202,7 +231,8 @@ export class ReactLoopAgent implements Agent, RunPort {
     if (!cancelCauseSchema.safeParse(cause).success) {
       throw new InvalidArgumentError({ argument: 'cause', reason: "must be a CancelCause ({ kind: 'user' | 'parent' | 'disposed' } or { kind: 'hook', reason })", value: cause })
     }
-    if (options.keepInbox !== true) {
+    // Once dispose() was called the queued work stays in the log for a resume (§13.3): a later cancel keeps it.
+    if (options.keepInbox !== true && this.#disposing === undefined) {
       this.#clearingCause = cause
       try {
         this.#inbox.clear()

@@ -191,8 +191,10 @@ export function runAgentTurn(
     if (signal !== undefined) {
       const onAbort = (): void => {
         abortedBySignal = true
-        if (claimedTurn === undefined) agent.inbox.remove(message.id)
-        else agent.cancel({ kind: 'user' }, { keepInbox: true })
+        // A disposing agent keeps its queued work in the log (04-agent.md §13.3); the run is discarded 'disposed'.
+        if (claimedTurn === undefined) {
+          if (!agent.disposed) agent.inbox.remove(message.id)
+        } else agent.cancel({ kind: 'user' }, { keepInbox: true })
       }
       signal.addEventListener('abort', onAbort, { once: true })
       cleanups.push(() => signal.removeEventListener('abort', onAbort))

@@ -142,3 +142,24 @@ describe('harness and run options get typed errors', () => {
     expect(agent.session.events).toEqual([])
   })
 })
+
+describe('a disposed agent’s inbox and cancel (04-agent.md §13.3)', () => {
+  test('cancel() after dispose is a no-op that keeps the queued work; inbox edits throw AgentDisposedError', async () => {
+    const harness = await harnessOf()
+    const agent = await harness.createAgent({ sessionId: 'q' })
+    const hold = agent.ctx.on('agent/pre-step', () => new Promise<never>(() => {}))
+    const first = agent.run('first').catch((error: unknown) => error)
+    const queued = agent.followup('queued')
+    const disposing = agent.dispose()
+    expect(() => agent.cancel()).not.toThrow()
+    for (const edit of [() => agent.inbox.remove(queued.id), () => agent.inbox.replace(queued.id, 'x'), () => agent.inbox.clear()]) {
+      expect(() => edit()).toThrow(expect.objectContaining({ code: 'AGENT_DISPOSED' }))
+    }
+    await disposing
+    hold()
+    await first
+    expect(agent.inbox.nextTurn.map((message) => message.id)).toEqual([queued.id])
+    const spliced = agent.session.events.filter((event) => event.type === 'agent/inbox/spliced')
+    expect(spliced.some((event) => (event.data as { outcome?: string }).outcome === 'canceled')).toBe(false)
+  })
+})
