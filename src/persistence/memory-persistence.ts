@@ -130,7 +130,9 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
   /** The live lease record of this instance for `sessionId`, checking `lease` when given. */
   function requireLease(sessionId: string, lease: Lease | undefined): LeaseRecord {
     const record = lease === undefined ? store.leases.get(sessionId) : leases.get(lease.token)
-    if (record === undefined || record.owner !== owner || !record.live || record.lease.sessionId !== sessionId) {
+    // The lease object itself (A2, like JSONL): a copy carrying the token is not a lease of this instance.
+    const foreign = lease !== undefined && record !== undefined && record.lease !== lease
+    if (record === undefined || foreign || record.owner !== owner || !record.live || record.lease.sessionId !== sessionId) {
       throw leaseLost(sessionId, lease?.epoch, 'this adapter instance holds no live lease for it; nothing was written')
     }
     if (store.leases.get(sessionId) !== record) {
