@@ -497,14 +497,7 @@ export class Context {
     inner: (payload: PayloadOf<N>) => ResultOf<N> | Promise<ResultOf<N>>,
     options?: DispatchOptions,
   ): Promise<ResultOf<N>> {
-    const error = this.#checkDispatch(name, 'waterfall')
-    if (error !== undefined) return Promise.reject(error)
-    return this.#kernel.bus.waterfall(
-      name,
-      payload,
-      inner as (payload: unknown) => unknown,
-      this.#admission(options),
-    ) as Promise<ResultOf<N>>
+    return this.#waterfall(name, payload, inner, options, undefined) as Promise<ResultOf<N>>
   }
 
   /**
@@ -522,15 +515,13 @@ export class Context {
     each: (value: unknown) => ResultOf<N>,
     options?: DispatchOptions,
   ): Promise<ResultOf<N>> {
+    return this.#waterfall(name, payload, inner, options, each) as Promise<ResultOf<N>>
+  }
+
+  #waterfall(name: string, payload: unknown, inner: unknown, options: DispatchOptions | undefined, each: ((value: unknown) => unknown) | undefined): Promise<unknown> {
     const error = this.#checkDispatch(name, 'waterfall')
     if (error !== undefined) return Promise.reject(error)
-    return this.#kernel.bus.waterfall(
-      name,
-      payload,
-      inner as (payload: unknown) => unknown,
-      this.#admission(options),
-      each,
-    ) as Promise<ResultOf<N>>
+    return this.#kernel.bus.waterfall(name, payload, inner as (payload: unknown) => unknown, this.#admission(options), each)
   }
 
   /**
