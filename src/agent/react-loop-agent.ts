@@ -20,7 +20,7 @@ import { AgentInbox, type InboxTarget, type InboxView } from './agent-inbox.js'
 import type { AgentOptions } from './agent-options.js'
 import type { LoopRequestMarks } from './build-request.js'
 import type { LoopHost } from './loop-host.js'
-import { type RunPort, runAgentTurn, type TurnEndNotice } from './run-agent.js'
+import { checkRunOptions, type RunPort, runAgentTurn, type TurnEndNotice } from './run-agent.js'
 import { type AgentRun, type StreamOptions, streamAgentTurn } from './stream-agent-turn.js'
 import { runTurn } from './run-turn.js'
 import { failureOf } from './turn-end.js'
@@ -173,6 +173,7 @@ export class ReactLoopAgent implements Agent, RunPort {
   }
 
   send(input: UserMessageInput, target: InboxTarget, wakeup: boolean): UserMessage {
+    if (typeof wakeup !== 'boolean') throw new InvalidArgumentError({ argument: 'wakeup', reason: 'must be a boolean', value: wakeup })
     const message = this.prepare(input)
     this.enqueue(message, target, wakeup)
     return message
@@ -228,6 +229,9 @@ export class ReactLoopAgent implements Agent, RunPort {
   }
 
   cancel(cause: CancelCause = { kind: 'user' }, options: CancelOptions = {}): void {
+    if (typeof options !== 'object' || options === null || Array.isArray(options) || (options.keepInbox !== undefined && typeof options.keepInbox !== 'boolean')) {
+      throw new InvalidArgumentError({ argument: 'options', reason: 'must be { keepInbox?: boolean }', value: options })
+    }
     if (!cancelCauseSchema.safeParse(cause).success) {
       throw new InvalidArgumentError({ argument: 'cause', reason: "must be a CancelCause ({ kind: 'user' | 'parent' | 'disposed' } or { kind: 'hook', reason })", value: cause })
     }
@@ -269,6 +273,11 @@ export class ReactLoopAgent implements Agent, RunPort {
   }
 
   compact(options: CompactOptions = {}): Promise<SummaryAction | null> {
+    try {
+      checkRunOptions(options)
+    } catch (error) {
+      return Promise.reject(error)
+    }
     return runManualCompaction(this, options)
   }
 

@@ -20,7 +20,7 @@ const overrideKeys: ReadonlySet<string> = new Set(['preset', 'model', 'options',
  * @internal
  */
 export function registryOptionsOf(overrides: AgentOverrides): Omit<CreateAgentOptions, 'id'> {
-  if (typeof overrides !== 'object' || overrides === null) {
+  if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) {
     throw new InvalidOptionsError({ issues: [{ path: [], message: 'must be an overrides object' }], value: overrides })
   }
   const unknown = Object.keys(overrides).filter((key) => !overrideKeys.has(key))

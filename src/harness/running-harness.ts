@@ -16,6 +16,7 @@ import type { ToolRegistry } from '../tools/tool-registry.js'
 import type { SystemPrompt } from '../prompt/system-prompt.js'
 import { AgentOpener } from './agent-opener.js'
 import { checkRegistryOptions } from '../agent/check-registry-options.js'
+import { InvalidOptionsError } from '../errors/invalid-options-error.js'
 import { registryOptionsOf } from './agent-overrides.js'
 import type { HarnessDescription } from './describe-harness.js'
 import { forkSession } from './fork-session.js'
@@ -100,6 +101,9 @@ export class RunningHarness implements Harness {
   createAgent(options: AgentOverrides & { readonly sessionId?: string } = {}): Promise<Agent> {
     return this.#track('createAgent', () => {
       const { sessionId, ...overrides } = checkRegistryOptions(options, CREATE_KEYS)
+      if (sessionId !== undefined && typeof sessionId !== 'string') {
+        throw new InvalidOptionsError({ issues: [{ path: ['sessionId'], message: 'must be a string' }], value: sessionId })
+      }
       return this.ctx.agents.create({ ...registryOptionsOf(overrides), ...(sessionId === undefined ? {} : { id: sessionId }) })
     })
   }

@@ -27,6 +27,9 @@ export interface Logger {
   error(message: string, fields?: Readonly<Record<string, unknown>>): void
 }
 
+/** The longest delay Node's `setTimeout` honours. */
+const MAX_TIMER_MS = 2_147_483_647
+
 /**
  * The system clock: `Date.now()` and `setTimeout`.
  *
@@ -36,7 +39,17 @@ export function systemClock(): Clock {
   return {
     now: () => Date.now(),
     setTimer(callback, delayMs) {
-      const handle = setTimeout(callback, delayMs)
+      // Node fires a delay above 2^31 − 1 ms after 1 ms: a longer one waits in legs of at most that.
+      let handle: ReturnType<typeof setTimeout>
+      const due = Date.now() + delayMs
+      const arm = (remaining: number): void => {
+        if (!(remaining > MAX_TIMER_MS)) {
+          handle = setTimeout(callback, remaining)
+          return
+        }
+        handle = setTimeout(() => arm(due - Date.now()), MAX_TIMER_MS)
+      }
+      arm(delayMs)
       return () => clearTimeout(handle)
     },
   }

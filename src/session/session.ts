@@ -104,7 +104,8 @@ export class Session {
    * @returns the frozen event, or `undefined`
    */
   at(seq: number): SessionEvent | undefined {
-    return this.#log[seq]
+    // Only an index reads the log (`at('length')` is not an event).
+    return Number.isSafeInteger(seq) && seq >= 0 ? this.#log[seq] : undefined
   }
 
   /**

@@ -1,4 +1,5 @@
 import { ErrorCode } from '../errors/codes.js'
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { SessionErrorLocation } from '../errors/session-error.js'
 import { SessionEventError } from '../errors/session-event-error.js'
 import type { JsonArray, JsonObject, JsonValue } from './json-value.js'
@@ -429,11 +430,18 @@ function isJsonArray(value: JsonArray | JsonObject): value is JsonArray {
  */
 export function jsonEquals(left: JsonValue, right: JsonValue): boolean {
   const pending: JsonValue[] = [left, right]
+  /** Container pairs already compared or being compared: a cyclic value cannot loop forever. */
+  let compared: Map<object, Set<object>> | undefined
   while (pending.length > 0) {
     const second = pending.pop()!
     const first = pending.pop()!
     if (first === second) continue
     if (typeof first !== 'object' || typeof second !== 'object' || first === null || second === null) return false
+    compared ??= new Map()
+    let partners = compared.get(first)
+    if (partners === undefined) compared.set(first, (partners = new Set()))
+    else if (partners.has(second)) continue
+    partners.add(second)
     const firstIsArray = isJsonArray(first)
     if (firstIsArray !== isJsonArray(second)) return false
     if (isJsonArray(first)) {
@@ -470,13 +478,17 @@ interface TextFrame {
  * @returns the canonical JSON text
  */
 export function canonicalJson(value: JsonValue): string {
-  if (typeof value !== 'object' || value === null) return JSON.stringify(value)
+  if (typeof value !== 'object' || value === null) return primitiveText(value)
   const stack: TextFrame[] = []
+  /** The containers on the current path: meeting one again is a cycle. */
+  const open = new Set<object>()
   let depth = 0
   let text = ''
   let next: JsonArray | JsonObject | undefined = value
   while (true) {
     if (next !== undefined) {
+      if (open.has(next)) throw new InvalidArgumentError({ argument: 'value', reason: 'is not JSON: it contains a cycle' })
+      open.add(next)
       const keys = isJsonArray(next) ? undefined : Object.keys(next).sort()
       const length = keys === undefined ? (next as JsonArray).length : keys.length
       text += keys === undefined ? '[' : '{'
@@ -495,6 +507,7 @@ export function canonicalJson(value: JsonValue): string {
     const position = frame.index
     if (position === frame.length) {
       text += frame.keys === undefined ? ']' : '}'
+      open.delete(frame.container)
       if (--depth === 0) return text
       continue
     }
@@ -508,6 +521,13 @@ export function canonicalJson(value: JsonValue): string {
       child = (frame.container as JsonObject)[key]!
     }
     if (typeof child === 'object' && child !== null) next = child
-    else text += JSON.stringify(child)
+    else text += primitiveText(child)
   }
+}
+
+/** A primitive's JSON text; `undefined`, a bigint, a function or a symbol is not JSON. */
+function primitiveText(value: unknown): string {
+  const kind = typeof value
+  if (kind === 'string' || kind === 'number' || kind === 'boolean' || value === null) return JSON.stringify(value)
+  throw new InvalidArgumentError({ argument: 'value', reason: `is not JSON: it holds a ${kind}`, value: kind === 'bigint' ? String(value) : undefined })
 }

@@ -163,3 +163,22 @@ describe('a disposed agent’s inbox and cancel (04-agent.md §13.3)', () => {
     expect(spliced.some((event) => (event.data as { outcome?: string }).outcome === 'canceled')).toBe(false)
   })
 })
+
+describe('more bad arguments get typed errors', () => {
+  test('createAgent sessionId, resume/open overrides arrays, cancel/compact options, send wakeup, session.at', async () => {
+    const harness = await harnessOf()
+    expect(await rejectionOf(harness.createAgent({ sessionId: 42 } as never))).toMatchObject({ code: 'INVALID_OPTIONS', field: 'sessionId' })
+    expect(await rejectionOf(harness.resumeAgent('x', [] as never))).toMatchObject({ code: 'INVALID_OPTIONS' })
+    expect(await rejectionOf(harness.openAgent('x', [] as never))).toMatchObject({ code: 'INVALID_OPTIONS' })
+    const agent = await harness.createAgent()
+    for (const options of [null, 42, { keepInbox: 'yes' }]) {
+      expect(() => agent.cancel({ kind: 'user' }, options as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', argument: 'options' }))
+    }
+    expect(await rejectionOf(agent.compact(null as never))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+    expect(await rejectionOf(agent.compact({ signal: 42 } as never))).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'options.signal' })
+    expect(() => agent.send('x', 'next-turn', 'no' as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', argument: 'wakeup' }))
+    expect(agent.session.events).toEqual([])
+    await agent.run('hi')
+    expect([agent.session.at('length' as never), agent.session.at(0.5), agent.session.at(-1), agent.session.at(0)?.seq]).toEqual([undefined, undefined, undefined, 0])
+  })
+})

@@ -457,3 +457,24 @@ describe('properties', () => {
     )
   })
 })
+
+describe('jsonEquals and canonicalJson on values that are not JSON', () => {
+  it('a cyclic value: jsonEquals terminates; canonicalJson throws InvalidArgumentError', () => {
+    const a: Record<string, unknown> = { x: 1 }
+    a['self'] = a
+    const b: Record<string, unknown> = { x: 1 }
+    b['self'] = b
+    const c: Record<string, unknown> = { x: 2 }
+    c['self'] = c
+    expect(jsonEquals(a as never, b as never)).toBe(true)
+    expect(jsonEquals(a as never, c as never)).toBe(false)
+    expect(() => canonicalJson(a as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', argument: 'value' }))
+  })
+
+  it('a shared (acyclic) sub-value is fine; a bigint or undefined inside is InvalidArgumentError', () => {
+    const shared = { k: [1, 2] }
+    expect(canonicalJson({ b: shared, a: shared } as never)).toBe('{"a":{"k":[1,2]},"b":{"k":[1,2]}}')
+    expect(() => canonicalJson(1n as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }))
+    expect(() => canonicalJson({ a: undefined } as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }))
+  })
+})
