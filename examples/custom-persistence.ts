@@ -135,7 +135,9 @@ export function mapPersistence(storage: MapStorage): PersistenceAdapter {
    * instance took over (after it expired) is lost: its holder learns it here, through its signal.
    */
   function checkLease(sessionId: string, lease: Lease | undefined): void {
-    const held = lease === undefined ? [...mine.values()].find((entry) => entry.lease.sessionId === sessionId) : mine.get(lease.token)
+    const found = lease === undefined ? [...mine.values()].find((entry) => entry.lease.sessionId === sessionId) : mine.get(lease.token)
+    // Only the lease object this instance handed out counts; a copy carrying its token does not.
+    const held = lease === undefined || found?.lease === lease ? found : undefined
     if (held !== undefined && held.lease.sessionId === sessionId && storage.leases.get(sessionId)?.token === held.lease.token) return
     const lost = new LeaseLostError({ code: ErrorCode.LEASE_LOST, sessionId, detail: 'this instance holds no live lease for it; nothing was written' })
     if (held !== undefined && held.lease.sessionId === sessionId) {

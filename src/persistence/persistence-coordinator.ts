@@ -88,8 +88,22 @@ interface Reservation {
   released: boolean
 }
 
-function checkSignal(signal: AbortSignal | undefined): void {
-  if (signal?.aborted === true) throw signal.reason
+/**
+ * Checks an operation's options (an object; `signal` an `AbortSignal`; `truncateAtCorruption` a
+ * boolean), then C8: an already aborted signal rejects with its reason before any I/O or lease.
+ */
+function checkOperationOptions(options: OperationOptions & { readonly truncateAtCorruption?: unknown }): void {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new InvalidArgumentError({ argument: 'options', reason: 'must be an options object { signal? }', value: options })
+  }
+  const signal: unknown = options.signal
+  if (signal !== undefined && !(signal instanceof AbortSignal) && typeof (signal as { readonly aborted?: unknown } | null)?.aborted !== 'boolean') {
+    throw new InvalidArgumentError({ argument: 'options.signal', reason: 'must be an AbortSignal', value: signal })
+  }
+  if (options.truncateAtCorruption !== undefined && typeof options.truncateAtCorruption !== 'boolean') {
+    throw new InvalidArgumentError({ argument: 'options.truncateAtCorruption', reason: 'must be a boolean', value: options.truncateAtCorruption })
+  }
+  if ((signal as AbortSignal | undefined)?.aborted === true) throw (signal as AbortSignal).reason
 }
 
 /**
@@ -131,7 +145,7 @@ export class PersistenceCoordinator {
    * @throws `PersistenceError` (`SESSION_NOT_FOUND`, `LIVE_TURN_OPEN`, `REPAIR_INCOMPLETE`…), `PersistenceCorruptionError`, `SessionFormatUnsupportedError`, `SessionLockedError`
    */
   async load(id: string, options: OperationOptions = {}): Promise<LoadedLog> {
-    checkSignal(options.signal)
+    checkOperationOptions(options)
     const live = this.#host.live(id)
     if (live !== undefined) {
       await this.flushSession(live)
@@ -160,7 +174,7 @@ export class PersistenceCoordinator {
    * @returns the log with its closers in memory, and whether a repair is pending
    */
   async inspect(id: string, options: OperationOptions = {}): Promise<InspectedLog> {
-    checkSignal(options.signal)
+    checkOperationOptions(options)
     const live = this.#host.live(id)
     if (live !== undefined) return { header: live.header, events: live.events, revision: `live:${live.length}`, repairPending: false }
     return this.#serial(id, async () => {
@@ -187,7 +201,7 @@ export class PersistenceCoordinator {
    * @throws `PersistenceError` `SESSION_LIVE` / `SESSION_RESERVED`, and every `load` error
    */
   async prepare(id: string, options: OperationOptions = {}): Promise<SessionPreparation> {
-    checkSignal(options.signal)
+    checkOperationOptions(options)
     if (this.#host.live(id) !== undefined) {
       throw new PersistenceError({ code: ErrorCode.SESSION_LIVE, sessionId: id, detail: 'the session is live in this harness' })
     }
@@ -234,7 +248,7 @@ export class PersistenceCoordinator {
     if (typeof fromSeq !== 'number' || !Number.isSafeInteger(fromSeq) || fromSeq < 0) {
       throw new InvalidArgumentError({ argument: 'fromSeq', reason: 'must be a non-negative integer', value: fromSeq })
     }
-    checkSignal(options.signal)
+    checkOperationOptions(options)
     const adapter = this.#io
     const signalOption = options.signal === undefined ? {} : { signal: options.signal }
     return this.#serial(id, async () => {
@@ -259,7 +273,7 @@ export class PersistenceCoordinator {
    * @returns the headers
    */
   async list(options: OperationOptions = {}): Promise<readonly SessionHeader[]> {
-    checkSignal(options.signal)
+    checkOperationOptions(options)
     const listing = await this.#io.list(options.signal === undefined ? {} : { signal: options.signal })
     for (const damaged of listing.damaged) this.#host.logger.warn('a stored session header is damaged', { error: damaged })
     return listing.headers
@@ -273,7 +287,7 @@ export class PersistenceCoordinator {
    * @throws `PersistenceError` `SESSION_LIVE`, `SESSION_NOT_FOUND`; `SessionLockedError`
    */
   async delete(id: string, options: OperationOptions = {}): Promise<void> {
-    checkSignal(options.signal)
+    checkOperationOptions(options)
     if (this.#host.live(id) !== undefined) {
       throw new PersistenceError({ code: ErrorCode.SESSION_LIVE, sessionId: id, detail: 'the session is live in this harness' })
     }
@@ -301,7 +315,7 @@ export class PersistenceCoordinator {
    * @returns what was done
    */
   async repair(id: string, options: OperationOptions & { readonly truncateAtCorruption?: boolean } = {}): Promise<RepairReport> {
-    checkSignal(options.signal)
+    checkOperationOptions(options)
     if (this.#host.live(id) !== undefined) {
       throw new PersistenceError({ code: ErrorCode.SESSION_LIVE, sessionId: id, detail: 'the session is live in this harness' })
     }
@@ -341,7 +355,7 @@ export class PersistenceCoordinator {
     // `adapter` is the wrapped one: a raw failure arrives as WRITE_FAILED (C6).
     const commit: RepairCommit | undefined | void = await adapter.commitRepair(id, stored.torn, closers)
     // C8: an abort during the commit takes effect after it.
-    checkSignal(options.signal)
+    checkOperationOptions(options)
     const repaired = await adapter.load(id)
     checkStoredLog(id, repaired, this.#host.catalog, { full: true })
     if (repaired.torn !== undefined || interruptedTurnClosers(repaired.events).length > 0) {

@@ -41,7 +41,8 @@ export class SessionCatalog {
    * @param type - `noun/verb` name, `^[a-z][a-z0-9-]*(/[a-z][a-z0-9-]*)+$`
    * @param options - schema, enclosure
    * @returns a function that unregisters the type (committed events are untouched)
-   * @throws {@link EventTypeError} `INVALID_EVENT_TYPE_NAME`, `DUPLICATE_EVENT_TYPE` or `SURFACE_NOT_ALLOWED`
+   * @throws {@link EventTypeError} `INVALID_EVENT_TYPE_NAME`, `DUPLICATE_EVENT_TYPE` or `SURFACE_NOT_ALLOWED`;
+   *   {@link InvalidArgumentError} for options that are not an object, an unknown option, a bad `enclosure` or `schema`
    */
   registerEventType(type: string, options: EventTypeOptions = {}): () => void {
     if (typeof type !== 'string' || !typeNamePattern.test(type)) {
@@ -50,6 +51,14 @@ export class SessionCatalog {
         detail: `event type name ${JSON.stringify(type)} must match ${typeNamePattern}`,
         eventType: String(type),
       })
+    }
+    if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+      throw new InvalidArgumentError({ argument: 'options', reason: `event type "${type}": options must be { schema?, enclosure? }`, value: options })
+    }
+    for (const key of Object.keys(options)) {
+      if (key !== 'schema' && key !== 'surface' && key !== 'enclosure') {
+        throw new InvalidArgumentError({ argument: `options.${key}`, reason: `event type "${type}": not an option (schema, enclosure)`, value: (options as Record<string, unknown>)[key] })
+      }
     }
     if (this.#types.has(type)) {
       throw new EventTypeError({

@@ -89,3 +89,29 @@ describe('a damaged or too-new stored log takes its id (09-api.md H2, H5)', () =
     }
   })
 })
+
+describe('persistence operation options (03-persistence.md §5.2)', () => {
+  test('a non-object options, a non-signal signal or a non-boolean truncateAtCorruption is InvalidArgumentError', async () => {
+    const harness = await createHarness({ model: scriptedModel([]), logger: recordingLogger() })
+    try {
+      const persistence = harness.persistence
+      const calls = [
+        (options: unknown) => persistence.load('s1', options as never),
+        (options: unknown) => persistence.inspect('s1', options as never),
+        (options: unknown) => persistence.prepare('s1', options as never),
+        (options: unknown) => persistence.readFrom('s1', 0, options as never),
+        (options: unknown) => persistence.list(options as never),
+        (options: unknown) => persistence.delete('s1', options as never),
+        (options: unknown) => persistence.repair('s1', options as never),
+      ]
+      for (const call of calls) {
+        for (const options of [null, 42, [], { signal: 42 }]) {
+          expect(await rejectionOf(call(options))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+        }
+      }
+      expect(await rejectionOf(persistence.repair('s1', { truncateAtCorruption: 'yes' } as never))).toMatchObject({ argument: 'options.truncateAtCorruption' })
+    } finally {
+      await harness.close()
+    }
+  })
+})

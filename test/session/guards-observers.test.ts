@@ -340,3 +340,12 @@ describe('bad registry arguments get typed errors', () => {
     expect(sessions.list().map((session) => session.id)).toEqual(['p1'])
   })
 })
+
+describe('registerEventType options', () => {
+  test('options that are not an object, or hold an unknown key, are InvalidArgumentError; nothing is registered', () => {
+    for (const [options, argument] of [[null, 'options'], [42, 'options'], ['x', 'options'], [[], 'options'], [{ bogus: 1 }, 'options.bogus']] as const) {
+      expect(thrownBy(() => sessions.registerEventType('test/odd', options as never))).toMatchObject({ code: 'INVALID_ARGUMENT', argument })
+    }
+    expect(sessions.catalog.get('test/odd')).toBeUndefined()
+  })
+})
