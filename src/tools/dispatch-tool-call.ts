@@ -1,5 +1,5 @@
 import type { CallDeadline } from './call-deadline.js'
-import { normalizeMiddlewareResult, normalizeToolReturn } from './normalize-tool-return.js'
+import { normalizeToolReturn } from './normalize-tool-return.js'
 import { announceToolResult, type ToolCallContext } from './tool-call-context.js'
 import type { CallSlot, SchedulerEnvironment } from './tool-call-slot.js'
 import type { ToolDefinition } from './tool-definition.js'
@@ -76,21 +76,27 @@ export function dispatchToolCall(environment: SchedulerEnvironment, request: Dis
       environment.onInternalError(error)
     }
   })
-  const body = async (): Promise<ToolResult> => normalizeToolReturn(await definition.execute(slot.call.args, context.context), name)
+  let bodyResult: ToolResult | undefined
+  const body = async (): Promise<ToolResult> => {
+    bodyResult = normalizeToolReturn(await definition.execute(slot.call.args, context.context), name)
+    return bodyResult
+  }
+  // 05-tools.md §1: normalized after the body and after each middleware (a listener's own value).
+  const normalizeLayer = (value: unknown): ToolResult => normalizeToolReturn(value, name, { allowError: true })
   let running: Promise<unknown>
   try {
     running = step.ctx.waterfallEach(
       'tools/execute',
       Object.freeze({ call: slot.call, context: context.context }),
       body,
-      (value) => normalizeMiddlewareResult(value, name),
+      normalizeLayer,
       environment.dispatch,
     )
   } catch (error) {
     running = Promise.reject(error)
   }
   running.then(
-    (value) => settle(interrupted(normalizeMiddlewareResult(value, name))),
+    (value) => settle(interrupted(value === bodyResult ? (value as ToolResult) : normalizeLayer(value))),
     (error: unknown) => settle(interrupted(toolErrorResult('TOOL_FAILED', thrownMessage(error)))),
   )
 }

@@ -206,24 +206,5 @@ export function normalizeToolReturn(value: unknown, toolName: string, options?: 
   } catch (error) {
     checked = invalid(`reading it threw: ${thrownMessage(error)}`)
   }
-  const result = checked.ok ? checked.value : toolErrorResult('TOOL_FAILED', `"${toolName}" returned an invalid result: ${checked.problem}`)
-  normalized.add(result)
-  return result
-}
-
-/** Results {@link normalizeToolReturn} built: a middleware that passes one on unchanged costs no second check. */
-const normalized = new WeakSet<ToolResult>()
-
-/**
- * A middleware layer's result in normalized form (05-tools.md §1, "after each middleware"): a
- * result {@link normalizeToolReturn} built is kept as it is, anything else is normalized with
- * the `error` key allowed.
- *
- * @internal
- * @param value - what a `tools/execute` or `tools/post-execute` listener returned
- * @param toolName - the tool's name, for the message
- * @returns the frozen result
- */
-export function normalizeMiddlewareResult(value: unknown, toolName: string): ToolResult {
-  return typeof value === 'object' && value !== null && normalized.has(value as ToolResult) ? (value as ToolResult) : normalizeToolReturn(value, toolName, { allowError: true })
+  return checked.ok ? checked.value : toolErrorResult('TOOL_FAILED', `"${toolName}" returned an invalid result: ${checked.problem}`)
 }

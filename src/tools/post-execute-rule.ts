@@ -1,4 +1,4 @@
-import { normalizeMiddlewareResult } from './normalize-tool-return.js'
+import { normalizeToolReturn } from './normalize-tool-return.js'
 import { toolErrorResult } from './tool-error-result.js'
 import type { ToolResult, ToolResultCode } from './tool-result.js'
 
@@ -29,7 +29,7 @@ export function resultCodeOf(result: ToolResult): ToolResultCode | undefined {
  */
 export function applyPostExecuteRule(before: ToolResult, output: unknown, toolName: string): ToolResult {
   if (output === before) return before
-  const after = normalizeMiddlewareResult(output, toolName)
+  const after = normalizeToolReturn(output, toolName, { allowError: true })
   const from = resultCodeOf(before)
   const to = resultCodeOf(after)
   // normalizeToolReturn reports a malformed value as a TOOL_FAILED result with this prefix.

@@ -2,7 +2,7 @@ import type { UserContentBlock } from '../session/content-block.js'
 import { CallDeadline } from './call-deadline.js'
 import { dispatchToolCall } from './dispatch-tool-call.js'
 import { parseToolArguments } from './parse-tool-arguments.js'
-import { normalizeMiddlewareResult } from './normalize-tool-return.js'
+import { normalizeToolReturn } from './normalize-tool-return.js'
 import { applyPostExecuteRule, resultCodeOf } from './post-execute-rule.js'
 import { strikeSchedulerFault } from './scheduler-fault.js'
 import { announceToolResult, createToolCallContext } from './tool-call-context.js'
@@ -126,7 +126,7 @@ async function postExecute(environment: SchedulerEnvironment, slot: CallSlot, re
       'tools/post-execute',
       payload,
       (current) => current.result,
-      (value) => normalizeMiddlewareResult(value, name),
+      (value) => normalizeToolReturn(value, name, { allowError: true }),
       environment.dispatch,
     )
   } catch (error) {
