@@ -1,6 +1,7 @@
 import { LlmError } from '../errors/llm-error.js'
 import { createAssembler } from '../model/assembler.js'
 import { modelFailure } from '../model/failure-defaults.js'
+import { invalidRequestFailure } from '../model/validate-model-request.js'
 import type { PromptAssembly } from '../prompt/prompt-assembly.js'
 import { renderPrompt } from '../prompt/render-prompt.js'
 import type { AssistantContentBlock, ToolCallBlock } from '../session/content-block.js'
@@ -111,6 +112,9 @@ async function runAttempt(host: LoopHost, input: StepInput, system: string, atte
     signal,
   )
   abortCheck(signal)
+  if (typeof chosen !== 'object' || chosen === null || Array.isArray(chosen)) {
+    throw new LlmError(invalidRequestFailure({ field: 'config', value: chosen, message: 'must be a call config object (the agent/request result)' }))
+  }
   const config = checkCallConfig(frozenCallConfig(chosen))
   const verify = host.options.verifyReconstruction === true
   const prepared = host.models.prepareCall(config, {

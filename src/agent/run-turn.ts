@@ -17,8 +17,9 @@ export interface TurnOutcome extends TurnEnd {
 }
 
 function checkEntered(decision: PreStepDecision): readonly UserMessage[] | undefined {
-  if (decision.kind === 'reject') return undefined
-  if (decision.kind !== 'enter' || !Array.isArray(decision.messages)) {
+  const shaped = typeof decision === 'object' && decision !== null
+  if (shaped && decision.kind === 'reject') return undefined
+  if (!shaped || decision.kind !== 'enter' || !Array.isArray(decision.messages)) {
     throw new InvalidMessageError({ field: 'messages', value: decision, reason: "agent/pre-step must return { kind: 'enter', messages } or { kind: 'reject' }" })
   }
   decision.messages.forEach((message, index) => {

@@ -182,3 +182,17 @@ describe('more bad arguments get typed errors', () => {
     expect([agent.session.at('length' as never), agent.session.at(0.5), agent.session.at(-1), agent.session.at(0)?.seq]).toEqual([undefined, undefined, undefined, 0])
   })
 })
+
+describe('listener results the loop cannot use end the turn with a typed error', () => {
+  test('agent/pre-step returning null → INVALID_MESSAGE; agent/request returning null → INVALID_REQUEST', async () => {
+    const harness = await harnessOf()
+    const agent = await harness.createAgent()
+    const preStep = agent.ctx.on('agent/pre-step', () => null as never)
+    const first = await agent.run('a')
+    expect(first.reason).toMatchObject({ kind: 'error', error: { code: 'INVALID_MESSAGE' } })
+    preStep()
+    agent.ctx.on('agent/request', () => null as never)
+    const second = await agent.run('b')
+    expect(second.reason).toMatchObject({ kind: 'error', error: { code: 'INVALID_REQUEST' } })
+  })
+})
