@@ -5,6 +5,7 @@ import { InvalidOptionsError } from '../errors/invalid-options-error.js'
 import { PersistenceError } from '../errors/persistence-error.js'
 import { bindOwner } from '../kernel/bind-owner.js'
 import type { Context } from '../kernel/context.js'
+import { checkOptions } from '../kernel/option-issues.js'
 import type { Disposer } from '../kernel/effect.js'
 import { services } from '../kernel/services.js'
 import type { ModelAdapter, ModelRoute } from '../model/model-adapter.js'
@@ -18,7 +19,7 @@ import { type AgentOptions, validateAgentOptions } from './agent-options.js'
 import { registerAgentVariables } from './agent-variables.js'
 import { layerAgentOptions, type PresetBinding, presetForCreate, presetForResume } from './bind-preset.js'
 import type { LoopRequestMarks } from './build-request.js'
-import { CREATE_AGENT_KEYS, checkRegistryOptions, RESUME_AGENT_KEYS } from './check-registry-options.js'
+import { CREATE_AGENT_RULES, RESUME_AGENT_RULES } from './check-registry-options.js'
 import { assertNotStored, CreationSignal } from './creation-signal.js'
 import { freshSessionId } from '../persistence/fresh-session-id.js'
 import { ReactLoopAgent } from './react-loop-agent.js'
@@ -173,7 +174,7 @@ export class AgentRegistry {
    */
   create(input?: CreateAgentOptions): Promise<Agent> {
     return this.#track('createAgent', async () => {
-      const options = checkRegistryOptions(input, CREATE_AGENT_KEYS)
+      const options = checkOptions(input, CREATE_AGENT_RULES, '{ id?, options?, preset?, model?, seed?, meta?, setup?, signal? }')
       const creation = new CreationSignal(options.signal, this.#core.closing.signal, 'createAgent', this.#foreignOwner())
       creation.check()
       const caller = validateAgentOptions(options.options)
@@ -228,7 +229,7 @@ export class AgentRegistry {
    */
   resume(sessionId: string, input?: ResumeAgentOptions): Promise<Agent> {
     return this.#track('resumeAgent', async () => {
-      const options = checkRegistryOptions(input, RESUME_AGENT_KEYS)
+      const options = checkOptions(input, RESUME_AGENT_RULES, '{ options?, preset?, model?, setup?, signal? }')
       const creation = new CreationSignal(options.signal, this.#core.closing.signal, 'resumeAgent', this.#foreignOwner())
       creation.check()
       const caller = validateAgentOptions(options.options)

@@ -1,5 +1,6 @@
 import { RunDiscardedError } from '../errors/agent-errors.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import { isAbortSignal } from '../kernel/is-abort-signal.js'
 import type { AssistantMessageData, TurnEndData } from '../session/core-event-types.js'
 import type { Message, UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
@@ -121,9 +122,7 @@ export function checkRunOptions(options: unknown): void {
     throw new InvalidArgumentError({ argument: 'options', reason: 'must be an options object { signal? }', value: options })
   }
   const signal = (options as { readonly signal?: unknown }).signal
-  if (signal === undefined || signal instanceof AbortSignal) return
-  const shape = signal as { readonly aborted?: unknown; readonly addEventListener?: unknown; readonly removeEventListener?: unknown } | null
-  if (typeof signal !== 'object' || shape === null || typeof shape.aborted !== 'boolean' || typeof shape.addEventListener !== 'function' || typeof shape.removeEventListener !== 'function') {
+  if (signal !== undefined && !isAbortSignal(signal)) {
     throw new InvalidArgumentError({ argument: 'options.signal', reason: 'must be an AbortSignal', value: signal })
   }
 }

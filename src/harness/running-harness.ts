@@ -15,18 +15,25 @@ import type { Session } from '../session/session.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import type { SystemPrompt } from '../prompt/system-prompt.js'
 import { AgentOpener } from './agent-opener.js'
-import { checkRegistryOptions } from '../agent/check-registry-options.js'
-import { InvalidOptionsError } from '../errors/invalid-options-error.js'
 import { registryOptionsOf } from './agent-overrides.js'
 import type { HarnessDescription } from './describe-harness.js'
+import { checkOptions, type OptionRule, optionRule } from '../kernel/option-issues.js'
 import { forkSession } from './fork-session.js'
 import type { AgentOverrides, Harness, HarnessForkOptions, SessionSummary } from './harness.js'
 import { listSessions } from './list-sessions.js'
 
-/** `createAgent` keys: the overrides (checked by `registryOptionsOf`) plus `sessionId`. */
-const CREATE_KEYS: ReadonlySet<string> = new Set(['sessionId', 'preset', 'model', 'options', 'tools', 'instructions', 'signal'])
-/** `fork` keys (09-api.md H5). */
-const FORK_KEYS: ReadonlySet<string> = new Set(['at', 'id'])
+/** `createAgent` options: `sessionId` plus the overrides (their values checked by `registryOptionsOf`). */
+const CREATE_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({
+  sessionId: optionRule.string,
+  preset: optionRule.any,
+  model: optionRule.any,
+  options: optionRule.any,
+  tools: optionRule.any,
+  instructions: optionRule.any,
+  signal: optionRule.any,
+})
+/** `fork` options (09-api.md H5); `at` and `id` are checked by the fork. */
+const FORK_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({ at: optionRule.any, id: optionRule.any })
 
 /** The sessions named by the persistence entry's `CLOSE_FAILED` error, in its order. */
 function unflushedSessionsOf(errors: readonly DisposeError[]): string[] {
@@ -100,10 +107,7 @@ export class RunningHarness implements Harness {
 
   createAgent(options: AgentOverrides & { readonly sessionId?: string } = {}): Promise<Agent> {
     return this.#track('createAgent', () => {
-      const { sessionId, ...overrides } = checkRegistryOptions(options, CREATE_KEYS)
-      if (sessionId !== undefined && typeof sessionId !== 'string') {
-        throw new InvalidOptionsError({ issues: [{ path: ['sessionId'], message: 'must be a string' }], value: sessionId })
-      }
+      const { sessionId, ...overrides } = checkOptions(options, CREATE_RULES, '{ sessionId?, preset?, model?, options?, tools?, instructions?, signal? }')
       return this.ctx.agents.create({ ...registryOptionsOf(overrides), ...(sessionId === undefined ? {} : { id: sessionId }) })
     })
   }
@@ -117,7 +121,7 @@ export class RunningHarness implements Harness {
   }
 
   fork(sessionId: string, options: HarnessForkOptions = {}): Promise<Session> {
-    return this.#track('fork', () => forkSession(this.ctx, sessionId, checkRegistryOptions(options, FORK_KEYS)))
+    return this.#track('fork', () => forkSession(this.ctx, sessionId, checkOptions(options, FORK_RULES, '{ at?, id? }')))
   }
 
   listSessions(): Promise<SessionSummary[]> {

@@ -1,6 +1,7 @@
 import { CompositionError } from '../errors/composition-error.js'
 import { UnknownEntryError } from '../errors/unknown-entry-error.js'
 import { entryIdOf, isPluginClass, isPluginDefinition, normalizePlugin, type PluginInput } from './plugin.js'
+import { isPlainObject } from './is-plain-object.js'
 
 /** A plugin in a layer, with an explicit id, config or disabled flag. */
 export interface PluginEntry {
@@ -105,12 +106,6 @@ interface Node {
 }
 
 const idPattern = /^[a-z0-9][a-z0-9-]{0,63}$/
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null) return false
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
-}
 
 function define(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })

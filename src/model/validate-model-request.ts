@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { isAbortSignal } from '../kernel/is-abort-signal.js'
 import { dottedPath, valueAt } from '../errors/issue.js'
 import type { JsonValue } from '../session/json-value.js'
 import type { LlmFailure } from '../session/llm-failure.js'
@@ -153,15 +154,6 @@ function checkMetadata(metadata: unknown): RequestViolation | undefined {
   if (sessionId !== undefined && typeof sessionId !== 'string') return violation('metadata.sessionId', sessionId, 'must be a string')
   const purpose = metadata['purpose']
   return purposes.has(purpose) ? undefined : violation('metadata.purpose', purpose, 'must be "conversation", "compaction" or "title"')
-}
-
-function isAbortSignal(value: unknown): value is AbortSignal {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { aborted?: unknown }).aborted === 'boolean' &&
-    typeof (value as { addEventListener?: unknown }).addEventListener === 'function'
-  )
 }
 
 /**

@@ -1,5 +1,6 @@
 import { ErrorCode } from '../errors/codes.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import { isAbortSignal } from '../kernel/is-abort-signal.js'
 import { PersistenceBackpressureError } from '../errors/persistence-backpressure-error.js'
 import { PersistenceCorruptionError } from '../errors/persistence-corruption-error.js'
 import { PersistenceError } from '../errors/persistence-error.js'
@@ -97,13 +98,13 @@ function checkOperationOptions(options: OperationOptions & { readonly truncateAt
     throw new InvalidArgumentError({ argument: 'options', reason: 'must be an options object { signal? }', value: options })
   }
   const signal: unknown = options.signal
-  if (signal !== undefined && !(signal instanceof AbortSignal) && typeof (signal as { readonly aborted?: unknown } | null)?.aborted !== 'boolean') {
+  if (signal !== undefined && !isAbortSignal(signal)) {
     throw new InvalidArgumentError({ argument: 'options.signal', reason: 'must be an AbortSignal', value: signal })
   }
   if (options.truncateAtCorruption !== undefined && typeof options.truncateAtCorruption !== 'boolean') {
     throw new InvalidArgumentError({ argument: 'options.truncateAtCorruption', reason: 'must be a boolean', value: options.truncateAtCorruption })
   }
-  if ((signal as AbortSignal | undefined)?.aborted === true) throw (signal as AbortSignal).reason
+  if (signal?.aborted === true) throw signal.reason
 }
 
 /**

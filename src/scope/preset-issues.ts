@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { agentOptionsSchema } from '../agent/agent-options.js'
 import { isPluginClass, isPluginDefinition } from '../kernel/plugin.js'
 import { instructionsSchema } from '../prompt/instructions.js'
+import { isPlainObject } from '../kernel/is-plain-object.js'
 
 /** One problem of a preset definition: the field it is in and what is wrong. */
 export interface PresetIssue {
@@ -17,12 +18,6 @@ export interface PresetIssue {
 export const presetNamePattern: RegExp = /^[a-z0-9][a-z0-9._-]{0,63}$/
 
 const presetFields: ReadonlySet<string> = new Set(['name', 'instructions', 'options', 'plugins', 'setup'])
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
-}
 
 function schemaProblem(schema: z.ZodType, value: unknown): string | undefined {
   const result = schema.safeParse(value)

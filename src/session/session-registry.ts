@@ -1,10 +1,12 @@
 import { ErrorCode } from '../errors/codes.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import { valueAt } from '../errors/issue.js'
 import { SessionForkError } from '../errors/session-fork-error.js'
 import { SessionRegistryError } from '../errors/session-registry-error.js'
 import { SessionVetoError } from '../errors/session-veto-error.js'
 import { bindOwner } from '../kernel/bind-owner.js'
 import type { Context } from '../kernel/context.js'
+import { type OptionRule, optionIssues, optionRule } from '../kernel/option-issues.js'
 import { dispatchParallel, dispatchUntilThrow } from '../kernel/dispatch-internal.js'
 import type { Disposer } from '../kernel/effect.js'
 import type { Clock, IdSource } from '../kernel/host-services.js'
@@ -46,20 +48,18 @@ export interface ForkOptions {
   readonly id?: string
 }
 
-/** `options` as an options object of `keys`, or an {@link InvalidArgumentError} naming what is wrong. */
-function checkOptionsArgument<T extends object>(options: T | undefined, keys: ReadonlySet<string>): T {
-  if (options === undefined) return {} as T
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new InvalidArgumentError({ argument: 'options', reason: 'must be an options object', value: options })
+/** `options` as an options object of `rules`, or an {@link InvalidArgumentError} naming the first problem (a positional argument, 00-overview.md naming). */
+function checkOptionsArgument<T extends object>(options: T | undefined, rules: Readonly<Record<string, OptionRule>>, shape: string): T {
+  const [issue] = optionIssues(options, rules, shape)
+  if (issue !== undefined) {
+    throw new InvalidArgumentError({ argument: ['options', ...issue.path].join('.'), reason: issue.message, value: valueAt(options, issue.path) })
   }
-  for (const key of Object.keys(options)) {
-    if (!keys.has(key)) throw new InvalidArgumentError({ argument: `options.${key}`, reason: `is not an option (known: ${[...keys].join(', ')})`, value: (options as Record<string, unknown>)[key] })
-  }
-  return options
+  return options ?? ({} as T)
 }
 
-const CREATE_KEYS: ReadonlySet<string> = new Set(['id', 'seed', 'header'])
-const FORK_KEYS: ReadonlySet<string> = new Set(['at', 'id'])
+/** The values are checked where they are used (the id, the seed, the header, the fork boundary). */
+const CREATE_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({ id: optionRule.any, seed: optionRule.any, header: optionRule.any })
+const FORK_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({ at: optionRule.any, id: optionRule.any })
 
 /** Options of {@link SessionRegistry.addCommitGuard}. */
 export interface CommitGuardOptions {
@@ -142,7 +142,7 @@ export class SessionRegistry {
    * @throws `InvalidArgumentError` for a non-object options or an unknown option; `SessionRegistryError` (`INVALID_SESSION_ID`, `SESSION_EXISTS`), `SessionHeaderError`, a seed event's error
    */
   stage(options?: CreateOptions): StagedSession {
-    options = checkOptionsArgument(options, CREATE_KEYS)
+    options = checkOptionsArgument(options, CREATE_RULES, '{ id?, seed?, header? }')
     const id = options.id ?? this.#ids('session')
     if (!isSessionId(id)) {
       throw new SessionRegistryError({
@@ -246,7 +246,7 @@ export class SessionRegistry {
    * @throws `InvalidArgumentError` for a non-object options or an unknown option; `SessionForkError` (`SESSION_EXISTS`, `SESSION_NOT_FOUND`, `INVALID_BOUNDARY`, `OPEN_TURN`); any `create` error
    */
   fork(source: string | Session, options?: ForkOptions): Session {
-    options = checkOptionsArgument(options, FORK_KEYS)
+    options = checkOptionsArgument(options, FORK_RULES, '{ at?, id? }')
     if (options.id !== undefined && this.#live.has(options.id)) {
       throw new SessionForkError({ code: ErrorCode.SESSION_EXISTS, sessionId: options.id, detail: 'a live session has the fork id' })
     }

@@ -4,6 +4,7 @@ import { ErrorCode } from '../errors/codes.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { InvalidOptionsError } from '../errors/invalid-options-error.js'
 import { type ValidationIssue, valueAt } from '../errors/issue.js'
+import { type OptionRule, optionIssues, optionRule } from '../kernel/option-issues.js'
 import { ScriptedModelError } from '../errors/scripted-model-error.js'
 import type { JsonValue } from '../session/json-value.js'
 import { mockErrorBodies, notFoundBody, scriptErrorBody } from './mock-openai/mock-error-bodies.js'
@@ -74,20 +75,17 @@ export interface MockOpenAIServer extends AsyncDisposable {
 
 const routes: ReadonlySet<string> = new Set(['/v1/chat/completions', '/chat/completions'])
 
-const optionKeys: ReadonlySet<string> = new Set(['script', 'apiKey', 'sessionIdHeader'])
+const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
+  script: optionRule.any,
+  apiKey: optionRule.string,
+  sessionIdHeader: (value) => (typeof value === 'string' && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value) ? undefined : 'must be a header name'),
+})
 
-function optionIssues(options: MockOpenAIServerOptions): ValidationIssue[] {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) return [{ path: [], message: 'must be an options object { script, apiKey?, sessionIdHeader? }' }]
-  const issues: ValidationIssue[] = Object.keys(options)
-    .filter((key) => !optionKeys.has(key))
-    .map((key) => ({ path: [key], message: 'unknown option' }))
-  issues.push(...scriptIssues(options.script))
-  if (options.apiKey !== undefined && typeof options.apiKey !== 'string') issues.push({ path: ['apiKey'], message: 'must be a string' })
-  const header = options.sessionIdHeader
-  if (header !== undefined && (typeof header !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header))) {
-    issues.push({ path: ['sessionIdHeader'], message: 'must be a header name' })
-  }
-  return issues
+function mockOptionIssues(options: MockOpenAIServerOptions | undefined): ValidationIssue[] {
+  // `script` is required, so a missing options object is a root issue too.
+  const issues = optionIssues(options ?? null, optionRules, '{ script, apiKey?, sessionIdHeader? }')
+  if (options === undefined || issues[0]?.path.length === 0) return issues
+  return [...issues, ...scriptIssues(options.script)]
 }
 
 function readBody(request: IncomingMessage): Promise<string> {
@@ -139,7 +137,7 @@ function sendJson(response: ServerResponse, status: number, body: JsonValue): vo
  * ```
  */
 export async function startMockOpenAIServer(options: MockOpenAIServerOptions): Promise<MockOpenAIServer> {
-  const issues = optionIssues(options)
+  const issues = mockOptionIssues(options)
   if (issues.length > 0) {
     // The value of the first issue's field (O2), the whole options for a root issue.
     throw new InvalidOptionsError({ issues, value: valueAt(options, (issues[0] as ValidationIssue).path), subject: 'startMockOpenAIServer options' })

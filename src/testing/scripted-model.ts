@@ -1,9 +1,8 @@
 import { ErrorCode } from '../errors/codes.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
-import { InvalidOptionsError } from '../errors/invalid-options-error.js'
-import { type ValidationIssue, valueAt } from '../errors/issue.js'
 import { ScriptedModelError } from '../errors/scripted-model-error.js'
 import { type Clock, systemClock } from '../kernel/host-services.js'
+import { checkOptions, type OptionRule, optionRule } from '../kernel/option-issues.js'
 import { isRetryableByDefault, modelFailure } from '../model/failure-defaults.js'
 import type { ModelAdapter, ModelInfo, ModelStreamOptions } from '../model/model-adapter.js'
 import type { ModelRequest } from '../model/model-request.js'
@@ -67,32 +66,16 @@ export interface ScriptedModel extends ModelAdapter {
   describeModel(model: string): ModelInfo | undefined
 }
 
-const optionKeys: ReadonlySet<string> = new Set(['provider', 'model', 'info', 'clock'])
-
-function isPlainObject(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
-}
-
-/** The issues of `scriptedModel` options (08-models.md §11: factory options → `InvalidOptionsError`). */
-function scriptedModelOptionIssues(options: unknown): ValidationIssue[] {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) return [{ path: [], message: 'must be an options object { provider?, model?, info?, clock? }' }]
-  const record = options as Readonly<Record<string, unknown>>
-  const issues: ValidationIssue[] = []
-  for (const key of Object.keys(record)) {
-    const value = record[key]
-    if (!optionKeys.has(key)) issues.push({ path: [key], message: 'unknown option' })
-    else if (value === undefined) continue
-    else if (key === 'provider' && !isProviderId(value)) issues.push({ path: [key], message: 'must be a provider id (^[a-z0-9][a-z0-9._-]{0,63}$)' })
-    else if (key === 'model' && (typeof value !== 'string' || value.length === 0)) issues.push({ path: [key], message: 'must be a non-empty string' })
-    else if (key === 'info' && !isPlainObject(value)) issues.push({ path: [key], message: 'must be a ModelInfo object' })
-    else if (key === 'clock' && (typeof value !== 'object' || value === null || typeof (value as { readonly now?: unknown }).now !== 'function' || typeof (value as { readonly setTimer?: unknown }).setTimer !== 'function')) {
-      issues.push({ path: [key], message: 'must be a Clock { now(), setTimer() }' })
-    }
-  }
-  return issues
-}
+/** The rules of `scriptedModel` options (08-models.md §11: factory options → `InvalidOptionsError`). */
+const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
+  provider: (value) => (isProviderId(value) ? undefined : 'must be a provider id (^[a-z0-9][a-z0-9._-]{0,63}$)'),
+  model: optionRule.nonEmptyString,
+  info: (value) => (optionRule.plainObject(value) === undefined ? undefined : 'must be a ModelInfo object'),
+  clock: (value) =>
+    typeof (value as { readonly now?: unknown } | null)?.now === 'function' && typeof (value as { readonly setTimer?: unknown }).setTimer === 'function'
+      ? undefined
+      : 'must be a Clock { now(), setTimer() }',
+})
 
 /**
  * Creates a scripted model: each `stream()` call consumes the next entry and emits its reasoning,
@@ -118,10 +101,7 @@ function scriptedModelOptionIssues(options: unknown): ValidationIssue[] {
  */
 export function scriptedModel(script: readonly ScriptEntry[], options: ScriptedModelOptions = {}): ScriptedModel {
   if (!Array.isArray(script)) throw new InvalidArgumentError({ argument: 'script', reason: 'must be an array', value: script })
-  const issues = scriptedModelOptionIssues(options)
-  if (issues.length > 0) {
-    throw new InvalidOptionsError({ issues, value: valueAt(options, (issues[0] as ValidationIssue).path), subject: 'scriptedModel options' })
-  }
+  checkOptions(options, optionRules, '{ provider?, model?, info?, clock? }', 'scriptedModel options')
   const entries: readonly ScriptEntry[] = [...script]
   entries.forEach((entry, index) => {
     if (typeof entry !== 'function') checkReply(entry, `script[${index}]`)

@@ -3,6 +3,7 @@ import { snapshotJson } from '../session/snapshot-json.js'
 import type { ToolContentBlock } from './tool-definition.js'
 import { thrownMessage, toolErrorResult } from './tool-error-result.js'
 import type { ToolResult, ToolResultCode, ToolResultFailure } from './tool-result.js'
+import { isPlainObject } from '../kernel/is-plain-object.js'
 
 /** Options of {@link normalizeToolReturn}. */
 export interface NormalizeToolReturnOptions {
@@ -35,12 +36,6 @@ const RESULT_CODES: ReadonlySet<unknown> = new Set<ToolResultCode>([
 
 const ok = <T>(value: T): Checked<T> => ({ ok: true, value })
 const invalid = (problem: string): { readonly ok: false; readonly problem: string } => ({ ok: false, problem })
-
-function isPlainObject(value: unknown): value is Record<PropertyKey, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
-}
 
 /** The first own key of `value` not in `allowed`, if any. */
 function extraKey(value: object, allowed: ReadonlySet<PropertyKey>): string | undefined {

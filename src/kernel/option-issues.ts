@@ -1,0 +1,63 @@
+import { InvalidOptionsError } from '../errors/invalid-options-error.js'
+import { type ValidationIssue, valueAt } from '../errors/issue.js'
+import { isAbortSignal } from './is-abort-signal.js'
+import { isPlainObject } from './is-plain-object.js'
+
+/** What one option's value must be: the issue message when it is not, `undefined` when it is. */
+export type OptionRule = (value: unknown) => string | undefined
+
+/** The rules options checks share (a set value is checked; an `undefined` one never is). @internal */
+export const optionRule = Object.freeze({
+  any: (): undefined => undefined,
+  string: (value: unknown) => (typeof value === 'string' ? undefined : 'must be a string'),
+  nonEmptyString: (value: unknown) => (typeof value === 'string' && value.length > 0 ? undefined : 'must be a non-empty string'),
+  function: (value: unknown) => (typeof value === 'function' ? undefined : 'must be a function'),
+  signal: (value: unknown) => (isAbortSignal(value) ? undefined : 'must be an AbortSignal'),
+  array: (value: unknown) => (Array.isArray(value) ? undefined : 'must be an array'),
+  plainObject: (value: unknown) => (isPlainObject(value) ? undefined : 'must be a plain object'),
+} satisfies Record<string, OptionRule>)
+
+/**
+ * The issues of an options object (00-overview.md naming): not an object → one issue at the root
+ * (`must be an options object <shape>`); each unknown key → `unknown option`; each set key whose
+ * rule fails → that rule's message. Paths are `[key]`, in the order of the options' keys.
+ *
+ * @param options - what the caller passed (`undefined` has no issue)
+ * @param rules - the allowed keys and their rules
+ * @param shape - names the expected shape in the root issue, e.g. `'{ signal? }'`
+ * @returns the issues, empty when the options are fine
+ * @internal
+ */
+export function optionIssues(options: unknown, rules: Readonly<Record<string, OptionRule>>, shape: string): ValidationIssue[] {
+  if (options === undefined) return []
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) return [{ path: [], message: `must be an options object ${shape}` }]
+  const record = options as Readonly<Record<string, unknown>>
+  const issues: ValidationIssue[] = []
+  for (const key of Object.keys(record)) {
+    const rule = Object.hasOwn(rules, key) ? rules[key] : undefined
+    const value = record[key]
+    const message = rule === undefined ? 'unknown option' : value === undefined ? undefined : rule(value)
+    if (message !== undefined) issues.push({ path: [key], message })
+  }
+  return issues
+}
+
+/**
+ * {@link optionIssues}, thrown: every issue in one {@link InvalidOptionsError} whose `value` is the
+ * first issue's value.
+ *
+ * @param options - what the caller passed (`undefined` → `{}`)
+ * @param rules - the allowed keys and their rules
+ * @param shape - names the expected shape in the root issue
+ * @param subject - the name the message starts with (`'options'` by default)
+ * @returns `options` as an object
+ * @throws {@link InvalidOptionsError}
+ * @internal
+ */
+export function checkOptions<T extends object>(options: T | undefined, rules: Readonly<Record<string, OptionRule>>, shape: string, subject?: string): T {
+  const issues = optionIssues(options, rules, shape)
+  if (issues.length > 0) {
+    throw new InvalidOptionsError({ issues, value: valueAt(options, (issues[0] as ValidationIssue).path), ...(subject === undefined ? {} : { subject }) })
+  }
+  return options ?? ({} as T)
+}
