@@ -1,8 +1,11 @@
 import { CompactionError } from '../errors/compaction-error.js'
 import { ErrorCode } from '../errors/codes.js'
+import { InvalidOptionsError } from '../errors/invalid-options-error.js'
+import { type ValidationIssue, valueAt } from '../errors/issue.js'
 import { LlmError } from '../errors/llm-error.js'
+import { type OptionRule, optionIssues, optionRule } from '../kernel/option-issues.js'
 import { services } from '../kernel/services.js'
-import type { RetryPolicy } from '../model/retry/retry-policy.js'
+import { resolveRetryPolicy, type RetryPolicy } from '../model/retry/retry-policy.js'
 import { withRetry } from '../model/retry/with-retry.js'
 import type { UserMessage } from '../session/message.js'
 import { DEFAULT_SUMMARY_INSTRUCTION, type Summarizer } from './summarizer.js'
@@ -26,6 +29,28 @@ export interface ModelSummarizerOptions {
   readonly retry?: Partial<RetryPolicy>
 }
 
+/** The rules of `modelSummarizer` options (00-overview.md: factory options → `InvalidOptionsError`). */
+const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
+  provider: optionRule.nonEmptyString,
+  model: optionRule.nonEmptyString,
+  maxTokens: (value) => (Number.isSafeInteger(value) && (value as number) > 0 ? undefined : 'must be a positive integer'),
+  instruction: optionRule.nonEmptyString,
+  retry: optionRule.plainObject,
+})
+
+/** The issues of `modelSummarizer` options: the shared check, then the retry policy's at `retry.<field>`. */
+function summarizerIssues(options: ModelSummarizerOptions | undefined): ValidationIssue[] {
+  const issues = optionIssues(options, optionRules, '{ provider?, model?, maxTokens?, instruction?, retry? }')
+  if (issues.length > 0 || options?.retry === undefined) return issues
+  try {
+    resolveRetryPolicy(options.retry)
+  } catch (error) {
+    if (!InvalidOptionsError.is(error)) throw error
+    return error.issues.map((issue) => ({ path: ['retry', ...issue.path], message: issue.message }))
+  }
+  return issues
+}
+
 /**
  * The default summarizer (07-compaction.md §6): one `withRetry(models, retry).complete()` call with
  * the head's messages plus an instruction message (never logged), `metadata.purpose 'compaction'`,
@@ -33,6 +58,9 @@ export interface ModelSummarizerOptions {
  *
  * @param options - route, `maxTokens`, instruction and retry policy
  * @returns the summarizer
+ * @throws `InvalidOptionsError` for bad options (not an object, an unknown key, an empty
+ *   `provider`, `model` or `instruction`, a `maxTokens` that is not a positive integer, a `retry`
+ *   that is not a valid partial retry policy, at `retry.<field>`)
  * @throws (from the summarizer, as a rejection) {@link CompactionError} `SUMMARY_EMPTY` for no text,
  *   `SUMMARY_FAILED` with the `LlmError` as `cause` for a model failure
  * @example
@@ -41,6 +69,10 @@ export interface ModelSummarizerOptions {
  * ```
  */
 export function modelSummarizer(options: ModelSummarizerOptions = {}): Summarizer {
+  const issues = summarizerIssues(options)
+  if (issues.length > 0) {
+    throw new InvalidOptionsError({ issues, value: valueAt(options, (issues[0] as ValidationIssue).path), subject: 'modelSummarizer options' })
+  }
   const maxTokens = options.maxTokens ?? 8192
   return async (input) => {
     const { agent, signal } = input

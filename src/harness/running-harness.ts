@@ -32,8 +32,8 @@ const CREATE_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({
   instructions: optionRule.any,
   signal: optionRule.any,
 })
-/** `fork` options (09-api.md H5); `at` and `id` are checked by the fork. */
-const FORK_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({ at: optionRule.any, id: optionRule.any })
+/** `fork` options (09-api.md H5); `at` is checked by the fork, a set `id` must be a string (the fork checks the rest). */
+const FORK_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({ at: optionRule.any, id: optionRule.string })
 
 /** The sessions named by the persistence entry's `CLOSE_FAILED` error, in its order. */
 function unflushedSessionsOf(errors: readonly DisposeError[]): string[] {
@@ -117,7 +117,11 @@ export class RunningHarness implements Harness {
   }
 
   openAgent(sessionId: string, options: AgentOverrides = {}): Promise<Agent> {
-    return this.#track('openAgent', () => this.#opener.open(sessionId, options))
+    return this.#track('openAgent', () => {
+      // Checked even when the agent is live (and the overrides are not used), so bad input never passes.
+      registryOptionsOf(options)
+      return this.#opener.open(sessionId, options)
+    })
   }
 
   fork(sessionId: string, options: HarnessForkOptions = {}): Promise<Session> {

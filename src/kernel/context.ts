@@ -25,6 +25,7 @@ import {
 } from './event-catalog.js'
 import type { Logger } from './host-services.js'
 import type { KernelErrorPhase } from './kernel-events.js'
+import { checkOptionsArgument, type OptionRule, optionRule } from './option-issues.js'
 import { type KernelState, type ProviderRecord, ServiceRealm } from './kernel-state.js'
 import type { PluginHandle, PluginInput } from './plugin.js'
 import { startRuntimePlugin } from './runtime-plugin.js'
@@ -52,6 +53,11 @@ export interface ListenOptions {
    */
   readonly prepend?: boolean
 }
+
+/** The keys of {@link ChildOptions}; `scope` and `isolate` are checked by `child` itself. */
+const CHILD_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({ scope: optionRule.any, isolate: optionRule.any })
+/** The keys of {@link ListenOptions}. */
+const LISTEN_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({ prepend: optionRule.boolean })
 
 /** Options of a dispatch. */
 export interface DispatchOptions {
@@ -282,7 +288,10 @@ export class Context {
    * @param label - 1–64 characters without `/`; repeated sibling labels get `#2`, `#3`, … in `path`
    * @param options - a scope tag and keys to isolate
    * @returns the child
-   * @throws {@link InvalidArgumentError} for a bad label; {@link ContextDisposedError} once disposal began
+   * @throws {@link InvalidArgumentError} for a bad label (`argument: 'label'`), options that are not
+   *   an object or hold an unknown key (`'options'`, `'options.<key>'`), a `scope` that is not an
+   *   object or an `isolate` that is not an array of service keys; {@link ContextDisposedError} once
+   *   disposal began
    */
   child(label: string, options: ChildOptions = {}): Context {
     this.#assertActive('child')
@@ -293,6 +302,7 @@ export class Context {
         value: label,
       })
     }
+    checkOptionsArgument(options, CHILD_RULES, '{ scope?, isolate? }')
     if (options.scope !== undefined && (typeof options.scope !== 'object' || options.scope === null)) {
       throw new InvalidArgumentError({ argument: 'scope', reason: 'a scope key must be an object', value: options.scope })
     }
@@ -316,10 +326,12 @@ export class Context {
    * @param setup - returns nothing, a cleanup, or a promise of either; may throw (then nothing is registered)
    * @param label - shown by `inspect()`
    * @returns the disposer
-   * @throws what `setup` throws; {@link InvalidArgumentError} for another return value; {@link ContextDisposedError}
+   * @throws what `setup` throws; {@link InvalidArgumentError} for a `setup` that is not a function, a
+   *   `label` that is not a string (both before `setup` runs) or another return value; {@link ContextDisposedError}
    */
   effect(setup: EffectSetup, label = 'effect'): Disposer {
     this.#assertActive('effect')
+    if (typeof label !== 'string') throw new InvalidArgumentError({ argument: 'label', reason: 'an effect label must be a string', value: label })
     const record = EffectRecord.fromSetup(this.#host, label, 'effect', setup)
     this.#effects.add(record)
     return record.disposer
@@ -414,7 +426,9 @@ export class Context {
    * @param listener - its signature follows the event's mode; see the mode's contract in `docs/kernel.md`
    * @param options - `prepend`
    * @returns the disposer that removes it
-   * @throws {@link UnknownEventError}; {@link InvalidArgumentError} for a non-function; {@link ContextDisposedError}
+   * @throws {@link UnknownEventError}; {@link InvalidArgumentError} for a non-function listener, or
+   *   options that are not `{ prepend? }` with a boolean `prepend` (`argument: 'options'`,
+   *   `'options.<key>'`); {@link ContextDisposedError}
    */
   on<N extends EventName>(name: N, listener: ListenerOf<N>, options?: ListenOptions): Disposer {
     return this.#listen('on', name, listener, options, false)
@@ -617,6 +631,7 @@ export class Context {
     if (typeof listener !== 'function') {
       throw new InvalidArgumentError({ argument: 'listener', reason: `a "${name}" listener must be a function`, value: listener })
     }
+    if (options !== undefined) checkOptionsArgument(options, LISTEN_RULES, '{ prepend? }')
     const bus = this.#kernel.bus
     const listenerRecord: ListenerRecord = {
       name,

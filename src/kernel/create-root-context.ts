@@ -2,6 +2,7 @@ import { Context } from './context.js'
 import { type Clock, type IdSource, type Logger, randomIds, stderrLogger, systemClock } from './host-services.js'
 import { kernelEvents } from './kernel-events.js'
 import { KernelState } from './kernel-state.js'
+import { checkOptions, type OptionRule, optionRule } from './option-issues.js'
 import { services } from './services.js'
 
 /** Options of {@link createRootContext}. */
@@ -26,6 +27,20 @@ export interface RootContextOptions {
   readonly ids?: IdSource
 }
 
+/** Whether `value` has a function at each of `methods`. */
+function hasMethods(value: unknown, methods: readonly string[]): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  const record = value as Readonly<Record<string, unknown>>
+  return methods.every((method) => typeof record[method] === 'function')
+}
+
+/** The rules of `createRootContext` options (the host services of `createHarness`, 09-api.md). */
+const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
+  logger: (value) => (hasMethods(value, ['debug', 'info', 'warn', 'error']) ? undefined : 'must be a Logger { debug, info, warn, error }'),
+  clock: (value) => (hasMethods(value, ['now', 'setTimer']) ? undefined : 'must be a Clock { now(), setTimer() }'),
+  ids: optionRule.function,
+})
+
 /**
  * Builds a bare root context: the kernel catalog and the host services (`clock`, `ids`,
  * `logger`), no plugins. For tests and for embedding the kernel alone; applications use
@@ -33,6 +48,8 @@ export interface RootContextOptions {
  *
  * @param options - host services to inject
  * @returns the root, labelled `harness`
+ * @throws `InvalidOptionsError` for bad options (not an object, an unknown key, a `logger`,
+ *   `clock` or `ids` of the wrong shape)
  * @example
  * ```ts
  * const root = createRootContext({ clock: fakeClock() })
@@ -41,6 +58,7 @@ export interface RootContextOptions {
  * ```
  */
 export function createRootContext(options: RootContextOptions = {}): Context {
+  checkOptions(options, optionRules, '{ logger?, clock?, ids? }', 'createRootContext options')
   const kernel = new KernelState({
     logger: options.logger ?? stderrLogger(),
     clock: options.clock ?? systemClock(),

@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { InvalidOptionsError } from '../errors/invalid-options-error.js'
 import { type ValidationIssue, valueAt } from '../errors/issue.js'
 import { isAbortSignal } from './is-abort-signal.js'
@@ -10,6 +11,7 @@ export type OptionRule = (value: unknown) => string | undefined
 export const optionRule = Object.freeze({
   any: (): undefined => undefined,
   string: (value: unknown) => (typeof value === 'string' ? undefined : 'must be a string'),
+  boolean: (value: unknown) => (typeof value === 'boolean' ? undefined : 'must be a boolean'),
   nonEmptyString: (value: unknown) => (typeof value === 'string' && value.length > 0 ? undefined : 'must be a non-empty string'),
   function: (value: unknown) => (typeof value === 'function' ? undefined : 'must be a function'),
   signal: (value: unknown) => (isAbortSignal(value) ? undefined : 'must be an AbortSignal'),
@@ -58,6 +60,26 @@ export function checkOptions<T extends object>(options: T | undefined, rules: Re
   const issues = optionIssues(options, rules, shape)
   if (issues.length > 0) {
     throw new InvalidOptionsError({ issues, value: valueAt(options, (issues[0] as ValidationIssue).path), ...(subject === undefined ? {} : { subject }) })
+  }
+  return options ?? ({} as T)
+}
+
+/**
+ * {@link optionIssues} for the options of a method (a positional argument, 00-overview.md naming):
+ * the first issue thrown as an {@link InvalidArgumentError} whose `argument` is `options` or
+ * `options.<key>`.
+ *
+ * @param options - what the caller passed (`undefined` → `{}`)
+ * @param rules - the allowed keys and their rules
+ * @param shape - names the expected shape in the root issue
+ * @returns `options` as an object
+ * @throws {@link InvalidArgumentError}
+ * @internal
+ */
+export function checkOptionsArgument<T extends object>(options: T | undefined, rules: Readonly<Record<string, OptionRule>>, shape: string): T {
+  const [issue] = optionIssues(options, rules, shape)
+  if (issue !== undefined) {
+    throw new InvalidArgumentError({ argument: ['options', ...issue.path].join('.'), reason: issue.message, value: valueAt(options, issue.path) })
   }
   return options ?? ({} as T)
 }

@@ -14,6 +14,7 @@ import { PersistenceError } from '../errors/persistence-error.js'
 import { SeqConflictError } from '../errors/seq-conflict-error.js'
 import { SessionFormatUnsupportedError } from '../errors/session-format-unsupported-error.js'
 import { SessionLockedError } from '../errors/session-locked-error.js'
+import { checkOptions, type OptionRule, optionRule } from '../kernel/option-issues.js'
 import type { SessionEvent } from '../session/session-event.js'
 import { buildSessionHeader, type SessionHeader } from '../session/session-header.js'
 import { markParsedJson } from '../session/snapshot-json.js'
@@ -74,6 +75,13 @@ export interface MemoryPersistence extends PersistenceAdapter {
   delete(sessionId: string): Promise<void>
 }
 
+/** The rules of `memoryPersistence` options (00-overview.md: factory options → `InvalidOptionsError`). */
+const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
+  store: (value) => (value instanceof MemoryStoreState ? undefined : 'must come from createMemoryStore()'),
+  packChunks: optionRule.boolean,
+  now: optionRule.function,
+})
+
 function isSafeNonNegative(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
 }
@@ -89,17 +97,16 @@ function checkSignal(signal: AbortSignal | undefined): void {
  *
  * @param options - the store, chunk packing and clock
  * @returns the adapter
+ * @throws `InvalidOptionsError` for bad options (not an object, an unknown key, a `store` not made
+ *   by `createMemoryStore()`, a non-boolean `packChunks`, a `now` that is not a function)
  * @example
  * ```ts
  * const harness = createHarness({ persistence: memoryPersistence() })
  * ```
  */
 export function memoryPersistence(options: MemoryPersistenceOptions = {}): MemoryPersistence {
-  const given = options.store ?? createMemoryStore()
-  if (!(given instanceof MemoryStoreState)) {
-    throw new InvalidArgumentError({ argument: 'options.store', reason: 'must come from createMemoryStore()', value: given })
-  }
-  const store: MemoryStoreState = given
+  checkOptions(options, optionRules, '{ store?, packChunks?, now? }', 'memoryPersistence options')
+  const store = (options.store ?? createMemoryStore()) as MemoryStoreState
   const packChunks = options.packChunks ?? true
   const now = options.now ?? Date.now
   const owner = {}

@@ -1,12 +1,11 @@
 import { ErrorCode } from '../errors/codes.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
-import { valueAt } from '../errors/issue.js'
 import { SessionForkError } from '../errors/session-fork-error.js'
 import { SessionRegistryError } from '../errors/session-registry-error.js'
 import { SessionVetoError } from '../errors/session-veto-error.js'
 import { bindOwner } from '../kernel/bind-owner.js'
 import type { Context } from '../kernel/context.js'
-import { type OptionRule, optionIssues, optionRule } from '../kernel/option-issues.js'
+import { checkOptionsArgument, type OptionRule, optionRule } from '../kernel/option-issues.js'
 import { dispatchParallel, dispatchUntilThrow } from '../kernel/dispatch-internal.js'
 import type { Disposer } from '../kernel/effect.js'
 import type { Clock, IdSource } from '../kernel/host-services.js'
@@ -48,18 +47,10 @@ export interface ForkOptions {
   readonly id?: string
 }
 
-/** `options` as an options object of `rules`, or an {@link InvalidArgumentError} naming the first problem (a positional argument, 00-overview.md naming). */
-function checkOptionsArgument<T extends object>(options: T | undefined, rules: Readonly<Record<string, OptionRule>>, shape: string): T {
-  const [issue] = optionIssues(options, rules, shape)
-  if (issue !== undefined) {
-    throw new InvalidArgumentError({ argument: ['options', ...issue.path].join('.'), reason: issue.message, value: valueAt(options, issue.path) })
-  }
-  return options ?? ({} as T)
-}
-
 /** The values are checked where they are used (the id, the seed, the header, the fork boundary). */
 const CREATE_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({ id: optionRule.any, seed: optionRule.any, header: optionRule.any })
 const FORK_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({ at: optionRule.any, id: optionRule.any })
+const GUARD_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({ label: optionRule.string })
 
 /** Options of {@link SessionRegistry.addCommitGuard}. */
 export interface CommitGuardOptions {
@@ -89,6 +80,7 @@ export interface StagedSession {
    *
    * @param registered - runs right after the registration, before `session/created`
    * @throws `SessionRegistryError` `SESSION_EXISTS` when the id went live meanwhile or the session was published or discarded
+   * @throws {@link InvalidArgumentError} (`argument: 'registered'`) when `registered` is given and not a function; nothing is published
    */
   publish(registered?: () => void): void
   /** Drops the unpublished session (its `append` then fails); a no-op once published. */
@@ -172,6 +164,9 @@ export class SessionRegistry {
     return Object.freeze({
       session,
       publish: (registered?: () => void): void => {
+        if (registered !== undefined && typeof registered !== 'function') {
+          throw new InvalidArgumentError({ argument: 'registered', reason: 'must be a function when given', value: registered })
+        }
         if (state !== 'staged') {
           throw new SessionRegistryError({ code: ErrorCode.SESSION_EXISTS, sessionId: id, detail: `the staged session was already ${state}` })
         }
@@ -346,6 +341,7 @@ export class SessionRegistry {
    * @param guard - the guard
    * @param options - its label
    * @returns the disposer that removes it
+   * @throws {@link InvalidArgumentError} for a guard that is not a function, or options that are not `{ label? }` with a string label
    */
   addCommitGuard(guard: CommitGuard, options?: CommitGuardOptions): Disposer {
     return this.#addCommitGuard(this.#ctx, guard, options)
@@ -388,7 +384,8 @@ export class SessionRegistry {
     if (typeof guard !== 'function') {
       throw new InvalidArgumentError({ argument: 'guard', reason: 'a commit guard must be a function', value: guard })
     }
-    const record: GuardRecord = { label: options?.label ?? 'guard', guard }
+    const { label = 'guard' } = checkOptionsArgument(options, GUARD_RULES, '{ label? }')
+    const record: GuardRecord = { label, guard }
     return owner.effect(() => {
       this.#guards.push(record)
       this.#guardSnapshot = Object.freeze([...this.#guards])

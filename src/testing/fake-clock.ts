@@ -1,5 +1,6 @@
-import type { Clock } from '../kernel/host-services.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import type { Clock } from '../kernel/host-services.js'
+import { checkOptions, type OptionRule } from '../kernel/option-issues.js'
 
 /** Options of {@link fakeClock}. */
 export interface FakeClockOptions {
@@ -61,13 +62,21 @@ interface Timer {
   readonly callback: () => void
 }
 
+const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
+  now: (value) => (typeof value === 'number' && Number.isFinite(value) ? undefined : 'must be a finite number'),
+  maxTimers: (value) => (Number.isSafeInteger(value) && (value as number) > 0 ? undefined : 'must be a positive safe integer'),
+})
+
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
 /**
  * Creates a fake clock for deterministic tests.
  *
- * @param options - the starting time
- * @returns a clock to pass as `createHarness({ clock })`
+ * @param options - the starting time and the `runAll()` timer budget
+ * @returns a clock to pass as `createHarness({ clock })`; its `setTimer` throws
+ *   `InvalidArgumentError` (`argument: 'callback'`) for a callback that is not a function
+ * @throws `InvalidOptionsError` for bad options (not an object, an unknown key, a `now` that is
+ *   not a finite number, a `maxTimers` that is not a positive safe integer)
  * @example
  * ```ts
  * const clock = fakeClock({ now: 0 })
@@ -76,11 +85,9 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
  * ```
  */
 export function fakeClock(options: FakeClockOptions = {}): FakeClock {
+  checkOptions(options, optionRules, '{ now?, maxTimers? }', 'fakeClock options')
   let now = options.now ?? 0
   const maxTimers = options.maxTimers ?? 10_000
-  if (!Number.isFinite(now)) {
-    throw new InvalidArgumentError({ argument: 'options.now', reason: 'must be a finite number', value: now })
-  }
   let counter = 0
   const timers = new Set<Timer>()
 
@@ -123,6 +130,7 @@ export function fakeClock(options: FakeClockOptions = {}): FakeClock {
   return {
     now: () => now,
     setTimer(callback, delayMs) {
+      if (typeof callback !== 'function') throw new InvalidArgumentError({ argument: 'callback', reason: 'must be a function', value: callback })
       const delay = Number.isFinite(delayMs) && delayMs > 0 ? delayMs : 0
       const timer: Timer = { dueAt: now + delay, delayMs: delay, order: counter++, callback }
       timers.add(timer)

@@ -1,5 +1,8 @@
+import { InvalidOptionsError } from '../errors/invalid-options-error.js'
+import { type ValidationIssue, valueAt } from '../errors/issue.js'
 import type { IdSource } from '../kernel/host-services.js'
-import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import { isPlainObject } from '../kernel/is-plain-object.js'
+import { type OptionRule, optionIssues, optionRule } from '../kernel/option-issues.js'
 
 /** Options of {@link fakeIds}. */
 export interface FakeIdsOptions {
@@ -11,6 +14,20 @@ export interface FakeIdsOptions {
   readonly prefixes?: Readonly<Record<string, string>>
 }
 
+/** The rules of `fakeIds` options (00-overview.md: factory options → `InvalidOptionsError`). */
+const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({ prefixes: optionRule.plainObject })
+
+/** The issues of `fakeIds` options: the shared check, then one per prefix that is not a non-empty string. */
+function fakeIdsIssues(options: FakeIdsOptions | undefined): ValidationIssue[] {
+  const issues = optionIssues(options, optionRules, '{ prefixes? }')
+  const prefixes: unknown = options?.prefixes
+  if (issues.length > 0 || !isPlainObject(prefixes)) return issues
+  for (const [kind, prefix] of Object.entries(prefixes)) {
+    if (typeof prefix !== 'string' || prefix.length === 0) issues.push({ path: ['prefixes', kind], message: 'must be a non-empty string' })
+  }
+  return issues
+}
+
 /**
  * Creates a deterministic id source: per kind, a prefix (the kind's first letter unless
  * overridden) and a counter from 1, so `ids('session')` gives `s1`, then `s2`, and
@@ -18,7 +35,8 @@ export interface FakeIdsOptions {
  *
  * @param options - prefix overrides
  * @returns an id source to pass as `createHarness({ ids })`
- * @throws `InvalidArgumentError` when a prefix is not a non-empty string
+ * @throws `InvalidOptionsError` for bad options (not an object, an unknown key, `prefixes` not a
+ *   plain object, a prefix that is not a non-empty string, at `prefixes.<kind>`)
  * @example
  * ```ts
  * const ids = fakeIds({ prefixes: { tool: 'call_' } })
@@ -27,13 +45,11 @@ export interface FakeIdsOptions {
  * ```
  */
 export function fakeIds(options: FakeIdsOptions = {}): IdSource {
-  const prefixes = new Map<string, string>()
-  for (const [kind, prefix] of Object.entries(options.prefixes ?? {})) {
-    if (typeof prefix !== 'string' || prefix.length === 0) {
-      throw new InvalidArgumentError({ argument: `options.prefixes.${kind}`, reason: 'must be a non-empty string', value: prefix })
-    }
-    prefixes.set(kind, prefix)
+  const issues = fakeIdsIssues(options)
+  if (issues.length > 0) {
+    throw new InvalidOptionsError({ issues, value: valueAt(options, (issues[0] as ValidationIssue).path), subject: 'fakeIds options' })
   }
+  const prefixes = new Map<string, string>(Object.entries(options.prefixes ?? {}))
   const counters = new Map<string, number>()
   return (kind) => {
     const next = (counters.get(kind) ?? 0) + 1

@@ -1,3 +1,5 @@
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import { checkOptions, type OptionRule, optionRule } from '../kernel/option-issues.js'
 import type {
   AppendBatchOptions,
   Lease,
@@ -8,6 +10,7 @@ import type {
   StoredLog,
   TornTail,
 } from '../persistence/persistence-adapter.js'
+import { isPersistenceAdapter } from '../persistence/persistence-plugin.js'
 import type { SessionEvent } from '../session/session-event.js'
 import type { SessionHeader } from '../session/session-header.js'
 
@@ -31,6 +34,9 @@ export interface FaultyPersistenceOptions {
   readonly hold?: (call: PersistenceCall) => Promise<void> | undefined
 }
 
+/** The rules of `faultyPersistence` options (00-overview.md: factory options → `InvalidOptionsError`). */
+const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({ fail: optionRule.function, hold: optionRule.function })
+
 /** A {@link PersistenceAdapter} wrapper that records calls and injects failures and delays. */
 export interface FaultyPersistence extends PersistenceAdapter {
   /** Every call so far, in order. */
@@ -45,6 +51,9 @@ export interface FaultyPersistence extends PersistenceAdapter {
  * @param inner - the adapter to wrap
  * @param options - `fail` and `hold` hooks
  * @returns the wrapper
+ * @throws `InvalidArgumentError` (`argument: 'inner'`) when `inner` is not a persistence adapter;
+ *   `InvalidOptionsError` for bad options (not an object, an unknown key, a `fail` or `hold` that
+ *   is not a function)
  * @example
  * ```ts
  * const adapter = faultyPersistence(memoryPersistence(), {
@@ -53,6 +62,8 @@ export interface FaultyPersistence extends PersistenceAdapter {
  * ```
  */
 export function faultyPersistence(inner: PersistenceAdapter, options: FaultyPersistenceOptions = {}): FaultyPersistence {
+  if (!isPersistenceAdapter(inner)) throw new InvalidArgumentError({ argument: 'inner', reason: 'must be a PersistenceAdapter', value: inner })
+  checkOptions(options, optionRules, '{ fail?, hold? }', 'faultyPersistence options')
   const calls: PersistenceCall[] = []
   const counts = new Map<string, number>()
   const intercept = async <T>(

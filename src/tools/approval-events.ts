@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { EventTypeOptions } from '../session/session-catalog.js'
 import type { SessionRegistry } from '../session/session-registry.js'
 import { callIdSchema, nonEmptyStringSchema, positiveSafeIntegerSchema, typedSchema } from '../session/schema-primitives.js'
@@ -126,13 +127,17 @@ export const approvalEventTypes: Readonly<Record<'approval/asked' | 'approval/de
  *
  * @param sessions - the session registry
  * @returns a function that unregisters both (committed events are untouched)
- * @throws `EventTypeError` `DUPLICATE_EVENT_TYPE` when either type is already registered
+ * @throws `EventTypeError` `DUPLICATE_EVENT_TYPE` when either type is already registered;
+ *   {@link InvalidArgumentError} `argument: 'sessions'` when `sessions` has no `registerEventType`
  * @example
  * ```ts
  * const unregister = registerApprovalEventTypes(ctx.get(services.sessions))
  * ```
  */
 export function registerApprovalEventTypes(sessions: SessionRegistry): () => void {
+  if (typeof (sessions as { readonly registerEventType?: unknown } | null)?.registerEventType !== 'function') {
+    throw new InvalidArgumentError({ argument: 'sessions', reason: 'must be the session registry (with registerEventType)', value: sessions })
+  }
   const asked = sessions.registerEventType('approval/asked', approvalEventTypes['approval/asked'])
   let decided: () => Promise<void>
   try {

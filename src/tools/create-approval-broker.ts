@@ -1,6 +1,9 @@
 import { ApprovalNotPendingError } from '../errors/approval-not-pending-error.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import { InvalidOptionsError } from '../errors/invalid-options-error.js'
+import { type ValidationIssue, valueAt } from '../errors/issue.js'
 import type { Context } from '../kernel/context.js'
+import { type OptionRule, optionIssues } from '../kernel/option-issues.js'
 import { services } from '../kernel/services.js'
 import type { ApprovalAskOptions, ApprovalBroker, ApprovalDecision, ApprovalOutcome, PendingApproval } from './approval-broker.js'
 import type { ApprovalAskedEventData, ApprovalDecidedEventData } from './approval-events.js'
@@ -19,6 +22,28 @@ export interface ApprovalBrokerOptions {
   readonly ctx: Context
   /** The agent the approvals belong to (the `agent` of each `approval/request`). */
   readonly agent: ToolAgent
+}
+
+const brokerOptionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
+  ctx: (value) => {
+    const record = value as { readonly get?: unknown; readonly waterfall?: unknown } | null
+    return typeof record === 'object' && record !== null && typeof record.get === 'function' && typeof record.waterfall === 'function'
+      ? undefined
+      : 'must be the agent context (a Context)'
+  },
+  agent: (value) => (typeof value === 'object' && value !== null ? undefined : 'must be the agent object'),
+})
+
+/** Throws unless `options` is `{ ctx, agent }`: both required, nothing else. */
+function checkBrokerOptions(options: ApprovalBrokerOptions): void {
+  // Both keys are required, so missing options are a root issue too.
+  const issues: ValidationIssue[] = optionIssues(options ?? null, brokerOptionRules, '{ ctx, agent }')
+  if (issues[0]?.path.length !== 0) {
+    for (const key of ['ctx', 'agent'] as const) if (options[key] === undefined) issues.push({ path: [key], message: 'is required' })
+  }
+  if (issues.length > 0) {
+    throw new InvalidOptionsError({ issues, value: valueAt(options, (issues[0] as ValidationIssue).path), subject: 'createApprovalBroker options' })
+  }
 }
 
 /** How many decided ids a broker remembers for `'already-decided'`; older ones are forgotten. */
@@ -92,6 +117,8 @@ interface OpenApproval {
  *
  * @param options - the agent's context and the agent
  * @returns the broker
+ * @throws {@link InvalidOptionsError} when `options` is not `{ ctx, agent }` (not an object, an
+ *   unknown key, a missing key, a `ctx` that is not a Context, an `agent` that is not an object)
  * @example
  * ```ts
  * const approvals = createApprovalBroker({ ctx: agent.ctx, agent })
@@ -99,6 +126,7 @@ interface OpenApproval {
  * ```
  */
 export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBroker {
+  checkBrokerOptions(options)
   const { ctx, agent } = options
   const clock = ctx.get(services.clock)
   const ids = ctx.get(services.ids)

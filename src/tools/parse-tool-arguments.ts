@@ -1,4 +1,5 @@
 import type { ZodType } from 'zod'
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { ToolDefinition } from './tool-definition.js'
 import { thrownMessage } from './tool-error-result.js'
 
@@ -35,8 +36,17 @@ export interface ToolSchemaIssue {
  *
  * @param issues - the zod issues, in zod's order
  * @returns the issue list of an `INVALID_ARGUMENTS` message
+ * @throws {@link InvalidArgumentError} `argument: 'issues'` when `issues` is not an array, or
+ *   `argument: 'issues[<i>]'` for an entry that is not `{ path: PropertyKey[], message: string }`
  */
 export function formatSchemaIssues(issues: readonly ToolSchemaIssue[]): string {
+  if (!Array.isArray(issues as unknown)) throw new InvalidArgumentError({ argument: 'issues', reason: 'must be an array of { path, message }', value: issues })
+  issues.forEach((issue: unknown, index) => {
+    const record = issue as Partial<ToolSchemaIssue> | null
+    if (typeof record !== 'object' || record === null || !Array.isArray(record.path) || typeof record.message !== 'string') {
+      throw new InvalidArgumentError({ argument: `issues[${index}]`, reason: 'must be { path: PropertyKey[], message: string }', value: issue })
+    }
+  })
   return issues
     .map((issue) => `${issue.path.length === 0 ? '(root)' : issue.path.map((key) => String(key)).join('.')}: ${issue.message}`)
     .join('; ')
@@ -50,7 +60,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * Parses and validates a call's raw argument text (05-tools.md §3, stages P4–P5). `''` is `{}`;
  * anything else goes through `JSON.parse` and must give a JSON object. A zod tool's arguments
  * then go through `input.safeParseAsync`, whose output (defaults, transforms applied) is `args`;
- * a raw JSON Schema tool gets the parsed object unvalidated. Never throws and never rejects: a
+ * a raw JSON Schema tool gets the parsed object unvalidated. Bad argument text never rejects: a
  * schema whose refinement throws counts as a mismatch at `(root)` with the thrown message.
  *
  * @example
@@ -63,8 +73,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * @param raw - the model's argument text, verbatim
  * @param definition - the tool the call resolved to
  * @returns `{ ok: true, args }`, or `{ ok: false, message }` with the `INVALID_ARGUMENTS` message
+ * @throws {@link InvalidArgumentError} (as a rejection) `argument: 'raw'` when `raw` is not a
+ *   string, `argument: 'definition'` when `definition` is not a tool definition object
  */
 export async function parseToolArguments(raw: string, definition: ToolDefinition): Promise<ParsedToolArguments> {
+  if (typeof raw !== 'string') throw new InvalidArgumentError({ argument: 'raw', reason: 'must be the argument text (a string)', value: raw })
+  if (typeof definition !== 'object' || definition === null || typeof definition.name !== 'string') {
+    throw new InvalidArgumentError({ argument: 'definition', reason: 'must be a tool definition (an object with a string name)', value: definition })
+  }
   const notObject = { ok: false, message: `arguments for "${definition.name}" are not a valid JSON object` } as const
   let parsed: unknown
   if (raw === '') parsed = {}

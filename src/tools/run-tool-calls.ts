@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { services } from '../kernel/services.js'
 import type { ToolCallBlock } from '../session/content-block.js'
 import { SchedulerWake } from './scheduler-wake.js'
@@ -227,7 +228,7 @@ class StepScheduler {
  * deadline and the abort grace) and committed, and every unstarted call gets a synthetic
  * `TOOL_ABORTED_BEFORE_DISPATCH` pair; it returns normally. A failure of the scheduler's own
  * machinery (§6.4) closes every remaining call `TOOL_SCHEDULER_FAILED` and is reported as
- * `failure`. Never rejects.
+ * `failure`. Never rejects for well-formed arguments.
  *
  * @example
  * ```ts
@@ -238,5 +239,14 @@ class StepScheduler {
  * @param calls - the step's tool-call blocks, in model order
  * @param step - the step: context, agent, session, turn, step, signal, options, checkpoint, inbox, approvals
  * @returns the step outcome (`concluded` or `owed`) and the first internal failure, if any
+ * @throws {@link InvalidArgumentError} (as a rejection, before anything is logged)
+ *   `argument: 'calls'` when `calls` is not an array, `argument: 'step'` when `step` is not an
+ *   object with a `ctx`
  */
-export const runToolCalls: RunToolCalls = async (calls, step) => new StepScheduler(calls, step).run()
+export const runToolCalls: RunToolCalls = async (calls, step) => {
+  if (!Array.isArray(calls)) throw new InvalidArgumentError({ argument: 'calls', reason: 'must be an array of tool-call blocks', value: calls })
+  if (typeof step !== 'object' || step === null || typeof step.ctx !== 'object' || step.ctx === null) {
+    throw new InvalidArgumentError({ argument: 'step', reason: 'must be a ToolStepContext (an object with ctx)', value: step })
+  }
+  return new StepScheduler(calls, step).run()
+}

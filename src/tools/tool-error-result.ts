@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { ToolResultError } from '../session/core-event-types.js'
 import type { JsonObject } from '../session/json-value.js'
 import type { ToolContentBlock } from './tool-definition.js'
@@ -101,8 +102,12 @@ export function thrownMessage(value: unknown): string {
  *
  * @param result - a normalized result
  * @returns the `{ name, code }` pair, or `undefined`
+ * @throws {@link InvalidArgumentError} `argument: 'result'` when `result` is not an object
  */
 export function resultErrorOf(result: ToolResult): ToolResultError | undefined {
+  if (typeof result !== 'object' || result === null) {
+    throw new InvalidArgumentError({ argument: 'result', reason: 'must be a tool result object', value: result })
+  }
   if (!result.isError) return undefined
   const code = result.error?.code ?? 'TOOL_FAILED'
   return { name: toolErrorName(code), code }

@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { ToolResultMessage } from '../session/message.js'
 import type { ToolResult } from './tool-result.js'
 
@@ -18,8 +19,15 @@ import type { ToolResult } from './tool-result.js'
  * @param callId - the answered call's id
  * @param result - the result, after post-execute and the size limit
  * @returns the frozen message, ready for `tool/result.message`
+ * @throws {@link InvalidArgumentError} `argument: 'id'` or `'callId'` when it is not a string,
+ *   `argument: 'result'` for a result without a `content` array
  */
 export function toolResultMessage(id: string, callId: string, result: ToolResult): ToolResultMessage {
+  if (typeof id !== 'string') throw new InvalidArgumentError({ argument: 'id', reason: 'must be a string', value: id })
+  if (typeof callId !== 'string') throw new InvalidArgumentError({ argument: 'callId', reason: 'must be a string', value: callId })
+  if (typeof result !== 'object' || result === null || !Array.isArray(result.content)) {
+    throw new InvalidArgumentError({ argument: 'result', reason: 'must be a tool result with a content array', value: result })
+  }
   const block = Object.freeze({
     type: 'tool-result',
     toolCallId: callId,

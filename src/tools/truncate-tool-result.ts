@@ -7,8 +7,8 @@ import type { ToolResult } from './tool-result.js'
 export interface TruncateToolResultOptions {
   /** The limit on the UTF-8 bytes of the result's text blocks; a positive safe integer. */
   readonly limitBytes: number
-  /** `'meta'` keeps the untruncated content in `meta["yoke:truncation"].full` (log-only). */
-  readonly spill?: 'meta' | undefined
+  /** `'meta'` keeps the untruncated content in `meta["yoke:truncation"].full` (log-only); `'none'` or absent keeps nothing. */
+  readonly spill?: 'meta' | 'none' | undefined
 }
 
 /** The meta key truncation records itself under. */
@@ -58,6 +58,30 @@ function tailOf(text: string, budget: number): string {
   return text.slice(index)
 }
 
+/** Throws for a call {@link truncateToolResult} cannot serve; a handful of `typeof` tests, once per result. */
+function checkArguments(result: ToolResult, options: TruncateToolResultOptions): void {
+  if (typeof result !== 'object' || result === null || !Array.isArray(result.content)) {
+    throw new InvalidArgumentError({ argument: 'result', reason: 'must be a tool result with a content array', value: result })
+  }
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new InvalidArgumentError({ argument: 'options', reason: 'must be an options object { limitBytes, spill? }', value: options })
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== 'limitBytes' && key !== 'spill') {
+      throw new InvalidArgumentError({ argument: 'options', reason: `unknown option "${key}" (allowed: limitBytes, spill)`, value: options })
+    }
+  }
+  const limitBytes = options.limitBytes
+  if (!Number.isSafeInteger(limitBytes) || limitBytes <= 0) {
+    throw new InvalidArgumentError({ argument: 'limitBytes', reason: `must be a positive safe integer (got ${String(limitBytes)})`, value: limitBytes })
+  }
+  // 'none' is the agent option's own word for "no spill" (agent-options toolResultSpill).
+  const spill: unknown = options.spill
+  if (spill !== undefined && spill !== 'meta' && spill !== 'none') {
+    throw new InvalidArgumentError({ argument: 'spill', reason: "must be 'meta', 'none' or undefined", value: spill })
+  }
+}
+
 /**
  * Applies the result size limit (05-tools.md §10). When the UTF-8 bytes of all text blocks exceed
  * `limitBytes`, the text blocks are joined with `\n` into one text block placed first (other
@@ -72,13 +96,14 @@ function tailOf(text: string, budget: number): string {
  * @param result - the committed result (after post-execute)
  * @param options - the limit and the spill mode
  * @returns `result` itself when it is within the limit, else a new frozen result
- * @throws {@link InvalidArgumentError} `argument: 'limitBytes'` for a limit that is not a positive safe integer
+ * @throws {@link InvalidArgumentError} `argument: 'result'` for a result without a `content`
+ *   array; `argument: 'options'` for options that are not an object or carry a key other than
+ *   `limitBytes` and `spill`; `argument: 'limitBytes'` for a limit that is not a positive safe
+ *   integer; `argument: 'spill'` for a spill mode other than `'meta'` or `'none'`
  */
 export function truncateToolResult(result: ToolResult, options: TruncateToolResultOptions): ToolResult {
+  checkArguments(result, options)
   const limitBytes = options.limitBytes
-  if (!Number.isSafeInteger(limitBytes) || limitBytes <= 0) {
-    throw new InvalidArgumentError({ argument: 'limitBytes', reason: `must be a positive safe integer (got ${String(limitBytes)})`, value: limitBytes })
-  }
   const texts: string[] = []
   const others: ToolContentBlock[] = []
   let originalBytes = 0

@@ -9,7 +9,9 @@ import {
   HarnessError,
   heuristicEstimate,
   installCompactionTriggers,
+  InvalidOptionsError,
   type Message,
+  modelSummarizer,
   services,
 } from 'yoke'
 import { fail, fakeClock, fakeIds, scriptedModel, text } from 'yoke/testing'
@@ -99,6 +101,42 @@ describe('basicCompaction options (07-compaction.md §1)', () => {
     await completeTurns(agent, 3)
     expect(compactionEvents(agent.session.events).map((event) => event.type)).toEqual(['compaction/start', 'compaction/summary', 'compaction/end'])
     expect(seen.slice(0, 3)).toEqual([1, 3, 5])
+  })
+})
+
+describe('modelSummarizer options (07-compaction.md §6)', () => {
+  test.each([
+    [null, ''],
+    [8192, ''],
+    [{ maxToken: 2048 }, 'maxToken'],
+    [{ maxTokens: 0 }, 'maxTokens'],
+    [{ maxTokens: 1.5 }, 'maxTokens'],
+    [{ provider: '' }, 'provider'],
+    [{ model: 7 }, 'model'],
+    [{ instruction: '' }, 'instruction'],
+    [{ retry: 3 }, 'retry'],
+    [{ retry: { maxRetries: -1 } }, 'retry.maxRetries'],
+    [{ retry: { tries: 2 } }, 'retry.tries'],
+  ])('%j → InvalidOptionsError at %j', (options, field) => {
+    let error: unknown
+    try {
+      modelSummarizer(options as never)
+    } catch (thrown) {
+      error = thrown
+    }
+    expect(InvalidOptionsError.is(error)).toBe(true)
+    expect(error).toMatchObject({ code: 'INVALID_OPTIONS', field })
+  })
+
+  test('valid options give a summarizer', () => {
+    expect(modelSummarizer({ provider: 'mock', model: 'm', maxTokens: 2048, instruction: 'sum up', retry: { maxRetries: 1 } })).toBeTypeOf('function')
+  })
+
+  test('a bad retry policy in the entry config fails the start, not the first compaction', async () => {
+    const config = { summarizer: { retry: { jitter: 2 } } }
+    const error = await createHarness({ model: scriptedModel([]), patches: [{ id: 'compaction', config }] }).catch((thrown: unknown) => thrown)
+    expect(HarnessError.is(error)).toBe(true)
+    expect(String((error as Error).cause)).toContain('retry.jitter')
   })
 })
 

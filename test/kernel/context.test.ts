@@ -9,6 +9,7 @@ import {
   type EffectNode,
   inspectContext,
   InvalidArgumentError,
+  InvalidOptionsError,
   ServiceMissingError,
   services, type ToolRegistry } from 'yoke'
 import { fakeClock, fakeIds } from 'yoke/testing'
@@ -82,6 +83,21 @@ describe('root context (C1)', () => {
     first.provide(A, 'one')
     expect(second.getOptional(A)).toBeUndefined()
     expect(second.scopes).not.toBe(first.scopes)
+  })
+})
+
+describe('createRootContext options (C1)', () => {
+  test.each([
+    [null, ''],
+    [5, ''],
+    [{ clok: fakeClock() }, 'clok'],
+    [{ clock: { now: () => 0 } }, 'clock'],
+    [{ ids: 'uuid' }, 'ids'],
+    [{ logger: console.log }, 'logger'],
+  ])('%o → InvalidOptionsError at %j', (options, field) => {
+    const error = thrownBy(() => createRootContext(options as never))
+    expect(InvalidOptionsError.is(error)).toBe(true)
+    expect(error).toMatchObject({ code: 'INVALID_OPTIONS', field })
   })
 })
 
@@ -195,6 +211,20 @@ describe('child contexts (C2)', () => {
     const error = thrownBy(() => root.child(42 as unknown as string))
     expect(InvalidArgumentError.is(error)).toBe(true)
     expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'label', value: 42 })
+  })
+
+  test.each([
+    ['null options', null, 'options'],
+    ['a string', 'agent', 'options'],
+    ['an array', [], 'options'],
+    ['an unknown key', { isolated: [] }, 'options.isolated'],
+  ])('%s: options %o throw InvalidArgumentError for argument %s and create no child', (_case, options, argument) => {
+    const { root } = testRoot()
+    const before = childLabels(root)
+    const error = thrownBy(() => root.child('x', options as never))
+    expect(InvalidArgumentError.is(error)).toBe(true)
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', argument })
+    expect(childLabels(root)).toEqual(before)
   })
 
   test('a scope that is not an object throws InvalidArgumentError for argument scope', () => {

@@ -94,6 +94,21 @@ describe('setup (E1, E2)', () => {
     expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'setup' })
   })
 
+  test.each([[42], [{ label: 'x' }], [null]])('a label %j that is not a string throws InvalidArgumentError for argument label before setup runs', (label) => {
+    const { root } = testRoot()
+    const before = labelsOf(root)
+    let ran = false
+    const error = thrownBy(() =>
+      root.effect(() => {
+        ran = true
+      }, label as unknown as string),
+    )
+    expect(InvalidArgumentError.is(error)).toBe(true)
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'label', value: label })
+    expect(ran).toBe(false)
+    expect(labelsOf(root)).toEqual(before)
+  })
+
   test('an async setup resolving to another kind of value is a rejected setup', async () => {
     const { root } = testRoot()
     const errors = recordKernelErrors(root)

@@ -172,6 +172,21 @@ describe('listeners (V3)', () => {
     expect(listenerCount(root, 'test/e')).toBe(0)
   })
 
+  test.each([
+    ['null options', null, 'options'],
+    ['a number', 1, 'options'],
+    ['an unknown key', { prepnd: true }, 'options.prepnd'],
+    ['a non-boolean prepend', { prepend: 'yes' }, 'options.prepend'],
+  ])('%s: options %o throw InvalidArgumentError for argument %s and register nothing', (_case, options, argument) => {
+    const { root } = testRoot()
+    for (const register of [() => root.on('test/e', () => {}, options as never), () => root.once('test/e', () => {}, options as never)]) {
+      const error = thrownBy(register)
+      expect(InvalidArgumentError.is(error)).toBe(true)
+      expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', argument })
+    }
+    expect(listenerCount(root, 'test/e')).toBe(0)
+  })
+
   test('once disposes its registration just before the first call', () => {
     const { root } = testRoot()
     const calls: unknown[] = []

@@ -7,6 +7,7 @@ import * as wasmZstd from '@foxglove/wasm-zstd'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ConfigError } from '../../src/errors/config-error.js'
 import { InvalidArgumentError } from '../../src/errors/invalid-argument-error.js'
+import { InvalidOptionsError } from '../../src/errors/invalid-options-error.js'
 import { LeaseLostError } from '../../src/errors/lease-lost-error.js'
 import { PersistenceCorruptionError } from '../../src/errors/persistence-corruption-error.js'
 import { PersistenceError } from '../../src/errors/persistence-error.js'
@@ -283,6 +284,16 @@ describe('jsonlPersistence: layout, create and append', () => {
       'CONFIG_INVALID',
       { option: 'compression' },
     )
+    expectError(thrownBy(() => jsonlPersistence({ dir, zstdEncoder: 5 as never })), ConfigError, 'CONFIG_INVALID', { option: 'zstdEncoder' })
+  })
+
+  it.each([
+    [undefined, ''],
+    [null, ''],
+    ['./sessions', ''],
+    [{ dir: '/tmp/x', compresion: 'gzip' }, 'compresion'],
+  ])('options %o → InvalidOptionsError at %j', (options, field) => {
+    expectError(thrownBy(() => jsonlPersistence(options as never)), InvalidOptionsError, 'INVALID_OPTIONS', { field })
   })
 
   it('creates a missing dir with mode 0700 on the first acquire', async () => {

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os'
 import { describe, expect, test } from 'vitest'
 import { InvalidArgumentError } from '../../src/errors/invalid-argument-error.js'
+import { InvalidOptionsError } from '../../src/errors/invalid-options-error.js'
 import { LeaseLostError } from '../../src/errors/lease-lost-error.js'
 import { PersistenceCorruptionError } from '../../src/errors/persistence-corruption-error.js'
 import { PersistenceError } from '../../src/errors/persistence-error.js'
@@ -13,6 +14,7 @@ import { assertStorableId, fileNameOf, sessionIdOfFileName } from '../../src/per
 import { interruptedTurnClosers } from '../../src/session/interrupted-turn-closers.js'
 import type { SessionEvent } from '../../src/session/session-event.js'
 import type { SessionHeader } from '../../src/session/session-header.js'
+import { thrownBy } from '../helpers/outcomes.js'
 import { AM, type EventPlan, logOf, SE, SS, TC, TE, TS, text, UM } from '../session/builders.js'
 
 const H1: SessionHeader = { version: 1, id: 's1', createdAt: 1000, cwd: '/w' }
@@ -546,7 +548,21 @@ describe('leases (A10) and close (A11)', () => {
 
   test('a store from elsewhere is refused', () => {
     const fake = { read: () => undefined } as unknown as ReturnType<typeof createMemoryStore>
-    expect(() => memoryPersistence({ store: fake })).toThrow(InvalidArgumentError)
+    const error = thrownBy(() => memoryPersistence({ store: fake }))
+    expect(InvalidOptionsError.is(error)).toBe(true)
+    expect(error).toMatchObject({ code: 'INVALID_OPTIONS', field: 'store', value: fake })
+  })
+
+  test.each([
+    [null, ''],
+    [42, ''],
+    [{ stor: createMemoryStore() }, 'stor'],
+    [{ packChunks: 'no' }, 'packChunks'],
+    [{ now: 5 }, 'now'],
+  ])('options %o → InvalidOptionsError at %j', (options, field) => {
+    const error = thrownBy(() => memoryPersistence(options as never))
+    expect(InvalidOptionsError.is(error)).toBe(true)
+    expect(error).toMatchObject({ code: 'INVALID_OPTIONS', field })
   })
 })
 

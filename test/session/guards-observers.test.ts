@@ -328,6 +328,30 @@ describe('bad registry arguments get typed errors', () => {
     expect(error).toMatchObject({ argument: 'guard', value: 5 })
   })
 
+  test('addCommitGuard refuses options that are not { label? } with a string label; nothing is added', () => {
+    for (const [options, argument] of [
+      [null, 'options'],
+      [5, 'options'],
+      [{ bogus: 1 }, 'options.bogus'],
+      [{ label: 7 }, 'options.label'],
+    ] as const) {
+      expect(thrownBy(() => sessions.addCommitGuard(() => undefined, options as never))).toMatchObject({ code: 'INVALID_ARGUMENT', argument })
+    }
+    const session = sessions.create({ id: 'g1' })
+    append(session, TS(1))
+    expect(session.length).toBe(1)
+  })
+
+  test('publish refuses a registered callback that is not a function; the staged session stays unpublished', () => {
+    const staged = sessions.stage({ id: 'st' })
+    const error = thrownBy(() => staged.publish(42 as never))
+    expect(InvalidArgumentError.is(error)).toBe(true)
+    expect(error).toMatchObject({ argument: 'registered', value: 42 })
+    expect(sessions.get('st')).toBeUndefined()
+    staged.publish()
+    expect(sessions.get('st')).toBe(staged.session)
+  })
+
   test('create, stage and fork refuse a non-object options and an unknown option', () => {
     for (const options of [null, 5, 'x', []]) {
       expect(thrownBy(() => sessions.create(options as never))).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'options' })

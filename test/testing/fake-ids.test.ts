@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { InvalidArgumentError } from 'yoke'
+import { InvalidOptionsError } from 'yoke'
 import { fakeIds } from 'yoke/testing'
 
 describe('fakeIds', () => {
@@ -21,21 +21,38 @@ describe('fakeIds', () => {
     expect(ids('message')).toBe('m1')
   })
 
-  test('an empty prefix is refused with InvalidArgumentError', () => {
+  test('an empty prefix is refused with InvalidOptionsError at prefixes.<kind>', () => {
     let caught: unknown
     try {
       fakeIds({ prefixes: { tool: '' } })
     } catch (error) {
       caught = error
     }
-    expect(InvalidArgumentError.is(caught)).toBe(true)
-    expect(caught).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'options.prefixes.tool', value: '' })
+    expect(InvalidOptionsError.is(caught)).toBe(true)
+    expect(caught).toMatchObject({ code: 'INVALID_OPTIONS', field: 'prefixes.tool', value: '' })
   })
 
-  test('a prefix that is not a string is refused with InvalidArgumentError', () => {
+  test('a prefix that is not a string is refused with InvalidOptionsError', () => {
     const prefixes = { message: 7 } as unknown as Record<string, string>
-    expect(() => fakeIds({ prefixes })).toThrow(InvalidArgumentError)
-    expect(() => fakeIds({ prefixes })).toThrow(/options\.prefixes\.message/)
+    expect(() => fakeIds({ prefixes })).toThrow(InvalidOptionsError)
+    expect(() => fakeIds({ prefixes })).toThrow(/fakeIds options\.prefixes\.message: must be a non-empty string/)
+  })
+
+  test.each([
+    [null, ''],
+    [7, ''],
+    [{ prefix: { tool: 't' } }, 'prefix'],
+    [{ prefixes: 'call_' }, 'prefixes'],
+    [{ prefixes: ['t'] }, 'prefixes'],
+  ])('options %o → InvalidOptionsError at %j', (options, field) => {
+    let caught: unknown
+    try {
+      fakeIds(options as never)
+    } catch (error) {
+      caught = error
+    }
+    expect(InvalidOptionsError.is(caught)).toBe(true)
+    expect(caught).toMatchObject({ code: 'INVALID_OPTIONS', field })
   })
 
   test('two sources count independently', () => {

@@ -1,11 +1,12 @@
 /**
  * The approval broker's routing and failure paths (05-tools.md §9): scoped `approval/request`
- * listeners, failed appends, bad ask options and ids, the bounded record of decided ids.
+ * listeners, failed appends, bad broker options, bad ask options and ids, the bounded record of
+ * decided ids.
  *
  * @module
  */
 import { afterEach, describe, expect, test } from 'vitest'
-import { ApprovalNotPendingError, InvalidArgumentError, StructureError } from 'yoke'
+import { ApprovalNotPendingError, createApprovalBroker, InvalidArgumentError, InvalidOptionsError, StructureError } from 'yoke'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { SE } from '../session/builders.js'
 import { appendAll, expectError } from '../session/session-helpers.js'
@@ -73,5 +74,91 @@ describe('routing and failures', () => {
     expect(broker.approve('a2', { kind: 'allow' })).toBe('already-decided')
     expect(broker.approve('a1025', { kind: 'allow' })).toBe('already-decided')
     expectError(thrownBy(() => broker.approve('a1', { kind: 'allow' })), ApprovalNotPendingError, 'APPROVAL_NOT_PENDING')
+  })
+})
+
+describe('createApprovalBroker options', () => {
+  test.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['a string', 'agent-1'],
+    ['an array', []],
+  ])('options that are %s: InvalidOptionsError with one root issue', (_name, options) => {
+    const error = expectError(thrownBy(() => createApprovalBroker(options as never)), InvalidOptionsError, 'INVALID_OPTIONS', {
+      field: '',
+      issues: [{ path: [], message: 'must be an options object { ctx, agent }' }],
+    })
+    expect(error.value).toBe(options)
+  })
+
+  test('the context passed in place of the options: its own keys are unknown, ctx and agent are required', async () => {
+    const { ctx } = await setup()
+    const error = expectError(thrownBy(() => createApprovalBroker(ctx as never)), InvalidOptionsError, 'INVALID_OPTIONS')
+    expect(error.issues.every((issue) => issue.path.length === 1)).toBe(true)
+    expect(error.issues.slice(-2)).toEqual([
+      { path: ['ctx'], message: 'is required' },
+      { path: ['agent'], message: 'is required' },
+    ])
+  })
+
+  test('a missing ctx or agent is required; both missing are both reported, in key order', async () => {
+    const { agent, ctx } = await setup()
+    expectError(thrownBy(() => createApprovalBroker({} as never)), InvalidOptionsError, 'INVALID_OPTIONS', {
+      field: 'ctx',
+      value: undefined,
+      issues: [
+        { path: ['ctx'], message: 'is required' },
+        { path: ['agent'], message: 'is required' },
+      ],
+    })
+    expectError(thrownBy(() => createApprovalBroker({ ctx } as never)), InvalidOptionsError, 'INVALID_OPTIONS', {
+      issues: [{ path: ['agent'], message: 'is required' }],
+    })
+    expectError(thrownBy(() => createApprovalBroker({ ctx: undefined, agent } as never)), InvalidOptionsError, 'INVALID_OPTIONS', {
+      issues: [{ path: ['ctx'], message: 'is required' }],
+    })
+  })
+
+  test('an unknown key is refused with its value', async () => {
+    const { agent, ctx } = await setup()
+    expectError(thrownBy(() => createApprovalBroker({ ctx, agent, mode: 'manual' } as never)), InvalidOptionsError, 'INVALID_OPTIONS', {
+      field: 'mode',
+      value: 'manual',
+      issues: [{ path: ['mode'], message: 'unknown option' }],
+    })
+  })
+
+  test.each([
+    ['a plain object', {}],
+    ['an object with get but no waterfall', { get: () => undefined }],
+    ['null', null],
+    ['a string', 'agent-1'],
+  ])('a ctx that is %s is not a Context', async (_name, bad) => {
+    const { agent } = await setup()
+    const error = expectError(thrownBy(() => createApprovalBroker({ ctx: bad, agent } as never)), InvalidOptionsError, 'INVALID_OPTIONS', {
+      issues: [{ path: ['ctx'], message: 'must be the agent context (a Context)' }],
+    })
+    expect(error.value).toBe(bad)
+  })
+
+  test.each([
+    ['null', null],
+    ['a session id', 'session-1'],
+    ['a number', 1],
+  ])('an agent that is %s is not the agent object', async (_name, bad) => {
+    const { ctx } = await setup()
+    expectError(thrownBy(() => createApprovalBroker({ ctx, agent: bad } as never)), InvalidOptionsError, 'INVALID_OPTIONS', {
+      value: bad,
+      issues: [{ path: ['agent'], message: 'must be the agent object' }],
+    })
+  })
+
+  test('a refused broker logs nothing; good options still give a working broker', async () => {
+    const { agent, ctx, session } = await setup()
+    thrownBy(() => createApprovalBroker({ ctx, agent: 'x' } as never))
+    expect(approvalEvents(session)).toEqual([])
+    const broker = createApprovalBroker(Object.freeze({ ctx, agent }))
+    expect(await broker.ask(callOf(agent), { mode: 'auto' })).toEqual({ outcome: 'denied', by: 'default', reason: 'no approver answered' })
+    expect(approvalEvents(session).map((event) => event.type)).toEqual(['approval/asked', 'approval/decided'])
   })
 })

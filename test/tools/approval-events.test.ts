@@ -12,6 +12,7 @@ import {
   createHarness,
   EventTypeError,
   type Harness,
+  InvalidArgumentError,
   type JsonObject,
   registerApprovalEventTypes,
   type Session,
@@ -118,5 +119,19 @@ describe('registerApprovalEventTypes', () => {
     harness.sessions.registerEventType('approval/decided')
     expectError(thrownBy(() => registerApprovalEventTypes(harness.sessions)), EventTypeError, 'DUPLICATE_EVENT_TYPE', { eventType: 'approval/decided' })
     expect(harness.sessions.eventTypes()).not.toContain('approval/asked')
+  })
+
+  test('something other than the session registry throws InvalidArgumentError argument sessions; nothing is registered', async () => {
+    const harness = await bare()
+    const before = harness.sessions.eventTypes()
+    for (const sessions of [undefined, null, 'sessions', {}, harness, { registerEventType: 'approval/asked' }]) {
+      const error = expectError(thrownBy(() => registerApprovalEventTypes(sessions as never)), InvalidArgumentError, 'INVALID_ARGUMENT', {
+        argument: 'sessions',
+      })
+      expect(error.value).toBe(sessions)
+    }
+    expect(harness.sessions.eventTypes()).toEqual(before)
+    registerApprovalEventTypes(harness.sessions)
+    expect(harness.sessions.eventTypes()).toEqual(expect.arrayContaining(['approval/asked', 'approval/decided']))
   })
 })

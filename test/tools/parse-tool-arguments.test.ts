@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool, formatSchemaIssues, parseToolArguments } from 'yoke'
+import { defineTool, formatSchemaIssues, InvalidArgumentError, parseToolArguments } from 'yoke'
+import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
+import { expectError } from '../session/session-helpers.js'
 
 const execute = (): undefined => undefined
 const read = defineTool({ name: 'read', description: 'Read a file', input: z.object({ path: z.string() }), execute })
@@ -161,5 +163,69 @@ describe('formatSchemaIssues', () => {
   test('formats paths with symbols and numbers, and an empty list as empty text', () => {
     expect(formatSchemaIssues([{ path: ['a', 0, Symbol('s')], message: 'bad' }, { path: [], message: 'root' }])).toBe('a.0.Symbol(s): bad; (root): root')
     expect(formatSchemaIssues([])).toBe('')
+  })
+})
+
+describe('formatSchemaIssues refuses what is not a list of { path, message }', () => {
+  test.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['a string', 'path: bad'],
+    ['an array-like object', { length: 0 }],
+  ])('issues that are %s: argument issues with the value', (_name, issues) => {
+    const error = expectError(thrownBy(() => formatSchemaIssues(issues as never)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'issues' })
+    expect(error.value).toBe(issues)
+  })
+
+  test.each([
+    ['null', null],
+    ['a string', 'path: bad'],
+    ['a dotted string path', { path: 'a.b', message: 'bad' }],
+    ['no path', { message: 'bad' }],
+    ['a numeric message', { path: ['a'], message: 5 }],
+    ['no message', { path: ['a'] }],
+  ])('an entry that is %s: argument issues[<index>] with the entry', (_name, entry) => {
+    const issues = [{ path: ['ok'], message: 'fine' }, entry]
+    const error = expectError(thrownBy(() => formatSchemaIssues(issues as never)), InvalidArgumentError, 'INVALID_ARGUMENT', {
+      argument: 'issues[1]',
+    })
+    expect(error.value).toBe(entry)
+  })
+})
+
+describe('parseToolArguments rejects bad arguments (never a synchronous throw)', () => {
+  test.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['a number', 5],
+    ['already parsed arguments', { path: 'a' }],
+  ])('raw that is %s: InvalidArgumentError argument raw with the value', async (_name, text) => {
+    let promise: Promise<unknown> | undefined
+    expect(() => {
+      promise = parseToolArguments(text as never, read)
+    }).not.toThrow()
+    const error = expectError(await rejectionOf(promise as Promise<unknown>), InvalidArgumentError, 'INVALID_ARGUMENT', {
+      argument: 'raw',
+    })
+    expect(error.value).toBe(text)
+  })
+
+  test.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['a tool name', 'read'],
+    ['an object without a name', { description: 'x', input: { type: 'object' } }],
+    ['an object with a numeric name', { name: 5, input: { type: 'object' } }],
+  ])('a definition that is %s: InvalidArgumentError argument definition with the value', async (_name, definition) => {
+    const error = expectError(await rejectionOf(parseToolArguments('{}', definition as never)), InvalidArgumentError, 'INVALID_ARGUMENT', {
+      argument: 'definition',
+    })
+    expect(error.value).toBe(definition)
+  })
+
+  test('raw is checked before the definition; bad argument text still resolves { ok: false }', async () => {
+    expectError(await rejectionOf(parseToolArguments(5 as never, null as never)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'raw' })
+    expect(await parseToolArguments('not json', read)).toEqual({ ok: false, message: 'arguments for "read" are not a valid JSON object' })
+    expect(await parseToolArguments('{"path":"a"}', read)).toEqual({ ok: true, args: { path: 'a' } })
   })
 })

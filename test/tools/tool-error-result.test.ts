@@ -16,6 +16,8 @@ import {
   toolErrorResult,
   UnknownToolError,
 } from 'yoke'
+import { thrownBy } from '../helpers/outcomes.js'
+import { expectError } from '../session/session-helpers.js'
 
 /** §5: every code, its `name`, and an example message. */
 const table: readonly (readonly [ToolResultCode, string, string])[] = [
@@ -96,6 +98,15 @@ describe('resultErrorOf', () => {
   test("a middleware's error code decides the name", () => {
     const result = normalizeToolReturn({ content: 'nope', isError: true, error: { code: 'TOOL_DENIED', message: 'nope' } }, 't', { allowError: true })
     expect(resultErrorOf(result)).toEqual({ name: 'ToolDeniedError', code: 'TOOL_DENIED' })
+  })
+
+  test.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['a string', 'Tool error (TOOL_FAILED): x'],
+    ['a boolean', true],
+  ])('a result that is %s throws InvalidArgumentError argument result with the value', (_name, result) => {
+    expectError(thrownBy(() => resultErrorOf(result as never)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'result', value: result })
   })
 })
 

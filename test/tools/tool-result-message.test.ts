@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest'
-import { normalizeToolReturn, toolErrorResult, toolResultMessage, toolResultMessageSchema } from 'yoke'
+import { InvalidArgumentError, normalizeToolReturn, toolErrorResult, toolResultMessage, toolResultMessageSchema } from 'yoke'
+import { thrownBy } from '../helpers/outcomes.js'
+import { expectError } from '../session/session-helpers.js'
 
 describe('toolResultMessage', () => {
   test('a success: role user, tool source, one tool-result block with isError: false', () => {
@@ -41,5 +43,49 @@ describe('toolResultMessage', () => {
     expect(Object.isFrozen(message.content[0].content)).toBe(true)
     expect(Object.isFrozen(message.source)).toBe(true)
     expect(message.content[0].content).not.toBe(result.content)
+  })
+})
+
+describe('toolResultMessage refuses bad arguments with InvalidArgumentError', () => {
+  const result = normalizeToolReturn('done', 't')
+
+  test.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['a number', 7],
+  ])('an id that is %s: argument id with the value', (_name, id) => {
+    expectError(thrownBy(() => toolResultMessage(id as never, 'call-1', result)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'id', value: id })
+  })
+
+  test.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['a number', 7],
+  ])('a callId that is %s: argument callId with the value', (_name, callId) => {
+    expectError(thrownBy(() => toolResultMessage('m-1', callId as never, result)), InvalidArgumentError, 'INVALID_ARGUMENT', {
+      argument: 'callId',
+      value: callId,
+    })
+  })
+
+  test.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['a string', 'done'],
+    ['an object without content', { isError: false }],
+    ['content that is not an array', { content: 'done', isError: false }],
+  ])('a result that is %s: argument result with the value', (_name, bad) => {
+    const error = expectError(thrownBy(() => toolResultMessage('m-1', 'call-1', bad as never)), InvalidArgumentError, 'INVALID_ARGUMENT', {
+      argument: 'result',
+    })
+    expect(error.value).toBe(bad)
+  })
+
+  test('the arguments are checked in order (id, callId, result); good ones still make the message', () => {
+    expectError(thrownBy(() => toolResultMessage(1 as never, 2 as never, null as never)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'id' })
+    expectError(thrownBy(() => toolResultMessage('m-1', 2 as never, null as never)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'callId' })
+    const message = toolResultMessage('m-9', 'call-9', result)
+    expect(message.source).toEqual({ kind: 'tool', callId: 'call-9' })
+    expect(message.content[0].content).toEqual([{ type: 'text', text: 'done' }])
   })
 })

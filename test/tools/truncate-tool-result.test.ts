@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { defaultToolRunOptions, InvalidArgumentError, normalizeToolReturn, TRUNCATION_META_KEY, type ToolResult, toolErrorResult, truncateToolResult } from 'yoke'
+import { thrownBy } from '../helpers/outcomes.js'
+import { expectError } from '../session/session-helpers.js'
 
 const bytes = (value: string): number => Buffer.byteLength(value, 'utf8')
 const marker = (original: number, limit: number): string => `\n[… tool output truncated: ${original} bytes in total, limit ${limit} bytes …]\n`
@@ -182,5 +184,81 @@ describe('what is kept', () => {
     } catch (error) {
       expect((error as InvalidArgumentError).argument).toBe('limitBytes')
     }
+  })
+})
+
+describe('bad arguments throw InvalidArgumentError naming the argument, even for a result within the limit', () => {
+  const small = normalizeToolReturn('x', 't')
+
+  test.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['a string', 'text'],
+    ['an object without content', { isError: false }],
+    ['content that is not an array', { content: 'text', isError: false }],
+  ])('a result that is %s: argument result', (_name, result) => {
+    const error = expectError(thrownBy(() => truncateToolResult(result as never, { limitBytes: 100 })), InvalidArgumentError, 'INVALID_ARGUMENT', {
+      argument: 'result',
+    })
+    expect(error.value).toBe(result)
+  })
+
+  test.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['a number', 100],
+    ['an array', [100]],
+  ])('options that are %s: argument options', (_name, options) => {
+    const error = expectError(thrownBy(() => truncateToolResult(small, options as never)), InvalidArgumentError, 'INVALID_ARGUMENT', {
+      argument: 'options',
+    })
+    expect(error.value).toBe(options)
+  })
+
+  test('an unknown option key (a typo of spill) is refused, the key named in the reason', () => {
+    const options = { limitBytes: 100, spil: 'meta' }
+    const error = expectError(thrownBy(() => truncateToolResult(small, options as never)), InvalidArgumentError, 'INVALID_ARGUMENT', {
+      argument: 'options',
+      reason: 'unknown option "spil" (allowed: limitBytes, spill)',
+    })
+    expect(error.value).toBe(options)
+  })
+
+  test.each([
+    ['missing', {}, undefined],
+    ['a numeric string', { limitBytes: '100' }, '100'],
+    ['above the safe integers', { limitBytes: 2 ** 53 }, 2 ** 53],
+  ])('limitBytes %s: argument limitBytes with the value', (_name, options, value) => {
+    expectError(thrownBy(() => truncateToolResult(small, options as never)), InvalidArgumentError, 'INVALID_ARGUMENT', {
+      argument: 'limitBytes',
+      value,
+    })
+  })
+
+  test.each([['off'], [true], ['META'], [null]])('spill %j: argument spill with the value', (spill) => {
+    expectError(thrownBy(() => truncateToolResult(small, { limitBytes: 100, spill } as never)), InvalidArgumentError, 'INVALID_ARGUMENT', {
+      argument: 'spill',
+      value: spill,
+    })
+  })
+
+  test('the result is checked first, then the options; a good call still returns the same result', () => {
+    expectError(thrownBy(() => truncateToolResult(null as never, null as never)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'result' })
+    expectError(thrownBy(() => truncateToolResult(small, { limitBytes: 0, spill: 'none' } as never)), InvalidArgumentError, 'INVALID_ARGUMENT', {
+      argument: 'limitBytes',
+    })
+    expect(truncateToolResult(small, Object.freeze({ limitBytes: 100, spill: 'meta' }))).toBe(small)
+    const over = truncateToolResult(normalizeToolReturn('xyz', 't'), { limitBytes: 2, spill: undefined })
+    expect(over.meta).toEqual({ 'yoke:truncation': { originalBytes: 3, limitBytes: 2 } })
+  })
+
+  test("spill 'none' (the agent option's word) truncates and keeps nothing", () => {
+    const over = truncateToolResult(normalizeToolReturn('xyz', 't'), { limitBytes: 2, spill: 'none' })
+    expect(over.meta).toEqual({ 'yoke:truncation': { originalBytes: 3, limitBytes: 2 } })
+  })
+
+  test('an inherited enumerable key is not an unknown option', () => {
+    const options = Object.assign(Object.create({ inherited: true }) as object, { limitBytes: 100 }) as { limitBytes: number }
+    expect(truncateToolResult(small, options)).toBe(small)
   })
 })

@@ -5,6 +5,7 @@
  */
 import { ErrorCode } from '../../errors/codes.js'
 import { ConfigError } from '../../errors/config-error.js'
+import { checkOptions, type OptionRule, optionRule } from '../../kernel/option-issues.js'
 import { type JsonlFileSystem, nodeFileSystem } from './jsonl-file-system.js'
 
 /** Options of {@link jsonlPersistence}. */
@@ -75,13 +76,31 @@ export function configInvalid(option: string, value: unknown, reason: string): C
 }
 
 /**
+ * The known keys of `jsonlPersistence` options: their values are checked below, one
+ * `ConfigError CONFIG_INVALID` per option as §8.1 names it; the shared check only refuses a
+ * non-object and unknown keys.
+ */
+const knownKeys: Readonly<Record<string, OptionRule>> = Object.freeze({
+  dir: optionRule.any,
+  compression: optionRule.any,
+  packChunks: optionRule.any,
+  lock: optionRule.any,
+  readChunkBytes: optionRule.any,
+  now: optionRule.any,
+  zstdEncoder: optionRule.any,
+  fileSystem: optionRule.any,
+})
+
+/**
  * Checks the options of `jsonlPersistence` and fills the defaults (§8.1).
  *
  * @internal
- * @throws `ConfigError` `CONFIG_INVALID` naming the option
+ * @throws `InvalidOptionsError` for options that are not an object or hold an unknown key;
+ *   `ConfigError` `CONFIG_INVALID` naming the option for a bad value
  */
 export function validateJsonlOptions(options: JsonlPersistenceOptions): ValidatedJsonlOptions {
-  if (typeof options !== 'object' || options === null) throw configInvalid('options', options, 'must be an object with a dir')
+  // `dir` is required, so a missing options object is a root issue too.
+  checkOptions((options ?? null) as JsonlPersistenceOptions, knownKeys, '{ dir, compression?, packChunks?, lock?, readChunkBytes?, now?, zstdEncoder?, fileSystem? }', 'jsonlPersistence options')
   const { dir, compression = 'none', packChunks = true, lock = true, readChunkBytes = 65_536, now = Date.now, fileSystem = nodeFileSystem } = options
   if (typeof dir !== 'string' || dir.length === 0 || dir.includes('\0')) throw configInvalid('dir', dir, 'must be a non-empty path')
   if (compression !== 'none' && compression !== 'gzip' && compression !== 'zstd') {
@@ -94,6 +113,9 @@ export function validateJsonlOptions(options: JsonlPersistenceOptions): Validate
   }
   if (typeof now !== 'function') throw configInvalid('now', now, 'must be a function returning epoch milliseconds')
   if (typeof fileSystem !== 'object' || fileSystem === null) throw configInvalid('fileSystem', fileSystem, 'must be a JsonlFileSystem')
+  if (options.zstdEncoder !== undefined && typeof options.zstdEncoder !== 'function') {
+    throw configInvalid('zstdEncoder', options.zstdEncoder, 'must be a function (bytes, level) => Uint8Array')
+  }
   const result = { dir, compression, packChunks, lock, readChunkBytes, now, fileSystem }
   return options.zstdEncoder === undefined ? result : { ...result, zstdEncoder: options.zstdEncoder }
 }

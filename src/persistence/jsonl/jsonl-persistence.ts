@@ -103,7 +103,9 @@ function compareIds(left: string, right: string): number {
  *
  * @param options - the directory, codec and knobs
  * @returns the adapter
- * @throws `ConfigError` `CONFIG_INVALID` for a bad option; `ZSTD_UNAVAILABLE` for `'zstd'` without an encoder
+ * @throws `InvalidOptionsError` for options that are not an object or hold an unknown key;
+ *   `ConfigError` `CONFIG_INVALID` naming the option for a bad value; `ZSTD_UNAVAILABLE` for
+ *   `'zstd'` without an encoder
  * @example
  * ```ts
  * const harness = await createHarness({ persistence: jsonlPersistence({ dir: './sessions', compression: 'gzip' }) })

@@ -2,15 +2,16 @@
  * Internal failure (05-tools.md §6.4; scenario 14): a failure of the scheduler's own machinery
  * stops new starts, dispatched calls are awaited and committed in model order until a commit
  * throws, then every call without a committed `tool/result` is closed `TOOL_SCHEDULER_FAILED`;
- * a closing append that throws stops the writing. Plus the `injectSchedulerFault` seam itself.
+ * a closing append that throws stops the writing. Plus malformed `runToolCalls` arguments (a
+ * rejection before anything is logged) and the `injectSchedulerFault` seam itself.
  *
  * @module
  */
 import { describe, expect, test } from 'vitest'
-import { InvalidArgumentError, type Message, ServiceMissingError, services, type ToolContextMessage } from 'yoke'
+import { InvalidArgumentError, type JsonObject, type Message, runToolCalls, ServiceMissingError, services, type ToolContextMessage } from 'yoke'
 import { injectSchedulerFault } from 'yoke/testing'
-import { thrownBy } from '../../helpers/outcomes.js'
-import { SE, SS } from '../../session/builders.js'
+import { rejectionOf, thrownBy } from '../../helpers/outcomes.js'
+import { AM, SE, SS } from '../../session/builders.js'
 import { append, expectError } from '../../session/session-helpers.js'
 import { block, describeEvents, gates, resultText, schedulerWorld, settle, tool, toolLog } from './scheduler-helpers.js'
 
@@ -193,6 +194,72 @@ describe('scheduler failure closes every call (scenario 14)', () => {
     const report = await world.run([block('c1', 't'), block('c2', 't')], { step: { ctx: bare } })
     expect(ServiceMissingError.is(report.failure)).toBe(true)
     expect(toolLog(world.session)).toEqual(['tool/call c1', 'tool/result c1 TOOL_SCHEDULER_FAILED', 'tool/call c2', 'tool/result c2 TOOL_SCHEDULER_FAILED'])
+  })
+})
+
+describe('runToolCalls refuses malformed arguments (a rejection, not a §6.4 failure)', () => {
+  test.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['one block', { type: 'tool-call', id: 'c1', name: 't', arguments: '{}' }],
+    ['an array-like object', { length: 0 }],
+  ])('calls that are %s: InvalidArgumentError argument calls; nothing is logged or run', async (_name, calls) => {
+    const world = await schedulerWorld()
+    let ran = 0
+    world.tools.register(
+      tool('t', {
+        execute: () => {
+          ran++
+          return 'ran'
+        },
+      }),
+    )
+    const length = world.session.length
+    let promise: Promise<unknown> | undefined
+    expect(() => {
+      promise = runToolCalls(calls as never, world.stepContext())
+    }).not.toThrow()
+    const error = expectError(await rejectionOf(promise as Promise<unknown>), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'calls' })
+    expect(error.value).toBe(calls)
+    await settle()
+    expect(ran).toBe(0)
+    expect(world.session.length).toBe(length)
+    expect(world.live.results).toEqual([])
+    expect(world.checkpoints.count).toBe(0)
+  })
+
+  test('a step that is not an object with a ctx: InvalidArgumentError argument step; nothing is logged or run', async () => {
+    const world = await schedulerWorld()
+    let ran = 0
+    world.tools.register(
+      tool('t', {
+        execute: () => {
+          ran++
+          return 'ran'
+        },
+      }),
+    )
+    const calls = [block('c1', 't')]
+    append(world.session, AM(1, 1, ...(calls as unknown as JsonObject[])))
+    const length = world.session.length
+    const { ctx: _ctx, ...withoutCtx } = world.stepContext()
+    for (const step of [undefined, null, 'step', withoutCtx, { ...world.stepContext(), ctx: null }, { ...world.stepContext(), ctx: 'agent' }]) {
+      const error = expectError(await rejectionOf(runToolCalls(calls, step as never)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'step' })
+      expect(error.value).toBe(step)
+    }
+    await settle()
+    expect(ran).toBe(0)
+    expect(world.session.length).toBe(length)
+    expect(world.live.results).toEqual([])
+    expect(world.checkpoints.count).toBe(0)
+    expect(await runToolCalls(calls, world.stepContext())).toEqual({ outcome: 'owed' })
+    expect(ran).toBe(1)
+    expect(toolLog(world.session)).toEqual(['tool/call c1', 'tool/result c1'])
+    expect(resultText(world.session, 'c1')).toBe('ran')
+  })
+
+  test('calls are checked before the step', async () => {
+    expectError(await rejectionOf(runToolCalls(null as never, null as never)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'calls' })
   })
 })
 
