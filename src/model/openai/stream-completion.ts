@@ -18,6 +18,7 @@ import type { ResolvedOpenAIOptions } from './openai-options.js'
 import { redactText, resolveCredential } from './resolve-credential.js'
 import { serializeRequest } from './serialize-request.js'
 import { createStreamTranslator } from './translate-stream.js'
+import { CompletionChunks } from './completion-chunks.js'
 
 /** The most of a non-stream body read for classification. */
 const MAX_ERROR_BODY_BYTES = 1024 * 1024
@@ -106,29 +107,14 @@ async function readText(body: ReadableStream<Uint8Array>, watchdog: IdleWatchdog
  *
  * @internal
  */
-export async function* streamCompletion(options: ResolvedOpenAIOptions, info: ModelInfo | undefined, request: ModelRequest): AsyncGenerator<StreamChunk, void, undefined> {
-  let finished = false
-  let started = false
-  try {
-    // The inner generator hands over one batch per body read: one async hop per read, not per chunk.
-    for await (const batch of streamOnce(options, info, request)) {
-      for (const chunk of batch) {
-        if (chunk.type === 'finish') finished = true
-        else started = true
-        yield chunk
-        if (finished) return
-      }
-    }
-  } catch (error) {
-    if (finished) return
+export function streamCompletion(options: ResolvedOpenAIOptions, info: ModelInfo | undefined, request: ModelRequest): AsyncIterableIterator<StreamChunk, undefined> {
+  // The inner generator hands over one batch per body read: one async hop per read, not per chunk.
+  return new CompletionChunks(streamOnce(options, info, request), (error, started) => {
     const phase = started ? 'streaming' : 'connect'
-    if (request.signal.aborted) {
-      yield finishFailure(aborted(phase))
-      return
-    }
+    if (request.signal.aborted) return finishFailure(aborted(phase))
     const message = error instanceof Error ? error.message : String(error)
-    yield finishFailure(modelFailure('UNKNOWN', `the OpenAI-compatible adapter failed: ${message}`, phase))
-  }
+    return finishFailure(modelFailure('UNKNOWN', `the OpenAI-compatible adapter failed: ${message}`, phase))
+  })
 }
 
 async function* streamOnce(
@@ -162,8 +148,8 @@ async function* streamOnce(
       controller.abort(new Error(`no data for ${options.idleTimeoutMs} ms`))
     },
   })
-  // Every await of the call is cut off by the fused signal (raceSignal), so a fetch or body that
-  // ignores the signal cannot hang the call.
+  // Every await of the call is cut off by the fused signal (raceSignal until the headers, a reader
+  // cancel while streaming), so a fetch or body that ignores the signal cannot hang the call.
   let headersReceived = false
   const interrupted = (phase: LlmFailurePhase): LlmFailure | undefined => {
     if (interruption === 'caller' || signal.aborted) return aborted(phase)
@@ -179,6 +165,7 @@ async function* streamOnce(
   }
 
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
+  let stopReading: (() => void) | undefined
   try {
     let response: Response
     let pending: Promise<Response> | undefined
@@ -208,15 +195,29 @@ async function* streamOnce(
     }
     if (response.body === null) return yield [finishFailure(modelFailure('EMPTY_RESPONSE', 'the provider sent no body', 'response'))]
 
-    reader = response.body.getReader()
+    const bodyReader = response.body.getReader()
+    reader = bodyReader
+    // One listener for the whole body instead of a race per read: cancelling the reader settles a
+    // pending read at once (`done`), whatever the body's source does, so an abort or the watchdog
+    // cannot be held up by a body that ignores the signal.
+    stopReading = (): void => {
+      bodyReader.cancel().catch(() => {})
+    }
+    controller.signal.addEventListener('abort', stopReading, { once: true })
+    if (controller.signal.aborted) stopReading()
     const decoder = new TextDecoder()
     const translator = createStreamTranslator({ key, requestId })
     while (!translator.finished) {
       let result: Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>
       try {
-        result = await raceSignal(reader.read(), controller.signal)
+        result = await bodyReader.read()
       } catch (error) {
         yield translator.fail(signal.aborted || interruption === 'caller' ? 'aborted' : 'error', interrupted('streaming') ?? transport(error, 'streaming'))
+        return
+      }
+      if (controller.signal.aborted) {
+        // The read ended because the call was interrupted (or the body ended just then).
+        yield translator.fail(signal.aborted || interruption === 'caller' ? 'aborted' : 'error', interrupted('streaming') ?? aborted('streaming'))
         return
       }
       const chunks = result.done ? [...translator.feed(decoder.decode()), ...translator.end()] : translator.feed(decoder.decode(result.value, { stream: true }))
@@ -231,6 +232,7 @@ async function* streamOnce(
   } finally {
     watchdog.stop()
     signal.removeEventListener('abort', onAbort)
+    if (stopReading !== undefined) controller.signal.removeEventListener('abort', stopReading)
     reader?.cancel().catch(() => {})
     controller.abort()
   }

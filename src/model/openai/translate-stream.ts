@@ -8,6 +8,7 @@ import type { LlmFailure } from '../../session/llm-failure.js'
 import type { StreamChunk } from '../../session/stream-chunk.js'
 import { modelFailure } from '../failure-defaults.js'
 import { classifyErrorBody } from './classify-http-error.js'
+import { createDeltaTemplates } from './delta-templates.js'
 import { mapFinishReason } from './map-finish-reason.js'
 import { mapUsage } from './map-usage.js'
 import { redactText } from './resolve-credential.js'
@@ -39,6 +40,13 @@ export interface StreamTranslatorOptions {
   readonly key?: string | undefined
   /** The response's request id, reported on in-stream failures. */
   readonly requestId?: string | undefined
+  /**
+   * Whether events that repeat a parsed one around a new text delta skip `JSON.parse`
+   * ({@link createDeltaTemplates}); the chunks are the same either way.
+   *
+   * @default true
+   */
+  readonly deltaTemplates?: boolean | undefined
 }
 
 type OpenBlock =
@@ -62,7 +70,7 @@ function nonEmptyString(value: unknown): string | undefined {
  * @internal
  */
 export function createStreamTranslator(options: StreamTranslatorOptions = {}): StreamTranslator {
-  const { key, requestId } = options
+  const { key, requestId, deltaTemplates = true } = options
   let out: StreamChunk[] = []
   let current: OpenBlock | undefined
   let nextIndex = 0
@@ -177,9 +185,17 @@ export function createStreamTranslator(options: StreamTranslatorOptions = {}): S
     }
   }
 
+  // Most events repeat an earlier one's bytes around a new text delta: those skip JSON.parse.
+  const templates = deltaTemplates ? createDeltaTemplates() : undefined
+
   const onEvent = (message: EventSourceMessage): void => {
     if (finished) return
     const data = message.data
+    const templated = templates?.match(data)
+    if (templated !== undefined) {
+      if (templated.text !== '') appendText(templated.kind, templated.text)
+      return
+    }
     if (data.trim() === '[DONE]') {
       complete()
       return
@@ -200,6 +216,7 @@ export function createStreamTranslator(options: StreamTranslatorOptions = {}): S
       failWith(classifyErrorBody({ bodyText: data, parsed: event, key, phase: 'streaming', ...(requestId !== undefined && { requestId }) }))
       return
     }
+    templates?.learn(data, event)
     const eventUsage = asRecord(event['usage'])
     if (eventUsage !== undefined) usage = eventUsage
     const choices = event['choices']

@@ -55,6 +55,41 @@ describe('transport faults (scenario 15)', () => {
     })
   })
 
+  /** A fetch whose body sends one text event, then never another byte, and ignores cancellation. */
+  const stuckBodyFetch: FetchFunction = async () => {
+    let sent = false
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent) return new Promise<void>(() => {})
+        sent = true
+        controller.enqueue(new TextEncoder().encode(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'hi' } }] })}\n\n`))
+        return undefined
+      },
+      cancel: () => new Promise<void>(() => {}),
+    })
+    return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } })
+  }
+
+  test('a body that stops and ignores cancellation still ends TIMEOUT in the streaming phase', async () => {
+    const srv = await mockServer([])
+    const chunks = await collect(oa(srv, { idleTimeoutMs: 30, fetch: stuckBodyFetch }), req())
+    expect(chunks.map((chunk) => chunk.type)).toEqual(['block-start', 'text-delta', 'finish'])
+    expect(failureOf(chunks)).toEqual({ code: 'TIMEOUT', message: 'no data from the provider for 30 ms', retryable: true, phase: 'streaming' })
+  })
+
+  test('a caller abort ends a body that stops and ignores cancellation: ABORTED in the streaming phase', async () => {
+    const srv = await mockServer([])
+    const controller = new AbortController()
+    const request = req({ signal: controller.signal })
+    const chunks: StreamChunk[] = []
+    for await (const chunk of oa(srv, { fetch: stuckBodyFetch }).stream(request, { signal: request.signal })) {
+      chunks.push(chunk)
+      if (chunk.type === 'text-delta') setTimeout(() => controller.abort(), 10)
+    }
+    expect(chunks.map((chunk) => chunk.type)).toEqual(['block-start', 'text-delta', 'finish'])
+    expect(chunks.at(-1)).toMatchObject({ type: 'finish', reason: 'aborted', failure: { code: 'ABORTED', phase: 'streaming' } })
+  })
+
   test('wrong-content-type is MALFORMED_RESPONSE in the response phase', async () => {
     const srv = await mockServer([{ fault: 'wrong-content-type' }])
     expect(failureOf(await collect(oa(srv), req()))).toMatchObject({ code: 'MALFORMED_RESPONSE', phase: 'response' })
