@@ -14,13 +14,13 @@
  * @module
  */
 
-/** A recognised text delta: append `text` to the open `kind` block. */
-export interface TemplatedDelta {
-  /** Which block the text goes to. */
-  readonly kind: 'text' | 'reasoning'
-  /** The decoded delta; may be empty (then nothing is appended, as on the full path). */
-  readonly text: string
-}
+/**
+ * Receives a recognised delta: append `text` (possibly empty: then nothing, as on the full path)
+ * to the open `kind` block.
+ *
+ * @internal
+ */
+export type AppendDelta = (kind: 'text' | 'reasoning', text: string) => void
 
 /**
  * The learned event shapes of one response body.
@@ -32,9 +32,10 @@ export interface DeltaTemplates {
    * Reads an event's data through a learned shape.
    *
    * @param data - the SSE event's data, verbatim
-   * @returns the delta it carries, or `undefined` when no shape fits (take the full path)
+   * @param append - called with the delta the event carries when a shape fits
+   * @returns whether a shape fit (else take the full path)
    */
-  match(data: string): TemplatedDelta | undefined
+  match(data: string, append: AppendDelta): boolean
   /**
    * Learns the shape of a fully parsed event when it is a lone text delta; otherwise does nothing.
    *
@@ -116,7 +117,7 @@ export function createDeltaTemplates(): DeltaTemplates {
   let idleLearns = 0
 
   return {
-    match(data) {
+    match(data, append) {
       for (let index = 0; index < templates.length; index++) {
         const template = templates[index] as Template
         // Slice and compare: `startsWith` / `endsWith` on the parser's sliced strings measured 30× slower.
@@ -125,9 +126,10 @@ export function createDeltaTemplates(): DeltaTemplates {
         const token = data.slice(template.before.length, end)
         if (!STRING_TOKEN.test(token)) continue
         idleLearns = 0
-        return { kind: template.kind, text: token.length < FRESH_COPY_LENGTH && !token.includes('\\') ? token.slice(1, -1) : (JSON.parse(token) as string) }
+        append(template.kind, token.length < FRESH_COPY_LENGTH && !token.includes('\\') ? token.slice(1, -1) : (JSON.parse(token) as string))
+        return true
       }
-      return undefined
+      return false
     },
     learn(data, event) {
       if (idleLearns >= MAX_IDLE_LEARNS) return

@@ -185,17 +185,16 @@ export function createStreamTranslator(options: StreamTranslatorOptions = {}): S
     }
   }
 
+  const appendDelta = (kind: 'text' | 'reasoning', text: string): void => {
+    if (text !== '') appendText(kind, text)
+  }
   // Most events repeat an earlier one's bytes around a new text delta: those skip JSON.parse.
   const templates = deltaTemplates ? createDeltaTemplates() : undefined
 
   const onEvent = (message: EventSourceMessage): void => {
     if (finished) return
     const data = message.data
-    const templated = templates?.match(data)
-    if (templated !== undefined) {
-      if (templated.text !== '') appendText(templated.kind, templated.text)
-      return
-    }
+    if (templates?.match(data, appendDelta) === true) return
     if (data.trim() === '[DONE]') {
       complete()
       return

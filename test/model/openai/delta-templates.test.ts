@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { createDeltaTemplates } from '../../../src/model/openai/delta-templates.js'
+import { createDeltaTemplates, type DeltaTemplates } from '../../../src/model/openai/delta-templates.js'
 import { sse, translate, translateBytes } from './sse-helpers.js'
 
 const fixture = (name: string): string => readFileSync(new URL(`../../fixtures/deepseek/${name}.chunks.txt`, import.meta.url), 'utf8')
@@ -23,6 +23,16 @@ function event(delta: Record<string, unknown>, options: { id?: string; finish?: 
     choices: [{ index: 0, delta, logprobs: null, finish_reason: options.finish ?? null }],
     usage: options.usage ?? null,
   }
+}
+
+/** What `match` hands over, or `undefined` when no shape fits. */
+function matched(templates: DeltaTemplates, data: string): { readonly kind: string; readonly text: string } | undefined {
+  let delta: { readonly kind: string; readonly text: string } | undefined
+  const fit = templates.match(data, (kind, text) => {
+    delta = { kind, text }
+  })
+  expect(fit).toBe(delta !== undefined)
+  return delta
 }
 
 const text = (value: unknown): Record<string, unknown> => event({ content: value, reasoning_content: null })
@@ -47,19 +57,19 @@ describe('createDeltaTemplates', () => {
 
   test('learns a lone text delta and reads the next event of the same shape', () => {
     const templates = createDeltaTemplates()
-    expect(templates.match(first)).toBeUndefined()
+    expect(matched(templates, first)).toBeUndefined()
     templates.learn(first, JSON.parse(first))
-    expect(templates.match(JSON.stringify(text(' world')))).toEqual({ kind: 'text', text: ' world' })
-    expect(templates.match(JSON.stringify(reasoning(' world')))).toBeUndefined()
+    expect(matched(templates, JSON.stringify(text(' world')))).toEqual({ kind: 'text', text: ' world' })
+    expect(matched(templates, JSON.stringify(reasoning(' world')))).toBeUndefined()
   })
 
   test('decodes escapes, keeps non-ASCII and reads the empty string', () => {
     const templates = createDeltaTemplates()
     templates.learn(first, JSON.parse(first))
     for (const value of ['a "quoted" \\ back\\slash', 'line\nbreak\ttab', '中文 “quotes” 🎉', '\u0001\u001f', '']) {
-      expect(templates.match(JSON.stringify(text(value)))).toEqual({ kind: 'text', text: value })
+      expect(matched(templates, JSON.stringify(text(value)))).toEqual({ kind: 'text', text: value })
     }
-    expect(templates.match(withToken(text('@'), '"\\u00e9\\ud83c\\udf89"'))).toEqual({ kind: 'text', text: 'é🎉' })
+    expect(matched(templates, withToken(text('@'), '"\\u00e9\\ud83c\\udf89"'))).toEqual({ kind: 'text', text: 'é🎉' })
   })
 
   test.each([
@@ -75,15 +85,15 @@ describe('createDeltaTemplates', () => {
   ])('does not read a token that is not one JSON string: %s', (_name, token) => {
     const templates = createDeltaTemplates()
     templates.learn(first, JSON.parse(first))
-    expect(templates.match(withToken(text('@'), token))).toBeUndefined()
+    expect(matched(templates, withToken(text('@'), token))).toBeUndefined()
   })
 
   test('does not match an event whose other bytes differ', () => {
     const templates = createDeltaTemplates()
     templates.learn(first, JSON.parse(first))
-    expect(templates.match(JSON.stringify(event({ content: 'x', reasoning_content: null }, { id: 'other' })))).toBeUndefined()
-    expect(templates.match(JSON.stringify(event({ content: 'x', reasoning_content: null }, { finish: 'stop' })))).toBeUndefined()
-    expect(templates.match(` ${JSON.stringify(text('x'))}`)).toBeUndefined()
+    expect(matched(templates, JSON.stringify(event({ content: 'x', reasoning_content: null }, { id: 'other' })))).toBeUndefined()
+    expect(matched(templates, JSON.stringify(event({ content: 'x', reasoning_content: null }, { finish: 'stop' })))).toBeUndefined()
+    expect(matched(templates, ` ${JSON.stringify(text('x'))}`)).toBeUndefined()
   })
 
   test.each([
@@ -101,15 +111,15 @@ describe('createDeltaTemplates', () => {
     const data = JSON.stringify(value)
     templates.learn(data, JSON.parse(data) as Record<string, unknown>)
     templates.learn(data, JSON.parse(data) as Record<string, unknown>)
-    expect(templates.match(data)).toBeUndefined()
-    expect(templates.match(JSON.stringify(text('x')))).toBeUndefined()
+    expect(matched(templates, data)).toBeUndefined()
+    expect(matched(templates, JSON.stringify(text('x')))).toBeUndefined()
   })
 
   test('learns nothing when the value is written with escapes JSON.stringify does not use', () => {
     const templates = createDeltaTemplates()
     const data = withToken(text('@'), '"\\u0048ello"')
     templates.learn(data, JSON.parse(data) as Record<string, unknown>)
-    expect(templates.match(data)).toBeUndefined()
+    expect(matched(templates, data)).toBeUndefined()
   })
 
   test('stops learning after eight shapes that never matched, and a match resets the count', () => {
@@ -117,13 +127,13 @@ describe('createDeltaTemplates', () => {
     const shaped = (id: number, value: string): string => JSON.stringify(event({ content: value }, { id: `id-${id}` }))
     for (let id = 0; id < 8; id++) templates.learn(shaped(id, 'v'), JSON.parse(shaped(id, 'v')))
     templates.learn(shaped(8, 'v'), JSON.parse(shaped(8, 'v')))
-    expect(templates.match(shaped(8, 'w'))).toBeUndefined()
+    expect(matched(templates, shaped(8, 'w'))).toBeUndefined()
 
     const fresh = createDeltaTemplates()
     for (let id = 0; id < 7; id++) fresh.learn(shaped(id, 'v'), JSON.parse(shaped(id, 'v')))
-    expect(fresh.match(shaped(6, 'w'))).toEqual({ kind: 'text', text: 'w' })
+    expect(matched(fresh, shaped(6, 'w'))).toEqual({ kind: 'text', text: 'w' })
     fresh.learn(shaped(20, 'v'), JSON.parse(shaped(20, 'v')))
-    expect(fresh.match(shaped(20, 'w'))).toEqual({ kind: 'text', text: 'w' })
+    expect(matched(fresh, shaped(20, 'w'))).toEqual({ kind: 'text', text: 'w' })
   })
 
   test('keeps the four newest shapes', () => {
@@ -131,17 +141,17 @@ describe('createDeltaTemplates', () => {
     const shaped = (id: number, value: string): string => JSON.stringify(event({ content: value }, { id: `id-${id}` }))
     for (let id = 0; id < 5; id++) {
       templates.learn(shaped(id, 'v'), JSON.parse(shaped(id, 'v')))
-      expect(templates.match(shaped(id, 'w'))).toBeDefined()
+      expect(matched(templates, shaped(id, 'w'))).toBeDefined()
     }
-    expect(templates.match(shaped(0, 'w'))).toBeUndefined()
-    for (let id = 1; id < 5; id++) expect(templates.match(shaped(id, 'w'))).toEqual({ kind: 'text', text: 'w' })
+    expect(matched(templates, shaped(0, 'w'))).toBeUndefined()
+    for (let id = 1; id < 5; id++) expect(matched(templates, shaped(id, 'w'))).toEqual({ kind: 'text', text: 'w' })
   })
 
-  test('a long delta is a fresh string, not a view of the event text', () => {
+  test('a delta of 15 characters or more (decoded by JSON.parse, a fresh string) reads the same', () => {
     const templates = createDeltaTemplates()
     templates.learn(first, JSON.parse(first))
     const long = 'a much longer delta than thirteen characters'
-    expect(templates.match(JSON.stringify(text(long)))).toEqual({ kind: 'text', text: long })
+    expect(matched(templates, JSON.stringify(text(long)))).toEqual({ kind: 'text', text: long })
   })
 })
 
