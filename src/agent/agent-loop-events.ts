@@ -71,7 +71,10 @@ export interface TurnStoppingPayload {
   readonly signal: AbortSignal
 }
 
-/** `agent/error` (emit): a turn ended `error`, or `turn/start` could not be logged (T3, T22). */
+/**
+ * `agent/error` (emit): a turn ended `error` (T22); `turn/start` could not be logged (T3); or
+ * `turn/end` could not be logged or its checkpoint D4 failed (T21, with `turn`).
+ */
 export interface AgentErrorPayload {
   /** The agent. */
   readonly agent: Agent

@@ -137,7 +137,10 @@ export interface Agent {
    * @param input - the prompt
    * @param options - a signal
    * @returns the turn result
-   * @throws (as a rejection) {@link RunDiscardedError} when no turn claims the prompt
+   * @throws (as a rejection) {@link RunDiscardedError} when no turn claims the prompt; the flush
+   *   error when the turn-end checkpoint D4 fails; the append error when a `turn/end` cannot be
+   *   logged (also for the runs waiting then), and `StructureError` `TURN_OPEN` for later runs
+   *   until a resume closes that turn
    */
   run(input: UserMessageInput, options?: RunOptions): Promise<TurnResult>
   /**

@@ -80,6 +80,7 @@ export class ReactLoopAgent implements Agent, RunPort {
   readonly #parent: Context
   readonly #turnEndListeners = new Set<(notice: TurnEndNotice, flushError: { readonly error: unknown } | undefined) => void>()
   readonly #disposedListeners = new Set<() => void>()
+  readonly #unclosedTurnListeners = new Set<(error: unknown) => void>()
   #clearingCause: CancelCause | undefined
   #turnStartSeq: number | undefined
   #starts = 0
@@ -306,6 +307,20 @@ export class ReactLoopAgent implements Agent, RunPort {
   }
 
   /**
+   * Calls `listener` when the loop could not close a turn (its `turn/end` append threw, also after a
+   * failed `step/end`), and whenever a driver then cannot log `turn/start` because of it: no turn of
+   * this agent can claim a prompt until a resume repairs the log.
+   *
+   * @param listener - the listener, with the failed append's error
+   * @returns a remover
+   * @internal
+   */
+  onUnclosedTurn(listener: (error: unknown) => void): () => void {
+    this.#unclosedTurnListeners.add(listener)
+    return () => this.#unclosedTurnListeners.delete(listener)
+  }
+
+  /**
    * Calls `listener` once the driver stopped at dispose.
    *
    * @param listener - the listener
@@ -414,6 +429,7 @@ export class ReactLoopAgent implements Agent, RunPort {
         this.session.append('turn/start', { turn })
       } catch (error) {
         this.#reportError(undefined, undefined, error)
+        this.#refuseIfUnclosed(error)
         break
       }
       this.#lastTurn = turn
@@ -430,6 +446,7 @@ export class ReactLoopAgent implements Agent, RunPort {
       }
       this.#turnStartSeq = undefined
       for (const listener of [...this.#turnEndListeners]) listener({ turn, startSeq, end }, flushError)
+      if (flushError !== undefined) this.#refuseIfUnclosed(flushError.error)
       if (outcome.reason.kind === 'error') this.#reportError(turn, outcome.step, outcome.thrown?.error)
       const kind = outcome.reason.kind
       if (kind === 'error' || kind === 'aborted' || !this.#inbox.hasPending) break
@@ -439,6 +456,17 @@ export class ReactLoopAgent implements Agent, RunPort {
     this.#phase = 'idle'
     this.#emitStatus('idle')
     if (this.#wakeRequested && this.#inbox.hasPending && this.#disposing === undefined) this.#start()
+  }
+
+  /**
+   * T3 and T21 keep the prompts queued, but while the session holds a turn the loop could not close
+   * (its `turn/end` append threw) no `turn/start` can be logged, so no wake can run them: the runs
+   * waiting for a claim reject with `error`. A resume repairs the log (`interrupted`). While
+   * disposing they are discarded `'disposed'` instead (§14).
+   */
+  #refuseIfUnclosed(error: unknown): void {
+    if (this.#disposing !== undefined || this.session.turnState().openTurn === null) return
+    for (const listener of [...this.#unclosedTurnListeners]) listener(error)
   }
 
   #reportError(turn: number | undefined, step: number | undefined, error: unknown): void {

@@ -31,6 +31,15 @@ export interface RunPort {
    */
   onTurnEnd(listener: (notice: TurnEndNotice, flushError: { readonly error: unknown } | undefined) => void): () => void
   /**
+   * Calls `listener` when the loop could not close a turn (its `turn/end` append threw, also after
+   * a failed `step/end`), and whenever a driver then cannot log `turn/start` because of it: no turn
+   * of this agent can claim a prompt until a resume repairs the log (the prompts stay queued in it).
+   *
+   * @param listener - the listener, with the failed append's error
+   * @returns a remover
+   */
+  onUnclosedTurn(listener: (error: unknown) => void): () => void
+  /**
    * Calls `listener` once the driver stopped at dispose (queued prompts stay in the log).
    *
    * @param listener - the listener
@@ -132,7 +141,11 @@ export function checkRunOptions(options: unknown): void {
  * result of the turn that claims it. Rejects {@link RunDiscardedError} when the prompt is discarded
  * before a claim (`'canceled'` by `cancel()` or the run's signal, with the cancel cause;
  * `'removed'` by `inbox.remove`/`replace`/`clear`; `'disposed'` when the agent is disposed first,
- * the prompt staying queued in the log), and with the flush error when checkpoint D4 fails.
+ * the prompt staying queued in the log), and with the flush error when checkpoint D4 fails. When
+ * the claiming turn's `turn/end` cannot be appended it rejects with that append error; the turn
+ * then stays open in the session, so until a resume repairs it every run still waiting for a claim
+ * rejects with that error too, and a later run with the `turn/start` error (`TURN_OPEN`), its
+ * prompt staying queued in the log.
  *
  * @param agent - the agent
  * @param port - the driver's hooks
@@ -182,6 +195,9 @@ export function runAgentTurn(
         if (notice.turn !== claimedTurn) return
         if (flushError !== undefined) settle(() => reject(flushError.error))
         else settle(() => resolve(turnResultOf(agent.session, notice)))
+      }),
+      port.onUnclosedTurn((error) => {
+        if (claimedTurn === undefined) settle(() => reject(error))
       }),
       port.onDisposed(() => {
         if (claimedTurn === undefined) discard('disposed', undefined)
