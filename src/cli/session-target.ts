@@ -10,6 +10,7 @@ import { basename, dirname, join, sep } from 'node:path'
 import { ErrorCode } from '../errors/codes.js'
 import { HarnessError } from '../errors/harness-error.js'
 import { PersistenceError } from '../errors/persistence-error.js'
+import { SessionFormatUnsupportedError } from '../errors/session-format-unsupported-error.js'
 import { gzipCodec, zstdCodec } from '../persistence/jsonl/frame-codec.js'
 import { nodeFileSystem } from '../persistence/jsonl/jsonl-file-system.js'
 import { logExtensions } from '../persistence/jsonl/jsonl-log-files.js'
@@ -64,7 +65,10 @@ function codecOf(first: Uint8Array): 'none' | 'gzip' | 'zstd' {
   return 'none'
 }
 
-/** The id in the header of the log at `path`, or `undefined` when the file has no readable header. */
+/**
+ * The id in the header of the log at `path`, or `undefined` when the file has no readable header;
+ * a header of an unsupported format version throws its `SessionFormatUnsupportedError`.
+ */
 async function headerIdOf(path: string): Promise<{ readonly id: string; readonly compression: 'none' | 'gzip' | 'zstd' } | undefined> {
   const handle = await open(path, 'r')
   try {
@@ -81,7 +85,9 @@ async function headerIdOf(path: string): Promise<{ readonly id: string; readonly
     })
     return { id: header.id, compression }
   } catch (error) {
-    // Not a header (CORRUPT_HEADER), an unsupported version, no zstd decoder: not a readable log.
+    // A header of a format this Yoke does not read: a log all the same, unreadable (L6 exit 4).
+    if (SessionFormatUnsupportedError.is(error)) throw error
+    // Not a header (CORRUPT_HEADER), no zstd decoder: not a readable log.
     if (HarnessError.is(error)) return undefined
     throw error
   } finally {
@@ -105,7 +111,14 @@ function idOfFileName(path: string): { readonly id: string; readonly suffix: str
  */
 async function targetOfFile(path: string, options: SessionTargetOptions): Promise<SessionTarget | undefined> {
   const named = idOfFileName(path)
-  const header = await headerIdOf(path)
+  let header: Awaited<ReturnType<typeof headerIdOf>>
+  try {
+    header = await headerIdOf(path)
+  } catch (error) {
+    // A log named for an id is read as usual (that read reports the version under the id).
+    if (named === undefined || !SessionFormatUnsupportedError.is(error)) throw error
+    header = undefined
+  }
   if (header === undefined) {
     // No readable header: a log name lets the read report what is wrong; anything else is not a log.
     return named === undefined ? undefined : { id: named.id, dir: dirname(path), file: path }
@@ -137,7 +150,9 @@ async function targetOfFile(path: string, options: SessionTargetOptions): Promis
  * @returns the id, the directory and the log file; release it with {@link releaseSessionTarget}
  * @throws `PersistenceError` `SESSION_NOT_FOUND` when no log exists (a path that does not exist,
  *   or an id with no log in `dir`), `INVALID_SESSION_ID` for an id that cannot be stored;
- *   {@link CliUsageError} for a file that is not a log, or a log to repair under another name
+ *   {@link CliUsageError} for a file that is not a log, or a log to repair under another name;
+ *   `SessionFormatUnsupportedError` for a log under another name whose format version this Yoke
+ *   does not read
  */
 export async function resolveSessionTarget(argument: string, dir: string | undefined, options: SessionTargetOptions = {}): Promise<SessionTarget> {
   const path = looksLikePath(argument)

@@ -2,7 +2,7 @@
  * Session errors of `yoke` (09-api.md L6; scenario 38): exits 3, 4, 6 and 1 with one stderr line,
  * nothing on stdout, and no file changed.
  */
-import { readdir, writeFile } from 'node:fs/promises'
+import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { jsonlPersistence } from 'yoke'
@@ -38,12 +38,15 @@ describe('session errors (scenario 38)', () => {
   test('a header with format version 99 exits 4 (FORMAT_TOO_NEW) for every command, unchanged', async () => {
     const cwd = await freshDir()
     const d = join(cwd, 'd')
-    await writeNewerFormatLog(d)
+    const file = await writeNewerFormatLog(d)
+    // The same log given by a path whose name is not a log name (L1: the id comes from the header).
+    await writeFile(join(d, 'renamed.txt'), await readFile(file))
     const before = await snapshot(d)
     const outcomes = await Promise.all([
       yoke(cwd, 'inspect', fixtureId, '--dir', 'd'),
       yoke(cwd, 'repair', fixtureId, '--dir', 'd'),
       yoke(cwd, 'export', fixtureId, '--dir', 'd', '--format', 'markdown'),
+      yoke(cwd, 'inspect', 'd/renamed.txt'),
     ])
     for (const outcome of outcomes) failed(outcome, 4, 'FORMAT_TOO_NEW')
     expect(await snapshot(d)).toEqual(before)

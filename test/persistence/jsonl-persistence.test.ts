@@ -660,6 +660,34 @@ describe('jsonlPersistence: compressed frames', () => {
     expect(walkOf(repaired).frames).toHaveLength(3)
     expect((await readdir(dir)).filter((entry) => entry.endsWith('.tmp'))).toEqual([])
   })
+
+  it.each(['gzip', 'zstd'] as const)('names the file byte of the damaged %s frame, not of the decoded text, in CORRUPT_LOG and SEQ_MISMATCH (T4)', async (compression) => {
+    const codec = compression === 'gzip' ? gzipCodec() : zstdCodec({ zstdEncoder })
+    const name = `s1.jsonl${compression === 'gzip' ? '.gz' : '.zst'}`
+    const events = log([TS(2)])
+    await store(J({ compression, zstdEncoder }), [events.slice(0, 6)])
+    const stored = await bytesOf(name)
+    const damage = async (text: string): Promise<void> => {
+      await writeFile(file(name), Buffer.concat([stored, await codec.encode(new TextEncoder().encode(text))]))
+    }
+    const reader = J()
+    await damage(`xx\n${lineOf(events[6])}`)
+    expectError(await rejectionOf(reader.load('s1')), PersistenceCorruptionError, 'CORRUPT_LOG', {
+      line: 8,
+      offset: stored.length,
+      defect: 'unparsable',
+      location: file(name),
+    })
+    expect((await reader.load('s1', { truncateAtCorruption: true })).torn).toMatchObject({ kind: 'corrupt', line: 8, offset: stored.length })
+    await damage(lineOf({ ...events[6]!, seq: 9 }))
+    expectError(await rejectionOf(reader.load('s1')), PersistenceCorruptionError, 'SEQ_MISMATCH', {
+      line: 8,
+      offset: stored.length,
+      expected: 6,
+      actual: 9,
+      location: file(name),
+    })
+  })
 })
 
 function gzipWalk(bytes: Uint8Array) {

@@ -170,6 +170,11 @@ export interface LogScannerOptions {
   readonly fromSeq?: number
   /** Stop after the header line: later bytes are counted but not read (for listings). */
   readonly headerOnly?: boolean
+  /**
+   * Maps a byte offset of the scanned text to the file byte that `CORRUPT_LOG` and `SEQ_MISMATCH`
+   * name: for a compressed log, the start of the frame holding it (T4). @defaultValue the offset itself
+   */
+  readonly fileOffsetOf?: (textOffset: number) => number
 }
 
 /** An incremental reader of a plain JSONL log. */
@@ -229,6 +234,7 @@ class Scanner implements LogScanner {
   private readonly truncate: boolean
   private readonly fromSeq: number
   private readonly headerOnly: boolean
+  private readonly fileOffsetOf: (textOffset: number) => number
   /** The byte offset of the first pending (unterminated) byte. */
   private offset = 0
   private pending: Uint8Array[] = []
@@ -249,6 +255,7 @@ class Scanner implements LogScanner {
     this.truncate = options.truncateAtCorruption === true
     this.fromSeq = options.fromSeq ?? 0
     this.headerOnly = options.headerOnly === true
+    this.fileOffsetOf = options.fileOffsetOf ?? ((textOffset) => textOffset)
   }
 
   push(bytes: Uint8Array): void {
@@ -413,12 +420,13 @@ class Scanner implements LogScanner {
     this.committedBytes = this.offset
   }
 
-  private seqMismatch(actual: number, offset: number, line: number): void {
+  private seqMismatch(actual: number, textOffset: number, line: number): void {
     if (this.truncate) {
-      this.defect = { defect: 'unparsable', offset, line }
+      this.defect = { defect: 'unparsable', offset: textOffset, line }
       this.corrupt = true
       return
     }
+    const offset = this.fileOffsetOf(textOffset)
     throw new PersistenceCorruptionError({
       code: ErrorCode.SEQ_MISMATCH,
       sessionId: this.sessionId,
@@ -436,14 +444,15 @@ class Scanner implements LogScanner {
     this.corrupt = true
     if (this.truncate) return
     const defect = this.defect!
+    const offset = this.fileOffsetOf(defect.offset)
     throw new PersistenceCorruptionError({
       code: ErrorCode.CORRUPT_LOG,
       sessionId: this.sessionId,
       detail:
-        `session log ${this.location} is damaged at byte ${defect.offset} (line ${defect.line}) and valid records follow; ` +
+        `session log ${this.location} is damaged at byte ${offset} (line ${defect.line}) and valid records follow; ` +
         `nothing was changed; "yoke repair --truncate-at-corruption ${this.sessionId}" keeps the valid part and moves the damaged file aside`,
       location: this.location,
-      offset: defect.offset,
+      offset,
       line: defect.line,
       defect: defect.defect,
     })

@@ -188,16 +188,28 @@ function readFrames(bytes: Uint8Array, options: ReadLogOptions, codec: FrameCode
   const first = walk.frames[0]
   if (first === undefined) throw headerFrameError(options.sessionId, location, size)
   const truncate = options.truncateAtCorruption === true
-  const scanner = createLogScanner({ sessionId: options.sessionId, location, ...(truncate ? { truncateAtCorruption: true } : {}) })
   const textStarts: number[] = []
   let textLength = 0
   let lines = 0
   for (const frame of walk.frames) {
     textStarts.push(textLength)
-    scanner.push(frame.decoded)
     textLength += frame.decoded.length
     lines += countLines(frame.decoded)
   }
+  /** The index of the frame whose decoded text holds `textOffset`. */
+  const frameIndexOf = (textOffset: number): number => {
+    let index = textStarts.length - 1
+    while (index > 0 && (textStarts[index] ?? 0) > textOffset) index--
+    return index
+  }
+  const scanner = createLogScanner({
+    sessionId: options.sessionId,
+    location,
+    // T4: an error names the file byte of the frame holding the defect, not its decoded offset.
+    fileOffsetOf: (textOffset) => (walk.frames[frameIndexOf(textOffset)] ?? first).offset,
+    ...(truncate ? { truncateAtCorruption: true } : {}),
+  })
+  for (const frame of walk.frames) scanner.push(frame.decoded)
   const result = scanner.end()
   const defect = walk.defect
   const laterRecords = (): boolean => {
@@ -226,8 +238,7 @@ function readFrames(bytes: Uint8Array, options: ReadLogOptions, codec: FrameCode
   if (result.torn !== undefined) {
     // A line defect inside a complete frame: keep the frames before it, rewrite its valid records.
     const torn = result.torn
-    let index = textStarts.length - 1
-    while (index > 0 && (textStarts[index] ?? 0) > result.committedBytes) index--
+    const index = frameIndexOf(result.committedBytes)
     const frame = walk.frames[index] ?? first
     let kind = torn.kind
     if (kind === 'torn' && defect !== undefined && (holdsRecord(defect.salvaged) || laterRecords())) {
