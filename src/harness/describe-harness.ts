@@ -1,7 +1,7 @@
 import type { ComposedEntry } from '../kernel/compose-layers.js'
 import { describeConfig } from '../kernel/describe-config.js'
 import { type Plan, planEntries } from '../kernel/plan-entries.js'
-import { composeEntries } from './compose-entries.js'
+import { composeCheckedEntries } from './compose-entries.js'
 import { type HarnessOptions, validateHarnessOptions } from './harness-options.js'
 
 /** One entry of a {@link HarnessDescription}. */
@@ -41,7 +41,7 @@ export function prepareHarness(options: unknown): {
   plan: Plan
 } {
   const checked = validateHarnessOptions(options)
-  const composed = composeEntries(checked)
+  const composed = composeCheckedEntries(checked)
   return { options: checked, composed, plan: planEntries(composed) }
 }
 

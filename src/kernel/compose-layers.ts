@@ -27,7 +27,7 @@ export interface PluginEntry {
 export interface ConfigPatch {
   /** The target entry. */
   readonly id: string
-  /** The new config. */
+  /** The new config; `undefined` replaces it too (the entry then has none). */
   readonly config: unknown
   /** Also set the disabled flag. */
   readonly disabled?: boolean
@@ -243,7 +243,9 @@ function applyPatch(list: EntryList, patch: unknown, where: string): void {
     throw new CompositionError({ reason: 'invalid-patch', id, patch: where, detail: `unknown patch field "${unknown}" (known: ${patchFields.join(', ')})` })
   }
   const has = (key: string): boolean => key in patch && (patch as Record<string, unknown>)[key] !== undefined
-  if (has('config') && has('merge')) {
+  // `config` replaces the whole config (M3), with `undefined` like any other value.
+  const hasConfig = 'config' in patch
+  if (hasConfig && has('merge')) {
     throw new CompositionError({ reason: 'invalid-patch', id, patch: where, detail: 'config and merge are exclusive' })
   }
   if (has('before') && has('after')) {
@@ -280,7 +282,7 @@ function applyPatch(list: EntryList, patch: unknown, where: string): void {
     if (has('before') || has('after')) {
       throw new CompositionError({ reason: 'invalid-patch', id, patch: where, detail: 'before/after need a plugin' })
     }
-    if (has('config')) target.config = fields.config
+    if (hasConfig) target.config = fields.config
     else if (has('merge')) target.config = mergeConfig(target.config, fields.merge as object)
   }
   if (has('disabled')) target.disabled = fields.disabled === true

@@ -503,7 +503,8 @@ export class Context {
    * @param payload - its payload (never mutated by `next(replacement)`)
    * @param inner - the innermost default
    * @param options - the routing scope
-   * @returns the outermost listener's result; rejects with an uncaught failure, unchanged
+   * @returns the outermost listener's result; rejects with an uncaught failure, unchanged (a listener
+   *   that catches it and settles with `undefined` has no opinion, V10, so the failure stands)
    */
   waterfall<N extends EventNameOfMode<'waterfall'>>(
     name: N,

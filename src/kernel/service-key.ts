@@ -22,7 +22,7 @@ export interface ServiceKey<T> {
  * @param name - `^[a-z0-9@][a-z0-9@._/-]{0,127}$`; namespace plugin keys (`'acme-billing/ledger'`)
  * @param description - what the service is for
  * @returns a frozen key
- * @throws {@link InvalidArgumentError} when the name is malformed
+ * @throws {@link InvalidArgumentError} when the name is malformed or the description is not a string
  * @example
  * ```ts
  * const Ledger = defineService<Ledger>('acme-billing/ledger', 'the billing ledger')
@@ -36,6 +36,9 @@ export function defineService<T>(name: string, description?: string): ServiceKey
       reason: `service key name ${JSON.stringify(name)} must match ${keyNamePattern}`,
       value: name,
     })
+  }
+  if (description !== undefined && typeof description !== 'string') {
+    throw new InvalidArgumentError({ argument: 'description', reason: 'must be a string', value: description })
   }
   return Object.freeze({ name, description, [serviceKeyBrand]: true }) as ServiceKey<T>
 }

@@ -1,6 +1,9 @@
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import { InvalidOptionsError } from '../errors/invalid-options-error.js'
+import { type ValidationIssue, valueAt } from '../errors/issue.js'
 import { type Context, kernelOf } from '../kernel/context.js'
 import type { Disposer } from '../kernel/effect.js'
+import { type OptionRule, optionIssues, optionRule } from '../kernel/option-issues.js'
 import type { ScopeGraph, ScopeKey } from '../kernel/scope-graph.js'
 
 /** Options of {@link createScopedLayers}. */
@@ -73,12 +76,37 @@ interface ScopedLayer<L> {
   registrations: number
 }
 
+const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
+  scopes: (value) => {
+    const graph = value as { readonly chain?: unknown } | null
+    return typeof graph === 'object' && graph !== null && typeof graph.chain === 'function' ? undefined : 'must be a ScopeGraph (ctx.scopes)'
+  },
+  create: optionRule.function,
+  isEmpty: optionRule.function,
+  label: optionRule.string,
+})
+
+/** Throws unless `options` is `{ scopes, create, isEmpty, label? }`. */
+function checkLayersOptions(options: unknown): void {
+  // Three keys are required, so missing options are a root issue too.
+  const issues: ValidationIssue[] = optionIssues(options ?? null, optionRules, '{ scopes, create, isEmpty, label? }')
+  if (issues[0]?.path.length !== 0) {
+    const record = options as Readonly<Record<string, unknown>>
+    for (const key of ['scopes', 'create', 'isEmpty']) if (record[key] === undefined) issues.push({ path: [key], message: 'is required' })
+  }
+  if (issues.length > 0) {
+    throw new InvalidOptionsError({ issues, value: valueAt(options, (issues[0] as ValidationIssue).path), subject: 'createScopedLayers options' })
+  }
+}
+
 /**
  * Creates the scoped layers of one registry. Scoped layers are held weakly by key, so a scope key
  * nobody references any more takes its layer with it.
  *
  * @param options - the scope graph, the layer factory and its emptiness test
  * @returns the layers
+ * @throws {@link InvalidOptionsError} for options that are not an object, a missing or ill-typed
+ *   `scopes` / `create` / `isEmpty`, a `label` that is not a string, or an unknown key
  * @example
  * ```ts
  * const layers = createScopedLayers({ scopes: root.scopes, create: () => new Map<string, string>(), isEmpty: (map) => map.size === 0 })
@@ -87,6 +115,7 @@ interface ScopedLayer<L> {
  * ```
  */
 export function createScopedLayers<L>(options: ScopedLayersOptions<L>): ScopedLayers<L> {
+  checkLayersOptions(options)
   const { scopes, create, isEmpty } = options
   const label = options.label ?? 'scoped-layer'
   const global = create()

@@ -2,6 +2,7 @@ import { ErrorCode } from '../errors/codes.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { SessionRegistryError } from '../errors/session-registry-error.js'
 import { type Clock, systemClock } from '../kernel/host-services.js'
+import { checkOptions, type OptionRule, optionRule } from '../kernel/option-issues.js'
 import { SessionCatalog } from './session-catalog.js'
 import { buildSessionHeader, isSessionId, type SessionHeader } from './session-header.js'
 import type { SessionHooks } from './session-hooks.js'
@@ -30,13 +31,31 @@ export interface CreateSessionOptions {
   readonly clock?: Clock
 }
 
+/** Whether `value` has a function at each of `methods`. */
+function hasMethods(value: unknown, methods: readonly string[]): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  const record = value as Readonly<Record<string, unknown>>
+  return methods.every((method) => typeof record[method] === 'function')
+}
+
+/** `id`, `seed` and `header` keep their own errors (`INVALID_SESSION_ID`, `options.seed`, `SessionHeaderError`). */
+const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
+  id: optionRule.any,
+  seed: optionRule.any,
+  header: optionRule.any,
+  catalog: (value) => (hasMethods(value, ['get', 'registerEventType']) ? undefined : 'must be a SessionCatalog'),
+  clock: (value) => (hasMethods(value, ['now', 'setTimer']) ? undefined : 'must be a Clock { now(), setTimer() }'),
+})
+
 /**
  * Builds a session outside any registry (no guards, no `session/*` events): for tools that read
  * or check logs. Applications use the `sessions` service.
  *
  * @param options - id, seed, header, catalog, clock
  * @returns the session; with a seed, ending in a `session/end-seed` marker
- * @throws `SessionRegistryError` `INVALID_SESSION_ID`; `SessionHeaderError`; any append error of a seed event, with its `index`
+ * @throws {@link InvalidOptionsError} for options that are not an object, an unknown key, or a
+ *   `catalog` / `clock` of the wrong shape; `SessionRegistryError` `INVALID_SESSION_ID`;
+ *   `SessionHeaderError`; any append error of a seed event, with its `index`
  * @example
  * ```ts
  * const session = createSession({ id: 'check', seed: storedEvents })
@@ -44,6 +63,8 @@ export interface CreateSessionOptions {
  * ```
  */
 export function createSession(options: CreateSessionOptions): Session {
+  // `id` is required, so a missing options object is a root issue too.
+  checkOptions((options ?? null) as CreateSessionOptions, optionRules, '{ id, seed?, header?, catalog?, clock? }', 'createSession options')
   return buildSession(options, undefined)
 }
 

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import { checkOptionsArgument, type OptionRule, optionRule } from '../kernel/option-issues.js'
 import { type SchedulerFault, schedulerFaultsOf } from '../tools/scheduler-fault.js'
 import type { ToolAgent } from '../tools/tool-call-info.js'
 
@@ -11,6 +12,8 @@ export interface SchedulerFaultOptions {
   /** What the append throws (the step's `failure`, and the turn's error). */
   readonly error: unknown
 }
+
+const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({ at: optionRule.any, callId: optionRule.any, error: optionRule.any })
 
 /**
  * Makes the tool scheduler's own machinery fail once (05-tools.md §6.4): the next `tool/call`
@@ -26,12 +29,15 @@ export interface SchedulerFaultOptions {
  *
  * @param agent - the agent (or any object passed as `ToolStepContext.agent`)
  * @param options - where, which call, and what to throw
- * @throws `InvalidArgumentError` for a bad `at`, an empty `callId`, or an agent that cannot hold the fault
+ * @throws `InvalidArgumentError` for options that are not an object or hold an unknown key, a bad
+ *   `at`, an empty `callId`, or an agent that cannot hold the fault
  */
 export function injectSchedulerFault(agent: ToolAgent, options: SchedulerFaultOptions): void {
   if (typeof agent !== 'object' || agent === null || !Object.isExtensible(agent)) {
     throw new InvalidArgumentError({ argument: 'agent', reason: 'must be an extensible agent object', value: agent })
   }
+  // `at` and `callId` are required, so missing options are refused too.
+  checkOptionsArgument((options ?? null) as SchedulerFaultOptions, optionRules, '{ at, callId, error }')
   if (options.at !== 'start' && options.at !== 'commit') {
     throw new InvalidArgumentError({ argument: 'options.at', reason: "must be 'start' or 'commit'", value: options.at })
   }

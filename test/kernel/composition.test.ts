@@ -9,6 +9,7 @@ import {
   type EntryPatch,
   HarnessError,
   type HarnessOptions,
+  InvalidOptionsError,
   UnknownEntryError,
 } from 'yoke'
 import { defaultIds } from '../helpers/no-defaults.js'
@@ -145,6 +146,16 @@ describe('replace vs merge (01-kernel M3, M4, scenario 30)', () => {
     expect(config).toEqual(original())
   })
 
+  test('config: undefined replaces the config with undefined, like any other value', () => {
+    const entries = composeEntries({
+      plugins: [{ plugin: metrics, config: original() }],
+      patches: [{ id: 'metrics', config: undefined }],
+    })
+    expect(entry(entries, 'metrics').config).toBeUndefined()
+    expect(entry(entries, 'metrics').patchedBy).toEqual(['patches[0]'])
+    expect(describeHarness({ patches: [{ id: 'model', config: undefined }] }).entries[2]).not.toHaveProperty('config')
+  })
+
   test('merge deep-merges plain objects, replaces arrays and removes undefined keys', () => {
     const config = original()
     const merge = { b: { d: 3 }, list: [9], a: undefined }
@@ -202,8 +213,11 @@ describe('replace vs merge (01-kernel M3, M4, scenario 30)', () => {
     expect(composed.patchedBy).toEqual(['patches[0]', 'patches[1]', 'patches[2]'])
   })
 
-  test('config together with merge is an invalid-patch CompositionError', () => {
-    const patch = { id: 'retry', config: {}, merge: {} } as unknown as EntryPatch
+  test.each([
+    ['config', {}],
+    ['config: undefined', undefined],
+  ])('%s together with merge is an invalid-patch CompositionError', (_label, config) => {
+    const patch = { id: 'retry', config, merge: {} } as unknown as EntryPatch
     const error = asCompositionError(thrownBy(() => composeEntries({ patches: [patch] })))
     expect(error.reason).toBe('invalid-patch')
     expect(error.id).toBe('retry')
@@ -369,6 +383,21 @@ describe('unknown ids (01-kernel M7, scenario 32)', () => {
     const patch = { id: 'retry', before: 'model' } as unknown as EntryPatch
     const error = asCompositionError(thrownBy(() => composeEntries({ patches: [patch] })))
     expect(error.reason).toBe('invalid-patch')
+  })
+})
+
+describe('bad options (00-overview.md: options objects → InvalidOptionsError)', () => {
+  test.each([
+    ['null', null, []],
+    ['a number', 42, []],
+    ['an array', [], []],
+    ['plugins that are not an array', { plugins: 42 }, ['plugins']],
+    ['an unknown key', { plugin: [metrics] }, ['plugin']],
+  ])('%s is an InvalidOptionsError, as describeHarness gives', (_label, options, path) => {
+    const error = thrownBy(() => composeEntries(options as never))
+    expect(InvalidOptionsError.is(error)).toBe(true)
+    expect(error).toMatchObject({ code: 'INVALID_OPTIONS', issues: [{ path }] })
+    expect(thrownBy(() => describeHarness(options as never))).toMatchObject({ code: 'INVALID_OPTIONS', issues: [{ path }] })
   })
 })
 

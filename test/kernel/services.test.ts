@@ -59,6 +59,16 @@ describe('service keys (S1)', () => {
     expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'name', value: name })
   })
 
+  test.each([
+    ['a number', 7],
+    ['null', null],
+    ['an object', { text: 'the ledger' }],
+  ])('a description that is %s throws InvalidArgumentError for argument description', (_case, description) => {
+    const error = thrownBy(() => defineService<string>('acme/ledger', description as never))
+    expect(InvalidArgumentError.is(error)).toBe(true)
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'description', value: description })
+  })
+
   test('the core keys are frozen and named in kebab case', () => {
     expect(Object.isFrozen(services)).toBe(true)
     expect(Object.values(services).map((key) => key.name)).toEqual([

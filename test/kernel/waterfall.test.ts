@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'vitest'
-import { type KernelErrorEvent, type WaterfallNext, WaterfallNextError } from 'yoke'
-import { rejectionOf } from '../helpers/outcomes.js'
+import { type Context, createHarness, definePlugin, type KernelErrorEvent, type WaterfallNext, WaterfallNextError } from 'yoke'
+import { rejectionOf, requireContext } from '../helpers/outcomes.js'
+import { recordingLogger } from '../helpers/recording-logger.js'
 import { testRoot } from '../helpers/root.js'
+import { testEvents } from '../helpers/test-events.js'
 
 type Next = WaterfallNext<{ n: number }, unknown>
 
@@ -306,6 +308,36 @@ describe('errors (V8, scenario 19)', () => {
     })
     expect(result).toBe('recovered')
     expect(caught).toBe(w)
+  })
+
+  test('a listener that catches a failure of next and settles with undefined has no opinion: the failure stands (V10)', async () => {
+    let ctx: Context | undefined
+    const plugin = definePlugin({
+      name: 'acme',
+      events: [testEvents],
+      apply(pluginCtx) {
+        ctx = pluginCtx
+      },
+    })
+    const harness = await createHarness({ plugins: [plugin], logger: recordingLogger() })
+    const w = new Error('w')
+    const logged: unknown[] = []
+    const pluginCtx = requireContext(ctx)
+    pluginCtx.on('test/w', async (_payload, next) => {
+      try {
+        return await next()
+      } catch (error) {
+        logged.push(error)
+        return undefined
+      }
+    })
+    await expect(
+      pluginCtx.waterfall('test/w', { n: 1 }, () => {
+        throw w
+      }),
+    ).rejects.toBe(w)
+    expect(logged).toEqual([w])
+    await harness.close()
   })
 
   test('uncaught, an inner failure rejects the dispatch unchanged', async () => {

@@ -1,11 +1,12 @@
 import fc from 'fast-check'
-import { describe, expect, test } from 'vitest'
+import { describe, expect, test, vi } from 'vitest'
 import {
   type Context,
   ContextDisposedError,
   createScopedLayers,
   inspectContext,
   InvalidArgumentError,
+  InvalidOptionsError,
   type ScopedLayers,
   type ScopeKey,
 } from 'yoke'
@@ -291,6 +292,28 @@ describe('register', () => {
       label: 'registry:entry',
     })
     expect(put(layers, root, 'x', '1').label).toBe('registry:entry')
+  })
+})
+
+describe('bad options (00-overview.md: options objects → InvalidOptionsError)', () => {
+  const create = vi.fn(() => new Map<string, string>())
+  const isEmpty = (layer: Layer) => layer.size === 0
+  const { scopes } = testRoot().root
+
+  test.each([
+    ['that are null', null, [[]]],
+    ['that are missing', undefined, [[]]],
+    ['that are a number', 42, [[]]],
+    ['that are empty', {}, [['scopes'], ['create'], ['isEmpty']]],
+    ['whose scopes is not a scope graph', { scopes: {}, create, isEmpty }, [['scopes']]],
+    ['whose isEmpty is not a function', { scopes, create, isEmpty: true }, [['isEmpty']]],
+    ['whose label is not a string', { scopes, create, isEmpty, label: 5 }, [['label']]],
+    ['with an unknown key', { scopes, create, isEmpty, lable: 'x' }, [['lable']]],
+  ])('options %s are an InvalidOptionsError naming each path; no layer is created', (_name, options, paths) => {
+    const error = thrownBy(() => createScopedLayers(options as never))
+    expect(InvalidOptionsError.is(error)).toBe(true)
+    expect((error as InvalidOptionsError).issues.map((issue) => issue.path)).toEqual(paths)
+    expect(create).not.toHaveBeenCalled()
   })
 })
 

@@ -4,6 +4,7 @@ import {
   type Harness,
   HarnessError,
   type HarnessErrorClass,
+  InvalidOptionsError,
   type SessionEvent,
   SessionEventError,
   SessionHeaderError,
@@ -365,6 +366,25 @@ describe('§8 seed envelope rules, each failure with its index', () => {
     const error = thrownBy(() => createSession({ id: 'check', clock: fakeClock({ now: 1000 }), seed: seedWith({ ...rawEvent(SS(1, 1), 1), seq: 3 }) }))
     expect(SessionEventError.is(error)).toBe(true)
     expect(error).toMatchObject({ code: 'INVALID_ENVELOPE', index: 1, field: 'seq', expected: 1 })
+  })
+})
+
+describe('createSession options (00-overview.md: options objects → InvalidOptionsError)', () => {
+  test.each([
+    ['null', null, []],
+    ['missing', undefined, []],
+    ['a string', 's1', []],
+    ['an unknown key', { id: 's1', sead: [] }, ['sead']],
+    ['a catalog that is not a SessionCatalog', { id: 's1', catalog: {} }, ['catalog']],
+    ['a clock without setTimer', { id: 's1', clock: { now: () => 0 } }, ['clock']],
+  ])('%s is an InvalidOptionsError naming the path', (_label, options, path) => {
+    const error = thrownBy(() => createSession(options as never))
+    expect(InvalidOptionsError.is(error)).toBe(true)
+    expect(error).toMatchObject({ code: 'INVALID_OPTIONS', issues: [{ path }] })
+  })
+
+  test('a bad id keeps INVALID_SESSION_ID', () => {
+    expect(thrownBy(() => createSession({ id: '.hidden' }))).toMatchObject({ code: 'INVALID_SESSION_ID' })
   })
 })
 

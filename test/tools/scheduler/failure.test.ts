@@ -277,6 +277,10 @@ describe('injectSchedulerFault', () => {
   test.each([
     ['a bad site', { at: 'middle', callId: 'c1', error: 1 }, 'options.at'],
     ['an empty call id', { at: 'start', callId: '', error: 1 }, 'options.callId'],
+    ['null options', null, 'options'],
+    ['missing options', undefined, 'options'],
+    ['options that are a string', 'start', 'options'],
+    ['an unknown key', { at: 'start', callId: 'c1', error: 1, bogus: 1 }, 'options.bogus'],
   ])('rejects %s with InvalidArgumentError', async (_label, options, argument) => {
     const world = await schedulerWorld()
     expectError(
