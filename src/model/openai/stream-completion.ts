@@ -215,7 +215,9 @@ async function* streamOnce(
         yield translator.fail(signal.aborted || interruption === 'caller' ? 'aborted' : 'error', interrupted('streaming') ?? transport(error, 'streaming'))
         return
       }
-      if (controller.signal.aborted) {
+      // `interruption` is set as soon as either signal aborts (their listeners run synchronously),
+      // so it stands for `signal.aborted` / `controller.signal.aborted` without their getters.
+      if (interruption !== undefined) {
         // The read ended because the call was interrupted (or the body ended just then).
         yield translator.fail(signal.aborted || interruption === 'caller' ? 'aborted' : 'error', interrupted('streaming') ?? aborted('streaming'))
         return
@@ -225,7 +227,7 @@ async function* streamOnce(
       watchdog.pause()
       if (chunks.length > 0) yield chunks
       watchdog.resume()
-      if (!translator.finished && signal.aborted) {
+      if (!translator.finished && interruption === 'caller') {
         yield translator.fail('aborted', aborted('streaming'))
       }
     }
