@@ -3,16 +3,17 @@
  * only in their one text delta (08-models.md §12, the SSE figure).
  *
  * A streamed answer is thousands of events like
- * `{"id":"…","created":…,"choices":[{"index":0,"delta":{"content":" token"},…}],"usage":null}`
+ * `data: {"id":"…","created":…,"choices":[{"index":0,"delta":{"content":" token"},…}],"usage":null}`
  * whose bytes repeat except for the delta string. Once one of them has been fully parsed, the
- * next ones are recognised by their bytes: the same text before the string, one JSON string token,
- * the same text after it. Replacing one string token by another in a valid JSON text gives a valid
- * JSON text that parses to the same value with that one string changed, so such an event means
- * exactly "append this text", and `JSON.parse` (the largest cost of translating a stream) is
- * skipped. Anything else takes the full path.
+ * next ones are recognised by their bytes: the same bytes before the string, one JSON string
+ * token, the same bytes after it, then the blank line. Replacing one string token by another in a
+ * valid JSON text gives a valid JSON text that parses to the same value with that one string
+ * changed, so such an event means exactly "append this text": decoding, SSE parsing and
+ * `JSON.parse` are all skipped. Anything else takes the full path.
  *
  * @module
  */
+import { Buffer } from 'node:buffer'
 
 /**
  * Receives a recognised delta: append `text` (possibly empty: then nothing, as on the full path)
@@ -29,15 +30,18 @@ export type AppendDelta = (kind: 'text' | 'reasoning', text: string) => void
  */
 export interface DeltaTemplates {
   /**
-   * Reads an event's data through a learned shape.
+   * Reads one SSE event, given as body bytes, through a learned shape.
    *
-   * @param data - the SSE event's data, verbatim
+   * @param bytes - body bytes holding the event
+   * @param start - where the event starts (just after the previous blank line)
+   * @param end - where its terminating `\n\n` starts (no `\n\n` lies in between)
    * @param append - called with the delta the event carries when a shape fits
    * @returns whether a shape fit (else take the full path)
    */
-  match(data: string, append: AppendDelta): boolean
+  match(bytes: Buffer, start: number, end: number, append: AppendDelta): boolean
   /**
-   * Learns the shape of a fully parsed event when it is a lone text delta; otherwise does nothing.
+   * Learns the shape of a fully parsed event when it is a one-line lone text delta; otherwise
+   * does nothing.
    *
    * @param data - the event's data, verbatim
    * @param event - `JSON.parse(data)`, an object
@@ -46,8 +50,10 @@ export interface DeltaTemplates {
 }
 
 interface Template {
-  readonly before: string
-  readonly after: string
+  /** `data: ` and the data before the token, as UTF-8. */
+  readonly before: Buffer
+  /** The data after the token, as UTF-8. */
+  readonly after: Buffer
   /** The smallest length of a matching event: `before`, `""`, `after`. */
   readonly minLength: number
   readonly kind: 'text' | 'reasoning'
@@ -68,13 +74,6 @@ const MAX_IDLE_LEARNS = 8
 // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON forbids raw control characters in a string; this refuses them
 const STRING_TOKEN = /^"(?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"$/
 const PROBE = 'yoke\u2063probe'
-/**
- * Tokens from this length on are decoded by `JSON.parse`, which makes a fresh string. V8 slices
- * longer substrings as views of their parent, and a delta kept in the log would pin the parser's
- * whole input text (kilobytes) for each such view; shorter substrings are copied anyway.
- */
-const FRESH_COPY_LENGTH = 15
-
 type JsonRecord = Readonly<Record<string, unknown>>
 
 function asRecord(value: unknown): JsonRecord | undefined {
@@ -105,9 +104,10 @@ function loneTextField(event: JsonRecord): { readonly field: string; readonly ki
 /**
  * Creates the learned shapes of one response body. A shape is learned from a fully parsed event
  * whose only model-visible content is one non-empty text field (no error, usage, finish reason or
- * tool call), when that string's JSON text occurs once in the event and a probe put in its place
- * parses back into the same field. It then matches every event made of the same bytes around one
- * valid JSON string token.
+ * tool call) on one line, when that string's JSON text occurs once in the event and a probe put
+ * in its place parses back into the same field. It then matches every event whose bytes are
+ * `data: `, the same data around one valid JSON string token, and the blank line. (A line written
+ * as `data:` without the space, or with other fields, never matches: it takes the full path.)
  *
  * @returns the shapes, empty
  * @internal
@@ -117,22 +117,27 @@ export function createDeltaTemplates(): DeltaTemplates {
   let idleLearns = 0
 
   return {
-    match(data, append) {
+    match(bytes, start, end, append) {
       for (let index = 0; index < templates.length; index++) {
         const template = templates[index] as Template
-        // Slice and compare: `startsWith` / `endsWith` on the parser's sliced strings measured 30× slower.
-        const end = data.length - template.after.length
-        if (data.length < template.minLength || data.slice(0, template.before.length) !== template.before || data.slice(end) !== template.after) continue
-        const token = data.slice(template.before.length, end)
-        if (!STRING_TOKEN.test(token)) continue
+        const tokenStart = start + template.before.length
+        const tokenEnd = end - template.after.length
+        if (end - start < template.minLength) continue
+        if (bytes.compare(template.before, 0, template.before.length, start, tokenStart) !== 0) continue
+        if (bytes.compare(template.after, 0, template.after.length, tokenEnd, end) !== 0) continue
+        // Decoding the token alone gives what decoding the line would: it starts and ends at an ASCII quote.
+        // (A U+FFFD may stand for bytes that are not UTF-8: the full path's decoder has the last word then.)
+        const token = bytes.toString('utf8', tokenStart, tokenEnd)
+        if (!STRING_TOKEN.test(token) || token.includes('\uFFFD')) continue
         idleLearns = 0
-        append(template.kind, token.length < FRESH_COPY_LENGTH && !token.includes('\\') ? token.slice(1, -1) : (JSON.parse(token) as string))
+        append(template.kind, token.includes('\\') ? (JSON.parse(token) as string) : token.slice(1, -1))
         return true
       }
       return false
     },
     learn(data, event) {
-      if (idleLearns >= MAX_IDLE_LEARNS) return
+      // A shape is matched against one `data:` line: data of several lines (or with a CR) never fits.
+      if (idleLearns >= MAX_IDLE_LEARNS || data.includes('\n') || data.includes('\r')) return
       const lone = loneTextField(event)
       if (lone === undefined) return
       const token = JSON.stringify(lone.value)
@@ -151,7 +156,9 @@ export function createDeltaTemplates(): DeltaTemplates {
       if (probeLone?.field !== lone.field || probeLone.value !== PROBE) return
       idleLearns++
       if (templates.length === MAX_TEMPLATES) templates.pop()
-      templates.unshift({ before, after, minLength: before.length + 2 + after.length, kind: lone.kind })
+      const beforeBytes = Buffer.from(`data: ${before}`, 'utf8')
+      const afterBytes = Buffer.from(after, 'utf8')
+      templates.unshift({ before: beforeBytes, after: afterBytes, minLength: beforeBytes.length + 2 + afterBytes.length, kind: lone.kind })
     },
   }
 }

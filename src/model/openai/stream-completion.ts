@@ -205,7 +205,6 @@ async function* streamOnce(
     }
     controller.signal.addEventListener('abort', stopReading, { once: true })
     if (controller.signal.aborted) stopReading()
-    const decoder = new TextDecoder()
     const translator = createStreamTranslator({ key, requestId })
     while (!translator.finished) {
       let result: Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>
@@ -222,7 +221,7 @@ async function* streamOnce(
         yield translator.fail(signal.aborted || interruption === 'caller' ? 'aborted' : 'error', interrupted('streaming') ?? aborted('streaming'))
         return
       }
-      const chunks = result.done ? [...translator.feed(decoder.decode()), ...translator.end()] : translator.feed(decoder.decode(result.value, { stream: true }))
+      const chunks = result.done ? translator.end() : translator.feedBytes(result.value)
       // The window restarts when the consumer pulls again (resume), so holding a chunk is not silence.
       watchdog.pause()
       if (chunks.length > 0) yield chunks

@@ -8,7 +8,8 @@ import type { LlmFailure } from '../../session/llm-failure.js'
 import type { StreamChunk } from '../../session/stream-chunk.js'
 import { modelFailure } from '../failure-defaults.js'
 import { classifyErrorBody } from './classify-http-error.js'
-import { createDeltaTemplates } from './delta-templates.js'
+import { createBodySplitter } from './body-splitter.js'
+import { createDeltaTemplates, type DeltaTemplates } from './delta-templates.js'
 import { mapFinishReason } from './map-finish-reason.js'
 import { mapUsage } from './map-usage.js'
 import { redactText } from './resolve-credential.js'
@@ -20,7 +21,12 @@ import { redactText } from './resolve-credential.js'
  * @internal
  */
 export interface StreamTranslator {
-  /** Feeds the next piece of body text (any split: mid-line, mid-character-escape, CRLF halves). */
+  /**
+   * Feeds the next bytes of the body (any split: mid-line, mid-character, CRLF halves). Events of a
+   * learned shape are read from the bytes; the rest is decoded and parsed.
+   */
+  feedBytes(bytes: Uint8Array): StreamChunk[]
+  /** Feeds the next piece of already decoded body text (any split); no shape is learned or used. Do not mix with `feedBytes`. */
   feed(text: string): StreamChunk[]
   /** The body ended cleanly: `usage` and `finish` after a `finish_reason`, else `STREAM_CLOSED`. */
   end(): StreamChunk[]
@@ -41,12 +47,13 @@ export interface StreamTranslatorOptions {
   /** The response's request id, reported on in-stream failures. */
   readonly requestId?: string | undefined
   /**
-   * Whether events that repeat a parsed one around a new text delta skip `JSON.parse`
-   * ({@link createDeltaTemplates}); the chunks are the same either way.
+   * Whether `feedBytes` reads events that repeat a parsed one's bytes around a new text delta
+   * straight from the bytes ({@link createDeltaTemplates}), or the shapes to use; the chunks are
+   * the same either way.
    *
    * @default true
    */
-  readonly deltaTemplates?: boolean | undefined
+  readonly deltaTemplates?: boolean | DeltaTemplates | undefined
 }
 
 type OpenBlock =
@@ -188,13 +195,13 @@ export function createStreamTranslator(options: StreamTranslatorOptions = {}): S
   const appendDelta = (kind: 'text' | 'reasoning', text: string): void => {
     if (text !== '') appendText(kind, text)
   }
-  // Most events repeat an earlier one's bytes around a new text delta: those skip JSON.parse.
-  const templates = deltaTemplates ? createDeltaTemplates() : undefined
+  // Most events repeat an earlier one's bytes around a new text delta: those are read from the
+  // bytes (feedBytes), without decoding, SSE parsing or JSON.parse.
+  const templates = deltaTemplates === true ? createDeltaTemplates() : deltaTemplates === false ? undefined : deltaTemplates
 
   const onEvent = (message: EventSourceMessage): void => {
     if (finished) return
     const data = message.data
-    if (templates?.match(data, appendDelta) === true) return
     if (data.trim() === '[DONE]') {
       complete()
       return
@@ -228,13 +235,19 @@ export function createStreamTranslator(options: StreamTranslatorOptions = {}): S
   }
 
   const parser = createParser({ onEvent })
+  const splitter = createBodySplitter({ templates, text: (text) => parser.feed(text), append: appendDelta, stopped: () => finished })
 
   return {
+    feedBytes(bytes) {
+      if (!finished) splitter.push(bytes)
+      return take()
+    },
     feed(text) {
       if (!finished) parser.feed(text)
       return take()
     },
     end() {
+      splitter.end()
       // A last event without its blank line still counts (servers often end with a single `\n`).
       if (!finished) parser.feed('\n\n')
       if (!finished) {

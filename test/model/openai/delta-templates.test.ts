@@ -1,14 +1,16 @@
 /**
- * The text-delta fast path of the SSE translator (src/model/openai/delta-templates.ts): an event
- * that repeats a parsed one's bytes around a new JSON string token skips `JSON.parse`. Whatever
- * the stream, the chunks must equal those of the full path, so most tests here are differential:
- * the same bytes through a translator with and without templates.
+ * The text-delta fast path of the SSE translator (src/model/openai/delta-templates.ts and
+ * body-splitter.ts): an event whose bytes repeat a parsed one's around a new JSON string token is
+ * read from the bytes, without decoding, SSE parsing or `JSON.parse`. Whatever the stream, the
+ * chunks must equal those of the reference path (a standard streaming `TextDecoder` and the SSE
+ * parser, no shapes), so most tests here are differential.
  */
+import { Buffer } from 'node:buffer'
 import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { createDeltaTemplates, type DeltaTemplates } from '../../../src/model/openai/delta-templates.js'
-import { sse, translate, translateBytes } from './sse-helpers.js'
+import { sse, translate, translateBytes, translateBytesByRead, translateDecoded, translateDecodedByRead } from './sse-helpers.js'
 
 const fixture = (name: string): string => readFileSync(new URL(`../../fixtures/deepseek/${name}.chunks.txt`, import.meta.url), 'utf8')
 
@@ -25,10 +27,11 @@ function event(delta: Record<string, unknown>, options: { id?: string; finish?: 
   }
 }
 
-/** What `match` hands over, or `undefined` when no shape fits. */
+/** What `match` hands over for the event `data: <data>\n\n`, or `undefined` when no shape fits. */
 function matched(templates: DeltaTemplates, data: string): { readonly kind: string; readonly text: string } | undefined {
   let delta: { readonly kind: string; readonly text: string } | undefined
-  const fit = templates.match(data, (kind, text) => {
+  const bytes = Buffer.from(`data: ${data}\n\n`, 'utf8')
+  const fit = templates.match(bytes, 0, bytes.length - 2, (kind, text) => {
     delta = { kind, text }
   })
   expect(fit).toBe(delta !== undefined)
@@ -38,10 +41,13 @@ function matched(templates: DeltaTemplates, data: string): { readonly kind: stri
 const text = (value: unknown): Record<string, unknown> => event({ content: value, reasoning_content: null })
 const reasoning = (value: unknown): Record<string, unknown> => event({ content: null, reasoning_content: value })
 
-/** Both paths over the same SSE text, cut at the same byte offsets. */
-function bothPaths(body: string, cuts: readonly number[] = []): { readonly fast: unknown; readonly full: unknown } {
-  const bytes = new TextEncoder().encode(body)
-  return { fast: translateBytes(bytes, cuts), full: translateBytes(bytes, cuts, { deltaTemplates: false }) }
+/**
+ * The byte path and the reference path over the same body, cut at the same byte offsets: the
+ * chunks of each read, so a chunk held back to a later read shows as a difference too.
+ */
+function bothPaths(body: string | Uint8Array, cuts: readonly number[] = []): { readonly fast: unknown; readonly full: unknown } {
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body
+  return { fast: translateBytesByRead(bytes, cuts), full: translateDecodedByRead(bytes, cuts) }
 }
 
 /** The raw text of `value`'s JSON with its one `"@"` placeholder replaced by a raw token. */
@@ -186,7 +192,7 @@ describe('the translator with and without the fast path', () => {
       const body = `${good}data: ${withToken(text('@'), token)}\n\n`
       const { fast, full } = bothPaths(body)
       expect(fast).toEqual(full)
-      expect((fast as { type: string }[]).at(-1)).toMatchObject({ type: 'finish', reason: 'error' })
+      expect((fast as { type: string }[][]).flat().at(-1)).toMatchObject({ type: 'finish', reason: 'error' })
     }
   })
 
@@ -213,16 +219,99 @@ describe('the translator with and without the fast path', () => {
     { weight: 1, arbitrary: fc.constant({ error: { message: 'overloaded', code: 'server_error' } }) },
   )
 
+  /** Raw SSE framing around an event's JSON: what servers send besides `data: <json>\n\n`. */
+  const framing = fc.constantFrom<(json: string) => string>(
+    (json) => `data: ${json}\n\n`,
+    (json) => `data: ${json}\n\n`,
+    (json) => `data: ${json}\n\n`,
+    (json) => `data:${json}\n\n`,
+    (json) => `data: ${json}\r\n\r\n`,
+    (json) => `data: ${json}\r\r`,
+    (json) => `id: 7\ndata: ${json}\n\n`,
+    (json) => `event: message\ndata: ${json}\n\n`,
+    (json) => `: keep-alive\n\ndata: ${json}\n\n`,
+    (json) => `data: ${json}\ndata: ${json}\n\n`,
+    (json) => `\ufeffdata: ${json}\n\n`,
+    (json) => `data: ${json}\n`,
+  )
+  /** Bytes that are not UTF-8 (a lone continuation byte, a cut sequence, an overlong form), put inside a delta. */
+  const badBytes = fc.constantFrom(Buffer.from([0x80]), Buffer.from([0xe2, 0x80]), Buffer.from([0xc0, 0xaf]), Buffer.from([0xff]))
+
+  /** One event's bytes: a JSON event in some framing, or a delta with bytes that are not UTF-8. */
+  const anEventBytes = fc.oneof(
+    { weight: 12, arbitrary: anEvent.map((value) => Buffer.from(`data: ${typeof value === 'string' ? value : JSON.stringify(value)}\n\n`, 'utf8')) },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(anEvent, framing).map(([value, frame]) => Buffer.from(frame(typeof value === 'string' ? value : JSON.stringify(value)), 'utf8')),
+    },
+    {
+      weight: 1,
+      arbitrary: badBytes.map((bad) => {
+        const [head, tail] = JSON.stringify(text('@@')).split('@@') as [string, string]
+        return Buffer.concat([Buffer.from(`data: ${head}`, 'utf8'), bad, Buffer.from(`${tail}\n\n`, 'utf8')])
+      }),
+    },
+  )
+
   test('random streams, cut at random byte offsets, give the same chunks on both paths', () => {
     fc.assert(
-      fc.property(fc.array(anEvent, { maxLength: 40 }), fc.boolean(), fc.array(fc.nat(), { maxLength: 6 }), (events, done, rawCuts) => {
-        const body = sse(done ? [...events, '[DONE]'] : events)
-        const size = new TextEncoder().encode(body).length
-        const cuts = [...new Set(rawCuts.map((cut) => cut % (size + 1)))].sort((left, right) => left - right)
+      fc.property(fc.array(anEventBytes, { maxLength: 40 }), fc.boolean(), fc.boolean(), fc.array(fc.nat(), { maxLength: 6 }), (events, bom, done, rawCuts) => {
+        const parts = [...(bom ? [Buffer.from([0xef, 0xbb, 0xbf])] : []), ...events, ...(done ? [Buffer.from('data: [DONE]\n\n')] : [])]
+        const body = Buffer.concat(parts)
+        const cuts = [...new Set(rawCuts.map((cut) => cut % (body.length + 1)))].sort((left, right) => left - right)
         const { fast, full } = bothPaths(body, cuts)
         expect(fast).toEqual(full)
       }),
-      { numRuns: 300 },
+      { numRuns: 400 },
     )
+  })
+
+  test('the shapes are used: a recorded stream reads almost every delta from the bytes', () => {
+    let matches = 0
+    const templates = createDeltaTemplates()
+    const counting: DeltaTemplates = {
+      match: (bytes, start, end, append) => {
+        const fit = templates.match(bytes, start, end, append)
+        if (fit) matches++
+        return fit
+      },
+      learn: (data, event) => templates.learn(data, event),
+    }
+    const lines = fixture('deepseek-reasoning')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+    const bytes = new TextEncoder().encode(`${sse(lines)}data: [DONE]\n\n`)
+    const chunks = translateBytes(bytes, [100, 2000, 2001, 5000], { deltaTemplates: counting })
+    expect(chunks).toEqual(translateDecoded(bytes, [100, 2000, 2001, 5000]))
+    const deltas = chunks.filter((chunk) => chunk.type === 'text-delta' || chunk.type === 'reasoning-delta').length
+    // Every delta but the first of each kind (which teaches the shape) comes from the bytes.
+    expect(matches).toBe(deltas - 2)
+  })
+
+  test('a body with CRLF line ends is parsed as text from its first CR on, with the same chunks', () => {
+    const body = sse([text('a'), text('b')]) + sse([text('c'), text('d')]).replaceAll('\n', '\r\n')
+    const { fast, full } = bothPaths(body, [7, 300])
+    expect(fast).toEqual(full)
+    const deltas = (fast as { type: string; text?: string }[][]).flat().filter((chunk) => chunk.type === 'text-delta')
+    expect(deltas.map((chunk) => chunk.text)).toEqual(['a', 'b', 'c', 'd'])
+  })
+
+  test('reads of any size: one read of many events, and an event longer than the 256 KiB held back', () => {
+    const many = sse([...Array.from({ length: 2000 }, (_, index) => text(` t${index}`)), '[DONE]'])
+    const { fast, full } = bothPaths(many)
+    expect(fast).toEqual(full)
+    const long = sse([text('a'), text('b'), text('x'.repeat(300 * 1024)), text('c'), text('d'), '[DONE]'])
+    for (const cuts of [[], [1000, 100_000, 200_000, 307_000]]) {
+      const result = bothPaths(long, cuts)
+      expect(result.fast).toEqual(result.full)
+    }
+  })
+
+  test('a BOM at the start of the body is dropped, one later is kept (as a streaming decoder does)', () => {
+    for (const cuts of [[], [1], [2], [3], [5]]) {
+      const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(sse([text('a'), text('b')])), Buffer.from('\ufeffdata: x\n\n')])
+      const { fast, full } = bothPaths(body, cuts)
+      expect(fast).toEqual(full)
+    }
   })
 })

@@ -17,19 +17,46 @@ export function delta(value: Record<string, unknown>, finishReason: string | nul
   return { id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: value, finish_reason: finishReason }] }
 }
 
-/** Runs the translator over `bytes` cut at `cuts` (sorted byte offsets), then ends the body. */
+/** Runs the translator over `bytes` cut at `cuts` (sorted byte offsets), as the adapter does (`feedBytes`), then ends the body. */
 export function translateBytes(bytes: Uint8Array, cuts: readonly number[] = [], options?: StreamTranslatorOptions): StreamChunk[] {
+  return translateBytesByRead(bytes, cuts, options).flat()
+}
+
+/** {@link translateBytes}, with the chunks each read (and the end) returned, one array per read. */
+export function translateBytesByRead(bytes: Uint8Array, cuts: readonly number[] = [], options?: StreamTranslatorOptions): StreamChunk[][] {
   const translator = createStreamTranslator(options)
-  const decoder = new TextDecoder()
-  const chunks: StreamChunk[] = []
+  const reads: StreamChunk[][] = []
   let start = 0
   for (const cut of [...cuts, bytes.length]) {
     if (cut < start) continue
-    chunks.push(...translator.feed(decoder.decode(bytes.subarray(start, cut), { stream: true })))
+    reads.push(translator.feedBytes(bytes.subarray(start, cut)))
     start = cut
   }
-  chunks.push(...translator.feed(decoder.decode()), ...translator.end())
-  return chunks
+  reads.push(translator.end())
+  return reads
+}
+
+/**
+ * The reference path: the same bytes decoded by a standard streaming `TextDecoder` and fed as
+ * text (`feed`), without delta shapes: what the translator did before it read bytes.
+ */
+export function translateDecoded(bytes: Uint8Array, cuts: readonly number[] = [], options?: StreamTranslatorOptions): StreamChunk[] {
+  return translateDecodedByRead(bytes, cuts, options).flat()
+}
+
+/** {@link translateDecoded}, with the chunks each read (and the end) returned, one array per read. */
+export function translateDecodedByRead(bytes: Uint8Array, cuts: readonly number[] = [], options?: StreamTranslatorOptions): StreamChunk[][] {
+  const translator = createStreamTranslator({ ...options, deltaTemplates: false })
+  const decoder = new TextDecoder()
+  const reads: StreamChunk[][] = []
+  let start = 0
+  for (const cut of [...cuts, bytes.length]) {
+    if (cut < start) continue
+    reads.push(translator.feed(decoder.decode(bytes.subarray(start, cut), { stream: true })))
+    start = cut
+  }
+  reads.push([...translator.feed(decoder.decode()), ...translator.end()])
+  return reads
 }
 
 /** Runs the translator over SSE text, whole. */
