@@ -317,6 +317,65 @@ describe('jsonlPersistence: layout, create and append', () => {
   })
 })
 
+describe('jsonlPersistence: plain reads overlap the scan', () => {
+  /** A file system that records reads and closes, each read answering a tick late. */
+  function recordingFileSystem(trace: string[]): JsonlFileSystem {
+    let reads = 0
+    return {
+      ...nodeFileSystem,
+      read: async (handle, buffer, offset, length, position) => {
+        const read = ++reads
+        trace.push(`read ${read} start`)
+        const result = await nodeFileSystem.read(handle, buffer, offset, length, position)
+        await new Promise((resolve) => setImmediate(resolve))
+        trace.push(`read ${read} end`)
+        return result
+      },
+      close: async (handle) => {
+        trace.push('close')
+        await nodeFileSystem.close(handle)
+      },
+    }
+  }
+
+  it('loads the same events in any piece size, with the next read in flight during a scan', async () => {
+    const writer = J()
+    const events = log([TS(2), SE(2, 1)])
+    await writer.create(H1)
+    const lease = await writer.acquire('s1')
+    await writer.append('s1', events, { expectedSeq: 0, lease })
+    await lease.release()
+    for (const readChunkBytes of [7, 64, 65_536]) {
+      const trace: string[] = []
+      const loaded = await J({ fileSystem: recordingFileSystem(trace), readChunkBytes }).load('s1')
+      expect(loaded.events).toEqual(events)
+      if (readChunkBytes === 7) expect(trace.slice(0, 3)).toEqual(['read 1 start', 'read 1 end', 'read 2 start'])
+      expect(trace.at(-1)).toBe('close')
+    }
+  })
+
+  it('a scan that fails mid-file waits for the read in flight before the file is closed', async () => {
+    const writer = J()
+    const events = log([TS(2), SE(2, 1)])
+    await writer.create(H1)
+    const lease = await writer.acquire('s1')
+    await writer.append('s1', events, { expectedSeq: 0, lease })
+    await lease.release()
+    const text = await readFile(file(), 'utf8')
+    // Damage the second line (the first event), so the scan throws while later pieces remain.
+    const lines = text.split('\n')
+    lines[1] = `${lines[1]?.slice(0, 10)}#`
+    await writeFile(file(), lines.join('\n'))
+    const trace: string[] = []
+    const error = await rejectionOf(J({ fileSystem: recordingFileSystem(trace), readChunkBytes: 16 }).load('s1'))
+    expect(PersistenceCorruptionError.is(error)).toBe(true)
+    const closeAt = trace.indexOf('close')
+    const started = trace.filter((entry) => entry.endsWith('start')).length
+    const ended = trace.slice(0, closeAt).filter((entry) => entry.endsWith('end')).length
+    expect(ended).toBe(started)
+  })
+})
+
 describe('jsonlPersistence: failures roll back (J7)', () => {
   it('cuts a batch whose fdatasync failed back to the previous size; the retry succeeds (scenario 42)', async () => {
     let syncs = 0

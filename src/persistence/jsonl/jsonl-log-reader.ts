@@ -99,15 +99,29 @@ async function readPlain(handle: JsonlFileHandle, options: ReadLogOptions, size:
     ...(options.truncateAtCorruption === true ? { truncateAtCorruption: true } : {}),
     ...(options.fromSeq === undefined ? {} : { fromSeq: options.fromSeq }),
   })
-  const buffer = new Uint8Array(Math.min(Math.max(size, 1), options.readChunkBytes))
+  // Two pieces alternate: the next read is in flight while the scanner parses the current one.
+  const pieceBytes = Math.min(Math.max(size, 1), options.readChunkBytes)
+  const pieces = [new Uint8Array(pieceBytes), new Uint8Array(pieceBytes)] as const
+  const readPiece = (piece: Uint8Array, position: number): Promise<{ readonly bytesRead: number }> =>
+    options.fileSystem.read(handle, piece, 0, Math.min(piece.length, size - position), position)
   let position = 0
-  while (position < size) {
-    options.signal?.throwIfAborted()
-    const wanted = Math.min(buffer.length, size - position)
-    const { bytesRead } = await options.fileSystem.read(handle, buffer, 0, wanted, position)
-    if (bytesRead === 0) break
-    scanner.push(buffer.subarray(0, bytesRead))
-    position += bytesRead
+  let current = 0
+  let pending = size > 0 ? readPiece(pieces[0], 0) : undefined
+  try {
+    while (pending !== undefined) {
+      const { bytesRead } = await pending
+      pending = undefined
+      options.signal?.throwIfAborted()
+      if (bytesRead === 0) break
+      const piece = pieces[current] as Uint8Array
+      position += bytesRead
+      current ^= 1
+      if (position < size) pending = readPiece(pieces[current] as Uint8Array, position)
+      scanner.push(piece.subarray(0, bytesRead))
+    }
+  } finally {
+    // A read still in flight (the scanner threw, or the signal aborted) settles before the caller closes the file.
+    if (pending !== undefined) await pending.catch(() => undefined)
   }
   const result = scanner.end()
   return {
