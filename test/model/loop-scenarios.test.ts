@@ -1,6 +1,7 @@
 /**
  * The loop-side halves of 08-models.md scenarios 7 (an empty stop is retried as
- * `EMPTY_RESPONSE`, never anchored) and 20 (transport recovery through the loop: the `deepseek`
+ * `EMPTY_RESPONSE`, never anchored), 18 (the retry plugin inside one step, event order and
+ * fields) and 20 (transport recovery through the loop: the `deepseek`
  * adapter against the mock OpenAI-compatible server, with the retry plugin at `jitter: 0`). The
  * harness runs on a fake clock (the retry waits), the adapter's idle watchdog on the system
  * clock; every agent has `verifyReconstruction: true`.
@@ -9,7 +10,7 @@
  */
 import { afterEach, describe, expect, test } from 'vitest'
 import { type Agent, createHarness, deepseek, type Harness, type ModelAdapter, type SessionEvent, type StreamChunk, type TurnResult } from 'yoke'
-import { type FakeClock, fakeClock, fakeIds, type MockOpenAIServer, type MockStep, type ScriptEntry, scriptedModel, startMockOpenAIServer, text } from 'yoke/testing'
+import { type FakeClock, fail, fakeClock, fakeIds, type MockOpenAIServer, type MockStep, type ScriptEntry, scriptedModel, startMockOpenAIServer, text } from 'yoke/testing'
 
 const open: { close(): Promise<void> }[] = []
 
@@ -81,6 +82,62 @@ function firstRetryFailure(agent: Agent): unknown {
 function anchors(agent: Agent): unknown[] {
   return eventsOf(agent, 'assistant/message').map((event) => (event.data as { message: { content: unknown } }).message.content)
 }
+
+describe('retry in the loop (08-models.md scenario 18)', () => {
+  test('M[fail RATE_LIMIT, fail SERVER, text recovered]: step 1 holds the attempts and the retry events in order; the anchor cites attempt 3 only', async () => {
+    const model = scriptedModel([fail('RATE_LIMIT'), fail('SERVER'), text('recovered')])
+    const loop = await world(model)
+    const statuses: string[] = []
+    loop.harness.on('agent/status', (payload) => {
+      statuses.push(payload.status)
+    })
+    const result = await runPumped(loop, 'go')
+    expect(result).toMatchObject({ turn: 1, reason: { kind: 'completed' }, text: 'recovered' })
+    const events = loop.agent.session.events
+    expect(eventsOf(loop.agent, 'step/start').map((event) => event.data)).toEqual([{ turn: 1, step: 1 }])
+    const start = eventsOf(loop.agent, 'step/start')[0]?.seq ?? -1
+    const end = eventsOf(loop.agent, 'step/end')[0]?.seq ?? -1
+    // The model-side events of the step (request/header, request/context and user/message are the loop's own).
+    const modelSide = new Set(['assistant/chunk', 'llm/retry', 'llm/retry-started', 'assistant/message'])
+    const inStep = events.filter((event) => event.seq > start && event.seq < end && modelSide.has(event.type))
+    // Group each run of assistant/chunk events into one entry naming its chunk types.
+    const shape: unknown[] = []
+    for (const event of inStep) {
+      if (event.type === 'assistant/chunk') {
+        const chunk = (event.data as unknown as { chunk: StreamChunk }).chunk
+        const last = shape.at(-1)
+        if (Array.isArray(last)) last.push(chunk.type)
+        else shape.push([chunk.type])
+      } else shape.push(event.type)
+    }
+    expect(shape).toEqual([
+      ['finish'],
+      'llm/retry',
+      'llm/retry-started',
+      ['finish'],
+      'llm/retry',
+      'llm/retry-started',
+      ['block-start', 'text-delta', 'block-end', 'finish'],
+      'assistant/message',
+    ])
+    const retryEvents = eventsOf(loop.agent, 'llm/retry').map((event) => event.data as { attempt: number; delayMs: number; maxRetries: number; failure: { code: string }; retryId: string; turn: number; step: number })
+    expect(retryEvents).toMatchObject([
+      { turn: 1, step: 1, attempt: 1, delayMs: 500, maxRetries: 5, failure: { code: 'RATE_LIMIT' } },
+      { turn: 1, step: 1, attempt: 2, delayMs: 1000, maxRetries: 5, failure: { code: 'SERVER' } },
+    ])
+    expect(eventsOf(loop.agent, 'llm/retry-started').map((event) => event.data)).toEqual([
+      { retryId: retryEvents[0]?.retryId, turn: 1, step: 1, attempt: 1 },
+      { retryId: retryEvents[1]?.retryId, turn: 1, step: 1, attempt: 2 },
+    ])
+    const lastStarted = eventsOf(loop.agent, 'llm/retry-started').at(-1)?.seq ?? Number.POSITIVE_INFINITY
+    const attempt3 = eventsOf(loop.agent, 'assistant/chunk').filter((event) => event.seq > lastStarted).map((event) => event.seq)
+    expect(attempt3).toHaveLength(4)
+    expect(anchors(loop.agent)).toEqual([[{ type: 'text', text: 'recovered' }]])
+    expect(eventsOf(loop.agent, 'assistant/message')[0]?.sourceEventSeqs).toEqual(attempt3)
+    expect(statuses).toEqual(['running', 'idle'])
+    model.assertComplete()
+  })
+})
 
 describe('empty stop through the loop (08-models.md scenario 7)', () => {
   const emptyStops: [string, readonly StreamChunk[]][] = [

@@ -11,6 +11,7 @@ import {
   type StreamChunk,
   services,
 } from 'yoke'
+import { scriptedModel, text } from 'yoke/testing'
 import { thrownBy } from '../helpers/outcomes.js'
 import type { RecordingLogger } from '../helpers/recording-logger.js'
 import { collect, fakeAdapter, gate, modelHarness, req, textAdapter, textChunks } from './registry-helpers.js'
@@ -94,6 +95,30 @@ describe('routing (08-models scenario 1)', () => {
     expect(reg.providers(agent)).toEqual(['a'])
     await agentCtx.dispose()
     expect(await collect(reg.stream(req(), { scope: agent }))).toEqual(textChunks('harness'))
+  })
+
+  test("through a real agent.ctx, another adapter for 'a' is accepted and serves that agent only", async () => {
+    const harnessModel = scriptedModel([text('from A'), text('from A again')], { provider: 'a' })
+    const agentModel = scriptedModel([text('from B')], { provider: 'a' })
+    ;({ harness, logger } = await modelHarness({ model: harnessModel }))
+    open.push(harness)
+    reg = harness.ctx.get(services.models)
+    const first = await harness.createAgent()
+    const second = await harness.createAgent()
+    const registration = first.ctx.get(services.models).register(agentModel)
+    expect(registration.providers).toEqual(['a'])
+    expect(reg.providers()).toEqual(['a'])
+    expect(reg.providers(first)).toEqual(['a'])
+    expect(await first.run('hi')).toMatchObject({ reason: { kind: 'completed' }, text: 'from B' })
+    expect(await second.run('hi')).toMatchObject({ reason: { kind: 'completed' }, text: 'from A' })
+    const unscoped = await collect(reg.stream(req({ provider: 'a', model: 'mock' })))
+    expect(unscoped.flatMap((chunk) => (chunk.type === 'text-delta' ? [chunk.text] : []))).toEqual(['from A again'])
+    expect(agentModel.requests).toHaveLength(1)
+    expect(harnessModel.requests).toHaveLength(2)
+    // The harness layer still refuses a second adapter for 'a'.
+    expect(registryError(() => reg.register(textAdapter('a', 'C'))).code).toBe('DUPLICATE_PROVIDER')
+    agentModel.assertComplete()
+    harnessModel.assertComplete()
   })
 
   test('a scope resolves along its chain, nearest layer first, then the global layer', async () => {

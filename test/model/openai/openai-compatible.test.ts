@@ -176,6 +176,13 @@ describe('HTTP classification (scenario 14)', () => {
       { code: 'INVALID_REQUEST', retryable: false, status: 400, detail: { providerCode: 'invalid_value' } },
     ],
     [{ fault: 'http', status: 408 }, { code: 'TIMEOUT', retryable: true, status: 408 }],
+    // Bad input of issue #5, end to end: 403, the default 5xx and a quota worded 429.
+    [{ fault: 'http', status: 403, body: { error: { message: 'forbidden' } } }, { code: 'AUTH', retryable: false, status: 403, phase: 'response' }],
+    [{ fault: 'server-error' }, { code: 'SERVER', retryable: true, status: 500, phase: 'response' }],
+    [
+      { fault: 'http', status: 429, body: { error: { message: 'You exceeded your current quota' } } },
+      { code: 'QUOTA', retryable: false, status: 429, phase: 'response' },
+    ],
   ] as const)('%j', async (step, expected) => {
     const srv = await mockServer([step])
     const chunks = await collect(oa(srv), req())

@@ -222,3 +222,31 @@ test('the adapter never throws out of stream(): a fetch that throws synchronousl
   }
   expect(failureOf(await collect(oa(srv, { fetch: throwing }), req()))).toMatchObject({ code: 'TRANSPORT', phase: 'connect' })
 })
+
+test('the adapter never throws out of stream(): unserializable tools and a fetch resolving to a non-Response are finishes', async () => {
+  const srv = await mockServer([])
+  const bigTool = req({ tools: [{ name: 'x', description: 'd', parameters: { big: 1n } as never }] })
+  expect(failureOf(await collect(oa(srv), bigTool))).toMatchObject({ code: 'UNKNOWN', retryable: false, phase: 'connect' })
+  const notAResponse: FetchFunction = async () => ({}) as never
+  expect(failureOf(await collect(oa(srv, { fetch: notAResponse }), req()))).toMatchObject({ code: 'UNKNOWN', retryable: false })
+  expect(srv.requests).toEqual([])
+})
+
+test('a body read failure mid-stream is TRANSPORT in the streaming phase, the key redacted from its message', async () => {
+  const srv = await mockServer([])
+  const breaking: FetchFunction = async () =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n'))
+          setTimeout(() => controller.error(new Error('read broke near test-key')), 5)
+        },
+      }),
+      { status: 200, headers: { 'content-type': 'text/event-stream' } },
+    )
+  const chunks = await collect(oa(srv, { fetch: breaking }), req())
+  expect(chunks.map((chunk) => chunk.type)).toEqual(['block-start', 'text-delta', 'finish'])
+  const failure = failureOf(chunks)
+  expect(failure).toMatchObject({ code: 'TRANSPORT', retryable: true, phase: 'streaming' })
+  expect(JSON.stringify(failure)).not.toContain('test-key')
+})
