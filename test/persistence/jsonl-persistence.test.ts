@@ -338,13 +338,19 @@ describe('jsonlPersistence: plain reads overlap the scan', () => {
     }
   }
 
-  it('loads the same events in any piece size, with the next read in flight during a scan', async () => {
+  /** Stores a two-turn log as s1 and returns its events. */
+  async function storedLog(): Promise<SessionEvent[]> {
     const writer = J()
     const events = log([TS(2), SE(2, 1)])
     await writer.create(H1)
     const lease = await writer.acquire('s1')
     await writer.append('s1', events, { expectedSeq: 0, lease })
     await lease.release()
+    return events
+  }
+
+  it('loads the same events in any piece size, with the next read in flight during a scan', async () => {
+    const events = await storedLog()
     for (const readChunkBytes of [7, 64, 65_536]) {
       const trace: string[] = []
       const loaded = await J({ fileSystem: recordingFileSystem(trace), readChunkBytes }).load('s1')
@@ -355,12 +361,7 @@ describe('jsonlPersistence: plain reads overlap the scan', () => {
   })
 
   it('a scan that fails mid-file waits for the read in flight before the file is closed', async () => {
-    const writer = J()
-    const events = log([TS(2), SE(2, 1)])
-    await writer.create(H1)
-    const lease = await writer.acquire('s1')
-    await writer.append('s1', events, { expectedSeq: 0, lease })
-    await lease.release()
+    await storedLog()
     const text = await readFile(file(), 'utf8')
     // Damage the second line (the first event), so the scan throws while later pieces remain.
     const lines = text.split('\n')

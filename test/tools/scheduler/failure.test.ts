@@ -198,12 +198,8 @@ describe('scheduler failure closes every call (scenario 14)', () => {
 })
 
 describe('runToolCalls refuses malformed arguments (a rejection, not a §6.4 failure)', () => {
-  test.each([
-    ['undefined', undefined],
-    ['null', null],
-    ['one block', { type: 'tool-call', id: 'c1', name: 't', arguments: '{}' }],
-    ['an array-like object', { length: 0 }],
-  ])('calls that are %s: InvalidArgumentError argument calls; nothing is logged or run', async (_name, calls) => {
+  /** A world whose tool `t` counts its runs. */
+  async function countingWorld(): Promise<{ world: Awaited<ReturnType<typeof schedulerWorld>>; runs: () => number }> {
     const world = await schedulerWorld()
     let ran = 0
     world.tools.register(
@@ -214,6 +210,25 @@ describe('runToolCalls refuses malformed arguments (a rejection, not a §6.4 fai
         },
       }),
     )
+    return { world, runs: () => ran }
+  }
+
+  /** Nothing ran, nothing was logged past `length`, no live result, no checkpoint. */
+  async function expectNothingHappened(world: Awaited<ReturnType<typeof schedulerWorld>>, runs: () => number, length: number): Promise<void> {
+    await settle()
+    expect(runs()).toBe(0)
+    expect(world.session.length).toBe(length)
+    expect(world.live.results).toEqual([])
+    expect(world.checkpoints.count).toBe(0)
+  }
+
+  test.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['one block', { type: 'tool-call', id: 'c1', name: 't', arguments: '{}' }],
+    ['an array-like object', { length: 0 }],
+  ])('calls that are %s: InvalidArgumentError argument calls; nothing is logged or run', async (_name, calls) => {
+    const { world, runs } = await countingWorld()
     const length = world.session.length
     let promise: Promise<unknown> | undefined
     expect(() => {
@@ -221,24 +236,11 @@ describe('runToolCalls refuses malformed arguments (a rejection, not a §6.4 fai
     }).not.toThrow()
     const error = expectError(await rejectionOf(promise as Promise<unknown>), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'calls' })
     expect(error.value).toBe(calls)
-    await settle()
-    expect(ran).toBe(0)
-    expect(world.session.length).toBe(length)
-    expect(world.live.results).toEqual([])
-    expect(world.checkpoints.count).toBe(0)
+    await expectNothingHappened(world, runs, length)
   })
 
   test('a step that is not an object with a ctx: InvalidArgumentError argument step; nothing is logged or run', async () => {
-    const world = await schedulerWorld()
-    let ran = 0
-    world.tools.register(
-      tool('t', {
-        execute: () => {
-          ran++
-          return 'ran'
-        },
-      }),
-    )
+    const { world, runs } = await countingWorld()
     const calls = [block('c1', 't')]
     append(world.session, AM(1, 1, ...(calls as unknown as JsonObject[])))
     const length = world.session.length
@@ -247,13 +249,9 @@ describe('runToolCalls refuses malformed arguments (a rejection, not a §6.4 fai
       const error = expectError(await rejectionOf(runToolCalls(calls, step as never)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'step' })
       expect(error.value).toBe(step)
     }
-    await settle()
-    expect(ran).toBe(0)
-    expect(world.session.length).toBe(length)
-    expect(world.live.results).toEqual([])
-    expect(world.checkpoints.count).toBe(0)
+    await expectNothingHappened(world, runs, length)
     expect(await runToolCalls(calls, world.stepContext())).toEqual({ outcome: 'owed' })
-    expect(ran).toBe(1)
+    expect(runs()).toBe(1)
     expect(toolLog(world.session)).toEqual(['tool/call c1', 'tool/result c1'])
     expect(resultText(world.session, 'c1')).toBe('ran')
   })
