@@ -57,3 +57,4 @@ export {
   runPersistenceConformance,
 } from './run-persistence-conformance.js'
 export { injectSchedulerFault, type SchedulerFaultOptions } from './inject-scheduler-fault.js'
+export { type TearingFileSystem, type TearingFileSystemOptions, tearingFileSystem } from './tearing-file-system.js'
