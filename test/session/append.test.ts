@@ -3,7 +3,9 @@ import {
   type Clock,
   createSession,
   type Harness,
+  type HarnessErrorClass,
   isJsonValue,
+  type Session,
   SessionEventError,
   type SessionRegistry,
   SessionStateError,
@@ -12,8 +14,8 @@ import {
 } from 'yoke'
 import { fakeClock } from 'yoke/testing'
 import { isDeepFrozen } from '../helpers/outcomes.js'
-import { AM, call, SE, SS, TC, TE, TR, TS, text, UM, withSources } from './builders.js'
-import { append, appendAll, expectRejects, freshRegistry } from './session-helpers.js'
+import { AM, call, type EventPlan, logOf, SE, SS, TC, TE, TR, TS, text, UM, withSources } from './builders.js'
+import { append, appendAll, expectRejects, freshRegistry, replaceUM } from './session-helpers.js'
 
 let harness: Harness
 let sessions: SessionRegistry
@@ -220,6 +222,12 @@ describe('§4 the step table: the first failure throws and nothing changes', () 
     expectRejects(session, () => append(session, TS(1)), SessionEventError, 'INVALID_ENVELOPE', { field: 'time', type: 'turn/start', seq: 0 })
   })
 
+  test('step 7 comes before the payload schema (step 8): a bad clock value wins over a bad payload', () => {
+    const clock = scriptedClock([1000, 1.5])
+    const session = createSession({ id: 's1', clock })
+    expectRejects(session, () => session.append('turn/start', { turn: 0 }), SessionEventError, 'INVALID_ENVELOPE', { field: 'time', seq: 0 })
+  })
+
   test('step 8: the payload schema rejects INVALID_PAYLOAD with path and issues', () => {
     const session = sessions.create()
     const error = expectRejects(session, () => session.append('turn/start', { turn: 0 }), SessionEventError, 'INVALID_PAYLOAD', {
@@ -414,5 +422,160 @@ describe('scenario 11: freezing, deep nesting and the events cache', () => {
     expect(held).toHaveLength(1)
     expect(session.events).toHaveLength(2)
     expect(Object.isFrozen(held)).toBe(true)
+  })
+})
+
+describe('§2 an own __proto__ key through append and seed (issue #3 deliverable 2)', () => {
+  const parsed = (): Record<string, unknown> => JSON.parse('{"a":1,"__proto__":{"polluted":true},"nested":[{"__proto__":null}]}') as Record<string, unknown>
+
+  function expectProtoKept(data: unknown): void {
+    const copy = data as Record<string, unknown>
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype)
+    expect(Object.keys(copy)).toEqual(['a', '__proto__', 'nested'])
+    expect(Object.getOwnPropertyDescriptor(copy, '__proto__')?.value).toEqual({ polluted: true })
+    expect(copy['polluted']).toBeUndefined()
+    const inner = (copy['nested'] as Record<string, unknown>[])[0] as Record<string, unknown>
+    expect(Object.getPrototypeOf(inner)).toBe(Object.prototype)
+    expect(Object.keys(inner)).toEqual(['__proto__'])
+    expect(Object.getOwnPropertyDescriptor(inner, '__proto__')?.value).toBeNull()
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined()
+  }
+
+  test('a live append keeps it as a data property and never changes a prototype', () => {
+    registerNote()
+    const session = sessions.create()
+    const event = session.append('test/note', parsed())
+    expectProtoKept(event.data)
+    expectProtoKept(session.at(0)?.data)
+  })
+
+  test('a seed keeps it too, and a reopened copy equals the original', () => {
+    registerNote()
+    const live = sessions.create()
+    live.append('test/note', parsed())
+    const seeded = sessions.create({ seed: [{ type: 'test/note', seq: 0, time: 1000, data: parsed() }] })
+    expectProtoKept(seeded.at(0)?.data)
+    const reopened = sessions.create({ seed: seeded.events })
+    expectProtoKept(reopened.at(0)?.data)
+    expect(reopened.at(0)).toEqual(live.at(0))
+  })
+})
+
+describe('issue #3 bad input: a typed error naming the field and seq, the log unchanged', () => {
+  interface BadInput {
+    readonly before: readonly EventPlan[]
+    readonly act: (session: Session) => unknown
+    readonly errorClass: HarnessErrorClass<unknown>
+    readonly code: string
+    readonly fields: Readonly<Record<string, unknown>>
+    /** What the message must name besides the session id, the type and `seq N`. */
+    readonly mentions: string
+  }
+
+  const cases: readonly (readonly [string, BadInput])[] = [
+    [
+      'non-JSON data',
+      { before: [UM('a')], act: (s) => s.append('test/note', { a: 1n }), errorClass: SessionEventError, code: 'NOT_JSON', fields: { type: 'test/note', seq: 1, path: 'data.a' }, mentions: 'data.a' },
+    ],
+    [
+      'a bad envelope (an unknown option)',
+      {
+        before: [],
+        act: (s) => s.append('user/message', UM('a').data as never, { surfaceOp: 'append', bogus: 1 } as never),
+        errorClass: SessionEventError,
+        code: 'INVALID_ENVELOPE',
+        fields: { type: 'user/message', seq: 0, field: 'options.bogus' },
+        mentions: 'bogus',
+      },
+    ],
+    [
+      'an unknown type',
+      { before: [TS(1)], act: (s) => s.append('x/y', {}), errorClass: SessionEventError, code: 'UNKNOWN_EVENT_TYPE', fields: { type: 'x/y', seq: 1 }, mentions: 'x/y' },
+    ],
+    [
+      'a payload failing its schema',
+      { before: [], act: (s) => s.append('turn/start', { turn: 0 }), errorClass: SessionEventError, code: 'INVALID_PAYLOAD', fields: { type: 'turn/start', seq: 0, path: 'data.turn' }, mentions: 'data.turn' },
+    ],
+    [
+      'broken nesting',
+      { before: [TS(1)], act: (s) => append(s, TE(2, 'completed')), errorClass: StructureError, code: 'TURN_MISMATCH', fields: { type: 'turn/end', seq: 1, expected: 1, actual: 2 }, mentions: '2' },
+    ],
+    [
+      'an unanswered tool call at step/end',
+      {
+        before: [TS(1), SS(1, 1), AM(1, 1, call('c1')), TC(1, 1, 'c1')],
+        act: (s) => append(s, SE(1, 1)),
+        errorClass: StructureError,
+        code: 'UNANSWERED_TOOL_CALL',
+        fields: { type: 'step/end', seq: 4, callIds: ['c1'] },
+        mentions: 'c1',
+      },
+    ],
+    [
+      'a foreign tool result',
+      { before: [TS(1), SS(1, 1)], act: (s) => append(s, TR(1, 1, 'ghost', 0)), errorClass: StructureError, code: 'UNKNOWN_TOOL_CALL', fields: { type: 'tool/result', seq: 2, callId: 'ghost' }, mentions: 'ghost' },
+    ],
+    [
+      'a bad surface op',
+      {
+        before: [],
+        act: (s) => s.append('user/message', UM('a').data as never, { surfaceOp: 'invalid' } as never),
+        errorClass: SurfaceError,
+        code: 'INVALID_SURFACE_OP',
+        fields: { type: 'user/message', seq: 0 },
+        mentions: 'surfaceOp',
+      },
+    ],
+    [
+      'a replace splitting a call from its result',
+      {
+        before: [TS(1), SS(1, 1), UM('q'), AM(1, 1, call('c1')), TC(1, 1, 'c1'), TR(1, 1, 'c1', 4), SE(1, 1), TE(1, 'completed')],
+        act: (s) => append(s, replaceUM('s', 2, 3, [2, 3])),
+        errorClass: SurfaceError,
+        code: 'REPLACE_SPLITS_TOOL_PAIR',
+        fields: { type: 'user/message', seq: 8, callId: 'c1', assistantSeq: 3, resultSeq: 5 },
+        mentions: 'c1',
+      },
+    ],
+  ]
+
+  test.each(cases)('%s', (_label, bad) => {
+    registerNote()
+    const session = sessions.create()
+    appendAll(session, bad.before)
+    const error = expectRejects(session, () => bad.act(session), bad.errorClass, bad.code, { sessionId: 's1', ...bad.fields }) as Error
+    for (const part of ['s1', String(bad.fields['type']), `seq ${String(bad.fields['seq'])}`, bad.mentions]) {
+      expect(error.message, `the message names ${part}`).toContain(part)
+    }
+  })
+
+  test.each<[string, () => unknown[], HarnessErrorClass<unknown>, string, Readonly<Record<string, unknown>>]>([
+    ['non-JSON data', () => [...logOf([TS(1)]), { type: 'turn/end', seq: 1, time: 1000, data: { turn: 1, reason: { kind: 'completed' }, x: 1n } }], SessionEventError, 'NOT_JSON', { index: 1, path: 'data.x' }],
+    ['a bad envelope', () => [...logOf([TS(1)]), { type: 'turn/end', seq: 1, time: 1000, data: { turn: 1, reason: { kind: 'completed' } }, extra: 1 }], SessionEventError, 'INVALID_ENVELOPE', { index: 1, field: 'extra' }],
+    ['an unknown type', () => [...logOf([TS(1)]), { type: 'x/y', seq: 1, time: 1000, data: {} }], SessionEventError, 'UNKNOWN_EVENT_TYPE', { index: 1, type: 'x/y' }],
+    ['a payload failing its schema', () => logOf([{ type: 'turn/start', data: { turn: 0 }, options: {} }]), SessionEventError, 'INVALID_PAYLOAD', { index: 0, path: 'data.turn' }],
+    ['broken nesting', () => logOf([TS(1), TE(2, 'completed')]), StructureError, 'TURN_MISMATCH', { index: 1, expected: 1, actual: 2 }],
+    ['an unanswered tool call', () => logOf([TS(1), SS(1, 1), AM(1, 1, call('c1')), SE(1, 1)]), StructureError, 'UNANSWERED_TOOL_CALL', { index: 3, callIds: ['c1'] }],
+    ['a foreign tool result', () => logOf([TS(1), SS(1, 1), TR(1, 1, 'ghost', 0)]), StructureError, 'UNKNOWN_TOOL_CALL', { index: 2, callId: 'ghost' }],
+    ['a bad surface op', () => logOf([{ ...UM('a'), options: { surfaceOp: 'invalid' as never } }]), SurfaceError, 'INVALID_SURFACE_OP', { index: 0 }],
+    [
+      'a replace splitting a call from its result',
+      () => logOf([TS(1), SS(1, 1), UM('q'), AM(1, 1, call('c1')), TC(1, 1, 'c1'), TR(1, 1, 'c1', 4), SE(1, 1), TE(1, 'completed'), replaceUM('s', 2, 3, [2, 3])]),
+      SurfaceError,
+      'REPLACE_SPLITS_TOOL_PAIR',
+      { index: 8, callId: 'c1', assistantSeq: 3 },
+    ],
+  ])('as a seed, %s fails at its index and creates nothing', (_label, seed, errorClass, code, fields) => {
+    const before = sessions.list()
+    let thrown: unknown
+    try {
+      sessions.create({ id: 'seeded', seed: seed() })
+    } catch (error) {
+      thrown = error
+    }
+    expect((errorClass as unknown as typeof SessionEventError).is(thrown), String(thrown)).toBe(true)
+    expect(thrown).toMatchObject({ code, ...fields })
+    expect(sessions.get('seeded')).toBeUndefined()
+    expect(sessions.list()).toEqual(before)
   })
 })

@@ -193,7 +193,9 @@ describe('registered types (scenario 31)', () => {
     expect(StructureError.is(error)).toBe(true)
     expect(error).toMatchObject({ code: 'NO_OPEN_TURN', type: 'test/mark' })
     for (const plan of [TS(1), SS(1, 1), UM('hi'), AM(1, 1, text('x')), SE(1, 1), TE(1, 'completed')]) append(session, plan)
-    expect(StructureError.is(rejects(session, () => session.append('test/mark', { n: 1 })))).toBe(true)
+    const between = rejects(session, () => session.append('test/mark', { n: 1 }))
+    expect(StructureError.is(between)).toBe(true)
+    expect(between).toMatchObject({ code: 'NO_OPEN_TURN', type: 'test/mark', seq: 6, sessionId: 's1' })
     const seed = [{ type: 'test/mark', seq: 0, time: 1000, data: { n: 1 } }]
     expect(thrownBy(() => sessions.create({ seed }))).toMatchObject({ code: 'NO_OPEN_TURN', index: 0 })
   })

@@ -6,6 +6,7 @@ import {
   SessionRegistryError,
   type SessionRegistry,
   SessionStateError,
+  SessionVetoError,
   services,
 } from 'yoke'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
@@ -201,5 +202,120 @@ describe('stage(): build now, register and announce later (04-agent.md §13.2)',
     const staged = sessions.stage({ id: 'race' })
     sessions.create({ id: 'race' })
     expect(thrownBy(() => staged.publish())).toMatchObject({ code: 'SESSION_EXISTS', sessionId: 'race' })
+  })
+})
+
+describe('§9 session/* dispatch rules (issue #3 deliverable 5)', () => {
+  /** A harness without the persistence entry, so the test's listeners are the only ones. */
+  async function bareRegistry(): Promise<void> {
+    await harness.close()
+    ;({ harness, sessions } = await freshRegistry({ patches: [{ id: 'persistence', disabled: true }] }))
+    created = []
+    disposed = []
+  }
+
+  function settle(): Promise<void> {
+    return new Promise((resolve) => setImmediate(resolve))
+  }
+
+  test('a session/created listener throwing vetoes: CREATE_VETOED with cause, the session removed, listeners that saw it get session/disposed, the id free', async () => {
+    await bareRegistry()
+    const sawCreated: string[] = []
+    const sawDisposed: string[] = []
+    const failure = new Error('no')
+    let veto = true
+    harness.on('session/created', ({ session }) => {
+      sawCreated.push(`first:${session.id}`)
+    })
+    harness.on('session/disposed', ({ session }) => {
+      sawDisposed.push(`first:${session.id}`)
+    })
+    harness.on('session/created', () => {
+      if (veto) throw failure
+    })
+    harness.on('session/created', ({ session }) => {
+      sawCreated.push(`late:${session.id}`)
+    })
+    const error = thrownBy(() => sessions.create({ id: 'v1' }))
+    expectError(error, SessionVetoError, 'CREATE_VETOED', { sessionId: 'v1', cause: failure })
+    expect(sessions.get('v1')).toBeUndefined()
+    expect(sessions.list()).toEqual([])
+    expect(sawCreated).toEqual(['first:v1'])
+    await settle()
+    expect(sawDisposed).toEqual(['first:v1'])
+    veto = false
+    const again = sessions.create({ id: 'v1' })
+    expect(sessions.get('v1')).toBe(again)
+    expect(sawCreated).toEqual(['first:v1', 'first:v1', 'late:v1'])
+  })
+
+  test('an async rejection of a session/created listener is contained: the session stays live', async () => {
+    await bareRegistry()
+    harness.on('session/created', async () => {
+      throw new Error('late')
+    })
+    const session = sessions.create({ id: 'a1' })
+    await settle()
+    expect(sessions.get('a1')).toBe(session)
+    expect(session.disposed).toBe(false)
+  })
+
+  test('session/flush is a parallel barrier: every listener starts and settles, then FLUSH_FAILED with errors in registration order and cause = the first', async () => {
+    await bareRegistry()
+    const session = sessions.create({ id: 'f1' })
+    const started: string[] = []
+    const settled: string[] = []
+    const first = new Error('first')
+    const second = new Error('second')
+    let release: () => void = () => {}
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    harness.on('session/flush', async () => {
+      started.push('a')
+      await gate
+      settled.push('a')
+      throw first
+    })
+    harness.on('session/flush', async () => {
+      started.push('b')
+      settled.push('b')
+      throw second
+    })
+    harness.on('session/flush', async () => {
+      started.push('c')
+      await gate
+      settled.push('c')
+    })
+    const pending = rejectionOf(sessions.flush(session))
+    await settle()
+    expect(started).toEqual(['a', 'b', 'c'])
+    expect(settled).toEqual(['b'])
+    release()
+    const error = expectError(await pending, SessionRegistryError, 'FLUSH_FAILED', { sessionId: 'f1' })
+    expect(settled.sort()).toEqual(['a', 'b', 'c'])
+    expect(error.errors).toEqual([first, second])
+    expect(error.errors?.[0]).toBe(first)
+    expect(error.cause).toBe(first)
+  })
+
+  test('session/disposed listeners run in parallel; dispose rejects DISPOSE_FAILED with errors after all settle; the session is disposed anyway', async () => {
+    await bareRegistry()
+    const session = sessions.create({ id: 'd1' })
+    const failure = new Error('disposed listener failed')
+    const settledListeners: string[] = []
+    harness.on('session/disposed', async () => {
+      settledListeners.push('a')
+      throw failure
+    })
+    harness.on('session/disposed', async () => {
+      await settle()
+      settledListeners.push('b')
+    })
+    const error = expectError(await rejectionOf(sessions.dispose(session)), SessionRegistryError, 'DISPOSE_FAILED', { sessionId: 'd1' })
+    expect(error.errors).toEqual([failure])
+    expect(settledListeners).toEqual(['a', 'b'])
+    expect(session.disposed).toBe(true)
+    expect(sessions.get('d1')).toBeUndefined()
   })
 })

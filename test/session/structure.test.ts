@@ -307,6 +307,17 @@ describe('calls that never started (scenario 26)', () => {
     expect(session.deriveMessages().map((message) => message.role)).toEqual(['assistant', 'user'])
   })
 
+  test('in the order of the scenario: after c1 is answered and before the SE, a TOOL_NOT_STARTED result for c2 (no block) is UNKNOWN_TOOL_CALL', () => {
+    const session = sessions.create()
+    appendAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1'))])
+    const answered = append(session, notStartedResult(1, 1, 'c1'))
+    expect(answered.seq).toBe(3)
+    expect('sourceEventSeqs' in answered).toBe(false)
+    expectStructureError(rejects(session, notStartedResult(1, 1, 'c2')), { code: 'UNKNOWN_TOOL_CALL', callId: 'c2', seq: 4, type: 'tool/result' })
+    expect(append(session, SE(1, 1)).seq).toBe(4)
+    expect(append(session, TE(1, 'interrupted')).seq).toBe(5)
+  })
+
   test('without TOOL_NOT_STARTED, an unstarted call cannot be answered', () => {
     const session = sessions.create()
     appendAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1'))])
