@@ -221,6 +221,34 @@ describe('read gates (§5.3)', () => {
     expect(seqsOf((await harness.persistence.readFrom('s1', 4)).events)).toEqual([4, 5])
   })
 
+  test('the gates run in order: version before identity, identity before unknown types, unknown types before validation', async () => {
+    const bad = '{"type":"user/message","seq":6,"time":1000,"data":{"role":"user","content":[{"type":"text","text":"x"}],"source":{"kind":"user"}},"surfaceOp":"append"}'
+    const future = '{"type":"future/thing","seq":7,"time":1000,"data":{}}'
+    const futureAt6 = '{"type":"future/thing","seq":6,"time":1000,"data":{}}'
+    const foreignHeader = headerLine.replace('"id":"s1"', '"id":"s2"')
+    const adapter = faultyPersistence(J())
+    const harness = await start(adapter)
+    const attempts = [() => harness.persistence.load('s1'), () => harness.persistence.inspect('s1')]
+    // G1 before G2: a too-new header naming another id is FORMAT_TOO_NEW.
+    await writeLog(`${log().map(lineOf).join('')}`, 's1.jsonl', '{"type":"session","version":2,"id":"s2","createdAt":1}')
+    for (const attempt of attempts) {
+      expectError(await rejectionOf(attempt()), SessionFormatUnsupportedError, 'FORMAT_TOO_NEW', { storedVersion: 2, direction: 'newer' })
+    }
+    // G2 before G3: another id with an unknown type in the log is IDENTITY_MISMATCH.
+    await writeLog(`${log().map(lineOf).join('')}${futureAt6}\n`, 's1.jsonl', foreignHeader)
+    for (const attempt of attempts) {
+      expectError(await rejectionOf(attempt()), PersistenceCorruptionError, 'IDENTITY_MISMATCH', { expected: 's1', actual: 's2' })
+    }
+    // G3 before G4: an unknown type after an invalid event is UNKNOWN_EVENT_TYPE, naming the later seq.
+    const content = await writeLog(`${log().map(lineOf).join('')}${bad}\n${future}\n`)
+    for (const attempt of attempts) {
+      expectError(await rejectionOf(attempt()), SessionFormatUnsupportedError, 'UNKNOWN_EVENT_TYPE', { eventType: 'future/thing', seq: 7 })
+    }
+    expect(callsOf(adapter, 'commitRepair')).toHaveLength(0)
+    expect(await textOf()).toBe(content)
+    expect(await readdir(dir)).toEqual(['s1.jsonl'])
+  })
+
   test('a log whose last turn is open passes the gates (its closers are derived, not refused)', async () => {
     await store(J(), [log([TS(2), SS(2, 1)])])
     const harness = await start(J())

@@ -17,6 +17,7 @@ import { SessionLockedError } from '../../src/errors/session-locked-error.js'
 import { gzipCodec, zstdCodec } from '../../src/persistence/jsonl/frame-codec.js'
 import { type JsonlFileSystem, nodeFileSystem } from '../../src/persistence/jsonl/jsonl-file-system.js'
 import { type JsonlPersistence, type JsonlPersistenceOptions, jsonlPersistence } from '../../src/persistence/jsonl/jsonl-persistence.js'
+import { readZstdFrameLayout } from '../../src/persistence/jsonl/zstd-frames.js'
 import type { StoredLog } from '../../src/persistence/persistence-adapter.js'
 import { createSession } from '../../src/session/create-session.js'
 import { interruptedTurnClosers } from '../../src/session/interrupted-turn-closers.js'
@@ -922,3 +923,185 @@ describe('jsonlPersistence under a harness', () => {
   })
 })
 
+
+describe('jsonlPersistence: scenarios checked to the letter', () => {
+  beforeAll(async () => {
+    await wasmZstd.isLoaded
+  })
+  const zstdEncoder = (bytes: Uint8Array, level: number): Uint8Array => new Uint8Array(wasmZstd.compress(bytes, level))
+  const nativeZstd = async (): Promise<boolean> =>
+    typeof ((await import('node:zlib')) as Record<string, unknown>)['zstdCompressSync'] === 'function'
+
+  it('salvages seqs 6, 7 of a zstd frame cut 10 bytes past its first block, and renames one frame of seqs 6–9 over the log (scenario 38)', async () => {
+    const big = randomBytes(225_000).toString('base64')
+    expect(big).toHaveLength(300_000)
+    const events = log([TS(2), SS(2, 1), CH(big, 2, 1)])
+    await store(J({ compression: 'zstd', zstdEncoder }), [events.slice(0, 6), events.slice(6)])
+    const name = 's1.jsonl.zst'
+    const full = await bytesOf(name)
+    const frames = zstdWalk(full).frames
+    expect(frames).toHaveLength(3)
+    const third = frames[2]!
+    const layout = readZstdFrameLayout(full, third.offset)
+    if (layout.kind !== 'frame') throw new Error('frame 3 does not parse')
+    expect(layout.blockEnds.length).toBeGreaterThan(1)
+    const cut = third.offset + layout.blockEnds[0]! + 10
+    await writeFile(file(name), full.subarray(0, cut))
+    const inode = (await stat(file(name))).ino
+    const harness = await freshHarness({ persistence: J({ zstdEncoder }) })
+    const loaded = await harness.persistence.load('s1')
+    await harness.close()
+    expect(loaded.events.map((event) => event.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+    expect(loaded.events.slice(0, 8).map(json)).toEqual(events.slice(0, 8).map(json))
+    expect(loaded.events[8]).toMatchObject({ type: 'step/end', data: { turn: 2, step: 1, meta: { synthetic: true } } })
+    expect(loaded.events[9]).toMatchObject({ type: 'turn/end', data: { turn: 2, reason: { kind: 'interrupted' }, meta: { synthetic: true } } })
+    expect((await stat(file(name))).ino).not.toBe(inode)
+    const repaired = await bytesOf(name)
+    expect(repaired.subarray(0, third.offset).equals(full.subarray(0, third.offset))).toBe(true)
+    const after = zstdWalk(repaired)
+    expect(after.defect).toBeUndefined()
+    expect(after.frames).toHaveLength(3)
+    expect(after.frames[2]!.offset).toBe(third.offset)
+    expect(new TextDecoder().decode(after.frames[2]!.decoded)).toBe(loaded.events.slice(6).map(lineOf).join(''))
+    expect((await readdir(dir)).filter((entry) => entry.endsWith('.tmp'))).toEqual([])
+    const next = await J().load('s1')
+    expect(next.torn).toBeUndefined()
+    expect(next.events.map(json)).toEqual(loaded.events.map(json))
+  })
+
+  it('a resumed .jsonl.zst without a zstd writer: load and list work, the first flush rejects with cause ZSTD_UNAVAILABLE, file unchanged (scenario 40)', async () => {
+    if (await nativeZstd()) return
+    expectError(thrownBy(() => jsonlPersistence({ dir, compression: 'zstd' })), ConfigError, 'ZSTD_UNAVAILABLE', { option: 'compression' })
+    await store(J({ compression: 'zstd', zstdEncoder }), [log()])
+    const before = await bytesOf('s1.jsonl.zst')
+    const harness = await freshHarness({ persistence: J() })
+    expect((await harness.persistence.load('s1')).events.map(json)).toEqual(log().map(json))
+    expect(await harness.persistence.list()).toEqual([H1])
+    const prepared = await harness.persistence.prepare('s1')
+    const session = harness.ctx.sessions.create({ id: 's1', seed: prepared.events, header: prepared.header })
+    session.append('turn/start', { turn: 2 }, {})
+    const rejected = await rejectionOf(harness.ctx.sessions.flush(session))
+    expect(rejected).toMatchObject({ code: 'FLUSH_FAILED' })
+    expectError((rejected as { cause?: unknown }).cause, ConfigError, 'ZSTD_UNAVAILABLE')
+    expect((await bytesOf('s1.jsonl.zst')).equals(before)).toBe(true)
+    await rejectionOf(harness.close())
+    expect((await bytesOf('s1.jsonl.zst')).equals(before)).toBe(true)
+  })
+
+  it.each(['none', 'gzip', 'zstd'] as const)(
+    'the fixture of scenario 43 loads identically with readChunkBytes 1, 2, 3, 5 and 65 536 (scenario 44, %s)',
+    async (compression) => {
+      const events = log([TS(2), SS(2, 1), UM('ü😀'), CH('a', 2, 1), CH('b', 2, 1), CH('c', 2, 1), CH('d', 2, 1)])
+      await store(J({ compression, zstdEncoder }), [events.slice(0, 6), events.slice(6)])
+      for (const readChunkBytes of [1, 2, 3, 5, 65_536]) {
+        const loaded = await J({ readChunkBytes }).load('s1')
+        expect(loaded.events.map(json), `readChunkBytes ${readChunkBytes}`).toEqual(events.map(json))
+        expect(loaded.torn).toBeUndefined()
+      }
+    },
+  )
+
+  it('writes each batch with one logical write and one fdatasync; 150 000 events in one append are 1 write, 1 sync (scenario 46, J6)', async () => {
+    const counts = { write: 0, fdatasync: 0, fsync: 0 }
+    const fileSystem: JsonlFileSystem = {
+      ...nodeFileSystem,
+      write: async (handle, buffer, offset, length, position) => {
+        counts.write++
+        return nodeFileSystem.write(handle, buffer, offset, length, position)
+      },
+      fdatasync: async (handle) => {
+        counts.fdatasync++
+        await nodeFileSystem.fdatasync(handle)
+      },
+      fsync: async (handle) => {
+        counts.fsync++
+        await nodeFileSystem.fsync(handle)
+      },
+    }
+    const J1 = J({ fileSystem })
+    await J1.create(H1)
+    const lease = await J1.acquire('s1')
+    await J1.append('s1', log(), { expectedSeq: 0, lease })
+    const small = log([TS(2), SS(2, 1)]).slice(6)
+    counts.write = 0
+    counts.fdatasync = 0
+    counts.fsync = 0
+    await J1.append('s1', small, { expectedSeq: 6, lease })
+    expect(counts).toEqual({ write: 1, fdatasync: 1, fsync: 0 })
+    const batch: SessionEvent[] = []
+    for (let index = 0; index < 150_000; index++) {
+      const seq = 8 + index
+      batch.push({ type: 'test/note', seq, time: 1000, data: { index } })
+    }
+    counts.write = 0
+    counts.fdatasync = 0
+    await J1.append('s1', batch, { expectedSeq: 8, lease })
+    expect(counts).toEqual({ write: 1, fdatasync: 1, fsync: 0 })
+    await lease.release()
+    const loaded = await J().load('s1')
+    expect(loaded.events).toHaveLength(150_008)
+    expect(json(loaded.events.at(-1))).toBe(json(batch.at(-1)))
+  }, 60_000)
+
+  it.each(['gzip', 'zstd'] as const)(
+    'a %s salvage repair failing before its rename leaves the original; the next load salvages the same records (J13)',
+    async (compression) => {
+      const big = randomBytes(225_000).toString('base64')
+      const events = log([TS(2), SS(2, 1), CH(big, 2, 1)])
+      await store(J({ compression, zstdEncoder }), [events.slice(0, 6), events.slice(6)])
+      const name = `s1.jsonl${compression === 'gzip' ? '.gz' : '.zst'}`
+      const full = await bytesOf(name)
+      const third = (compression === 'gzip' ? gzipWalk(full) : zstdWalk(full)).frames[2]!
+      const torn = full.subarray(0, third.offset + Math.floor(third.length / 2))
+      await writeFile(file(name), torn)
+      let crash = true
+      const fileSystem: JsonlFileSystem = {
+        ...nodeFileSystem,
+        rename: async (from, to) => {
+          if (crash && to === file(name)) {
+            crash = false
+            throw new Error('crash before the rename')
+          }
+          return nodeFileSystem.rename(from, to)
+        },
+      }
+      const J1 = J({ fileSystem, zstdEncoder })
+      const lease = await J1.acquire('s1')
+      const first = await J1.load('s1')
+      expect(first.torn?.recovered.map((event) => event.seq)).toEqual([6, 7])
+      const closers = interruptedTurnClosers(first.events)
+      await rejectionOf(J1.commitRepair('s1', first.torn, closers))
+      expect((await bytesOf(name)).equals(torn)).toBe(true)
+      // What a real crash leaves: a temp file, ignored by load and list.
+      await writeFile(file(`${name}.0123456789ab.tmp`), full)
+      const again = await J1.load('s1')
+      expect(again.events.map(json)).toEqual(first.events.map(json))
+      expect(again.torn?.recovered.map(json)).toEqual(first.torn?.recovered.map(json))
+      expect((await J1.list()).headers).toEqual([H1])
+      await J1.commitRepair('s1', again.torn, closers)
+      await lease.release()
+      const repaired = await J().load('s1')
+      expect(repaired.torn).toBeUndefined()
+      expect(repaired.events.map(json)).toEqual([...first.events, ...closers].map(json))
+    },
+  )
+
+  it('never overwrites a log another instance published first: the second first-append is SESSION_EXISTS (J8)', async () => {
+    const A = J({ lock: false })
+    const B = J({ lock: false })
+    await A.create(H1)
+    await B.create({ ...H1, cwd: '/other' })
+    const leaseA = await A.acquire('s1')
+    const leaseB = await B.acquire('s1')
+    await A.append('s1', log(), { expectedSeq: 0, lease: leaseA })
+    const published = await bytesOf()
+    expectError(await rejectionOf(B.append('s1', logOf([TS(1)]), { expectedSeq: 0, lease: leaseB })), PersistenceError, 'SESSION_EXISTS', {
+      sessionId: 's1',
+    })
+    expect((await bytesOf()).equals(published)).toBe(true)
+    expect(await readdir(dir)).toEqual(['s1.jsonl'])
+    await leaseA.release()
+    await leaseB.release()
+    expect((await J().load('s1')).header).toEqual(H1)
+  })
+})

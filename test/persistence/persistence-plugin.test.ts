@@ -7,6 +7,7 @@
  * @module
  */
 import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -33,7 +34,16 @@ import {
   type SessionWriteFailedPayload,
   services,
 } from 'yoke'
-import { type FakeClock, type FaultyPersistence, fakeClock, fakeIds, faultyPersistence, type PersistenceCall } from 'yoke/testing'
+import {
+  type FakeClock,
+  type FaultyPersistence,
+  fakeClock,
+  fakeIds,
+  faultyPersistence,
+  type PersistenceCall,
+  scriptedModel,
+  text as textReply,
+} from 'yoke/testing'
 import { nodeFileSystem } from '../../src/persistence/jsonl/jsonl-file-system.js'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { type RecordingLogger, recordingLogger } from '../helpers/recording-logger.js'
@@ -271,6 +281,44 @@ describe('binding and write-behind (C2, C4)', () => {
     await checkpoint
     const seen = await reader.persistence.inspect('s1')
     expect(seen.events.at(-1)?.type).toBe('turn/end')
+    expect(seen.repairPending).toBe(false)
+  })
+})
+
+describe('the turn-end checkpoint D4 through an agent turn (scenario 32)', () => {
+  test("a completed turn's promise resolves only after the append holding turn/end resolved; another harness then sees turn/end", async () => {
+    const held = gate()
+    let agentEvents: () => readonly SessionEvent[] = () => []
+    let holding = false
+    const adapter = faultyPersistence(J(), {
+      hold: (call) => {
+        if (call.method !== 'append' || !call.seqs.some((seq) => agentEvents()[seq]?.type === 'turn/end')) return undefined
+        holding = true
+        return held.promise
+      },
+    })
+    const harness = await start({ persistence: adapter, model: scriptedModel([textReply('hello')]) })
+    const agent = await harness.createAgent()
+    agentEvents = () => agent.session.events
+    const file = join(dir, `${agent.session.id}.jsonl`)
+    let linesAtResolve: string[] | undefined
+    const running = agent.run('hi').then(() => {
+      linesAtResolve = readFileSync(file, 'utf8').split('\n').slice(0, -1)
+    })
+    await until(() => holding, 'the append holding turn/end')
+    await settle()
+    expect(linesAtResolve).toBeUndefined()
+    expect(agent.session.events.at(-1)?.type).toBe('turn/end')
+    const reader = await createHarness({ persistence: J(), clock: fakeClock({ now: 0 }), logger: recordingLogger() })
+    harnesses.push(reader)
+    const before = await reader.persistence.readFrom(agent.session.id, 0).catch(() => ({ events: [] as SessionEvent[] }))
+    expect(before.events.at(-1)?.type).not.toBe('turn/end')
+    held.open()
+    await running
+    expect(JSON.parse(linesAtResolve?.at(-1) ?? '{}')).toMatchObject({ type: 'turn/end', seq: agent.session.length - 1 })
+    const seen = await reader.persistence.inspect(agent.session.id)
+    expect(seen.events.at(-1)?.type).toBe('turn/end')
+    expect(seen.events.map((event) => JSON.stringify(event))).toEqual(agent.session.events.map((event) => JSON.stringify(event)))
     expect(seen.repairPending).toBe(false)
   })
 })
