@@ -1,6 +1,6 @@
 /**
- * The loop-side halves of 05-tools.md scenarios 24 (conclusion and contexts) and 25 (repeat
- * reminder), plus §6's initiator rule (every tool body runs inside `agents.initiator.run(agent, …)`),
+ * The loop-side halves of 05-tools.md scenarios 22 (size limit, through the agent options), 24
+ * (conclusion and contexts) and 25 (repeat reminder), plus §6's initiator rule (every tool body runs inside `agents.initiator.run(agent, …)`),
  * through a real agent turn with `verifyReconstruction: true`.
  *
  * @module
@@ -13,6 +13,49 @@ import { expectError } from '../session/session-helpers.js'
 import { afterFirstAnchor, eventsOf, loopLog, loopWorld, rawTool, requestToolResults, requestUserTexts, turnEnds, until } from './loop-helpers.js'
 
 const toolContext = { kind: 'plugin', plugin: 'tools', form: 'tool-context' }
+
+describe('size limit through the loop (scenario 22)', () => {
+  const big = `${'a'.repeat(149_999)}-${'z'.repeat(150_000)}`
+  const marker = '\n[… tool output truncated: 300000 bytes in total, limit 102400 bytes …]\n'
+
+  test('default agent options: the stored and sent result is cut to 102400 bytes with the marker; meta has no full', async () => {
+    const { agent, model } = await loopWorld([call('c1', 'big', '{}'), text('done')], { tools: [rawTool('big', { execute: () => big })] })
+    const live: unknown[] = []
+    agent.ctx.on('tools/result', (payload) => {
+      live.push(payload.result.content)
+    })
+    expect((await agent.run('go')).reason).toEqual({ kind: 'completed' })
+    const stored = eventsOf(agent, 'tool/result')[0]?.data as { meta?: unknown; message: { content: { content: { type: string; text: string }[] }[] } }
+    const blocks = stored.message.content[0]?.content ?? []
+    expect(blocks).toHaveLength(1)
+    const sent = blocks[0]?.text ?? ''
+    expect(Buffer.byteLength(sent, 'utf8')).toBeLessThanOrEqual(102_400)
+    expect(sent).toContain(marker)
+    const [head, tail] = sent.split(marker)
+    expect(big.startsWith(head ?? '-')).toBe(true)
+    expect(big.endsWith(tail ?? '-')).toBe(true)
+    expect(head?.length).toBeGreaterThan(50_000)
+    expect(tail?.length).toBeGreaterThan(50_000)
+    expect(stored.meta).toEqual({ 'yoke:truncation': { originalBytes: 300_000, limitBytes: 102_400 } })
+    expect(requestToolResults(model.requests[1])).toEqual([`c1: ${sent}`])
+    expect(live).toEqual([[{ type: 'text', text: big }]])
+  })
+
+  test("toolResultSpill 'meta' and toolResultMaxBytes from the agent options: full holds the original content", async () => {
+    const { agent, model } = await loopWorld([call('c1', 'big', '{}'), text('done')], {
+      tools: [rawTool('big', { execute: () => big })],
+      options: { toolResultSpill: 'meta', toolResultMaxBytes: 4096 },
+    })
+    expect((await agent.run('go')).reason).toEqual({ kind: 'completed' })
+    const stored = eventsOf(agent, 'tool/result')[0]?.data as { meta?: unknown; message: { content: { content: { type: string; text: string }[] }[] } }
+    const sent = stored.message.content[0]?.content[0]?.text ?? ''
+    expect(Buffer.byteLength(sent, 'utf8')).toBeLessThanOrEqual(4096)
+    expect(sent).toContain('tool output truncated: 300000 bytes in total, limit 4096 bytes')
+    expect(stored.meta).toEqual({ 'yoke:truncation': { originalBytes: 300_000, limitBytes: 4096, full: [{ type: 'text', text: big }] } })
+    // The spill is log-only: the model sees the cut text.
+    expect(requestToolResults(model.requests[1])).toEqual([`c1: ${sent}`])
+  })
+})
 
 describe('conclusion and contexts through the loop (scenario 24)', () => {
   test("a concluding result with a context: tool/result, the next-step splice holding 'note', a second step logging it; 2 requests", async () => {

@@ -1,5 +1,6 @@
 /**
- * The loop-side halves of 05-tools.md scenarios 10, 12, 13, 14 and 21: the scheduler driven by a
+ * The loop-side halves of 05-tools.md scenarios 10, 12, 13, 14, 15, 16, 20 and 21 (plus the issue's
+ * bad-input list: every logged `tool/call` gets exactly one `tool/result`): the scheduler driven by a
  * real agent turn (scripted model, `verifyReconstruction: true`), checked through the log, the
  * next request's messages and the turn's end reason. The scheduler-level halves are in
  * `test/tools/scheduler/`.
@@ -7,7 +8,8 @@
  * @module
  */
 import { describe, expect, test } from 'vitest'
-import { InvalidOptionsError, type ToolsAbandonedPayload } from 'yoke'
+import { z } from 'zod'
+import { defineTool, InvalidOptionsError, type ToolsAbandonedPayload, ToolTimeoutError } from 'yoke'
 import { injectSchedulerFault, text } from 'yoke/testing'
 import { rejectionOf } from '../helpers/outcomes.js'
 import { gates } from './scheduler/scheduler-helpers.js'
@@ -323,5 +325,134 @@ describe('abandonment through the loop (scenario 21)', () => {
     expect(abandoned).toHaveLength(1)
     expect(agent.inbox.nextStep).toEqual([])
     expect(model.requests).toHaveLength(1)
+  })
+})
+
+describe('malformed arguments, unknown and throwing tools through the loop (scenarios 15, 16; bad input)', () => {
+  test('each bad call gets its own error result, every tool/call exactly one tool/result, and the loop continues', async () => {
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('trap')
+        },
+        getPrototypeOf() {
+          throw new Error('trap')
+        },
+      },
+    )
+    const thrower = (name: string, thrown: unknown) =>
+      rawTool(name, {
+        execute: () => {
+          throw thrown
+        },
+      })
+    const hugeInvalid = `{"blob":"${'x'.repeat(1_000_000)}`
+    const hugeValid = JSON.stringify({ blob: 'y'.repeat(1_000_000) })
+    // [callId, name, raw arguments, the code of its tool/result ('' for a success)]
+    const script = [
+      ['c1', 't', 'not json', ' INVALID_ARGUMENTS'],
+      ['c2', 't', '', ''],
+      ['c3', 't', '[1]', ' INVALID_ARGUMENTS'],
+      ['c4', 'nope', '{}', ' UNKNOWN_TOOL'],
+      ['c5', 'read', '{}', ' INVALID_ARGUMENTS'],
+      ['c6', 'read', '{"path":"a"}', ''],
+      ['c7', 'boom', '{}', ' TOOL_FAILED'],
+      ['c8', 'hostile', '{}', ' TOOL_FAILED'],
+      ['c9', 'harness', '{}', ' TOOL_FAILED'],
+      ['c10', 'rejects', '{}', ' TOOL_FAILED'],
+      ['c11', 'badmeta', '{}', ' TOOL_FAILED'],
+      ['c12', 'len', hugeInvalid, ' INVALID_ARGUMENTS'],
+      ['c13', 'len', hugeValid, ''],
+    ] as const
+    const { agent, model } = await loopWorld([calls(...script.map(([callId, name, rawArguments]) => [callId, name, rawArguments] as const)), text('done')], {
+      tools: [
+        rawTool('t', { execute: (args) => `t got ${JSON.stringify(args)}` }),
+        defineTool({ name: 'read', description: 'Read a file', input: z.object({ path: z.string() }), execute: (args) => `read ${args.path}` }),
+        thrower('boom', new Error('exploded')),
+        thrower('hostile', hostile),
+        thrower('harness', new ToolTimeoutError({ toolName: 'x', message: 'harness message' })),
+        rawTool('rejects', { execute: () => Promise.reject(new Error('rejected')) }),
+        rawTool('badmeta', { execute: () => ({ content: 'x', meta: { n: 1n } }) as never }),
+        rawTool('len', { execute: (args) => `len ${String((args as { blob: string }).blob.length)}` }),
+      ],
+    })
+    const result = await agent.run('go')
+    expect(result).toMatchObject({ turn: 1, reason: { kind: 'completed' }, text: 'done' })
+    expect(model.requests).toHaveLength(2)
+    // tool/call records the raw argument text verbatim, huge or not.
+    expect(eventsOf(agent, 'tool/call').map((event) => event.data)).toEqual(
+      script.map(([callId, name, rawArguments]) => ({ turn: 1, step: 1, callId, name, arguments: rawArguments })),
+    )
+    const log = loopLog(agent, afterFirstAnchor(agent))
+    expect(log.slice(0, 26)).toEqual(
+      script.flatMap(([callId, , , code]) => [`tool/call ${callId}`, `tool/result ${callId}${code}`]),
+    )
+    expect(log.slice(26, 28)).toEqual(['step/end', 'step/start'])
+    for (const [callId] of script) expect(log.filter((entry) => entry.split(' ')[1] === callId)).toHaveLength(2)
+    expectPaired(model.requests[1]?.messages ?? [])
+    const results = requestToolResults(model.requests[1])
+    expect(results.slice(0, 4)).toEqual([
+      'c1 error: Tool error (INVALID_ARGUMENTS): arguments for "t" are not a valid JSON object',
+      'c2: t got {}',
+      'c3 error: Tool error (INVALID_ARGUMENTS): arguments for "t" are not a valid JSON object',
+      'c4 error: Tool error (UNKNOWN_TOOL): no tool named "nope" is available',
+    ])
+    expect(results[4]?.startsWith('c5 error: Tool error (INVALID_ARGUMENTS): arguments for "read" do not match its input schema: path: ')).toBe(true)
+    expect(results.slice(5)).toEqual([
+      'c6: read a',
+      'c7 error: Tool error (TOOL_FAILED): exploded',
+      'c8 error: Tool error (TOOL_FAILED): (unprintable thrown value)',
+      'c9 error: Tool error (TOOL_FAILED): harness message',
+      'c10 error: Tool error (TOOL_FAILED): rejected',
+      'c11 error: Tool error (TOOL_FAILED): "badmeta" returned an invalid result: meta is not a plain JSON object',
+      'c12 error: Tool error (INVALID_ARGUMENTS): arguments for "len" are not a valid JSON object',
+      'c13: len 1000000',
+    ])
+    const unknown = eventsOf(agent, 'tool/result')[3]?.data as { error?: unknown }
+    expect(unknown.error).toEqual({ name: 'UnknownToolError', code: 'UNKNOWN_TOOL' })
+  })
+})
+
+describe('deadline through the loop (scenario 20)', () => {
+  test('the agent toolTimeoutMs 30 applies to a tool without timeoutMs; a tool timeoutMs 50 wins over it', async () => {
+    const abortedAt: Record<string, number> = {}
+    const slow = (name: string, extra: { timeoutMs?: number } = {}) =>
+      rawTool(name, {
+        ...extra,
+        isConcurrencySafe: () => true,
+        execute: (_args, context) => {
+          context.signal.addEventListener('abort', () => {
+            abortedAt[context.callId] = clock.now()
+          })
+          return new Promise((resolve) => {
+            clock.setTimer(() => resolve('too late'), 80)
+          })
+        },
+      })
+    const { agent, clock, model } = await loopWorld([calls(['c1', 'plain'], ['c2', 'own']), text('done')], {
+      tools: [slow('plain'), slow('own', { timeoutMs: 50 })],
+      options: { toolTimeoutMs: 30 },
+    })
+    const running = agent.run('go')
+    await until(() => eventsOf(agent, 'tool/call').length === 2, 'both calls to start')
+    await settle()
+    await clock.advance(29)
+    expect(abortedAt).toEqual({})
+    await clock.advance(1)
+    expect(abortedAt).toEqual({ c1: 30 })
+    await clock.advance(20)
+    expect(abortedAt).toEqual({ c1: 30, c2: 50 })
+    expect(eventsOf(agent, 'tool/result')).toEqual([])
+    await clock.advance(30)
+    expect((await running).reason).toEqual({ kind: 'completed' })
+    expect(requestToolResults(model.requests[1])).toEqual([
+      'c1 error: Tool error (TOOL_TIMEOUT): "plain" did not finish within 30 ms',
+      'c2 error: Tool error (TOOL_TIMEOUT): "own" did not finish within 50 ms',
+    ])
+    expect(eventsOf(agent, 'tool/result').map((event) => (event.data as { error?: unknown }).error)).toEqual([
+      { name: 'ToolTimeoutError', code: 'TOOL_TIMEOUT' },
+      { name: 'ToolTimeoutError', code: 'TOOL_TIMEOUT' },
+    ])
   })
 })
