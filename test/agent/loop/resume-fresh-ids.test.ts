@@ -39,12 +39,12 @@ const messageIds = (harness: Harness, id: string): string[] => harness.sessions.
 describe('a second process with a fresh fakeIds()', () => {
   test('resumes a session and runs the next turn, tool results included', async () => {
     const first = await process([tool('lookup', { q: 'a' }), text('one')])
-    const agent = await first.createAgent({ sessionId: 's1' })
+    const agent = await first.createAgent({ sessionId: 's1', options: { verifyReconstruction: true } })
     expect((await agent.run('first')).reason.kind).toBe('completed')
     await first.close()
 
     const second = await process([tool('lookup', { q: 'b' }), text('two')])
-    const resumed = await second.resumeAgent('s1')
+    const resumed = await second.resumeAgent('s1', { options: { verifyReconstruction: true } })
     const result = await resumed.run('second')
     expect(result).toMatchObject({ turn: 2, reason: { kind: 'completed' }, text: 'two' })
     const ids = messageIds(second, 's1')
@@ -54,11 +54,11 @@ describe('a second process with a fresh fakeIds()', () => {
 
   test('continues a fork of a stored session', async () => {
     const first = await process([text('one')])
-    await (await first.createAgent({ sessionId: 's1' })).run('first')
+    await (await first.createAgent({ sessionId: 's1', options: { verifyReconstruction: true } })).run('first')
     await first.close()
 
     const second = await process([text('forked')])
-    const child = await second.resumeAgent((await second.fork('s1', { id: 'child' })).id)
+    const child = await second.resumeAgent((await second.fork('s1', { id: 'child' })).id, { options: { verifyReconstruction: true } })
     const result = await child.run('and then?')
     expect(result).toMatchObject({ turn: 2, reason: { kind: 'completed' }, text: 'forked' })
     const ids = messageIds(second, 'child')

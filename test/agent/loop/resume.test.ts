@@ -42,7 +42,7 @@ describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)
   test('a closed session resumes: turn 2, request/header resume, messages continue', async () => {
     const ids = fakeIds()
     const first = await createHarness({ persistence: { dir }, model: scriptedModel([text('hello')]), clock: fakeClock(), ids })
-    const agent = await first.createAgent()
+    const agent = await first.createAgent({ options: { verifyReconstruction: true } })
     await agent.run('hi')
     const id = agent.id
     const before = agent.session.deriveMessages()
@@ -53,7 +53,7 @@ describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)
     const second = await createHarness({ persistence: { dir }, model, clock: fakeClock(), ids })
     const starts: string[] = []
     second.on('agent/session-start', (payload) => starts.push(`${payload.agent.id}:${payload.source}`))
-    const resumed = await second.resumeAgent(id)
+    const resumed = await second.resumeAgent(id, { options: { verifyReconstruction: true } })
     expect(resumed.id).toBe(id)
     expect(second.agents.get(id)).toBe(resumed)
     expect(starts).toEqual([`${id}:resume`])
@@ -99,7 +99,7 @@ describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)
       ids,
       tools: [stuck],
     })
-    const agent = await first.createAgent()
+    const agent = await first.createAgent({ options: { verifyReconstruction: true } })
     const id = agent.id
     const called = new Promise<void>((resolve) => {
       first.on('session/event', ({ event }) => {
@@ -119,7 +119,7 @@ describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)
 
     const model = scriptedModel([text('recovered')])
     const second = await createHarness({ persistence: { dir: crashDir }, model, clock: fakeClock(), ids, tools: [stuck] })
-    const resumed = await second.resumeAgent(id)
+    const resumed = await second.resumeAgent(id, { options: { verifyReconstruction: true } })
     const closers = resumed.session.events.slice(cut.length)
     expect(types(closers)).toEqual(['tool/result', 'step/end', 'turn/end', 'session/end-seed'])
     const synthetic = closers[0]?.data as { message: { source: { callId: string } }; error: { code: string } }
@@ -146,25 +146,25 @@ describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)
 
   test('resuming a live agent rejects AgentExistsError; an unknown id PersistenceError (scenario 17)', async () => {
     const harness = await createHarness({ persistence: { dir }, model: scriptedModel([text('a')]), clock: fakeClock(), ids: fakeIds() })
-    const agent = await harness.createAgent()
+    const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     await agent.run('hi')
-    const live = await harness.resumeAgent(agent.id).catch((error: unknown) => error)
+    const live = await harness.resumeAgent(agent.id, { options: { verifyReconstruction: true } }).catch((error: unknown) => error)
     expect(live).toBeInstanceOf(AgentExistsError)
     expect(live).toMatchObject({ code: 'AGENT_EXISTS', agentId: agent.id })
     expect(harness.agents.get(agent.id)).toBe(agent)
-    const missing = await harness.resumeAgent('nope').catch((error: unknown) => error)
+    const missing = await harness.resumeAgent('nope', { options: { verifyReconstruction: true } }).catch((error: unknown) => error)
     expect(missing).toBeInstanceOf(PersistenceError)
     expect(missing).toMatchObject({ code: 'SESSION_NOT_FOUND' })
     expect(harness.agents.get('nope')).toBeUndefined()
     await harness.close()
-    const closed = await harness.resumeAgent(agent.id).catch((error: unknown) => error)
+    const closed = await harness.resumeAgent(agent.id, { options: { verifyReconstruction: true } }).catch((error: unknown) => error)
     expect(closed).toMatchObject({ code: 'HARNESS_CLOSED' })
   })
 
   test('a failed resume publishes nothing and leaves the id resumable', async () => {
     const ids = fakeIds()
     const first = await createHarness({ persistence: { dir }, model: scriptedModel([text('a')]), clock: fakeClock(), ids })
-    const id = (await first.createAgent()).id
+    const id = (await first.createAgent({ options: { verifyReconstruction: true } })).id
     await first.agents.get(id)?.run('hi')
     await first.close()
 
@@ -177,7 +177,7 @@ describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)
 
     const controller = new AbortController()
     controller.abort('stop')
-    const aborted = await second.resumeAgent(id, { signal: controller.signal }).catch((error: unknown) => error)
+    const aborted = await second.resumeAgent(id, { signal: controller.signal, options: { verifyReconstruction: true } }).catch((error: unknown) => error)
     expect(aborted).toMatchObject({ code: 'AGENT_CREATION_ABORTED', reason: 'stop' })
 
     // Prepended, so the veto comes before persistence binds: resume must release the preparation.
@@ -188,13 +188,13 @@ describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)
       },
       { prepend: true },
     )
-    const vetoed = await second.resumeAgent(id).catch((error: unknown) => error)
+    const vetoed = await second.resumeAgent(id, { options: { verifyReconstruction: true } }).catch((error: unknown) => error)
     expect(vetoed).toMatchObject({ code: 'CREATE_VETOED', sessionId: id })
     veto()
 
     const starts: string[] = []
     second.on('agent/session-start', (payload) => starts.push(payload.source))
-    const resumed = await second.resumeAgent(id, { options: { maxParallelToolCalls: 2 } })
+    const resumed = await second.resumeAgent(id, { options: { maxParallelToolCalls: 2, verifyReconstruction: true } })
     expect(resumed.options.maxParallelToolCalls).toBe(2)
     expect(starts).toEqual(['resume'])
     expect((await resumed.run('again')).turn).toBe(2)
@@ -204,7 +204,7 @@ describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)
   test('a followup queued behind a busy turn survives close and resume', async () => {
     const ids = fakeIds()
     const first = await createHarness({ persistence: { dir }, model: scriptedModel([hang()]), clock: fakeClock(), ids })
-    const agent = await first.createAgent()
+    const agent = await first.createAgent({ options: { verifyReconstruction: true } })
     const requested = new Promise<void>((resolve) => {
       first.on('session/event', ({ event }) => {
         if (event.type === 'request/header') resolve()
@@ -219,7 +219,7 @@ describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)
 
     const model = scriptedModel([text('answered two'), text('answered three')])
     const second = await createHarness({ persistence: { dir }, model, clock: fakeClock(), ids })
-    const resumed = await second.resumeAgent(id)
+    const resumed = await second.resumeAgent(id, { options: { verifyReconstruction: true } })
     expect(resumed.inbox.nextTurn.map((message) => message.content)).toEqual([[{ type: 'text', text: 'two' }]])
     const ended = resumed.session.events.filter((event) => event.type === 'turn/end').map((event) => event.data)
     expect(ended).toEqual([{ turn: 1, reason: { kind: 'aborted', reason: { kind: 'disposed' } } }])
@@ -239,7 +239,7 @@ describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)
   test('queued prompts survive resume and run only on wake()', async () => {
     const ids = fakeIds()
     const first = await createHarness({ persistence: { dir }, model: scriptedModel([text('a')]), clock: fakeClock(), ids })
-    const agent = await first.createAgent()
+    const agent = await first.createAgent({ options: { verifyReconstruction: true } })
     await agent.run('hi')
     agent.inject('parked')
     expect(agent.status).toBe('idle')
@@ -248,7 +248,7 @@ describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)
 
     const model = scriptedModel([text('b')])
     const second = await createHarness({ persistence: { dir }, model, clock: fakeClock(), ids })
-    const resumed = await second.resumeAgent(id)
+    const resumed = await second.resumeAgent(id, { options: { verifyReconstruction: true } })
     expect(resumed.inbox.nextStep.map((message) => message.content)).toEqual([[{ type: 'text', text: 'parked' }]])
     expect(resumed.status).toBe('idle')
     expect(model.requests).toHaveLength(0)

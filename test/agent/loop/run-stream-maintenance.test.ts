@@ -1,11 +1,13 @@
 /**
  * `agent.run`, `agent.stream` and `agent.runMaintenance` (04-agent.md §10, §14; 09-api.md A1–A2):
- * 04-agent.md scenarios 42, 45, 46 and 09-api.md scenarios 6–12.
+ * 04-agent.md scenarios 42, 45, 46 (also over the memory and the JSONL adapter, at the end) and
+ * 09-api.md scenarios 6–12.
  */
 import { afterEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { createHarness, defineTool, ErrorCode, type Harness, type SessionEvent, type TurnResult } from 'yoke'
+import { createHarness, defineTool, ErrorCode, type Harness, RunDiscardedError, type SessionEvent, type TurnResult } from 'yoke'
 import { fail, fakeClock, fakeIds, hang, scriptedModel, text, tool } from 'yoke/testing'
+import { adapterKinds, dataOf, ofType, untilStreaming, useScenarios, userTexts } from './scenario-harness.js'
 
 let harness: Harness | undefined
 afterEach(async () => {
@@ -311,5 +313,107 @@ describe('agent.runMaintenance (04-agent.md §10)', () => {
     expect(() => agent.runMaintenance(async () => 1)).toThrow(expect.objectContaining({ code: ErrorCode.AGENT_BUSY, phase: 'running' }))
     await agent.dispose()
     expect(() => agent.runMaintenance(async () => 1)).toThrow(expect.objectContaining({ code: ErrorCode.AGENT_DISPOSED }))
+  })
+})
+
+describe.each(adapterKinds)('04-agent.md scenarios 42, 45, 46 (%s adapter)', (kind) => {
+  const scenarios = useScenarios(kind)
+
+  test('scenario 42: a followup during maintenance latches (status stays idle, no turn); after the task one turn and 1 request; a removed one runs nothing', async () => {
+    const { model, agent, statuses } = await scenarios.agent({ script: [text('done')] })
+    let release: (value: string) => void = () => undefined
+    const task = agent.runMaintenance(() => new Promise<string>((resolve) => (release = resolve)))
+    agent.followup('m')
+    expect(agent.status).toBe('idle')
+    expect(agent.phase).toBe('maintenance')
+    expect(statuses).toEqual([])
+    const idle = agent.whenIdle()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(ofType(agent.session.events, 'turn/start')).toHaveLength(0)
+    expect(model.requests).toHaveLength(0)
+    release('value')
+    expect(await task).toBe('value')
+    await idle
+    expect(dataOf(agent.session.events, 'turn/end')).toEqual([{ turn: 1, reason: { kind: 'completed' } }])
+    expect(userTexts(agent.session.events)).toEqual(['m'])
+    expect(model.requests).toHaveLength(1)
+    expect(statuses).toEqual(['running', 'idle'])
+
+    let releaseSecond: () => void = () => undefined
+    const second = agent.runMaintenance(() => new Promise<void>((resolve) => (releaseSecond = resolve)))
+    const removed = agent.followup('gone')
+    expect(agent.inbox.remove(removed.id)).toBe(true)
+    releaseSecond()
+    await second
+    await agent.whenIdle()
+    expect(ofType(agent.session.events, 'turn/start')).toHaveLength(1)
+    expect(model.requests).toHaveLength(1)
+    expect(statuses).toEqual(['running', 'idle'])
+  })
+
+  test("scenario 45: cancel() rejects the queued run('b') RUN_DISCARDED canceled, run('a') resolves aborted {user}; at dispose run('q') rejects 'disposed' with no canceling splice; each settles once", async () => {
+    const { harness, agent } = await scenarios.agent({ script: [hang(), hang()] })
+    const settled = { a: 0, b: 0, c: 0, q: 0 }
+    let streaming = untilStreaming(harness)
+    const a = agent.run('a').finally(() => settled.a++)
+    const b = agent.run('b').finally(() => settled.b++)
+    await streaming
+    agent.cancel()
+    const discarded = await rejection(b)
+    expect(discarded).toBeInstanceOf(RunDiscardedError)
+    expect(discarded).toMatchObject({ code: ErrorCode.RUN_DISCARDED, reason: 'canceled', cause: { kind: 'user' } })
+    expect((await a).reason).toEqual({ kind: 'aborted', reason: { kind: 'user' } })
+    await agent.whenIdle()
+    expect(userTexts(agent.session.events)).toEqual(['a'])
+
+    streaming = untilStreaming(harness)
+    const c = agent.run('c').finally(() => settled.c++)
+    await streaming
+    const q = agent.run('q').finally(() => settled.q++)
+    // Handled from the start: dispose rejects it before the test gets to look.
+    const qRejected = rejection(q)
+    const cancelingBefore = dataOf(agent.session.events, 'agent/inbox/spliced').filter((data) => data['outcome'] === 'canceled').length
+    await agent.dispose()
+    expect((await c).reason).toEqual({ kind: 'aborted', reason: { kind: 'disposed' } })
+    expect(await qRejected).toMatchObject({ code: ErrorCode.RUN_DISCARDED, reason: 'disposed' })
+    expect(dataOf(agent.session.events, 'agent/inbox/spliced').filter((data) => data['outcome'] === 'canceled')).toHaveLength(cancelingBefore)
+    expect(agent.inbox.nextTurn.map((message) => message.content)).toEqual([[{ type: 'text', text: 'q' }]])
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(settled).toEqual({ a: 1, b: 1, c: 1, q: 1 })
+  })
+
+  test("scenario 46: aborting a queued run's signal logs x's canceling splice and rejects it canceled {user}; the hang continues; aborting x's own turn ends it aborted {user} and the prompt behind still runs", async () => {
+    const { harness, agent } = await scenarios.agent({ script: [hang(), hang(), text('behind')] })
+    let streaming = untilStreaming(harness)
+    const first = agent.run('first')
+    await streaming
+    const controller = new AbortController()
+    const x = agent.run('x', { signal: controller.signal })
+    const queuedId = agent.inbox.nextTurn[0]?.id
+    controller.abort()
+    const discarded = await rejection(x)
+    expect(discarded).toBeInstanceOf(RunDiscardedError)
+    expect(discarded).toMatchObject({ code: ErrorCode.RUN_DISCARDED, reason: 'canceled', cause: { kind: 'user' } })
+    const canceling = dataOf<{ inserted: unknown[]; outcome?: string; removedCount?: number }>(agent.session.events, 'agent/inbox/spliced').at(-1)
+    expect(canceling).toEqual({ target: 'next-turn', start: 0, removedCount: 1, inserted: [], outcome: 'canceled' })
+    expect(queuedId).toBeTypeOf('string')
+    expect(agent.status).toBe('running')
+    expect(ofType(agent.session.events, 'turn/end')).toHaveLength(0)
+    agent.cancel()
+    expect((await first).reason).toEqual({ kind: 'aborted', reason: { kind: 'user' } })
+    await agent.whenIdle()
+
+    streaming = untilStreaming(harness)
+    const own = new AbortController()
+    const running = agent.run('x2', { signal: own.signal })
+    const behind = agent.run('behind')
+    await streaming
+    own.abort()
+    const result = await running
+    expect(result.reason).toEqual({ kind: 'aborted', reason: { kind: 'user' } })
+    expect(agent.inbox.nextTurn.map((message) => message.content)).toEqual([[{ type: 'text', text: 'behind' }]])
+    // keepInbox parked 'behind' (§9): it runs on the next waking send or wake().
+    expect(agent.wake()).toBe(true)
+    expect(await behind).toMatchObject({ turn: 3, reason: { kind: 'completed' }, text: 'behind' })
   })
 })

@@ -281,7 +281,7 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
     expect(thrown).toMatchObject({ code: 'AGENT_DISPOSED' })
     expect(agent.session.length).toBe(length)
 
-    const resumed = await harness.resumeAgent(agent.id)
+    const resumed = await harness.resumeAgent(agent.id, { options: { verifyReconstruction: true } })
     expect(resumed.inbox.nextTurn.map((message) => message.id)).toEqual([tail.id])
     expect(resumed.status).toBe('idle')
     expect(resumed.wake()).toBe(true)

@@ -1,10 +1,11 @@
 /**
  * 04-agent.md acceptance scenarios 1, 2, 4, 8, 9, 11, 12, 13, 19, 20, 21 (turn and step flow,
- * continuation, end reasons), end to end over the memory and the JSONL adapter.
+ * continuation, end reasons) and the T1–T23 order of durable and live events, end to end over the
+ * memory and the JSONL adapter.
  */
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { type Agent, defineTool, type Message, type PreStepDecision, type UserMessage } from 'yoke'
+import { type Agent, agentEvents, agentLoopEvents, defineTool, type Message, modelEvents, type PreStepDecision, requestErrorEvents, systemPromptEvents, type UserMessage } from 'yoke'
 import { call, cut, text } from 'yoke/testing'
 import { adapterKinds, dataOf, echo, echoRuns, line, lines, ofType, types, useScenarios, userTexts, withoutChunks } from './scenario-harness.js'
 
@@ -45,6 +46,91 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     expect(statuses).toEqual(['running', 'idle'])
     expect(errors).toEqual([])
     expect(model.requests).toHaveLength(1)
+  })
+
+  test('T1–T23: every durable [D] and live event of a tool turn in order, each in its dispatch mode', async () => {
+    expect(agentEvents.modes).toMatchObject({ 'agent/inbox/inserted': 'emit', 'agent/inbox/discarded': 'emit', 'agent/inbox/claimed': 'emit' })
+    expect(agentLoopEvents.modes).toMatchObject({
+      'agent/status': 'emit',
+      'agent/pre-step': 'waterfall',
+      'agent/request': 'waterfall',
+      'agent/turn-stopping': 'serial',
+      'agent/error': 'emit',
+    })
+    expect(requestErrorEvents.modes).toMatchObject({ 'agent/request-error': 'waterfall' })
+    expect(modelEvents.modes).toMatchObject({ 'llm/stream': 'waterfall' })
+    expect(systemPromptEvents.modes).toMatchObject({ 'system-prompt/assemble': 'waterfall' })
+    const { harness, agent } = await scenarios.agent({ tools: [echo], script: [call('c1', 'echo', '{"text":"ping"}'), text('done')] })
+    const seen: string[] = []
+    harness.on('session/event', ({ event }) => {
+      if (event.type !== 'assistant/chunk' || seen.at(-1) !== 'D assistant/chunk') seen.push(`D ${event.type}`)
+    })
+    harness.on('agent/inbox/inserted', () => {
+      seen.push('E inserted')
+    })
+    harness.on('agent/inbox/claimed', () => {
+      seen.push('E claimed')
+    })
+    harness.on('agent/status', ({ status }) => {
+      seen.push(`E status ${status}`)
+    })
+    harness.on('agent/error', () => {
+      seen.push('E agent/error')
+    })
+    harness.on('system-prompt/assemble', (_payload, next) => {
+      seen.push('W system-prompt/assemble')
+      return next()
+    })
+    harness.on('agent/pre-step', (payload, next) => {
+      seen.push(`W agent/pre-step ${payload.step}`)
+      return next()
+    })
+    harness.on('agent/request', (payload, next) => {
+      seen.push(`W agent/request ${payload.step}`)
+      return next()
+    })
+    harness.on('llm/stream', (payload, next) => {
+      seen.push('W llm/stream')
+      return next(payload)
+    })
+    harness.on('agent/turn-stopping', () => {
+      seen.push('S agent/turn-stopping')
+      return undefined
+    })
+    agent.followup('go')
+    await agent.whenIdle()
+    expect(seen).toEqual([
+      'D agent/inbox/spliced',
+      'E inserted',
+      'E status running',
+      'D turn/start',
+      'D agent/inbox/spliced',
+      'E claimed',
+      'W system-prompt/assemble',
+      'W agent/pre-step 1',
+      'D step/start',
+      'D user/message',
+      'W agent/request 1',
+      'D request/header',
+      'D request/context',
+      'W llm/stream',
+      'D assistant/chunk',
+      'D assistant/message',
+      'D tool/call',
+      'D tool/result',
+      'D step/end',
+      'W system-prompt/assemble',
+      'W agent/pre-step 2',
+      'D step/start',
+      'W agent/request 2',
+      'W llm/stream',
+      'D assistant/chunk',
+      'D assistant/message',
+      'D step/end',
+      'S agent/turn-stopping',
+      'D turn/end',
+      'E status idle',
+    ])
   })
 
   test('scenario 2: tool round trip — 2 requests, 2 steps, 1 turn, the c1 result in R[2]', async () => {

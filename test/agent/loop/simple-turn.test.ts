@@ -15,7 +15,7 @@ function types(events: readonly SessionEvent[]): string[] {
 describe('agent loop: simple turn (04-agent.md scenario 1)', () => {
   test('followup runs one turn with the exact durable event order', async () => {
     const { model, harness } = await setup([text('hello', { usage: { inputTokens: 10, outputTokens: 11 } })])
-    const agent = await harness.createAgent()
+    const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     expect(agent.id).toBe(agent.session.id)
     expect(agent.ctx.agent).toBe(agent)
     const statuses: string[] = []
@@ -64,7 +64,7 @@ describe('agent loop: simple turn (04-agent.md scenario 1)', () => {
 
   test('three followups in one tick run three turns with one running/idle pair', async () => {
     const { model, harness } = await setup([text('a'), text('b'), text('c')])
-    const agent = await harness.createAgent()
+    const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     const statuses: string[] = []
     harness.on('agent/status', (payload) => statuses.push(payload.status))
     agent.followup('one')

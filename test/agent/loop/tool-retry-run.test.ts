@@ -13,7 +13,7 @@ describe('agent loop: tools, retry, run, cancel', () => {
     })
     const model = scriptedModel([call('c1', 'echo', '{"text":"ping"}'), text('done')])
     const harness = await createHarness({ model, clock: fakeClock(), ids: fakeIds(), tools: [echo] })
-    const agent = await harness.createAgent()
+    const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     const result = await agent.run('go')
     expect(model.requests).toHaveLength(2)
     expect(model.requests[1]?.messages.at(-1)?.content).toEqual([
@@ -38,7 +38,7 @@ describe('agent loop: tools, retry, run, cancel', () => {
     const clock = fakeClock()
     const model = scriptedModel([fail('RATE_LIMIT'), fail('SERVER'), text('recovered')])
     const harness = await createHarness({ model, clock, ids: fakeIds(), patches: [{ id: 'retry', merge: { jitter: 0 } }] })
-    const agent = await harness.createAgent()
+    const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     const statuses: string[] = []
     harness.on('agent/status', (payload) => statuses.push(payload.status))
     const pending = agent.run('go')
@@ -68,7 +68,7 @@ describe('agent loop: tools, retry, run, cancel', () => {
   test('a finish error ends the turn error with one agent/error (scenario 22)', async () => {
     const model = scriptedModel([fail('AUTH', 'provider 401', { failure: { code: 'AUTH', message: 'provider 401', status: 401 } })])
     const harness = await createHarness({ model, clock: fakeClock(), ids: fakeIds() })
-    const agent = await harness.createAgent()
+    const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     const errors: { turn?: number; step?: number }[] = []
     harness.on('agent/error', (payload) => errors.push({ ...(payload.turn === undefined ? {} : { turn: payload.turn }), ...(payload.step === undefined ? {} : { step: payload.step }) }))
     const result = await agent.run('go')
@@ -83,7 +83,7 @@ describe('agent loop: tools, retry, run, cancel', () => {
   test('cancel mid-stream writes the interrupted anchor and ends aborted (scenario 33)', async () => {
     const model = scriptedModel([hang(), text('next')])
     const harness = await createHarness({ model, clock: fakeClock(), ids: fakeIds() })
-    const agent = await harness.createAgent()
+    const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     const pending = agent.run('go')
     while (!agent.session.events.some((event) => event.type === 'assistant/chunk')) await new Promise((resolve) => setTimeout(resolve, 0))
     agent.cancel()

@@ -31,7 +31,7 @@ afterEach(async () => {
 async function vetoingOnce(type: string, script = [text('one'), text('two'), text('three')]) {
   const model = scriptedModel(script)
   harness = await createHarness({ model, clock: fakeClock(), ids: fakeIds() })
-  const agent = await harness.createAgent()
+  const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
   const errors: AgentErrorPayload[] = []
   agent.ctx.on('agent/error', (payload) => {
     errors.push(payload)
@@ -113,7 +113,7 @@ describe('a turn/end append that throws', () => {
     expect(first).toMatchObject({ status: 'rejected', reason: expect.any(SessionVetoError) })
     expect(queued).toMatchObject({ status: 'rejected', reason: expect.any(SessionVetoError) })
     await agent.dispose()
-    const resumed = await world.resumeAgent(agent.id)
+    const resumed = await world.resumeAgent(agent.id, { options: { verifyReconstruction: true } })
     const ends = () => resumed.session.events.filter((event) => event.type === 'turn/end').map((event) => (event.data as { reason: { kind: string } }).reason.kind)
     expect(ends()).toEqual(['interrupted'])
     expect(resumed.wake()).toBe(true)
@@ -154,7 +154,7 @@ describe('a turn/end append that throws', () => {
       },
     })
     harness = await createHarness({ model: scriptedModel([text('one'), text('two')]), persistence: adapter, clock: fakeClock(), ids: fakeIds() })
-    const agent = await harness.createAgent()
+    const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     harness.on('session/event', ({ event }) => {
       if (event.type === 'turn/end' && (event.data as { turn: number }).turn === 1) failing = true
     })
