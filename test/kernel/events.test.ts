@@ -369,6 +369,35 @@ describe('dispatch checks (V5, scenarios 10 and 11)', () => {
     expect(innerCalls).toBe(0)
   })
 
+  test('scenario 11 in one sequence: wrong mode refused, conflicting catalog refused, same catalog again accepted', async () => {
+    const root = createRootContext({ logger: recordingLogger() })
+    const waterfallOnly = () => catalogOf<{ 'test/w': Waterfall<{ n: number }, unknown> }>({ 'test/w': 'waterfall' })
+    root.registerEvents(waterfallOnly())
+    let called = 0
+    root.on('test/w', () => {
+      called++
+      return undefined
+    })
+
+    const emitted = thrownBy(() => root.emit('test/w' as never, {} as never))
+    expect(EventModeError.is(emitted)).toBe(true)
+    expect(emitted).toMatchObject({ code: 'EVENT_MODE_MISMATCH', event: 'test/w', defined: 'waterfall', attempted: 'emit' })
+    const serial = await rejectionOf(root.serial('test/w' as never, {} as never))
+    expect(EventModeError.is(serial)).toBe(true)
+    expect(serial).toMatchObject({ code: 'EVENT_MODE_MISMATCH', event: 'test/w', defined: 'waterfall', attempted: 'serial' })
+    expect(called).toBe(0)
+
+    const conflict = thrownBy(() => root.registerEvents(catalogOf<{ 'test/w': Serial<unknown, unknown> }>({ 'test/w': 'serial' })))
+    expect(EventConflictError.is(conflict)).toBe(true)
+    expect(conflict).toMatchObject({ code: 'EVENT_CONFLICT', event: 'test/w', existing: 'waterfall', attempted: 'serial' })
+
+    const again = root.registerEvents(waterfallOnly())
+    expect(again.label).toBe('events')
+    expect(inspectContext(root).events.find((event) => event.name === 'test/w')).toEqual({ name: 'test/w', mode: 'waterfall', listeners: 1 })
+    await expect(root.waterfall('test/w', { n: 1 }, () => 'inner')).resolves.toBe('inner')
+    expect(called).toBe(1)
+  })
+
   test('the async modes never throw synchronously for a failed check', () => {
     const { root } = testRoot()
     const promise = root.serial('test/w' as 'test/s', {})
@@ -404,6 +433,26 @@ describe('emit (V8, V13, scenario 12)', () => {
     expect(errors[0]?.error).toBe(a)
     expect(errors[1]?.error).toBe(b)
     expect(logger.at('error')).toHaveLength(2)
+  })
+
+  test('a rejected listener promise is observed: no unhandled rejection (scenario 12)', async () => {
+    const { root } = testRoot()
+    const errors = recordKernelErrors(root)
+    const unhandled: unknown[] = []
+    const onUnhandled = (error: unknown): void => {
+      unhandled.push(error)
+    }
+    process.on('unhandledRejection', onUnhandled)
+    const b = new Error('b')
+    try {
+      root.on('test/e', () => Promise.reject(b))
+      root.emit('test/e', 1)
+      await new Promise((resolve) => setImmediate(resolve))
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+    }
+    expect(unhandled).toEqual([])
+    expect(errors).toEqual([{ error: b, phase: 'listener', event: 'test/e', context: 'harness' }])
   })
 
   test('listeners run synchronously and returned promises are not awaited', () => {

@@ -206,6 +206,37 @@ describe('seed pattern (01-kernel E3, V3, scenario 9)', () => {
   })
 })
 
+describe('seed pattern teardown (01-kernel E3, E6, scenario 9)', () => {
+  test('the listener is gone when the plugin context is disposed; the doubled disposer reports no error', async () => {
+    const onStatus = vi.fn()
+    class ExamplePlugin {
+      static events = [testEvents]
+      apply(ctx: Context): Disposer {
+        return ctx.effect(() => ctx.on('test/status', onStatus))
+      }
+    }
+    const logger = recordingLogger()
+    const harness = await createHarness({ plugins: [ExamplePlugin], logger })
+    const kernelErrors: unknown[] = []
+    harness.on('kernel/error', (event) => {
+      kernelErrors.push(event)
+    })
+    const countAtDisposed: (number | undefined)[] = []
+    harness.on('kernel/plugin-state', (event) => {
+      if (event.id === 'example-plugin' && event.state === 'disposed') {
+        countAtDisposed.push(harness.inspect().events.find((item) => item.name === 'test/status')?.listeners)
+        harness.ctx.emit('test/status', 'after-dispose')
+      }
+    })
+    harness.ctx.emit('test/status', 'running')
+    await expect(harness.close()).resolves.toBeUndefined()
+    expect(countAtDisposed).toEqual([0])
+    expect(onStatus.mock.calls).toEqual([['running']])
+    expect(kernelErrors).toEqual([])
+    expect(logger.at('error')).toEqual([])
+  })
+})
+
 describe('lifecycle events (01-kernel P3, P7, scenario 27)', () => {
   test('kernel/plugin-state goes loading, active, disposing, disposed; the apply cleanup runs first', async () => {
     const recorder = stateRecorder()
