@@ -66,6 +66,7 @@ test('scenario 13: snapshots are logged in turns 1, 3 and 4 only; one header; th
   await agent.run('t5')
   const events = agent.session.events
   expect(snapshotsByTurn(events)).toEqual([[`${HDR}\n\nMode: plan`], [], [`${HDR}\n\nMode: build`], [CLEARED], []])
+  expect(model.requests).toHaveLength(5)
   expect(new Set(model.requests.map((request) => request.system)).size).toBe(1)
   expect(events.filter((event) => event.type === 'request/header')).toHaveLength(1)
 })

@@ -1,11 +1,13 @@
 import { describe, expect, test } from 'vitest'
 import {
+  type Agent,
   ContextDisposedError,
   type Context,
   type KernelErrorEvent,
   PromptRegistrationError,
   type SystemPromptChangePayload,
 } from 'yoke'
+import { scriptedModel, text } from 'yoke/testing'
 import { recordKernelErrors, thrownBy } from '../helpers/outcomes.js'
 import { expectError } from '../session/session-helpers.js'
 import { names, P, promptWorld, render } from './system-prompt-helpers.js'
@@ -317,5 +319,91 @@ describe('layers and shadowing (scenarios 7, 16)', () => {
     expect(names((await asm(keyA)).sections)).toEqual(['a', 'b'])
     await child.dispose()
     expect((await asm(keyA)).sections).toEqual([])
+  })
+})
+
+describe('the notation’s A and B as real agents (scenarios 2, 3, 7, 8, 16)', () => {
+  test('scenario 2: without instructions and sections, render(asm(A)) is empty and A’s first request has no system key', async () => {
+    const model = scriptedModel([text('ok')])
+    const { harness, root, signal } = await promptWorld({ model })
+    const a = await harness.createAgent()
+    expect(render(await P(root).assemble({ agent: a, scope: a, signal }))).toBe('')
+    a.followup('go')
+    await a.whenIdle()
+    expect(model.requests).toHaveLength(1)
+    expect(Object.keys(model.requests[0] ?? {})).not.toContain('system')
+  })
+
+  test('scenarios 3, 7, 8, 16: registrations through A.ctx shadow the global ones for A only', async () => {
+    let sectionCalls = 0
+    let contextCalls = 0
+    const { harness, root, signal } = await promptWorld({ instructions: 'You are helpful.' })
+    const a = await harness.createAgent()
+    const b = await harness.createAgent()
+    const asm = (agent: Agent) => P(root).assemble({ agent, scope: agent, signal })
+    // Scenario 3: a second global `instructions` is a duplicate; through A.ctx it is accepted.
+    expectError(thrownBy(() => P(root).section({ name: 'instructions', order: 0, text: 'Other.' })), PromptRegistrationError, 'DUPLICATE_PROMPT_CONTRIBUTION', {
+      kind: 'section',
+      name: 'instructions',
+    })
+    P(a.ctx).section({ name: 'instructions', order: 0, text: 'Scoped for A.' })
+    // Scenario 7's shadowing (the call-count part is the next test); `hi` is evaluated once per assemble.
+    P(root).section({
+      name: 'hi',
+      order: 1,
+      text: () => {
+        sectionCalls++
+        return 'Hi {{who}}.'
+      },
+    })
+    P(root).variable('who', 'g')
+    P(a.ctx).variable('who', 'a')
+    expect(render(await asm(a))).toBe('Scoped for A.\n\nHi a.')
+    expect(render(await asm(b))).toBe('You are helpful.\n\nHi g.')
+    expect(sectionCalls).toBe(2)
+    // Scenario 8.
+    a.ctx.on('system-prompt/assemble', (payload) => ({ ...payload.assembly, sections: [...payload.assembly.sections, { name: 'only-a', order: 9, text: 'A only.' }] }))
+    expect(names((await asm(a)).sections)).toEqual(['instructions', 'hi', 'only-a'])
+    expect(names((await asm(b)).sections)).toEqual(['instructions', 'hi'])
+    expect(names((await P(root).assemble({ signal })).sections)).toEqual(['instructions', 'hi'])
+    // Scenario 16.
+    P(root).context({
+      name: 'mode',
+      order: 1,
+      text: () => {
+        contextCalls++
+        return 'Mode: plan'
+      },
+    })
+    const lift = P(a.ctx).suppressRuntimeContext()
+    expect((await asm(a)).contexts).toEqual([])
+    expect(contextCalls).toBe(0)
+    expect((await asm(b)).contexts).toEqual([{ name: 'mode', order: 1, text: 'Mode: plan' }])
+    expect(contextCalls).toBe(1)
+    await lift()
+    expect((await asm(a)).contexts).toEqual([{ name: 'mode', order: 1, text: 'Mode: plan' }])
+  })
+
+  test('scenario 7: the shadowed global instructions provider is never called for A', async () => {
+    let calls = 0
+    const { harness, root, signal } = await promptWorld()
+    const a = await harness.createAgent()
+    const b = await harness.createAgent()
+    P(root).section({
+      name: 'instructions',
+      order: 0,
+      text: () => {
+        calls++
+        return 'Global.'
+      },
+    })
+    P(a.ctx).section({ name: 'instructions', order: 0, text: 'Scoped for A.' })
+    P(root).variable('who', 'g')
+    P(a.ctx).variable('who', 'a')
+    P(root).section({ name: 'hi', order: 1, text: 'Hi {{who}}.' })
+    expect(render(await P(root).assemble({ agent: a, scope: a, signal }))).toBe('Scoped for A.\n\nHi a.')
+    expect(calls).toBe(0)
+    expect(render(await P(root).assemble({ agent: b, scope: b, signal }))).toBe('Global.\n\nHi g.')
+    expect(calls).toBe(1)
   })
 })

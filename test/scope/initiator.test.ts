@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { describe, expect, test } from 'vitest'
-import { createInitiator, type Initiator, InitiatorError, InvalidArgumentError } from 'yoke'
+import { afterEach, describe, expect, test } from 'vitest'
+import { z } from 'zod'
+import { createHarness, createInitiator, defineTool, type Harness, type Initiator, InitiatorError, InvalidArgumentError } from 'yoke'
+import { fakeClock, fakeIds, scriptedModel, text, tool } from 'yoke/testing'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
 
 /** A stand-in for the `Agent` handle (04-agent.md): only identity matters to the initiator. */
@@ -208,5 +210,83 @@ describe('scenario 23: close', () => {
     const h2 = createInitiator<FakeAgent>()
     h1.close()
     expect(h2.run(agent('A'), () => h2.current()?.id)).toBe('A')
+  })
+})
+
+describe('the harness initiator, agents.initiator (scenarios 20, 21, 23 through createHarness)', () => {
+  const open: Harness[] = []
+  afterEach(async () => {
+    for (const harness of open.splice(0).reverse()) await harness.close()
+  })
+
+  async function harnessWith(options: Parameters<typeof createHarness>[0] = {}): Promise<Harness> {
+    const harness = await createHarness({ clock: fakeClock(), ids: fakeIds(), ...options })
+    open.push(harness)
+    return harness
+  }
+
+  test('scenario 20: run, current, require, runDetached and a tool body in A’s turn', async () => {
+    const seen: unknown[] = []
+    let harness: Harness | undefined
+    const probe = defineTool({
+      name: 'probe',
+      description: 'records the initiator',
+      input: z.object({}),
+      execute: async () => {
+        const initiator = (harness as Harness).agents.initiator
+        seen.push(initiator.current())
+        await sleep(1)
+        seen.push(initiator.current())
+        return 'probed'
+      },
+    })
+    harness = await harnessWith({ model: scriptedModel([tool('probe', {}), text('done')]), tools: [probe] })
+    const initiator = harness.agents.initiator
+    const A = await harness.createAgent()
+    expect(initiator.run(A, () => initiator.current())).toBe(A)
+    expect(await initiator.run(A, async () => 7)).toBe(7)
+    const error = thrownBy(() => initiator.require())
+    expect(InitiatorError.is(error)).toBe(true)
+    expect((error as InitiatorError).code).toBe('NO_INITIATOR')
+    expect(initiator.run(A, () => initiator.runDetached(() => initiator.current()))).toBeUndefined()
+    expect(initiator.run(A, () => [initiator.runDetached(() => initiator.current()), initiator.current()])).toEqual([undefined, A])
+    expect(await A.run('go')).toMatchObject({ reason: { kind: 'completed' } })
+    expect(seen).toHaveLength(2)
+    expect(seen[0]).toBe(A)
+    expect(seen[1]).toBe(A)
+    expect(initiator.current()).toBeUndefined()
+  })
+
+  test('scenario 21: inside H1.agents.initiator.run(A, …), H2.agents.initiator.current() is undefined', async () => {
+    const h1 = await harnessWith()
+    const h2 = await harnessWith()
+    expect(h1.agents.initiator).not.toBe(h2.agents.initiator)
+    const A = await h1.createAgent()
+    const seen = await h1.agents.initiator.run(A, async () => {
+      const before = h2.agents.initiator.current()
+      await sleep(1)
+      return { before, after: h2.agents.initiator.current(), own: h1.agents.initiator.current() }
+    })
+    expect(seen).toEqual({ before: undefined, after: undefined, own: A })
+  })
+
+  test('scenario 23: during harness.close(), run throws INITIATOR_CLOSED without calling op; a running frame completes', async () => {
+    const harness = await harnessWith()
+    const initiator = harness.agents.initiator
+    const A = await harness.createAgent()
+    const gate = deferred<void>()
+    const running = initiator.run(A, async () => {
+      await gate.promise
+      return initiator.current()
+    })
+    const closing = harness.close()
+    const calls: string[] = []
+    const error = thrownBy(() => initiator.run(A, () => calls.push('op')))
+    expect(InitiatorError.is(error)).toBe(true)
+    expect((error as InitiatorError).code).toBe('INITIATOR_CLOSED')
+    expect(calls).toEqual([])
+    gate.resolve()
+    expect(await running).toBe(A)
+    await closing
   })
 })

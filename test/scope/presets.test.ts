@@ -1,7 +1,10 @@
 import { describe, expect, test } from 'vitest'
 import {
+  type Agent,
+  type AgentStatus,
   type Context,
   createHarness,
+  defineTool,
   definePlugin,
   definePreset,
   type HarnessOptions,
@@ -18,7 +21,7 @@ import {
   services,
   UnknownPresetError,
 } from 'yoke'
-import { fakeClock, fakeIds } from 'yoke/testing'
+import { fakeClock, fakeIds, scriptedModel, text } from 'yoke/testing'
 import { rejectionOf, requireContext, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { testEvents } from '../helpers/test-events.js'
@@ -419,6 +422,49 @@ describe('preset instructions', () => {
     expect(ran).toBe(true)
     expect(harness.ctx.getOptional(services.systemPrompt)).toBeUndefined()
     expect(harness.ctx.get(services.presets).names()).toEqual(['reviewer'])
+    await harness.close()
+  })
+})
+
+describe('scenario 19: one preset shared by two agents', () => {
+  test('setup ran once; a listener on live R1.ctx hears R1 but never R2; disposing R1 leaves lint and R2’s chain', async () => {
+    let setups = 0
+    const lint = defineTool({ name: 'lint', description: 'Lint the code', input: { type: 'object' }, execute: () => 'clean' })
+    const model = scriptedModel([text('one'), text('two'), text('three')])
+    const { options } = hostOptions({
+      model,
+      presets: [
+        definePreset({
+          name: 'reviewer',
+          instructions: 'You review code.',
+          setup(ctx) {
+            setups++
+            ctx.tools.register(lint)
+          },
+        }),
+      ],
+    })
+    const harness = await createHarness(options)
+    expect(setups).toBe(1)
+    const preset = presetOf(harness.ctx, 'reviewer')
+    const r1 = await harness.createAgent({ preset: 'reviewer' })
+    const r2 = await harness.createAgent({ preset: 'reviewer' })
+    expect(setups).toBe(1)
+    const r1Heard: string[] = []
+    r1.ctx.on('agent/status', ({ agent, status }: { readonly agent: Agent; readonly status: AgentStatus }) => {
+      r1Heard.push(`${agent.id}:${status}`)
+    })
+    await r2.run('while R1 is alive')
+    expect(r1Heard).toEqual([])
+    await r1.run('R1 itself')
+    expect(r1Heard).toEqual([`${r1.id}:running`, `${r1.id}:idle`])
+    await r1.dispose()
+    expect(harness.ctx.scopes.chain(r2)).toEqual([r2, preset])
+    expect(harness.tools.list(r2).map((definition) => definition.name)).toEqual(['lint'])
+    await r2.run('after R1 is gone')
+    expect(model.requests[2]?.tools?.map((schema) => schema.name)).toEqual(['lint'])
+    expect(model.requests[2]?.system).toBe('You review code.')
+    expect(setups).toBe(1)
     await harness.close()
   })
 })
