@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import { AgentBusyError, CompactionError, type Harness, LlmError, modelFailure } from 'yoke'
-import { fail, text } from 'yoke/testing'
+import { z } from 'zod'
+import { AgentBusyError, CompactionError, defineTool, type Harness, LlmError, modelFailure } from 'yoke'
+import { call, fail, text } from 'yoke/testing'
 import { CHK, compactionEvents, completeTurns, gate, gatedStub, prompt, replies, reply, seqOf, setup, stub, texts, tokensOf } from './compaction-helpers.js'
 
 let harness: Harness | undefined
@@ -364,5 +365,60 @@ describe('failure injected at every append of the bracket', () => {
     expect(harness.sessions.create({ seed: agent.session.events }).deriveMessages()).toEqual(messages)
     await expect(agent.run('more')).resolves.toMatchObject({ reason: { kind: 'completed' }, text: 'after' })
     expect(agent.phase).toBe('idle')
+  })
+})
+
+describe('scenarios 3 and 5 in the exact form the spec states', () => {
+  test('scenario 3: during a turn blocked in a tool, compact() rejects AGENT_BUSY and appends nothing', async () => {
+    const hold = gate()
+    const pause = defineTool({
+      name: 'pause',
+      description: 'waits',
+      input: z.object({}),
+      execute: async () => {
+        hold.enter()
+        await hold.promise
+        return 'resumed'
+      },
+    })
+    const summarizer = stub('S')
+    const made = await setup({ script: [...replies(3), call('kp', 'pause', '{}'), text('done')], compaction: { summarizer }, tools: [pause] })
+    harness = made.harness
+    const agent = await harness.createAgent()
+    await completeTurns(agent, 3)
+    const turn = agent.run(prompt(4))
+    await hold.entered
+    const during = agent.session.length
+    const busy = await agent.compact().catch((thrown: unknown) => thrown)
+    expect(AgentBusyError.is(busy)).toBe(true)
+    expect(busy).toMatchObject({ code: 'AGENT_BUSY' })
+    expect(agent.session.length).toBe(during)
+    expect(compactionEvents(agent.session.events)).toEqual([])
+    expect(summarizer.calls).toHaveLength(0)
+    hold.open()
+    await expect(turn).resolves.toMatchObject({ reason: { kind: 'completed' }, text: 'done' })
+    expect(compactionEvents(agent.session.events)).toEqual([])
+  })
+
+  test('scenario 5: after a SUMMARY_FAILED manual compaction, followup(x) completes a turn over the unchanged surface', async () => {
+    const failure = new LlmError(modelFailure('AUTH', 'bad key', 'response', { status: 401 }))
+    const summarizer = async () => {
+      throw failure
+    }
+    const made = await setup({ script: [...replies(3), text('fine')], compaction: { summarizer } })
+    harness = made.harness
+    const agent = await harness.createAgent()
+    await completeTurns(agent, 3)
+    const before = agent.session.length
+    const error = await agent.compact().catch((thrown: unknown) => thrown)
+    expect(CompactionError.is(error)).toBe(true)
+    expect((error as CompactionError).cause).toBe(failure)
+    const appended = agent.session.slice(before)
+    expect(appended.map((event) => event.type)).toEqual(['compaction/start', 'compaction/end'])
+    expect(appended[0]?.data).toEqual({ compactionId: 'c1', trigger: 'manual', turn: null, step: null })
+    agent.followup('x')
+    await agent.whenIdle()
+    expect(agent.session.events.at(-1)?.data).toEqual({ turn: 4, reason: { kind: 'completed' } })
+    expect(texts(made.model.requests[3]?.messages ?? [])).toEqual([prompt(1), reply(1), prompt(2), reply(2), prompt(3), reply(3), 'x'])
   })
 })

@@ -153,3 +153,77 @@ describe('context-overflow recovery (07-compaction.md §2)', () => {
     expect(made.model.remaining).toBe(1)
   })
 })
+
+describe('scenarios 14 and 15 in the exact form the spec states', () => {
+  test('scenario 14: failed chunks, bracket, then the retry chunks and a3 in the one step', async () => {
+    const made = await setup({
+      script: [text(reply(1)), text(reply(2)), fail('CONTEXT_WINDOW_EXCEEDED'), text('S'), text(reply(3))],
+      model: { info: { contextWindow: 100000 } },
+    })
+    harness = made.harness
+    const agent = await harness.createAgent()
+    await completeTurns(agent, 3)
+    const events = agent.session.events
+    const [q1, a1] = [seqOf(events, prompt(1)), seqOf(events, reply(1))]
+    const turn3 = turnEvents(events, 3)
+    const types = turn3.map((event) => event.type)
+    const startAt = types.indexOf('compaction/start')
+    const endAt = types.indexOf('compaction/end')
+    expect(types.slice(0, 3)).toEqual(['turn/start', 'agent/inbox/spliced', 'step/start'])
+    expect(turn3[2]?.data).toEqual({ turn: 3, step: 1 })
+    expect(types[3]).toBe('user/message')
+    expect(texts([turn3[3]?.data as never])).toEqual([prompt(3)])
+    expect(types.slice(4, startAt).length).toBeGreaterThan(0)
+    expect(types.slice(4, startAt).every((type) => type === 'assistant/chunk')).toBe(true)
+    const [start, summary, replacement, end] = turn3.slice(startAt, endAt + 1)
+    expect(endAt - startAt).toBe(3)
+    expect(summary?.data).toMatchObject({ compactionId: 'c1', summary: 'S', shadowedRange: { start: q1, end: a1 }, shadowedSeqs: [q1, a1], attempts: 1 })
+    expect(replacement?.data).toMatchObject({ id: 'compaction:c1', content: [{ type: 'text', text: CHK('S') }] })
+    expect(replacement?.surfaceOp).toEqual({ op: 'replace', start: q1, end: a1 })
+    expect(replacement?.sourceEventSeqs).toEqual([start?.seq, summary?.seq, q1, a1])
+    expect(end?.data).toEqual({ compactionId: 'c1' })
+    const after = types.slice(endAt + 1)
+    expect(after.slice(-3)).toEqual(['assistant/message', 'step/end', 'turn/end'])
+    expect(after.slice(0, -3).length).toBeGreaterThan(0)
+    expect(after.slice(0, -3).every((type) => type === 'assistant/chunk')).toBe(true)
+    expect(texts([((turn3.at(-3) as SessionEvent).data as { message: never }).message])).toEqual([reply(3)])
+    expect(made.model.requests.slice(2).map((request) => request.metadata.purpose)).toEqual(['conversation', 'compaction', 'conversation'])
+    expect(texts(made.model.requests[3]?.messages ?? []).slice(0, -1)).toEqual([prompt(1), reply(1)])
+    expect(made.compactionLive).toEqual([])
+  })
+
+  test('scenario 15: both recoveries bracket in turn 4 step 1; the second uses the open-step cut; no prune; one step', async () => {
+    const overflow = () => fail('CONTEXT_WINDOW_EXCEEDED')
+    const made = await setup({
+      script: [...replies(3), overflow(), text('S1'), overflow(), text('S2'), overflow()],
+      model: { info: { contextWindow: 100000 } },
+    })
+    harness = made.harness
+    const agent = await harness.createAgent()
+    await completeTurns(agent, 3)
+    const before = agent.session.events
+    const [q1, a2, a3] = [seqOf(before, prompt(1)), seqOf(before, reply(2)), seqOf(before, reply(3))]
+    await agent.run(prompt(4))
+    const events = agent.session.events
+    const turn4 = turnEvents(events, 4)
+    const starts = turn4.filter((event) => event.type === 'compaction/start')
+    expect(starts.map((event) => event.data)).toEqual([
+      { compactionId: 'c1', trigger: 'context-overflow', turn: 4, step: 1 },
+      { compactionId: 'c2', trigger: 'context-overflow', turn: 4, step: 1 },
+    ])
+    const checkpoint = events.find((event) => (event.data as { id?: string }).id === 'compaction:c1')?.seq as number
+    const summaries = turn4.filter((event) => event.type === 'compaction/summary')
+    expect(summaries.map((event) => (event.data as { shadowedRange: unknown }).shadowedRange)).toEqual([
+      { start: q1, end: a2 },
+      { start: checkpoint, end: a3 },
+    ])
+    expect(summaries.map((event) => (event.data as { summary: string }).summary)).toEqual(['S1', 'S2'])
+    expect(turn4.some((event) => event.type === 'compaction/prune')).toBe(false)
+    expect(turn4.filter((event) => event.type === 'step/start')).toHaveLength(1)
+    expect(turn4.filter((event) => event.type === 'step/end')).toHaveLength(1)
+    expect(made.model.requests.slice(3).map((request) => request.metadata.purpose)).toEqual(['conversation', 'compaction', 'conversation', 'compaction', 'conversation'])
+    expect(texts(made.model.requests[5]?.messages ?? []).slice(0, -1)).toEqual([CHK('S1'), prompt(3), reply(3)])
+    expect(texts(made.model.requests[7]?.messages ?? [])).toEqual([CHK('S2'), prompt(4)])
+    expect(turn4.at(-1)?.data).toMatchObject({ turn: 4, reason: { kind: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } } })
+  })
+})

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool, type Harness, type SessionEvent } from 'yoke'
-import { fail, text } from 'yoke/testing'
-import { CHK, compactionEvents, completeTurns, gate, gatedStub, prompt, replies, reply, seqOf, setup, stub, texts, typesWithoutChunks } from './compaction-helpers.js'
+import { basicCompaction, createHarness, DEFAULT_SUMMARY_INSTRUCTION, defineTool, type Harness, type SessionEvent } from 'yoke'
+import { fail, fakeClock, fakeIds, scriptedModel, text } from 'yoke/testing'
+import { CHK, compactionEvents, completeTurns, gate, gatedStub, prompt, replies, reply, seqOf, setup, stub, texts, tokensOf, typesWithoutChunks } from './compaction-helpers.js'
 
 let harness: Harness | undefined
 
@@ -190,5 +190,83 @@ describe('pressure trigger (07-compaction.md §2, §4)', () => {
     expect(compaction.map((event) => event.type)).toEqual(['compaction/start', 'compaction/summary', 'compaction/end'])
     expect(compaction[1]?.data).toMatchObject({ attempts: 2, summary: 'S' })
     expect(agent.session.events.some((event) => event.type === 'llm/retry')).toBe(false)
+  })
+})
+
+describe('scenarios 10 and 11 in the exact form the spec states', () => {
+  test('scenario 10: the bracket, its replacement, the claimed q3 and the summary request are exactly as stated', async () => {
+    const made = await setup({ script: calibratedScript() })
+    harness = made.harness
+    const agent = await harness.createAgent()
+    await completeTurns(agent, 3)
+    const events = agent.session.events
+    const [q1, a1] = [seqOf(events, prompt(1)), seqOf(events, reply(1))]
+    const turn3 = turnEvents(events, 3)
+    expect(compactionEvents(events).every((event) => event.seq > (turn3[0]?.seq as number))).toBe(true)
+    const [turnStart, splice, start, summary, replacement, end, stepStart, claimed] = turn3
+    expect(turnStart?.type).toBe('turn/start')
+    expect(splice?.type).toBe('agent/inbox/spliced')
+    expect(start?.data).toEqual({ compactionId: 'c1', trigger: 'pressure', turn: 3, step: null })
+    expect(summary?.type).toBe('compaction/summary')
+    expect(summary?.data).toMatchObject({
+      compactionId: 'c1',
+      summary: 'S',
+      shadowedRange: { start: q1, end: a1 },
+      shadowedSeqs: [q1, a1],
+      shadowedTokens: tokensOf(prompt(1)) + tokensOf(reply(1)),
+      summaryTokens: tokensOf(CHK('S')),
+      provider: 'mock',
+      model: 'mock',
+      attempts: 1,
+    })
+    expect(replacement?.type).toBe('user/message')
+    expect(replacement?.data).toEqual({ id: 'compaction:c1', role: 'user', content: [{ type: 'text', text: CHK('S') }], source: { kind: 'plugin', plugin: 'yoke/compaction', form: 'summary' } })
+    expect(replacement?.surfaceOp).toEqual({ op: 'replace', start: q1, end: a1 })
+    expect(replacement?.sourceEventSeqs).toEqual([start?.seq, summary?.seq, q1, a1])
+    expect(end?.data).toEqual({ compactionId: 'c1' })
+    expect(stepStart?.data).toEqual({ turn: 3, step: 1 })
+    expect(claimed?.type).toBe('user/message')
+    expect(claimed?.surfaceOp).toBe('append')
+    expect(texts([claimed?.data as never])).toEqual([prompt(3)])
+    const summaryRequest = made.model.requests[2]
+    expect(summaryRequest).toMatchObject({ provider: 'mock', model: 'mock', maxTokens: 8192, metadata: { sessionId: agent.id, purpose: 'compaction' } })
+    expect(summaryRequest?.messages.slice(0, 2)).toEqual(made.model.requests[1]?.messages.slice(0, 2))
+    expect(summaryRequest?.messages[2]).toEqual({
+      id: 'compaction-instruction',
+      role: 'user',
+      content: [{ type: 'text', text: DEFAULT_SUMMARY_INSTRUCTION }],
+      source: { kind: 'plugin', plugin: 'yoke/compaction' },
+    })
+    expect(summaryRequest?.messages).toHaveLength(3)
+    expect(summaryRequest?.system).toEqual(made.model.requests[1]?.system)
+    expect(summaryRequest?.tools).toEqual(made.model.requests[1]?.tools)
+    expect(events.some((event) => (event.data as { id?: string }).id === 'compaction-instruction')).toBe(false)
+    expect(texts(made.model.requests[3]?.messages ?? [])).toEqual([CHK('S'), prompt(2), reply(2), prompt(3)])
+    expect(made.model.requests[3]?.metadata).toMatchObject({ purpose: 'conversation' })
+    expect(turn3.at(-1)?.data).toEqual({ turn: 3, reason: { kind: 'completed' } })
+    expect(harness.sessions.create({ seed: events }).deriveMessages()).toEqual(agent.session.deriveMessages())
+  })
+
+  test('scenario 11: a model without info gives exactly one no-context-window skip per agent and no compaction/* event', async () => {
+    const live: { readonly agent: string; readonly outcome: string; readonly reason?: string }[] = []
+    harness = await createHarness({
+      model: scriptedModel(replies(6)),
+      clock: fakeClock(),
+      ids: fakeIds(),
+      patches: [basicCompaction({ summarizer: stub('S') })],
+    })
+    harness.on('agent/compaction', (payload) => live.push({ agent: payload.agent.id, outcome: payload.outcome, ...(payload.reason === undefined ? {} : { reason: payload.reason }) }))
+    const first = await harness.createAgent()
+    const second = await harness.createAgent()
+    for (let k = 1; k <= 3; k++) {
+      await expect(first.run(`p${k}`.padEnd(4000, '!'))).resolves.toMatchObject({ reason: { kind: 'completed' } })
+      await expect(second.run(`r${k}`.padEnd(4000, '!'))).resolves.toMatchObject({ reason: { kind: 'completed' } })
+    }
+    expect(live).toEqual([
+      { agent: first.id, outcome: 'skipped', reason: 'no-context-window' },
+      { agent: second.id, outcome: 'skipped', reason: 'no-context-window' },
+    ])
+    expect(compactionEvents(first.session.events)).toEqual([])
+    expect(compactionEvents(second.session.events)).toEqual([])
   })
 })
