@@ -2,12 +2,13 @@
  * The main job (`npm start` = examples/main.ts, 09-api.md R3, scenarios 40 and 41), run as a real
  * child process: bundled once with esbuild, `yoke` aliased to the source.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { cp, mkdtemp, rm, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest'
 import { type MockOpenAIServer, startMockOpenAIServer } from 'yoke/testing'
-import { type Bundle, bundle, type Outcome } from '../helpers/child-process.js'
+import { type Bundle, bundle, type Outcome, root, runProcess } from '../helpers/child-process.js'
 
 let main: Bundle | undefined
 const cleanups: (() => Promise<void>)[] = []
@@ -88,3 +89,21 @@ test('a turn that does not complete prints its reason and code and exits 1', asy
   expect(outcome.code).toBe(1)
   expect(lastLine(outcome.stdout)).toMatch(/^turn 1 error AUTH: /)
 }, 30_000)
+
+test('scenario 40 via npm start: in a copy of the tracked files (a fresh clone, node_modules linked), npm start builds, answers and a rerun is turn 2', async () => {
+  const clone = await freshDir()
+  const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' }).split('\0').filter((path) => path !== '')
+  for (const path of tracked) await cp(join(root, path), join(clone, path), { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+    // A tracked file deleted in the working tree is not part of the clone.
+    if (error.code !== 'ENOENT') throw error
+  })
+  await symlink(join(root, 'node_modules'), join(clone, 'node_modules'), 'dir')
+  const first = await runProcess('npm', ['start', '--silent'], { cwd: clone })
+  expect(first.code, first.stderr).toBe(0)
+  expect(first.stdout).toContain('→ get_weather {"city":"Paris"}')
+  expect(first.stdout).toContain('Paris: sunny, 21 °C. 2 + 3 = 5.')
+  expect(lastLine(first.stdout)).toBe('turn 1 completed · 2 steps · 2 tool calls · sessions/readme-demo.jsonl')
+  const second = await runProcess('npm', ['start', '--silent'], { cwd: clone })
+  expect(second.code, second.stderr).toBe(0)
+  expect(lastLine(second.stdout)).toMatch(/^turn 2 completed · /)
+}, 120_000)

@@ -12,11 +12,12 @@ import {
   type HarnessOptions,
   MissingServicesError,
   type PluginStateEvent,
+  ServiceMissingError,
   services,
   type Serial,
   UnknownEventError,
 } from 'yoke'
-import { fakeClock, fakeIds } from 'yoke/testing'
+import { fakeClock, fakeIds, scriptedModel, text } from 'yoke/testing'
 import { defaultIds, disableDefaults } from '../helpers/no-defaults.js'
 import { cloneOptions, deepFreeze, rejectionOf, requireContext, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
@@ -77,6 +78,41 @@ describe('createHarness with the default bundle (09-api scenario 1)', () => {
       'context:listeners',
       'plugin:probe',
     ])
+    await harness.close()
+  })
+})
+
+describe('scenario 1 as written: deepFreeze({ model: scripted }) (09-api O4, H1, 01-kernel M1)', () => {
+  test('resolves; eight default entries in order, all active; the service members are stable getters', async () => {
+    const model = scriptedModel([text('hello')])
+    const clock = fakeClock()
+    const ids = fakeIds()
+    const options: HarnessOptions = deepFreeze({ model, clock, ids, logger: recordingLogger() }, new Set<unknown>([model, clock, ids]))
+    const harness = await createHarness(options)
+    expect(harness.describe().entries.map(({ id, source }) => ({ id, source }))).toEqual(defaultIds.map((id) => ({ id, source: 'default' })))
+    expect(harness.inspect().plugins.map(({ state }) => state)).toEqual(defaultIds.map(() => 'active'))
+    expect(harness.tools).toBe(harness.tools)
+    expect(harness.tools).toBe(harness.ctx.get(services.tools))
+    expect(harness.sessions).toBe(harness.sessions)
+    expect(harness.agents).toBe(harness.agents)
+    expect(harness.systemPrompt).toBe(harness.systemPrompt)
+    expect(harness.persistence).toBe(harness.persistence)
+    // The frozen options drive a turn: the model is used by reference.
+    const agent = await harness.createAgent()
+    expect(await agent.run('hi')).toMatchObject({ turn: 1, reason: { kind: 'completed' }, text: 'hello' })
+    expect(model.requests).toHaveLength(1)
+    await harness.close()
+    expect(Object.isFrozen(options)).toBe(true)
+    expect(options.model).toBe(model)
+  })
+
+  test('H1: a member whose entry a patch disabled throws ServiceMissingError when read', async () => {
+    const harness = await createHarness({ patches: disableDefaults, logger: recordingLogger() })
+    for (const read of [() => harness.tools, () => harness.sessions, () => harness.agents, () => harness.systemPrompt, () => harness.persistence]) {
+      const error = thrownBy(read)
+      expect(ServiceMissingError.is(error)).toBe(true)
+      expect(error).toMatchObject({ code: 'SERVICE_MISSING' })
+    }
     await harness.close()
   })
 })

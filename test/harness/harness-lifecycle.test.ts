@@ -21,6 +21,7 @@ import {
   memoryPersistence,
 } from 'yoke'
 import { faultyPersistence, fakeClock, fakeIds, hang, scriptedModel, text } from 'yoke/testing'
+import { fixtureId, logLines, writeCrashedLog } from '../cli/cli-fixtures.js'
 import { rejectionOf } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 
@@ -58,6 +59,21 @@ describe('dir shorthand (scenario 4)', () => {
     expect((await b.listSessions()).map(({ id, live }) => ({ id, live }))).toEqual([{ id: agent.id, live: false }])
     const resumed = await b.resumeAgent(agent.id)
     expect(await resumed.run('again')).toMatchObject({ turn: 2, reason: { kind: 'completed' }, text: 'two' })
+  })
+})
+
+describe('resume after a crash (scenario 16)', () => {
+  test("a log cut right after turn 2's tool/call c1: resumeAgent commits tool/result, step/end, turn/end interrupted; the next run is turn 3", async () => {
+    const { file, lines } = await writeCrashedLog(dir)
+    const cut = await logLines(file)
+    expect((JSON.parse(cut.at(-1) as string) as { type: string; data: { turn: number; callId: string } })).toMatchObject({ type: 'tool/call', data: { turn: 2, callId: 'c1' } })
+    const harness = await open({ persistence: { dir }, model: scriptedModel([text('after')]), clock: fakeClock(), ids: fakeIds() })
+    const agent = await harness.resumeAgent(fixtureId)
+    const stored = (await logLines(file)).slice(lines).map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> })
+    expect(stored.map((record) => record.type)).toEqual(['tool/result', 'step/end', 'turn/end'])
+    expect(stored[0]?.data).toMatchObject({ turn: 2, error: { code: 'TOOL_OUTCOME_UNKNOWN' }, message: { content: [{ toolCallId: 'c1' }] } })
+    expect(stored[2]?.data).toMatchObject({ turn: 2, reason: { kind: 'interrupted' } })
+    expect(await agent.run('next')).toMatchObject({ turn: 3, reason: { kind: 'completed' }, text: 'after' })
   })
 })
 

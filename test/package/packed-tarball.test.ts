@@ -131,6 +131,29 @@ describe('the packed tarball (09-api.md §1)', () => {
     expect(packed.filter((path) => !path.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(path))).toEqual([])
   })
 
+  test('scenario 29 (X1): every exports subpath has import and require, each with types first, then default, all packed', async () => {
+    const installed = JSON.parse(await readFile(join(project, 'node_modules', 'yoke', 'package.json'), 'utf8')) as {
+      readonly exports: Readonly<Record<string, string | Readonly<Record<string, Readonly<Record<string, string>>>>>>
+    }
+    const subpaths = Object.keys(installed.exports)
+    expect(subpaths).toContain('.')
+    expect(subpaths).toContain('./testing')
+    expect(installed.exports['./package.json']).toBe('./package.json')
+    for (const subpath of subpaths.filter((name) => name !== './package.json')) {
+      const entry = installed.exports[subpath]
+      expect(typeof entry, subpath).toBe('object')
+      const conditions = entry as Readonly<Record<string, Readonly<Record<string, string>>>>
+      expect(Object.keys(conditions), subpath).toEqual(['import', 'require'])
+      for (const condition of ['import', 'require'] as const) {
+        const target = conditions[condition] as Readonly<Record<string, string>>
+        expect(Object.keys(target), `${subpath} ${condition}`).toEqual(['types', 'default'])
+        for (const file of [target['types'], target['default']]) expect(packed, `${subpath} ${condition}`).toContain((file as string).replace(/^\.\//, ''))
+      }
+      expect(conditions['import']?.['types']).toMatch(/\.d\.ts$/)
+      expect(conditions['require']?.['types']).toMatch(/\.d\.cts$/)
+    }
+  })
+
   test('scenario 28: import("yoke") in a project without optional peers exits 0 and has no observable effect (X2)', async () => {
     const script = `let loaded\nconst load = async () => { loaded = await import('yoke'); await import('yoke/testing') }\nconst preload = async () => { for (const name of ${JSON.stringify(Object.keys(manifest.dependencies))}) await import(name) }\n${probeBody}`
     const outcome = await run(process.execPath, ['--input-type=module', '-e', script], project)

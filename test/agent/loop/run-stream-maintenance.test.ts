@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { createHarness, defineTool, ErrorCode, type Harness, RunDiscardedError, type SessionEvent, type TurnResult } from 'yoke'
+import { createHarness, defineTool, ErrorCode, type Harness, RunDiscardedError, type SessionEvent, StreamOverflowError, type TurnResult } from 'yoke'
 import { fail, fakeClock, fakeIds, hang, scriptedModel, text, tool } from 'yoke/testing'
 import { adapterKinds, dataOf, ofType, untilStreaming, useScenarios, userTexts } from './scenario-harness.js'
 
@@ -415,5 +415,108 @@ describe.each(adapterKinds)('04-agent.md scenarios 42, 45, 46 (%s adapter)', (ki
     // keepInbox parked 'behind' (§9): it runs on the next waking send or wake().
     expect(agent.wake()).toBe(true)
     expect(await behind).toMatchObject({ turn: 3, reason: { kind: 'completed' }, text: 'behind' })
+  })
+})
+
+describe('09-api.md scenarios 7, 10, 11 and 12 as written (A1, A2)', () => {
+  const extra: Harness[] = []
+  afterEach(async () => {
+    for (const other of extra.splice(0)) await other.close().catch(() => undefined)
+  })
+
+  test('scenario 7: the messages are the prompt, the assistant tool call, the tool result and the final answer', async () => {
+    const echo = defineTool({ name: 'echo', description: 'Echo', input: z.object({ text: z.string() }), execute: ({ text: said }) => `echo: ${said}` })
+    const { agent } = await start([tool('echo', { text: 'ping' }, { usage }), text('done', { usage })], { tools: [echo] })
+    const result = await agent.run('go')
+    expect(result.messages).toHaveLength(4)
+    expect(result.messages[0]).toMatchObject({ role: 'user', content: [{ type: 'text', text: 'go' }] })
+    expect(result.messages[1]).toMatchObject({ role: 'assistant', content: [{ type: 'tool-call', name: 'echo', arguments: '{"text":"ping"}' }] })
+    expect(typeof (result.messages[1]?.content[0] as { readonly id?: unknown } | undefined)?.id).toBe('string')
+    const callId = (result.messages[1]?.content[0] as { readonly id: string } | undefined)?.id
+    expect(result.messages[2]?.content).toEqual([expect.objectContaining({ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: 'echo: ping' }] })])
+    expect(result.messages[3]).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: 'done' }] })
+    expect(result.usage).toEqual({ inputTokens: 20, outputTokens: 22 })
+  })
+
+  test('scenario 10: the queued run rejects RunDiscardedError; once the hanging turn 1 is released the agent goes idle with no second turn', async () => {
+    let release: () => void = () => {}
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const { model, agent } = await start([
+      async () => {
+        await gate
+        return text('one')
+      },
+      text('never'),
+    ])
+    const first = agent.run('a')
+    await requestsReach(model, 1)
+    const controller = new AbortController()
+    const queued = agent.run('b', { signal: controller.signal })
+    controller.abort()
+    const error = await rejection(queued)
+    expect(RunDiscardedError.is(error)).toBe(true)
+    expect(error).toBeInstanceOf(RunDiscardedError)
+    expect(error).toMatchObject({ name: 'RunDiscardedError', code: 'RUN_DISCARDED', cause: { kind: 'user' } })
+    release()
+    expect(await first).toMatchObject({ turn: 1, reason: { kind: 'completed' }, text: 'one' })
+    await agent.whenIdle()
+    expect(agent.status).toBe('idle')
+    expect(model.requests).toHaveLength(1)
+    expect(agent.session.events.filter((event) => event.type === 'turn/start')).toHaveLength(1)
+    expect(userTexts(agent.session.events)).toEqual(['a'])
+  })
+
+  test("scenario 11: another agent's concurrent turn never appears in the stream", async () => {
+    const { agent, harness: live } = await start([text('abc', { usage })])
+    const other = await live.createAgent({ model: scriptedModel([text('other', { usage })]) })
+    const run = agent.stream('go')
+    const otherRun = other.run('noise')
+    const collected: SessionEvent[] = []
+    for await (const event of run) collected.push(event)
+    expect((await otherRun).reason).toEqual({ kind: 'completed' })
+    const events = agent.session.events
+    const from = events.findIndex((event) => event.type === 'turn/start')
+    const to = events.findIndex((event) => event.type === 'turn/end')
+    expect(collected).toEqual(events.slice(from, to + 1))
+    expect(collected.every((event) => agent.session.at(event.seq) === event)).toBe(true)
+    const otherEvents = new Set<SessionEvent>(other.session.events)
+    expect(other.session.events.some((event) => event.type === 'turn/start')).toBe(true)
+    expect(collected.some((event) => otherEvents.has(event))).toBe(false)
+  })
+
+  test('scenario 11: run.result deep-equals what run returns for the same script in a fresh harness; both are lossless JSON', async () => {
+    const { agent } = await start([text('abc', { usage })])
+    const run = agent.stream('go')
+    const collected: SessionEvent[] = []
+    for await (const event of run) collected.push(event)
+    const streamed = await run.result
+    const twin = await createHarness({ model: scriptedModel([text('abc', { usage })]), clock: fakeClock(), ids: fakeIds() })
+    extra.push(twin)
+    const ran = await (await twin.createAgent({ options: { verifyReconstruction: true } })).run('go')
+    expect(streamed).toEqual(ran)
+    expect(JSON.parse(JSON.stringify(streamed))).toEqual(streamed)
+    expect(JSON.parse(JSON.stringify(collected))).toEqual(collected)
+  })
+
+  test('scenario 12: the overflow is a StreamOverflowError (class and code)', async () => {
+    const { agent } = await start([text('abc')])
+    const run = agent.stream('go', { highWaterMark: 4 })
+    expect((await run.result).reason).toEqual({ kind: 'completed' })
+    const seen: SessionEvent[] = []
+    let error: unknown
+    try {
+      for await (const event of run) seen.push(event)
+    } catch (caught) {
+      error = caught
+    }
+    expect(seen).toEqual(agent.session.events.filter((event) => event.seq >= (seen[0]?.seq ?? 0)).slice(0, 4))
+    expect(seen[0]?.type).toBe('turn/start')
+    expect(StreamOverflowError.is(error)).toBe(true)
+    expect(error).toBeInstanceOf(StreamOverflowError)
+    expect(error).toMatchObject({ name: 'StreamOverflowError', code: 'STREAM_OVERFLOW', limit: 4, lastYieldedSeq: seen[3]?.seq })
+    const ends = agent.session.events.filter((event) => event.type === 'turn/end')
+    expect(ends).toHaveLength(1)
   })
 })
