@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config'
  */
 const slowFirst = [
   'test/persistence/crash/crash.test.ts',
+  'test/examples/main.test.ts',
   'test/persistence/conformance-jsonl.test.ts',
   'test/persistence/jsonl-persistence.test.ts',
   'test/cli/session-errors.test.ts',
