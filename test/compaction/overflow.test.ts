@@ -20,16 +20,21 @@ function conversation(requests: readonly ModelRequest[]): ModelRequest[] {
   return requests.filter((request) => request.metadata.purpose === 'conversation')
 }
 
+/** Scenario 14's run: two turns, then an overflow in turn 3 that compacts and retries. */
+async function overflowInTurn3(): Promise<{ readonly made: Awaited<ReturnType<typeof setup>>; readonly events: readonly SessionEvent[] }> {
+  const made = await setup({
+    script: [text(reply(1)), text(reply(2)), fail('CONTEXT_WINDOW_EXCEEDED'), text('S'), text(reply(3))],
+    model: { info: { contextWindow: 100000 } },
+  })
+  harness = made.harness
+  const agent = await harness.createAgent()
+  await completeTurns(agent, 3)
+  return { made, events: agent.session.events }
+}
+
 describe('context-overflow recovery (07-compaction.md §2)', () => {
   test('scenario 14: an overflow compacts inside the step and the retry succeeds', async () => {
-    const made = await setup({
-      script: [text(reply(1)), text(reply(2)), fail('CONTEXT_WINDOW_EXCEEDED'), text('S'), text(reply(3))],
-      model: { info: { contextWindow: 100000 } },
-    })
-    harness = made.harness
-    const agent = await harness.createAgent()
-    await completeTurns(agent, 3)
-    const events = agent.session.events
+    const { made, events } = await overflowInTurn3()
     const turn3 = turnEvents(events, 3)
     const types = typesWithoutChunks(turn3)
     const from = types.indexOf('step/start')
@@ -156,14 +161,7 @@ describe('context-overflow recovery (07-compaction.md §2)', () => {
 
 describe('scenarios 14 and 15 in the exact form the spec states', () => {
   test('scenario 14: failed chunks, bracket, then the retry chunks and a3 in the one step', async () => {
-    const made = await setup({
-      script: [text(reply(1)), text(reply(2)), fail('CONTEXT_WINDOW_EXCEEDED'), text('S'), text(reply(3))],
-      model: { info: { contextWindow: 100000 } },
-    })
-    harness = made.harness
-    const agent = await harness.createAgent()
-    await completeTurns(agent, 3)
-    const events = agent.session.events
+    const { made, events } = await overflowInTurn3()
     const [q1, a1] = [seqOf(events, prompt(1)), seqOf(events, reply(1))]
     const turn3 = turnEvents(events, 3)
     const types = turn3.map((event) => event.type)
