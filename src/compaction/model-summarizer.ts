@@ -1,9 +1,9 @@
 import { CompactionError } from '../errors/compaction-error.js'
 import { ErrorCode } from '../errors/codes.js'
 import { InvalidOptionsError } from '../errors/invalid-options-error.js'
-import { type ValidationIssue, valueAt } from '../errors/issue.js'
+import type { ValidationIssue } from '../errors/issue.js'
 import { LlmError } from '../errors/llm-error.js'
-import { type OptionRule, optionIssues, optionRule } from '../kernel/option-issues.js'
+import { type OptionRule, optionIssues, optionRule, throwOptionIssues } from '../kernel/option-issues.js'
 import { services } from '../kernel/services.js'
 import { resolveRetryPolicy, type RetryPolicy } from '../model/retry/retry-policy.js'
 import { withRetry } from '../model/retry/with-retry.js'
@@ -69,10 +69,7 @@ function summarizerIssues(options: ModelSummarizerOptions | undefined): Validati
  * ```
  */
 export function modelSummarizer(options: ModelSummarizerOptions = {}): Summarizer {
-  const issues = summarizerIssues(options)
-  if (issues.length > 0) {
-    throw new InvalidOptionsError({ issues, value: valueAt(options, (issues[0] as ValidationIssue).path), subject: 'modelSummarizer options' })
-  }
+  throwOptionIssues(summarizerIssues(options), options, 'modelSummarizer options')
   const maxTokens = options.maxTokens ?? 8192
   return async (input) => {
     const { agent, signal } = input

@@ -2,7 +2,7 @@ import { Context } from './context.js'
 import { type Clock, type IdSource, type Logger, randomIds, stderrLogger, systemClock } from './host-services.js'
 import { kernelEvents } from './kernel-events.js'
 import { KernelState } from './kernel-state.js'
-import { checkOptions, type OptionRule, optionRule } from './option-issues.js'
+import { checkOptions, hasMethods, type OptionRule, optionRule } from './option-issues.js'
 import { services } from './services.js'
 
 /** Options of {@link createRootContext}. */
@@ -27,17 +27,10 @@ export interface RootContextOptions {
   readonly ids?: IdSource
 }
 
-/** Whether `value` has a function at each of `methods`. */
-function hasMethods(value: unknown, methods: readonly string[]): boolean {
-  if (typeof value !== 'object' || value === null) return false
-  const record = value as Readonly<Record<string, unknown>>
-  return methods.every((method) => typeof record[method] === 'function')
-}
-
 /** The rules of `createRootContext` options (the host services of `createHarness`, 09-api.md). */
 const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
   logger: (value) => (hasMethods(value, ['debug', 'info', 'warn', 'error']) ? undefined : 'must be a Logger { debug, info, warn, error }'),
-  clock: (value) => (hasMethods(value, ['now', 'setTimer']) ? undefined : 'must be a Clock { now(), setTimer() }'),
+  clock: optionRule.clock,
   ids: optionRule.function,
 })
 

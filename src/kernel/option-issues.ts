@@ -17,21 +17,39 @@ export const optionRule = Object.freeze({
   signal: (value: unknown) => (isAbortSignal(value) ? undefined : 'must be an AbortSignal'),
   array: (value: unknown) => (Array.isArray(value) ? undefined : 'must be an array'),
   plainObject: (value: unknown) => (isPlainObject(value) ? undefined : 'must be a plain object'),
+  clock: (value: unknown) => (hasMethods(value, ['now', 'setTimer']) ? undefined : 'must be a Clock { now(), setTimer() }'),
 } satisfies Record<string, OptionRule>)
+
+/**
+ * Whether `value` is an object with a function at each of `methods` (a duck-typed service: a
+ * clock, a logger, a file system).
+ *
+ * @param value - anything
+ * @param methods - the method names
+ * @returns whether every method is there
+ * @internal
+ */
+export function hasMethods(value: unknown, methods: readonly string[]): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  const record = value as Readonly<Record<string, unknown>>
+  return methods.every((method) => typeof record[method] === 'function')
+}
 
 /**
  * The issues of an options object (00-overview.md naming): not an object → one issue at the root
  * (`must be an options object <shape>`); each unknown key → `unknown option`; each set key whose
- * rule fails → that rule's message. Paths are `[key]`, in the order of the options' keys.
+ * rule fails → that rule's message; then each `required` key left `undefined` → `is required`.
+ * Paths are `[key]`, in the order of the options' keys, then of `required`.
  *
- * @param options - what the caller passed (`undefined` has no issue)
+ * @param options - what the caller passed (`undefined` has no issue, unless keys are required)
  * @param rules - the allowed keys and their rules
  * @param shape - names the expected shape in the root issue, e.g. `'{ signal? }'`
+ * @param required - keys that must be set (their values still go through their rules)
  * @returns the issues, empty when the options are fine
  * @internal
  */
-export function optionIssues(options: unknown, rules: Readonly<Record<string, OptionRule>>, shape: string): ValidationIssue[] {
-  if (options === undefined) return []
+export function optionIssues(options: unknown, rules: Readonly<Record<string, OptionRule>>, shape: string, required: readonly string[] = []): ValidationIssue[] {
+  if (options === undefined && required.length === 0) return []
   if (typeof options !== 'object' || options === null || Array.isArray(options)) return [{ path: [], message: `must be an options object ${shape}` }]
   const record = options as Readonly<Record<string, unknown>>
   const issues: ValidationIssue[] = []
@@ -41,7 +59,24 @@ export function optionIssues(options: unknown, rules: Readonly<Record<string, Op
     const message = rule === undefined ? 'unknown option' : value === undefined ? undefined : rule(value)
     if (message !== undefined) issues.push({ path: [key], message })
   }
+  for (const key of required) if (record[key] === undefined) issues.push({ path: [key], message: 'is required' })
   return issues
+}
+
+/**
+ * Throws `issues`, when there are any, as one {@link InvalidOptionsError} whose `value` is the
+ * first issue's value in `options`.
+ *
+ * @param issues - from {@link optionIssues} and any checks of the caller's own
+ * @param options - what the caller passed
+ * @param subject - the name the message starts with (`'options'` by default)
+ * @throws {@link InvalidOptionsError}
+ * @internal
+ */
+export function throwOptionIssues(issues: readonly ValidationIssue[], options: unknown, subject?: string): void {
+  const [first] = issues
+  if (first === undefined) return
+  throw new InvalidOptionsError({ issues, value: valueAt(options, first.path), ...(subject === undefined ? {} : { subject }) })
 }
 
 /**
@@ -57,10 +92,7 @@ export function optionIssues(options: unknown, rules: Readonly<Record<string, Op
  * @internal
  */
 export function checkOptions<T extends object>(options: T | undefined, rules: Readonly<Record<string, OptionRule>>, shape: string, subject?: string): T {
-  const issues = optionIssues(options, rules, shape)
-  if (issues.length > 0) {
-    throw new InvalidOptionsError({ issues, value: valueAt(options, (issues[0] as ValidationIssue).path), ...(subject === undefined ? {} : { subject }) })
-  }
+  throwOptionIssues(optionIssues(options, rules, shape), options, subject)
   return options ?? ({} as T)
 }
 

@@ -1,9 +1,7 @@
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
-import { InvalidOptionsError } from '../errors/invalid-options-error.js'
-import { type ValidationIssue, valueAt } from '../errors/issue.js'
 import { type Context, kernelOf } from '../kernel/context.js'
 import type { Disposer } from '../kernel/effect.js'
-import { type OptionRule, optionIssues, optionRule } from '../kernel/option-issues.js'
+import { type OptionRule, optionIssues, optionRule, throwOptionIssues } from '../kernel/option-issues.js'
 import type { ScopeGraph, ScopeKey } from '../kernel/scope-graph.js'
 
 /** Options of {@link createScopedLayers}. */
@@ -86,19 +84,6 @@ const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
   label: optionRule.string,
 })
 
-/** Throws unless `options` is `{ scopes, create, isEmpty, label? }`. */
-function checkLayersOptions(options: unknown): void {
-  // Three keys are required, so missing options are a root issue too.
-  const issues: ValidationIssue[] = optionIssues(options ?? null, optionRules, '{ scopes, create, isEmpty, label? }')
-  if (issues[0]?.path.length !== 0) {
-    const record = options as Readonly<Record<string, unknown>>
-    for (const key of ['scopes', 'create', 'isEmpty']) if (record[key] === undefined) issues.push({ path: [key], message: 'is required' })
-  }
-  if (issues.length > 0) {
-    throw new InvalidOptionsError({ issues, value: valueAt(options, (issues[0] as ValidationIssue).path), subject: 'createScopedLayers options' })
-  }
-}
-
 /**
  * Creates the scoped layers of one registry. Scoped layers are held weakly by key, so a scope key
  * nobody references any more takes its layer with it.
@@ -115,7 +100,8 @@ function checkLayersOptions(options: unknown): void {
  * ```
  */
 export function createScopedLayers<L>(options: ScopedLayersOptions<L>): ScopedLayers<L> {
-  checkLayersOptions(options)
+  const issues = optionIssues(options, optionRules, '{ scopes, create, isEmpty, label? }', ['scopes', 'create', 'isEmpty'])
+  throwOptionIssues(issues, options, 'createScopedLayers options')
   const { scopes, create, isEmpty } = options
   const label = options.label ?? 'scoped-layer'
   const global = create()

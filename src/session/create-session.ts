@@ -2,7 +2,7 @@ import { ErrorCode } from '../errors/codes.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { SessionRegistryError } from '../errors/session-registry-error.js'
 import { type Clock, systemClock } from '../kernel/host-services.js'
-import { checkOptions, type OptionRule, optionRule } from '../kernel/option-issues.js'
+import { checkOptions, hasMethods, type OptionRule, optionRule } from '../kernel/option-issues.js'
 import { SessionCatalog } from './session-catalog.js'
 import { buildSessionHeader, isSessionId, type SessionHeader } from './session-header.js'
 import type { SessionHooks } from './session-hooks.js'
@@ -31,20 +31,13 @@ export interface CreateSessionOptions {
   readonly clock?: Clock
 }
 
-/** Whether `value` has a function at each of `methods`. */
-function hasMethods(value: unknown, methods: readonly string[]): boolean {
-  if (typeof value !== 'object' || value === null) return false
-  const record = value as Readonly<Record<string, unknown>>
-  return methods.every((method) => typeof record[method] === 'function')
-}
-
 /** `id`, `seed` and `header` keep their own errors (`INVALID_SESSION_ID`, `options.seed`, `SessionHeaderError`). */
 const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
   id: optionRule.any,
   seed: optionRule.any,
   header: optionRule.any,
   catalog: (value) => (hasMethods(value, ['get', 'registerEventType']) ? undefined : 'must be a SessionCatalog'),
-  clock: (value) => (hasMethods(value, ['now', 'setTimer']) ? undefined : 'must be a Clock { now(), setTimer() }'),
+  clock: optionRule.clock,
 })
 
 /**

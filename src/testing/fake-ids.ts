@@ -1,8 +1,7 @@
-import { InvalidOptionsError } from '../errors/invalid-options-error.js'
-import { type ValidationIssue, valueAt } from '../errors/issue.js'
+import type { ValidationIssue } from '../errors/issue.js'
 import type { IdSource } from '../kernel/host-services.js'
 import { isPlainObject } from '../kernel/is-plain-object.js'
-import { type OptionRule, optionIssues, optionRule } from '../kernel/option-issues.js'
+import { type OptionRule, optionIssues, optionRule, throwOptionIssues } from '../kernel/option-issues.js'
 
 /** Options of {@link fakeIds}. */
 export interface FakeIdsOptions {
@@ -45,10 +44,7 @@ function fakeIdsIssues(options: FakeIdsOptions | undefined): ValidationIssue[] {
  * ```
  */
 export function fakeIds(options: FakeIdsOptions = {}): IdSource {
-  const issues = fakeIdsIssues(options)
-  if (issues.length > 0) {
-    throw new InvalidOptionsError({ issues, value: valueAt(options, (issues[0] as ValidationIssue).path), subject: 'fakeIds options' })
-  }
+  throwOptionIssues(fakeIdsIssues(options), options, 'fakeIds options')
   const prefixes = new Map<string, string>(Object.entries(options.prefixes ?? {}))
   const counters = new Map<string, number>()
   return (kind) => {

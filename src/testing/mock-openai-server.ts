@@ -2,9 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { ErrorCode } from '../errors/codes.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
-import { InvalidOptionsError } from '../errors/invalid-options-error.js'
-import { type ValidationIssue, valueAt } from '../errors/issue.js'
-import { type OptionRule, optionIssues, optionRule } from '../kernel/option-issues.js'
+import type { ValidationIssue } from '../errors/issue.js'
+import { type OptionRule, optionIssues, optionRule, throwOptionIssues } from '../kernel/option-issues.js'
 import { ScriptedModelError } from '../errors/scripted-model-error.js'
 import type { JsonValue } from '../session/json-value.js'
 import { mockErrorBodies, notFoundBody, scriptErrorBody } from './mock-openai/mock-error-bodies.js'
@@ -137,11 +136,8 @@ function sendJson(response: ServerResponse, status: number, body: JsonValue): vo
  * ```
  */
 export async function startMockOpenAIServer(options: MockOpenAIServerOptions): Promise<MockOpenAIServer> {
-  const issues = mockOptionIssues(options)
-  if (issues.length > 0) {
-    // The value of the first issue's field (O2), the whole options for a root issue.
-    throw new InvalidOptionsError({ issues, value: valueAt(options, (issues[0] as ValidationIssue).path), subject: 'startMockOpenAIServer options' })
-  }
+  // The error's value is the first issue's field (O2), the whole options for a root issue.
+  throwOptionIssues(mockOptionIssues(options), options, 'startMockOpenAIServer options')
   const cursor = createScriptCursor(options.script)
   const sessionIdHeader = (options.sessionIdHeader ?? 'x-session-id').toLowerCase()
   const requests: MockRecordedRequest[] = []

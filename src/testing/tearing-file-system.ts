@@ -1,6 +1,4 @@
-import { InvalidOptionsError } from '../errors/invalid-options-error.js'
-import { type ValidationIssue, valueAt } from '../errors/issue.js'
-import { optionIssues, type OptionRule } from '../kernel/option-issues.js'
+import { hasMethods, optionIssues, type OptionRule, throwOptionIssues } from '../kernel/option-issues.js'
 import { type JsonlFileHandle, type JsonlFileSystem, nodeFileSystem } from '../persistence/jsonl/jsonl-file-system.js'
 
 /** Options of {@link tearingFileSystem}. */
@@ -31,17 +29,13 @@ export interface TearingFileSystem extends JsonlFileSystem {
   readonly writes: number
 }
 
-const isFileSystem = (value: unknown): boolean =>
-  typeof value === 'object' &&
-  value !== null &&
-  (['open', 'close', 'read', 'write', 'fdatasync', 'fsync', 'ftruncate', 'fstat', 'link', 'rename', 'unlink', 'mkdir', 'readdir', 'readFile', 'stat'] as const).every(
-    (name) => typeof (value as Record<string, unknown>)[name] === 'function',
-  )
+/** The methods of a {@link JsonlFileSystem}. */
+const fileSystemMethods = Object.freeze(['open', 'close', 'read', 'write', 'fdatasync', 'fsync', 'ftruncate', 'fstat', 'link', 'rename', 'unlink', 'mkdir', 'readdir', 'readFile', 'stat'])
 
 const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
   write: (value) => (Number.isSafeInteger(value) && (value as number) >= 1 ? undefined : 'must be a positive safe integer'),
   atByte: (value) => (Number.isSafeInteger(value) && (value as number) >= 0 ? undefined : 'must be a non-negative safe integer'),
-  base: (value) => (isFileSystem(value) ? undefined : 'must be a JsonlFileSystem'),
+  base: (value) => (hasMethods(value, fileSystemMethods) ? undefined : 'must be a JsonlFileSystem'),
 })
 
 /**
@@ -69,13 +63,7 @@ const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
  * ```
  */
 export function tearingFileSystem(options: TearingFileSystemOptions): TearingFileSystem {
-  const issues = optionIssues(options ?? null, optionRules, '{ write, atByte, base? }')
-  if (issues[0]?.path.length !== 0) {
-    for (const key of ['write', 'atByte'] as const) if (options[key] === undefined) issues.push({ path: [key], message: 'is required' })
-  }
-  if (issues.length > 0) {
-    throw new InvalidOptionsError({ issues, value: valueAt(options, (issues[0] as ValidationIssue).path), subject: 'tearingFileSystem options' })
-  }
+  throwOptionIssues(optionIssues(options, optionRules, '{ write, atByte, base? }', ['write', 'atByte']), options, 'tearingFileSystem options')
   const base = options.base ?? nodeFileSystem
   const crash = new Error(`simulated crash: write ${options.write} was torn after ${options.atByte} bytes`)
   let writes = 0

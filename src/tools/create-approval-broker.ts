@@ -1,9 +1,7 @@
 import { ApprovalNotPendingError } from '../errors/approval-not-pending-error.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
-import { InvalidOptionsError } from '../errors/invalid-options-error.js'
-import { type ValidationIssue, valueAt } from '../errors/issue.js'
 import type { Context } from '../kernel/context.js'
-import { type OptionRule, optionIssues } from '../kernel/option-issues.js'
+import { type OptionRule, optionIssues, throwOptionIssues } from '../kernel/option-issues.js'
 import { services } from '../kernel/services.js'
 import type { ApprovalAskOptions, ApprovalBroker, ApprovalDecision, ApprovalOutcome, PendingApproval } from './approval-broker.js'
 import type { ApprovalAskedEventData, ApprovalDecidedEventData } from './approval-events.js'
@@ -34,17 +32,6 @@ const brokerOptionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
   agent: (value) => (typeof value === 'object' && value !== null ? undefined : 'must be the agent object'),
 })
 
-/** Throws unless `options` is `{ ctx, agent }`: both required, nothing else. */
-function checkBrokerOptions(options: ApprovalBrokerOptions): void {
-  // Both keys are required, so missing options are a root issue too.
-  const issues: ValidationIssue[] = optionIssues(options ?? null, brokerOptionRules, '{ ctx, agent }')
-  if (issues[0]?.path.length !== 0) {
-    for (const key of ['ctx', 'agent'] as const) if (options[key] === undefined) issues.push({ path: [key], message: 'is required' })
-  }
-  if (issues.length > 0) {
-    throw new InvalidOptionsError({ issues, value: valueAt(options, (issues[0] as ValidationIssue).path), subject: 'createApprovalBroker options' })
-  }
-}
 
 /** How many decided ids a broker remembers for `'already-decided'`; older ones are forgotten. */
 const DECIDED_MEMORY = 1024
@@ -126,7 +113,7 @@ interface OpenApproval {
  * ```
  */
 export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBroker {
-  checkBrokerOptions(options)
+  throwOptionIssues(optionIssues(options, brokerOptionRules, '{ ctx, agent }', ['ctx', 'agent']), options, 'createApprovalBroker options')
   const { ctx, agent } = options
   const clock = ctx.get(services.clock)
   const ids = ctx.get(services.ids)

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import type { Harness, ModelRequest, SessionEvent } from 'yoke'
+import type { Agent, Harness, ModelRequest, SessionEvent } from 'yoke'
 import { fail, text } from 'yoke/testing'
 import { CHK, compactionEvents, completeTurns, prompt, replies, reply, seqOf, setup, stub, texts, typesWithoutChunks } from './compaction-helpers.js'
 
@@ -30,6 +30,19 @@ async function overflowInTurn3(): Promise<{ readonly made: Awaited<ReturnType<ty
   const agent = await harness.createAgent()
   await completeTurns(agent, 3)
   return { made, events: agent.session.events }
+}
+
+/** Scenario 15's run: three turns, then turn 4 overflows three times (two recoveries, the cap). */
+async function cappedOverflows(): Promise<{ readonly made: Awaited<ReturnType<typeof setup>>; readonly agent: Agent }> {
+  const overflow = () => fail('CONTEXT_WINDOW_EXCEEDED')
+  const made = await setup({
+    script: [...replies(3), overflow(), text('S1'), overflow(), text('S2'), overflow()],
+    model: { info: { contextWindow: 100000 } },
+  })
+  harness = made.harness
+  const agent = await harness.createAgent()
+  await completeTurns(agent, 3)
+  return { made, agent }
 }
 
 describe('context-overflow recovery (07-compaction.md §2)', () => {
@@ -65,14 +78,7 @@ describe('context-overflow recovery (07-compaction.md §2)', () => {
   })
 
   test('scenario 15: the overflow cap — two recoveries, then the failure stands', async () => {
-    const overflow = () => fail('CONTEXT_WINDOW_EXCEEDED')
-    const made = await setup({
-      script: [...replies(3), overflow(), text('S1'), overflow(), text('S2'), overflow()],
-      model: { info: { contextWindow: 100000 } },
-    })
-    harness = made.harness
-    const agent = await harness.createAgent()
-    await completeTurns(agent, 3)
+    const { made, agent } = await cappedOverflows()
     const events = agent.session.events
     const [q1, a1, q2, a2, q3, a3] = [1, 2, 3].flatMap((k) => [seqOf(events, prompt(k)), seqOf(events, reply(k))])
     const result = await agent.run(prompt(4))
@@ -191,14 +197,7 @@ describe('scenarios 14 and 15 in the exact form the spec states', () => {
   })
 
   test('scenario 15: both recoveries bracket in turn 4 step 1; the second uses the open-step cut; no prune; one step', async () => {
-    const overflow = () => fail('CONTEXT_WINDOW_EXCEEDED')
-    const made = await setup({
-      script: [...replies(3), overflow(), text('S1'), overflow(), text('S2'), overflow()],
-      model: { info: { contextWindow: 100000 } },
-    })
-    harness = made.harness
-    const agent = await harness.createAgent()
-    await completeTurns(agent, 3)
+    const { made, agent } = await cappedOverflows()
     const before = agent.session.events
     const [q1, a2, a3] = [seqOf(before, prompt(1)), seqOf(before, reply(2)), seqOf(before, reply(3))]
     await agent.run(prompt(4))

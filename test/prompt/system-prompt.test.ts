@@ -4,6 +4,7 @@ import {
   ContextDisposedError,
   type Context,
   type KernelErrorEvent,
+  type PromptAssembly,
   PromptRegistrationError,
   type SystemPromptChangePayload,
 } from 'yoke'
@@ -226,26 +227,35 @@ describe('system-prompt/change (scenario 5)', () => {
   })
 })
 
+/**
+ * Scenario 7 with A's registrations made through `scopeA` (a context tagged with A's scope, or A's
+ * own `ctx`): A shadows the global instructions and variable, and the global provider is called
+ * for B only.
+ */
+async function expectScenario7(root: Context, scopeA: Context, asmA: () => Promise<PromptAssembly>, asmB: () => Promise<PromptAssembly>): Promise<void> {
+  let calls = 0
+  P(root).section({
+    name: 'instructions',
+    order: 0,
+    text: () => {
+      calls++
+      return 'Global.'
+    },
+  })
+  P(scopeA).section({ name: 'instructions', order: 0, text: 'Scoped for A.' })
+  P(root).variable('who', 'g')
+  P(scopeA).variable('who', 'a')
+  P(root).section({ name: 'hi', order: 1, text: 'Hi {{who}}.' })
+  expect(render(await asmA())).toBe('Scoped for A.\n\nHi a.')
+  expect(calls).toBe(0)
+  expect(render(await asmB())).toBe('Global.\n\nHi g.')
+  expect(calls).toBe(1)
+}
+
 describe('layers and shadowing (scenarios 7, 16)', () => {
   test('scenario 7: A shadows the global instructions and variable; the global provider is not called for A', async () => {
-    let calls = 0
     const { root, A, keyA, keyB, asm } = await promptWorld()
-    P(root).section({
-      name: 'instructions',
-      order: 0,
-      text: () => {
-        calls++
-        return 'Global.'
-      },
-    })
-    P(A).section({ name: 'instructions', order: 0, text: 'Scoped for A.' })
-    P(root).variable('who', 'g')
-    P(A).variable('who', 'a')
-    P(root).section({ name: 'hi', order: 1, text: 'Hi {{who}}.' })
-    expect(render(await asm(keyA))).toBe('Scoped for A.\n\nHi a.')
-    expect(calls).toBe(0)
-    expect(render(await asm(keyB))).toBe('Global.\n\nHi g.')
-    expect(calls).toBe(1)
+    await expectScenario7(root, A, () => asm(keyA), () => asm(keyB))
   })
 
   test('a shadowing entry keeps the global entry’s merge position among equal orders', async () => {
@@ -385,25 +395,9 @@ describe('the notation’s A and B as real agents (scenarios 2, 3, 7, 8, 16)', (
   })
 
   test('scenario 7: the shadowed global instructions provider is never called for A', async () => {
-    let calls = 0
     const { harness, root, signal } = await promptWorld()
     const a = await harness.createAgent()
     const b = await harness.createAgent()
-    P(root).section({
-      name: 'instructions',
-      order: 0,
-      text: () => {
-        calls++
-        return 'Global.'
-      },
-    })
-    P(a.ctx).section({ name: 'instructions', order: 0, text: 'Scoped for A.' })
-    P(root).variable('who', 'g')
-    P(a.ctx).variable('who', 'a')
-    P(root).section({ name: 'hi', order: 1, text: 'Hi {{who}}.' })
-    expect(render(await P(root).assemble({ agent: a, scope: a, signal }))).toBe('Scoped for A.\n\nHi a.')
-    expect(calls).toBe(0)
-    expect(render(await P(root).assemble({ agent: b, scope: b, signal }))).toBe('Global.\n\nHi g.')
-    expect(calls).toBe(1)
+    await expectScenario7(root, a.ctx, () => P(root).assemble({ agent: a, scope: a, signal }), () => P(root).assemble({ agent: b, scope: b, signal }))
   })
 })

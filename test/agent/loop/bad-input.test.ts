@@ -30,6 +30,7 @@ import {
   type UserMessageInput,
 } from 'yoke'
 import { call, fakeClock, fakeIds, faultyPersistence, type MockStep, scriptedModel, startMockOpenAIServer, text } from 'yoke/testing'
+import { thrownBy } from '../../helpers/outcomes.js'
 import { recordingLogger } from '../../helpers/recording-logger.js'
 import { type AdapterKind, adapterKinds, dataOf, ofType, useScenarios } from './scenario-harness.js'
 
@@ -79,20 +80,22 @@ async function expectValidLog(harness: Harness, agent: Agent): Promise<void> {
   expect(stored.events).toEqual(events)
 }
 
-function thrownBy(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected a throw')
-}
-
 /** The turn's events in the log, from its `turn/start` to its `turn/end`. */
 function turnEvents(events: readonly SessionEvent[], turn: number): SessionEvent[] {
   const from = events.findIndex((event) => event.type === 'turn/start' && (event.data as { turn: number }).turn === turn)
   const to = events.findIndex((event) => event.type === 'turn/end' && (event.data as { turn: number }).turn === turn)
   return events.slice(from, to + 1)
+}
+
+/** Streams `input` to its end: the drained events, which must be exactly turn `turn`'s, and the settled result. */
+async function streamedTurn(agent: Agent, input: string, turn: number): Promise<{ drained: { events: SessionEvent[]; error?: unknown }; result: Settled<TurnResult> }> {
+  const stream = agent.stream(input)
+  const result = settled(stream.result)
+  const drained = await drain(stream)
+  await result.promise
+  expect(drained.error).toBeUndefined()
+  expect(drained.events).toEqual(turnEvents(agent.session.events, turn))
+  return { drained, result }
 }
 
 describe.each(adapterKinds)('bad input through the loop (%s adapter)', (kind) => {
@@ -184,12 +187,7 @@ describe.each(adapterKinds)('bad input through the loop (%s adapter)', (kind) =>
     expect(model.requests[1]?.messages.at(-1)?.content[0]).toMatchObject({ type: 'tool-result', toolCallId: 'c1', isError: true })
     expect(errors).toEqual([])
 
-    const stream = agent.stream('once more')
-    const result = settled(stream.result)
-    const drained = await drain(stream)
-    await result.promise
-    expect(drained.error).toBeUndefined()
-    expect(drained.events).toEqual(turnEvents(agent.session.events, 2))
+    const { result } = await streamedTurn(agent, 'once more', 2)
     expect(result.value()).toMatchObject({ resolved: { turn: 2, reason: { kind: 'completed' }, text: 'again' } })
     expect([run.count(), result.count()]).toEqual([1, 1])
     await expectValidLog(harness, agent)
@@ -213,12 +211,7 @@ describe.each(adapterKinds)('bad input through the loop (%s adapter)', (kind) =>
     await queued.promise
     expect(queued.value()).toMatchObject({ resolved: { turn: 2, reason: { kind: 'completed' }, text: 'b' } })
 
-    const stream = agent.stream('c')
-    const result = settled(stream.result)
-    const drained = await drain(stream)
-    await result.promise
-    expect(drained.error).toBeUndefined()
-    expect(drained.events).toEqual(turnEvents(agent.session.events, 3))
+    const { drained, result } = await streamedTurn(agent, 'c', 3)
     expect(drained.events.map((event) => event.type)).toEqual(['turn/start', 'agent/inbox/spliced', 'turn/end'])
     expect(result.value()).toMatchObject({ resolved: { turn: 3, reason } })
     expect(model.requests).toHaveLength(1)

@@ -85,66 +85,6 @@ describe('agent.run (09-api.md A1)', () => {
     expect(result.reason).toMatchObject({ kind: 'error', error: { code: 'AUTH', message: 'provider 401' } })
   })
 
-  test('scenario 10 and 04-agent 46: aborting the signal of a queued run discards it; the hanging turn continues', async () => {
-    const { model, agent } = await start([hang(), text('later')])
-    const first = agent.run('a')
-    await requestsReach(model, 1)
-    const controller = new AbortController()
-    const queued = agent.run('b', { signal: controller.signal })
-    controller.abort()
-    const error = await rejection(queued)
-    expect(error).toMatchObject({ code: ErrorCode.RUN_DISCARDED, reason: 'canceled', cause: { kind: 'user' } })
-    const spliced = agent.session.events.filter((event) => event.type === 'agent/inbox/spliced').at(-1)
-    expect(spliced?.data).toMatchObject({ target: 'next-turn', removedCount: 1, outcome: 'canceled' })
-    expect(agent.status).toBe('running')
-    agent.cancel()
-    expect((await first).reason).toEqual({ kind: 'aborted', reason: { kind: 'user' } })
-    await agent.whenIdle()
-    expect(agent.session.events.filter((event) => event.type === 'turn/start')).toHaveLength(1)
-    const texts = agent.session.events.filter((event) => event.type === 'user/message').map((event) => JSON.stringify(event.data))
-    expect(texts.some((entry) => entry.includes('"b"'))).toBe(false)
-  })
-
-  test('04-agent 46: aborting while its own turn runs ends it aborted {user}; a prompt queued behind it still runs', async () => {
-    const { model, agent } = await start([hang(), text('next')])
-    const controller = new AbortController()
-    const own = agent.run('x', { signal: controller.signal })
-    const behind = agent.run('y')
-    await requestsReach(model, 1)
-    controller.abort()
-    expect((await own).reason).toEqual({ kind: 'aborted', reason: { kind: 'user' } })
-    expect(agent.inbox.nextTurn.map((message) => message.id)).toHaveLength(1)
-    // keepInbox parks 'y'; the next waking send (or wake) runs it.
-    expect(agent.wake()).toBe(true)
-    expect((await behind).text).toBe('next')
-  })
-
-  test('04-agent 45: cancel() discards a queued run (canceled, cause user); the running one resolves aborted; each settles once', async () => {
-    const { model, agent } = await start([hang()])
-    let settledA = 0
-    let settledB = 0
-    const a = agent.run('a').finally(() => settledA++)
-    const b = agent.run('b').finally(() => settledB++)
-    await requestsReach(model, 1)
-    agent.cancel()
-    expect(await rejection(b)).toMatchObject({ code: ErrorCode.RUN_DISCARDED, reason: 'canceled', cause: { kind: 'user' } })
-    expect((await a).reason).toEqual({ kind: 'aborted', reason: { kind: 'user' } })
-    await agent.whenIdle()
-    expect([settledA, settledB]).toEqual([1, 1])
-  })
-
-  test("04-agent 45: a run queued at dispose rejects 'disposed' and its prompt keeps no canceling splice", async () => {
-    const { model, agent } = await start([hang()])
-    const a = agent.run('a')
-    const q = agent.run('q')
-    await requestsReach(model, 1)
-    await agent.dispose()
-    expect((await a).reason).toEqual({ kind: 'aborted', reason: { kind: 'disposed' } })
-    const error = await rejection(q)
-    expect(error).toMatchObject({ code: ErrorCode.RUN_DISCARDED, reason: 'disposed' })
-    expect(agent.session.events.some((event) => event.type === 'agent/inbox/spliced' && (event.data as { outcome?: string }).outcome === 'canceled')).toBe(false)
-  })
-
   test("inbox.remove discards a queued run with reason 'removed' and no cause", async () => {
     const { model, agent } = await start([hang()])
     void agent.run('a')
@@ -261,38 +201,6 @@ describe('agent.stream (09-api.md A1–A2)', () => {
 })
 
 describe('agent.runMaintenance (04-agent.md §10)', () => {
-  test('scenario 42: a followup during maintenance latches; after the task, one turn and one request', async () => {
-    const { model, agent } = await start([text('done')])
-    const statuses: string[] = []
-    agent.ctx.on('agent/status', ({ status }) => statuses.push(status))
-    let release: (value: string) => void = () => undefined
-    const task = agent.runMaintenance(() => new Promise<string>((resolve) => (release = resolve)))
-    expect(agent.phase).toBe('maintenance')
-    expect(agent.status).toBe('idle')
-    agent.followup('m')
-    expect(agent.session.events.some((event) => event.type === 'turn/start')).toBe(false)
-    const idle = agent.whenIdle()
-    release('value')
-    expect(await task).toBe('value')
-    await idle
-    expect(model.requests).toHaveLength(1)
-    expect(agent.session.events.filter((event) => event.type === 'turn/end')).toHaveLength(1)
-    expect(statuses).toEqual(['running', 'idle'])
-  })
-
-  test('scenario 42: a latched prompt removed before the task settles runs no turn', async () => {
-    const { model, agent } = await start([text('done')])
-    let release: () => void = () => undefined
-    const task = agent.runMaintenance(() => new Promise<void>((resolve) => (release = resolve)))
-    const message = agent.followup('m')
-    expect(agent.inbox.remove(message.id)).toBe(true)
-    release()
-    await task
-    await agent.whenIdle()
-    expect(model.requests).toHaveLength(0)
-    expect(agent.session.events.some((event) => event.type === 'turn/start')).toBe(false)
-  })
-
   test('cancel aborts the task signal; a rejection comes back unchanged; busy and disposed throw typed errors', async () => {
     const { model, agent } = await start([hang()])
     const failure = new Error('task broke')
@@ -402,6 +310,9 @@ describe.each(adapterKinds)('04-agent.md scenarios 42, 45, 46 (%s adapter)', (ki
     agent.cancel()
     expect((await first).reason).toEqual({ kind: 'aborted', reason: { kind: 'user' } })
     await agent.whenIdle()
+    // The hanging turn was the only one, and the discarded 'x' never reached the log.
+    expect(ofType(agent.session.events, 'turn/start')).toHaveLength(1)
+    expect(userTexts(agent.session.events)).toEqual(['first'])
 
     streaming = untilStreaming(harness)
     const own = new AbortController()

@@ -14,25 +14,8 @@ import {
   type UserMessageInput,
 } from 'yoke'
 import { fail, hang, text } from 'yoke/testing'
+import { rejectionOf as rejection, thrownBy } from '../../helpers/outcomes.js'
 import { adapterKinds, dataOf, lines, ofType, tick, untilStreaming, useScenarios, userTexts } from './scenario-harness.js'
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected a rejection')
-}
-
-function thrownBy(action: () => unknown): unknown {
-  try {
-    action()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected a throw')
-}
 
 describe.each(adapterKinds)('agent loop scenarios: driver (%s adapter)', (kind) => {
   const scenarios = useScenarios(kind)
