@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { ErrorCode } from '../errors/codes.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import type { InvalidOptionsError } from '../errors/invalid-options-error.js'
 import type { ValidationIssue } from '../errors/issue.js'
 import { type OptionRule, optionIssues, optionRule, throwOptionIssues } from '../kernel/option-issues.js'
 import { ScriptedModelError } from '../errors/scripted-model-error.js'
