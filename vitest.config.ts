@@ -23,7 +23,10 @@ class SlowFirstSequencer extends BaseSequencer {
       const index = slowFirst.findIndex((path) => spec.moduleId.endsWith(path))
       return index === -1 ? slowFirst.length : index
     }
-    return sorted.map((spec, order) => ({ spec, order })).sort((a, b) => rank(a.spec) - rank(b.spec) || a.order - b.order).map(({ spec }) => spec)
+    return sorted
+      .map((spec, order) => ({ spec, order }))
+      .sort((a, b) => rank(a.spec) - rank(b.spec) || a.order - b.order)
+      .map(({ spec }) => spec)
   }
 }
 

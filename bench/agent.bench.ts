@@ -65,7 +65,10 @@ function countingFileSystem(counts: SyscallCounts): JsonlFileSystem {
 }
 
 /** The adapter with every append's batch recorded per session (the events are the frozen originals). */
-function recordingBatches(inner: PersistenceAdapter): { adapter: PersistenceAdapter; batches: Map<string, (readonly SessionEvent[])[]> } {
+function recordingBatches(inner: PersistenceAdapter): {
+  adapter: PersistenceAdapter
+  batches: Map<string, (readonly SessionEvent[])[]>
+} {
   const batches = new Map<string, (readonly SessionEvent[])[]>()
   const adapter: PersistenceAdapter = {
     ...inner,
@@ -95,7 +98,8 @@ async function oneSession(harness: Harness): Promise<{ total: number; run: numbe
   const running = performance.now()
   const result = await agent.run('hi')
   const ran = performance.now()
-  if (result.reason.kind !== 'completed' || result.text !== 'done') throw new Error(`unexpected turn end ${JSON.stringify(result.reason)}`)
+  if (result.reason.kind !== 'completed' || result.text !== 'done')
+    throw new Error(`unexpected turn end ${JSON.stringify(result.reason)}`)
   await agent.dispose()
   return { total: performance.now() - started, run: ran - running }
 }
@@ -125,7 +129,12 @@ async function round(harness: Harness): Promise<{ total: number; run: number }> 
  * The hand-written floor for one recorded session: the same events as JSON lines, the same
  * durable syscalls as the adapter (see the module comment); ms.
  */
-async function handWritten(dir: string, id: string, batches: readonly (readonly SessionEvent[])[], counts: SyscallCounts): Promise<number> {
+async function handWritten(
+  dir: string,
+  id: string,
+  batches: readonly (readonly SessionEvent[])[],
+  counts: SyscallCounts,
+): Promise<number> {
   const started = performance.now()
   const lockPath = join(dir, `${id}.lock`)
   const lock = await open(lockPath, 'wx', 0o600)
@@ -176,7 +185,8 @@ async function longSessions(turns: number): Promise<number[]> {
         const started = performance.now()
         const result = await agent.run(`question ${turn}`)
         best = Math.min(best, ((performance.now() - started) * 1_000) / STEPS_PER_TURN)
-        if (result.turn !== turn || result.reason.kind !== 'completed') throw new Error(`turn ${turn} ended ${JSON.stringify(result.reason)}`)
+        if (result.turn !== turn || result.reason.kind !== 'completed')
+          throw new Error(`turn ${turn} ended ${JSON.stringify(result.reason)}`)
       }
       perStep.push(best)
     }
@@ -201,9 +211,13 @@ interface Row {
 
 function printTable(rows: readonly Row[]): void {
   const widths = [56, 16, 12]
-  console.log(`${'figure'.padEnd(widths[0] as number)} ${'value'.padStart(widths[1] as number)}  ${'goal'.padEnd(widths[2] as number)} met`)
+  console.log(
+    `${'figure'.padEnd(widths[0] as number)} ${'value'.padStart(widths[1] as number)}  ${'goal'.padEnd(widths[2] as number)} met`,
+  )
   for (const row of rows) {
-    console.log(`${row.figure.padEnd(widths[0] as number)} ${row.value.padStart(widths[1] as number)}  ${(row.goal ?? '—').padEnd(widths[2] as number)} ${row.met === undefined ? '' : row.met ? 'yes' : 'NO'}`)
+    console.log(
+      `${row.figure.padEnd(widths[0] as number)} ${row.value.padStart(widths[1] as number)}  ${(row.goal ?? '—').padEnd(widths[2] as number)} ${row.met === undefined ? '' : row.met ? 'yes' : 'NO'}`,
+    )
   }
 }
 
@@ -212,7 +226,8 @@ export async function runAgentBench(): Promise<Record<string, number>> {
   const dir = await mkdtemp(join(tmpdir(), 'yoke-bench-agent-'))
   try {
     const steps = SESSIONS * STEPS_PER_TURN
-    const memoryHarness = (): Promise<Harness> => createHarness({ model: scriptedModel(scriptOf(SESSIONS)), tools: [noop], logger: silent })
+    const memoryHarness = (): Promise<Harness> =>
+      createHarness({ model: scriptedModel(scriptOf(SESSIONS)), tools: [noop], logger: silent })
     // Round 0 warms up; the best of rounds 1–3 counts.
     let memory = { total: Number.POSITIVE_INFINITY, run: Number.POSITIVE_INFINITY, cpu: Number.POSITIVE_INFINITY }
     for (let index = 0; index <= ROUNDS; index++) {
@@ -231,9 +246,18 @@ export async function runAgentBench(): Promise<Record<string, number>> {
     let recorded = new Map<string, (readonly SessionEvent[])[]>()
     for (let index = 0; index <= ROUNDS; index++) {
       harnessCounts = zeroCounts()
-      const { adapter, batches } = recordingBatches(jsonlPersistence({ dir: join(dir, `harness-${index}`), fileSystem: countingFileSystem(harnessCounts) }))
+      const { adapter, batches } = recordingBatches(
+        jsonlPersistence({ dir: join(dir, `harness-${index}`), fileSystem: countingFileSystem(harnessCounts) }),
+      )
       recorded = batches
-      const timing = await round(await createHarness({ model: scriptedModel(scriptOf(SESSIONS)), tools: [noop], persistence: adapter, logger: silent }))
+      const timing = await round(
+        await createHarness({
+          model: scriptedModel(scriptOf(SESSIONS)),
+          tools: [noop],
+          persistence: adapter,
+          logger: silent,
+        }),
+      )
       const floorDir = join(dir, `floor-${index}`)
       await mkdir(floorDir)
       floorCounts = zeroCounts()
@@ -262,7 +286,12 @@ export async function runAgentBench(): Promise<Record<string, number>> {
       `  JSONL: batches per session ${JSON.stringify(batchSizes)}; durable syscalls per session, harness ${JSON.stringify(perSession(harnessCounts, recorded.size))}, floor ${JSON.stringify(perSession(floorCounts, recorded.size))}`,
     )
     printTable([
-      { figure: 'memory: µs per step (agent.run, 1,000 one-turn sessions)', value: `${memoryPerStep.toFixed(1)} µs`, goal: '≤ 50 µs', met: memoryPerStep <= 50 },
+      {
+        figure: 'memory: µs per step (agent.run, 1,000 one-turn sessions)',
+        value: `${memoryPerStep.toFixed(1)} µs`,
+        goal: '≤ 50 µs',
+        met: memoryPerStep <= 50,
+      },
       { figure: '  with createAgent + dispose (informative)', value: `${memoryLifePerStep.toFixed(1)} µs` },
       { figure: '  process CPU, whole round (informative)', value: `${memoryCpuPerStep.toFixed(1)} µs` },
       { figure: 'JSONL default checkpoints: µs per step (whole session)', value: `${jsonlPerStep.toFixed(1)} µs` },
@@ -270,8 +299,18 @@ export async function runAgentBench(): Promise<Record<string, number>> {
       { figure: '  ratio to the floor', value: `${jsonlRatio.toFixed(2)}×`, goal: '≤ 1.3×', met: jsonlRatio <= 1.3 },
       { figure: '200 turns: turn 1 per step', value: `${first.toFixed(1)} µs` },
       { figure: '200 turns: turn 200 per step', value: `${last.toFixed(1)} µs` },
-      { figure: '  ratio turn 200 / turn 1', value: `${(last / first).toFixed(2)}×`, goal: '≤ 1.2×', met: last / first <= 1.2 },
-      { figure: '  ratio median(turns 191–200) / median(turns 1–10)', value: `${(lastTen / firstTen).toFixed(2)}×`, goal: '≤ 1.2×', met: lastTen / firstTen <= 1.2 },
+      {
+        figure: '  ratio turn 200 / turn 1',
+        value: `${(last / first).toFixed(2)}×`,
+        goal: '≤ 1.2×',
+        met: last / first <= 1.2,
+      },
+      {
+        figure: '  ratio median(turns 191–200) / median(turns 1–10)',
+        value: `${(lastTen / firstTen).toFixed(2)}×`,
+        goal: '≤ 1.2×',
+        met: lastTen / firstTen <= 1.2,
+      },
     ])
     return {
       'memory-us-per-step': memoryPerStep,

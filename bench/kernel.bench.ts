@@ -18,7 +18,10 @@ const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} }
 export async function runKernelBench(): Promise<Record<string, number>> {
   const root = createRootContext({ logger: silent })
   root.registerEvents(
-    defineEvents<{ 'bench/tick': Emit<{ readonly n: number }>; 'bench/wrap': Waterfall<{ readonly n: number }, number> }>({
+    defineEvents<{
+      'bench/tick': Emit<{ readonly n: number }>
+      'bench/wrap': Waterfall<{ readonly n: number }, number>
+    }>({
       'bench/tick': 'emit',
       'bench/wrap': 'waterfall',
     }),
@@ -47,7 +50,10 @@ export async function runKernelBench(): Promise<Record<string, number>> {
   ratios['emit-10'] = report(emitCase, emitFloor).ratio
 
   // waterfall through 5 listeners
-  type Middleware = (payload: { readonly n: number }, next: (replacement?: { readonly n: number }) => Promise<number>) => Promise<number>
+  type Middleware = (
+    payload: { readonly n: number },
+    next: (replacement?: { readonly n: number }) => Promise<number>,
+  ) => Promise<number>
   const middleware: Middleware[] = []
   for (let index = 0; index < 5; index++) {
     const listener: Middleware = async (current, next) => (await next()) + current.n
@@ -55,7 +61,9 @@ export async function runKernelBench(): Promise<Record<string, number>> {
     root.on('bench/wrap', listener)
   }
   const inner = (current: { readonly n: number }): number => current.n
-  const waterfallCase = await measure('waterfall through 5 listeners', () => root.waterfall('bench/wrap', payload, inner))
+  const waterfallCase = await measure('waterfall through 5 listeners', () =>
+    root.waterfall('bench/wrap', payload, inner),
+  )
   const runChain = (index: number, current: { readonly n: number }): Promise<number> => {
     const listener = middleware[index]
     if (listener === undefined) return Promise.resolve(inner(current))

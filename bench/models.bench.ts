@@ -31,7 +31,11 @@ function sseBody(): Uint8Array {
   lines.push(event({ role: 'assistant', content: '' }))
   for (let index = 0; index < CHUNKS; index++) {
     const words = ` token ${index} “quoted”`
-    lines.push(index < CHUNKS / 4 ? event({ content: null, reasoning_content: words }) : event({ content: words, reasoning_content: null }))
+    lines.push(
+      index < CHUNKS / 4
+        ? event({ content: null, reasoning_content: words })
+        : event({ content: words, reasoning_content: null }),
+    )
   }
   lines.push(event({}, 'stop'))
   lines.push(
@@ -39,7 +43,13 @@ function sseBody(): Uint8Array {
       id: 'chatcmpl-bench',
       object: 'chat.completion.chunk',
       choices: [],
-      usage: { prompt_tokens: 120, completion_tokens: CHUNKS, total_tokens: CHUNKS + 120, prompt_cache_hit_tokens: 64, prompt_cache_miss_tokens: 56 },
+      usage: {
+        prompt_tokens: 120,
+        completion_tokens: CHUNKS,
+        total_tokens: CHUNKS + 120,
+        prompt_cache_hit_tokens: 64,
+        prompt_cache_miss_tokens: 56,
+      },
     })}\n\n`,
   )
   lines.push('data: [DONE]\n\n')
@@ -49,7 +59,8 @@ function sseBody(): Uint8Array {
 /** The body split into network-sized pieces (splits fall inside events and inside UTF-8 sequences). */
 function pieces(bytes: Uint8Array): readonly Uint8Array[] {
   const parts: Uint8Array[] = []
-  for (let offset = 0; offset < bytes.length; offset += PIECE_BYTES) parts.push(bytes.subarray(offset, offset + PIECE_BYTES))
+  for (let offset = 0; offset < bytes.length; offset += PIECE_BYTES)
+    parts.push(bytes.subarray(offset, offset + PIECE_BYTES))
   return parts
 }
 
@@ -66,11 +77,15 @@ function streamOf(parts: readonly Uint8Array[]): ReadableStream<Uint8Array> {
 
 /** A stream made of recorded DeepSeek events (test/fixtures): its reasoning and content deltas, cycled, byte for byte. */
 function recordedBody(): Uint8Array {
-  const lines = readFileSync(new URL('../test/fixtures/deepseek/deepseek-reasoning.chunks.txt', import.meta.url), 'utf8')
+  const lines = readFileSync(
+    new URL('../test/fixtures/deepseek/deepseek-reasoning.chunks.txt', import.meta.url),
+    'utf8',
+  )
     .split('\n')
     .filter((line) => line !== '')
   const deltaOf = (line: string): Record<string, unknown> =>
-    (JSON.parse(line) as { choices: { delta: Record<string, unknown>; finish_reason: unknown }[] }).choices[0]?.delta ?? {}
+    (JSON.parse(line) as { choices: { delta: Record<string, unknown>; finish_reason: unknown }[] }).choices[0]?.delta ??
+    {}
   const nonEmpty = (value: unknown): boolean => typeof value === 'string' && value !== ''
   const reasoning = lines.filter((line) => nonEmpty(deltaOf(line)['reasoning_content']))
   const content = lines.filter((line) => nonEmpty(deltaOf(line)['content']))
@@ -124,7 +139,8 @@ async function translateAll(parts: readonly Uint8Array[]): Promise<void> {
   const assembler = createAssembler()
   for await (const chunk of adapter.stream(request, { signal: controller.signal })) assembler.push(chunk)
   const outcome = assembler.outcome()
-  if (outcome.kind !== 'message' || outcome.content.length !== 2) throw new Error(`unexpected outcome ${JSON.stringify(outcome)}`)
+  if (outcome.kind !== 'message' || outcome.content.length !== 2)
+    throw new Error(`unexpected outcome ${JSON.stringify(outcome)}`)
 }
 
 /** Timed rounds; each round runs every case once (so a slow spell of the machine hits all of them), and each case keeps its best round. */
@@ -132,7 +148,9 @@ const ROUNDS = 40
 /** Streams per timed sample, so one sample lasts several milliseconds. */
 const REPEAT = 4
 
-async function interleaved(cases: readonly { readonly name: string; readonly run: () => Promise<void> }[]): Promise<Measurement[]> {
+async function interleaved(
+  cases: readonly { readonly name: string; readonly run: () => Promise<void> }[],
+): Promise<Measurement[]> {
   for (const entry of cases) await entry.run()
   const best = cases.map(() => Number.POSITIVE_INFINITY)
   for (let round = 0; round < ROUNDS; round++) {

@@ -44,7 +44,12 @@ function turnEvents(turn: number, base: number): Planned[] {
     { type: 'step/start', data: { turn, step: 1 } },
     {
       type: 'user/message',
-      data: { id: `u-${turn}`, role: 'user', content: [{ type: 'text', text: `What is the weather in Paris, day ${turn}?` }], source: { kind: 'user' } },
+      data: {
+        id: `u-${turn}`,
+        role: 'user',
+        content: [{ type: 'text', text: `What is the weather in Paris, day ${turn}?` }],
+        source: { kind: 'user' },
+      },
       options: { surfaceOp: 'append' },
     },
     { type: 'assistant/chunk', data: { turn, step: 1, chunk: { type: 'text-delta', index: 0, text: 'Let me look ' } } },
@@ -67,7 +72,10 @@ function turnEvents(turn: number, base: number): Planned[] {
       },
       options: { surfaceOp: 'append', sourceEventSeqs: [base + 3, base + 4] },
     },
-    { type: 'tool/call', data: { turn, step: 1, callId, name: 'search', arguments: `{"query":"weather in Paris, day ${turn}"}` } },
+    {
+      type: 'tool/call',
+      data: { turn, step: 1, callId, name: 'search', arguments: `{"query":"weather in Paris, day ${turn}"}` },
+    },
     {
       type: 'tool/result',
       data: {
@@ -121,7 +129,10 @@ async function bestOf(name: string, rounds: number, operation: () => unknown): P
  * `rounds` rounds (after one warm-up) in which every case runs once, in order; each case keeps its
  * best round, as operations per second.
  */
-async function interleavedBest(rounds: number, cases: readonly { readonly name: string; readonly run: () => Promise<void> }[]): Promise<Measurement[]> {
+async function interleavedBest(
+  rounds: number,
+  cases: readonly { readonly name: string; readonly run: () => Promise<void> }[],
+): Promise<Measurement[]> {
   for (const entry of cases) await entry.run()
   const best = cases.map(() => Number.POSITIVE_INFINITY)
   for (let round = 0; round < rounds; round++) {
@@ -135,10 +146,16 @@ async function interleavedBest(rounds: number, cases: readonly { readonly name: 
 }
 
 /** Stores `events` as "stored X" does (create, acquire, append in batches, release). */
-async function store(adapter: PersistenceAdapter, id: string, events: readonly SessionEvent[], batch: number): Promise<void> {
+async function store(
+  adapter: PersistenceAdapter,
+  id: string,
+  events: readonly SessionEvent[],
+  batch: number,
+): Promise<void> {
   await adapter.create({ version: 1, id, createdAt: 1_000 })
   const lease = await adapter.acquire(id)
-  for (let at = 0; at < events.length; at += batch) await adapter.append(id, events.slice(at, at + batch), { expectedSeq: at, lease })
+  for (let at = 0; at < events.length; at += batch)
+    await adapter.append(id, events.slice(at, at + batch), { expectedSeq: at, lease })
   await lease.release()
 }
 
@@ -157,7 +174,8 @@ interface RecordedBatch {
 
 function recordingSizes(inner: JsonlPersistence): { adapter: PersistenceAdapter; batches: RecordedBatch[] } {
   const batches: RecordedBatch[] = []
-  const sizeOf = (sessionId: string): number => statSync(join(inner.dir, `${sessionId}.jsonl`), { throwIfNoEntry: false })?.size ?? 0
+  const sizeOf = (sessionId: string): number =>
+    statSync(join(inner.dir, `${sessionId}.jsonl`), { throwIfNoEntry: false })?.size ?? 0
   const adapter: PersistenceAdapter = {
     name: inner.name,
     create: (header) => inner.create(header),
@@ -189,13 +207,23 @@ function nullAdapter(): PersistenceAdapter {
     load: async () => missing(),
     commitRepair: async () => {},
     list: async () => ({ headers: [], damaged: [] }),
-    acquire: async (sessionId) => ({ sessionId, token: 'null', epoch: 1, signal: new AbortController().signal, release: async () => {} }),
+    acquire: async (sessionId) => ({
+      sessionId,
+      token: 'null',
+      epoch: 1,
+      signal: new AbortController().signal,
+      release: async () => {},
+    }),
     close: async () => {},
   }
 }
 
 /** 10,000 events appended to a live, materialized session of `harness` and flushed; the elapsed ms. */
-async function appendAndFlush(harness: Awaited<ReturnType<typeof createHarness>>, id: string, count: number): Promise<number> {
+async function appendAndFlush(
+  harness: Awaited<ReturnType<typeof createHarness>>,
+  id: string,
+  count: number,
+): Promise<number> {
   const session = harness.sessions.create({ id })
   session.append('turn/start', { turn: 1 }, {})
   session.append('turn/end', { turn: 1, reason: { kind: 'completed' } }, {})
@@ -256,14 +284,18 @@ export async function runPersistenceBench(): Promise<Record<string, number>> {
     ])
     await harness.close()
     // Reported per event (loads/s × 100,000), so the figures stay readable.
-    const perLoad = (measurement: Measurement): Measurement => ({ name: measurement.name, opsPerSecond: measurement.opsPerSecond * events.length })
+    const perLoad = (measurement: Measurement): Measurement => ({
+      name: measurement.name,
+      opsPerSecond: measurement.opsPerSecond * events.length,
+    })
     const floorEvents = perLoad(floor as Measurement)
     console.log('  (events/s)')
     ratios['p1-adapter-load'] = report(perLoad(adapterLoad as Measurement), floorEvents).ratio
     ratios['p1-coordinator-load'] = report(perLoad(coordinatorLoad as Measurement), floorEvents).ratio
     for (const compression of ['gzip', 'zstd'] as const) {
       const compressed = jsonlPersistence({ dir: join(dir, compression) })
-      const size = statSync(join(dir, compression, `p1.jsonl.${compression === 'gzip' ? 'gz' : 'zst'}`)).size / 1_048_576
+      const size =
+        statSync(join(dir, compression, `p1.jsonl.${compression === 'gzip' ? 'gz' : 'zst'}`)).size / 1_048_576
       const load = await bestOf(`adapter.load, ${compression} (${size.toFixed(1)} MB)`, 5, async () => {
         if ((await compressed.load('p1')).events.length !== events.length) throw new Error('short load')
       })
@@ -300,18 +332,25 @@ export async function runPersistenceBench(): Promise<Record<string, number>> {
         closeSync(fd)
       }
     })
-    const perEvent = (measurement: Measurement): Measurement => ({ name: measurement.name, opsPerSecond: measurement.opsPerSecond * count })
+    const perEvent = (measurement: Measurement): Measurement => ({
+      name: measurement.name,
+      opsPerSecond: measurement.opsPerSecond * count,
+    })
     const harnessRate = perEvent(harnessAppend)
     const floorRate = perEvent(rawFloor)
     const batchBytes = slices.reduce((total, slice) => total + slice.length, 0)
-    console.log(`  (events/s below; write-behind batches ${JSON.stringify(sizes)}, ${(batchBytes / 1_048_576).toFixed(1)} MB)`)
+    console.log(
+      `  (events/s below; write-behind batches ${JSON.stringify(sizes)}, ${(batchBytes / 1_048_576).toFixed(1)} MB)`,
+    )
     ratios['p2-append+flush'] = report(harnessRate, floorRate).ratio
 
     // The same with an adapter that stores nothing: the harness's own share (session.append's checks
     // of every event, the coordinator, write-behind), and what the JSONL write path adds to it.
     const none = await createHarness({ persistence: nullAdapter() })
     let nulls = 0
-    const nullAppend = await bestOf(`append ${count.toLocaleString('en-US')} events + flush, null adapter`, 5, () => appendAndFlush(none, `n-${nulls++}`, count))
+    const nullAppend = await bestOf(`append ${count.toLocaleString('en-US')} events + flush, null adapter`, 5, () =>
+      appendAndFlush(none, `n-${nulls++}`, count),
+    )
     await none.close()
     ratios['p2-append+flush(null adapter)'] = report(perEvent(nullAppend), floorRate).ratio
     const jsonlShare: Measurement = {

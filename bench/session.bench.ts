@@ -56,7 +56,12 @@ function turnEvents(turn: number, base: number): Planned[] {
     { type: 'step/end', data: { turn, step: 1 } },
     {
       type: 'user/message',
-      data: { id: `u-${turn}`, role: 'user', content: [{ type: 'text', text: 'and tomorrow?' }], source: { kind: 'user' } },
+      data: {
+        id: `u-${turn}`,
+        role: 'user',
+        content: [{ type: 'text', text: 'and tomorrow?' }],
+        source: { kind: 'user' },
+      },
       options: { surfaceOp: 'append' },
     },
     { type: 'turn/end', data: { turn, reason: { kind: 'completed' } } },
@@ -82,14 +87,19 @@ export async function runSessionBench(): Promise<Record<string, number>> {
 
   // Append of a step's 10 events (fresh turns on a long-lived session) vs clone + push.
   const small = sessionWith(1_000)
-  const appendCase = await measure('append 10 events (one tool step)', () => appendTurn(small.session, small.nextTurn++), {
-    batch: 200,
-  })
+  const appendCase = await measure(
+    'append 10 events (one tool step)',
+    () => appendTurn(small.session, small.nextTurn++),
+    {
+      batch: 200,
+    },
+  )
   const sink: unknown[] = []
   const appendFloor = await measure(
     'structuredClone + push of the same 10 events',
     () => {
-      for (const event of prepared) sink.push({ type: event.type, seq: sink.length, time: 0, data: structuredClone(event.data) })
+      for (const event of prepared)
+        sink.push({ type: event.type, seq: sink.length, time: 0, data: structuredClone(event.data) })
       if (sink.length > 1_000_000) sink.length = 0
     },
     { batch: 200 },
@@ -98,9 +108,13 @@ export async function runSessionBench(): Promise<Record<string, number>> {
 
   // Per-step cost does not grow with the session: the same case on a 100,000-event session.
   const large = sessionWith(100_000)
-  const appendLarge = await measure('append 10 events at 100,000 events', () => appendTurn(large.session, large.nextTurn++), {
-    batch: 200,
-  })
+  const appendLarge = await measure(
+    'append 10 events at 100,000 events',
+    () => appendTurn(large.session, large.nextTurn++),
+    {
+      batch: 200,
+    },
+  )
   ratios['append-10@100k/1k'] = report(appendLarge, appendCase).ratio
 
   // deriveMessages() after a step: the same work at 1,000 and at 100,000 events. Each sample
@@ -143,9 +157,13 @@ export async function runSessionBench(): Promise<Record<string, number>> {
   ratios['step+derive@100k/1k'] = report(deriveLarge, deriveSmall).ratio
 
   // session.events does not copy when nothing changed.
-  const eventsAccess = await measure('session.events (unchanged) at 100,000 events', () => large.session.events.length, {
-    batch: 10_000,
-  })
+  const eventsAccess = await measure(
+    'session.events (unchanged) at 100,000 events',
+    () => large.session.events.length,
+    {
+      batch: 10_000,
+    },
+  )
   const lengthAccess = await measure('session.length at 100,000 events', () => large.session.length, { batch: 10_000 })
   ratios['events-access'] = report(eventsAccess, lengthAccess).ratio
   return ratios

@@ -27,9 +27,20 @@ const STEPS_PER_ROUND = 200
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} }
 const body = async (): Promise<string> => 'ok'
-const noop = defineTool({ name: 'noop', description: 'Does nothing', input: { type: 'object' }, isConcurrencySafe: () => true, execute: body })
+const noop = defineTool({
+  name: 'noop',
+  description: 'Does nothing',
+  input: { type: 'object' },
+  isConcurrencySafe: () => true,
+  execute: body,
+})
 
-const blocks: readonly ToolCallBlock[] = Array.from({ length: CALLS }, (_, index) => ({ type: 'tool-call', id: `c${index}`, name: 'noop', arguments: '{}' }))
+const blocks: readonly ToolCallBlock[] = Array.from({ length: CALLS }, (_, index) => ({
+  type: 'tool-call',
+  id: `c${index}`,
+  name: 'noop',
+  arguments: '{}',
+}))
 
 /** A fresh session with turn 1, step 1 and the assistant message holding the 100 calls. */
 function openStep(session: Session): void {
@@ -37,7 +48,16 @@ function openStep(session: Session): void {
   session.append('step/start', { turn: 1, step: 1 })
   session.append(
     'assistant/message',
-    { turn: 1, step: 1, message: { id: `m-${session.id}`, role: 'assistant', content: blocks, source: { kind: 'model', provider: 'bench', model: 'bench' } } },
+    {
+      turn: 1,
+      step: 1,
+      message: {
+        id: `m-${session.id}`,
+        role: 'assistant',
+        content: blocks,
+        source: { kind: 'model', provider: 'bench', model: 'bench' },
+      },
+    },
     { surfaceOp: 'append' },
   )
 }
@@ -70,7 +90,14 @@ export async function runToolsBench(): Promise<Record<string, number>> {
       for (let step = 0; step < STEPS_PER_ROUND; step++) {
         const session = sessions.create()
         openStep(session)
-        for (const block of blocks) session.append('tool/call', { turn: 1, step: 1, callId: block.id, name: block.name, arguments: block.arguments })
+        for (const block of blocks)
+          session.append('tool/call', {
+            turn: 1,
+            step: 1,
+            callId: block.id,
+            name: block.name,
+            arguments: block.arguments,
+          })
         const results = await Promise.all(blocks.map(() => body()))
         blocks.forEach((block, index) => {
           session.append(
@@ -81,7 +108,14 @@ export async function runToolsBench(): Promise<Record<string, number>> {
               message: {
                 id: `r-${block.id}`,
                 role: 'user',
-                content: [{ type: 'tool-result', toolCallId: block.id, isError: false, content: [{ type: 'text', text: results[index] as string }] }],
+                content: [
+                  {
+                    type: 'tool-result',
+                    toolCallId: block.id,
+                    isError: false,
+                    content: [{ type: 'text', text: results[index] as string }],
+                  },
+                ],
                 source: { kind: 'tool', callId: block.id },
               },
             },
@@ -118,11 +152,12 @@ export async function runToolsBench(): Promise<Record<string, number>> {
     })
     const ratio = scheduled / floor
     const logRatio = scheduled / withLog
-    console.log(`${'runToolCalls / bare Promise.all'.padEnd(52)} ${ratio.toFixed(1).padStart(10)}×   goal ≤ 5× ${ratio <= 5 ? 'met' : 'not met'}`)
+    console.log(
+      `${'runToolCalls / bare Promise.all'.padEnd(52)} ${ratio.toFixed(1).padStart(10)}×   goal ≤ 5× ${ratio <= 5 ? 'met' : 'not met'}`,
+    )
     console.log(`${'runToolCalls / Promise.all + the same appends'.padEnd(52)} ${logRatio.toFixed(2).padStart(10)}×`)
     return { toolsVsPromiseAll: ratio, toolsVsAppends: logRatio }
   } finally {
     await harness.close()
   }
 }
-

@@ -26,21 +26,38 @@ const model = scriptedModel(
   ],
   { info: { contextWindow: 1000 } },
 )
-const harness = await createHarness({ model, ids: fakeIds(), patches: [basicCompaction({ threshold: 0.8, keepRecentTurns: 2 })] })
+const harness = await createHarness({
+  model,
+  ids: fakeIds(),
+  patches: [basicCompaction({ threshold: 0.8, keepRecentTurns: 2 })],
+})
 const agent = await harness.createAgent()
-harness.on('agent/compaction', (payload) => console.log(`agent/compaction: ${payload.outcome} ${payload.reason ?? payload.error?.code ?? ''}`.trim()))
+harness.on('agent/compaction', (payload) =>
+  console.log(`agent/compaction: ${payload.outcome} ${payload.reason ?? payload.error?.code ?? ''}`.trim()),
+)
 
 for (let question = 1; question <= 4; question++) await agent.run(filler(`question ${question}`))
 const action = await agent.compact()
 
 for (const event of agent.session.events.filter((event) => event.type.startsWith('compaction/'))) {
-  const { compactionId, trigger, summary, shadowedSeqs } = event.data as { compactionId: string; trigger?: string; summary?: string; shadowedSeqs?: number[] }
-  console.log(`${event.type} ${compactionId}${trigger === undefined ? '' : ` ${trigger}`}${summary === undefined ? '' : ` shadows ${shadowedSeqs?.length} nodes`}`)
+  const { compactionId, trigger, summary, shadowedSeqs } = event.data as {
+    compactionId: string
+    trigger?: string
+    summary?: string
+    shadowedSeqs?: number[]
+  }
+  console.log(
+    `${event.type} ${compactionId}${trigger === undefined ? '' : ` ${trigger}`}${summary === undefined ? '' : ` shadows ${shadowedSeqs?.length} nodes`}`,
+  )
 }
 const preview = (value: string): string => (value.length > 40 ? `${value.slice(0, 40)}…` : value)
-const texts = agent.session.deriveMessages().map((message) => (message.content[0]?.type === 'text' ? preview(message.content[0].text) : message.content[0]?.type))
+const texts = agent.session
+  .deriveMessages()
+  .map((message) => (message.content[0]?.type === 'text' ? preview(message.content[0].text) : message.content[0]?.type))
 console.log(`model history: ${JSON.stringify(texts)}`)
-console.log(`manual action: ${action?.compactionId} replaced ${action?.shadowedSeqs.length} nodes (${action?.shadowedTokens} → ${action?.summaryTokens} tokens)`)
+console.log(
+  `manual action: ${action?.compactionId} replaced ${action?.shadowedSeqs.length} nodes (${action?.shadowedTokens} → ${action?.summaryTokens} tokens)`,
+)
 console.log(`request purposes: ${model.requests.map((request: ModelRequest) => request.metadata.purpose).join(', ')}`)
 model.assertComplete()
 await harness.close()

@@ -47,7 +47,8 @@ export function createMapStorage(): MapStorage {
 }
 
 const newline = 0x0a
-const encodeLines = (values: readonly unknown[]): Buffer => Buffer.from(values.map((value) => `${JSON.stringify(value)}\n`).join(''))
+const encodeLines = (values: readonly unknown[]): Buffer =>
+  Buffer.from(values.map((value) => `${JSON.stringify(value)}\n`).join(''))
 /** The revision is a hash of the bytes: equal for equal storage, new after every change. */
 const revisionOf = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex').slice(0, 16)
 
@@ -75,7 +76,14 @@ function scan(sessionId: string, bytes: Buffer, truncateAtCorruption: boolean): 
     if (candidate?.version === 1 && candidate.id === sessionId) header = parsed as SessionHeader
   } catch {}
   if (header === undefined) {
-    throw new PersistenceCorruptionError({ code: ErrorCode.CORRUPT_HEADER, sessionId, detail: 'the header line is damaged', location, offset: 0, line: 1 })
+    throw new PersistenceCorruptionError({
+      code: ErrorCode.CORRUPT_HEADER,
+      sessionId,
+      detail: 'the header line is damaged',
+      location,
+      offset: 0,
+      line: 1,
+    })
   }
   const events: SessionEvent[] = []
   const revision = revisionOf(bytes)
@@ -83,7 +91,15 @@ function scan(sessionId: string, bytes: Buffer, truncateAtCorruption: boolean): 
     const end = bytes.indexOf(newline, start)
     const droppedBytes = bytes.length - start
     if (end === -1) {
-      const torn: TornTail = { kind: 'torn', defect: 'unterminated', offset: start, line, droppedBytes, recovered: [], revision }
+      const torn: TornTail = {
+        kind: 'torn',
+        defect: 'unterminated',
+        offset: start,
+        line,
+        droppedBytes,
+        recovered: [],
+        revision,
+      }
       return { header, events, committedBytes: start, torn }
     }
     let event: SessionEvent | undefined
@@ -94,9 +110,26 @@ function scan(sessionId: string, bytes: Buffer, truncateAtCorruption: boolean): 
     if (event === undefined) {
       if (!truncateAtCorruption) {
         const detail = `line ${line} is not event seq ${events.length}`
-        throw new PersistenceCorruptionError({ code: ErrorCode.CORRUPT_LOG, sessionId, detail, location, offset: start, line, seq: events.length, defect: 'unparsable' })
+        throw new PersistenceCorruptionError({
+          code: ErrorCode.CORRUPT_LOG,
+          sessionId,
+          detail,
+          location,
+          offset: start,
+          line,
+          seq: events.length,
+          defect: 'unparsable',
+        })
       }
-      const torn: TornTail = { kind: 'corrupt', defect: 'unparsable', offset: start, line, droppedBytes, recovered: [], revision }
+      const torn: TornTail = {
+        kind: 'corrupt',
+        defect: 'unparsable',
+        offset: start,
+        line,
+        droppedBytes,
+        recovered: [],
+        revision,
+      }
       return { header, events, committedBytes: start, torn }
     }
     events.push(event)
@@ -109,7 +142,11 @@ function scan(sessionId: string, bytes: Buffer, truncateAtCorruption: boolean): 
 function checkContiguous(events: readonly SessionEvent[], first: number, argument: string): void {
   events.forEach((event, index) => {
     if (event?.seq !== first + index) {
-      throw new InvalidArgumentError({ argument, reason: `${argument}[${index}].seq must be ${first + index}`, value: events })
+      throw new InvalidArgumentError({
+        argument,
+        reason: `${argument}[${index}].seq must be ${first + index}`,
+        value: events,
+      })
     }
   })
 }
@@ -128,18 +165,34 @@ export function mapPersistence(storage: MapStorage): PersistenceAdapter {
   /** Every call starts here: closed adapters refuse, and ids must be storable (1–128 of [A-Za-z0-9_.-]). */
   function check(sessionId: string): void {
     if (closed) throw new PersistenceError({ code: ErrorCode.CLOSED, detail: 'the map adapter is closed' })
-    if (!isSessionId(sessionId)) throw new PersistenceError({ code: ErrorCode.INVALID_SESSION_ID, detail: `cannot store session id ${JSON.stringify(sessionId)}` })
+    if (!isSessionId(sessionId))
+      throw new PersistenceError({
+        code: ErrorCode.INVALID_SESSION_ID,
+        detail: `cannot store session id ${JSON.stringify(sessionId)}`,
+      })
   }
   /**
    * Fencing: a write needs this instance's current lease for that session. A lease another
    * instance took over (after it expired) is lost: its holder learns it here, through its signal.
    */
   function checkLease(sessionId: string, lease: Lease | undefined): void {
-    const found = lease === undefined ? [...mine.values()].find((entry) => entry.lease.sessionId === sessionId) : mine.get(lease.token)
+    const found =
+      lease === undefined
+        ? [...mine.values()].find((entry) => entry.lease.sessionId === sessionId)
+        : mine.get(lease.token)
     // Only the lease object this instance handed out counts; a copy carrying its token does not.
     const held = lease === undefined || found?.lease === lease ? found : undefined
-    if (held !== undefined && held.lease.sessionId === sessionId && storage.leases.get(sessionId)?.token === held.lease.token) return
-    const lost = new LeaseLostError({ code: ErrorCode.LEASE_LOST, sessionId, detail: 'this instance holds no live lease for it; nothing was written' })
+    if (
+      held !== undefined &&
+      held.lease.sessionId === sessionId &&
+      storage.leases.get(sessionId)?.token === held.lease.token
+    )
+      return
+    const lost = new LeaseLostError({
+      code: ErrorCode.LEASE_LOST,
+      sessionId,
+      detail: 'this instance holds no live lease for it; nothing was written',
+    })
     if (held !== undefined && held.lease.sessionId === sessionId) {
       mine.delete(held.lease.token)
       held.controller.abort(lost)
@@ -148,7 +201,8 @@ export function mapPersistence(storage: MapStorage): PersistenceAdapter {
   }
   function stored(sessionId: string): Buffer {
     const bytes = storage.logs.get(sessionId)
-    if (bytes === undefined) throw new PersistenceError({ code: ErrorCode.SESSION_NOT_FOUND, sessionId, detail: 'no stored log' })
+    if (bytes === undefined)
+      throw new PersistenceError({ code: ErrorCode.SESSION_NOT_FOUND, sessionId, detail: 'no stored log' })
     return bytes
   }
 
@@ -158,10 +212,19 @@ export function mapPersistence(storage: MapStorage): PersistenceAdapter {
     async create(header) {
       check(header.id)
       if (header.version !== 1) {
-        throw new SessionHeaderError({ code: ErrorCode.INVALID_HEADER, sessionId: header.id, detail: 'version must be 1', field: 'version' })
+        throw new SessionHeaderError({
+          code: ErrorCode.INVALID_HEADER,
+          sessionId: header.id,
+          detail: 'version must be 1',
+          field: 'version',
+        })
       }
       if (storage.logs.has(header.id) || registered.has(header.id)) {
-        throw new PersistenceError({ code: ErrorCode.SESSION_EXISTS, sessionId: header.id, detail: 'already stored or registered' })
+        throw new PersistenceError({
+          code: ErrorCode.SESSION_EXISTS,
+          sessionId: header.id,
+          detail: 'already stored or registered',
+        })
       }
       registered.set(header.id, header)
     },
@@ -176,14 +239,28 @@ export function mapPersistence(storage: MapStorage): PersistenceAdapter {
       const bytes = header === undefined ? stored(sessionId) : undefined
       const log = bytes === undefined ? undefined : scan(sessionId, bytes, false)
       if (log?.torn !== undefined) {
-        throw new PersistenceError({ code: ErrorCode.REPAIR_REQUIRED, sessionId, detail: 'the log has a torn tail; repair it first' })
+        throw new PersistenceError({
+          code: ErrorCode.REPAIR_REQUIRED,
+          sessionId,
+          detail: 'the log has a torn tail; repair it first',
+        })
       }
       const storedSeq = log?.events.length ?? 0
       if (expectedSeq !== storedSeq) {
-        throw new SeqConflictError({ code: ErrorCode.SEQ_CONFLICT, sessionId, detail: `the log continues at seq ${storedSeq}`, expectedSeq, storedSeq })
+        throw new SeqConflictError({
+          code: ErrorCode.SEQ_CONFLICT,
+          sessionId,
+          detail: `the log continues at seq ${storedSeq}`,
+          expectedSeq,
+          storedSeq,
+        })
       }
       if (header !== undefined && storage.logs.has(sessionId)) {
-        throw new PersistenceError({ code: ErrorCode.SESSION_EXISTS, sessionId, detail: 'another writer stored it first' })
+        throw new PersistenceError({
+          code: ErrorCode.SESSION_EXISTS,
+          sessionId,
+          detail: 'another writer stored it first',
+        })
       }
       // One `set` is the atomic, durable write: a batch is stored whole or not at all.
       storage.logs.set(sessionId, Buffer.concat([bytes ?? encodeLines([header]), encodeLines(events)]))
@@ -195,7 +272,13 @@ export function mapPersistence(storage: MapStorage): PersistenceAdapter {
       if (options.signal?.aborted === true) throw options.signal.reason
       const bytes = stored(sessionId)
       const { header, events, torn } = scan(sessionId, bytes, options.truncateAtCorruption === true)
-      return { header, events, revision: revisionOf(bytes), location: `map:${sessionId}`, ...(torn === undefined ? {} : { torn }) }
+      return {
+        header,
+        events,
+        revision: revisionOf(bytes),
+        location: `map:${sessionId}`,
+        ...(torn === undefined ? {} : { torn }),
+      }
     },
 
     // Crash repair: cut the tail it was shown (if the log is still as it was read), add the closers.
@@ -205,11 +288,20 @@ export function mapPersistence(storage: MapStorage): PersistenceAdapter {
       if (torn === undefined && closers.length === 0) return
       const bytes = stored(sessionId)
       if (torn !== undefined && torn.revision !== revisionOf(bytes)) {
-        throw new SeqConflictError({ code: ErrorCode.SEQ_CONFLICT, sessionId, detail: 'the log changed since it was read', expectedRevision: torn.revision })
+        throw new SeqConflictError({
+          code: ErrorCode.SEQ_CONFLICT,
+          sessionId,
+          detail: 'the log changed since it was read',
+          expectedRevision: torn.revision,
+        })
       }
       const log = scan(sessionId, bytes, torn?.kind === 'corrupt')
       if (torn === undefined && log.torn !== undefined) {
-        throw new PersistenceError({ code: ErrorCode.REPAIR_REQUIRED, sessionId, detail: 'the log has a tail the repair was not shown' })
+        throw new PersistenceError({
+          code: ErrorCode.REPAIR_REQUIRED,
+          sessionId,
+          detail: 'the log has a tail the repair was not shown',
+        })
       }
       checkContiguous(closers, log.events.length, 'closers')
       storage.logs.set(sessionId, Buffer.concat([bytes.subarray(0, log.committedBytes), encodeLines(closers)]))
@@ -242,7 +334,11 @@ export function mapPersistence(storage: MapStorage): PersistenceAdapter {
       check(sessionId)
       const holder = storage.leases.get(sessionId)
       if (holder !== undefined && !mine.has(holder.token)) {
-        throw new SessionLockedError({ code: ErrorCode.SESSION_LOCKED, sessionId, detail: 'another instance holds its lease' })
+        throw new SessionLockedError({
+          code: ErrorCode.SESSION_LOCKED,
+          sessionId,
+          detail: 'another instance holds its lease',
+        })
       }
       const wasRegistered = registered.delete(sessionId)
       if (!storage.logs.delete(sessionId) && !wasRegistered) stored(sessionId)
@@ -251,7 +347,11 @@ export function mapPersistence(storage: MapStorage): PersistenceAdapter {
     async acquire(sessionId) {
       check(sessionId)
       if (storage.leases.has(sessionId)) {
-        throw new SessionLockedError({ code: ErrorCode.SESSION_LOCKED, sessionId, detail: 'another writer holds its lease' })
+        throw new SessionLockedError({
+          code: ErrorCode.SESSION_LOCKED,
+          sessionId,
+          detail: 'another writer holds its lease',
+        })
       }
       const controller = new AbortController()
       const token = randomUUID()
@@ -264,7 +364,9 @@ export function mapPersistence(storage: MapStorage): PersistenceAdapter {
           mine.delete(token)
           if (storage.leases.get(sessionId)?.token !== token) return
           storage.leases.delete(sessionId)
-          controller.abort(new LeaseLostError({ code: ErrorCode.LEASE_LOST, sessionId, detail: 'the lease was released' }))
+          controller.abort(
+            new LeaseLostError({ code: ErrorCode.LEASE_LOST, sessionId, detail: 'the lease was released' }),
+          )
         },
       }
       storage.leases.set(sessionId, { token, controller })
@@ -284,13 +386,21 @@ export function mapPersistence(storage: MapStorage): PersistenceAdapter {
 // The demo, when run as a program (not when the test imports the adapter).
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const storage = createMapStorage()
-  const first = await createHarness({ persistence: mapPersistence(storage), model: scriptedModel([text('Stored in a Map.')]) })
+  const first = await createHarness({
+    persistence: mapPersistence(storage),
+    model: scriptedModel([text('Stored in a Map.')]),
+  })
   const agent = await first.createAgent({ sessionId: 'map-demo' })
-  console.log(`turn ${(await agent.run('Where do you keep our conversation?')).turn}: stored ${storage.logs.get('map-demo')?.length} bytes`)
+  console.log(
+    `turn ${(await agent.run('Where do you keep our conversation?')).turn}: stored ${storage.logs.get('map-demo')?.length} bytes`,
+  )
   await first.close()
 
   // A "restart": a new harness, a new adapter instance, the same storage.
-  const second = await createHarness({ persistence: mapPersistence(storage), model: scriptedModel([text('Still in the Map.')]) })
+  const second = await createHarness({
+    persistence: mapPersistence(storage),
+    model: scriptedModel([text('Still in the Map.')]),
+  })
   const resumed = await second.resumeAgent('map-demo')
   const result = await resumed.run('And now?')
   console.log(`turn ${result.turn} ${result.reason.kind}: ${result.text} (${resumed.session.length} events)`)

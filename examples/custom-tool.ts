@@ -14,7 +14,9 @@ import { z } from 'zod'
 import { createHarness, defineTool, type ModelRequest } from 'yoke'
 import { fakeIds, scriptedModel, text } from 'yoke/testing'
 
-const forecasts: Readonly<Record<string, { readonly celsius: number; readonly sky: string; readonly latencyMs: number }>> = {
+const forecasts: Readonly<
+  Record<string, { readonly celsius: number; readonly sky: string; readonly latencyMs: number }>
+> = {
   Paris: { celsius: 18, sky: 'light rain', latencyMs: 40 },
   Oslo: { celsius: 4, sky: 'clear', latencyMs: 5 },
 }
@@ -50,7 +52,9 @@ function toolResultsOf(request: ModelRequest): string[] {
   return request.messages.flatMap((message) =>
     message.content.flatMap((block) =>
       typeof block !== 'string' && block.type === 'tool-result'
-        ? [`${block.toolCallId}: ${block.content.map((part) => (part.type === 'text' ? part.text : part.type)).join(' ')}`]
+        ? [
+            `${block.toolCallId}: ${block.content.map((part) => (part.type === 'text' ? part.text : part.type)).join(' ')}`,
+          ]
         : [],
     ),
   )
@@ -71,7 +75,13 @@ const model = scriptedModel([
 
 // Deterministic ids so the printed log matches docs/tools.md; a real host keeps the default.
 const harness = await createHarness({ model, tools: [getWeather, saveNote], ids: fakeIds() })
-console.log('schemas:', harness.tools.schemas().map((schema) => schema.name).join(', '))
+console.log(
+  'schemas:',
+  harness.tools
+    .schemas()
+    .map((schema) => schema.name)
+    .join(', '),
+)
 
 const live: string[] = []
 harness.on('tools/result', ({ call }) => live.push(call.callId))
@@ -82,7 +92,9 @@ const result = await agent.run('Weather in Paris and Oslo (in F)? And note that 
 
 console.log('live tools/result order:', live.join(', '))
 console.log('the tool calls in the log:')
-for (const event of agent.session.events.filter((event) => event.type === 'tool/call' || event.type === 'tool/result')) {
+for (const event of agent.session.events.filter(
+  (event) => event.type === 'tool/call' || event.type === 'tool/result',
+)) {
   console.log(JSON.stringify({ seq: event.seq, type: event.type, data: event.data }))
 }
 const second = model.requests[1]!

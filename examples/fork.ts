@@ -41,7 +41,9 @@ const turnOneEnd = parent.session.events.find((event) => event.type === 'turn/en
 const before = await readFile(logFile('trip'))
 const child = await harness.fork('trip', { at: turnOneEnd.seq, id: 'trip-rainy' })
 const after = await readFile(logFile('trip'))
-console.log(`forked trip at seq ${turnOneEnd.seq} into ${child.id}: ${child.length} events, parent ${child.header.parentSession}`)
+console.log(
+  `forked trip at seq ${turnOneEnd.seq} into ${child.id}: ${child.length} events, parent ${child.header.parentSession}`,
+)
 console.log(`parent log unchanged by the fork: ${before.equals(after)}`)
 
 // The fork is a read-only snapshot; `resumeAgent` drives it. Its next turn is turn 2: it knows

@@ -61,7 +61,11 @@ function scriptedDemo(): ModelAdapter {
     ],
     usage: { inputTokens: 42, outputTokens: 18 },
   })
-  const answer: ScriptedReply = { text: 'Paris: sunny, 21 °C. 2 + 3 = 5.', usage: { inputTokens: 71, outputTokens: 12 }, chunkSize: 6 }
+  const answer: ScriptedReply = {
+    text: 'Paris: sunny, 21 °C. 2 + 3 = 5.',
+    usage: { inputTokens: 71, outputTokens: 12 },
+    chunkSize: 6,
+  }
   // Two entries per run of this process (one turn); the script is rebuilt each run.
   return scriptedModel([callBoth, answer])
 }

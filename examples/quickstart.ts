@@ -25,7 +25,9 @@ const agent = await harness.createAgent()
 //    (as `reason.kind === 'error'`), so check the reason instead of catching.
 const result = await agent.run('Hi, who are you?')
 console.log(result.text)
-console.log(`turn ${result.turn} ${result.reason.kind} · ${result.messages.length} messages · ${agent.session.length} events in the log`)
+console.log(
+  `turn ${result.turn} ${result.reason.kind} · ${result.messages.length} messages · ${agent.session.length} events in the log`,
+)
 
 // 4. Closing flushes the logs and stops every timer; always close what you create.
 await harness.close()

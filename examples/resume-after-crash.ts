@@ -36,7 +36,9 @@ const buildReport = defineTool({
   async execute({ day }, context) {
     if (process.argv[2] === '--crash-child') {
       // Before a body starts, its `tool/call` is already durable (the scheduler flushed it).
-      process.stdout.write(`${JSON.stringify({ running: context.callId, lastSeq: context.session.length - 1 } satisfies Marker)}\n`)
+      process.stdout.write(
+        `${JSON.stringify({ running: context.callId, lastSeq: context.session.length - 1 } satisfies Marker)}\n`,
+      )
       return new Promise<never>(() => {})
     }
     return `report for ${day}: 42 orders`
@@ -58,7 +60,9 @@ if (process.argv[2] === '--crash-child') {
   const dir = dirFlag === -1 ? await mkdtemp(join(tmpdir(), 'yoke-crash-')) : process.argv[dirFlag + 1]!
 
   // 1. Start the child (this same program), wait until its tool runs, and kill it.
-  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, '--crash-child', dir], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, '--crash-child', dir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)))
   const lines = createInterface({ input: child.stdout })
   const marker = await new Promise<Marker>((resolve, reject) => {
@@ -82,8 +86,16 @@ if (process.argv[2] === '--crash-child') {
   const turnEnd = log.findIndex((event) => event.seq > marker.lastSeq && event.type === 'turn/end')
   console.log('crash repair appended:')
   for (const event of log.slice(marker.lastSeq + 1, turnEnd + 1)) {
-    const data = event.data as { readonly error?: { readonly code: string }; readonly reason?: { readonly kind: string } }
-    const detail = event.type === 'tool/result' ? ` ${data.error?.code} (call ${marker.running})` : event.type === 'turn/end' ? ` ${data.reason?.kind}` : ''
+    const data = event.data as {
+      readonly error?: { readonly code: string }
+      readonly reason?: { readonly kind: string }
+    }
+    const detail =
+      event.type === 'tool/result'
+        ? ` ${data.error?.code} (call ${marker.running})`
+        : event.type === 'turn/end'
+          ? ` ${data.reason?.kind}`
+          : ''
     console.log(`  ${event.seq} ${event.type}${detail}`)
   }
 

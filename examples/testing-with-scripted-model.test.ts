@@ -20,7 +20,9 @@ afterEach(async () => {
 
 /** The event types of a log, with the model's streamed `assistant/chunk`s folded into one `…chunks`. */
 function typesOf(events: readonly SessionEvent[]): string[] {
-  return events.map((event) => (event.type === 'assistant/chunk' ? '…chunks' : event.type)).filter((type, index, all) => type !== '…chunks' || all[index - 1] !== '…chunks')
+  return events
+    .map((event) => (event.type === 'assistant/chunk' ? '…chunks' : event.type))
+    .filter((type, index, all) => type !== '…chunks' || all[index - 1] !== '…chunks')
 }
 
 const add = defineTool({
@@ -31,7 +33,10 @@ const add = defineTool({
 })
 
 test('a turn with one tool call logs exactly this sequence of events', async () => {
-  const model = scriptedModel([{ toolCalls: [{ id: 'c1', name: 'add', arguments: { a: 2, b: 3 } }] }, text('2 + 3 = 5')])
+  const model = scriptedModel([
+    { toolCalls: [{ id: 'c1', name: 'add', arguments: { a: 2, b: 3 } }] },
+    text('2 + 3 = 5'),
+  ])
   const harness = await createHarness({ model, tools: [add], clock: fakeClock({ now: 0 }), ids: fakeIds() })
   harnesses.push(harness)
   const agent = await harness.createAgent()
@@ -72,7 +77,12 @@ test('a rate-limited request is retried after the backoff, which the fake clock 
   const clock = fakeClock({ now: 0 })
   const model = scriptedModel([fail('RATE_LIMIT'), text('recovered')])
   // jitter 0 makes the backoff exact (500 ms before the first retry).
-  const harness = await createHarness({ model, clock, ids: fakeIds(), patches: [{ id: 'retry', merge: { jitter: 0 } }] })
+  const harness = await createHarness({
+    model,
+    clock,
+    ids: fakeIds(),
+    patches: [{ id: 'retry', merge: { jitter: 0 } }],
+  })
   harnesses.push(harness)
   const agent = await harness.createAgent()
 

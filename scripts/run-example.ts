@@ -16,5 +16,7 @@ if (name === undefined || !available.includes(name)) {
   console.error(`usage: npm run example -- <name>\nexamples: ${available.join(', ')}`)
   process.exit(name === undefined ? 0 : 1)
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', `${examplesDir}${name}.ts`, ...process.argv.slice(3)], { stdio: 'inherit' })
+const result = spawnSync(process.execPath, ['--import', 'tsx', `${examplesDir}${name}.ts`, ...process.argv.slice(3)], {
+  stdio: 'inherit',
+})
 process.exit(result.status ?? 1)

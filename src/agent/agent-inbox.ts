@@ -11,7 +11,9 @@ import { normalizeUserMessage, type UserMessageInput } from './user-message-inpu
 export type InboxTarget = 'next-turn' | 'next-step'
 
 /** One inbox notification as `[name, payload]`: `inserted`/`discarded` carry `{ message }`, `claimed` `{ message, turn }`. */
-export type InboxNotification = { [N in keyof AgentEvents]: [name: N, payload: AgentEvents[N]['payload']] }[keyof AgentEvents]
+export type InboxNotification = {
+  [N in keyof AgentEvents]: [name: N, payload: AgentEvents[N]['payload']]
+}[keyof AgentEvents]
 
 /**
  * Delivers one inbox notification; the inbox's owner supplies it, e.g.
@@ -95,7 +97,10 @@ export class AgentInbox implements InboxView {
   readonly #session: Session
   readonly #emit: InboxEmit
   readonly #ids: IdSource
-  readonly #lists: Readonly<Record<InboxTarget, PendingList>> = { 'next-turn': new PendingList(), 'next-step': new PendingList() }
+  readonly #lists: Readonly<Record<InboxTarget, PendingList>> = {
+    'next-turn': new PendingList(),
+    'next-step': new PendingList(),
+  }
   /** Pending id → how many pending messages carry it (more than one only in a hand-made log). */
   readonly #pending = new Map<string, number>()
 
@@ -207,7 +212,11 @@ export class AgentInbox implements InboxView {
   claim(options: ClaimOptions): readonly UserMessage[] {
     const turn: unknown = options?.turn
     if (typeof turn !== 'number' || !Number.isSafeInteger(turn) || turn < 1) {
-      throw new InvalidArgumentError({ argument: 'options.turn', reason: 'must be a positive safe integer', value: turn })
+      throw new InvalidArgumentError({
+        argument: 'options.turn',
+        reason: 'must be a positive safe integer',
+        value: turn,
+      })
     }
     const claimed: UserMessage[] = []
     let failure = this.#drain(['next-step'], Number.POSITIVE_INFINITY, undefined, claimed)
@@ -237,7 +246,11 @@ export class AgentInbox implements InboxView {
 
   #list(target: InboxTarget): PendingList {
     if (target !== 'next-turn' && target !== 'next-step') {
-      throw new InvalidArgumentError({ argument: 'target', reason: "must be 'next-turn' or 'next-step'", value: target })
+      throw new InvalidArgumentError({
+        argument: 'target',
+        reason: "must be 'next-turn' or 'next-step'",
+        value: target,
+      })
     }
     return this.#lists[target]
   }
@@ -267,7 +280,8 @@ export class AgentInbox implements InboxView {
     if (actualDeleteCount === 0 && inserted.length === 0) return { removed: [], inserted: [] }
     const seen = new Set<string>()
     for (const message of inserted) {
-      if (this.#pending.has(message.id) || seen.has(message.id)) throw new DuplicateMessageError({ messageId: message.id })
+      if (this.#pending.has(message.id) || seen.has(message.id))
+        throw new DuplicateMessageError({ messageId: message.id })
       seen.add(message.id)
     }
     const data: AgentInboxSplicedData = {
@@ -282,7 +296,10 @@ export class AgentInbox implements InboxView {
   }
 
   /** Applies one committed splice to the lists and the id index. */
-  #apply(data: AgentInboxSplicedData): { readonly removed: readonly UserMessage[]; readonly inserted: readonly UserMessage[] } {
+  #apply(data: AgentInboxSplicedData): {
+    readonly removed: readonly UserMessage[]
+    readonly inserted: readonly UserMessage[]
+  } {
     const list = this.#lists[data.target]
     const { actualStart, actualDeleteCount } = normalizeSplice(list.length, data.start, data.removedCount ?? 0)
     const removed = list.splice(actualStart, actualDeleteCount, data.inserted)
@@ -297,7 +314,11 @@ export class AgentInbox implements InboxView {
 }
 
 /** `Array.prototype.splice` coordinates: a relative start clamped to the list, a delete count clamped to what follows it. */
-function normalizeSplice(length: number, start: number, deleteCount: number): { actualStart: number; actualDeleteCount: number } {
+function normalizeSplice(
+  length: number,
+  start: number,
+  deleteCount: number,
+): { actualStart: number; actualDeleteCount: number } {
   const relativeStart = Number.isNaN(start) ? 0 : Math.trunc(start)
   const actualStart = relativeStart < 0 ? Math.max(length + relativeStart, 0) : Math.min(relativeStart, length)
   const requested = Number.isNaN(deleteCount) ? 0 : Math.trunc(deleteCount)

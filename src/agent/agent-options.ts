@@ -91,7 +91,9 @@ export const agentOptionsSchema: z.ZodType<AgentOptions> = z
       reasoningEffort: nonEmpty.optional(),
       temperature: z
         .number({ error: 'must be a finite number from 0 to 2' })
-        .refine((value) => Number.isFinite(value) && value >= 0 && value <= 2, { error: 'must be a finite number from 0 to 2' })
+        .refine((value) => Number.isFinite(value) && value >= 0 && value <= 2, {
+          error: 'must be a finite number from 0 to 2',
+        })
         .optional(),
       stop: z.array(nonEmpty, { error: 'must be an array of non-empty strings' }).optional(),
       maxParallelToolCalls: positiveInteger.optional(),
@@ -99,7 +101,9 @@ export const agentOptionsSchema: z.ZodType<AgentOptions> = z
       toolAbortGraceMs: nonNegativeFinite.optional(),
       toolResultMaxBytes: z
         .number({ error: 'must be a safe integer of at least 1024' })
-        .refine((value) => Number.isSafeInteger(value) && value >= 1024, { error: 'must be a safe integer of at least 1024' })
+        .refine((value) => Number.isSafeInteger(value) && value >= 1024, {
+          error: 'must be a safe integer of at least 1024',
+        })
         .optional(),
       toolResultSpill: z.enum(['none', 'meta'], { error: "must be 'none' or 'meta'" }).optional(),
       approvalMode: z.enum(['auto', 'manual'], { error: "must be 'auto' or 'manual'" }).optional(),
@@ -110,7 +114,11 @@ export const agentOptionsSchema: z.ZodType<AgentOptions> = z
   )
   .superRefine((options, context) => {
     if (options.approvalTimeoutMs !== undefined && options.approvalMode !== 'manual') {
-      context.addIssue({ code: 'custom', path: ['approvalTimeoutMs'], message: "is allowed only with approvalMode 'manual'" })
+      context.addIssue({
+        code: 'custom',
+        path: ['approvalTimeoutMs'],
+        message: "is allowed only with approvalMode 'manual'",
+      })
     }
   }) as unknown as z.ZodType<AgentOptions>
 
@@ -137,10 +145,17 @@ export function validateAgentOptions(options: unknown): AgentOptions {
         for (const key of issue.keys) issues.push({ path: [...issue.path.map(String), key], message: 'unknown option' })
         continue
       }
-      issues.push({ path: issue.path.map((part) => (typeof part === 'number' ? part : String(part))), message: issue.message })
+      issues.push({
+        path: issue.path.map((part) => (typeof part === 'number' ? part : String(part))),
+        message: issue.message,
+      })
     }
     const first = issues[0]
-    throw new InvalidOptionsError({ issues, value: first === undefined ? candidate : valueAt(candidate, first.path), subject: 'agent options' })
+    throw new InvalidOptionsError({
+      issues,
+      value: first === undefined ? candidate : valueAt(candidate, first.path),
+      subject: 'agent options',
+    })
   }
   const copy: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(candidate as Record<string, unknown>)) {

@@ -174,8 +174,17 @@ export class AgentRegistry {
    */
   create(input?: CreateAgentOptions): Promise<Agent> {
     return this.#track('createAgent', async () => {
-      const options = checkOptions(input, CREATE_AGENT_RULES, '{ id?, options?, preset?, model?, seed?, meta?, setup?, signal? }')
-      const creation = new CreationSignal(options.signal, this.#core.closing.signal, 'createAgent', this.#foreignOwner())
+      const options = checkOptions(
+        input,
+        CREATE_AGENT_RULES,
+        '{ id?, options?, preset?, model?, seed?, meta?, setup?, signal? }',
+      )
+      const creation = new CreationSignal(
+        options.signal,
+        this.#core.closing.signal,
+        'createAgent',
+        this.#foreignOwner(),
+      )
       creation.check()
       const caller = validateAgentOptions(options.options)
       const route = checkModel(options.model)
@@ -193,7 +202,9 @@ export class AgentRegistry {
         ...(preset === undefined ? {} : { agentPreset: preset.preset.name }),
         ...(options.meta === undefined ? {} : { metadata: options.meta }),
       }
-      const staged = this.#core.ctx.get(services.sessions).stage({ id, header, ...(options.seed === undefined ? {} : { seed: options.seed }) })
+      const staged = this.#core.ctx
+        .get(services.sessions)
+        .stage({ id, header, ...(options.seed === undefined ? {} : { seed: options.seed }) })
       return this.#publish(staged, undefined, plan, options, creation, 'create')
     })
   }
@@ -208,7 +219,11 @@ export class AgentRegistry {
       ctx.getOptional(services.persistence),
       (id, stored) =>
         stored
-          ? new PersistenceError({ code: ErrorCode.SESSION_EXISTS, sessionId: id, detail: 'every generated id drawn has a stored log' })
+          ? new PersistenceError({
+              code: ErrorCode.SESSION_EXISTS,
+              sessionId: id,
+              detail: 'every generated id drawn has a stored log',
+            })
           : new AgentExistsError({ agentId: id }),
     )
   }
@@ -230,12 +245,21 @@ export class AgentRegistry {
   resume(sessionId: string, input?: ResumeAgentOptions): Promise<Agent> {
     return this.#track('resumeAgent', async () => {
       const options = checkOptions(input, RESUME_AGENT_RULES, '{ options?, preset?, model?, setup?, signal? }')
-      const creation = new CreationSignal(options.signal, this.#core.closing.signal, 'resumeAgent', this.#foreignOwner())
+      const creation = new CreationSignal(
+        options.signal,
+        this.#core.closing.signal,
+        'resumeAgent',
+        this.#foreignOwner(),
+      )
       creation.check()
       const caller = validateAgentOptions(options.options)
       const route = checkModel(options.model)
       if (this.#core.live.has(sessionId)) throw new AgentExistsError({ agentId: sessionId })
-      const { staged, checked: plan, release } = await prepareResumedSession(this.#core.ctx, sessionId, (header) => {
+      const {
+        staged,
+        checked: plan,
+        release,
+      } = await prepareResumedSession(this.#core.ctx, sessionId, (header) => {
         creation.check()
         if (this.#core.live.has(sessionId)) throw new AgentExistsError({ agentId: sessionId })
         return this.#plan(presetForResume(this.#core.ctx, header.agentPreset, options.preset), route, caller)
@@ -295,14 +319,24 @@ export class AgentRegistry {
     try {
       if (owner !== undefined) {
         creation.check()
-        ownerEffect = owner.effect(() => async () => {
-          await owned?.dispose()
-        }, `agent:${session.id}`)
+        ownerEffect = owner.effect(
+          () => async () => {
+            await owned?.dispose()
+          },
+          `agent:${session.id}`,
+        )
       }
-      agent = new ReactLoopAgent({ parent: this.#core.ctx, session, options: plan.options, initiator: this.#core.initiator, marks: this.#core.marks })
+      agent = new ReactLoopAgent({
+        parent: this.#core.ctx,
+        session,
+        options: plan.options,
+        initiator: this.#core.initiator,
+        marks: this.#core.marks,
+      })
       registerAgentVariables(agent)
       if (plan.preset !== undefined) agent.ctx.scopes.bindParent(agent, plan.preset.preset)
-      if (plan.route !== undefined) agent.ctx.get(services.models).register(plan.route.adapter, { providers: [plan.route.provider] })
+      if (plan.route !== undefined)
+        agent.ctx.get(services.models).register(plan.route.adapter, { providers: [plan.route.provider] })
       await creation.race(Promise.resolve(options.setup?.(agent.ctx)))
       creation.check()
       const published = agent

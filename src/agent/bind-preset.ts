@@ -63,7 +63,11 @@ export function presetForCreate(ctx: Context, name: string | undefined): PresetB
  *   {@link UnknownPresetError} when this harness lacks the recorded preset
  * @internal
  */
-export function presetForResume(ctx: Context, recorded: string | undefined, requested: string | undefined): PresetBinding | undefined {
+export function presetForResume(
+  ctx: Context,
+  recorded: string | undefined,
+  requested: string | undefined,
+): PresetBinding | undefined {
   if (requested !== undefined && requested !== recorded) throw new PresetMismatchError({ recorded, requested })
   return presetForCreate(ctx, recorded)
 }

@@ -71,7 +71,10 @@ export function createLoopRequestMarks(): LoopRequestMarks {
  * @returns the frozen, marked request
  */
 export function buildLoopRequest(input: BuildLoopRequestInput): ModelRequest {
-  const request: ModelRequest = { ...loopRequestBody(input.header, input.messages, input.sessionId), signal: input.signal }
+  const request: ModelRequest = {
+    ...loopRequestBody(input.header, input.messages, input.sessionId),
+    signal: input.signal,
+  }
   for (const [key, value] of Object.entries(request)) {
     if (key !== 'signal') deepFreeze(value)
   }
@@ -87,7 +90,11 @@ export function buildLoopRequest(input: BuildLoopRequestInput): ModelRequest {
  *
  * @internal
  */
-export function loopRequestBody(header: RequestHeader, messages: readonly Message[], sessionId: string): Omit<ModelRequest, 'signal'> {
+export function loopRequestBody(
+  header: RequestHeader,
+  messages: readonly Message[],
+  sessionId: string,
+): Omit<ModelRequest, 'signal'> {
   return {
     ...header.config,
     ...(header.system === undefined || header.system === '' ? {} : { system: header.system }),
@@ -96,4 +103,3 @@ export function loopRequestBody(header: RequestHeader, messages: readonly Messag
     metadata: Object.freeze({ sessionId, purpose: 'conversation' }),
   }
 }
-

@@ -1,6 +1,7 @@
 import { type OptionRule, optionRule } from '../kernel/option-issues.js'
 
-const setupRule: OptionRule = (value) => (typeof value === 'function' ? undefined : 'must be a function (ctx) => void | Promise<void>')
+const setupRule: OptionRule = (value) =>
+  typeof value === 'function' ? undefined : 'must be a function (ctx) => void | Promise<void>'
 
 /**
  * The rules of `agents.resume` options (04-agent.md §13.1–13.2 step 1): `preset` a string,
@@ -28,5 +29,8 @@ export const CREATE_AGENT_RULES: Readonly<Record<string, OptionRule>> = Object.f
   id: optionRule.string,
   ...RESUME_AGENT_RULES,
   seed: (value) => (Array.isArray(value) ? undefined : 'must be an array of session events'),
-  meta: (value) => (optionRule.plainObject(value) === undefined ? undefined : 'must be a plain JSON object (stored as the session header metadata)'),
+  meta: (value) =>
+    optionRule.plainObject(value) === undefined
+      ? undefined
+      : 'must be a plain JSON object (stored as the session header metadata)',
 })

@@ -58,7 +58,11 @@ export class CreationSignal {
    */
   async race<T>(work: Promise<T>): Promise<T> {
     this.check()
-    const signals = [this.#closing, ...(this.#owner === undefined ? [] : [this.#owner.signal]), ...(this.#caller === undefined ? [] : [this.#caller])]
+    const signals = [
+      this.#closing,
+      ...(this.#owner === undefined ? [] : [this.#owner.signal]),
+      ...(this.#caller === undefined ? [] : [this.#caller]),
+    ]
     let stop: (() => void) | undefined
     const aborted = new Promise<never>((_resolve, reject) => {
       const onAbort = (): void => {
@@ -94,5 +98,9 @@ export class CreationSignal {
  */
 export async function assertNotStored(ctx: Context, id: string): Promise<void> {
   if (!isSessionId(id) || !(await isStored(ctx.getOptional(services.persistence), id))) return
-  throw new PersistenceError({ code: ErrorCode.SESSION_EXISTS, sessionId: id, detail: 'a stored session has this id; resume it instead' })
+  throw new PersistenceError({
+    code: ErrorCode.SESSION_EXISTS,
+    sessionId: id,
+    detail: 'a stored session has this id; resume it instead',
+  })
 }

@@ -5,7 +5,15 @@
  * @module
  */
 export { type AgentEvents, agentEvents, type InboxClaimedPayload, type InboxMessagePayload } from './agent-events.js'
-export { AgentInbox, type AgentInboxOptions, type ClaimOptions, type InboxEmit, type InboxNotification, type InboxTarget, type InboxView } from './agent-inbox.js'
+export {
+  AgentInbox,
+  type AgentInboxOptions,
+  type ClaimOptions,
+  type InboxEmit,
+  type InboxNotification,
+  type InboxTarget,
+  type InboxView,
+} from './agent-inbox.js'
 export {
   type BuildLoopRequestInput,
   buildLoopRequest,

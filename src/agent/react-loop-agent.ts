@@ -78,7 +78,9 @@ export class ReactLoopAgent implements Agent, RunPort {
   #disposing: Promise<void> | undefined
   #onDispose: (() => Promise<void>) | undefined
   readonly #parent: Context
-  readonly #turnEndListeners = new Set<(notice: TurnEndNotice, flushError: { readonly error: unknown } | undefined) => void>()
+  readonly #turnEndListeners = new Set<
+    (notice: TurnEndNotice, flushError: { readonly error: unknown } | undefined) => void
+  >()
   readonly #disposedListeners = new Set<() => void>()
   readonly #unclosedTurnListeners = new Set<(error: unknown) => void>()
   #clearingCause: CancelCause | undefined
@@ -101,7 +103,11 @@ export class ReactLoopAgent implements Agent, RunPort {
     const ctx = this.ctx
     const ids = sessionMessageIds(init.parent.get(services.ids), this.session)
     ctx.provide(services.ids, ids)
-    this.#inbox = new AgentInbox({ session: this.session, ids, emit: (name, payload) => ctx.emit(name, payload as PayloadOf<typeof name>, { scope: this, subject: this.id }) })
+    this.#inbox = new AgentInbox({
+      session: this.session,
+      ids,
+      emit: (name, payload) => ctx.emit(name, payload as PayloadOf<typeof name>, { scope: this, subject: this.id }),
+    })
     const inbox = this.#inbox
     const refuseDisposed = (operation: string): void => {
       if (this.#disposing !== undefined) throw new AgentDisposedError({ agentId: this.id, operation })
@@ -174,7 +180,8 @@ export class ReactLoopAgent implements Agent, RunPort {
   }
 
   send(input: UserMessageInput, target: InboxTarget, wakeup: boolean): UserMessage {
-    if (typeof wakeup !== 'boolean') throw new InvalidArgumentError({ argument: 'wakeup', reason: 'must be a boolean', value: wakeup })
+    if (typeof wakeup !== 'boolean')
+      throw new InvalidArgumentError({ argument: 'wakeup', reason: 'must be a boolean', value: wakeup })
     const message = this.prepare(input)
     this.enqueue(message, target, wakeup)
     return message
@@ -206,7 +213,10 @@ export class ReactLoopAgent implements Agent, RunPort {
     this.#inbox.insert(message, wakingAfterAbort ? 'next-turn' : target)
     if (!wakeup) return
     if (this.#phase === 'idle') this.#start()
-    else if ((this.#phase === 'maintenance' || wakingAfterAbort) && (this.#controller?.signal.reason as CancelCause | undefined)?.kind !== 'disposed') {
+    else if (
+      (this.#phase === 'maintenance' || wakingAfterAbort) &&
+      (this.#controller?.signal.reason as CancelCause | undefined)?.kind !== 'disposed'
+    ) {
       this.#wakeRequested = true
     }
   }
@@ -230,11 +240,20 @@ export class ReactLoopAgent implements Agent, RunPort {
   }
 
   cancel(cause: CancelCause = { kind: 'user' }, options: CancelOptions = {}): void {
-    if (typeof options !== 'object' || options === null || Array.isArray(options) || (options.keepInbox !== undefined && typeof options.keepInbox !== 'boolean')) {
+    if (
+      typeof options !== 'object' ||
+      options === null ||
+      Array.isArray(options) ||
+      (options.keepInbox !== undefined && typeof options.keepInbox !== 'boolean')
+    ) {
       throw new InvalidArgumentError({ argument: 'options', reason: 'must be { keepInbox?: boolean }', value: options })
     }
     if (!cancelCauseSchema.safeParse(cause).success) {
-      throw new InvalidArgumentError({ argument: 'cause', reason: "must be a CancelCause ({ kind: 'user' | 'parent' | 'disposed' } or { kind: 'hook', reason })", value: cause })
+      throw new InvalidArgumentError({
+        argument: 'cause',
+        reason: "must be a CancelCause ({ kind: 'user' | 'parent' | 'disposed' } or { kind: 'hook', reason })",
+        value: cause,
+      })
     }
     // Once dispose() was called the queued work stays in the log for a resume (§13.3): a later cancel keeps it.
     if (options.keepInbox !== true && this.#disposing === undefined) {
@@ -255,8 +274,14 @@ export class ReactLoopAgent implements Agent, RunPort {
 
   runMaintenance<T>(task: (signal: AbortSignal) => Promise<T>): Promise<T> {
     if (this.#disposing !== undefined) throw new AgentDisposedError({ agentId: this.id, operation: 'runMaintenance' })
-    if (typeof task !== 'function') throw new InvalidArgumentError({ argument: 'task', reason: 'must be a function (signal) => Promise', value: task })
-    if (this.#phase !== 'idle') throw new AgentBusyError({ agentId: this.id, phase: this.#phase, operation: 'runMaintenance' })
+    if (typeof task !== 'function')
+      throw new InvalidArgumentError({
+        argument: 'task',
+        reason: 'must be a function (signal) => Promise',
+        value: task,
+      })
+    if (this.#phase !== 'idle')
+      throw new AgentBusyError({ agentId: this.id, phase: this.#phase, operation: 'runMaintenance' })
     this.#phase = 'maintenance'
     const controller = new AbortController()
     this.#controller = controller
@@ -301,7 +326,9 @@ export class ReactLoopAgent implements Agent, RunPort {
    * @returns a remover
    * @internal
    */
-  onTurnEnd(listener: (notice: TurnEndNotice, flushError: { readonly error: unknown } | undefined) => void): () => void {
+  onTurnEnd(
+    listener: (notice: TurnEndNotice, flushError: { readonly error: unknown } | undefined) => void,
+  ): () => void {
     this.#turnEndListeners.add(listener)
     return () => this.#turnEndListeners.delete(listener)
   }

@@ -58,7 +58,11 @@ export function rebuildRequest(session: Session, coordinates: RequestCoordinates
  *
  * @internal
  */
-export function rebuildRequestAt(session: Session, coordinates: RequestCoordinates, allowPending: boolean): RebuiltRequest {
+export function rebuildRequestAt(
+  session: Session,
+  coordinates: RequestCoordinates,
+  allowPending: boolean,
+): RebuiltRequest {
   const turn = coordinate(coordinates.turn, 'turn')
   const step = coordinate(coordinates.step, 'step')
   const attempt = coordinate(coordinates.attempt ?? 1, 'attempt')
@@ -73,7 +77,11 @@ export function rebuildRequestAt(session: Session, coordinates: RequestCoordinat
 }
 
 /** The seq of the attempt's first chunk, the log length for an allowed pending attempt, else `undefined`. */
-function prefixEnd(session: Session, coordinates: { turn: number; step: number; attempt: number }, allowPending: boolean): number | undefined {
+function prefixEnd(
+  session: Session,
+  coordinates: { turn: number; step: number; attempt: number },
+  allowPending: boolean,
+): number | undefined {
   const { turn, step, attempt } = coordinates
   const starts: number[] = []
   let inRun = false
@@ -89,19 +97,26 @@ function prefixEnd(session: Session, coordinates: { turn: number; step: number; 
     if (data.chunk.type === 'finish') inRun = false
   }
   const state = session.turnState()
-  const pending = allowPending && !inRun && starts.length + 1 === attempt && state.openTurn === turn && state.openStep === step
+  const pending =
+    allowPending && !inRun && starts.length + 1 === attempt && state.openTurn === turn && state.openStep === step
   return pending ? session.length : undefined
 }
 
 /** The prefix with every event of a non-core type marked `ignorable`, so a core-only catalog replays it. */
 function replayableSeed(prefix: readonly SessionEvent[]): readonly SessionEvent[] {
   const core = coreEventTypes()
-  return prefix.map((event) => (core.has(event.type) || event.ignorable === true ? event : { ...event, ignorable: true }))
+  return prefix.map((event) =>
+    core.has(event.type) || event.ignorable === true ? event : { ...event, ignorable: true },
+  )
 }
 
 function coordinate(value: number, name: string): number {
   if (!Number.isSafeInteger(value) || value < 1) {
-    throw new InvalidArgumentError({ argument: `coordinates.${name}`, reason: 'must be a positive safe integer', value })
+    throw new InvalidArgumentError({
+      argument: `coordinates.${name}`,
+      reason: 'must be a positive safe integer',
+      value,
+    })
   }
   return value
 }

@@ -1,6 +1,13 @@
 import type { ModelInfo } from '../model/model-adapter.js'
 import type { RequestContextData, RequestHeaderReason } from '../session/core-event-types.js'
-import { type AdapterDefaults, type CallConfig, canonicalHeader, headerEquals, type RequestHeader, type ToolSchema } from '../session/request-header.js'
+import {
+  type AdapterDefaults,
+  type CallConfig,
+  canonicalHeader,
+  headerEquals,
+  type RequestHeader,
+  type ToolSchema,
+} from '../session/request-header.js'
 
 /** The parts of a request header, as the loop has them after `prepareCall` and prompt rendering. */
 export interface RequestHeaderParts {

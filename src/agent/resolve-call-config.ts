@@ -44,7 +44,8 @@ const callFields = ['provider', 'model', 'reasoningEffort', 'temperature', 'maxT
  */
 export function resolveCallConfig(input: ResolveCallConfigInput): Readonly<CallConfigSeed> {
   const { lastHeader, options } = input
-  const seed: { -readonly [K in keyof CallConfig]?: CallConfig[K] } = lastHeader === undefined ? {} : { ...chosenConfig(lastHeader) }
+  const seed: { -readonly [K in keyof CallConfig]?: CallConfig[K] } =
+    lastHeader === undefined ? {} : { ...chosenConfig(lastHeader) }
   if (input.firstRequestOfDriver || lastHeader === undefined) {
     const switches =
       lastHeader !== undefined &&
@@ -69,7 +70,10 @@ export function resolveCallConfig(input: ResolveCallConfigInput): Readonly<CallC
  */
 export function frozenCallConfig<T extends CallConfigOptions>(config: T): Readonly<T> {
   const record = config as Readonly<Record<string, unknown>>
-  const keys = [...callFields.filter((field) => Object.hasOwn(record, field)), ...Object.keys(record).filter((key) => !(callFields as readonly string[]).includes(key))]
+  const keys = [
+    ...callFields.filter((field) => Object.hasOwn(record, field)),
+    ...Object.keys(record).filter((key) => !(callFields as readonly string[]).includes(key)),
+  ]
   const clone: Record<string, unknown> = {}
   for (const key of keys) {
     const value = record[key]

@@ -106,7 +106,8 @@ export function turnResultOf(session: Session, notice: TurnEndNotice): TurnResul
   let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 }
   for (const event of session.slice(notice.startSeq)) {
     if (event.type === 'user/message') messages.push(event.data as unknown as Message)
-    else if (event.type === 'tool/result') messages.push((event.data as unknown as { readonly message: Message }).message)
+    else if (event.type === 'tool/result')
+      messages.push((event.data as unknown as { readonly message: Message }).message)
     else if (event.type === 'assistant/message') {
       const data = event.data as unknown as AssistantMessageData
       usage = addUsage(usage, data.usage)
@@ -115,7 +116,14 @@ export function turnResultOf(session: Session, notice: TurnEndNotice): TurnResul
     } else if (event.type === 'turn/end') break
   }
   const { end } = notice
-  return { turn: notice.turn, reason: end.reason, ...(end.cause === undefined ? {} : { cause: end.cause }), text: texts.join('\n'), messages, usage }
+  return {
+    turn: notice.turn,
+    reason: end.reason,
+    ...(end.cause === undefined ? {} : { cause: end.cause }),
+    text: texts.join('\n'),
+    messages,
+    usage,
+  }
 }
 
 /**
@@ -128,7 +136,11 @@ export function turnResultOf(session: Session, notice: TurnEndNotice): TurnResul
  */
 export function checkRunOptions(options: unknown): void {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new InvalidArgumentError({ argument: 'options', reason: 'must be an options object { signal? }', value: options })
+    throw new InvalidArgumentError({
+      argument: 'options',
+      reason: 'must be an options object { signal? }',
+      value: options,
+    })
   }
   const signal = (options as { readonly signal?: unknown }).signal
   if (signal !== undefined && !isAbortSignal(signal)) {
@@ -178,7 +190,9 @@ export function runAgentTurn(
       action()
     }
     const discard = (reason: 'canceled' | 'removed' | 'disposed', cause: CancelCause | undefined): void => {
-      settle(() => reject(new RunDiscardedError({ reason, messageId: message.id, ...(cause === undefined ? {} : { cause }) })))
+      settle(() =>
+        reject(new RunDiscardedError({ reason, messageId: message.id, ...(cause === undefined ? {} : { cause }) })),
+      )
     }
     cleanups.push(
       agent.ctx.on('agent/inbox/claimed', (payload) => {

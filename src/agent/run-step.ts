@@ -9,7 +9,12 @@ import type { AssistantMessage, UserMessage } from '../session/message.js'
 import { runToolCalls } from '../tools/run-tool-calls.js'
 import { buildLoopRequest } from './build-request.js'
 import type { LoopHost } from './loop-host.js'
-import { buildRequestContext, buildRequestHeader, requestContextDue, requestHeaderDecision } from './request-header-decision.js'
+import {
+  buildRequestContext,
+  buildRequestHeader,
+  requestContextDue,
+  requestHeaderDecision,
+} from './request-header-decision.js'
 import { checkCallConfig, frozenCallConfig, resolveCallConfig } from './resolve-call-config.js'
 import { raceTurnSignal } from './race-turn-signal.js'
 import { abortCheck } from './turn-end.js'
@@ -89,7 +94,14 @@ async function attemptUntilDone(host: LoopHost, input: StepInput, system: string
     const decision = await raceTurnSignal(
       host.ctx.waterfall(
         'agent/request-error',
-        { agent: host.agent, turn: input.turn, step: input.step, attempt, failure: outcome.failure, signal: input.signal },
+        {
+          agent: host.agent,
+          turn: input.turn,
+          step: input.step,
+          attempt,
+          failure: outcome.failure,
+          signal: input.signal,
+        },
         () => undefined,
         { scope: host.agent },
       ),
@@ -100,34 +112,71 @@ async function attemptUntilDone(host: LoopHost, input: StepInput, system: string
   }
 }
 
-type AttemptOutcome = ({ readonly kind: 'message' } & AttemptResult) | { readonly kind: 'failure'; readonly failure: LlmError['failure'] }
+type AttemptOutcome =
+  | ({ readonly kind: 'message' } & AttemptResult)
+  | { readonly kind: 'failure'; readonly failure: LlmError['failure'] }
 
 async function runAttempt(host: LoopHost, input: StepInput, system: string, attempt: number): Promise<AttemptOutcome> {
   const { session, agent } = host
   const { turn, step, signal } = input
-  const seed = resolveCallConfig({ lastHeader: session.requestHeader(), options: host.options, firstRequestOfDriver: host.firstRequestOfDriver })
+  const seed = resolveCallConfig({
+    lastHeader: session.requestHeader(),
+    options: host.options,
+    firstRequestOfDriver: host.firstRequestOfDriver,
+  })
   // Raced against the turn signal (04-agent.md §9): a listener that ignores it cannot hold a cancel up.
   const chosen = await raceTurnSignal(
-    host.ctx.waterfall('agent/request', { agent, turn, step, attempt, config: seed, signal }, (payload) => payload.config, { scope: agent }),
+    host.ctx.waterfall(
+      'agent/request',
+      { agent, turn, step, attempt, config: seed, signal },
+      (payload) => payload.config,
+      { scope: agent },
+    ),
     signal,
   )
   abortCheck(signal)
   if (typeof chosen !== 'object' || chosen === null || Array.isArray(chosen)) {
-    throw new LlmError(invalidRequestFailure({ field: 'config', value: chosen, message: 'must be a call config object (the agent/request result)' }))
+    throw new LlmError(
+      invalidRequestFailure({
+        field: 'config',
+        value: chosen,
+        message: 'must be a call config object (the agent/request result)',
+      }),
+    )
   }
   const config = checkCallConfig(frozenCallConfig(chosen))
   const verify = host.options.verifyReconstruction === true
   const prepared = host.models.prepareCall(config, {
     scope: agent,
-    ...(verify ? { beforeAdapter: (request: unknown) => verifyReconstruction(request, session, { turn, step, attempt }, host.marks) } : {}),
+    ...(verify
+      ? {
+          beforeAdapter: (request: unknown) =>
+            verifyReconstruction(request, session, { turn, step, attempt }, host.marks),
+        }
+      : {}),
   })
-  const header = buildRequestHeader({ config: prepared.config, adapterDefaults: prepared.adapterDefaults, system, tools: input.assembly.tools })
-  const due = requestHeaderDecision({ folded: session.requestHeader(), firstRequestOfDriver: host.firstRequestOfDriver, header })
+  const header = buildRequestHeader({
+    config: prepared.config,
+    adapterDefaults: prepared.adapterDefaults,
+    system,
+    tools: input.assembly.tools,
+  })
+  const due = requestHeaderDecision({
+    folded: session.requestHeader(),
+    firstRequestOfDriver: host.firstRequestOfDriver,
+    header,
+  })
   if (due !== undefined) session.append('request/header', { header, reason: due.reason })
   host.firstRequestOfDriver = false
   const context = buildRequestContext(prepared.config, prepared.info)
   if (requestContextDue(session.requestContext(), context)) session.append('request/context', context)
-  const request = buildLoopRequest({ header, messages: session.deriveMessages(), sessionId: session.id, signal, marks: host.marks })
+  const request = buildLoopRequest({
+    header,
+    messages: session.deriveMessages(),
+    sessionId: session.id,
+    signal,
+    marks: host.marks,
+  })
   await host.sessions.flush(session)
   abortCheck(signal)
   const assembler = createAssembler()
@@ -159,7 +208,10 @@ async function runAttempt(host: LoopHost, input: StepInput, system: string, atte
         : outcome.failure
     return { kind: 'failure', failure }
   }
-  const content = outcome.finishReason === 'max-tokens' ? outcome.content.filter((block) => block.type !== 'tool-call') : outcome.content
+  const content =
+    outcome.finishReason === 'max-tokens'
+      ? outcome.content.filter((block) => block.type !== 'tool-call')
+      : outcome.content
   const message: AssistantMessage = {
     id: host.ids('message'),
     role: 'assistant',

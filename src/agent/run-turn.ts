@@ -20,12 +20,20 @@ function checkEntered(decision: PreStepDecision): readonly UserMessage[] | undef
   const shaped = typeof decision === 'object' && decision !== null
   if (shaped && decision.kind === 'reject') return undefined
   if (!shaped || decision.kind !== 'enter' || !Array.isArray(decision.messages)) {
-    throw new InvalidMessageError({ field: 'messages', value: decision, reason: "agent/pre-step must return { kind: 'enter', messages } or { kind: 'reject' }" })
+    throw new InvalidMessageError({
+      field: 'messages',
+      value: decision,
+      reason: "agent/pre-step must return { kind: 'enter', messages } or { kind: 'reject' }",
+    })
   }
   decision.messages.forEach((message, index) => {
     const parsed = userMessageSchema.safeParse(message)
     if (!parsed.success) {
-      throw new InvalidMessageError({ field: `messages[${index}]`, value: message, reason: parsed.error.issues[0]?.message ?? 'is not a user message' })
+      throw new InvalidMessageError({
+        field: `messages[${index}]`,
+        value: message,
+        reason: parsed.error.issues[0]?.message ?? 'is not a user message',
+      })
     }
   })
   return decision.messages
@@ -54,9 +62,15 @@ export async function runTurn(host: LoopHost, turn: number, signal: AbortSignal)
       const first = step === 0
       const claimed = host.inbox.claim({ firstStep: first, turn })
       // Every listener await is raced against the turn signal (04-agent.md §9): one that ignores it cannot hold a cancel up.
-      const assembly = await raceTurnSignal(host.systemPrompt.assemble({ agent: host.agent, scope: host.agent, signal }), signal)
+      const assembly = await raceTurnSignal(
+        host.systemPrompt.assemble({ agent: host.agent, scope: host.agent, signal }),
+        signal,
+      )
       abortCheck(signal)
-      const rendered = assembly.contexts.map((context) => ({ name: context.name, text: renderPrompt([context], assembly.variables, { kind: 'context' }) }))
+      const rendered = assembly.contexts.map((context) => ({
+        name: context.name,
+        text: renderPrompt([context], assembly.variables, { kind: 'context' }),
+      }))
       const candidate = host.projection.project(rendered)
       // The payload holds the claimed messages; only the default decision adds the runtime-context
       // candidate after them (06-prompt-scope.md §3 Commit), so a listener that enters its own list drops it.
@@ -64,7 +78,10 @@ export async function runTurn(host: LoopHost, turn: number, signal: AbortSignal)
         host.ctx.waterfall(
           'agent/pre-step',
           { agent: host.agent, turn, step: step + 1, messages: claimed, signal },
-          (payload): PreStepDecision => ({ kind: 'enter', messages: candidate === undefined ? payload.messages : Object.freeze([...payload.messages, candidate]) }),
+          (payload): PreStepDecision => ({
+            kind: 'enter',
+            messages: candidate === undefined ? payload.messages : Object.freeze([...payload.messages, candidate]),
+          }),
           { scope: host.agent },
         ),
         signal,
@@ -84,7 +101,10 @@ export async function runTurn(host: LoopHost, turn: number, signal: AbortSignal)
       owed = outcome === 'owed'
       if (!owed && host.inbox.nextStep.length === 0) {
         const reason = turnEndOf({ signal, thrown: undefined, blocked, maxTokens }).reason
-        await raceTurnSignal(host.ctx.serial('agent/turn-stopping', { agent: host.agent, turn, reason, signal }, { scope: host.agent }), signal)
+        await raceTurnSignal(
+          host.ctx.serial('agent/turn-stopping', { agent: host.agent, turn, reason, signal }, { scope: host.agent }),
+          signal,
+        )
         abortCheck(signal)
         if (host.inbox.nextStep.length === 0) break
       }

@@ -13,7 +13,13 @@ import type { Session } from '../session/session.js'
  * @internal
  */
 export function sessionMessageIds(ids: IdSource, session: Session): IdSource {
-  return (kind) => (kind === 'message' ? untaken(() => ids(kind), (id) => session.hasMessageId(id)) : ids(kind))
+  return (kind) =>
+    kind === 'message'
+      ? untaken(
+          () => ids(kind),
+          (id) => session.hasMessageId(id),
+        )
+      : ids(kind)
 }
 
 /**

@@ -144,7 +144,12 @@ function checkHighWaterMark(value: unknown): number {
  * @throws {@link InvalidArgumentError} `argument: 'options'`, `'options.signal'` or `'highWaterMark'`; {@link AgentDisposedError} or
  *   {@link InvalidMessageError}, nothing queued
  */
-export function streamAgentTurn(agent: Agent, port: RunPort, input: UserMessageInput, options: StreamOptions): AgentRun {
+export function streamAgentTurn(
+  agent: Agent,
+  port: RunPort,
+  input: UserMessageInput,
+  options: StreamOptions,
+): AgentRun {
   checkRunOptions(options)
   const buffer = new TurnEventBuffer(checkHighWaterMark(options.highWaterMark))
   let turn: number | undefined
@@ -180,7 +185,12 @@ export function streamAgentTurn(agent: Agent, port: RunPort, input: UserMessageI
     message: run.message,
     result: run.result,
     [Symbol.asyncIterator](): AsyncIterator<SessionEvent> {
-      if (iterated) throw new InvalidArgumentError({ argument: 'iterator', reason: 'an AgentRun can be iterated once', value: undefined })
+      if (iterated)
+        throw new InvalidArgumentError({
+          argument: 'iterator',
+          reason: 'an AgentRun can be iterated once',
+          value: undefined,
+        })
       iterated = true
       return buffer
     },

@@ -67,7 +67,11 @@ function textMessage(text: string, id: string): Record<string, unknown> {
 
 function objectMessage(input: unknown, id: string): Record<string, unknown> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new InvalidMessageError({ field: '', value: input, reason: 'must be a string or a { content, source? } object' })
+    throw new InvalidMessageError({
+      field: '',
+      value: input,
+      reason: 'must be a string or a { content, source? } object',
+    })
   }
   let snapshot: JsonObject
   try {
@@ -83,7 +87,11 @@ function objectMessage(input: unknown, id: string): Record<string, unknown> {
   }
   for (const key of Object.keys(snapshot)) {
     if (!inputKeys.has(key)) {
-      throw new InvalidMessageError({ field: fieldOf(accessPath('', [key])), value: snapshot[key], reason: 'is not a message input field (only content and source are)' })
+      throw new InvalidMessageError({
+        field: fieldOf(accessPath('', [key])),
+        value: snapshot[key],
+        reason: 'is not a message input field (only content and source are)',
+      })
     }
   }
   const source = Object.hasOwn(snapshot, 'source') ? snapshot['source'] : Object.freeze({ kind: 'user' })

@@ -26,14 +26,27 @@ import { type RequestCoordinates, rebuildRequestAt } from './rebuild-request.js'
  * verifyReconstruction(request, agent.session, { turn, step, attempt }, marks)
  * ```
  */
-export function verifyReconstruction(request: unknown, session: Session, coordinates: RequestCoordinates, marks: LoopRequestMarks): void {
+export function verifyReconstruction(
+  request: unknown,
+  session: Session,
+  coordinates: RequestCoordinates,
+  marks: LoopRequestMarks,
+): void {
   if (!marks.isLoopRequest(request)) {
-    throw new ReconstructionError({ path: '$', actual: request, reason: 'the request is not one the agent loop built (an llm/stream middleware may have replaced it)' })
+    throw new ReconstructionError({
+      path: '$',
+      actual: request,
+      reason: 'the request is not one the agent loop built (an llm/stream middleware may have replaced it)',
+    })
   }
   const body = withoutSignal(request as object)
   const unfrozen = Object.isFrozen(request) ? firstUnfrozen(body) : '$'
   if (unfrozen !== undefined) {
-    throw new ReconstructionError({ path: '$', actual: request, reason: `the request is not deep-frozen (${unfrozen} is mutable)` })
+    throw new ReconstructionError({
+      path: '$',
+      actual: request,
+      reason: `the request is not deep-frozen (${unfrozen} is mutable)`,
+    })
   }
   const expected = rebuildRequestAt(session, coordinates, true) as unknown as JsonValue
   let actual: JsonValue
@@ -41,7 +54,12 @@ export function verifyReconstruction(request: unknown, session: Session, coordin
     actual = snapshotJson(body, '$')
   } catch (error) {
     if (!SessionEventError.is(error) || error.path === undefined) throw error
-    throw new ReconstructionError({ path: error.path, expected: valueAt(expected, error.path), actual: valueAt(body, error.path), reason: `not JSON (${error.reason ?? 'invalid'})` })
+    throw new ReconstructionError({
+      path: error.path,
+      expected: valueAt(expected, error.path),
+      actual: valueAt(body, error.path),
+      reason: `not JSON (${error.reason ?? 'invalid'})`,
+    })
   }
   const path = firstDifference(expected, actual, '$')
   if (path !== undefined) {
@@ -57,7 +75,9 @@ function withoutSignal(request: object): Readonly<Record<string, unknown>> {
 
 /** The path of the first object or array under the request's fields that is not frozen. */
 function firstUnfrozen(body: Readonly<Record<string, unknown>>): string | undefined {
-  const stack: [unknown, string][] = Object.entries(body).reverse().map(([key, value]) => [value, `$.${key}`])
+  const stack: [unknown, string][] = Object.entries(body)
+    .reverse()
+    .map(([key, value]) => [value, `$.${key}`])
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
     const [value, path] = frame
     if (typeof value !== 'object' || value === null) continue

@@ -32,7 +32,11 @@ function resultText(data: ToolResultData): string {
  * @throws the harness's errors (a locked or unreadable session, …)
  */
 export async function runDemo(dir: string, io: CliIo): Promise<number> {
-  const harness = await createHarness({ model: demoModel(io.env), persistence: { dir }, tools: [getWeatherTool, addTool] })
+  const harness = await createHarness({
+    model: demoModel(io.env),
+    persistence: { dir },
+    tools: [getWeatherTool, addTool],
+  })
   let exitCode: number = ExitCode.ok
   try {
     const agent = await harness.openAgent(demoSessionId)
@@ -64,7 +68,8 @@ export async function runDemo(dir: string, io: CliIo): Promise<number> {
     if (result.reason.kind === 'completed') {
       io.stdout(`turn ${result.turn} completed · ${steps} steps · ${calls} tool calls · ${file}\n`)
     } else {
-      const detail = result.reason.kind === 'error' ? ` ${result.reason.error.code}: ${result.reason.error.message}` : ''
+      const detail =
+        result.reason.kind === 'error' ? ` ${result.reason.error.code}: ${result.reason.error.message}` : ''
       io.stdout(`turn ${result.turn} ${result.reason.kind}${detail}\n`)
       exitCode = ExitCode.failure
     }

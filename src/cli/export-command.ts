@@ -20,9 +20,13 @@ const formats = ['json', 'markdown'] as const
 
 function formatOf(parsed: ParsedCommand): (typeof formats)[number] {
   const format = stringFlag(parsed, 'format')
-  if (format === undefined) throw new CliUsageError('"yoke export" needs --format json or --format markdown; run "yoke export --help"')
+  if (format === undefined)
+    throw new CliUsageError('"yoke export" needs --format json or --format markdown; run "yoke export --help"')
   const known = formats.find((candidate) => candidate === format)
-  if (known === undefined) throw new CliUsageError(`--format must be json or markdown (got ${JSON.stringify(format)}); run "yoke export --help"`)
+  if (known === undefined)
+    throw new CliUsageError(
+      `--format must be json or markdown (got ${JSON.stringify(format)}); run "yoke export --help"`,
+    )
   return known
 }
 

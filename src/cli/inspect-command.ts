@@ -72,7 +72,8 @@ function repairLine(repair: InspectReport['repair']): string {
   if (!repair.needed) return 'repair: not needed'
   const parts = ['repair: needed']
   if (repair.openTurn !== null) parts.push(`turn ${repair.openTurn} is open`)
-  if (repair.unansweredToolCalls.length > 0) parts.push(`unanswered tool calls ${repair.unansweredToolCalls.join(', ')}`)
+  if (repair.unansweredToolCalls.length > 0)
+    parts.push(`unanswered tool calls ${repair.unansweredToolCalls.join(', ')}`)
   if (repair.droppedBytes > 0) parts.push(`drops ${plural(repair.droppedBytes, 'torn byte')}`)
   if (repair.closers.length > 0) parts.push(`appends ${repair.closers.join(', ')}`)
   return `${parts.join(' · ')}; run "yoke repair" to fix it`

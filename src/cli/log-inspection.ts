@@ -44,7 +44,12 @@ export async function inspectLog(harness: Harness, target: SessionTarget): Promi
   for (let attempt = 1; ; attempt++) {
     const inspected = await harness.persistence.inspect(target.id)
     const droppedBytes = inspected.droppedBytes ?? 0
-    const base = { header: inspected.header, events: inspected.events, repairPending: inspected.repairPending, droppedBytes }
+    const base = {
+      header: inspected.header,
+      events: inspected.events,
+      repairPending: inspected.repairPending,
+      droppedBytes,
+    }
     if (!inspected.repairPending) return { ...base, stored: inspected.events, closers: [] }
     const raw = await harness.persistence.adapter.load(target.id)
     if (raw.revision === inspected.revision || attempt === attempts) {

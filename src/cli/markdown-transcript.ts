@@ -67,8 +67,13 @@ function assistantSection(message: AssistantMessage, toolNames: Map<string, stri
 
 function userSection(message: UserMessage): string {
   const source = message.source
-  const label = source.kind === 'plugin' ? `User (plugin ${source.plugin}${source.form === undefined ? '' : `, ${source.form}`})` : 'User'
-  const body = message.content.map((block) => (block.type === 'text' ? block.text : `[image ${block.mediaType}]`)).join('\n\n')
+  const label =
+    source.kind === 'plugin'
+      ? `User (plugin ${source.plugin}${source.form === undefined ? '' : `, ${source.form}`})`
+      : 'User'
+  const body = message.content
+    .map((block) => (block.type === 'text' ? block.text : `[image ${block.mediaType}]`))
+    .join('\n\n')
   return `### ${label}\n\n${body}`
 }
 
@@ -104,6 +109,7 @@ export function markdownTranscript(id: string, events: readonly SessionEvent[], 
     ;(index === -1 ? preamble : (sections[index] as string[])).push(messageSection(message, toolNames))
   }
   const blocks = [`# Session ${id}`, ...preamble]
-  for (const [index, range] of ranges.entries()) blocks.push(`## Turn ${range.turn} (${range.reason})`, ...(sections[index] as string[]))
+  for (const [index, range] of ranges.entries())
+    blocks.push(`## Turn ${range.turn} (${range.reason})`, ...(sections[index] as string[]))
   return `${blocks.join('\n\n')}\n`
 }

@@ -38,7 +38,8 @@ function usageOf(error: unknown, command: string): CliUsageError {
   const code = typeof error === 'object' && error !== null ? (error as { readonly code?: unknown }).code : undefined
   const message = error instanceof Error ? error.message : String(error)
   const hint = `run "yoke ${command} --help"`
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new CliUsageError(`unknown flag "${flagNamed(message)}" for "yoke ${command}"; ${hint}`)
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+    return new CliUsageError(`unknown flag "${flagNamed(message)}" for "yoke ${command}"; ${hint}`)
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     const flag = flagNamed(message)
     const detail = /does not take an argument/.test(message) ? 'takes no value' : 'needs a value'
@@ -57,7 +58,9 @@ function usageOf(error: unknown, command: string): CliUsageError {
  *   does not take), a missing or an extra positional argument
  */
 export function parseCommand(grammar: CommandGrammar, argv: readonly string[]): ParsedCommand {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } }
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+    help: { type: 'boolean', short: 'h' },
+  }
   for (const [name, type] of Object.entries(grammar.flags)) options[name] = { type }
   let parsed: { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] }
   try {
@@ -76,7 +79,9 @@ export function parseCommand(grammar: CommandGrammar, argv: readonly string[]): 
   }
   if (parsed.positionals.length > expected.length) {
     const extra = parsed.positionals[expected.length] as string
-    throw new CliUsageError(`unexpected argument ${JSON.stringify(extra)} for "yoke ${grammar.name}"; run "yoke ${grammar.name} --help"`)
+    throw new CliUsageError(
+      `unexpected argument ${JSON.stringify(extra)} for "yoke ${grammar.name}"; run "yoke ${grammar.name} --help"`,
+    )
   }
   return { flags, positionals: parsed.positionals, help }
 }

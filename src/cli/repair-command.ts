@@ -36,7 +36,11 @@ export interface RepairCommandReport {
   readonly dryRun?: true
 }
 
-async function repairNow(harness: Harness, target: SessionTarget, truncateAtCorruption: boolean): Promise<RepairCommandReport> {
+async function repairNow(
+  harness: Harness,
+  target: SessionTarget,
+  truncateAtCorruption: boolean,
+): Promise<RepairCommandReport> {
   const report = await harness.persistence.repair(target.id, truncateAtCorruption ? { truncateAtCorruption } : {})
   // Shown next to the log as the user named it (the adapter reports an absolute path).
   const quarantine = report.quarantine === undefined ? null : join(dirname(target.file), basename(report.quarantine))
@@ -51,7 +55,11 @@ async function repairNow(harness: Harness, target: SessionTarget, truncateAtCorr
 }
 
 /** A dry run: the coordinator's read-only `inspect`, or for damage with `--truncate-at-corruption` the adapter's read-only `load`. */
-async function plannedRepair(harness: Harness, target: SessionTarget, truncateAtCorruption: boolean): Promise<RepairCommandReport> {
+async function plannedRepair(
+  harness: Harness,
+  target: SessionTarget,
+  truncateAtCorruption: boolean,
+): Promise<RepairCommandReport> {
   try {
     const inspection = await inspectLog(harness, target)
     return {
@@ -91,7 +99,10 @@ export function repairText(report: RepairCommandReport): string {
   const dry = report.dryRun === true
   const head = `repair ${report.id}${dry ? ' (dry run, nothing written)' : ''}`
   if (report.action === 'none') return `${head}: nothing to repair · ${plural(report.keptEvents, 'event')}\n`
-  const parts = [`${head}: ${dry ? `would be ${report.action}` : report.action}`, `${dry ? 'keeps' : 'kept'} ${plural(report.keptEvents, 'event')}`]
+  const parts = [
+    `${head}: ${dry ? `would be ${report.action}` : report.action}`,
+    `${dry ? 'keeps' : 'kept'} ${plural(report.keptEvents, 'event')}`,
+  ]
   if (report.closers.length > 0) parts.push(`${dry ? 'appends' : 'appended'} ${report.closers.join(', ')}`)
   if (report.droppedBytes > 0) parts.push(`${dry ? 'drops' : 'dropped'} ${plural(report.droppedBytes, 'byte')}`)
   if (report.quarantine !== null) parts.push(`damaged original kept as ${report.quarantine}`)
@@ -99,7 +110,9 @@ export function repairText(report: RepairCommandReport): string {
 }
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
-  const target = await resolveSessionTarget(parsed.positionals[0] as string, stringFlag(parsed, 'dir'), { writes: true })
+  const target = await resolveSessionTarget(parsed.positionals[0] as string, stringFlag(parsed, 'dir'), {
+    writes: true,
+  })
   const truncateAtCorruption = booleanFlag(parsed, 'truncate-at-corruption')
   const plan = booleanFlag(parsed, 'dry-run') ? plannedRepair : repairNow
   const report = await withLogStore(target.dir, (harness) => plan(harness, target, truncateAtCorruption))

@@ -56,8 +56,12 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
   if (name === undefined) throw new CliUsageError('missing command; run "yoke --help"')
   const command = commands.find((candidate) => candidate.grammar.name === name)
   if (command === undefined) {
-    const what = name.startsWith('-') ? `unknown flag ${JSON.stringify(name)}` : `unknown command ${JSON.stringify(name)}`
-    throw new CliUsageError(`${what}; the commands are ${commands.map((candidate) => candidate.grammar.name).join(', ')}; run "yoke --help"`)
+    const what = name.startsWith('-')
+      ? `unknown flag ${JSON.stringify(name)}`
+      : `unknown command ${JSON.stringify(name)}`
+    throw new CliUsageError(
+      `${what}; the commands are ${commands.map((candidate) => candidate.grammar.name).join(', ')}; run "yoke --help"`,
+    )
   }
   const parsed = parseCommand(command.grammar, rest)
   if (parsed.help) {

@@ -69,13 +69,20 @@ function codecOf(first: Uint8Array): 'none' | 'gzip' | 'zstd' {
  * The id in the header of the log at `path`, or `undefined` when the file has no readable header;
  * a header of an unsupported format version throws its `SessionFormatUnsupportedError`.
  */
-async function headerIdOf(path: string): Promise<{ readonly id: string; readonly compression: 'none' | 'gzip' | 'zstd' } | undefined> {
+async function headerIdOf(
+  path: string,
+): Promise<{ readonly id: string; readonly compression: 'none' | 'gzip' | 'zstd' } | undefined> {
   const handle = await open(path, 'r')
   try {
     const first = new Uint8Array(4)
     await handle.read(first, 0, 4, 0)
     const compression = codecOf(first)
-    const frames = compression === 'gzip' ? gzipCodec() : compression === 'zstd' ? zstdCodec({ onUnavailable: 'reject-writes' }) : undefined
+    const frames =
+      compression === 'gzip'
+        ? gzipCodec()
+        : compression === 'zstd'
+          ? zstdCodec({ onUnavailable: 'reject-writes' })
+          : undefined
     const header = await readLogHeader(handle, {
       fileSystem: nodeFileSystem,
       sessionId: basename(path),
@@ -127,7 +134,9 @@ async function targetOfFile(path: string, options: SessionTargetOptions): Promis
   const suffix = logExtensions[header.compression]
   const ownName = `${fileNameOf(header.id)}${suffix}`
   if (options.writes === true) {
-    throw new CliUsageError(`${JSON.stringify(path)} holds session "${header.id}" under another name; rename it to ${ownName} to repair it`)
+    throw new CliUsageError(
+      `${JSON.stringify(path)} holds session "${header.id}" under another name; rename it to ${ownName} to repair it`,
+    )
   }
   const staged = await mkdtemp(join(tmpdir(), 'yoke-cli-'))
   try {
@@ -154,14 +163,22 @@ async function targetOfFile(path: string, options: SessionTargetOptions): Promis
  *   `SessionFormatUnsupportedError` for a log under another name whose format version this Yoke
  *   does not read
  */
-export async function resolveSessionTarget(argument: string, dir: string | undefined, options: SessionTargetOptions = {}): Promise<SessionTarget> {
+export async function resolveSessionTarget(
+  argument: string,
+  dir: string | undefined,
+  options: SessionTargetOptions = {},
+): Promise<SessionTarget> {
   const path = looksLikePath(argument)
   if (await isFile(argument)) {
     const target = await targetOfFile(argument, options)
     if (target !== undefined) return target
-    if (path) throw new CliUsageError(`${JSON.stringify(argument)} is not a session log: it has no readable session header`)
+    if (path)
+      throw new CliUsageError(`${JSON.stringify(argument)} is not a session log: it has no readable session header`)
   } else if (path) {
-    throw new PersistenceError({ code: ErrorCode.SESSION_NOT_FOUND, detail: `no session log at ${JSON.stringify(argument)}` })
+    throw new PersistenceError({
+      code: ErrorCode.SESSION_NOT_FOUND,
+      detail: `no session log at ${JSON.stringify(argument)}`,
+    })
   }
   assertStorableId(argument)
   const directory = dir ?? defaultSessionDir

@@ -8,7 +8,13 @@ import type { Message, UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
 import type { SessionEvent } from '../session/session-event.js'
 import { chooseHead, type CutKind } from './choose-cut.js'
-import type { CompactionEngine, CompactionReport, FailedAction, PruneAction, SummaryAction } from './compaction-engine.js'
+import type {
+  CompactionEngine,
+  CompactionReport,
+  FailedAction,
+  PruneAction,
+  SummaryAction,
+} from './compaction-engine.js'
 import type { AgentCompactionPayload } from './compaction-events.js'
 import { type EstimateContext, headerTokens, messageTokens, type TokenEstimator } from './estimate-tokens.js'
 import { type PruneConfig, pruneToolResults } from './prune-tool-results.js'
@@ -39,7 +45,10 @@ const plans: Readonly<Record<'pressure' | 'context-overflow', readonly PlanStep[
 
 function contextOf(session: Session): EstimateContext {
   const header = session.requestHeader()
-  return { ...(header?.system === undefined ? {} : { system: header.system }), ...(header?.tools === undefined ? {} : { tools: header.tools }) }
+  return {
+    ...(header?.system === undefined ? {} : { system: header.system }),
+    ...(header?.tools === undefined ? {} : { tools: header.tools }),
+  }
 }
 
 function failedAction(error: CompactionError): FailedAction {
@@ -58,10 +67,19 @@ function failedAction(error: CompactionError): FailedAction {
 export function createBasicCompactionEngine(ctx: Context, settings: BasicCompactionSettings): CompactionEngine {
   const ids = ctx.get(services.ids)
   const models = ctx.get(services.models)
-  const measure = settings.estimator === undefined ? messageTokens : (message: Message) => (settings.estimator as TokenEstimator)([message], {})
+  const measure =
+    settings.estimator === undefined
+      ? messageTokens
+      : (message: Message) => (settings.estimator as TokenEstimator)([message], {})
   const indexes = new WeakMap<Session, SurfaceIndex>()
   const warnedNoWindow = new WeakSet<Agent>()
-  const deps: SummaryActionDeps = { nextId: () => ids('compaction'), logger: ctx.logger, summarizer: settings.summarizer, measure, running: new Set() }
+  const deps: SummaryActionDeps = {
+    nextId: () => ids('compaction'),
+    logger: ctx.logger,
+    summarizer: settings.summarizer,
+    measure,
+    running: new Set(),
+  }
 
   function indexOf(session: Session): SurfaceIndex {
     let index = indexes.get(session)
@@ -78,10 +96,12 @@ export function createBasicCompactionEngine(ctx: Context, settings: BasicCompact
     const session = agent.session
     const index = indexOf(session)
     const nodes = session.surfaceNodes()
-    if (settings.estimator !== undefined) return settings.estimator([...index.messages(nodes), ...pending], contextOf(session))
+    if (settings.estimator !== undefined)
+      return settings.estimator([...index.messages(nodes), ...pending], contextOf(session))
     let total = pending.reduce((sum, message) => sum + measure(message), 0)
     let position = nodes.length - 1
-    while (position >= 0 && (session.at(nodes[position] as number) as SessionEvent).type !== 'assistant/message') position--
+    while (position >= 0 && (session.at(nodes[position] as number) as SessionEvent).type !== 'assistant/message')
+      position--
     const newest = position >= 0 ? (session.at(nodes[position] as number) as SessionEvent) : undefined
     const usage = newest === undefined ? undefined : (newest.data as unknown as AssistantMessageData).usage
     const calibrated = newest !== undefined && usage !== undefined && index.lastReplaceSeq < newest.seq
@@ -95,25 +115,40 @@ export function createBasicCompactionEngine(ctx: Context, settings: BasicCompact
     const logged = agent.session.requestContext()?.contextWindow
     if (logged !== undefined) return logged
     const { provider, model } = agent.options
-    return provider === undefined || model === undefined ? undefined : models.describe(provider, model, agent)?.contextWindow
+    return provider === undefined || model === undefined
+      ? undefined
+      : models.describe(provider, model, agent)?.contextWindow
   }
 
   function headFor(kind: CutKind, session: Session): readonly number[] | undefined {
     const state = session.turnState()
-    return chooseHead(kind, { index: indexOf(session), keepRecentTurns: settings.keepRecentTurns, currentTurn: state.openTurn ?? state.nextTurn })
+    return chooseHead(kind, {
+      index: indexOf(session),
+      keepRecentTurns: settings.keepRecentTurns,
+      currentTurn: state.openTurn ?? state.nextTurn,
+    })
   }
 
-  function prune(session: Session, trigger: 'pressure' | 'context-overflow'): PruneAction | CompactionError | undefined {
+  function prune(
+    session: Session,
+    trigger: 'pressure' | 'context-overflow',
+  ): PruneAction | CompactionError | undefined {
     if (settings.prune === false || session.turnState().openTurn === null) return undefined
     try {
       const action = pruneToolResults(session, { ...settings.prune, trigger })
       return action.prunedSeqs.length === 0 ? undefined : action
     } catch (error) {
-      return new CompactionError(ErrorCode.COMPACTION_COMMIT_FAILED, { sessionId: session.id, detail: `pruning failed: ${error instanceof Error ? error.message : String(error)}`, cause: error })
+      return new CompactionError(ErrorCode.COMPACTION_COMMIT_FAILED, {
+        sessionId: session.id,
+        detail: `pruning failed: ${error instanceof Error ? error.message : String(error)}`,
+        cause: error,
+      })
     }
   }
 
-  async function compactIfNeeded(input: Parameters<CompactionEngine['compactIfNeeded']>[0]): Promise<CompactionReport | null> {
+  async function compactIfNeeded(
+    input: Parameters<CompactionEngine['compactIfNeeded']>[0],
+  ): Promise<CompactionReport | null> {
     const { agent, trigger, signal } = input
     const session = agent.session
     if (signal.aborted) {
@@ -147,7 +182,13 @@ export function createBasicCompactionEngine(ctx: Context, settings: BasicCompact
         try {
           outcome = await runSummaryAction(deps, { agent, index: indexOf(session), trigger, head, signal, halve: true })
         } catch (error) {
-          outcome = CompactionError.is(error) ? error : new CompactionError(ErrorCode.SUMMARY_FAILED, { sessionId: session.id, detail: String(error), cause: error })
+          outcome = CompactionError.is(error)
+            ? error
+            : new CompactionError(ErrorCode.SUMMARY_FAILED, {
+                sessionId: session.id,
+                detail: String(error),
+                cause: error,
+              })
           if (outcome.code === ErrorCode.COMPACTION_BUSY) {
             report(agent, { trigger, outcome: 'skipped', reason: 'busy' })
             return { trigger, before, after: before, actions }
@@ -167,7 +208,8 @@ export function createBasicCompactionEngine(ctx: Context, settings: BasicCompact
     }
     const after = estimate(agent, input.pending)
     if (!attempted && !signal.aborted) report(agent, { trigger, outcome: 'skipped', reason: 'nothing-to-compact' })
-    else if (trigger === 'pressure' && attempted && after > limit && !signal.aborted) report(agent, { trigger, outcome: 'unrelieved' })
+    else if (trigger === 'pressure' && attempted && after > limit && !signal.aborted)
+      report(agent, { trigger, outcome: 'unrelieved' })
     return Object.freeze({ trigger, before, after, actions: Object.freeze(actions) })
   }
 
@@ -176,7 +218,14 @@ export function createBasicCompactionEngine(ctx: Context, settings: BasicCompact
     for (const kind of ['turn', 'step'] as const) {
       const head = headFor(kind, session)
       if (head === undefined) continue
-      return runSummaryAction(deps, { agent: input.agent, index: indexOf(session), trigger: 'manual', head, signal: input.signal, halve: true })
+      return runSummaryAction(deps, {
+        agent: input.agent,
+        index: indexOf(session),
+        trigger: 'manual',
+        head,
+        signal: input.signal,
+        halve: true,
+      })
     }
     return null
   }
@@ -184,7 +233,13 @@ export function createBasicCompactionEngine(ctx: Context, settings: BasicCompact
   function rangeHead(session: Session, start: number, end: number): readonly number[] {
     const index = indexOf(session)
     const refuse = (reason: InvalidRangeReason, detail: string): CompactionError =>
-      new CompactionError(ErrorCode.INVALID_RANGE, { sessionId: session.id, detail: `range ${start}..${end} ${detail}`, reason, start, end })
+      new CompactionError(ErrorCode.INVALID_RANGE, {
+        sessionId: session.id,
+        detail: `range ${start}..${end} ${detail}`,
+        reason,
+        start,
+        end,
+      })
     const nodes = session.surfaceNodes()
     const first = nodes.indexOf(start)
     if (first === -1) throw refuse('start-not-on-surface', 'starts at a seq that is not a surface node')
@@ -201,7 +256,8 @@ export function createBasicCompactionEngine(ctx: Context, settings: BasicCompact
     const state = session.turnState()
     if (state.openTurn !== null && state.openStep !== null) {
       const open = { turn: state.openTurn, step: state.openStep }
-      if (span.some((seq) => compareOrigins(index.origin(seq), open) === 0)) throw refuse('open-step', 'contains a node of the open step')
+      if (span.some((seq) => compareOrigins(index.origin(seq), open) === 0))
+        throw refuse('open-step', 'contains a node of the open step')
     }
     return span
   }
@@ -209,7 +265,14 @@ export function createBasicCompactionEngine(ctx: Context, settings: BasicCompact
   async function compactRange(input: Parameters<CompactionEngine['compactRange']>[0]): Promise<SummaryAction> {
     const session = input.agent.session
     const head = rangeHead(session, input.start, input.end)
-    return runSummaryAction(deps, { agent: input.agent, index: indexOf(session), trigger: 'range', head, signal: input.signal, halve: false })
+    return runSummaryAction(deps, {
+      agent: input.agent,
+      index: indexOf(session),
+      trigger: 'range',
+      head,
+      signal: input.signal,
+      halve: false,
+    })
   }
 
   return Object.freeze({

@@ -63,8 +63,14 @@ const modelSummarizerOptionsSchema = z.strictObject({
 })
 
 const pruneSchema = z
-  .strictObject({ minChars: z.int().min(1, { error: 'must be a positive integer' }).optional(), keepHeadChars: z.int().min(0).optional() })
-  .refine((prune) => (prune.keepHeadChars ?? 0) <= (prune.minChars ?? 8192) - 200, { error: 'keepHeadChars must be at most minChars - 200', path: ['keepHeadChars'] })
+  .strictObject({
+    minChars: z.int().min(1, { error: 'must be a positive integer' }).optional(),
+    keepHeadChars: z.int().min(0).optional(),
+  })
+  .refine((prune) => (prune.keepHeadChars ?? 0) <= (prune.minChars ?? 8192) - 200, {
+    error: 'keepHeadChars must be at most minChars - 200',
+    path: ['keepHeadChars'],
+  })
 
 const configSchema = z
   .strictObject({
@@ -74,7 +80,9 @@ const configSchema = z
     maxOverflowRetries: z.int().min(0, { error: 'must be a non-negative integer' }).optional(),
     prune: z.union([z.literal(false), pruneSchema]).optional(),
     auto: z.boolean().optional(),
-    estimator: z.custom<TokenEstimator>(isFunction, { error: 'must be a function (messages, { system?, tools? }) => number' }).optional(),
+    estimator: z
+      .custom<TokenEstimator>(isFunction, { error: 'must be a function (messages, { system?, tools? }) => number' })
+      .optional(),
   })
   .optional()
 
@@ -97,8 +105,10 @@ export const BasicCompactionPlugin: PluginDefinition<BasicCompactionOptions | un
   apply(ctx, config) {
     const options = config ?? {}
     const sessions = ctx.get(services.sessions)
-    for (const [type, typeOptions] of Object.entries(compactionEventTypes)) sessions.registerEventType(type, typeOptions)
-    const summarizer = typeof options.summarizer === 'function' ? options.summarizer : modelSummarizer(options.summarizer ?? {})
+    for (const [type, typeOptions] of Object.entries(compactionEventTypes))
+      sessions.registerEventType(type, typeOptions)
+    const summarizer =
+      typeof options.summarizer === 'function' ? options.summarizer : modelSummarizer(options.summarizer ?? {})
     const engine = createBasicCompactionEngine(ctx, {
       threshold: options.threshold ?? 0.8,
       keepRecentTurns: options.keepRecentTurns ?? 2,
@@ -107,7 +117,8 @@ export const BasicCompactionPlugin: PluginDefinition<BasicCompactionOptions | un
       ...(options.estimator === undefined ? {} : { estimator: options.estimator }),
     })
     ctx.provide(services.compaction, engine)
-    if (options.auto !== false) installCompactionTriggers(ctx, engine, { maxOverflowRetries: options.maxOverflowRetries ?? 2 })
+    if (options.auto !== false)
+      installCompactionTriggers(ctx, engine, { maxOverflowRetries: options.maxOverflowRetries ?? 2 })
   },
 })
 

@@ -31,9 +31,15 @@ function openStepOrigin(session: Session): Origin | undefined {
 }
 
 /** The raw cut position of a kind, before the open-step and balance rules; `undefined` = unusable. */
-function rawCut(kind: CutKind, nodes: readonly number[], input: CutInput, open: Origin | undefined): number | undefined {
+function rawCut(
+  kind: CutKind,
+  nodes: readonly number[],
+  input: CutInput,
+  open: Origin | undefined,
+): number | undefined {
   const { index } = input
-  if (kind === 'turn') return firstAtOrAfter(nodes, index, { turn: input.currentTurn - input.keepRecentTurns + 1, step: 0 })
+  if (kind === 'turn')
+    return firstAtOrAfter(nodes, index, { turn: input.currentTurn - input.keepRecentTurns + 1, step: 0 })
   if (kind === 'open-step') return open === undefined ? undefined : firstAtOrAfter(nodes, index, open)
   for (let position = nodes.length - 1; position >= 0; position--) {
     const origin = index.origin(nodes[position] as number)
@@ -53,7 +59,8 @@ function rawCut(kind: CutKind, nodes: readonly number[], input: CutInput, open: 
  */
 export function balanceCut(session: Session, nodes: readonly number[], cut: number): number {
   let balance = 0
-  for (let position = 0; position < cut; position++) balance += balanceDelta(eventAt(session, nodes[position] as number))
+  for (let position = 0; position < cut; position++)
+    balance += balanceDelta(eventAt(session, nodes[position] as number))
   let position = cut
   while (balance !== 0 && position > 0) {
     position--
@@ -100,7 +107,8 @@ export function olderHalf(index: SurfaceIndex, head: readonly number[]): readonl
   let balance = 0
   for (let position = 1; position < head.length; position++) {
     balance += balanceDelta(eventAt(index.session, head[position - 1] as number))
-    const boundary = compareOrigins(index.origin(head[position] as number), index.origin(head[position - 1] as number)) !== 0
+    const boundary =
+      compareOrigins(index.origin(head[position] as number), index.origin(head[position - 1] as number)) !== 0
     if (!boundary || balance !== 0) continue
     if (best === undefined || Math.abs(position - target) < Math.abs(best - target)) best = position
   }

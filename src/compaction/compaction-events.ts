@@ -2,7 +2,12 @@ import { z } from 'zod'
 import type { Agent } from '../agent/agent.js'
 import type { CompactionError } from '../errors/compaction-error.js'
 import { defineEvents, type Emit, type EventCatalog } from '../kernel/event-catalog.js'
-import { nonEmptyStringSchema, nonNegativeSafeIntegerSchema, positiveSafeIntegerSchema, typedSchema } from '../session/schema-primitives.js'
+import {
+  nonEmptyStringSchema,
+  nonNegativeSafeIntegerSchema,
+  positiveSafeIntegerSchema,
+  typedSchema,
+} from '../session/schema-primitives.js'
 import type { EventTypeOptions } from '../session/session-catalog.js'
 import { type TokenUsage, tokenUsageSchema } from '../session/stream-chunk.js'
 import type { AutomaticTrigger, CompactionTrigger } from './compaction-engine.js'
@@ -78,7 +83,12 @@ const nullableNumber = positiveSafeIntegerSchema.nullable()
 
 /** The strict schema of `compaction/start`. */
 export const compactionStartSchema: z.ZodType<CompactionStartData> = typedSchema<CompactionStartData>()(
-  z.strictObject({ compactionId: nonEmptyStringSchema, trigger: triggerSchema, turn: nullableNumber, step: nullableNumber }),
+  z.strictObject({
+    compactionId: nonEmptyStringSchema,
+    trigger: triggerSchema,
+    turn: nullableNumber,
+    step: nullableNumber,
+  }),
 )
 
 /** The strict schema of `compaction/summary`. */
@@ -116,13 +126,14 @@ export const compactionPruneSchema: z.ZodType<CompactionPruneData> = typedSchema
 )
 
 /** The durable types the compaction plugin registers (07-compaction.md §3). */
-export const compactionEventTypes: Readonly<Record<'compaction/start' | 'compaction/summary' | 'compaction/end' | 'compaction/prune', EventTypeOptions>> =
-  Object.freeze({
-    'compaction/start': Object.freeze({ schema: compactionStartSchema, enclosure: 'none' }),
-    'compaction/summary': Object.freeze({ schema: compactionSummarySchema, enclosure: 'none' }),
-    'compaction/end': Object.freeze({ schema: compactionEndSchema, enclosure: 'none' }),
-    'compaction/prune': Object.freeze({ schema: compactionPruneSchema, enclosure: 'turn' }),
-  })
+export const compactionEventTypes: Readonly<
+  Record<'compaction/start' | 'compaction/summary' | 'compaction/end' | 'compaction/prune', EventTypeOptions>
+> = Object.freeze({
+  'compaction/start': Object.freeze({ schema: compactionStartSchema, enclosure: 'none' }),
+  'compaction/summary': Object.freeze({ schema: compactionSummarySchema, enclosure: 'none' }),
+  'compaction/end': Object.freeze({ schema: compactionEndSchema, enclosure: 'none' }),
+  'compaction/prune': Object.freeze({ schema: compactionPruneSchema, enclosure: 'turn' }),
+})
 
 /** Why a trigger did nothing (`agent/compaction`, outcome `skipped`). */
 export type CompactionSkipReason = 'no-context-window' | 'nothing-to-compact' | 'busy' | 'aborted'
@@ -148,4 +159,6 @@ export type CompactionEvents = {
 }
 
 /** The catalog of {@link CompactionEvents}, defined by the compaction plugin. */
-export const compactionEvents: EventCatalog<CompactionEvents> = defineEvents<CompactionEvents>({ 'agent/compaction': 'emit' })
+export const compactionEvents: EventCatalog<CompactionEvents> = defineEvents<CompactionEvents>({
+  'agent/compaction': 'emit',
+})

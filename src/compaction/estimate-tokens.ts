@@ -52,7 +52,8 @@ export function messageTokens(message: Message): number {
  */
 export function headerTokens(context: EstimateContext): number {
   const system = context.system === undefined ? 0 : Math.ceil(context.system.length / 4)
-  const tools = context.tools === undefined || context.tools.length === 0 ? 0 : Math.ceil(JSON.stringify(context.tools).length / 4)
+  const tools =
+    context.tools === undefined || context.tools.length === 0 ? 0 : Math.ceil(JSON.stringify(context.tools).length / 4)
   return system + tools
 }
 

@@ -31,11 +31,21 @@ export {
   compactionStartSchema,
   compactionSummarySchema,
 } from './compaction-events.js'
-export { type BasicCompactionOptions, type BasicCompactionPatch, BasicCompactionPlugin, basicCompaction } from './basic-compaction-plugin.js'
+export {
+  type BasicCompactionOptions,
+  type BasicCompactionPatch,
+  BasicCompactionPlugin,
+  basicCompaction,
+} from './basic-compaction-plugin.js'
 export { type EstimateContext, heuristicEstimate, type TokenEstimator } from './estimate-tokens.js'
 export { type CompactionTriggerOptions, installCompactionTriggers } from './install-compaction-triggers.js'
 export { type ModelSummarizerOptions, modelSummarizer } from './model-summarizer.js'
 export { type PruneConfig, type PruneOptions, pruneToolResults } from './prune-tool-results.js'
 export type { CompactOptions } from './run-manual-compaction.js'
-export { DEFAULT_SUMMARY_INSTRUCTION, type Summarizer, type SummarizerInput, type SummarizerResult } from './summarizer.js'
+export {
+  DEFAULT_SUMMARY_INSTRUCTION,
+  type Summarizer,
+  type SummarizerInput,
+  type SummarizerResult,
+} from './summarizer.js'
 export { CHECKPOINT_PREFIX, CHECKPOINT_SUFFIX, checkpointText } from './summary-action.js'

@@ -39,7 +39,11 @@ interface StepCount {
  * }
  * ```
  */
-export function installCompactionTriggers(ctx: Context, engine: CompactionEngine, options: CompactionTriggerOptions = {}): () => Promise<void> {
+export function installCompactionTriggers(
+  ctx: Context,
+  engine: CompactionEngine,
+  options: CompactionTriggerOptions = {},
+): () => Promise<void> {
   const maxOverflowRetries = options.maxOverflowRetries ?? 2
   const triggers = ctx.child('compaction-triggers')
   const counts = new WeakMap<object, StepCount>()
@@ -59,11 +63,14 @@ export function installCompactionTriggers(ctx: Context, engine: CompactionEngine
     // The loop hands the full agent handle; the payload type only names what the retry plugin reads.
     const agent = payload.agent as Agent
     const previous = counts.get(agent)
-    const current = previous !== undefined && previous.turn === turn && previous.step === step ? previous : { turn, step, count: 0 }
+    const current =
+      previous !== undefined && previous.turn === turn && previous.step === step ? previous : { turn, step, count: 0 }
     if (current.count >= maxOverflowRetries) return next()
     current.count++
     counts.set(agent, current)
-    const report = await engine.compactIfNeeded({ agent, trigger: 'context-overflow', signal }).catch((error: unknown) => logFailure('context-overflow', error))
+    const report = await engine
+      .compactIfNeeded({ agent, trigger: 'context-overflow', signal })
+      .catch((error: unknown) => logFailure('context-overflow', error))
     if (report?.actions.some((action) => action.kind !== 'failed') === true) return { kind: 'retry' }
     return next()
   })

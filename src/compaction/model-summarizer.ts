@@ -33,7 +33,8 @@ export interface ModelSummarizerOptions {
 const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
   provider: optionRule.nonEmptyString,
   model: optionRule.nonEmptyString,
-  maxTokens: (value) => (Number.isSafeInteger(value) && (value as number) > 0 ? undefined : 'must be a positive integer'),
+  maxTokens: (value) =>
+    Number.isSafeInteger(value) && (value as number) > 0 ? undefined : 'must be a positive integer',
   instruction: optionRule.nonEmptyString,
   retry: optionRule.plainObject,
 })
@@ -99,13 +100,21 @@ export function modelSummarizer(options: ModelSummarizerOptions = {}): Summarize
       )
     } catch (error) {
       if (!LlmError.is(error)) throw error
-      throw new CompactionError(ErrorCode.SUMMARY_FAILED, { sessionId: agent.session.id, detail: `the summary request failed: ${error.message}`, cause: error })
+      throw new CompactionError(ErrorCode.SUMMARY_FAILED, {
+        sessionId: agent.session.id,
+        detail: `the summary request failed: ${error.message}`,
+        cause: error,
+      })
     }
     const text = completion.content
       .flatMap((block) => (block.type === 'text' ? [block.text] : []))
       .join('\n\n')
       .trim()
-    if (text === '') throw new CompactionError(ErrorCode.SUMMARY_EMPTY, { sessionId: agent.session.id, detail: 'the summary request returned no text' })
+    if (text === '')
+      throw new CompactionError(ErrorCode.SUMMARY_EMPTY, {
+        sessionId: agent.session.id,
+        detail: 'the summary request returned no text',
+      })
     return {
       text,
       provider: completion.provider,

@@ -40,10 +40,16 @@ export function checkPruneBounds(options: PruneConfig): { readonly minChars: num
   const minChars = options.minChars ?? 8192
   const keepHeadChars = options.keepHeadChars ?? 0
   if (!Number.isSafeInteger(minChars) || minChars < 1) {
-    throw new InvalidOptionsError({ issues: [{ path: ['minChars'], message: 'must be a positive integer' }], value: minChars })
+    throw new InvalidOptionsError({
+      issues: [{ path: ['minChars'], message: 'must be a positive integer' }],
+      value: minChars,
+    })
   }
   if (!Number.isSafeInteger(keepHeadChars) || keepHeadChars < 0 || keepHeadChars > minChars - 200) {
-    throw new InvalidOptionsError({ issues: [{ path: ['keepHeadChars'], message: `must be an integer from 0 to minChars - 200 (${minChars - 200})` }], value: keepHeadChars })
+    throw new InvalidOptionsError({
+      issues: [{ path: ['keepHeadChars'], message: `must be an integer from 0 to minChars - 200 (${minChars - 200})` }],
+      value: keepHeadChars,
+    })
   }
   return { minChars, keepHeadChars }
 }
@@ -98,16 +104,32 @@ export function pruneToolResults(session: Session, options: PruneOptions): Prune
   for (const { event, text } of targets) {
     const data = event.data as unknown as ToolResultData
     const head = text.slice(0, keepHeadChars).join('')
-    const placeholder: TextBlock = { type: 'text', text: `${head}${head === '' ? '' : '\n'}${prunePlaceholder(text.length)}` }
+    const placeholder: TextBlock = {
+      type: 'text',
+      text: `${head}${head === '' ? '' : '\n'}${prunePlaceholder(text.length)}`,
+    }
     const content: readonly (TextBlock | ImageBlock)[] = [placeholder]
     const block = { ...data.message.content[0], content }
     const rewritten: ToolResultData = { ...data, message: { ...data.message, content: [block] } }
-    const prune: CompactionPruneData = { trigger: options.trigger, targetSeq: event.seq, originalChars: text.length, keptChars: Math.min(keepHeadChars, text.length) }
+    const prune: CompactionPruneData = {
+      trigger: options.trigger,
+      targetSeq: event.seq,
+      originalChars: text.length,
+      keptChars: Math.min(keepHeadChars, text.length),
+    }
     const pruneSeq = session.append('compaction/prune', prune).seq
-    const replacement = session.append('tool/result', rewritten, { surfaceOp: { op: 'replace', start: event.seq, end: event.seq }, sourceEventSeqs: [pruneSeq, event.seq] })
+    const replacement = session.append('tool/result', rewritten, {
+      surfaceOp: { op: 'replace', start: event.seq, end: event.seq },
+      sourceEventSeqs: [pruneSeq, event.seq],
+    })
     prunedSeqs.push(event.seq)
     replacementSeqs.push(replacement.seq)
     savedTokens += messageTokens(data.message) - messageTokens(rewritten.message)
   }
-  return Object.freeze({ kind: 'prune', prunedSeqs: Object.freeze(prunedSeqs), replacementSeqs: Object.freeze(replacementSeqs), savedTokens })
+  return Object.freeze({
+    kind: 'prune',
+    prunedSeqs: Object.freeze(prunedSeqs),
+    replacementSeqs: Object.freeze(replacementSeqs),
+    savedTokens,
+  })
 }

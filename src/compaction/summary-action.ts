@@ -69,7 +69,6 @@ export interface SummaryActionInput {
 
 const abortedMarker = Symbol('aborted')
 
-
 function isOverflow(error: unknown): boolean {
   const llm = CompactionError.is(error) && error.code === ErrorCode.SUMMARY_FAILED ? error.cause : error
   return LlmError.is(llm) && llm.failure.code === ErrorCode.CONTEXT_WINDOW_EXCEEDED
@@ -87,12 +86,25 @@ interface Bracket {
   readonly signal: AbortSignal
 }
 
-function failure(bracket: Bracket, code: ConstructorParameters<typeof CompactionError>[0], detail: string, extra: { readonly cause?: unknown; readonly shadowedTokens?: number; readonly summaryTokens?: number } = {}): CompactionError {
-  return new CompactionError(code, { sessionId: bracket.sessionId, compactionId: bracket.compactionId, detail, ...extra })
+function failure(
+  bracket: Bracket,
+  code: ConstructorParameters<typeof CompactionError>[0],
+  detail: string,
+  extra: { readonly cause?: unknown; readonly shadowedTokens?: number; readonly summaryTokens?: number } = {},
+): CompactionError {
+  return new CompactionError(code, {
+    sessionId: bracket.sessionId,
+    compactionId: bracket.compactionId,
+    detail,
+    ...extra,
+  })
 }
 
 function normalizeError(bracket: Bracket, error: unknown): CompactionError {
-  if (bracket.signal.aborted) return failure(bracket, ErrorCode.COMPACTION_ABORTED, 'the compaction was aborted', { cause: bracket.signal.reason })
+  if (bracket.signal.aborted)
+    return failure(bracket, ErrorCode.COMPACTION_ABORTED, 'the compaction was aborted', {
+      cause: bracket.signal.reason,
+    })
   if (CompactionError.is(error)) {
     if (error.compactionId !== undefined) return error
     return failure(bracket, error.code, error.detail, Object.hasOwn(error, 'cause') ? { cause: error.cause } : {})
@@ -101,13 +113,20 @@ function normalizeError(bracket: Bracket, error: unknown): CompactionError {
   return failure(bracket, ErrorCode.SUMMARY_FAILED, `the summarizer failed: ${text}`, { cause: error })
 }
 
-async function summarize(deps: SummaryActionDeps, input: SummaryActionInput, head: readonly number[]): Promise<SummarizerResult> {
+async function summarize(
+  deps: SummaryActionDeps,
+  input: SummaryActionInput,
+  head: readonly number[],
+): Promise<SummarizerResult> {
   const { agent, signal } = input
   const header = agent.session.requestHeader()
   const provider = header?.config.provider ?? agent.options.provider
   const model = header?.config.model ?? agent.options.model
   if (provider === undefined || model === undefined) {
-    throw new CompactionError(ErrorCode.SUMMARY_FAILED, { sessionId: agent.session.id, detail: 'no provider or model to summarize with (no request header and no agent options route)' })
+    throw new CompactionError(ErrorCode.SUMMARY_FAILED, {
+      sessionId: agent.session.id,
+      detail: 'no provider or model to summarize with (no request header and no agent options route)',
+    })
   }
   const result = await raceSignal(
     deps.summarizer({
@@ -123,7 +142,10 @@ async function summarize(deps: SummaryActionDeps, input: SummaryActionInput, hea
     () => abortedMarker,
   )
   if (typeof result?.text !== 'string' || result.text.trim() === '') {
-    throw new CompactionError(ErrorCode.SUMMARY_EMPTY, { sessionId: agent.session.id, detail: 'the summarizer returned no text' })
+    throw new CompactionError(ErrorCode.SUMMARY_EMPTY, {
+      sessionId: agent.session.id,
+      detail: 'the summarizer returned no text',
+    })
   }
   return result
 }
@@ -152,7 +174,10 @@ export async function runSummaryAction(deps: SummaryActionDeps, input: SummaryAc
   const { agent, signal, trigger } = input
   const session = agent.session
   if (deps.running.has(session)) {
-    throw new CompactionError(ErrorCode.COMPACTION_BUSY, { sessionId: session.id, detail: 'another compaction of this session is running' })
+    throw new CompactionError(ErrorCode.COMPACTION_BUSY, {
+      sessionId: session.id,
+      detail: 'another compaction of this session is running',
+    })
   }
   // The summary message is `compaction:<id>`: skip ids a resumed log already holds (a fresh
   // deterministic id source restarts at its first id).
@@ -164,7 +189,12 @@ export async function runSummaryAction(deps: SummaryActionDeps, input: SummaryAc
   try {
     startSeq = session.append('compaction/start', start).seq
   } catch (error) {
-    throw failure(bracket, ErrorCode.COMPACTION_COMMIT_FAILED, `compaction/start could not be appended: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    throw failure(
+      bracket,
+      ErrorCode.COMPACTION_COMMIT_FAILED,
+      `compaction/start could not be appended: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    )
   }
   deps.running.add(session)
   try {
@@ -188,9 +218,15 @@ export async function runSummaryAction(deps: SummaryActionDeps, input: SummaryAc
     const shadowedTokens = head.reduce((total, seq) => total + input.index.tokens(seq), 0)
     const summaryTokens = deps.measure(checkpoint)
     if (summaryTokens >= shadowedTokens) {
-      throw failure(bracket, ErrorCode.SUMMARY_NOT_SMALLER, `the checkpoint (${summaryTokens} tokens) is not smaller than the span it replaces (${shadowedTokens} tokens)`, { shadowedTokens, summaryTokens })
+      throw failure(
+        bracket,
+        ErrorCode.SUMMARY_NOT_SMALLER,
+        `the checkpoint (${summaryTokens} tokens) is not smaller than the span it replaces (${shadowedTokens} tokens)`,
+        { shadowedTokens, summaryTokens },
+      )
     }
-    if (!isCurrent(session, head)) throw failure(bracket, ErrorCode.COMPACTION_STALE, 'the summarized span changed on the surface meanwhile')
+    if (!isCurrent(session, head))
+      throw failure(bracket, ErrorCode.COMPACTION_STALE, 'the summarized span changed on the surface meanwhile')
     const first = head[0] as number
     const last = head[head.length - 1] as number
     const summary: CompactionSummaryData = {
@@ -209,9 +245,17 @@ export async function runSummaryAction(deps: SummaryActionDeps, input: SummaryAc
     let replacementSeq: number
     try {
       summarySeq = session.append('compaction/summary', summary).seq
-      replacementSeq = session.append('user/message', checkpoint, { surfaceOp: { op: 'replace', start: first, end: last }, sourceEventSeqs: [startSeq, summarySeq, ...head] }).seq
+      replacementSeq = session.append('user/message', checkpoint, {
+        surfaceOp: { op: 'replace', start: first, end: last },
+        sourceEventSeqs: [startSeq, summarySeq, ...head],
+      }).seq
     } catch (error) {
-      throw failure(bracket, ErrorCode.COMPACTION_COMMIT_FAILED, `the checkpoint could not be committed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+      throw failure(
+        bracket,
+        ErrorCode.COMPACTION_COMMIT_FAILED,
+        `the checkpoint could not be committed: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      )
     }
     const end: CompactionEndData = { compactionId }
     let endSeq: number
@@ -219,12 +263,30 @@ export async function runSummaryAction(deps: SummaryActionDeps, input: SummaryAc
       endSeq = session.append('compaction/end', end).seq
     } catch (closeError) {
       // The one close was attempted (07-compaction.md §3 step 5): logged, and the action counts as failed.
-      deps.logger.error(`compaction "${compactionId}" of session "${session.id}": could not append compaction/end`, { error: closeError })
+      deps.logger.error(`compaction "${compactionId}" of session "${session.id}": could not append compaction/end`, {
+        error: closeError,
+      })
       throw new ClosedFailure(
-        failure(bracket, ErrorCode.COMPACTION_COMMIT_FAILED, `compaction/end could not be appended: ${closeError instanceof Error ? closeError.message : String(closeError)}`, { cause: closeError }),
+        failure(
+          bracket,
+          ErrorCode.COMPACTION_COMMIT_FAILED,
+          `compaction/end could not be appended: ${closeError instanceof Error ? closeError.message : String(closeError)}`,
+          { cause: closeError },
+        ),
       )
     }
-    return Object.freeze({ kind: 'summary', compactionId, trigger, startSeq, summarySeq, replacementSeq, endSeq, shadowedSeqs: Object.freeze([...head]), shadowedTokens, summaryTokens })
+    return Object.freeze({
+      kind: 'summary',
+      compactionId,
+      trigger,
+      startSeq,
+      summarySeq,
+      replacementSeq,
+      endSeq,
+      shadowedSeqs: Object.freeze([...head]),
+      shadowedTokens,
+      summaryTokens,
+    })
   } catch (thrown) {
     if (thrown instanceof ClosedFailure) throw thrown.error
     const error = normalizeError(bracket, thrown === abortedMarker ? undefined : thrown)
@@ -232,7 +294,9 @@ export async function runSummaryAction(deps: SummaryActionDeps, input: SummaryAc
       const end: CompactionEndData = { compactionId, error: { code: error.code, message: error.message } }
       session.append('compaction/end', end)
     } catch (closeError) {
-      deps.logger.error(`compaction "${compactionId}" of session "${session.id}": could not append compaction/end`, { error: closeError })
+      deps.logger.error(`compaction "${compactionId}" of session "${session.id}": could not append compaction/end`, {
+        error: closeError,
+      })
     }
     throw error
   } finally {

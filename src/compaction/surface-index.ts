@@ -70,7 +70,8 @@ export function balanceDelta(event: SessionEvent): number {
   if (event.type === 'tool/result') return -1
   if (event.type !== 'assistant/message' || event.surfaceOp !== 'append') return 0
   let calls = 0
-  for (const block of (event.data as unknown as AssistantMessageData).message.content) if (block.type === 'tool-call') calls++
+  for (const block of (event.data as unknown as AssistantMessageData).message.content)
+    if (block.type === 'tool-call') calls++
   return calls
 }
 
@@ -117,7 +118,8 @@ export class SurfaceIndex {
     for (let seq = this.#processed; seq < session.length; seq++) {
       const event = session.at(seq) as SessionEvent
       if (event.type === 'turn/start') this.#current = { turn: (event.data as { readonly turn: number }).turn, step: 0 }
-      else if (event.type === 'step/start') this.#current = { turn: this.#current.turn, step: (event.data as { readonly step: number }).step }
+      else if (event.type === 'step/start')
+        this.#current = { turn: this.#current.turn, step: (event.data as { readonly step: number }).step }
       else if (event.surfaceOp === 'append') this.#origins.set(seq, this.#current)
       else if (typeof event.surfaceOp === 'object') {
         this.#origins.set(seq, this.#origins.get(event.surfaceOp.end) ?? this.#current)
@@ -164,9 +166,11 @@ export class SurfaceIndex {
     const replaceSeq = this.lastReplaceSeq
     const previous = this.#summed
     if (previous?.nodes === nodes) return previous.total
-    const reusable = previous !== undefined && previous.replaceSeq === replaceSeq && previous.nodes.length <= nodes.length
+    const reusable =
+      previous !== undefined && previous.replaceSeq === replaceSeq && previous.nodes.length <= nodes.length
     let total = reusable ? previous.total : 0
-    for (let position = reusable ? previous.nodes.length : 0; position < nodes.length; position++) total += this.tokens(nodes[position] as number)
+    for (let position = reusable ? previous.nodes.length : 0; position < nodes.length; position++)
+      total += this.tokens(nodes[position] as number)
     this.#summed = { nodes, replaceSeq, total }
     return total
   }

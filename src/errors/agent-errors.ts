@@ -16,7 +16,9 @@ export class InvalidMessageError extends HarnessError {
   constructor(options: { field: string; value?: unknown; reason: string; cause?: unknown }) {
     super(
       ErrorCode.INVALID_MESSAGE,
-      options.field === '' ? `invalid message: ${options.reason}` : `invalid message: ${options.field} ${options.reason}`,
+      options.field === ''
+        ? `invalid message: ${options.reason}`
+        : `invalid message: ${options.field} ${options.reason}`,
       causeOf(options),
     )
     this.field = options.field
@@ -98,7 +100,10 @@ export class ReconstructionError extends HarnessError {
 
   /** @param options - the path and the two values */
   constructor(options: { path: string; expected?: unknown; actual?: unknown; reason?: string }) {
-    super(ErrorCode.RECONSTRUCTION_MISMATCH, `the request differs from its reconstruction at ${options.path}${options.reason === undefined ? '' : `: ${options.reason}`}`)
+    super(
+      ErrorCode.RECONSTRUCTION_MISMATCH,
+      `the request differs from its reconstruction at ${options.path}${options.reason === undefined ? '' : `: ${options.reason}`}`,
+    )
     this.path = options.path
     this.expected = options.expected
     this.actual = options.actual
@@ -117,7 +122,10 @@ export class RequestNotFoundError extends HarnessError {
 
   /** @param options - the turn, step and attempt */
   constructor(options: { turn: number; step: number; attempt: number }) {
-    super(ErrorCode.REQUEST_NOT_FOUND, `no request attempt ${options.attempt} in turn ${options.turn}, step ${options.step}`)
+    super(
+      ErrorCode.REQUEST_NOT_FOUND,
+      `no request attempt ${options.attempt} in turn ${options.turn}, step ${options.step}`,
+    )
     this.turn = options.turn
     this.step = options.step
     this.attempt = options.attempt
@@ -163,7 +171,11 @@ export class RunDiscardedError extends HarnessError {
 
   /** @param options - the reason, the message id and the cancel cause, if any */
   constructor(options: { reason: RunDiscardReason; messageId: string; cause?: unknown }) {
-    super(ErrorCode.RUN_DISCARDED, `message "${options.messageId}" was ${options.reason} before a turn claimed it`, causeOf(options))
+    super(
+      ErrorCode.RUN_DISCARDED,
+      `message "${options.messageId}" was ${options.reason} before a turn claimed it`,
+      causeOf(options),
+    )
     this.reason = options.reason
     this.messageId = options.messageId
   }
@@ -179,7 +191,10 @@ export class StreamOverflowError extends HarnessError {
 
   /** @param options - the limit and the last delivered seq */
   constructor(options: { limit: number; lastYieldedSeq: number }) {
-    super(ErrorCode.STREAM_OVERFLOW, `the stream consumer fell more than ${options.limit} events behind (last delivered seq ${options.lastYieldedSeq})`)
+    super(
+      ErrorCode.STREAM_OVERFLOW,
+      `the stream consumer fell more than ${options.limit} events behind (last delivered seq ${options.lastYieldedSeq})`,
+    )
     this.limit = options.limit
     this.lastYieldedSeq = options.lastYieldedSeq
   }

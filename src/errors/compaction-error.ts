@@ -67,7 +67,10 @@ export class CompactionError extends HarnessError {
    * @param fields - the session, the compaction id, the detail text and the code's fields
    */
   constructor(code: CompactionErrorCode, fields: CompactionErrorFields) {
-    const subject = fields.compactionId === undefined ? `compaction of session "${fields.sessionId}"` : `compaction "${fields.compactionId}" of session "${fields.sessionId}"`
+    const subject =
+      fields.compactionId === undefined
+        ? `compaction of session "${fields.sessionId}"`
+        : `compaction "${fields.compactionId}" of session "${fields.sessionId}"`
     super(code, `${subject} failed (${code}): ${fields.detail}`, causeOf(fields))
     this.sessionId = fields.sessionId
     this.compactionId = fields.compactionId

@@ -2,7 +2,10 @@ import type { ErrorCode } from './codes.js'
 import { SessionError, type SessionErrorOptions } from './session-error.js'
 
 /** The codes of {@link EventTypeError}. */
-export type EventTypeErrorCode = typeof ErrorCode.INVALID_EVENT_TYPE_NAME | typeof ErrorCode.DUPLICATE_EVENT_TYPE | typeof ErrorCode.SURFACE_NOT_ALLOWED
+export type EventTypeErrorCode =
+  | typeof ErrorCode.INVALID_EVENT_TYPE_NAME
+  | typeof ErrorCode.DUPLICATE_EVENT_TYPE
+  | typeof ErrorCode.SURFACE_NOT_ALLOWED
 
 /** The fields a {@link EventTypeError} may carry besides its location. */
 export interface EventTypeErrorFields {

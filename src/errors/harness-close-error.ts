@@ -20,7 +20,10 @@ export class HarnessCloseError extends HarnessError {
   /** @param options - the failures and the unflushed sessions */
   constructor(options: { errors: readonly CloseFailure[]; unflushedSessions: readonly string[] }) {
     const first = options.errors[0]
-    const reason = first === undefined ? '' : `: ${first.label}: ${first.error instanceof Error ? first.error.message : String(first.error)}`
+    const reason =
+      first === undefined
+        ? ''
+        : `: ${first.label}: ${first.error instanceof Error ? first.error.message : String(first.error)}`
     super(ErrorCode.CLOSE_FAILED, `closing the harness failed in ${options.errors.length} place(s)${reason}`)
     this.errors = Object.freeze([...options.errors])
     this.unflushedSessions = Object.freeze([...options.unflushedSessions])

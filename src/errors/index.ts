@@ -33,20 +33,48 @@ export { SurfaceError, type SurfaceErrorCode, type SurfaceErrorFields } from './
 export { StructureError, type StructureErrorCode, type StructureErrorFields } from './structure-error.js'
 export { SessionStateError, type SessionStateErrorCode } from './session-state-error.js'
 export { SessionVetoError, type SessionVetoErrorCode, type SessionVetoErrorFields } from './session-veto-error.js'
-export { SessionHeaderError, type SessionHeaderErrorCode, type SessionHeaderErrorFields } from './session-header-error.js'
-export { SessionRegistryError, type SessionRegistryErrorCode, type SessionRegistryErrorFields } from './session-registry-error.js'
+export {
+  SessionHeaderError,
+  type SessionHeaderErrorCode,
+  type SessionHeaderErrorFields,
+} from './session-header-error.js'
+export {
+  SessionRegistryError,
+  type SessionRegistryErrorCode,
+  type SessionRegistryErrorFields,
+} from './session-registry-error.js'
 export { SessionForkError, type SessionForkErrorCode, type SessionForkErrorFields } from './session-fork-error.js'
 export { EventTypeError, type EventTypeErrorCode, type EventTypeErrorFields } from './event-type-error.js'
 export type { LockHolder } from './lock-holder.js'
 export { PersistenceError, type PersistenceErrorCode, type PersistenceErrorFields } from './persistence-error.js'
-export { PersistenceCorruptionError, type PersistenceCorruptionErrorCode, type PersistenceCorruptionErrorFields } from './persistence-corruption-error.js'
-export { SessionFormatUnsupportedError, type SessionFormatUnsupportedErrorCode, type SessionFormatUnsupportedErrorFields } from './session-format-unsupported-error.js'
-export { SessionLockedError, type SessionLockedErrorCode, type SessionLockedErrorFields } from './session-locked-error.js'
+export {
+  PersistenceCorruptionError,
+  type PersistenceCorruptionErrorCode,
+  type PersistenceCorruptionErrorFields,
+} from './persistence-corruption-error.js'
+export {
+  SessionFormatUnsupportedError,
+  type SessionFormatUnsupportedErrorCode,
+  type SessionFormatUnsupportedErrorFields,
+} from './session-format-unsupported-error.js'
+export {
+  SessionLockedError,
+  type SessionLockedErrorCode,
+  type SessionLockedErrorFields,
+} from './session-locked-error.js'
 export { LeaseLostError, type LeaseLostErrorCode, type LeaseLostErrorFields } from './lease-lost-error.js'
 export { SeqConflictError, type SeqConflictErrorCode, type SeqConflictErrorFields } from './seq-conflict-error.js'
-export { PersistenceBackpressureError, type PersistenceBackpressureErrorCode, type PersistenceBackpressureErrorFields } from './persistence-backpressure-error.js'
+export {
+  PersistenceBackpressureError,
+  type PersistenceBackpressureErrorCode,
+  type PersistenceBackpressureErrorFields,
+} from './persistence-backpressure-error.js'
 export { LlmError, type LlmErrorOptions } from './llm-error.js'
-export { ModelRegistryError, type ModelRegistryErrorCode, type ModelRegistryErrorOptions } from './model-registry-error.js'
+export {
+  ModelRegistryError,
+  type ModelRegistryErrorCode,
+  type ModelRegistryErrorOptions,
+} from './model-registry-error.js'
 export { ScriptedModelError, type ScriptedModelErrorCode } from './scripted-model-error.js'
 export { ToolDefinitionError } from './tool-definition-error.js'
 export { ToolConflictError } from './tool-conflict-error.js'
@@ -63,8 +91,16 @@ export {
   ToolTimeoutError,
   UnknownToolError,
 } from './tool-call-error.js'
-export { type PromptContributionKind, PromptRegistrationError, type PromptRegistrationErrorCode } from './prompt-registration-error.js'
-export { PromptAssemblyError, type PromptAssemblyErrorCode, type PromptAssemblyErrorFields } from './prompt-assembly-error.js'
+export {
+  type PromptContributionKind,
+  PromptRegistrationError,
+  type PromptRegistrationErrorCode,
+} from './prompt-registration-error.js'
+export {
+  PromptAssemblyError,
+  type PromptAssemblyErrorCode,
+  type PromptAssemblyErrorFields,
+} from './prompt-assembly-error.js'
 export { PromptRenderError, type PromptRenderErrorCode } from './prompt-render-error.js'
 export { PresetMismatchError, PresetSetupError, UnknownPresetError } from './preset-errors.js'
 export { InitiatorError, type InitiatorErrorCode } from './initiator-error.js'
@@ -82,4 +118,9 @@ export {
   RunDiscardedError,
   StreamOverflowError,
 } from './agent-errors.js'
-export { CompactionError, type CompactionErrorCode, type CompactionErrorFields, type InvalidRangeReason } from './compaction-error.js'
+export {
+  CompactionError,
+  type CompactionErrorCode,
+  type CompactionErrorFields,
+  type InvalidRangeReason,
+} from './compaction-error.js'

@@ -21,7 +21,14 @@ export class LeaseLostError extends HarnessError {
   readonly epoch: number | undefined
 
   /** @param options - the code, the session, what is wrong (named in the message), the fields and a cause */
-  constructor(options: { code: LeaseLostErrorCode; sessionId?: string | undefined; detail: string; cause?: unknown } & LeaseLostErrorFields) {
+  constructor(
+    options: {
+      code: LeaseLostErrorCode
+      sessionId?: string | undefined
+      detail: string
+      cause?: unknown
+    } & LeaseLostErrorFields,
+  ) {
     super(
       options.code,
       options.sessionId === undefined ? options.detail : `session "${options.sessionId}": ${options.detail}`,

@@ -25,7 +25,14 @@ export class PersistenceBackpressureError extends HarnessError {
   readonly pendingBytes: number | undefined
 
   /** @param options - the code, the session, what is wrong (named in the message), the fields and a cause */
-  constructor(options: { code: PersistenceBackpressureErrorCode; sessionId?: string | undefined; detail: string; cause?: unknown } & PersistenceBackpressureErrorFields) {
+  constructor(
+    options: {
+      code: PersistenceBackpressureErrorCode
+      sessionId?: string | undefined
+      detail: string
+      cause?: unknown
+    } & PersistenceBackpressureErrorFields,
+  ) {
     super(
       options.code,
       options.sessionId === undefined ? options.detail : `session "${options.sessionId}": ${options.detail}`,

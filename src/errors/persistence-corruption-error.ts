@@ -2,7 +2,14 @@ import type { ErrorCode } from './codes.js'
 import { HarnessError } from './harness-error.js'
 
 /** The codes of {@link PersistenceCorruptionError}. */
-export type PersistenceCorruptionErrorCode = typeof ErrorCode.CORRUPT_HEADER | typeof ErrorCode.CORRUPT_LOG | typeof ErrorCode.SEQ_MISMATCH | typeof ErrorCode.IDENTITY_MISMATCH | typeof ErrorCode.INVALID_EVENT | typeof ErrorCode.DUPLICATE_LOG | typeof ErrorCode.REPAIR_INCOMPLETE
+export type PersistenceCorruptionErrorCode =
+  | typeof ErrorCode.CORRUPT_HEADER
+  | typeof ErrorCode.CORRUPT_LOG
+  | typeof ErrorCode.SEQ_MISMATCH
+  | typeof ErrorCode.IDENTITY_MISMATCH
+  | typeof ErrorCode.INVALID_EVENT
+  | typeof ErrorCode.DUPLICATE_LOG
+  | typeof ErrorCode.REPAIR_INCOMPLETE
 
 /** The fields a {@link PersistenceCorruptionError} may carry. */
 export interface PersistenceCorruptionErrorFields {
@@ -45,7 +52,14 @@ export class PersistenceCorruptionError extends HarnessError {
   readonly actual: unknown | undefined
 
   /** @param options - the code, the session, what is wrong (named in the message), the fields and a cause */
-  constructor(options: { code: PersistenceCorruptionErrorCode; sessionId?: string | undefined; detail: string; cause?: unknown } & PersistenceCorruptionErrorFields) {
+  constructor(
+    options: {
+      code: PersistenceCorruptionErrorCode
+      sessionId?: string | undefined
+      detail: string
+      cause?: unknown
+    } & PersistenceCorruptionErrorFields,
+  ) {
     super(
       options.code,
       options.sessionId === undefined ? options.detail : `session "${options.sessionId}": ${options.detail}`,

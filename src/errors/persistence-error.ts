@@ -2,7 +2,18 @@ import type { ErrorCode } from './codes.js'
 import { HarnessError } from './harness-error.js'
 
 /** The codes of {@link PersistenceError}. */
-export type PersistenceErrorCode = typeof ErrorCode.SESSION_NOT_FOUND | typeof ErrorCode.SESSION_EXISTS | typeof ErrorCode.SESSION_LIVE | typeof ErrorCode.LIVE_TURN_OPEN | typeof ErrorCode.SESSION_RESERVED | typeof ErrorCode.INVALID_SESSION_ID | typeof ErrorCode.REPAIR_REQUIRED | typeof ErrorCode.WRITE_FAILED | typeof ErrorCode.ROLLBACK_FAILED | typeof ErrorCode.CLOSE_FAILED | typeof ErrorCode.CLOSED
+export type PersistenceErrorCode =
+  | typeof ErrorCode.SESSION_NOT_FOUND
+  | typeof ErrorCode.SESSION_EXISTS
+  | typeof ErrorCode.SESSION_LIVE
+  | typeof ErrorCode.LIVE_TURN_OPEN
+  | typeof ErrorCode.SESSION_RESERVED
+  | typeof ErrorCode.INVALID_SESSION_ID
+  | typeof ErrorCode.REPAIR_REQUIRED
+  | typeof ErrorCode.WRITE_FAILED
+  | typeof ErrorCode.ROLLBACK_FAILED
+  | typeof ErrorCode.CLOSE_FAILED
+  | typeof ErrorCode.CLOSED
 
 /** The fields a {@link PersistenceError} may carry. */
 export interface PersistenceErrorFields {
@@ -25,7 +36,14 @@ export class PersistenceError extends HarnessError {
   readonly errors: readonly unknown[] | undefined
 
   /** @param options - the code, the session, what is wrong (named in the message), the fields and a cause */
-  constructor(options: { code: PersistenceErrorCode; sessionId?: string | undefined; detail: string; cause?: unknown } & PersistenceErrorFields) {
+  constructor(
+    options: {
+      code: PersistenceErrorCode
+      sessionId?: string | undefined
+      detail: string
+      cause?: unknown
+    } & PersistenceErrorFields,
+  ) {
     super(
       options.code,
       options.sessionId === undefined ? options.detail : `session "${options.sessionId}": ${options.detail}`,

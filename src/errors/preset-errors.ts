@@ -13,7 +13,10 @@ export class UnknownPresetError extends HarnessError {
   /** @param options - the name and the known names */
   constructor(options: { preset: string; known: readonly string[] }) {
     const known = [...options.known].sort()
-    super(ErrorCode.UNKNOWN_PRESET, `no preset named "${options.preset}" (known: ${known.length === 0 ? 'none' : known.join(', ')})`)
+    super(
+      ErrorCode.UNKNOWN_PRESET,
+      `no preset named "${options.preset}" (known: ${known.length === 0 ? 'none' : known.join(', ')})`,
+    )
     this.preset = options.preset
     this.known = Object.freeze(known)
   }

@@ -45,7 +45,9 @@ export class PromptAssemblyError extends HarnessError {
   readonly path: string | undefined
 
   /** @param options - the code, the message, the fields and a cause (`CONTRIBUTION_FAILED`) */
-  constructor(options: { code: PromptAssemblyErrorCode; message: string; cause?: unknown } & PromptAssemblyErrorFields) {
+  constructor(
+    options: { code: PromptAssemblyErrorCode; message: string; cause?: unknown } & PromptAssemblyErrorFields,
+  ) {
     super(options.code, options.message, causeOf(options))
     if (options.name !== undefined) this.name = options.name
     this.kind = options.kind

@@ -5,7 +5,9 @@ import { HarnessError } from './harness-error.js'
 export type PromptContributionKind = 'section' | 'context' | 'variable' | 'tools' | 'suppressor'
 
 /** The codes of {@link PromptRegistrationError}. */
-export type PromptRegistrationErrorCode = typeof ErrorCode.INVALID_PROMPT_CONTRIBUTION | typeof ErrorCode.DUPLICATE_PROMPT_CONTRIBUTION
+export type PromptRegistrationErrorCode =
+  | typeof ErrorCode.INVALID_PROMPT_CONTRIBUTION
+  | typeof ErrorCode.DUPLICATE_PROMPT_CONTRIBUTION
 
 /**
  * A system-prompt contribution was refused (06-prompt-scope.md §1.2); nothing was registered. For
@@ -26,8 +28,19 @@ export class PromptRegistrationError extends HarnessError {
   /** @param options - the code and its fields */
   constructor(
     options:
-      | { code: typeof ErrorCode.INVALID_PROMPT_CONTRIBUTION; kind: PromptContributionKind; field: string; value?: unknown; reason: string }
-      | { code: typeof ErrorCode.DUPLICATE_PROMPT_CONTRIBUTION; kind: PromptContributionKind; name: string; scope?: object | undefined },
+      | {
+          code: typeof ErrorCode.INVALID_PROMPT_CONTRIBUTION
+          kind: PromptContributionKind
+          field: string
+          value?: unknown
+          reason: string
+        }
+      | {
+          code: typeof ErrorCode.DUPLICATE_PROMPT_CONTRIBUTION
+          kind: PromptContributionKind
+          name: string
+          scope?: object | undefined
+        },
   ) {
     const message =
       options.code === ErrorCode.INVALID_PROMPT_CONTRIBUTION
@@ -41,7 +54,12 @@ export class PromptRegistrationError extends HarnessError {
     // (identify the class with `is()`, which reads the brand, not `error.name`).
     if (options.code === ErrorCode.DUPLICATE_PROMPT_CONTRIBUTION) this.name = options.name
     if (options.code === ErrorCode.DUPLICATE_PROMPT_CONTRIBUTION && options.scope !== undefined) {
-      Object.defineProperty(this, 'scope', { value: options.scope, enumerable: true, writable: false, configurable: true })
+      Object.defineProperty(this, 'scope', {
+        value: options.scope,
+        enumerable: true,
+        writable: false,
+        configurable: true,
+      })
     }
   }
 }

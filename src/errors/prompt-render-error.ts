@@ -32,12 +32,15 @@ export class PromptRenderError extends HarnessError {
     sectionKind: 'section' | 'context'
     registered?: readonly string[] | undefined
   }) {
-    const reference = options.reference.length > MAX_REFERENCE ? `${options.reference.slice(0, MAX_REFERENCE)}…` : options.reference
+    const reference =
+      options.reference.length > MAX_REFERENCE ? `${options.reference.slice(0, MAX_REFERENCE)}…` : options.reference
     const where = `${options.sectionKind} "${options.section}"`
     let message: string
-    if (options.code === ErrorCode.PROMPT_VARIABLE_MALFORMED) message = `malformed variable reference "${reference}" in ${where}`
+    if (options.code === ErrorCode.PROMPT_VARIABLE_MALFORMED)
+      message = `malformed variable reference "${reference}" in ${where}`
     else if (options.code === ErrorCode.PROMPT_VARIABLE_UNKNOWN) {
-      const registered = options.registered === undefined || options.registered.length === 0 ? 'none' : options.registered.join(', ')
+      const registered =
+        options.registered === undefined || options.registered.length === 0 ? 'none' : options.registered.join(', ')
       message = `unknown variable "{{${options.variable ?? ''}}}" in ${where} (registered: ${registered})`
     } else message = `variable "{{${options.variable ?? ''}}}" has no value in this assembly (${where})`
     super(options.code, message)

@@ -16,7 +16,11 @@ export class ScriptedModelError extends HarnessError {
   readonly overrun: number | undefined
 
   /** @param options - the code and its count */
-  constructor(options: { code: typeof ErrorCode.SCRIPT_INCOMPLETE; remaining: number } | { code: typeof ErrorCode.SCRIPT_OVERRUN; overrun: number }) {
+  constructor(
+    options:
+      | { code: typeof ErrorCode.SCRIPT_INCOMPLETE; remaining: number }
+      | { code: typeof ErrorCode.SCRIPT_OVERRUN; overrun: number },
+  ) {
     const message =
       options.code === ErrorCode.SCRIPT_OVERRUN
         ? `scripted model: ${options.overrun} request(s) came after the script ran out`

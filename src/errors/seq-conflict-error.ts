@@ -37,7 +37,14 @@ export class SeqConflictError extends HarnessError {
   readonly expectedRevision: string | undefined
 
   /** @param options - the code, the session, what is wrong (named in the message), the fields and a cause */
-  constructor(options: { code: SeqConflictErrorCode; sessionId?: string | undefined; detail: string; cause?: unknown } & SeqConflictErrorFields) {
+  constructor(
+    options: {
+      code: SeqConflictErrorCode
+      sessionId?: string | undefined
+      detail: string
+      cause?: unknown
+    } & SeqConflictErrorFields,
+  ) {
     super(
       options.code,
       options.sessionId === undefined ? options.detail : `session "${options.sessionId}": ${options.detail}`,

@@ -13,10 +13,7 @@ export class ServiceMissingError extends HarnessError {
 
   /** @param options - the key, the requesting context path and its owner */
   constructor(options: { key: string; requestedBy: string; owner: string }) {
-    super(
-      ErrorCode.SERVICE_MISSING,
-      `service "${options.key}" is not provided (requested by "${options.requestedBy}")`,
-    )
+    super(ErrorCode.SERVICE_MISSING, `service "${options.key}" is not provided (requested by "${options.requestedBy}")`)
     this.key = options.key
     this.requestedBy = options.requestedBy
     this.owner = options.owner

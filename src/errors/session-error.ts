@@ -53,7 +53,11 @@ export class SessionError<C extends ErrorCode = ErrorCode> extends HarnessError 
   /** @param options - the code, the location, the detail text and a cause */
   constructor(options: SessionErrorOptions<C>) {
     const location = locationText(options)
-    super(options.code, location === '' ? options.detail : `${location}: ${options.detail}`, 'cause' in options ? { cause: options.cause } : undefined)
+    super(
+      options.code,
+      location === '' ? options.detail : `${location}: ${options.detail}`,
+      'cause' in options ? { cause: options.cause } : undefined,
+    )
     this.sessionId = options.sessionId
     this.type = options.type
     this.seq = options.seq

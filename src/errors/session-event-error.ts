@@ -3,7 +3,12 @@ import type { ValidationIssue } from './issue.js'
 import { SessionError, type SessionErrorOptions } from './session-error.js'
 
 /** The codes of {@link SessionEventError}. */
-export type SessionEventErrorCode = typeof ErrorCode.NOT_JSON | typeof ErrorCode.INVALID_ENVELOPE | typeof ErrorCode.UNKNOWN_EVENT_TYPE | typeof ErrorCode.RESERVED_EVENT_TYPE | typeof ErrorCode.INVALID_PAYLOAD
+export type SessionEventErrorCode =
+  | typeof ErrorCode.NOT_JSON
+  | typeof ErrorCode.INVALID_ENVELOPE
+  | typeof ErrorCode.UNKNOWN_EVENT_TYPE
+  | typeof ErrorCode.RESERVED_EVENT_TYPE
+  | typeof ErrorCode.INVALID_PAYLOAD
 
 /** The fields a {@link SessionEventError} may carry besides its location. */
 export interface SessionEventErrorFields {

@@ -2,7 +2,11 @@ import type { ErrorCode } from './codes.js'
 import { SessionError, type SessionErrorOptions } from './session-error.js'
 
 /** The codes of {@link SessionForkError}. */
-export type SessionForkErrorCode = typeof ErrorCode.SESSION_EXISTS | typeof ErrorCode.SESSION_NOT_FOUND | typeof ErrorCode.INVALID_BOUNDARY | typeof ErrorCode.OPEN_TURN
+export type SessionForkErrorCode =
+  | typeof ErrorCode.SESSION_EXISTS
+  | typeof ErrorCode.SESSION_NOT_FOUND
+  | typeof ErrorCode.INVALID_BOUNDARY
+  | typeof ErrorCode.OPEN_TURN
 
 /** The fields a {@link SessionForkError} may carry besides its location. */
 export interface SessionForkErrorFields {

@@ -2,7 +2,11 @@ import type { ErrorCode } from './codes.js'
 import { HarnessError } from './harness-error.js'
 
 /** The codes of {@link SessionFormatUnsupportedError}. */
-export type SessionFormatUnsupportedErrorCode = typeof ErrorCode.FORMAT_TOO_NEW | typeof ErrorCode.FORMAT_TOO_OLD | typeof ErrorCode.UNKNOWN_EVENT_TYPE | typeof ErrorCode.SCHEMA_TOO_NEW
+export type SessionFormatUnsupportedErrorCode =
+  | typeof ErrorCode.FORMAT_TOO_NEW
+  | typeof ErrorCode.FORMAT_TOO_OLD
+  | typeof ErrorCode.UNKNOWN_EVENT_TYPE
+  | typeof ErrorCode.SCHEMA_TOO_NEW
 
 /** The fields a {@link SessionFormatUnsupportedError} may carry. */
 export interface SessionFormatUnsupportedErrorFields {
@@ -41,7 +45,14 @@ export class SessionFormatUnsupportedError extends HarnessError {
   readonly location: string | undefined
 
   /** @param options - the code, the session, what is wrong (named in the message), the fields and a cause */
-  constructor(options: { code: SessionFormatUnsupportedErrorCode; sessionId?: string | undefined; detail: string; cause?: unknown } & SessionFormatUnsupportedErrorFields) {
+  constructor(
+    options: {
+      code: SessionFormatUnsupportedErrorCode
+      sessionId?: string | undefined
+      detail: string
+      cause?: unknown
+    } & SessionFormatUnsupportedErrorFields,
+  ) {
     super(
       options.code,
       options.sessionId === undefined ? options.detail : `session "${options.sessionId}": ${options.detail}`,

@@ -26,7 +26,14 @@ export class SessionLockedError extends HarnessError {
   readonly location: string | undefined
 
   /** @param options - the code, the session, what is wrong (named in the message), the fields and a cause */
-  constructor(options: { code: SessionLockedErrorCode; sessionId?: string | undefined; detail: string; cause?: unknown } & SessionLockedErrorFields) {
+  constructor(
+    options: {
+      code: SessionLockedErrorCode
+      sessionId?: string | undefined
+      detail: string
+      cause?: unknown
+    } & SessionLockedErrorFields,
+  ) {
     super(
       options.code,
       options.sessionId === undefined ? options.detail : `session "${options.sessionId}": ${options.detail}`,

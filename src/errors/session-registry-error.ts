@@ -2,7 +2,12 @@ import type { ErrorCode } from './codes.js'
 import { SessionError, type SessionErrorOptions } from './session-error.js'
 
 /** The codes of {@link SessionRegistryError}. */
-export type SessionRegistryErrorCode = typeof ErrorCode.INVALID_SESSION_ID | typeof ErrorCode.SESSION_EXISTS | typeof ErrorCode.SESSION_NOT_FOUND | typeof ErrorCode.FLUSH_FAILED | typeof ErrorCode.DISPOSE_FAILED
+export type SessionRegistryErrorCode =
+  | typeof ErrorCode.INVALID_SESSION_ID
+  | typeof ErrorCode.SESSION_EXISTS
+  | typeof ErrorCode.SESSION_NOT_FOUND
+  | typeof ErrorCode.FLUSH_FAILED
+  | typeof ErrorCode.DISPOSE_FAILED
 
 /** The fields a {@link SessionRegistryError} may carry besides its location. */
 export interface SessionRegistryErrorFields {

@@ -2,7 +2,20 @@ import type { ErrorCode } from './codes.js'
 import { SessionError, type SessionErrorOptions } from './session-error.js'
 
 /** The codes of {@link StructureError}. */
-export type StructureErrorCode = typeof ErrorCode.TURN_OPEN | typeof ErrorCode.TURN_NUMBER | typeof ErrorCode.TURN_MISMATCH | typeof ErrorCode.NO_OPEN_TURN | typeof ErrorCode.STEP_OPEN | typeof ErrorCode.STEP_NUMBER | typeof ErrorCode.STEP_MISMATCH | typeof ErrorCode.NO_OPEN_STEP | typeof ErrorCode.UNANSWERED_TOOL_CALL | typeof ErrorCode.UNKNOWN_TOOL_CALL | typeof ErrorCode.DUPLICATE_TOOL_CALL | typeof ErrorCode.MESSAGE_ID_REUSED | typeof ErrorCode.HEADER_REASON
+export type StructureErrorCode =
+  | typeof ErrorCode.TURN_OPEN
+  | typeof ErrorCode.TURN_NUMBER
+  | typeof ErrorCode.TURN_MISMATCH
+  | typeof ErrorCode.NO_OPEN_TURN
+  | typeof ErrorCode.STEP_OPEN
+  | typeof ErrorCode.STEP_NUMBER
+  | typeof ErrorCode.STEP_MISMATCH
+  | typeof ErrorCode.NO_OPEN_STEP
+  | typeof ErrorCode.UNANSWERED_TOOL_CALL
+  | typeof ErrorCode.UNKNOWN_TOOL_CALL
+  | typeof ErrorCode.DUPLICATE_TOOL_CALL
+  | typeof ErrorCode.MESSAGE_ID_REUSED
+  | typeof ErrorCode.HEADER_REASON
 
 /** The fields a {@link StructureError} may carry besides its location. */
 export interface StructureErrorFields {

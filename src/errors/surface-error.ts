@@ -2,7 +2,18 @@ import type { ErrorCode } from './codes.js'
 import { SessionError, type SessionErrorOptions } from './session-error.js'
 
 /** The codes of {@link SurfaceError}. */
-export type SurfaceErrorCode = typeof ErrorCode.SURFACE_MARKER_REQUIRED | typeof ErrorCode.SURFACE_MARKER_FORBIDDEN | typeof ErrorCode.INVALID_SURFACE_OP | typeof ErrorCode.INVALID_SOURCES | typeof ErrorCode.REPLACE_NOT_FOUND | typeof ErrorCode.REPLACE_REVERSED | typeof ErrorCode.REPLACE_UNCOVERED | typeof ErrorCode.REPLACE_SPLITS_TOOL_PAIR | typeof ErrorCode.REWRITE_NOT_SINGLE | typeof ErrorCode.REWRITE_NOT_TOOL_RESULT | typeof ErrorCode.REWRITE_NOT_CONTENT_ONLY
+export type SurfaceErrorCode =
+  | typeof ErrorCode.SURFACE_MARKER_REQUIRED
+  | typeof ErrorCode.SURFACE_MARKER_FORBIDDEN
+  | typeof ErrorCode.INVALID_SURFACE_OP
+  | typeof ErrorCode.INVALID_SOURCES
+  | typeof ErrorCode.REPLACE_NOT_FOUND
+  | typeof ErrorCode.REPLACE_REVERSED
+  | typeof ErrorCode.REPLACE_UNCOVERED
+  | typeof ErrorCode.REPLACE_SPLITS_TOOL_PAIR
+  | typeof ErrorCode.REWRITE_NOT_SINGLE
+  | typeof ErrorCode.REWRITE_NOT_TOOL_RESULT
+  | typeof ErrorCode.REWRITE_NOT_CONTENT_ONLY
 
 /** The fields a {@link SurfaceError} may carry besides its location. */
 export interface SurfaceErrorFields {

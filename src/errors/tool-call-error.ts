@@ -87,7 +87,11 @@ export class ToolTimeoutError extends ToolCallError {
 export class ToolAbortedError extends ToolCallError {
   static override readonly brand: string = 'ToolAbortedError'
   /** @param options - the code, the tool, the call and the message */
-  constructor(options: ToolCallErrorOptions & { readonly code: typeof ErrorCode.TOOL_ABORTED | typeof ErrorCode.TOOL_ABORTED_BEFORE_DISPATCH }) {
+  constructor(
+    options: ToolCallErrorOptions & {
+      readonly code: typeof ErrorCode.TOOL_ABORTED | typeof ErrorCode.TOOL_ABORTED_BEFORE_DISPATCH
+    },
+  ) {
     super(options.code, options)
   }
 }

@@ -15,8 +15,12 @@ export class ToolConflictError extends HarnessError {
   /** @param options - the name, the layer, and whether the clash is inside one batch */
   constructor(options: { toolName: string; scope: object | undefined; inBatch?: boolean }) {
     const where = options.scope === undefined ? 'the global layer' : 'this scope'
-    const detail = options.inBatch === true ? `appears twice in one registration batch` : `is already registered in ${where}`
-    const hint = options.scope === undefined && options.inBatch !== true ? '; to give one agent its own version, register it through agent.ctx.tools' : ''
+    const detail =
+      options.inBatch === true ? `appears twice in one registration batch` : `is already registered in ${where}`
+    const hint =
+      options.scope === undefined && options.inBatch !== true
+        ? '; to give one agent its own version, register it through agent.ctx.tools'
+        : ''
     super(ErrorCode.TOOL_CONFLICT, `tool "${options.toolName}" ${detail}${hint}`)
     this.toolName = options.toolName
     this.scope = options.scope

@@ -13,7 +13,13 @@ export class ToolDefinitionError extends HarnessError {
   readonly value: unknown
 
   /** @param options - the tool name, the field, its value, why, and a cause (e.g. the JSON Schema conversion error) */
-  constructor(options: { toolName?: string | undefined; field: string; value?: unknown; reason: string; cause?: unknown }) {
+  constructor(options: {
+    toolName?: string | undefined
+    field: string
+    value?: unknown
+    reason: string
+    cause?: unknown
+  }) {
     const subject = options.toolName === undefined ? 'tool definition' : `tool "${options.toolName}"`
     super(ErrorCode.INVALID_TOOL_DEFINITION, `${subject}: ${options.field} ${options.reason}`, causeOf(options))
     this.toolName = options.toolName

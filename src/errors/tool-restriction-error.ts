@@ -15,7 +15,11 @@ export class ToolRestrictionError extends HarnessError {
   readonly known: readonly string[] | undefined
 
   /** @param options - the problem and, for `unknown-name`, the unknown and known names */
-  constructor(options: { problem: 'unscoped' | 'empty' } | { problem: 'unknown-name'; names: readonly string[]; known: readonly string[] }) {
+  constructor(
+    options:
+      | { problem: 'unscoped' | 'empty' }
+      | { problem: 'unknown-name'; names: readonly string[]; known: readonly string[] },
+  ) {
     let message: string
     if (options.problem !== 'unknown-name') {
       message =

@@ -25,14 +25,23 @@ export function registryOptionsOf(overrides: AgentOverrides): Omit<CreateAgentOp
   }
   const unknown = Object.keys(overrides).filter((key) => !overrideKeys.has(key))
   if (unknown.length > 0) {
-    throw new InvalidOptionsError({ issues: unknown.map((key) => ({ path: [key], message: 'unknown option' })), value: overrides })
+    throw new InvalidOptionsError({
+      issues: unknown.map((key) => ({ path: [key], message: 'unknown option' })),
+      value: overrides,
+    })
   }
   const { preset, model, options, tools, instructions, signal } = overrides
   if (tools !== undefined && !Array.isArray(tools)) {
-    throw new InvalidOptionsError({ issues: [{ path: ['tools'], message: 'must be an array of tool definitions' }], value: tools })
+    throw new InvalidOptionsError({
+      issues: [{ path: ['tools'], message: 'must be an array of tool definitions' }],
+      value: tools,
+    })
   }
   if (instructions !== undefined) {
-    const issues = instructionsIssues(instructions).map((issue) => ({ ...issue, path: ['instructions', ...issue.path] }))
+    const issues = instructionsIssues(instructions).map((issue) => ({
+      ...issue,
+      path: ['instructions', ...issue.path],
+    }))
     if (issues.length > 0) throw new InvalidOptionsError({ issues, value: instructions })
   }
   const sections = instructionSections(instructions)

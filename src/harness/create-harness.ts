@@ -43,7 +43,14 @@ async function boot(root: Context, plan: Plan): Promise<void> {
     const record = records[index] as PluginRecord
     try {
       started.push(
-        await startPlugin({ parent: root, record, plugin, config: entry.config, label: entry.id, registerOwnEvents: false }),
+        await startPlugin({
+          parent: root,
+          record,
+          plugin,
+          config: entry.config,
+          label: entry.id,
+          registerOwnEvents: false,
+        }),
       )
     } catch (failure) {
       const rollbackErrors: RollbackError[] = []

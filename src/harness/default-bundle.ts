@@ -68,14 +68,19 @@ export function defaultBundle(options: HarnessOptions): readonly PluginEntry[] {
       return { id, plugin: modelEntryPlugin as PluginDefinition<unknown>, config }
     }
     if (id === 'tools') {
-      return { id, plugin: toolsEntryPlugin as PluginDefinition<unknown>, ...(options.tools === undefined ? {} : { config: { tools: options.tools } }) }
+      return {
+        id,
+        plugin: toolsEntryPlugin as PluginDefinition<unknown>,
+        ...(options.tools === undefined ? {} : { config: { tools: options.tools } }),
+      }
     }
     if (id === 'system-prompt') {
       const config = options.instructions === undefined ? {} : { instructions: options.instructions }
       return { id, plugin: systemPromptEntryPlugin as PluginDefinition<unknown>, config }
     }
     if (id === 'agent-loop') {
-      const config = options.maxParallelToolCalls === undefined ? {} : { maxParallelToolCalls: options.maxParallelToolCalls }
+      const config =
+        options.maxParallelToolCalls === undefined ? {} : { maxParallelToolCalls: options.maxParallelToolCalls }
       return { id, plugin: agentLoopEntryPlugin as PluginDefinition<unknown>, config }
     }
     if (id === 'retry') return { id, plugin: retryEntryPlugin as PluginDefinition<unknown> }

@@ -11,7 +11,11 @@ import type { Session } from '../session/session.js'
 import type { HarnessForkOptions } from './harness.js'
 
 function forkExists(id: string, where: string): SessionForkError {
-  return new SessionForkError({ code: ErrorCode.SESSION_EXISTS, sessionId: id, detail: `${where} session has the fork id` })
+  return new SessionForkError({
+    code: ErrorCode.SESSION_EXISTS,
+    sessionId: id,
+    detail: `${where} session has the fork id`,
+  })
 }
 
 /** Step 1 of 02-session.md §10 for storage too: the child id must be neither live nor stored. */
@@ -34,14 +38,25 @@ async function planStoredFork(
     inspected = await persistence.inspect(sessionId)
   } catch (error) {
     if (PersistenceError.is(error) && error.code === ErrorCode.SESSION_NOT_FOUND) {
-      throw new SessionForkError({ code: ErrorCode.SESSION_NOT_FOUND, sessionId, detail: 'no live or stored session to fork has this id', cause: error })
+      throw new SessionForkError({
+        code: ErrorCode.SESSION_NOT_FOUND,
+        sessionId,
+        detail: 'no live or stored session to fork has this id',
+        cause: error,
+      })
     }
     throw error
   }
   const events = inspected.events
   const length = inspected.repairPending ? (await persistence.readFrom(sessionId, 0)).events.length : events.length
   return planFork(
-    { id: sessionId, header: inspected.header, length, at: (seq) => (seq < length ? events[seq] : undefined), slice: (to) => events.slice(0, to) },
+    {
+      id: sessionId,
+      header: inspected.header,
+      length,
+      at: (seq) => (seq < length ? events[seq] : undefined),
+      slice: (to) => events.slice(0, to),
+    },
     at,
   )
 }

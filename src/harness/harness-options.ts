@@ -7,7 +7,11 @@ import type { PluginInput } from '../kernel/plugin.js'
 import type { ModelAdapter, ModelRoute } from '../model/model-adapter.js'
 import { modelOptionSchema } from '../model/model-plugin.js'
 import type { PersistenceAdapter } from '../persistence/persistence-adapter.js'
-import { isPersistenceAdapter, type JsonlShorthand, type PersistenceEntryConfig } from '../persistence/persistence-plugin.js'
+import {
+  isPersistenceAdapter,
+  type JsonlShorthand,
+  type PersistenceEntryConfig,
+} from '../persistence/persistence-plugin.js'
 import { type Instructions, instructionsSchema } from '../prompt/instructions.js'
 import type { PresetDefinition } from '../scope/define-preset.js'
 import { presetsOptionSchema } from '../scope/preset-issues.js'
@@ -133,7 +137,6 @@ const optionsSchema = z.strictObject(
   },
   { error: 'must be an options object' },
 )
-
 
 /**
  * Checks harness options against the options schema (09-api.md O1, O2): every issue at once,

@@ -28,5 +28,7 @@ export async function listSessions(ctx: Context): Promise<SessionSummary[]> {
   const byId = new Map<string, SessionSummary>()
   for (const header of stored) byId.set(header.id, summaryOf(header, false))
   for (const session of ctx.get(services.sessions).list()) byId.set(session.id, summaryOf(session.header, true))
-  return [...byId.values()].sort((left, right) => right.createdAt - left.createdAt || (left.id < right.id ? -1 : left.id > right.id ? 1 : 0))
+  return [...byId.values()].sort(
+    (left, right) => right.createdAt - left.createdAt || (left.id < right.id ? -1 : left.id > right.id ? 1 : 0),
+  )
 }

@@ -107,8 +107,15 @@ export class RunningHarness implements Harness {
 
   createAgent(options: AgentOverrides & { readonly sessionId?: string } = {}): Promise<Agent> {
     return this.#track('createAgent', () => {
-      const { sessionId, ...overrides } = checkOptions(options, CREATE_RULES, '{ sessionId?, preset?, model?, options?, tools?, instructions?, signal? }')
-      return this.ctx.agents.create({ ...registryOptionsOf(overrides), ...(sessionId === undefined ? {} : { id: sessionId }) })
+      const { sessionId, ...overrides } = checkOptions(
+        options,
+        CREATE_RULES,
+        '{ sessionId?, preset?, model?, options?, tools?, instructions?, signal? }',
+      )
+      return this.ctx.agents.create({
+        ...registryOptionsOf(overrides),
+        ...(sessionId === undefined ? {} : { id: sessionId }),
+      })
     })
   }
 
@@ -125,7 +132,9 @@ export class RunningHarness implements Harness {
   }
 
   fork(sessionId: string, options: HarnessForkOptions = {}): Promise<Session> {
-    return this.#track('fork', () => forkSession(this.ctx, sessionId, checkOptions(options, FORK_RULES, '{ at?, id? }')))
+    return this.#track('fork', () =>
+      forkSession(this.ctx, sessionId, checkOptions(options, FORK_RULES, '{ at?, id? }')),
+    )
   }
 
   listSessions(): Promise<SessionSummary[]> {

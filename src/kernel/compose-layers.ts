@@ -205,12 +205,24 @@ function checkId(id: unknown, where: string): string {
   return id
 }
 
-function layerEntry(item: unknown, where: string): { id: string; plugin: PluginInput; config: unknown; disabled: boolean } {
+function layerEntry(
+  item: unknown,
+  where: string,
+): { id: string; plugin: PluginInput; config: unknown; disabled: boolean } {
   if (isPluginDefinition(item) || isPluginClass(item)) {
-    return { id: checkId(entryIdOf(normalizePlugin(item).name), where), plugin: item, config: undefined, disabled: false }
+    return {
+      id: checkId(entryIdOf(normalizePlugin(item).name), where),
+      plugin: item,
+      config: undefined,
+      disabled: false,
+    }
   }
   if (typeof item !== 'object' || item === null || !('plugin' in item)) {
-    throw new CompositionError({ reason: 'invalid-entry', patch: where, detail: 'expected a plugin or { id?, plugin, config?, disabled? }' })
+    throw new CompositionError({
+      reason: 'invalid-entry',
+      patch: where,
+      detail: 'expected a plugin or { id?, plugin, config?, disabled? }',
+    })
   }
   const entry = item as PluginEntry
   const plugin = normalizePlugin(entry.plugin)
@@ -230,7 +242,11 @@ const patchFields: readonly string[] = ['id', 'plugin', 'config', 'merge', 'disa
 
 function applyPatch(list: EntryList, patch: unknown, where: string): void {
   if (typeof patch !== 'object' || patch === null) {
-    throw new CompositionError({ reason: 'invalid-patch', patch: where, detail: 'a patch must be an object with an id' })
+    throw new CompositionError({
+      reason: 'invalid-patch',
+      patch: where,
+      detail: 'a patch must be an object with an id',
+    })
   }
   const fields = patch as Partial<InsertPatch & MergePatch & ConfigPatch>
   if (typeof fields.id !== 'string') {
@@ -240,7 +256,12 @@ function applyPatch(list: EntryList, patch: unknown, where: string): void {
   // A typo (`disabld: true`) must not be a silent no-op.
   const unknown = Object.keys(patch).find((key) => !patchFields.includes(key))
   if (unknown !== undefined) {
-    throw new CompositionError({ reason: 'invalid-patch', id, patch: where, detail: `unknown patch field "${unknown}" (known: ${patchFields.join(', ')})` })
+    throw new CompositionError({
+      reason: 'invalid-patch',
+      id,
+      patch: where,
+      detail: `unknown patch field "${unknown}" (known: ${patchFields.join(', ')})`,
+    })
   }
   const has = (key: string): boolean => key in patch && (patch as Record<string, unknown>)[key] !== undefined
   // `config` replaces the whole config (M3), with `undefined` like any other value.
@@ -268,7 +289,10 @@ function applyPatch(list: EntryList, patch: unknown, where: string): void {
     const config = has('merge') ? mergeConfig(undefined, fields.merge as object) : fields.config
     if (target === undefined) {
       const inserted = node(checkId(id, where), fields.plugin as PluginInput, config, fields.disabled === true, where)
-      list.insert(inserted, anchorNode === undefined ? undefined : { node: anchorNode, before: fields.before !== undefined })
+      list.insert(
+        inserted,
+        anchorNode === undefined ? undefined : { node: anchorNode, before: fields.before !== undefined },
+      )
       return
     }
     target.plugin = fields.plugin as PluginInput

@@ -55,7 +55,10 @@ export interface ListenOptions {
 }
 
 /** The keys of {@link ChildOptions}; `scope` and `isolate` are checked by `child` itself. */
-const CHILD_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({ scope: optionRule.any, isolate: optionRule.any })
+const CHILD_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({
+  scope: optionRule.any,
+  isolate: optionRule.any,
+})
 /** The keys of {@link ListenOptions}. */
 const LISTEN_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({ prepend: optionRule.boolean })
 
@@ -159,10 +162,7 @@ export class Context {
   }
 
   /** @internal Use {@link createRootContext}, a harness, or {@link Context.child}. */
-  constructor(
-    kernel: KernelState,
-    parent?: { context: Context; path: string; realm: ServiceRealm; spec: SpawnSpec },
-  ) {
+  constructor(kernel: KernelState, parent?: { context: Context; path: string; realm: ServiceRealm; spec: SpawnSpec }) {
     this.#kernel = kernel
     this.parent = parent?.context
     this.#spec = parent?.spec
@@ -304,10 +304,18 @@ export class Context {
     }
     checkOptionsArgument(options, CHILD_RULES, '{ scope?, isolate? }')
     if (options.scope !== undefined && (typeof options.scope !== 'object' || options.scope === null)) {
-      throw new InvalidArgumentError({ argument: 'scope', reason: 'a scope key must be an object', value: options.scope })
+      throw new InvalidArgumentError({
+        argument: 'scope',
+        reason: 'a scope key must be an object',
+        value: options.scope,
+      })
     }
     if (options.isolate !== undefined && !Array.isArray(options.isolate)) {
-      throw new InvalidArgumentError({ argument: 'isolate', reason: 'must be an array of service keys', value: options.isolate })
+      throw new InvalidArgumentError({
+        argument: 'isolate',
+        reason: 'must be an array of service keys',
+        value: options.isolate,
+      })
     }
     return this.#spawn({
       label,
@@ -331,7 +339,8 @@ export class Context {
    */
   effect(setup: EffectSetup, label = 'effect'): Disposer {
     this.#assertActive('effect')
-    if (typeof label !== 'string') throw new InvalidArgumentError({ argument: 'label', reason: 'an effect label must be a string', value: label })
+    if (typeof label !== 'string')
+      throw new InvalidArgumentError({ argument: 'label', reason: 'an effect label must be a string', value: label })
     const record = EffectRecord.fromSetup(this.#host, label, 'effect', setup)
     this.#effects.add(record)
     return record.disposer
@@ -354,7 +363,11 @@ export class Context {
     const realm = this.#realm.resolve(name)
     const existing = realm.providers.get(name)
     if (existing !== undefined) {
-      throw new ServiceConflictError({ key: name, existingProvider: existing.context.path, attemptedProvider: this.path })
+      throw new ServiceConflictError({
+        key: name,
+        existingProvider: existing.context.path,
+        attemptedProvider: this.path,
+      })
     }
     const bindable =
       (typeof value === 'object' || typeof value === 'function') &&
@@ -411,7 +424,11 @@ export class Context {
   registerEvents(catalog: EventCatalog): Disposer {
     this.#assertActive('registerEvents')
     if (!isEventCatalog(catalog)) {
-      throw new InvalidArgumentError({ argument: 'catalog', reason: 'use defineEvents() to build a catalog', value: catalog })
+      throw new InvalidArgumentError({
+        argument: 'catalog',
+        reason: 'use defineEvents() to build a catalog',
+        value: catalog,
+      })
     }
     const undo = this.#kernel.bus.define(catalog)
     const record = new EffectRecord(this.#host, 'events', 'events', undo)
@@ -471,7 +488,11 @@ export class Context {
    * @param options - the routing scope
    * @returns resolves when all settled; rejects with one `AggregateError` of every failure, in listener order
    */
-  parallel<N extends EventNameOfMode<'parallel'>>(name: N, payload: PayloadOf<N>, options?: DispatchOptions): Promise<void> {
+  parallel<N extends EventNameOfMode<'parallel'>>(
+    name: N,
+    payload: PayloadOf<N>,
+    options?: DispatchOptions,
+  ): Promise<void> {
     const error = this.#checkDispatch(name, 'parallel')
     if (error !== undefined) return Promise.reject(error)
     return this.#kernel.bus.parallel(name, payload, this.#admission(options))
@@ -533,10 +554,22 @@ export class Context {
     return this.#waterfall(name, payload, inner, options, each) as Promise<ResultOf<N>>
   }
 
-  #waterfall(name: string, payload: unknown, inner: unknown, options: DispatchOptions | undefined, each: ((value: unknown) => unknown) | undefined): Promise<unknown> {
+  #waterfall(
+    name: string,
+    payload: unknown,
+    inner: unknown,
+    options: DispatchOptions | undefined,
+    each: ((value: unknown) => unknown) | undefined,
+  ): Promise<unknown> {
     const error = this.#checkDispatch(name, 'waterfall')
     if (error !== undefined) return Promise.reject(error)
-    return this.#kernel.bus.waterfall(name, payload, inner as (payload: unknown) => unknown, this.#admission(options), each)
+    return this.#kernel.bus.waterfall(
+      name,
+      payload,
+      inner as (payload: unknown) => unknown,
+      this.#admission(options),
+      each,
+    )
   }
 
   /**
@@ -626,11 +659,21 @@ export class Context {
     return child
   }
 
-  #listen(operation: string, name: string, listener: unknown, options: ListenOptions | undefined, once: boolean): Disposer {
+  #listen(
+    operation: string,
+    name: string,
+    listener: unknown,
+    options: ListenOptions | undefined,
+    once: boolean,
+  ): Disposer {
     this.#assertActive(operation)
     if (!this.#kernel.bus.isDefined(name)) throw new UnknownEventError({ event: name })
     if (typeof listener !== 'function') {
-      throw new InvalidArgumentError({ argument: 'listener', reason: `a "${name}" listener must be a function`, value: listener })
+      throw new InvalidArgumentError({
+        argument: 'listener',
+        reason: `a "${name}" listener must be a function`,
+        value: listener,
+      })
     }
     if (options !== undefined) checkOptionsArgument(options, LISTEN_RULES, '{ prepend? }')
     const bus = this.#kernel.bus

@@ -29,7 +29,8 @@ export interface RootContextOptions {
 
 /** The rules of `createRootContext` options (the host services of `createHarness`, 09-api.md). */
 const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
-  logger: (value) => (hasMethods(value, ['debug', 'info', 'warn', 'error']) ? undefined : 'must be a Logger { debug, info, warn, error }'),
+  logger: (value) =>
+    hasMethods(value, ['debug', 'info', 'warn', 'error']) ? undefined : 'must be a Logger { debug, info, warn, error }',
   clock: optionRule.clock,
   ids: optionRule.function,
 })

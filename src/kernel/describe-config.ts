@@ -33,7 +33,8 @@ function describeValue(value: unknown, ancestors: object[]): unknown {
     const result: Record<string, unknown> = {}
     for (const [key, item] of Object.entries(object)) {
       const described = secretKey.test(key) ? '[redacted]' : describeValue(item, ancestors)
-      if (described !== undefined) Object.defineProperty(result, key, { value: described, enumerable: true, writable: true, configurable: true })
+      if (described !== undefined)
+        Object.defineProperty(result, key, { value: described, enumerable: true, writable: true, configurable: true })
     }
     return result
   } finally {

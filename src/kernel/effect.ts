@@ -109,12 +109,10 @@ export class EffectRecord {
     this.#setup = new Promise<void>((resolve) => {
       settle = resolve
     })
-    const ready = Promise.resolve(result).then(
-      (value) => {
-        if (value !== undefined && typeof value !== 'function') throw invalidResult(value)
-        this.#cleanup = value as Cleanup | undefined
-      },
-    )
+    const ready = Promise.resolve(result).then((value) => {
+      if (value !== undefined && typeof value !== 'function') throw invalidResult(value)
+      this.#cleanup = value as Cleanup | undefined
+    })
     this.#disposer.ready = ready
     ready.then(settle, (error: unknown) => {
       this.#cleanup = undefined

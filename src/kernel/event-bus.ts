@@ -37,7 +37,12 @@ interface Definition {
 }
 
 /** @internal How the bus reports a contained listener failure. */
-export type ListenerFailure = (name: string, error: unknown, record: ListenerRecord, subject: string | undefined) => void
+export type ListenerFailure = (
+  name: string,
+  error: unknown,
+  record: ListenerRecord,
+  subject: string | undefined,
+) => void
 
 const noop = (): void => {}
 
@@ -293,7 +298,8 @@ export class EventBus {
       if (!isLive(record) || !admits(record, admission)) return
       try {
         const result = call(record, payload)
-        if (isThenable(result)) result.then(undefined, (error: unknown) => onFailure(record.name, error, record, subject))
+        if (isThenable(result))
+          result.then(undefined, (error: unknown) => onFailure(record.name, error, record, subject))
       } catch (error) {
         onFailure(record.name, error, record, subject)
       }

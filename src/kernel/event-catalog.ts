@@ -64,36 +64,35 @@ export type DescriptorOfMode<M extends EventMode> = M extends 'emit'
       : Waterfall<unknown, unknown>
 
 /** The payload type of event `N`. */
-export type PayloadOf<N extends EventName> = YokeEvents[N] extends Emit<infer P>
-  ? P
-  : YokeEvents[N] extends Parallel<infer P>
+export type PayloadOf<N extends EventName> =
+  YokeEvents[N] extends Emit<infer P>
     ? P
-    : YokeEvents[N] extends Serial<infer P, unknown>
+    : YokeEvents[N] extends Parallel<infer P>
       ? P
-      : YokeEvents[N] extends Waterfall<infer P, unknown>
+      : YokeEvents[N] extends Serial<infer P, unknown>
         ? P
-        : never
+        : YokeEvents[N] extends Waterfall<infer P, unknown>
+          ? P
+          : never
 
 /** The result type of the serial or waterfall event `N`. */
-export type ResultOf<N extends EventName> = YokeEvents[N] extends Serial<unknown, infer R>
-  ? R
-  : YokeEvents[N] extends Waterfall<unknown, infer R>
-    ? R
-    : never
+export type ResultOf<N extends EventName> =
+  YokeEvents[N] extends Serial<unknown, infer R> ? R : YokeEvents[N] extends Waterfall<unknown, infer R> ? R : never
 
 /** The `next` a waterfall listener gets: calls everything further in, optionally with a replacement payload. */
 export type WaterfallNext<P, R> = (replacement?: P) => Promise<R>
 
 /** The listener signature of event `N`, by its mode. */
-export type ListenerOf<N extends EventName> = YokeEvents[N] extends Waterfall<infer P, infer R>
-  ? (payload: P, next: WaterfallNext<P, R>) => R | undefined | Promise<R | undefined>
-  : YokeEvents[N] extends Serial<infer P, infer R>
-    ? (payload: P) => R | undefined | Promise<R | undefined>
-    : YokeEvents[N] extends Emit<infer P>
-      ? (payload: P) => void
-      : YokeEvents[N] extends Parallel<infer P>
-        ? (payload: P) => void | Promise<void>
-        : never
+export type ListenerOf<N extends EventName> =
+  YokeEvents[N] extends Waterfall<infer P, infer R>
+    ? (payload: P, next: WaterfallNext<P, R>) => R | undefined | Promise<R | undefined>
+    : YokeEvents[N] extends Serial<infer P, infer R>
+      ? (payload: P) => R | undefined | Promise<R | undefined>
+      : YokeEvents[N] extends Emit<infer P>
+        ? (payload: P) => void
+        : YokeEvents[N] extends Parallel<infer P>
+          ? (payload: P) => void | Promise<void>
+          : never
 
 const catalogBrand = Symbol.for('yoke.eventCatalog')
 const eventNamePattern = /^[a-z][a-z0-9-]*(\/[a-z0-9-]+)+$/
@@ -122,9 +121,15 @@ export interface EventCatalog<M extends EventMap = EventMap> {
  * const events = defineEvents<{ 'acme/order-placed': Emit<{ id: string }> }>({ 'acme/order-placed': 'emit' })
  * ```
  */
-export function defineEvents<M extends EventMap>(definitions: { readonly [K in keyof M]: M[K]['mode'] }): EventCatalog<M> {
+export function defineEvents<M extends EventMap>(
+  definitions: { readonly [K in keyof M]: M[K]['mode'] },
+): EventCatalog<M> {
   if (typeof definitions !== 'object' || definitions === null) {
-    throw new InvalidArgumentError({ argument: 'definitions', reason: 'must be an object of name → mode', value: definitions })
+    throw new InvalidArgumentError({
+      argument: 'definitions',
+      reason: 'must be an object of name → mode',
+      value: definitions,
+    })
   }
   const checked: Record<string, EventMode> = {}
   for (const [name, mode] of Object.entries(definitions as Record<string, unknown>)) {

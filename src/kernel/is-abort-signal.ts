@@ -8,7 +8,11 @@
  */
 export function isAbortSignal(value: unknown): value is AbortSignal {
   if (value instanceof AbortSignal) return true
-  const shape = value as { readonly aborted?: unknown; readonly addEventListener?: unknown; readonly removeEventListener?: unknown } | null
+  const shape = value as {
+    readonly aborted?: unknown
+    readonly addEventListener?: unknown
+    readonly removeEventListener?: unknown
+  } | null
   return (
     typeof value === 'object' &&
     shape !== null &&

@@ -57,4 +57,8 @@ export type KernelEvents = {
 }
 
 /** The kernel's own catalog, registered on every root. */
-export const kernelEvents: EventCatalog<KernelEvents> = defineEvents<KernelEvents>({ 'kernel/error': 'emit', 'kernel/plugin-state': 'emit', 'kernel/service': 'emit' })
+export const kernelEvents: EventCatalog<KernelEvents> = defineEvents<KernelEvents>({
+  'kernel/error': 'emit',
+  'kernel/plugin-state': 'emit',
+  'kernel/service': 'emit',
+})

@@ -66,13 +66,21 @@ export class KernelState {
         this.#log('a kernel/error listener failed', { error, context: record.home.path })
         return
       }
-      this.report({ error, phase: 'listener', event: name, context: record.home.path, ...(subject === undefined ? {} : { subject }) })
+      this.report({
+        error,
+        phase: 'listener',
+        event: name,
+        context: record.home.path,
+        ...(subject === undefined ? {} : { subject }),
+      })
     })
   }
 
   /** Reports a contained failure to `kernel/error` and the logger, once. */
   report(event: KernelErrorEvent): void {
-    const where = [event.event ?? event.label ?? event.context, event.subject].filter((part) => part !== undefined).join(', ')
+    const where = [event.event ?? event.label ?? event.context, event.subject]
+      .filter((part) => part !== undefined)
+      .join(', ')
     this.#log(`${event.phase} failed (${where}): ${messageOf(event.error)}`, { ...event })
     if (this.bus.isDefined('kernel/error')) this.bus.emit('kernel/error', event, undefined)
   }

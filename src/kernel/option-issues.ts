@@ -12,12 +12,14 @@ export const optionRule = Object.freeze({
   any: (): undefined => undefined,
   string: (value: unknown) => (typeof value === 'string' ? undefined : 'must be a string'),
   boolean: (value: unknown) => (typeof value === 'boolean' ? undefined : 'must be a boolean'),
-  nonEmptyString: (value: unknown) => (typeof value === 'string' && value.length > 0 ? undefined : 'must be a non-empty string'),
+  nonEmptyString: (value: unknown) =>
+    typeof value === 'string' && value.length > 0 ? undefined : 'must be a non-empty string',
   function: (value: unknown) => (typeof value === 'function' ? undefined : 'must be a function'),
   signal: (value: unknown) => (isAbortSignal(value) ? undefined : 'must be an AbortSignal'),
   array: (value: unknown) => (Array.isArray(value) ? undefined : 'must be an array'),
   plainObject: (value: unknown) => (isPlainObject(value) ? undefined : 'must be a plain object'),
-  clock: (value: unknown) => (hasMethods(value, ['now', 'setTimer']) ? undefined : 'must be a Clock { now(), setTimer() }'),
+  clock: (value: unknown) =>
+    hasMethods(value, ['now', 'setTimer']) ? undefined : 'must be a Clock { now(), setTimer() }',
 } satisfies Record<string, OptionRule>)
 
 /**
@@ -48,9 +50,15 @@ export function hasMethods(value: unknown, methods: readonly string[]): boolean 
  * @returns the issues, empty when the options are fine
  * @internal
  */
-export function optionIssues(options: unknown, rules: Readonly<Record<string, OptionRule>>, shape: string, required: readonly string[] = []): ValidationIssue[] {
+export function optionIssues(
+  options: unknown,
+  rules: Readonly<Record<string, OptionRule>>,
+  shape: string,
+  required: readonly string[] = [],
+): ValidationIssue[] {
   if (options === undefined && required.length === 0) return []
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) return [{ path: [], message: `must be an options object ${shape}` }]
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    return [{ path: [], message: `must be an options object ${shape}` }]
   const record = options as Readonly<Record<string, unknown>>
   const issues: ValidationIssue[] = []
   for (const key of Object.keys(record)) {
@@ -76,7 +84,11 @@ export function optionIssues(options: unknown, rules: Readonly<Record<string, Op
 export function throwOptionIssues(issues: readonly ValidationIssue[], options: unknown, subject?: string): void {
   const [first] = issues
   if (first === undefined) return
-  throw new InvalidOptionsError({ issues, value: valueAt(options, first.path), ...(subject === undefined ? {} : { subject }) })
+  throw new InvalidOptionsError({
+    issues,
+    value: valueAt(options, first.path),
+    ...(subject === undefined ? {} : { subject }),
+  })
 }
 
 /**
@@ -91,7 +103,12 @@ export function throwOptionIssues(issues: readonly ValidationIssue[], options: u
  * @throws {@link InvalidOptionsError}
  * @internal
  */
-export function checkOptions<T extends object>(options: T | undefined, rules: Readonly<Record<string, OptionRule>>, shape: string, subject?: string): T {
+export function checkOptions<T extends object>(
+  options: T | undefined,
+  rules: Readonly<Record<string, OptionRule>>,
+  shape: string,
+  subject?: string,
+): T {
   throwOptionIssues(optionIssues(options, rules, shape), options, subject)
   return options ?? ({} as T)
 }
@@ -108,10 +125,18 @@ export function checkOptions<T extends object>(options: T | undefined, rules: Re
  * @throws {@link InvalidArgumentError}
  * @internal
  */
-export function checkOptionsArgument<T extends object>(options: T | undefined, rules: Readonly<Record<string, OptionRule>>, shape: string): T {
+export function checkOptionsArgument<T extends object>(
+  options: T | undefined,
+  rules: Readonly<Record<string, OptionRule>>,
+  shape: string,
+): T {
   const [issue] = optionIssues(options, rules, shape)
   if (issue !== undefined) {
-    throw new InvalidArgumentError({ argument: ['options', ...issue.path].join('.'), reason: issue.message, value: valueAt(options, issue.path) })
+    throw new InvalidArgumentError({
+      argument: ['options', ...issue.path].join('.'),
+      reason: issue.message,
+      value: valueAt(options, issue.path),
+    })
   }
   return options ?? ({} as T)
 }

@@ -63,7 +63,11 @@ class IndexHeap {
   }
 }
 
-function findCycle(remaining: readonly number[], dependencies: readonly (readonly number[])[], ids: readonly string[]): string[] {
+function findCycle(
+  remaining: readonly number[],
+  dependencies: readonly (readonly number[])[],
+  ids: readonly string[],
+): string[] {
   const left = new Set(remaining)
   const start = remaining[0]!
   const path: number[] = []
@@ -146,7 +150,13 @@ export function planEntries(composed: readonly ComposedEntry[]): Plan {
   }
   if (order.length < enabled.length) {
     const remaining = enabled.map((_, index) => index).filter((index) => !startIndex.has(enabled[index]!.entry.id))
-    throw new PluginCycleError({ cycle: findCycle(remaining, dependencies, enabled.map((planned) => planned.entry.id)) })
+    throw new PluginCycleError({
+      cycle: findCycle(
+        remaining,
+        dependencies,
+        enabled.map((planned) => planned.entry.id),
+      ),
+    })
   }
   return { entries, order, startIndex }
 }

@@ -117,7 +117,8 @@ const definitionBrand = Symbol.for('yoke.pluginDefinition')
 
 function keyList(plugin: string, field: string, value: unknown): readonly string[] {
   if (value === undefined) return Object.freeze([])
-  if (!Array.isArray(value)) throw new InvalidPluginError({ plugin, field, reason: 'must be an array of keys or key names' })
+  if (!Array.isArray(value))
+    throw new InvalidPluginError({ plugin, field, reason: 'must be an array of keys or key names' })
   return Object.freeze(
     value.map((key: unknown) => {
       if (typeof key !== 'string' && !isServiceKey(key)) {
@@ -199,8 +200,7 @@ export function isPluginDefinition(value: unknown): value is PluginDefinition<un
 /** Whether `value` looks like the class form: a function whose prototype has `apply`. */
 export function isPluginClass(value: unknown): value is AnyPluginClass {
   return (
-    typeof value === 'function' &&
-    typeof (value as { prototype?: { apply?: unknown } }).prototype?.apply === 'function'
+    typeof value === 'function' && typeof (value as { prototype?: { apply?: unknown } }).prototype?.apply === 'function'
   )
 }
 
@@ -226,7 +226,11 @@ export function normalizePlugin(input: unknown): NormalizedPlugin {
     const pluginClass = input
     const name: unknown = Object.hasOwn(pluginClass, 'pluginName') ? pluginClass.pluginName : pluginClass.name
     if (typeof name !== 'string' || name.length === 0) {
-      throw new InvalidPluginError({ plugin: '', field: 'name', reason: 'a plugin class needs a name (static pluginName)' })
+      throw new InvalidPluginError({
+        plugin: '',
+        field: 'name',
+        reason: 'a plugin class needs a name (static pluginName)',
+      })
     }
     return {
       name,

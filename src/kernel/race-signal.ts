@@ -10,7 +10,11 @@
  * @throws (as a rejection) what `promise` rejects with, or `reasonOf()` once `signal` aborted
  * @internal
  */
-export function raceSignal<T>(promise: Promise<T>, signal: AbortSignal, reasonOf: () => unknown = () => signal.reason): Promise<T> {
+export function raceSignal<T>(
+  promise: Promise<T>,
+  signal: AbortSignal,
+  reasonOf: () => unknown = () => signal.reason,
+): Promise<T> {
   if (signal.aborted) {
     promise.catch(() => undefined)
     return Promise.reject(reasonOf())

@@ -17,9 +17,7 @@ export async function startRuntimePlugin(ctx: Context, input: PluginInput, confi
   const base = `${ctx.owner}/${label}`
   let id = base
   for (let n = 2; kernel.plugins.some((existing) => existing.id === id); n++) id = `${base}#${n}`
-  const missing = plugin.inject
-    .filter((key) => providerOf(ctx, key) === undefined)
-    .map((key) => ({ plugin: id, key }))
+  const missing = plugin.inject.filter((key) => providerOf(ctx, key) === undefined).map((key) => ({ plugin: id, key }))
   if (missing.length > 0) throw new MissingServicesError({ missing })
   const record: PluginRecord = {
     id,
@@ -39,7 +37,15 @@ export async function startRuntimePlugin(ctx: Context, input: PluginInput, confi
   }
   let context: Context
   try {
-    context = await startPlugin({ parent: ctx, record, plugin, config, label, registerOwnEvents: true, onDisposed: forget })
+    context = await startPlugin({
+      parent: ctx,
+      record,
+      plugin,
+      config,
+      label,
+      registerOwnEvents: true,
+      onDisposed: forget,
+    })
   } catch (failure) {
     forget()
     if (!(failure instanceof PluginFailure)) throw failure

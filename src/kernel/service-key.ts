@@ -56,7 +56,11 @@ export function isServiceKey(value: unknown): value is ServiceKey<unknown> {
 export function keyNameOf<T>(key: ServiceKey<T> | string): string {
   if (typeof key === 'string') {
     if (!keyNamePattern.test(key)) {
-      throw new InvalidArgumentError({ argument: 'key', reason: `key name ${JSON.stringify(key)} is malformed`, value: key })
+      throw new InvalidArgumentError({
+        argument: 'key',
+        reason: `key name ${JSON.stringify(key)} is malformed`,
+        value: key,
+      })
     }
     return key
   }

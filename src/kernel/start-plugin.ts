@@ -35,7 +35,12 @@ export interface StartSpec {
 }
 
 function issuesOf(error: unknown): ValidationIssue[] {
-  const issues = (error as { issues?: readonly { code?: string; keys?: readonly string[]; path: readonly PropertyKey[]; message: string }[] }).issues ?? []
+  const issues =
+    (
+      error as {
+        issues?: readonly { code?: string; keys?: readonly string[]; path: readonly PropertyKey[]; message: string }[]
+      }
+    ).issues ?? []
   return issues.flatMap((issue) => {
     const path = issue.path.map((part) => (typeof part === 'number' ? part : String(part)))
     // A strict object's unknown keys: one issue per key, at the key (as for the harness options).

@@ -51,7 +51,8 @@ function admit(value: unknown): Admission {
   const parsed = streamChunkSchema.safeParse(copy)
   if (parsed.success) return { chunk: copy as StreamChunk }
   const issue = parsed.error.issues[0]
-  const where = issue === undefined ? '' : dottedPath(issue.path.map((part) => (typeof part === 'number' ? part : String(part))))
+  const where =
+    issue === undefined ? '' : dottedPath(issue.path.map((part) => (typeof part === 'number' ? part : String(part))))
   return { type: typeOf(value), problem: `${where === '' ? 'chunk' : where}: ${issue?.message ?? 'invalid'}` }
 }
 
@@ -59,7 +60,10 @@ function finishWith(failure: LlmFailure): FinishChunk {
   return Object.freeze({ type: 'finish', reason: 'error', failure })
 }
 
-async function close(iterator: AsyncIterator<unknown>, onCloseError: ((error: unknown) => void) | undefined): Promise<void> {
+async function close(
+  iterator: AsyncIterator<unknown>,
+  onCloseError: ((error: unknown) => void) | undefined,
+): Promise<void> {
   try {
     await iterator.return?.()
   } catch (error) {
@@ -134,7 +138,9 @@ export async function* adapterBoundary(
   const signal = request.signal
   let iterator: AsyncIterator<unknown>
   try {
-    iterator = adapter.stream(request, options.clock === undefined ? { signal } : { signal, clock: options.clock })[Symbol.asyncIterator]()
+    iterator = adapter
+      .stream(request, options.clock === undefined ? { signal } : { signal, clock: options.clock })
+      [Symbol.asyncIterator]()
   } catch (error) {
     yield normalizeThrown(error, { signal, streamed: false })
     return
@@ -163,9 +169,14 @@ export async function* adapterBoundary(
       if (!('chunk' in admission)) {
         open = false
         void close(iterator, options.onCloseError)
-        const failure = modelFailure('MALFORMED_RESPONSE', `the adapter yielded a malformed chunk (${admission.problem})`, 'streaming', {
-          detail: Object.freeze({ chunk: admission.type }),
-        })
+        const failure = modelFailure(
+          'MALFORMED_RESPONSE',
+          `the adapter yielded a malformed chunk (${admission.problem})`,
+          'streaming',
+          {
+            detail: Object.freeze({ chunk: admission.type }),
+          },
+        )
         yield finishWith(failure)
         return
       }

@@ -161,10 +161,16 @@ export function createAssembler(): Assembler {
 
   const compute = (): AssemblerOutcome => {
     if (finish === undefined) {
-      return failed('error', violation ?? modelFailure('STREAM_CLOSED', 'the stream ended without a finish chunk', 'streaming'), usage)
+      return failed(
+        'error',
+        violation ?? modelFailure('STREAM_CLOSED', 'the stream ended without a finish chunk', 'streaming'),
+        usage,
+      )
     }
     if (finish.reason === 'error' || finish.reason === 'aborted') {
-      const failure = finish.failure ?? modelFailure('MALFORMED_RESPONSE', `a "${finish.reason}" finish without a failure`, 'streaming')
+      const failure =
+        finish.failure ??
+        modelFailure('MALFORMED_RESPONSE', `a "${finish.reason}" finish without a failure`, 'streaming')
       return failed(finish.reason, failure, usage)
     }
     if (violation !== undefined) return failed('error', violation, usage)
@@ -176,9 +182,14 @@ export function createAssembler(): Assembler {
       if (final.type === 'tool-call') {
         const missing = final.id === '' ? 'id' : final.name === '' ? 'name' : undefined
         if (missing !== undefined) {
-          const failure = modelFailure('MALFORMED_RESPONSE', `tool-call block ${block.index} has no ${missing}`, 'streaming', {
-            detail: { index: block.index, missing },
-          })
+          const failure = modelFailure(
+            'MALFORMED_RESPONSE',
+            `tool-call block ${block.index} has no ${missing}`,
+            'streaming',
+            {
+              detail: { index: block.index, missing },
+            },
+          )
           return failed('error', failure, usage)
         }
       } else if (final.text === '') {

@@ -38,7 +38,12 @@ export interface ModelFailureFields {
  * @param fields - status, retry-after, request id, detail, a `retryable` override
  * @returns the failure
  */
-export function modelFailure(code: string, message: string, phase: LlmFailurePhase, fields: ModelFailureFields = {}): LlmFailure {
+export function modelFailure(
+  code: string,
+  message: string,
+  phase: LlmFailurePhase,
+  fields: ModelFailureFields = {},
+): LlmFailure {
   const failure: { -readonly [K in keyof LlmFailure]: LlmFailure[K] } = {
     code,
     message,

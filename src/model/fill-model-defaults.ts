@@ -46,7 +46,10 @@ export function effortFailure(effort: string, info: ModelInfo | undefined): LlmF
  * @internal
  */
 export function fillModelDefaults(config: CallConfig, info: ModelInfo | undefined): FilledCallConfig {
-  const filled: { -readonly [K in keyof CallConfig]: CallConfig[K] } = { provider: config.provider, model: config.model }
+  const filled: { -readonly [K in keyof CallConfig]: CallConfig[K] } = {
+    provider: config.provider,
+    model: config.model,
+  }
   if (config.reasoningEffort !== undefined) filled.reasoningEffort = config.reasoningEffort
   if (config.temperature !== undefined) filled.temperature = config.temperature
   if (config.maxTokens !== undefined) filled.maxTokens = config.maxTokens

@@ -2,7 +2,8 @@ import type { ModelRequest } from './model-request.js'
 
 function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   // `__proto__` (from JSON data) must become an own data property, not a prototype change.
-  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
   else target[key] = value
 }
 

@@ -9,7 +9,13 @@ export { type AdapterBoundaryOptions, adapterBoundary } from './adapter-boundary
 export { isRetryableByDefault, type ModelFailureFields, modelFailure } from './failure-defaults.js'
 export type { ModelAdapter, ModelInfo, ModelRoute, ModelStreamOptions } from './model-adapter.js'
 export { type LlmAdaptersChangePayload, type LlmStreamPayload, type ModelEvents, modelEvents } from './model-events.js'
-export { isModelAdapter, type ModelEntryConfig, modelPlugin, type ResolvedModelRoute, resolveModelRoute } from './model-plugin.js'
+export {
+  isModelAdapter,
+  type ModelEntryConfig,
+  modelPlugin,
+  type ResolvedModelRoute,
+  resolveModelRoute,
+} from './model-plugin.js'
 export type { ModelPurpose, ModelRequest, ModelRequestMetadata } from './model-request.js'
 export { DEEPSEEK_MODELS, type DeepSeekOptions, deepseek } from './openai/deepseek.js'
 export {
@@ -18,7 +24,14 @@ export {
   openaiCompatible,
 } from './openai/openai-compatible.js'
 export type { ApiKeySource, FetchFunction, OpenAICompatibleOptions, ReasoningStyle } from './openai/openai-options.js'
-export type { ModelRegisterOptions, ModelRegistration, ModelRegistry, ModelScopeOptions, PrepareCallOptions, PreparedCall } from './model-registry.js'
+export type {
+  ModelRegisterOptions,
+  ModelRegistration,
+  ModelRegistry,
+  ModelScopeOptions,
+  PrepareCallOptions,
+  PreparedCall,
+} from './model-registry.js'
 export { type ModelRouteDefaults, ModelRouter, type ModelRouterOptions } from './model-router.js'
 export { normalizeThrown, type ThrownContext } from './normalize-thrown.js'
 export { type RetryDelayInput, retryDelay } from './retry/retry-delay.js'

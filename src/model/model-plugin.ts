@@ -28,7 +28,15 @@ export interface ModelEntryConfig {
   readonly model?: ModelAdapter | ModelRoute
 }
 
-const routeKeys: ReadonlySet<string> = new Set(['adapter', 'provider', 'model', 'reasoningEffort', 'temperature', 'maxTokens', 'stop'])
+const routeKeys: ReadonlySet<string> = new Set([
+  'adapter',
+  'provider',
+  'model',
+  'reasoningEffort',
+  'temperature',
+  'maxTokens',
+  'stop',
+])
 const shapeMessage = 'must be a ModelAdapter (an object with stream()) or a ModelRoute { adapter, ...call config }'
 
 /**
@@ -41,7 +49,10 @@ const shapeMessage = 'must be a ModelAdapter (an object with stream()) or a Mode
 export function isModelAdapter(value: unknown): value is ModelAdapter {
   if (typeof value !== 'object' || value === null) return false
   const record = value as { stream?: unknown; describeModel?: unknown }
-  return typeof record.stream === 'function' && (record.describeModel === undefined || typeof record.describeModel === 'function')
+  return (
+    typeof record.stream === 'function' &&
+    (record.describeModel === undefined || typeof record.describeModel === 'function')
+  )
 }
 
 function adapterIssues(adapter: ModelAdapter, path: readonly string[], provided: boolean): ValidationIssue[] {
@@ -60,12 +71,15 @@ function adapterIssues(adapter: ModelAdapter, path: readonly string[], provided:
  */
 export function modelOptionIssues(value: unknown): ValidationIssue[] {
   if (typeof value !== 'object' || value === null) return [{ path: [], message: shapeMessage }]
-  if (!('adapter' in value)) return isModelAdapter(value) ? adapterIssues(value, [], false) : [{ path: [], message: shapeMessage }]
+  if (!('adapter' in value))
+    return isModelAdapter(value) ? adapterIssues(value, [], false) : [{ path: [], message: shapeMessage }]
   const route = value as Record<string, unknown>
   const issues: ValidationIssue[] = []
-  for (const key of Object.keys(route)) if (!routeKeys.has(key)) issues.push({ path: [key], message: 'is not a ModelRoute field' })
+  for (const key of Object.keys(route))
+    if (!routeKeys.has(key)) issues.push({ path: [key], message: 'is not a ModelRoute field' })
   const adapter = route['adapter']
-  if (!isModelAdapter(adapter)) issues.push({ path: ['adapter'], message: 'must be a ModelAdapter (an object with stream())' })
+  if (!isModelAdapter(adapter))
+    issues.push({ path: ['adapter'], message: 'must be a ModelAdapter (an object with stream())' })
   else issues.push(...adapterIssues(adapter, ['adapter'], route['provider'] !== undefined))
   if (route['provider'] !== undefined && !isProviderId(route['provider'])) {
     issues.push({ path: ['provider'], message: 'must be a provider id (^[a-z0-9][a-z0-9._-]{0,63}$)' })
@@ -73,7 +87,11 @@ export function modelOptionIssues(value: unknown): ValidationIssue[] {
   for (const key of ['model', 'reasoningEffort', 'temperature', 'maxTokens', 'stop']) {
     if (route[key] === undefined) continue
     const problem = checkCallField(key, route[key])
-    if (problem !== undefined) issues.push({ path: problem.field.split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part)), message: problem.message })
+    if (problem !== undefined)
+      issues.push({
+        path: problem.field.split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part)),
+        message: problem.message,
+      })
   }
   return issues
 }
@@ -85,7 +103,8 @@ export function modelOptionIssues(value: unknown): ValidationIssue[] {
  * @internal
  */
 export const modelOptionSchema: z.ZodType<ModelAdapter | ModelRoute> = z.unknown().superRefine((value, context) => {
-  for (const issue of modelOptionIssues(value)) context.addIssue({ code: 'custom', path: [...issue.path], message: issue.message })
+  for (const issue of modelOptionIssues(value))
+    context.addIssue({ code: 'custom', path: [...issue.path], message: issue.message })
 }) as unknown as z.ZodType<ModelAdapter | ModelRoute>
 
 /**

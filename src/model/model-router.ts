@@ -13,9 +13,21 @@ import { effortFailure, fillModelDefaults } from './fill-model-defaults.js'
 import { freezeRequest } from './freeze-request.js'
 import type { ModelAdapter, ModelInfo } from './model-adapter.js'
 import type { LlmStreamPayload } from './model-events.js'
-import type { ModelRegisterOptions, ModelRegistration, ModelRegistry, ModelScopeOptions, PrepareCallOptions, PreparedCall } from './model-registry.js'
+import type {
+  ModelRegisterOptions,
+  ModelRegistration,
+  ModelRegistry,
+  ModelScopeOptions,
+  PrepareCallOptions,
+  PreparedCall,
+} from './model-registry.js'
 import type { ModelRequest } from './model-request.js'
-import { invalidRequestFailure, isProviderId, validateCallConfig, validateModelRequest } from './validate-model-request.js'
+import {
+  invalidRequestFailure,
+  isProviderId,
+  validateCallConfig,
+  validateModelRequest,
+} from './validate-model-request.js'
 
 /**
  * The call-config defaults of a {@link ModelRoute} (08-models.md §5 "Routes"): the route's
@@ -67,7 +79,11 @@ function checkAdapter(adapter: unknown): asserts adapter is ModelAdapter {
 function checkProviders(adapter: ModelAdapter, options: ModelRegisterOptions | undefined): readonly string[] {
   const providers: unknown = options?.providers ?? [adapter.provider]
   if (!Array.isArray(providers) || providers.length === 0) {
-    throw new ModelRegistryError({ code: ErrorCode.INVALID_PROVIDER, message: 'providers must be a non-empty array of provider ids', value: providers })
+    throw new ModelRegistryError({
+      code: ErrorCode.INVALID_PROVIDER,
+      message: 'providers must be a non-empty array of provider ids',
+      value: providers,
+    })
   }
   const seen = new Set<string>()
   for (const provider of providers as unknown[]) {
@@ -79,7 +95,11 @@ function checkProviders(adapter: ModelAdapter, options: ModelRegisterOptions | u
       })
     }
     if (seen.has(provider)) {
-      throw new ModelRegistryError({ code: ErrorCode.DUPLICATE_PROVIDER, message: `provider "${provider}" is listed twice`, provider })
+      throw new ModelRegistryError({
+        code: ErrorCode.DUPLICATE_PROVIDER,
+        message: `provider "${provider}" is listed twice`,
+        provider,
+      })
     }
     seen.add(provider)
   }
@@ -149,7 +169,8 @@ export class ModelRouter implements ModelRegistry {
   providers(scope?: ScopeKey): readonly string[] {
     const names = new Set(this.#global.keys())
     if (scope !== undefined) {
-      for (const key of this.#ctx.scopes.chain(scope)) for (const name of this.#layers.get(key)?.keys() ?? []) names.add(name)
+      for (const key of this.#ctx.scopes.chain(scope))
+        for (const name of this.#layers.get(key)?.keys() ?? []) names.add(name)
     }
     return Object.freeze([...names].sort())
   }
@@ -225,30 +246,36 @@ export class ModelRouter implements ModelRegistry {
     }
     const binding: Binding = { adapter }
     let live = false
-    const disposer = owner.effect(() => {
-      let layer = scope === undefined ? this.#global : this.#layers.get(scope)
-      if (layer === undefined) {
-        layer = new Map()
-        this.#layers.set(scope as ScopeKey, layer)
-      }
-      for (const provider of providers) layer.set(provider, binding)
-      live = true
-      this.#changed(providers, scope)
-      return () => {
-        live = false
-        const current = scope === undefined ? this.#global : this.#layers.get(scope)
-        for (const provider of providers) if (current?.get(provider) === binding) current.delete(provider)
-        if (scope !== undefined && current?.size === 0) this.#layers.delete(scope)
+    const disposer = owner.effect(
+      () => {
+        let layer = scope === undefined ? this.#global : this.#layers.get(scope)
+        if (layer === undefined) {
+          layer = new Map()
+          this.#layers.set(scope as ScopeKey, layer)
+        }
+        for (const provider of providers) layer.set(provider, binding)
+        live = true
         this.#changed(providers, scope)
-      }
-    }, `model-route:${providers.join(',')}`)
+        return () => {
+          live = false
+          const current = scope === undefined ? this.#global : this.#layers.get(scope)
+          for (const provider of providers) if (current?.get(provider) === binding) current.delete(provider)
+          if (scope !== undefined && current?.size === 0) this.#layers.delete(scope)
+          this.#changed(providers, scope)
+        }
+      },
+      `model-route:${providers.join(',')}`,
+    )
     const replace = (next: ModelAdapter): void => {
       checkAdapter(next)
       if (!live) return
       binding.adapter = next
       this.#changed(providers, scope)
     }
-    Object.defineProperties(disposer, { providers: { value: providers, enumerable: true }, replace: { value: replace } })
+    Object.defineProperties(disposer, {
+      providers: { value: providers, enumerable: true },
+      replace: { value: replace },
+    })
     return disposer as ModelRegistration
   }
 
@@ -273,11 +300,14 @@ export class ModelRouter implements ModelRegistry {
       const info = adapter.describeModel(model)
       return typeof info === 'object' && info !== null ? info : undefined
     } catch (error) {
-      this.#ctx.logger.warn(`describeModel of provider "${provider}" threw for model "${model}"; treating the model as undescribed`, {
-        provider,
-        model,
-        error,
-      })
+      this.#ctx.logger.warn(
+        `describeModel of provider "${provider}" threw for model "${model}"; treating the model as undescribed`,
+        {
+          provider,
+          model,
+          error,
+        },
+      )
       return undefined
     }
   }
@@ -291,12 +321,20 @@ export class ModelRouter implements ModelRegistry {
       })
     }
     const candidate = request as Partial<ModelRequest> | null
-    if (typeof candidate !== 'object' || candidate === null || candidate.provider !== prepared.config.provider || candidate.model !== prepared.config.model) {
+    if (
+      typeof candidate !== 'object' ||
+      candidate === null ||
+      candidate.provider !== prepared.config.provider ||
+      candidate.model !== prepared.config.model
+    ) {
       throw new ModelRegistryError({
         code: ErrorCode.PREPARED_CALL_MISMATCH,
         message: `the request must be for ${prepared.config.provider}/${prepared.config.model}, as prepared`,
         provider: prepared.config.provider,
-        value: candidate === null || typeof candidate !== 'object' ? candidate : { provider: candidate.provider, model: candidate.model },
+        value:
+          candidate === null || typeof candidate !== 'object'
+            ? candidate
+            : { provider: candidate.provider, model: candidate.model },
       })
     }
     state.used = true
@@ -304,7 +342,12 @@ export class ModelRouter implements ModelRegistry {
   }
 
   #dispatch(payload: LlmStreamPayload, scope: ScopeKey | undefined): AsyncIterable<StreamChunk> {
-    const source = this.#ctx.waterfall('llm/stream', payload, (current) => this.#innermost(current, scope), scope === undefined ? undefined : { scope })
+    const source = this.#ctx.waterfall(
+      'llm/stream',
+      payload,
+      (current) => this.#innermost(current, scope),
+      scope === undefined ? undefined : { scope },
+    )
     // A rejection (a middleware's throw) surfaces when the stream is iterated, never unhandled.
     source.catch(() => {})
     return (async function* relay() {
@@ -353,7 +396,8 @@ export class ModelRouter implements ModelRegistry {
       request = payload.request
     }
     if (violation !== undefined) return failedStream(invalidRequestFailure(violation))
-    for (let index = knownPrefix; index < request.messages.length; index++) this.#verified.add(request.messages[index] as object)
+    for (let index = knownPrefix; index < request.messages.length; index++)
+      this.#verified.add(request.messages[index] as object)
     this.#rememberPrefix(request.messages)
     for (const tool of request.tools ?? []) this.#verified.add(tool)
     // A middleware may pass another request with the prepared call: its binding holds for the same provider only.
@@ -367,14 +411,18 @@ export class ModelRouter implements ModelRegistry {
       )
     }
     if (request.reasoningEffort !== undefined) {
-      const info = bound !== undefined && prepared?.config.model === request.model ? bound.info : this.#describeWith(adapter, request.provider, request.model)
+      const info =
+        bound !== undefined && prepared?.config.model === request.model
+          ? bound.info
+          : this.#describeWith(adapter, request.provider, request.model)
       const failure = effortFailure(request.reasoningEffort, info)
       if (failure !== undefined) return failedStream(failure)
     }
     const clock = this.#ctx.getOptional(services.clock)
     return adapterBoundary(adapter, request, {
       ...(clock === undefined ? {} : { clock }),
-      onCloseError: (error) => this.#ctx.logger.warn(`closing the stream of provider "${request.provider}" failed`, { error }),
+      onCloseError: (error) =>
+        this.#ctx.logger.warn(`closing the stream of provider "${request.provider}" failed`, { error }),
     })
   }
 }

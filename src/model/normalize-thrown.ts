@@ -66,7 +66,8 @@ function cleanFailure(failure: LlmFailure, phase: LlmFailurePhase): LlmFailure {
   if (Number.isInteger(failure.status) && (failure.status as number) >= 100 && (failure.status as number) <= 599) {
     fields.status = failure.status as number
   }
-  if (Number.isSafeInteger(failure.retryAfterMs) && (failure.retryAfterMs as number) > 0) fields.retryAfterMs = failure.retryAfterMs as number
+  if (Number.isSafeInteger(failure.retryAfterMs) && (failure.retryAfterMs as number) > 0)
+    fields.retryAfterMs = failure.retryAfterMs as number
   if (typeof failure.requestId === 'string') fields.requestId = failure.requestId
   try {
     if (failure.detail !== undefined && isJsonValue(failure.detail)) fields.detail = snapshotJson(failure.detail)

@@ -22,9 +22,26 @@ export interface RequestViolation {
 /** The provider id pattern of 08-models.md §5. */
 const providerIdPattern = /^[a-z0-9][a-z0-9._-]{0,63}$/
 const requestKeys: ReadonlySet<string> = new Set([
-  'provider', 'model', 'system', 'messages', 'tools', 'maxTokens', 'temperature', 'stop', 'reasoningEffort', 'metadata', 'signal',
+  'provider',
+  'model',
+  'system',
+  'messages',
+  'tools',
+  'maxTokens',
+  'temperature',
+  'stop',
+  'reasoningEffort',
+  'metadata',
+  'signal',
 ])
-const configKeys: ReadonlySet<string> = new Set(['provider', 'model', 'reasoningEffort', 'temperature', 'maxTokens', 'stop'])
+const configKeys: ReadonlySet<string> = new Set([
+  'provider',
+  'model',
+  'reasoningEffort',
+  'temperature',
+  'maxTokens',
+  'stop',
+])
 const metadataKeys: ReadonlySet<string> = new Set(['sessionId', 'purpose'])
 const purposes: ReadonlySet<unknown> = new Set(['conversation', 'compaction', 'title'])
 const nonEmpty = 'must be a non-empty string'
@@ -57,14 +74,17 @@ function violation(field: string, value: unknown, message: string): RequestViola
  * @internal
  */
 export function checkCallField(key: string, value: unknown): RequestViolation | undefined {
-  if (value === undefined) return key === 'provider' || key === 'model' ? violation(key, value, 'is required') : undefined
+  if (value === undefined)
+    return key === 'provider' || key === 'model' ? violation(key, value, 'is required') : undefined
   switch (key) {
     case 'provider':
     case 'model':
     case 'reasoningEffort':
       return typeof value === 'string' && value.length > 0 ? undefined : violation(key, value, nonEmpty)
     case 'maxTokens':
-      return Number.isSafeInteger(value) && (value as number) > 0 ? undefined : violation(key, value, 'must be a positive safe integer')
+      return Number.isSafeInteger(value) && (value as number) > 0
+        ? undefined
+        : violation(key, value, 'must be a positive safe integer')
     case 'temperature':
       return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 2
         ? undefined
@@ -82,15 +102,23 @@ export function checkCallField(key: string, value: unknown): RequestViolation | 
   }
 }
 
-function firstUnknownKey(record: Record<string, unknown>, known: ReadonlySet<string>, prefix: string): RequestViolation | undefined {
+function firstUnknownKey(
+  record: Record<string, unknown>,
+  known: ReadonlySet<string>,
+  prefix: string,
+): RequestViolation | undefined {
   for (const key of Object.keys(record)) {
     if (!known.has(key)) return violation(`${prefix}${key}`, record[key], 'is not a known field')
   }
   return undefined
 }
 
-
-function schemaViolation(schema: z.ZodType, value: unknown, field: string, accepts?: (value: unknown) => boolean): RequestViolation | undefined {
+function schemaViolation(
+  schema: z.ZodType,
+  value: unknown,
+  field: string,
+  accepts?: (value: unknown) => boolean,
+): RequestViolation | undefined {
   // A one-sided hand-written check (fast-payload-checks.ts): only values the schema accepts pass it.
   if (accepts?.(value) === true && isJsonValue(value)) return undefined
   const result = schema.safeParse(value)
@@ -108,10 +136,16 @@ function messageSchemaOf(message: unknown): z.ZodType | string {
   if (!isRecord(message)) return 'must be a message object'
   if (message['role'] === 'assistant') return assistantMessageSchema
   if (message['role'] !== 'user') return 'must be "user" or "assistant"'
-  return isRecord(message['source']) && message['source']['kind'] === 'tool' ? toolResultMessageSchema : userMessageSchema
+  return isRecord(message['source']) && message['source']['kind'] === 'tool'
+    ? toolResultMessageSchema
+    : userMessageSchema
 }
 
-function checkMessages(messages: unknown, verified: WeakSet<object> | undefined, knownPrefix: number): RequestViolation | undefined {
+function checkMessages(
+  messages: unknown,
+  verified: WeakSet<object> | undefined,
+  knownPrefix: number,
+): RequestViolation | undefined {
   if (!Array.isArray(messages)) return violation('messages', messages, 'must be an array of messages')
   for (let index = knownPrefix; index < messages.length; index++) {
     const message: unknown = messages[index]
@@ -121,7 +155,12 @@ function checkMessages(messages: unknown, verified: WeakSet<object> | undefined,
       const field = isRecord(message) ? `messages.${index}.role` : `messages.${index}`
       return violation(field, isRecord(message) ? message['role'] : message, schema)
     }
-    const accepts = schema === assistantMessageSchema ? isAssistantMessage : schema === userMessageSchema ? isUserMessage : isToolResultMessage
+    const accepts =
+      schema === assistantMessageSchema
+        ? isAssistantMessage
+        : schema === userMessageSchema
+          ? isUserMessage
+          : isToolResultMessage
     const problem = schemaViolation(schema, message, `messages.${index}`, accepts)
     if (problem !== undefined) return problem
   }
@@ -151,9 +190,12 @@ function checkMetadata(metadata: unknown): RequestViolation | undefined {
   const unknownKey = firstUnknownKey(metadata, metadataKeys, 'metadata.')
   if (unknownKey !== undefined) return unknownKey
   const sessionId = metadata['sessionId']
-  if (sessionId !== undefined && typeof sessionId !== 'string') return violation('metadata.sessionId', sessionId, 'must be a string')
+  if (sessionId !== undefined && typeof sessionId !== 'string')
+    return violation('metadata.sessionId', sessionId, 'must be a string')
   const purpose = metadata['purpose']
-  return purposes.has(purpose) ? undefined : violation('metadata.purpose', purpose, 'must be "conversation", "compaction" or "title"')
+  return purposes.has(purpose)
+    ? undefined
+    : violation('metadata.purpose', purpose, 'must be "conversation", "compaction" or "title"')
 }
 
 /**
@@ -169,7 +211,11 @@ function checkMetadata(metadata: unknown): RequestViolation | undefined {
  * @param knownPrefix - how many leading messages are known valid and deep-frozen (skipped without a lookup)
  * @returns the first violation, or `undefined` for a valid request
  */
-export function validateModelRequest(request: unknown, verified?: WeakSet<object>, knownPrefix = 0): RequestViolation | undefined {
+export function validateModelRequest(
+  request: unknown,
+  verified?: WeakSet<object>,
+  knownPrefix = 0,
+): RequestViolation | undefined {
   if (!isRecord(request)) return violation('request', request, 'must be a request object')
   const unknownKey = firstUnknownKey(request, requestKeys, '')
   if (unknownKey !== undefined) return unknownKey
@@ -248,7 +294,8 @@ export function jsonDetailValue(value: unknown): JsonValue {
  * @returns the frozen failure
  */
 export function invalidRequestFailure(found: RequestViolation): LlmFailure {
-  const detail = found.value === undefined ? { field: found.field } : { field: found.field, value: jsonDetailValue(found.value) }
+  const detail =
+    found.value === undefined ? { field: found.field } : { field: found.field, value: jsonDetailValue(found.value) }
   return modelFailure('INVALID_REQUEST', `invalid model request: ${found.field} ${found.message}`, 'pre-request', {
     detail: Object.freeze(detail),
   })

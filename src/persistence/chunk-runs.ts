@@ -181,7 +181,12 @@ export function packRecords(events: readonly SessionEvent[]): (SessionEvent | Ch
   return records
 }
 
-function rowOf(events: readonly SessionEvent[], start: number, end: number, chunk: Record<string, unknown>): ChunkRunRow {
+function rowOf(
+  events: readonly SessionEvent[],
+  start: number,
+  end: number,
+  chunk: Record<string, unknown>,
+): ChunkRunRow {
   const first = events[start]!
   const data = first.data as JsonObject
   const field = deltaKindOf(chunk['type'])!.field
@@ -229,7 +234,8 @@ export function isChunkRunRow(value: unknown): value is ChunkRunRow {
   if (!Number.isSafeInteger(value['turn']) || !Number.isSafeInteger(value['step'])) return false
   if (typeof seq0 !== 'number' || !Number.isSafeInteger(seq0) || seq0 < 0) return false
   if (typeof time0 !== 'number' || !Number.isSafeInteger(time0)) return false
-  if (!Array.isArray(dt) || !Array.isArray(values) || values.length === 0 || dt.length !== values.length - 1) return false
+  if (!Array.isArray(dt) || !Array.isArray(values) || values.length === 0 || dt.length !== values.length - 1)
+    return false
   if (!Number.isSafeInteger(seq0 + values.length - 1)) return false
   for (const item of values) if (typeof item !== 'string') return false
   let time = time0

@@ -22,7 +22,11 @@ export async function isStored(persistence: PersistenceCoordinator | undefined, 
   try {
     await persistence.readFrom(id, Number.MAX_SAFE_INTEGER)
   } catch (error) {
-    if (PersistenceError.is(error) && (error.code === ErrorCode.SESSION_NOT_FOUND || error.code === ErrorCode.INVALID_SESSION_ID)) return false
+    if (
+      PersistenceError.is(error) &&
+      (error.code === ErrorCode.SESSION_NOT_FOUND || error.code === ErrorCode.INVALID_SESSION_ID)
+    )
+      return false
     // A damaged or too-new log is still a stored log: its id is taken (H2), whatever is wrong inside.
     if (PersistenceCorruptionError.is(error) || SessionFormatUnsupportedError.is(error)) return true
     throw error

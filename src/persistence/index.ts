@@ -5,8 +5,20 @@
  * @module
  */
 export { type JsonlPersistence, type JsonlPersistenceOptions, jsonlPersistence } from './jsonl/jsonl-persistence.js'
-export { type BytesRead, type BytesWritten, type JsonlFileHandle, type JsonlFileSystem, nodeFileSystem } from './jsonl/jsonl-file-system.js'
-export { createMemoryStore, type MemoryPersistence, type MemoryPersistenceOptions, type MemoryStore, memoryPersistence } from './memory-persistence.js'
+export {
+  type BytesRead,
+  type BytesWritten,
+  type JsonlFileHandle,
+  type JsonlFileSystem,
+  nodeFileSystem,
+} from './jsonl/jsonl-file-system.js'
+export {
+  createMemoryStore,
+  type MemoryPersistence,
+  type MemoryPersistenceOptions,
+  type MemoryStore,
+  memoryPersistence,
+} from './memory-persistence.js'
 export type {
   AppendBatchOptions,
   Lease,

@@ -18,7 +18,14 @@ import { checkOptions, type OptionRule, optionRule } from '../kernel/option-issu
 import type { SessionEvent } from '../session/session-event.js'
 import { buildSessionHeader, type SessionHeader } from '../session/session-header.js'
 import { markParsedJson } from '../session/snapshot-json.js'
-import { encodeBatch, encodeHeaderLine, isEventEnvelope, type ScanResult, scanHeader, scanLog } from './jsonl/jsonl-codec.js'
+import {
+  encodeBatch,
+  encodeHeaderLine,
+  isEventEnvelope,
+  type ScanResult,
+  scanHeader,
+  scanLog,
+} from './jsonl/jsonl-codec.js'
 import type {
   AppendBatchOptions,
   Lease,
@@ -28,8 +35,19 @@ import type {
   RepairCommit,
   StoredListing,
   StoredLog,
-  TornTail, StoredSuffix } from './persistence-adapter.js'
-import { type CachedScan, concat, createMemoryStore, type LeaseRecord, type LogEntry, locationOf, type MemoryStore, MemoryStoreState } from './memory-store.js'
+  TornTail,
+  StoredSuffix,
+} from './persistence-adapter.js'
+import {
+  type CachedScan,
+  concat,
+  createMemoryStore,
+  type LeaseRecord,
+  type LogEntry,
+  locationOf,
+  type MemoryStore,
+  MemoryStoreState,
+} from './memory-store.js'
 import { LeaseSignal } from './lease-signal.js'
 import { assertStorableId } from './session-file-name.js'
 import { randomHex } from './random-hex.js'
@@ -61,11 +79,7 @@ export interface MemoryPersistence extends PersistenceAdapter {
    * @returns the header and the suffix
    * @throws `InvalidArgumentError` (`fromSeq`), `PersistenceError SESSION_NOT_FOUND`, `PersistenceCorruptionError`
    */
-  readFrom(
-    sessionId: string,
-    fromSeq: number,
-    options?: ReadOptions,
-  ): Promise<StoredSuffix>
+  readFrom(sessionId: string, fromSeq: number, options?: ReadOptions): Promise<StoredSuffix>
   /**
    * Removes a stored log (an unmaterialized registration of this instance too).
    *
@@ -131,7 +145,12 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
   }
 
   function leaseLost(sessionId: string, epoch: number | undefined, detail: string): LeaseLostError {
-    return new LeaseLostError({ code: ErrorCode.LEASE_LOST, sessionId, detail, ...(epoch === undefined ? {} : { epoch }) })
+    return new LeaseLostError({
+      code: ErrorCode.LEASE_LOST,
+      sessionId,
+      detail,
+      ...(epoch === undefined ? {} : { epoch }),
+    })
   }
 
   /** The live lease record of this instance for `sessionId`, checking `lease` when given. */
@@ -139,7 +158,13 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
     const record = lease === undefined ? store.leases.get(sessionId) : leases.get(lease.token)
     // The lease object itself (A2, like JSONL): a copy carrying the token is not a lease of this instance.
     const foreign = lease !== undefined && record !== undefined && record.lease !== lease
-    if (record === undefined || foreign || record.owner !== owner || !record.live || record.lease.sessionId !== sessionId) {
+    if (
+      record === undefined ||
+      foreign ||
+      record.owner !== owner ||
+      !record.live ||
+      record.lease.sessionId !== sessionId
+    ) {
       throw leaseLost(sessionId, lease?.epoch, 'this adapter instance holds no live lease for it; nothing was written')
     }
     if (store.leases.get(sessionId) !== record) {
@@ -172,7 +197,11 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
     for (let index = 0; index < events.length; index++) {
       const event = events[index]
       if (!isEventEnvelope(event)) {
-        throw new InvalidArgumentError({ argument, reason: `${argument}[${index}] is not a well-formed event envelope`, value: events })
+        throw new InvalidArgumentError({
+          argument,
+          reason: `${argument}[${index}] is not a well-formed event envelope`,
+          value: events,
+        })
       }
       if (event.seq !== firstSeq + index) {
         throw new InvalidArgumentError({
@@ -223,7 +252,11 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       if (events.length === 0) return
       const expectedSeq = batch.expectedSeq
       if (!isSafeNonNegative(expectedSeq)) {
-        throw new InvalidArgumentError({ argument: 'expectedSeq', reason: 'must be a non-negative safe integer', value: expectedSeq })
+        throw new InvalidArgumentError({
+          argument: 'expectedSeq',
+          reason: 'must be a non-negative safe integer',
+          value: expectedSeq,
+        })
       }
       checkBatch(events, expectedSeq, 'events')
       const registered = registrations.get(sessionId)
@@ -289,7 +322,11 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       return log
     },
 
-    async commitRepair(sessionId: string, torn: TornTail | undefined, closers: readonly SessionEvent[]): Promise<RepairCommit | undefined> {
+    async commitRepair(
+      sessionId: string,
+      torn: TornTail | undefined,
+      closers: readonly SessionEvent[],
+    ): Promise<RepairCommit | undefined> {
       ensureOpen()
       assertStorableId(sessionId)
       requireLease(sessionId, undefined)
@@ -338,7 +375,11 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       ensureOpen()
       assertStorableId(sessionId)
       if (!isSafeNonNegative(fromSeq)) {
-        throw new InvalidArgumentError({ argument: 'fromSeq', reason: 'must be a non-negative safe integer', value: fromSeq })
+        throw new InvalidArgumentError({
+          argument: 'fromSeq',
+          reason: 'must be a non-negative safe integer',
+          value: fromSeq,
+        })
       }
       checkSignal(readOptions.signal)
       const entry = store.logs.get(sessionId)

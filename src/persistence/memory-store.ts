@@ -98,7 +98,6 @@ export interface LeaseRecord {
   live: boolean
 }
 
-
 /** @internal */
 export function concat(pieces: readonly Uint8Array[]): Uint8Array {
   let length = 0

@@ -128,13 +128,13 @@ export interface PersistenceAdapter {
    *   (`RepairReport.quarantine`); adapters may resolve with nothing
    * @throws `LeaseLostError`, `SeqConflictError` (`expectedRevision`)
    */
-  commitRepair(sessionId: string, torn: TornTail | undefined, closers: readonly SessionEvent[]): Promise<RepairCommit | undefined | void>
-  /** Committed events with `seq ≥ fromSeq` (never salvaged ones); no mutation. */
-  readFrom?(
+  commitRepair(
     sessionId: string,
-    fromSeq: number,
-    options?: ReadOptions,
-  ): Promise<StoredSuffix>
+    torn: TornTail | undefined,
+    closers: readonly SessionEvent[],
+  ): Promise<RepairCommit | undefined | void>
+  /** Committed events with `seq ≥ fromSeq` (never salvaged ones); no mutation. */
+  readFrom?(sessionId: string, fromSeq: number, options?: ReadOptions): Promise<StoredSuffix>
   /** Headers of every stored session, sorted by id; damaged ones are reported, not thrown. */
   list(options?: ReadOptions): Promise<StoredListing>
   /** Removes a stored log and its auxiliary files (under this instance's live lease). */

@@ -95,14 +95,22 @@ interface Reservation {
  */
 function checkOperationOptions(options: OperationOptions & { readonly truncateAtCorruption?: unknown }): void {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new InvalidArgumentError({ argument: 'options', reason: 'must be an options object { signal? }', value: options })
+    throw new InvalidArgumentError({
+      argument: 'options',
+      reason: 'must be an options object { signal? }',
+      value: options,
+    })
   }
   const signal: unknown = options.signal
   if (signal !== undefined && !isAbortSignal(signal)) {
     throw new InvalidArgumentError({ argument: 'options.signal', reason: 'must be an AbortSignal', value: signal })
   }
   if (options.truncateAtCorruption !== undefined && typeof options.truncateAtCorruption !== 'boolean') {
-    throw new InvalidArgumentError({ argument: 'options.truncateAtCorruption', reason: 'must be a boolean', value: options.truncateAtCorruption })
+    throw new InvalidArgumentError({
+      argument: 'options.truncateAtCorruption',
+      reason: 'must be a boolean',
+      value: options.truncateAtCorruption,
+    })
   }
   if (signal?.aborted === true) throw signal.reason
 }
@@ -151,7 +159,11 @@ export class PersistenceCoordinator {
     if (live !== undefined) {
       await this.flushSession(live)
       if (live.turnState().openTurn !== null) {
-        throw new PersistenceError({ code: ErrorCode.LIVE_TURN_OPEN, sessionId: id, detail: `turn ${live.turnState().openTurn} is still open` })
+        throw new PersistenceError({
+          code: ErrorCode.LIVE_TURN_OPEN,
+          sessionId: id,
+          detail: `turn ${live.turnState().openTurn} is still open`,
+        })
       }
       return { header: live.header, events: live.events, revision: `live:${live.length}` }
     }
@@ -177,7 +189,8 @@ export class PersistenceCoordinator {
   async inspect(id: string, options: OperationOptions = {}): Promise<InspectedLog> {
     checkOperationOptions(options)
     const live = this.#host.live(id)
-    if (live !== undefined) return { header: live.header, events: live.events, revision: `live:${live.length}`, repairPending: false }
+    if (live !== undefined)
+      return { header: live.header, events: live.events, revision: `live:${live.length}`, repairPending: false }
     return this.#serial(id, async () => {
       const stored = await this.#io.load(id, options.signal === undefined ? {} : { signal: options.signal })
       checkStoredLog(id, stored, this.#host.catalog, { full: true })
@@ -204,15 +217,27 @@ export class PersistenceCoordinator {
   async prepare(id: string, options: OperationOptions = {}): Promise<SessionPreparation> {
     checkOperationOptions(options)
     if (this.#host.live(id) !== undefined) {
-      throw new PersistenceError({ code: ErrorCode.SESSION_LIVE, sessionId: id, detail: 'the session is live in this harness' })
+      throw new PersistenceError({
+        code: ErrorCode.SESSION_LIVE,
+        sessionId: id,
+        detail: 'the session is live in this harness',
+      })
     }
     if (this.#reservations.has(id)) {
-      throw new PersistenceError({ code: ErrorCode.SESSION_RESERVED, sessionId: id, detail: 'the session is already prepared' })
+      throw new PersistenceError({
+        code: ErrorCode.SESSION_RESERVED,
+        sessionId: id,
+        detail: 'the session is already prepared',
+      })
     }
     return this.#serial(id, async () => {
       // A prepare queued behind another one of the same id finds the id reserved only now.
       if (this.#reservations.has(id)) {
-        throw new PersistenceError({ code: ErrorCode.SESSION_RESERVED, sessionId: id, detail: 'the session is already prepared' })
+        throw new PersistenceError({
+          code: ErrorCode.SESSION_RESERVED,
+          sessionId: id,
+          detail: 'the session is already prepared',
+        })
       }
       const lease = await this.#acquire(id)
       let log: LoadedLog
@@ -255,7 +280,9 @@ export class PersistenceCoordinator {
     return this.#serial(id, async () => {
       if (adapter.readFrom !== undefined) {
         const result = await adapter.readFrom(id, fromSeq, signalOption)
-        checkStoredLog(id, { header: result.header, events: result.events, revision: '' }, this.#host.catalog, { full: false })
+        checkStoredLog(id, { header: result.header, events: result.events, revision: '' }, this.#host.catalog, {
+          full: false,
+        })
         return result
       }
       const stored = await adapter.load(id, signalOption)
@@ -276,7 +303,8 @@ export class PersistenceCoordinator {
   async list(options: OperationOptions = {}): Promise<readonly SessionHeader[]> {
     checkOperationOptions(options)
     const listing = await this.#io.list(options.signal === undefined ? {} : { signal: options.signal })
-    for (const damaged of listing.damaged) this.#host.logger.warn('a stored session header is damaged', { error: damaged })
+    for (const damaged of listing.damaged)
+      this.#host.logger.warn('a stored session header is damaged', { error: damaged })
     return listing.headers
   }
 
@@ -290,11 +318,19 @@ export class PersistenceCoordinator {
   async delete(id: string, options: OperationOptions = {}): Promise<void> {
     checkOperationOptions(options)
     if (this.#host.live(id) !== undefined) {
-      throw new PersistenceError({ code: ErrorCode.SESSION_LIVE, sessionId: id, detail: 'the session is live in this harness' })
+      throw new PersistenceError({
+        code: ErrorCode.SESSION_LIVE,
+        sessionId: id,
+        detail: 'the session is live in this harness',
+      })
     }
     const adapter = this.#io
     if (adapter.delete === undefined) {
-      throw new PersistenceError({ code: ErrorCode.WRITE_FAILED, sessionId: id, detail: `the ${adapter.name} adapter cannot delete` })
+      throw new PersistenceError({
+        code: ErrorCode.WRITE_FAILED,
+        sessionId: id,
+        detail: `the ${adapter.name} adapter cannot delete`,
+      })
     }
     const remove = adapter.delete.bind(adapter)
     await this.#serial(id, async () => {
@@ -315,10 +351,17 @@ export class PersistenceCoordinator {
    * @param options - `truncateAtCorruption`, `signal`
    * @returns what was done
    */
-  async repair(id: string, options: OperationOptions & { readonly truncateAtCorruption?: boolean } = {}): Promise<RepairReport> {
+  async repair(
+    id: string,
+    options: OperationOptions & { readonly truncateAtCorruption?: boolean } = {},
+  ): Promise<RepairReport> {
     checkOperationOptions(options)
     if (this.#host.live(id) !== undefined) {
-      throw new PersistenceError({ code: ErrorCode.SESSION_LIVE, sessionId: id, detail: 'the session is live in this harness' })
+      throw new PersistenceError({
+        code: ErrorCode.SESSION_LIVE,
+        sessionId: id,
+        detail: 'the session is live in this harness',
+      })
     }
     return this.#serial(id, async () => {
       const lease = await this.#acquire(id)
@@ -390,7 +433,11 @@ export class PersistenceCoordinator {
     const id = session.id
     if (this.#closing !== undefined) {
       // C7: refused, not ignored: an unbound session's flush would resolve without writing anything.
-      throw new PersistenceError({ code: ErrorCode.CLOSED, sessionId: id, detail: 'persistence is closing; no new session can be stored' })
+      throw new PersistenceError({
+        code: ErrorCode.CLOSED,
+        sessionId: id,
+        detail: 'persistence is closing; no new session can be stored',
+      })
     }
     const reservation = this.#reservations.get(id)
     let cursor = 0
@@ -426,7 +473,10 @@ export class PersistenceCoordinator {
       options: this.#host.writeBehind,
       write: (batch) => this.#write(binding, batch),
       onFailure: (error, pendingEvents) => {
-        this.#host.logger.warn(`session "${id}": a background write failed; events are kept and retried`, { error, pendingEvents })
+        this.#host.logger.warn(`session "${id}": a background write failed; events are kept and retried`, {
+          error,
+          pendingEvents,
+        })
         this.#host.writeFailed(id, error, pendingEvents)
       },
     })
@@ -537,7 +587,8 @@ export class PersistenceCoordinator {
 
   async #close(): Promise<void> {
     const errors: unknown[] = []
-    for (const discarding of [...this.#discards.values()]) await discarding.catch((error: unknown) => errors.push(error))
+    for (const discarding of [...this.#discards.values()])
+      await discarding.catch((error: unknown) => errors.push(error))
     const bindings = [...this.#retained.splice(0), ...this.#bindings.values()]
     const outcomes = await Promise.allSettled(bindings.map((binding) => binding.writeBehind.flush()))
     // Forget the bindings before disposing their queues: a late event is then ignored, not thrown.
@@ -577,7 +628,9 @@ export class PersistenceCoordinator {
     const id = binding.session.id
     await binding.ready.catch(() => {})
     if (binding.failure !== undefined) throw binding.failure
-    await this.#serial(id, () => this.#io.append(id, batch, { expectedSeq: binding.cursor, lease: binding.lease as Lease }))
+    await this.#serial(id, () =>
+      this.#io.append(id, batch, { expectedSeq: binding.cursor, lease: binding.lease as Lease }),
+    )
     binding.cursor += batch.length
   }
 

@@ -67,7 +67,10 @@ const shorthandSchema = z.strictObject({
 
 const configSchema = z.strictObject({
   adapter: z
-    .union([z.custom<PersistenceAdapter>(isPersistenceAdapter, { error: 'must be a PersistenceAdapter' }), shorthandSchema])
+    .union([
+      z.custom<PersistenceAdapter>(isPersistenceAdapter, { error: 'must be a PersistenceAdapter' }),
+      shorthandSchema,
+    ])
     .optional(),
   writeBehind: writeBehindOptionsSchema.optional(),
 })
@@ -75,7 +78,10 @@ const configSchema = z.strictObject({
 function adapterOf(input: PersistenceAdapter | z.output<typeof shorthandSchema> | undefined): PersistenceAdapter {
   if (input === undefined) return memoryPersistence()
   if (isPersistenceAdapter(input)) return input
-  return jsonlPersistence({ dir: input.dir, ...(input.compression === undefined ? {} : { compression: input.compression }) })
+  return jsonlPersistence({
+    dir: input.dir,
+    ...(input.compression === undefined ? {} : { compression: input.compression }),
+  })
 }
 
 /**
@@ -101,12 +107,15 @@ export function persistencePlugin(): PluginDefinition<z.output<typeof configSche
         logger: ctx.logger,
         catalog: sessions.catalog,
         live: (id) => sessions.get(id),
-        writeFailed: (sessionId, error, pendingEvents) => ctx.emit('session/write-failed', { sessionId, error, pendingEvents }),
+        writeFailed: (sessionId, error, pendingEvents) =>
+          ctx.emit('session/write-failed', { sessionId, error, pendingEvents }),
       })
       ctx.on('session/created', ({ session }) => coordinator.bind(session))
       ctx.on('session/event', ({ session, event }) => coordinator.record(session, event))
       ctx.on('session/flush', ({ session }) => coordinator.flushSession(session))
-      ctx.on('session/disposed', ({ session, vetoed }) => (vetoed === true ? coordinator.discard(session) : coordinator.unbind(session)))
+      ctx.on('session/disposed', ({ session, vetoed }) =>
+        vetoed === true ? coordinator.discard(session) : coordinator.unbind(session),
+      )
       sessions.addCommitGuard((event, session) => coordinator.guard(event, session), { label: 'persistence' })
       ctx.provide(services.persistence, coordinator)
       return () => coordinator.close()

@@ -16,7 +16,12 @@ import type { StoredLog } from './persistence-adapter.js'
  *
  * @internal
  */
-export function checkStoredLog(sessionId: string, stored: StoredLog, catalog: SessionCatalog, options: { full: boolean }): void {
+export function checkStoredLog(
+  sessionId: string,
+  stored: StoredLog,
+  catalog: SessionCatalog,
+  options: { full: boolean },
+): void {
   const location = stored.location ?? sessionId
   if (stored.header.id !== sessionId) {
     throw new PersistenceCorruptionError({
@@ -48,8 +53,7 @@ export function checkStoredLog(sessionId: string, stored: StoredLog, catalog: Se
       // later resume seed of the same events keep them instead of copying each.
       adoptParsedJson(stored.events)
       createSession({ id: sessionId, seed: stored.events, catalog, clock: systemClock() })
-    }
-    else for (const event of stored.events) checkEventAlone(sessionId, event, catalog)
+    } else for (const event of stored.events) checkEventAlone(sessionId, event, catalog)
   } catch (error) {
     if (!HarnessError.is(error)) throw error
     const located = error as { readonly index?: number; readonly seq?: number }
@@ -74,7 +78,12 @@ function checkEventAlone(sessionId: string, event: StoredLog['events'][number], 
   const where = { sessionId, type: event.type, seq: event.seq }
   const definition = catalog.get(event.type)
   if (event.ignorable === true && definition?.core === true) {
-    throw new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...where, detail: `ignorable is not allowed on core type ${event.type}`, field: 'ignorable' })
+    throw new SessionEventError({
+      code: ErrorCode.INVALID_ENVELOPE,
+      ...where,
+      detail: `ignorable is not allowed on core type ${event.type}`,
+      field: 'ignorable',
+    })
   }
   if (definition?.schema === undefined) return
   const issues = payloadIssues(definition.schema, event.data)

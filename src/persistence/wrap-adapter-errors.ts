@@ -15,7 +15,12 @@ import type { PersistenceAdapter } from './persistence-adapter.js'
  */
 export function wrapAdapterError(sessionId: string | undefined, error: unknown, operation: string): unknown {
   if (HarnessError.is(error)) return error
-  return new PersistenceError({ code: ErrorCode.WRITE_FAILED, sessionId, detail: `the storage adapter's ${operation} failed`, cause: error })
+  return new PersistenceError({
+    code: ErrorCode.WRITE_FAILED,
+    sessionId,
+    detail: `the storage adapter's ${operation} failed`,
+    cause: error,
+  })
 }
 
 /**
@@ -27,7 +32,12 @@ export function wrapAdapterError(sessionId: string | undefined, error: unknown, 
  * @internal
  */
 export function wrapAdapterErrors(adapter: PersistenceAdapter): PersistenceAdapter {
-  const guard = async <T>(sessionId: string | undefined, operation: string, call: () => Promise<T>, signal?: AbortSignal): Promise<T> => {
+  const guard = async <T>(
+    sessionId: string | undefined,
+    operation: string,
+    call: () => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> => {
     try {
       return await call()
     } catch (error) {
@@ -40,13 +50,23 @@ export function wrapAdapterErrors(adapter: PersistenceAdapter): PersistenceAdapt
   const remove = adapter.delete
   return {
     name: adapter.name,
-    create: (header) => guard(typeof header?.id === 'string' ? header.id : undefined, 'create', () => adapter.create(header)),
-    append: (sessionId, events, options) => guard(sessionId, 'append', () => adapter.append(sessionId, events, options)),
+    create: (header) =>
+      guard(typeof header?.id === 'string' ? header.id : undefined, 'create', () => adapter.create(header)),
+    append: (sessionId, events, options) =>
+      guard(sessionId, 'append', () => adapter.append(sessionId, events, options)),
     load: (sessionId, options) => guard(sessionId, 'load', () => adapter.load(sessionId, options), options?.signal),
-    commitRepair: (sessionId, torn, closers) => guard(sessionId, 'commitRepair', () => adapter.commitRepair(sessionId, torn, closers)),
-    ...(readFrom === undefined ? {} : { readFrom: (sessionId: string, fromSeq: number, options?: Parameters<typeof readFrom>[2]) => guard(sessionId, 'readFrom', () => readFrom.call(adapter, sessionId, fromSeq, options), options?.signal) }),
+    commitRepair: (sessionId, torn, closers) =>
+      guard(sessionId, 'commitRepair', () => adapter.commitRepair(sessionId, torn, closers)),
+    ...(readFrom === undefined
+      ? {}
+      : {
+          readFrom: (sessionId: string, fromSeq: number, options?: Parameters<typeof readFrom>[2]) =>
+            guard(sessionId, 'readFrom', () => readFrom.call(adapter, sessionId, fromSeq, options), options?.signal),
+        }),
     list: (options) => guard(undefined, 'list', () => adapter.list(options), options?.signal),
-    ...(remove === undefined ? {} : { delete: (sessionId: string) => guard(sessionId, 'delete', () => remove.call(adapter, sessionId)) }),
+    ...(remove === undefined
+      ? {}
+      : { delete: (sessionId: string) => guard(sessionId, 'delete', () => remove.call(adapter, sessionId)) }),
     acquire: (sessionId) => guard(sessionId, 'acquire', () => adapter.acquire(sessionId)),
     close: () => guard(undefined, 'close', () => adapter.close()),
   }

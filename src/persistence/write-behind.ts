@@ -194,7 +194,10 @@ export class WriteBehind {
    */
   enqueue(event: SessionEvent): void {
     if (this.#disposed) {
-      throw new PersistenceError({ code: ErrorCode.CLOSED, detail: `write-behind is disposed; event seq ${event.seq} refused` })
+      throw new PersistenceError({
+        code: ErrorCode.CLOSED,
+        detail: `write-behind is disposed; event seq ${event.seq} refused`,
+      })
     }
     const text = jsonText(event as unknown as JsonValue)
     // Handed on to the encoder with the batch (WB7); only a frozen event's text stays true.

@@ -32,9 +32,19 @@ function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
 
-function contributionFailed(kind: PromptContributionKind, name: string | undefined, cause: unknown): PromptAssemblyError {
+function contributionFailed(
+  kind: PromptContributionKind,
+  name: string | undefined,
+  cause: unknown,
+): PromptAssemblyError {
   const what = name === undefined ? `a ${kind} provider` : `the ${kind} "${name}"`
-  return new PromptAssemblyError({ code: ErrorCode.CONTRIBUTION_FAILED, message: `${what} failed: ${reasonOf(cause)}`, kind, name, cause })
+  return new PromptAssemblyError({
+    code: ErrorCode.CONTRIBUTION_FAILED,
+    message: `${what} failed: ${reasonOf(cause)}`,
+    kind,
+    name,
+    cause,
+  })
 }
 
 function compareNames(left: string, right: string): number {
@@ -43,11 +53,20 @@ function compareNames(left: string, right: string): number {
 
 function inputOf(input: unknown): AssembleInput {
   if (typeof input !== 'object' || input === null) {
-    throw new InvalidArgumentError({ argument: 'input', reason: 'assemble() takes { agent?, scope?, signal }', value: input })
+    throw new InvalidArgumentError({
+      argument: 'input',
+      reason: 'assemble() takes { agent?, scope?, signal }',
+      value: input,
+    })
   }
   const { agent, scope, signal } = input as Record<string, unknown>
   const candidate = signal as { aborted?: unknown; addEventListener?: unknown } | null | undefined
-  if (typeof candidate !== 'object' || candidate === null || typeof candidate.aborted !== 'boolean' || typeof candidate.addEventListener !== 'function') {
+  if (
+    typeof candidate !== 'object' ||
+    candidate === null ||
+    typeof candidate.aborted !== 'boolean' ||
+    typeof candidate.addEventListener !== 'function'
+  ) {
     throw new InvalidArgumentError({ argument: 'signal', reason: 'assemble() needs an AbortSignal', value: signal })
   }
   if (scope !== undefined && (typeof scope !== 'object' || scope === null)) {
@@ -79,11 +98,19 @@ function evaluateText(kind: 'section' | 'context', name: string, text: PromptTex
     throw contributionFailed(kind, name, error)
   }
   if (result === undefined) return ''
-  if (typeof result !== 'string') throw contributionFailed(kind, name, new TypeError(`the text provider returned ${typeName(result)}, not a string or undefined`))
+  if (typeof result !== 'string')
+    throw contributionFailed(
+      kind,
+      name,
+      new TypeError(`the text provider returned ${typeName(result)}, not a string or undefined`),
+    )
   return result
 }
 
-function evaluateVariables(merged: Map<string, VariableValue>, input: AssembleInput): Readonly<Record<string, string | undefined>> {
+function evaluateVariables(
+  merged: Map<string, VariableValue>,
+  input: AssembleInput,
+): Readonly<Record<string, string | undefined>> {
   const variables: Record<string, string | undefined> = Object.create(null)
   for (const [name, value] of merged) {
     if (typeof value === 'string') {
@@ -111,7 +138,10 @@ function evaluateVariables(merged: Map<string, VariableValue>, input: AssembleIn
 }
 
 /** Calls every tool provider of every layer (global first), copying each schema; step 5 before ordering. */
-function collectTools(layers: readonly PromptLayer[], input: AssembleInput): { schemas: Map<string, ToolSchema>; known: Set<string> } {
+function collectTools(
+  layers: readonly PromptLayer[],
+  input: AssembleInput,
+): { schemas: Map<string, ToolSchema>; known: Set<string> } {
   const schemas = new Map<string, ToolSchema>()
   const known = new Set<string>()
   for (const layer of layers) {
@@ -124,16 +154,27 @@ function collectTools(layers: readonly PromptLayer[], input: AssembleInput): { s
       }
       const contribution = result as { schemas?: unknown; knownNames?: unknown } | null
       if (typeof contribution !== 'object' || contribution === null || !Array.isArray(contribution.schemas)) {
-        throw contributionFailed('tools', undefined, new TypeError(`the provider returned ${typeName(result)}, not { schemas, knownNames? }`))
+        throw contributionFailed(
+          'tools',
+          undefined,
+          new TypeError(`the provider returned ${typeName(result)}, not { schemas, knownNames? }`),
+        )
       }
       const knownNames = contribution.knownNames
-      if (knownNames !== undefined && (!Array.isArray(knownNames) || !knownNames.every((name) => typeof name === 'string'))) {
+      if (
+        knownNames !== undefined &&
+        (!Array.isArray(knownNames) || !knownNames.every((name) => typeof name === 'string'))
+      ) {
         throw contributionFailed('tools', undefined, new TypeError('knownNames must be an array of strings'))
       }
       for (const [index, schema] of (contribution.schemas as unknown[]).entries()) {
         const problem = toolSchemaProblem(schema)
         if (problem !== undefined) {
-          throw contributionFailed('tools', undefined, new TypeError(`schemas[${index}]${problem.field === '' ? '' : `.${problem.field}`} ${problem.reason}`))
+          throw contributionFailed(
+            'tools',
+            undefined,
+            new TypeError(`schemas[${index}]${problem.field === '' ? '' : `.${problem.field}`} ${problem.reason}`),
+          )
         }
         const tool = schema as ToolSchema
         if (schemas.has(tool.name)) {
@@ -159,7 +200,11 @@ function collectTools(layers: readonly PromptLayer[], input: AssembleInput): { s
 }
 
 /** Orders the schemas (06-prompt-scope.md §1.5): by name, or by `toolOrder` with the rest at `'*'`. */
-function orderTools(schemas: Map<string, ToolSchema>, known: Set<string>, toolOrder: readonly string[] | undefined): readonly ToolSchema[] {
+function orderTools(
+  schemas: Map<string, ToolSchema>,
+  known: Set<string>,
+  toolOrder: readonly string[] | undefined,
+): readonly ToolSchema[] {
   const byName = [...schemas.keys()].sort(compareNames)
   if (toolOrder === undefined) return Object.freeze(byName.map((name) => schemas.get(name) as ToolSchema))
   for (const name of toolOrder) {
@@ -190,7 +235,10 @@ function sortEntries(merged: Map<string, TextEntry>): TextEntry[] {
   return [...merged.values()].sort((left, right) => left.order - right.order)
 }
 
-function evaluateSections(merged: Map<string, TextEntry>, input: AssembleInput): { sections: readonly AssembledSection[]; complete: AssembledSection | undefined } {
+function evaluateSections(
+  merged: Map<string, TextEntry>,
+  input: AssembleInput,
+): { sections: readonly AssembledSection[]; complete: AssembledSection | undefined } {
   const entries = sortEntries(merged)
   const completes = entries.filter((entry) => entry.complete)
   if (completes.length > 1) {
@@ -212,7 +260,15 @@ function evaluateSections(merged: Map<string, TextEntry>, input: AssembleInput):
 }
 
 function evaluateContexts(merged: Map<string, TextEntry>, input: AssembleInput): readonly AssembledContext[] {
-  return Object.freeze(sortEntries(merged).map((entry) => Object.freeze({ name: entry.name, order: entry.order, text: evaluateText('context', entry.name, entry.text, input) })))
+  return Object.freeze(
+    sortEntries(merged).map((entry) =>
+      Object.freeze({
+        name: entry.name,
+        order: entry.order,
+        text: evaluateText('context', entry.name, entry.text, input),
+      }),
+    ),
+  )
 }
 
 async function assemble(source: AssembleSource, input: AssembleInput): Promise<PromptAssembly> {
@@ -231,7 +287,12 @@ async function assemble(source: AssembleSource, input: AssembleInput): Promise<P
   const contexts = suppressed ? Object.freeze([]) : evaluateContexts(mergedContexts, input)
   const assembly: PromptAssembly = Object.freeze({ sections, contexts, variables, tools })
   const payload: SystemPromptAssemblePayload = Object.freeze({ ...input, assembly })
-  const result = await source.ctx.waterfall('system-prompt/assemble', payload, (current) => current.assembly, scope === undefined ? undefined : { scope })
+  const result = await source.ctx.waterfall(
+    'system-prompt/assemble',
+    payload,
+    (current) => current.assembly,
+    scope === undefined ? undefined : { scope },
+  )
   const checked = checkAssembly(result, new Set<object>(tools))
   return Object.freeze({
     sections: complete === undefined ? checked.sections : Object.freeze([complete]),

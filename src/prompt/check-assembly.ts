@@ -19,14 +19,23 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** Whether `schema` has exactly the three fields of a tool schema (own, enumerable). */
 function hasOnlySchemaFields(schema: ToolSchema): boolean {
   const keys = Object.keys(schema)
-  return keys.length === 3 && Object.hasOwn(schema, 'name') && Object.hasOwn(schema, 'description') && Object.hasOwn(schema, 'parameters')
+  return (
+    keys.length === 3 &&
+    Object.hasOwn(schema, 'name') &&
+    Object.hasOwn(schema, 'description') &&
+    Object.hasOwn(schema, 'parameters')
+  )
 }
 
 /** The copy made of each deep-frozen schema this library built (the tool registry's): it never changes, so neither does its copy. */
 const copies = new WeakMap<ToolSchema, ToolSchema>()
 
 function freshCopy(schema: ToolSchema): ToolSchema {
-  return Object.freeze({ name: schema.name, description: schema.description, parameters: deepFreeze(structuredClone(schema.parameters)) })
+  return Object.freeze({
+    name: schema.name,
+    description: schema.description,
+    parameters: deepFreeze(structuredClone(schema.parameters)),
+  })
 }
 
 /**
@@ -54,7 +63,8 @@ export function copyToolSchema(schema: ToolSchema): ToolSchema {
  */
 export function toolSchemaProblem(value: unknown): { field: string; reason: string } | undefined {
   if (!isRecord(value)) return { field: '', reason: 'must be a tool schema { name, description, parameters }' }
-  if (typeof value['name'] !== 'string' || value['name'].length === 0) return { field: 'name', reason: 'must be a non-empty string' }
+  if (typeof value['name'] !== 'string' || value['name'].length === 0)
+    return { field: 'name', reason: 'must be a non-empty string' }
   if (typeof value['description'] !== 'string') return { field: 'description', reason: 'must be a string' }
   if (!isRecord(value['parameters'])) return { field: 'parameters', reason: 'must be a JSON Schema object' }
   return undefined
@@ -68,11 +78,15 @@ function arrayAt(value: unknown, path: readonly (string | number)[]): readonly u
 function textEntry(value: unknown, path: readonly (string | number)[], section: boolean): AssembledSection {
   if (!isRecord(value)) throw new AssemblyProblem(path, 'must be an object { name, order, text }')
   const { name, order, text, complete } = value
-  if (typeof name !== 'string' || name.length === 0) throw new AssemblyProblem([...path, 'name'], 'must be a non-empty string')
-  if (typeof order !== 'number' || !Number.isFinite(order)) throw new AssemblyProblem([...path, 'order'], 'must be a finite number')
+  if (typeof name !== 'string' || name.length === 0)
+    throw new AssemblyProblem([...path, 'name'], 'must be a non-empty string')
+  if (typeof order !== 'number' || !Number.isFinite(order))
+    throw new AssemblyProblem([...path, 'order'], 'must be a finite number')
   if (typeof text !== 'string') throw new AssemblyProblem([...path, 'text'], 'must be a string')
-  if (section && complete !== undefined && complete !== true) throw new AssemblyProblem([...path, 'complete'], 'must be true when present')
-  if (!section && complete !== undefined) throw new AssemblyProblem([...path, 'complete'], 'is not allowed on a context')
+  if (section && complete !== undefined && complete !== true)
+    throw new AssemblyProblem([...path, 'complete'], 'must be true when present')
+  if (!section && complete !== undefined)
+    throw new AssemblyProblem([...path, 'complete'], 'is not allowed on a context')
   return Object.freeze(complete === true ? { name, order, text, complete } : { name, order, text })
 }
 
@@ -81,7 +95,8 @@ function variablesOf(value: unknown): Readonly<Record<string, string | undefined
   const variables: Record<string, string | undefined> = Object.create(null)
   for (const name of Object.keys(value)) {
     const variable = value[name]
-    if (variable !== undefined && typeof variable !== 'string') throw new AssemblyProblem(['variables', name], 'must be a string or undefined')
+    if (variable !== undefined && typeof variable !== 'string')
+      throw new AssemblyProblem(['variables', name], 'must be a string or undefined')
     variables[name] = variable
   }
   return Object.freeze(variables)
@@ -92,9 +107,14 @@ function toolsOf(value: unknown, own: ReadonlySet<object>): readonly ToolSchema[
   return Object.freeze(
     arrayAt(value, ['tools']).map((schema, index) => {
       const problem = toolSchemaProblem(schema)
-      if (problem !== undefined) throw new AssemblyProblem(problem.field === '' ? ['tools', index] : ['tools', index, problem.field], problem.reason)
+      if (problem !== undefined)
+        throw new AssemblyProblem(
+          problem.field === '' ? ['tools', index] : ['tools', index, problem.field],
+          problem.reason,
+        )
       const tool = schema as ToolSchema
-      if (names.has(tool.name)) throw new AssemblyProblem(['tools', index, 'name'], `repeats the tool name "${tool.name}"`)
+      if (names.has(tool.name))
+        throw new AssemblyProblem(['tools', index, 'name'], `repeats the tool name "${tool.name}"`)
       names.add(tool.name)
       if (own.has(tool)) return tool
       try {
@@ -107,8 +127,11 @@ function toolsOf(value: unknown, own: ReadonlySet<object>): readonly ToolSchema[
 }
 
 function build(value: unknown, own: ReadonlySet<object>): PromptAssembly {
-  if (!isRecord(value)) throw new AssemblyProblem([], 'must be a PromptAssembly { sections, contexts, variables, tools }')
-  const sections = Object.freeze(arrayAt(value['sections'], ['sections']).map((entry, index) => textEntry(entry, ['sections', index], true)))
+  if (!isRecord(value))
+    throw new AssemblyProblem([], 'must be a PromptAssembly { sections, contexts, variables, tools }')
+  const sections = Object.freeze(
+    arrayAt(value['sections'], ['sections']).map((entry, index) => textEntry(entry, ['sections', index], true)),
+  )
   const contexts: readonly AssembledContext[] = Object.freeze(
     arrayAt(value['contexts'], ['contexts']).map((entry, index) => textEntry(entry, ['contexts', index], false)),
   )

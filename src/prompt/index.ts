@@ -4,7 +4,12 @@
  *
  * @module
  */
-export { type PromptTemplateSection, type PromptVariables, type RenderPromptOptions, renderPrompt } from './render-prompt.js'
+export {
+  type PromptTemplateSection,
+  type PromptVariables,
+  type RenderPromptOptions,
+  renderPrompt,
+} from './render-prompt.js'
 export {
   createRuntimeContextProjection,
   isRuntimeContextSnapshot,

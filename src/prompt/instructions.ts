@@ -14,7 +14,8 @@ const sectionName = /^\S+$/
  */
 export function instructionsIssues(value: unknown): { path: (string | number)[]; message: string }[] {
   if (typeof value === 'string') return []
-  if (!Array.isArray(value)) return [{ path: [], message: 'must be a string or an array of sections { name, order?, text }' }]
+  if (!Array.isArray(value))
+    return [{ path: [], message: 'must be a string or an array of sections { name, order?, text }' }]
   const issues: { path: (string | number)[]; message: string }[] = []
   const seen = new Set<string>()
   for (const [index, section] of value.entries()) {
@@ -23,12 +24,15 @@ export function instructionsIssues(value: unknown): { path: (string | number)[];
       continue
     }
     const record = section as Record<string, unknown>
-    for (const key of Object.keys(record)) if (!sectionFields.has(key)) issues.push({ path: [index, key], message: 'is not a section field' })
+    for (const key of Object.keys(record))
+      if (!sectionFields.has(key)) issues.push({ path: [index, key], message: 'is not a section field' })
     const { name, order, text } = record
-    if (typeof name !== 'string' || !sectionName.test(name)) issues.push({ path: [index, 'name'], message: 'must be a non-empty section name without whitespace' })
+    if (typeof name !== 'string' || !sectionName.test(name))
+      issues.push({ path: [index, 'name'], message: 'must be a non-empty section name without whitespace' })
     else if (seen.has(name)) issues.push({ path: [index, 'name'], message: `repeats the section name "${name}"` })
     else seen.add(name)
-    if (order !== undefined && (typeof order !== 'number' || !Number.isFinite(order))) issues.push({ path: [index, 'order'], message: 'must be a finite number' })
+    if (order !== undefined && (typeof order !== 'number' || !Number.isFinite(order)))
+      issues.push({ path: [index, 'order'], message: 'must be a finite number' })
     if (typeof text !== 'string') issues.push({ path: [index, 'text'], message: 'must be a string' })
   }
   return issues
@@ -42,7 +46,8 @@ export function instructionsIssues(value: unknown): { path: (string | number)[];
  * @internal
  */
 export const instructionsSchema: z.ZodType<Instructions> = z.unknown().superRefine((value, context) => {
-  for (const issue of instructionsIssues(value)) context.addIssue({ code: 'custom', path: issue.path, message: issue.message })
+  for (const issue of instructionsIssues(value))
+    context.addIssue({ code: 'custom', path: issue.path, message: issue.message })
 }) as unknown as z.ZodType<Instructions>
 
 /**

@@ -101,12 +101,15 @@ export function checkTextDefinition(kind: 'section' | 'context', definition: unk
   if (typeof name !== 'string' || name.length === 0 || whitespace.test(name)) {
     throw invalid(kind, 'name', name, 'must be a non-empty string without whitespace')
   }
-  if (typeof order !== 'number' || !Number.isFinite(order)) throw invalid(kind, 'order', order, 'must be a finite number')
-  if (typeof text !== 'string' && typeof text !== 'function') throw invalid(kind, 'text', text, 'must be a string or a function')
+  if (typeof order !== 'number' || !Number.isFinite(order))
+    throw invalid(kind, 'order', order, 'must be a finite number')
+  if (typeof text !== 'string' && typeof text !== 'function')
+    throw invalid(kind, 'text', text, 'must be a string or a function')
   if (kind === 'context' && complete !== undefined) {
     throw invalid(kind, 'complete', complete, 'is not allowed on a runtime context (sections only)')
   }
-  if (complete !== undefined && typeof complete !== 'boolean') throw invalid(kind, 'complete', complete, 'must be a boolean')
+  if (complete !== undefined && typeof complete !== 'boolean')
+    throw invalid(kind, 'complete', complete, 'must be a boolean')
   return Object.freeze({ name, order, text: text as PromptText, complete: complete === true })
 }
 
@@ -120,7 +123,8 @@ export function checkVariable(name: unknown, value: unknown): asserts value is V
   if (typeof name !== 'string' || !variableNamePattern.test(name)) {
     throw invalid('variable', 'name', name, 'must match ^[a-z][a-z0-9_]*$')
   }
-  if (typeof value !== 'string' && typeof value !== 'function') throw invalid('variable', 'value', value, 'must be a string or a function')
+  if (typeof value !== 'string' && typeof value !== 'function')
+    throw invalid('variable', 'value', value, 'must be a string or a function')
 }
 
 /**

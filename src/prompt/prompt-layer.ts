@@ -20,5 +20,11 @@ export function createPromptLayer(): PromptLayer {
 
 /** @internal Whether a layer holds nothing (a scoped layer is then reclaimed). */
 export function isPromptLayerEmpty(layer: PromptLayer): boolean {
-  return layer.sections.size === 0 && layer.contexts.size === 0 && layer.variables.size === 0 && layer.tools.size === 0 && layer.suppressors.size === 0
+  return (
+    layer.sections.size === 0 &&
+    layer.contexts.size === 0 &&
+    layer.variables.size === 0 &&
+    layer.tools.size === 0 &&
+    layer.suppressors.size === 0
+  )
 }

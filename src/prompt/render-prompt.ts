@@ -58,7 +58,11 @@ export function renderPrompt(
 ): string {
   const sectionKind = kindOf(options)
   if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) {
-    throw new InvalidArgumentError({ argument: 'variables', reason: 'must be a record of strings (or undefined)', value: variables })
+    throw new InvalidArgumentError({
+      argument: 'variables',
+      reason: 'must be a record of strings (or undefined)',
+      value: variables,
+    })
   }
   const sections = sectionsOf(template)
   let output = ''
@@ -86,18 +90,34 @@ function kindOf(options: RenderPromptOptions | undefined): 'section' | 'context'
 function sectionsOf(template: unknown): readonly PromptTemplateSection[] {
   if (typeof template === 'string') return [{ name: 'template', text: template }]
   if (!Array.isArray(template)) {
-    throw new InvalidArgumentError({ argument: 'template', reason: 'must be a string or an array of { name, text } sections', value: template })
+    throw new InvalidArgumentError({
+      argument: 'template',
+      reason: 'must be a string or an array of { name, text } sections',
+      value: template,
+    })
   }
   for (const [index, section] of template.entries()) {
     if (typeof section !== 'object' || section === null) {
-      throw new InvalidArgumentError({ argument: `template[${index}]`, reason: 'must be a { name, text } section', value: section })
+      throw new InvalidArgumentError({
+        argument: `template[${index}]`,
+        reason: 'must be a { name, text } section',
+        value: section,
+      })
     }
     const record = section as { readonly name?: unknown; readonly text?: unknown }
     if (typeof record.name !== 'string') {
-      throw new InvalidArgumentError({ argument: `template[${index}].name`, reason: 'must be a string', value: record.name })
+      throw new InvalidArgumentError({
+        argument: `template[${index}].name`,
+        reason: 'must be a string',
+        value: record.name,
+      })
     }
     if (typeof record.text !== 'string') {
-      throw new InvalidArgumentError({ argument: `template[${index}].text`, reason: 'must be a string', value: record.text })
+      throw new InvalidArgumentError({
+        argument: `template[${index}].text`,
+        reason: 'must be a string',
+        value: record.text,
+      })
     }
   }
   return template as readonly PromptTemplateSection[]

@@ -45,7 +45,11 @@ interface Retained {
   readonly content: readonly UserContentBlock[]
 }
 
-const snapshotSource: UserMessageSource = Object.freeze({ kind: 'plugin', plugin: RUNTIME_CONTEXT_PLUGIN, form: 'snapshot' })
+const snapshotSource: UserMessageSource = Object.freeze({
+  kind: 'plugin',
+  plugin: RUNTIME_CONTEXT_PLUGIN,
+  form: 'snapshot',
+})
 
 /**
  * Whether `event` is a snapshot a projection owns: a `user/message` whose source is the plugin
@@ -88,7 +92,11 @@ export function createRuntimeContextProjection(options: RuntimeContextProjection
     throw new InvalidArgumentError({ argument: 'options.session', reason: 'must be a Session', value: session })
   }
   if (typeof ids !== 'function') {
-    throw new InvalidArgumentError({ argument: 'options.ids', reason: 'must be an id source (kind) => string', value: ids })
+    throw new InvalidArgumentError({
+      argument: 'options.ids',
+      reason: 'must be an id source (kind) => string',
+      value: ids,
+    })
   }
   let retained: Retained | undefined
   let everOwned = false
@@ -110,7 +118,11 @@ export function createRuntimeContextProjection(options: RuntimeContextProjection
       if (isRuntimeContextSnapshot(event)) {
         everOwned = true
         retained = retainedOf(event)
-      } else if (retained !== undefined && typeof event.surfaceOp === 'object' && event.sourceEventSeqs?.includes(retained.seq) === true) {
+      } else if (
+        retained !== undefined &&
+        typeof event.surfaceOp === 'object' &&
+        event.sourceEventSeqs?.includes(retained.seq) === true
+      ) {
         retained = undefined
       }
     }
@@ -124,7 +136,12 @@ export function createRuntimeContextProjection(options: RuntimeContextProjection
       const wanted = text ?? RUNTIME_CONTEXT_CLEARED
       if (retained !== undefined && saysExactly(retained.content, wanted)) return undefined
       const block: UserContentBlock = Object.freeze({ type: 'text', text: wanted })
-      return Object.freeze({ id: ids('message'), role: 'user', content: Object.freeze([block]), source: snapshotSource })
+      return Object.freeze({
+        id: ids('message'),
+        role: 'user',
+        content: Object.freeze([block]),
+        source: snapshotSource,
+      })
     },
     get retainedSeq() {
       catchUp()
@@ -136,13 +153,26 @@ export function createRuntimeContextProjection(options: RuntimeContextProjection
 /** The snapshot text of the non-empty contexts, or `undefined` when there is none. */
 function snapshotText(rendered: readonly PromptTemplateSection[]): string | undefined {
   if (!Array.isArray(rendered)) {
-    throw new InvalidArgumentError({ argument: 'rendered', reason: 'must be an array of { name, text } contexts', value: rendered })
+    throw new InvalidArgumentError({
+      argument: 'rendered',
+      reason: 'must be an array of { name, text } contexts',
+      value: rendered,
+    })
   }
   let text: string | undefined
   for (const [index, context] of (rendered as readonly unknown[]).entries()) {
     const record = context as { readonly name?: unknown; readonly text?: unknown } | null
-    if (typeof record !== 'object' || record === null || typeof record.name !== 'string' || typeof record.text !== 'string') {
-      throw new InvalidArgumentError({ argument: `rendered[${index}]`, reason: 'must be a { name, text } context with string fields', value: context })
+    if (
+      typeof record !== 'object' ||
+      record === null ||
+      typeof record.name !== 'string' ||
+      typeof record.text !== 'string'
+    ) {
+      throw new InvalidArgumentError({
+        argument: `rendered[${index}]`,
+        reason: 'must be a { name, text } context with string fields',
+        value: context,
+      })
     }
     if (record.text.trim() === '') continue
     text = `${text ?? RUNTIME_CONTEXT_HEADER}\n\n${record.text}`
@@ -163,5 +193,7 @@ function saysExactly(content: readonly UserContentBlock[], text: string): boolea
 function isSessionLike(value: unknown): value is Session {
   if (typeof value !== 'object' || value === null) return false
   const record = value as { readonly at?: unknown; readonly surfaceNodes?: unknown; readonly length?: unknown }
-  return typeof record.at === 'function' && typeof record.surfaceNodes === 'function' && typeof record.length === 'number'
+  return (
+    typeof record.at === 'function' && typeof record.surfaceNodes === 'function' && typeof record.length === 'number'
+  )
 }

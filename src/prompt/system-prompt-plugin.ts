@@ -25,24 +25,31 @@ export interface SystemPromptEntryConfig {
   readonly toolOrder?: readonly string[]
 }
 
-const toolOrderSchema = z.array(z.string({ error: 'must be a tool name or "*"' }), { error: 'must be an array of tool names with one "*"' }).superRefine((names, context) => {
-  const markers = names.filter((name) => name === '*').length
-  if (markers !== 1) context.addIssue({ code: 'custom', message: `must contain "*" exactly once (found ${markers})` })
-  const seen = new Set<string>()
-  for (const name of names) {
-    if (seen.has(name) && name !== '*') context.addIssue({ code: 'custom', message: `lists "${name}" twice` })
-    seen.add(name)
-  }
-})
+const toolOrderSchema = z
+  .array(z.string({ error: 'must be a tool name or "*"' }), { error: 'must be an array of tool names with one "*"' })
+  .superRefine((names, context) => {
+    const markers = names.filter((name) => name === '*').length
+    if (markers !== 1) context.addIssue({ code: 'custom', message: `must contain "*" exactly once (found ${markers})` })
+    const seen = new Set<string>()
+    for (const name of names) {
+      if (seen.has(name) && name !== '*') context.addIssue({ code: 'custom', message: `lists "${name}" twice` })
+      seen.add(name)
+    }
+  })
 
-const configSchema = z.strictObject({ instructions: instructionsSchema.optional(), toolOrder: toolOrderSchema.optional() })
+const configSchema = z.strictObject({
+  instructions: instructionsSchema.optional(),
+  toolOrder: toolOrderSchema.optional(),
+})
 
 /**
  * The part of the tool registry (05-tools.md §2) the `system-prompt` entry reads: the visible
  * schemas and definitions of a scope and, when the registry offers `knownNames`, every name known
  * there (restricted ones included), so a restricted name in `toolOrder` is simply absent.
  */
-type ToolSchemaSource = Pick<ToolRegistry, 'schemas' | 'list'> & { readonly knownNames?: (scope?: ScopeKey) => readonly string[] }
+type ToolSchemaSource = Pick<ToolRegistry, 'schemas' | 'list'> & {
+  readonly knownNames?: (scope?: ScopeKey) => readonly string[]
+}
 
 /** The one provider of the tool registry: its visible schemas, and every name it knows for the scope. */
 function registryProvider(registry: ToolSchemaSource): ToolSchemaProvider {

@@ -57,7 +57,12 @@ export class SystemPrompt {
   /** @internal Use the `system-prompt` entry; `ctx` dispatches the events and owns unbound registrations. */
   constructor(ctx: Context, options: SystemPromptOptions = {}) {
     this.#ctx = ctx
-    this.#layers = createScopedLayers({ scopes: ctx.scopes, create: createPromptLayer, isEmpty: isPromptLayerEmpty, label: 'system-prompt' })
+    this.#layers = createScopedLayers({
+      scopes: ctx.scopes,
+      create: createPromptLayer,
+      isEmpty: isPromptLayerEmpty,
+      label: 'system-prompt',
+    })
     this.#toolOrder = options.toolOrder === undefined ? undefined : Object.freeze([...options.toolOrder])
   }
 
@@ -147,7 +152,13 @@ export class SystemPrompt {
 
   #text(owner: Context, kind: 'section' | 'context', definition: unknown): Disposer {
     const entry = checkTextDefinition(kind, definition)
-    return this.#named(owner, kind, entry.name, (layer) => (kind === 'section' ? layer.sections : layer.contexts) as Map<string, unknown>, entry)
+    return this.#named(
+      owner,
+      kind,
+      entry.name,
+      (layer) => (kind === 'section' ? layer.sections : layer.contexts) as Map<string, unknown>,
+      entry,
+    )
   }
 
   #variable(owner: Context, name: unknown, value: unknown): Disposer {
@@ -156,14 +167,25 @@ export class SystemPrompt {
   }
 
   /** One name per kind per layer: the duplicate check runs inside the registration, so a disposed owner fails first. */
-  #named(owner: Context, kind: PromptContributionKind, name: string, namespace: (layer: PromptLayer) => Map<string, unknown>, value: TextEntry | VariableValue): Disposer {
+  #named(
+    owner: Context,
+    kind: PromptContributionKind,
+    name: string,
+    namespace: (layer: PromptLayer) => Map<string, unknown>,
+    value: TextEntry | VariableValue,
+  ): Disposer {
     const scope = owner.scope
     return this.#layers.register(
       owner,
       (layer) => {
         const entries = namespace(layer)
         if (entries.has(name)) {
-          throw new PromptRegistrationError({ code: ErrorCode.DUPLICATE_PROMPT_CONTRIBUTION, kind, name, ...(scope === undefined ? {} : { scope }) })
+          throw new PromptRegistrationError({
+            code: ErrorCode.DUPLICATE_PROMPT_CONTRIBUTION,
+            kind,
+            name,
+            ...(scope === undefined ? {} : { scope }),
+          })
         }
         entries.set(name, value)
         return () => {
@@ -185,7 +207,12 @@ export class SystemPrompt {
     return this.#anonymous(owner, 'suppressor', (layer) => layer.suppressors, Object.freeze({}))
   }
 
-  #anonymous<T extends object>(owner: Context, kind: PromptContributionKind, set: (layer: PromptLayer) => Set<T>, entry: T): Disposer {
+  #anonymous<T extends object>(
+    owner: Context,
+    kind: PromptContributionKind,
+    set: (layer: PromptLayer) => Set<T>,
+    entry: T,
+  ): Disposer {
     const scope = owner.scope
     return this.#layers.register(
       owner,
@@ -201,7 +228,12 @@ export class SystemPrompt {
     )
   }
 
-  #changed(change: 'add' | 'remove', kind: PromptContributionKind, name: string | undefined, scope: ScopeKey | undefined): void {
+  #changed(
+    change: 'add' | 'remove',
+    kind: PromptContributionKind,
+    name: string | undefined,
+    scope: ScopeKey | undefined,
+  ): void {
     const payload: SystemPromptChangePayload = Object.freeze({
       change,
       kind,

@@ -38,7 +38,8 @@ async function composeOne(
   if (definition.instructions !== undefined) {
     // Without a system-prompt provider (the entry disabled) there is nowhere to put instructions.
     const prompt = ctx.getOptional(services.systemPrompt)
-    if (prompt !== undefined) for (const section of instructionSections(definition.instructions)) prompt.section(section)
+    if (prompt !== undefined)
+      for (const section of instructionSections(definition.instructions)) prompt.section(section)
   }
   for (const plugin of definition.plugins ?? []) await ctx.plugin(plugin)
   await definition.setup?.(ctx)

@@ -71,15 +71,19 @@ export function definePreset(spec: PresetSpec): PresetDefinition {
   const { instructions, options, plugins } = spec
   const copy: Record<string, unknown> = { ...spec }
   if (Array.isArray(instructions)) copy['instructions'] = freezeInstructions(instructions)
-  if (typeof options === 'object' && options !== null && !Array.isArray(options)) copy['options'] = Object.freeze({ ...options })
+  if (typeof options === 'object' && options !== null && !Array.isArray(options))
+    copy['options'] = Object.freeze({ ...options })
   if (Array.isArray(plugins)) copy['plugins'] = Object.freeze([...plugins])
-  for (const key of ['instructions', 'options', 'plugins', 'setup'] as const) if (copy[key] === undefined) delete copy[key]
+  for (const key of ['instructions', 'options', 'plugins', 'setup'] as const)
+    if (copy[key] === undefined) delete copy[key]
   return Object.freeze(copy) as unknown as PresetDefinition
 }
 
 function freezeInstructions(instructions: readonly unknown[]): Instructions {
   // A non-object entry stays as it is, for the harness options to report.
   return Object.freeze(
-    instructions.map((section) => (typeof section === 'object' && section !== null ? Object.freeze({ ...(section as PromptSectionInput) }) : section)),
+    instructions.map((section) =>
+      typeof section === 'object' && section !== null ? Object.freeze({ ...(section as PromptSectionInput) }) : section,
+    ),
   ) as Instructions
 }

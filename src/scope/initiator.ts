@@ -66,7 +66,11 @@ interface Frame<A> {
 
 function checkOperation(operation: unknown): void {
   if (typeof operation !== 'function') {
-    throw new InvalidArgumentError({ argument: 'operation', reason: 'an initiator operation must be a function', value: operation })
+    throw new InvalidArgumentError({
+      argument: 'operation',
+      reason: 'an initiator operation must be a function',
+      value: operation,
+    })
   }
 }
 
@@ -94,7 +98,11 @@ export function createInitiator<A extends object = InitiatorAgent>(): InitiatorC
     },
     run<T>(agent: A, operation: () => T): T {
       if (typeof agent !== 'object' || agent === null) {
-        throw new InvalidArgumentError({ argument: 'agent', reason: 'an initiator frame needs an agent handle', value: agent })
+        throw new InvalidArgumentError({
+          argument: 'agent',
+          reason: 'an initiator frame needs an agent handle',
+          value: agent,
+        })
       }
       checkOperation(operation)
       if (closed) throw new InitiatorError({ code: ErrorCode.INITIATOR_CLOSED })

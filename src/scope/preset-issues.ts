@@ -37,7 +37,13 @@ function schemaProblem(schema: z.ZodType, value: unknown): string | undefined {
  */
 export function presetIssues(definition: unknown): PresetIssue[] {
   if (!isPlainObject(definition)) {
-    return [{ field: '', message: 'must be a preset definition { name, instructions?, options?, plugins?, setup? }', value: definition }]
+    return [
+      {
+        field: '',
+        message: 'must be a preset definition { name, instructions?, options?, plugins?, setup? }',
+        value: definition,
+      },
+    ]
   }
   const issues: PresetIssue[] = []
   const { name, instructions, options, plugins, setup } = definition
@@ -45,14 +51,19 @@ export function presetIssues(definition: unknown): PresetIssue[] {
     issues.push({ field: 'name', message: 'must match ^[a-z0-9][a-z0-9._-]{0,63}$', value: name })
   }
   const instructionsMessage = instructions === undefined ? undefined : schemaProblem(instructionsSchema, instructions)
-  if (instructionsMessage !== undefined) issues.push({ field: 'instructions', message: instructionsMessage, value: instructions })
+  if (instructionsMessage !== undefined)
+    issues.push({ field: 'instructions', message: instructionsMessage, value: instructions })
   if (options !== undefined) {
-    const optionsMessage = isPlainObject(options) ? schemaProblem(agentOptionsSchema, options) : 'must be a plain object of agent options'
+    const optionsMessage = isPlainObject(options)
+      ? schemaProblem(agentOptionsSchema, options)
+      : 'must be a plain object of agent options'
     if (optionsMessage !== undefined) issues.push({ field: 'options', message: optionsMessage, value: options })
   }
   if (plugins !== undefined) {
-    const valid = Array.isArray(plugins) && plugins.every((plugin) => isPluginDefinition(plugin) || isPluginClass(plugin))
-    if (!valid) issues.push({ field: 'plugins', message: 'must be an array of plugin definitions or classes', value: plugins })
+    const valid =
+      Array.isArray(plugins) && plugins.every((plugin) => isPluginDefinition(plugin) || isPluginClass(plugin))
+    if (!valid)
+      issues.push({ field: 'plugins', message: 'must be an array of plugin definitions or classes', value: plugins })
   }
   if (setup !== undefined && typeof setup !== 'function') {
     issues.push({ field: 'setup', message: 'must be a function', value: setup })
@@ -77,12 +88,21 @@ export const presetsOptionSchema = z
     for (const [index, preset] of presets.entries()) {
       const issues = presetIssues(preset)
       for (const issue of issues) {
-        context.addIssue({ code: 'custom', path: issue.field === '' ? [index] : [index, issue.field], message: issue.message })
+        context.addIssue({
+          code: 'custom',
+          path: issue.field === '' ? [index] : [index, issue.field],
+          message: issue.message,
+        })
       }
       if (issues.some((issue) => issue.field === '' || issue.field === 'name')) continue
       const name = (preset as { readonly name: string }).name
       const first = firstIndex.get(name)
       if (first === undefined) firstIndex.set(name, index)
-      else context.addIssue({ code: 'custom', path: [index, 'name'], message: `repeats the preset name "${name}" of presets[${first}]` })
+      else
+        context.addIssue({
+          code: 'custom',
+          path: [index, 'name'],
+          message: `repeats the preset name "${name}" of presets[${first}]`,
+        })
     }
   })

@@ -69,7 +69,10 @@ export function createPresetRegistry(): PresetRegistryControl {
   const entryOf = (preset: Preset): PresetEntry => {
     const entry = typeof preset === 'object' && preset !== null ? byName.get(preset.name) : undefined
     if (entry === undefined || entry.preset !== preset) {
-      throw new UnknownPresetError({ preset: String((preset as Partial<Preset> | null)?.name), known: [...byName.keys()] })
+      throw new UnknownPresetError({
+        preset: String((preset as Partial<Preset> | null)?.name),
+        known: [...byName.keys()],
+      })
     }
     return entry
   }

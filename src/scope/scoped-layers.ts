@@ -77,7 +77,9 @@ interface ScopedLayer<L> {
 const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
   scopes: (value) => {
     const graph = value as { readonly chain?: unknown } | null
-    return typeof graph === 'object' && graph !== null && typeof graph.chain === 'function' ? undefined : 'must be a ScopeGraph (ctx.scopes)'
+    return typeof graph === 'object' && graph !== null && typeof graph.chain === 'function'
+      ? undefined
+      : 'must be a ScopeGraph (ctx.scopes)'
   },
   create: optionRule.function,
   isEmpty: optionRule.function,
@@ -100,7 +102,11 @@ const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
  * ```
  */
 export function createScopedLayers<L>(options: ScopedLayersOptions<L>): ScopedLayers<L> {
-  const issues = optionIssues(options, optionRules, '{ scopes, create, isEmpty, label? }', ['scopes', 'create', 'isEmpty'])
+  const issues = optionIssues(options, optionRules, '{ scopes, create, isEmpty, label? }', [
+    'scopes',
+    'create',
+    'isEmpty',
+  ])
   throwOptionIssues(issues, options, 'createScopedLayers options')
   const { scopes, create, isEmpty } = options
   const label = options.label ?? 'scoped-layer'
@@ -159,7 +165,11 @@ export function createScopedLayers<L>(options: ScopedLayersOptions<L>): ScopedLa
     },
     register(owner: Context, action: (layer: L) => () => void, notify?: () => void): Disposer {
       if (typeof action !== 'function') {
-        throw new InvalidArgumentError({ argument: 'action', reason: 'a layer registration must be a function', value: action })
+        throw new InvalidArgumentError({
+          argument: 'action',
+          reason: 'a layer registration must be a function',
+          value: action,
+        })
       }
       const key = owner.scope
       const disposer = owner.effect(

@@ -57,7 +57,12 @@ const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
  */
 export function createSession(options: CreateSessionOptions): Session {
   // `id` is required, so a missing options object is a root issue too.
-  checkOptions((options ?? null) as CreateSessionOptions, optionRules, '{ id, seed?, header?, catalog?, clock? }', 'createSession options')
+  checkOptions(
+    (options ?? null) as CreateSessionOptions,
+    optionRules,
+    '{ id, seed?, header?, catalog?, clock? }',
+    'createSession options',
+  )
   return buildSession(options, undefined)
 }
 
@@ -76,7 +81,11 @@ export function buildSession(options: CreateSessionOptions, hooks: SessionHooks 
   const seed = options.seed
   if (seed !== undefined) {
     if (!Array.isArray(seed)) {
-      throw new InvalidArgumentError({ argument: 'options.seed', reason: `session "${id}": seed must be an array of events`, value: seed })
+      throw new InvalidArgumentError({
+        argument: 'options.seed',
+        reason: `session "${id}": seed must be an array of events`,
+        value: seed,
+      })
     }
     // A load the coordinator adopted (adoptParsedJson) is lossless JSON already: not copied again.
     const shared = isSharedSnapshot(seed)

@@ -56,7 +56,12 @@ function isAssistantBlock(value: unknown): boolean {
   const type = value['type']
   if (type === 'text' || type === 'reasoning') return isTextBlock(value)
   if (type === 'tool-call') {
-    return isCallId(value['id']) && isNonEmpty(value['name']) && typeof value['arguments'] === 'string' && hasKeyCount(value, 4)
+    return (
+      isCallId(value['id']) &&
+      isNonEmpty(value['name']) &&
+      typeof value['arguments'] === 'string' &&
+      hasKeyCount(value, 4)
+    )
   }
   return false
 }
@@ -97,7 +102,8 @@ export function isStreamChunkFast(value: unknown): boolean {
     case 'reasoning-delta':
       return isNonNegative(value['index']) && typeof value['text'] === 'string' && hasKeyCount(value, 3)
     case 'tool-call-delta': {
-      if (!isNonNegative(value['index']) || !isCallId(value['id']) || typeof value['argumentsDelta'] !== 'string') return false
+      if (!isNonNegative(value['index']) || !isCallId(value['id']) || typeof value['argumentsDelta'] !== 'string')
+        return false
       const name = value['name']
       return name === undefined ? hasKeyCount(value, 4) : isNonEmpty(name) && hasKeyCount(value, 5)
     }
@@ -140,9 +146,16 @@ export function isUserMessage(value: unknown): boolean {
  * @returns `true` only when `assistantMessageSchema` accepts it
  */
 export function isAssistantMessage(value: unknown): boolean {
-  if (!isObject(value) || value['role'] !== 'assistant' || !isMessageId(value['id']) || !hasKeyCount(value, 4)) return false
+  if (!isObject(value) || value['role'] !== 'assistant' || !isMessageId(value['id']) || !hasKeyCount(value, 4))
+    return false
   const source = value['source']
-  if (!isObject(source) || source['kind'] !== 'model' || !isNonEmpty(source['provider']) || !isNonEmpty(source['model'])) return false
+  if (
+    !isObject(source) ||
+    source['kind'] !== 'model' ||
+    !isNonEmpty(source['provider']) ||
+    !isNonEmpty(source['model'])
+  )
+    return false
   if (!hasKeyCount(source, 3)) return false
   const content = value['content']
   if (!Array.isArray(content)) return false
@@ -159,7 +172,8 @@ export function isAssistantMessage(value: unknown): boolean {
 export function isToolResultMessage(value: unknown): boolean {
   if (!isObject(value) || value['role'] !== 'user' || !isMessageId(value['id']) || !hasKeyCount(value, 4)) return false
   const source = value['source']
-  if (!isObject(source) || source['kind'] !== 'tool' || !isCallId(source['callId']) || !hasKeyCount(source, 2)) return false
+  if (!isObject(source) || source['kind'] !== 'tool' || !isCallId(source['callId']) || !hasKeyCount(source, 2))
+    return false
   const content = value['content']
   if (!Array.isArray(content) || content.length !== 1) return false
   const block: unknown = content[0]
@@ -173,7 +187,11 @@ function isCallConfig(value: unknown): boolean {
   if (!isObject(value) || !isNonEmpty(value['provider']) || !isNonEmpty(value['model'])) return false
   const extra =
     optionalCount(value, 'reasoningEffort', isNonEmpty) +
-    optionalCount(value, 'temperature', (temperature) => typeof temperature === 'number' && Number.isFinite(temperature) && temperature >= 0) +
+    optionalCount(
+      value,
+      'temperature',
+      (temperature) => typeof temperature === 'number' && Number.isFinite(temperature) && temperature >= 0,
+    ) +
     optionalCount(value, 'maxTokens', isPositive) +
     optionalCount(value, 'stop', (stop) => Array.isArray(stop) && stop.every((item) => typeof item === 'string'))
   return hasKeyCount(value, 2 + extra)
@@ -188,7 +206,13 @@ function isRequestHeader(value: unknown): boolean {
     if (!Array.isArray(tools)) return false
     const names = new Set<unknown>()
     for (const tool of tools) {
-      if (!isObject(tool) || !isNonEmpty(tool['name']) || typeof tool['description'] !== 'string' || !isObject(tool['parameters'])) return false
+      if (
+        !isObject(tool) ||
+        !isNonEmpty(tool['name']) ||
+        typeof tool['description'] !== 'string' ||
+        !isObject(tool['parameters'])
+      )
+        return false
       if (!hasKeyCount(tool, 3) || names.has(tool['name'])) return false
       names.add(tool['name'])
     }
@@ -224,7 +248,10 @@ function isInboxSpliced(value: unknown): boolean {
  * The fast checks by core event type. Each is one-sided (see the module comment); a type not
  * listed always goes to its schema.
  */
-export const fastPayloadChecks: ReadonlyMap<string, (data: unknown) => boolean> = new Map<string, (data: unknown) => boolean>([
+export const fastPayloadChecks: ReadonlyMap<string, (data: unknown) => boolean> = new Map<
+  string,
+  (data: unknown) => boolean
+>([
   ['turn/start', (data) => isObject(data) && isPositive(data['turn']) && hasKeyCount(data, 1)],
   [
     'turn/end',
@@ -241,19 +268,28 @@ export const fastPayloadChecks: ReadonlyMap<string, (data: unknown) => boolean> 
     'assistant/message',
     (data) => {
       if (!isObject(data)) return false
-      const extra = optionalCount(data, 'usage', isTokenUsage) + optionalCount(data, 'interrupted', (interrupted) => interrupted === true)
+      const extra =
+        optionalCount(data, 'usage', isTokenUsage) +
+        optionalCount(data, 'interrupted', (interrupted) => interrupted === true)
       return isStepScoped(data, 1 + extra) && isAssistantMessage(data['message'])
     },
   ],
   [
     'tool/call',
     (data) =>
-      isStepScoped(data, 3) && isCallId(data['callId']) && isNonEmpty(data['name']) && typeof data['arguments'] === 'string',
+      isStepScoped(data, 3) &&
+      isCallId(data['callId']) &&
+      isNonEmpty(data['name']) &&
+      typeof data['arguments'] === 'string',
   ],
   ['tool/result', (data) => isStepScoped(data, 1) && isToolResultMessage(data['message'])],
   ['user/message', isUserMessage],
   ['agent/inbox/spliced', isInboxSpliced],
-  ['request/header', (data) => isObject(data) && headerReasons.has(data['reason']) && isRequestHeader(data['header']) && hasKeyCount(data, 2)],
+  [
+    'request/header',
+    (data) =>
+      isObject(data) && headerReasons.has(data['reason']) && isRequestHeader(data['header']) && hasKeyCount(data, 2),
+  ],
   [
     'request/context',
     (data) => {

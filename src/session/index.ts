@@ -85,7 +85,13 @@ export {
 } from './session-events.js'
 export { isSessionId, SESSION_FORMAT_VERSION, type SessionHeader } from './session-header.js'
 export type { CommitGuard } from './session-hooks.js'
-export { type CommitGuardOptions, type CreateOptions, type ForkOptions, SessionRegistry, type StagedSession } from './session-registry.js'
+export {
+  type CommitGuardOptions,
+  type CreateOptions,
+  type ForkOptions,
+  SessionRegistry,
+  type StagedSession,
+} from './session-registry.js'
 export { type EventDataOf, type RequestContext, Session } from './session.js'
 export { isJsonValue, jsonEquals, snapshotJson, canonicalJson } from './snapshot-json.js'
 export {

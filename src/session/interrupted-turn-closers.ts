@@ -51,7 +51,11 @@ export function interruptedTurnClosers(events: readonly SessionEvent[]): Session
   let start = events.length - 1
   while (start > 0) {
     const event = events[start] as SessionEvent
-    if (event.type === 'turn/end' || (event.type === 'turn/start' && positiveInteger(field(event.data, 'turn')) !== null)) break
+    if (
+      event.type === 'turn/end' ||
+      (event.type === 'turn/start' && positiveInteger(field(event.data, 'turn')) !== null)
+    )
+      break
     start--
   }
   for (let index = Math.max(start, 0); index < events.length; index++) {
@@ -131,13 +135,7 @@ export function interruptedTurnClosers(events: readonly SessionEvent[]): Session
   return closers
 }
 
-function syntheticResult(
-  turn: number,
-  callId: string,
-  call: PendingCall,
-  seq: number,
-  time: number,
-): SessionEvent {
+function syntheticResult(turn: number, callId: string, call: PendingCall, seq: number, time: number): SessionEvent {
   const started = call.callSeq !== null
   const text = started ? toolOutcomeUnknownText : toolNotStartedText
   const data: JsonObject = {
@@ -147,9 +145,7 @@ function syntheticResult(
       id: `interrupted:${callId}:${seq}`,
       role: 'user',
       source: { kind: 'tool', callId },
-      content: [
-        { type: 'tool-result', toolCallId: callId, isError: true, content: [{ type: 'text', text }] },
-      ],
+      content: [{ type: 'tool-result', toolCallId: callId, isError: true, content: [{ type: 'text', text }] }],
     },
     error: {
       name: 'InterruptedToolCallError',
@@ -174,4 +170,3 @@ function positiveInteger(value: JsonValue | undefined): number | null {
 function isNonEmptyString(value: JsonValue | undefined): value is string {
   return typeof value === 'string' && value.length > 0
 }
-

@@ -59,7 +59,12 @@ export function jsonText(value: JsonValue): string {
 
 type Frame =
   | { readonly kind: 'array'; readonly items: readonly JsonValue[]; index: number }
-  | { readonly kind: 'object'; readonly record: { readonly [key: string]: JsonValue }; readonly keys: readonly string[]; index: number }
+  | {
+      readonly kind: 'object'
+      readonly record: { readonly [key: string]: JsonValue }
+      readonly keys: readonly string[]
+      index: number
+    }
 
 function iterativeJsonText(root: JsonValue): string {
   const parts: string[] = []

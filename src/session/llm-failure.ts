@@ -29,22 +29,24 @@ export interface LlmFailure {
 }
 
 /** The schema of {@link LlmFailurePhase}. */
-export const llmFailurePhaseSchema = typedSchema<LlmFailurePhase>()(z.enum(['pre-request', 'connect', 'response', 'streaming']))
+export const llmFailurePhaseSchema = typedSchema<LlmFailurePhase>()(
+  z.enum(['pre-request', 'connect', 'response', 'streaming']),
+)
 
 /** The strict schema of an {@link LlmFailure}. */
 export const llmFailureSchema = typedSchema<LlmFailure>()(
   z.strictObject({
-  code: nonEmptyStringSchema,
-  message: z.string(),
-  retryable: z.boolean().exactOptional(),
-  status: z
-    .int({ error: 'must be an HTTP status (an integer from 100 to 599)' })
-    .min(100, { error: 'must be an HTTP status (an integer from 100 to 599)' })
-    .max(599, { error: 'must be an HTTP status (an integer from 100 to 599)' })
-    .exactOptional(),
-  retryAfterMs: positiveSafeIntegerSchema.exactOptional(),
-  requestId: z.string().exactOptional(),
-  phase: llmFailurePhaseSchema.exactOptional(),
-  detail: jsonValueSchema.exactOptional(),
+    code: nonEmptyStringSchema,
+    message: z.string(),
+    retryable: z.boolean().exactOptional(),
+    status: z
+      .int({ error: 'must be an HTTP status (an integer from 100 to 599)' })
+      .min(100, { error: 'must be an HTTP status (an integer from 100 to 599)' })
+      .max(599, { error: 'must be an HTTP status (an integer from 100 to 599)' })
+      .exactOptional(),
+    retryAfterMs: positiveSafeIntegerSchema.exactOptional(),
+    requestId: z.string().exactOptional(),
+    phase: llmFailurePhaseSchema.exactOptional(),
+    detail: jsonValueSchema.exactOptional(),
   }),
 )

@@ -8,7 +8,13 @@ import {
   userContentBlockSchema,
 } from './content-block.js'
 import type { JsonValue } from './json-value.js'
-import { callIdSchema, jsonValueSchema, messageIdSchema, nonEmptyStringSchema, typedSchema } from './schema-primitives.js'
+import {
+  callIdSchema,
+  jsonValueSchema,
+  messageIdSchema,
+  nonEmptyStringSchema,
+  typedSchema,
+} from './schema-primitives.js'
 
 /** A message the user wrote. */
 export interface HumanMessageSource {

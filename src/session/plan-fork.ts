@@ -28,7 +28,10 @@ export interface ForkSource {
  * @throws `SessionForkError` `INVALID_BOUNDARY` (`at`, `lastSeq`) or `OPEN_TURN` (`turn`, `nearestBalancedSeq`)
  * @internal
  */
-export function planFork(source: ForkSource, at: number | undefined): { readonly seed: readonly SessionEvent[]; readonly header: Partial<SessionHeader> } {
+export function planFork(
+  source: ForkSource,
+  at: number | undefined,
+): { readonly seed: readonly SessionEvent[]; readonly header: Partial<SessionHeader> } {
   const length = source.length
   const lastSeq = length === 0 ? null : length - 1
   // Only an omitted `at` of an empty source gives the empty prefix; an explicit `null` is not a seq.
@@ -37,7 +40,13 @@ export function planFork(source: ForkSource, at: number | undefined): { readonly
   if (boundary === null && at === undefined) {
     prefix = []
   } else {
-    if (typeof boundary !== 'number' || !Number.isSafeInteger(boundary) || boundary < 0 || boundary >= length || source.at(boundary)?.seq !== boundary) {
+    if (
+      typeof boundary !== 'number' ||
+      !Number.isSafeInteger(boundary) ||
+      boundary < 0 ||
+      boundary >= length ||
+      source.at(boundary)?.seq !== boundary
+    ) {
       throw new SessionForkError({
         code: ErrorCode.INVALID_BOUNDARY,
         sessionId: source.id,

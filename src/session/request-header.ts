@@ -113,7 +113,11 @@ export const requestHeaderSchema = typedSchema<RequestHeader>()(
       const seen = new Set<string>()
       for (const [index, tool] of (header.tools ?? []).entries()) {
         if (seen.has(tool.name)) {
-          context.addIssue({ code: 'custom', path: ['tools', index, 'name'], message: `duplicate tool name "${tool.name}"` })
+          context.addIssue({
+            code: 'custom',
+            path: ['tools', index, 'name'],
+            message: `duplicate tool name "${tool.name}"`,
+          })
         }
         seen.add(tool.name)
       }
@@ -164,7 +168,8 @@ export function headerEquals(left: RequestHeader, right: RequestHeader): boolean
   ) {
     return false
   }
-  if ((left.adapterDefaults?.reasoningEffort === true) !== (right.adapterDefaults?.reasoningEffort === true)) return false
+  if ((left.adapterDefaults?.reasoningEffort === true) !== (right.adapterDefaults?.reasoningEffort === true))
+    return false
   if ((left.adapterDefaults?.maxTokens === true) !== (right.adapterDefaults?.maxTokens === true)) return false
   if ((left.system ?? '') !== (right.system ?? '')) return false
   const leftTools = left.tools ?? []

@@ -53,11 +53,19 @@ export class SessionCatalog {
       })
     }
     if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-      throw new InvalidArgumentError({ argument: 'options', reason: `event type "${type}": options must be { schema?, enclosure? }`, value: options })
+      throw new InvalidArgumentError({
+        argument: 'options',
+        reason: `event type "${type}": options must be { schema?, enclosure? }`,
+        value: options,
+      })
     }
     for (const key of Object.keys(options)) {
       if (key !== 'schema' && key !== 'surface' && key !== 'enclosure') {
-        throw new InvalidArgumentError({ argument: `options.${key}`, reason: `event type "${type}": not an option (schema, enclosure)`, value: (options as Record<string, unknown>)[key] })
+        throw new InvalidArgumentError({
+          argument: `options.${key}`,
+          reason: `event type "${type}": not an option (schema, enclosure)`,
+          value: (options as Record<string, unknown>)[key],
+        })
       }
     }
     if (this.#types.has(type)) {
@@ -83,8 +91,17 @@ export class SessionCatalog {
       })
     }
     const schema: unknown = options.schema
-    if (schema !== undefined && (typeof schema !== 'object' || schema === null || typeof (schema as { safeParse?: unknown }).safeParse !== 'function')) {
-      throw new InvalidArgumentError({ argument: 'options.schema', reason: `event type "${type}": schema must be a zod schema`, value: schema })
+    if (
+      schema !== undefined &&
+      (typeof schema !== 'object' ||
+        schema === null ||
+        typeof (schema as { safeParse?: unknown }).safeParse !== 'function')
+    ) {
+      throw new InvalidArgumentError({
+        argument: 'options.schema',
+        reason: `event type "${type}": schema must be a zod schema`,
+        value: schema,
+      })
     }
     const definition: SessionEventTypeDefinition = Object.freeze({
       type,

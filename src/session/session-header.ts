@@ -90,18 +90,21 @@ export function buildSessionHeader(input: unknown, id: string, createdAt: number
     createdAt: copy['createdAt'] ?? createdAt,
   }
   for (const key of headerKeys.slice(3)) if (copy[key] !== undefined) header[key] = copy[key]
-  if (header['version'] !== SESSION_FORMAT_VERSION) throw invalid('version', `version must be ${SESSION_FORMAT_VERSION}`)
+  if (header['version'] !== SESSION_FORMAT_VERSION)
+    throw invalid('version', `version must be ${SESSION_FORMAT_VERSION}`)
   if (header['id'] !== id) throw invalid('id', `id must equal the session id "${id}"`)
   if (!isNonNegativeInteger(header['createdAt'])) throw invalid('createdAt', 'createdAt must be a non-negative integer')
   const cwd = header['cwd']
-  if (cwd !== undefined && (typeof cwd !== 'string' || !absolutePath.test(cwd))) throw invalid('cwd', 'cwd must be an absolute path')
+  if (cwd !== undefined && (typeof cwd !== 'string' || !absolutePath.test(cwd)))
+    throw invalid('cwd', 'cwd must be an absolute path')
   if (header['parentSession'] !== undefined && !isSessionId(header['parentSession'])) {
     throw invalid('parentSession', 'parentSession must be a valid session id')
   }
   if (header['seedLength'] !== undefined && !isNonNegativeInteger(header['seedLength'])) {
     throw invalid('seedLength', 'seedLength must be a non-negative integer')
   }
-  if (header['origin'] !== undefined && header['origin'] !== 'subagent') throw invalid('origin', "origin must be 'subagent'")
+  if (header['origin'] !== undefined && header['origin'] !== 'subagent')
+    throw invalid('origin', "origin must be 'subagent'")
   if (header['delegationDepth'] !== undefined && !isNonNegativeInteger(header['delegationDepth'])) {
     throw invalid('delegationDepth', 'delegationDepth must be a non-negative integer')
   }

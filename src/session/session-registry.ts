@@ -48,7 +48,11 @@ export interface ForkOptions {
 }
 
 /** The values are checked where they are used (the id, the seed, the header, the fork boundary). */
-const CREATE_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({ id: optionRule.any, seed: optionRule.any, header: optionRule.any })
+const CREATE_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({
+  id: optionRule.any,
+  seed: optionRule.any,
+  header: optionRule.any,
+})
 const FORK_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({ at: optionRule.any, id: optionRule.any })
 const GUARD_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({ label: optionRule.string })
 
@@ -165,10 +169,18 @@ export class SessionRegistry {
       session,
       publish: (registered?: () => void): void => {
         if (registered !== undefined && typeof registered !== 'function') {
-          throw new InvalidArgumentError({ argument: 'registered', reason: 'must be a function when given', value: registered })
+          throw new InvalidArgumentError({
+            argument: 'registered',
+            reason: 'must be a function when given',
+            value: registered,
+          })
         }
         if (state !== 'staged') {
-          throw new SessionRegistryError({ code: ErrorCode.SESSION_EXISTS, sessionId: id, detail: `the staged session was already ${state}` })
+          throw new SessionRegistryError({
+            code: ErrorCode.SESSION_EXISTS,
+            sessionId: id,
+            detail: `the staged session was already ${state}`,
+          })
         }
         this.#checkFree(id)
         const entry: LiveSession = { session, disposing: undefined }
@@ -190,7 +202,9 @@ export class SessionRegistry {
         if (outcome.threw) {
           this.#live.delete(id)
           session.markDisposed()
-          void dispatchParallel(this.#ctx, 'session/disposed', { session, vetoed: true }, outcome.reached).catch(() => {})
+          void dispatchParallel(this.#ctx, 'session/disposed', { session, vetoed: true }, outcome.reached).catch(
+            () => {},
+          )
           throw new SessionVetoError({
             code: ErrorCode.CREATE_VETOED,
             sessionId: id,
@@ -209,7 +223,11 @@ export class SessionRegistry {
 
   #checkFree(id: string): void {
     if (this.#live.has(id)) {
-      throw new SessionRegistryError({ code: ErrorCode.SESSION_EXISTS, sessionId: id, detail: 'a live session has this id' })
+      throw new SessionRegistryError({
+        code: ErrorCode.SESSION_EXISTS,
+        sessionId: id,
+        detail: 'a live session has this id',
+      })
     }
   }
 
@@ -243,12 +261,31 @@ export class SessionRegistry {
   fork(source: string | Session, options?: ForkOptions): Session {
     options = checkOptionsArgument(options, FORK_RULES, '{ at?, id? }')
     if (options.id !== undefined && this.#live.has(options.id)) {
-      throw new SessionForkError({ code: ErrorCode.SESSION_EXISTS, sessionId: options.id, detail: 'a live session has the fork id' })
+      throw new SessionForkError({
+        code: ErrorCode.SESSION_EXISTS,
+        sessionId: options.id,
+        detail: 'a live session has the fork id',
+      })
     }
-    const parent = this.#resolve(source, (id) =>
-      new SessionForkError({ code: ErrorCode.SESSION_NOT_FOUND, sessionId: id, detail: 'no live session to fork has this id' }),
+    const parent = this.#resolve(
+      source,
+      (id) =>
+        new SessionForkError({
+          code: ErrorCode.SESSION_NOT_FOUND,
+          sessionId: id,
+          detail: 'no live session to fork has this id',
+        }),
     )
-    const { seed, header } = planFork({ id: parent.id, header: parent.header, length: parent.length, at: (seq) => parent.at(seq), slice: (to) => parent.slice(0, to) }, options.at)
+    const { seed, header } = planFork(
+      {
+        id: parent.id,
+        header: parent.header,
+        length: parent.length,
+        at: (seq) => parent.at(seq),
+        slice: (to) => parent.slice(0, to),
+      },
+      options.at,
+    )
     return this.create({ ...(options.id === undefined ? {} : { id: options.id }), seed, header })
   }
 
@@ -353,8 +390,12 @@ export class SessionRegistry {
     // Every method reads private fields, so on the facade each runs on the registry itself (bound
     // once per registry, shared by every facade); the two registration methods become effects of `owner`.
     const methods: PropertyDescriptorMap = { ...this.#boundMethods() }
-    methods['registerEventType'] = { value: (type: string, options?: EventTypeOptions) => this.#registerEventType(owner, type, options) }
-    methods['addCommitGuard'] = { value: (guard: CommitGuard, options?: CommitGuardOptions) => this.#addCommitGuard(owner, guard, options) }
+    methods['registerEventType'] = {
+      value: (type: string, options?: EventTypeOptions) => this.#registerEventType(owner, type, options),
+    }
+    methods['addCommitGuard'] = {
+      value: (guard: CommitGuard, options?: CommitGuardOptions) => this.#addCommitGuard(owner, guard, options),
+    }
     Object.defineProperties(facade, methods)
     return facade
   }
@@ -419,5 +460,9 @@ export class SessionRegistry {
 }
 
 function notFound(id: string): SessionRegistryError {
-  return new SessionRegistryError({ code: ErrorCode.SESSION_NOT_FOUND, sessionId: id, detail: 'no live session has this id' })
+  return new SessionRegistryError({
+    code: ErrorCode.SESSION_NOT_FOUND,
+    sessionId: id,
+    detail: 'no live session has this id',
+  })
 }

@@ -35,9 +35,16 @@ export interface SessionInit {
   readonly hooks: SessionHooks | undefined
 }
 
-const envelopeKeySet: ReadonlySet<string> = new Set(['type', 'seq', 'time', 'data', 'ignorable', 'surfaceOp', 'sourceEventSeqs'])
+const envelopeKeySet: ReadonlySet<string> = new Set([
+  'type',
+  'seq',
+  'time',
+  'data',
+  'ignorable',
+  'surfaceOp',
+  'sourceEventSeqs',
+])
 const optionKeys = ['surfaceOp', 'sourceEventSeqs', 'ignorable'] as const
-
 
 /**
  * One session: an append-only event log with one synchronous commit point ({@link Session.append})
@@ -171,7 +178,13 @@ export class Session {
   append<T extends string>(type: T, data: EventDataOf<T>, options?: AppendOptions): SessionEvent<T> {
     const seq = this.#log.length
     if (this.#disposed) {
-      throw new SessionStateError({ code: ErrorCode.SESSION_DISPOSED, sessionId: this.id, type, seq, detail: 'the session is disposed' })
+      throw new SessionStateError({
+        code: ErrorCode.SESSION_DISPOSED,
+        sessionId: this.id,
+        type,
+        seq,
+        detail: 'the session is disposed',
+      })
     }
     if (this.#busy) {
       throw new SessionStateError({
@@ -184,24 +197,47 @@ export class Session {
     }
     const where: SessionErrorLocation = { sessionId: this.id, type: typeof type === 'string' ? type : undefined, seq }
     if (typeof type !== 'string' || type.length === 0) {
-      throw new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...where, detail: 'type must be a non-empty string', field: 'type' })
+      throw new SessionEventError({
+        code: ErrorCode.INVALID_ENVELOPE,
+        ...where,
+        detail: 'type must be a non-empty string',
+        field: 'type',
+      })
     }
     if (type === 'session/end-seed') {
-      throw new SessionEventError({ code: ErrorCode.RESERVED_EVENT_TYPE, ...where, detail: 'session/end-seed is written only by seeded construction' })
+      throw new SessionEventError({
+        code: ErrorCode.RESERVED_EVENT_TYPE,
+        ...where,
+        detail: 'session/end-seed is written only by seeded construction',
+      })
     }
     const copiedOptions = this.#copyOptions(options, where)
     const definition = this.#catalog.get(type)
     if (copiedOptions.ignorable === true && definition?.core === true) {
-      throw new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...where, detail: `ignorable is not allowed on core type ${type}`, field: 'options.ignorable' })
+      throw new SessionEventError({
+        code: ErrorCode.INVALID_ENVELOPE,
+        ...where,
+        detail: `ignorable is not allowed on core type ${type}`,
+        field: 'options.ignorable',
+      })
     }
     if (definition === undefined && copiedOptions.ignorable !== true) {
-      throw new SessionEventError({ code: ErrorCode.UNKNOWN_EVENT_TYPE, ...where, detail: `unknown event type "${type}" (register it, or append with ignorable: true)` })
+      throw new SessionEventError({
+        code: ErrorCode.UNKNOWN_EVENT_TYPE,
+        ...where,
+        detail: `unknown event type "${type}" (register it, or append with ignorable: true)`,
+      })
     }
     // The payload may hold earlier snapshots (a chunk the model boundary admitted): kept, not re-copied.
     const copiedData = copyJson(data, 'data', where, true)
     const time = this.#clock.now()
     if (!Number.isSafeInteger(time)) {
-      throw new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...where, detail: `clock.now() returned ${time}, not a safe integer`, field: 'time' })
+      throw new SessionEventError({
+        code: ErrorCode.INVALID_ENVELOPE,
+        ...where,
+        detail: `clock.now() returned ${time}, not a safe integer`,
+        field: 'time',
+      })
     }
     const candidate = buildEvent(type, seq, time, copiedData, copiedOptions)
     const plan = this.#validate(candidate, where)
@@ -266,16 +302,31 @@ export class Session {
     if (options === undefined) return {}
     const copied = copyJson(options, 'options', where)
     if (typeof copied !== 'object' || copied === null || Array.isArray(copied)) {
-      throw new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...where, detail: 'options must be an object', field: 'options' })
+      throw new SessionEventError({
+        code: ErrorCode.INVALID_ENVELOPE,
+        ...where,
+        detail: 'options must be an object',
+        field: 'options',
+      })
     }
     for (const key of Object.keys(copied)) {
       if (!(optionKeys as readonly string[]).includes(key)) {
-        throw new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...where, detail: `unknown append option "${key}"`, field: `options.${key}` })
+        throw new SessionEventError({
+          code: ErrorCode.INVALID_ENVELOPE,
+          ...where,
+          detail: `unknown append option "${key}"`,
+          field: `options.${key}`,
+        })
       }
     }
     const record = copied as { readonly ignorable?: unknown }
     if (record.ignorable !== undefined && record.ignorable !== true) {
-      throw new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...where, detail: 'ignorable may only be true', field: 'options.ignorable' })
+      throw new SessionEventError({
+        code: ErrorCode.INVALID_ENVELOPE,
+        ...where,
+        detail: 'ignorable may only be true',
+        field: 'options.ignorable',
+      })
     }
     return copied as AppendOptions
   }
@@ -283,7 +334,10 @@ export class Session {
   /** Steps 8–10 (payload, surface, structure), shared with seeds. */
   #validate(candidate: SessionEvent, where: SessionErrorLocation): SurfacePlan {
     const definition = this.#catalog.get(candidate.type)
-    if (definition?.schema !== undefined && !(definition.core && fastPayloadChecks.get(candidate.type)?.(candidate.data) === true)) {
+    if (
+      definition?.schema !== undefined &&
+      !(definition.core && fastPayloadChecks.get(candidate.type)?.(candidate.data) === true)
+    ) {
       const issues = payloadIssues(definition.schema, candidate.data)
       if (issues !== undefined) {
         const first = issues[0] as ValidationIssue
@@ -318,7 +372,13 @@ export class Session {
         try {
           result = guard(candidate, this)
         } catch (error) {
-          throw new SessionVetoError({ code: ErrorCode.APPEND_VETOED, ...where, detail: `commit guard "${label}" vetoed the append`, guard: label, cause: error })
+          throw new SessionVetoError({
+            code: ErrorCode.APPEND_VETOED,
+            ...where,
+            detail: `commit guard "${label}" vetoed the append`,
+            guard: label,
+            cause: error,
+          })
         }
         if (typeof (result as { then?: unknown } | null | undefined)?.then === 'function') {
           ;(result as PromiseLike<unknown>).then(undefined, () => {})
@@ -341,7 +401,9 @@ export class Session {
     this.#surface.apply(event, plan)
     this.#structure.apply(event)
     if (event.type === 'request/header') {
-      this.#requestHeader = deepFreeze(canonicalHeader((event.data as unknown as { readonly header: RequestHeader }).header))
+      this.#requestHeader = deepFreeze(
+        canonicalHeader((event.data as unknown as { readonly header: RequestHeader }).header),
+      )
     } else if (event.type === 'request/context') {
       this.#requestContext = event.data as unknown as RequestContext
     }
@@ -359,10 +421,17 @@ export class Session {
     // Runs once per stored event on every load and resume: the error locations are built only on failure.
     const where = (): SessionErrorLocation => ({ sessionId: this.id, index })
     const invalid = (field: string, detail: string, expected?: unknown): SessionEventError =>
-      new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...where(), detail, field, ...(expected === undefined ? {} : { expected }) })
+      new SessionEventError({
+        code: ErrorCode.INVALID_ENVELOPE,
+        ...where(),
+        detail,
+        field,
+        ...(expected === undefined ? {} : { expected }),
+      })
     // An event of a recorded seed list (the coordinator adopted a load, adoptParsedJson) is kept as it is.
     const copied = shared ? (raw as JsonValue) : copyJson(raw, 'event', where())
-    if (typeof copied !== 'object' || copied === null || Array.isArray(copied)) throw invalid('event', 'a seed event must be an object')
+    if (typeof copied !== 'object' || copied === null || Array.isArray(copied))
+      throw invalid('event', 'a seed event must be an object')
     const record = copied as { readonly [key: string]: JsonValue }
     for (const key of Object.keys(record)) {
       if (!envelopeKeySet.has(key)) throw invalid(key, `unknown envelope key "${key}"`)
@@ -371,14 +440,30 @@ export class Session {
     if (typeof type !== 'string' || type.length === 0) throw invalid('type', 'type must be a non-empty string')
     const located = (): SessionErrorLocation => ({ sessionId: this.id, index, type })
     if (record['seq'] !== index) {
-      throw new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...located(), detail: `seq must be ${index} (got ${JSON.stringify(record['seq'])})`, field: 'seq', expected: index })
+      throw new SessionEventError({
+        code: ErrorCode.INVALID_ENVELOPE,
+        ...located(),
+        detail: `seq must be ${index} (got ${JSON.stringify(record['seq'])})`,
+        field: 'seq',
+        expected: index,
+      })
     }
     const time = record['time']
     if (typeof time !== 'number' || !Number.isSafeInteger(time)) {
-      throw new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...located(), detail: 'time must be a safe integer', field: 'time' })
+      throw new SessionEventError({
+        code: ErrorCode.INVALID_ENVELOPE,
+        ...located(),
+        detail: 'time must be a safe integer',
+        field: 'time',
+      })
     }
     if (!Object.hasOwn(record, 'data')) {
-      throw new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...located(), detail: 'data is missing', field: 'data' })
+      throw new SessionEventError({
+        code: ErrorCode.INVALID_ENVELOPE,
+        ...located(),
+        detail: 'data is missing',
+        field: 'data',
+      })
     }
     const ignorable = record['ignorable']
     const definition = this.#catalog.get(type)
@@ -391,12 +476,18 @@ export class Session {
       })
     }
     if (definition === undefined && ignorable !== true) {
-      throw new SessionEventError({ code: ErrorCode.UNKNOWN_EVENT_TYPE, ...located(), detail: `unknown event type "${type}"` })
+      throw new SessionEventError({
+        code: ErrorCode.UNKNOWN_EVENT_TYPE,
+        ...located(),
+        detail: `unknown event type "${type}"`,
+      })
     }
     const options: { -readonly [K in keyof AppendOptions]: AppendOptions[K] } = {}
     if (ignorable === true) options.ignorable = true
-    if (record['surfaceOp'] !== undefined) options.surfaceOp = record['surfaceOp'] as AppendOptions['surfaceOp'] & object
-    if (record['sourceEventSeqs'] !== undefined) options.sourceEventSeqs = record['sourceEventSeqs'] as readonly number[]
+    if (record['surfaceOp'] !== undefined)
+      options.surfaceOp = record['surfaceOp'] as AppendOptions['surfaceOp'] & object
+    if (record['sourceEventSeqs'] !== undefined)
+      options.sourceEventSeqs = record['sourceEventSeqs'] as readonly number[]
     const event = buildEvent(type, index, time, record['data'] as JsonValue, options)
     const plan = this.#validate(event, located())
     this.#commit(event, plan)
@@ -415,7 +506,12 @@ export class Session {
       const time = this.#clock.now()
       const where = { sessionId: this.id, type: 'session/end-seed', seq: this.#log.length }
       if (!Number.isSafeInteger(time)) {
-        throw new SessionEventError({ code: ErrorCode.INVALID_ENVELOPE, ...where, detail: `clock.now() returned ${time}, not a safe integer`, field: 'time' })
+        throw new SessionEventError({
+          code: ErrorCode.INVALID_ENVELOPE,
+          ...where,
+          detail: `clock.now() returned ${time}, not a safe integer`,
+          field: 'time',
+        })
       }
       this.#commit(buildEvent('session/end-seed', this.#log.length, time, Object.freeze({}), {}), undefined)
     }

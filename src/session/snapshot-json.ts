@@ -242,7 +242,8 @@ class JsonWalk {
       } else {
         const copy = frame.copy as Record<string, unknown>
         // An inherited name (`__proto__`, `toString`, a frozen or polluted prototype) must become an own data property.
-        if (key in copy) Object.defineProperty(copy, key, { value: stored, writable: true, enumerable: true, configurable: true })
+        if (key in copy)
+          Object.defineProperty(copy, key, { value: stored, writable: true, enumerable: true, configurable: true })
         else copy[key] = stored
       }
     }
@@ -354,7 +355,11 @@ class JsonWalk {
   /** Finds an array's first own key that is neither an element index nor `length`; `false` if none. */
   private rejectExtraKey(frame: Frame): boolean {
     for (const key of frame.keys!) {
-      if (key === 'length' || (typeof key === 'string' && String(Number(key) >>> 0) === key && Number(key) < frame.length)) continue
+      if (
+        key === 'length' ||
+        (typeof key === 'string' && String(Number(key) >>> 0) === key && Number(key) < frame.length)
+      )
+        continue
       this.extraKey = key
       this.reason = typeof key === 'symbol' ? 'symbol key' : 'extra array key'
       return true
@@ -400,7 +405,12 @@ export function isJsonValue(value: unknown): boolean {
  * @returns a deep-frozen copy (primitives are returned as they are)
  * @throws {@link SessionEventError} `NOT_JSON` with the `path` of the first offending value and a `reason`
  */
-export function snapshotJson(value: unknown, root = 'value', location?: SessionErrorLocation, sharing = false): JsonValue {
+export function snapshotJson(
+  value: unknown,
+  root = 'value',
+  location?: SessionErrorLocation,
+  sharing = false,
+): JsonValue {
   let reason: string | undefined
   let path = root
   if (typeof value !== 'object' || value === null) {
@@ -414,7 +424,13 @@ export function snapshotJson(value: unknown, root = 'value', location?: SessionE
     reason = walk.reason
     path = walk.path(root)
   }
-  throw new SessionEventError({ ...location, code: ErrorCode.NOT_JSON, detail: `${path} is not lossless JSON (${reason})`, path, reason })
+  throw new SessionEventError({
+    ...location,
+    code: ErrorCode.NOT_JSON,
+    detail: `${path} is not lossless JSON (${reason})`,
+    path,
+    reason,
+  })
 }
 
 function isJsonArray(value: JsonArray | JsonObject): value is JsonArray {
@@ -487,7 +503,8 @@ export function canonicalJson(value: JsonValue): string {
   let next: JsonArray | JsonObject | undefined = value
   while (true) {
     if (next !== undefined) {
-      if (open.has(next)) throw new InvalidArgumentError({ argument: 'value', reason: 'is not JSON: it contains a cycle' })
+      if (open.has(next))
+        throw new InvalidArgumentError({ argument: 'value', reason: 'is not JSON: it contains a cycle' })
       open.add(next)
       const keys = isJsonArray(next) ? undefined : Object.keys(next).sort()
       const length = keys === undefined ? (next as JsonArray).length : keys.length
@@ -529,5 +546,9 @@ export function canonicalJson(value: JsonValue): string {
 function primitiveText(value: unknown): string {
   const kind = typeof value
   if (kind === 'string' || kind === 'number' || kind === 'boolean' || value === null) return JSON.stringify(value)
-  throw new InvalidArgumentError({ argument: 'value', reason: `is not JSON: it holds a ${kind}`, value: kind === 'bigint' ? String(value) : undefined })
+  throw new InvalidArgumentError({
+    argument: 'value',
+    reason: `is not JSON: it holds a ${kind}`,
+    value: kind === 'bigint' ? String(value) : undefined,
+  })
 }

@@ -1,8 +1,19 @@
 import { z } from 'zod'
-import { assistantContentBlockSchema, type ReasoningBlock, type TextBlock, type ToolCallBlock } from './content-block.js'
+import {
+  assistantContentBlockSchema,
+  type ReasoningBlock,
+  type TextBlock,
+  type ToolCallBlock,
+} from './content-block.js'
 import type { JsonValue } from './json-value.js'
 import { type LlmFailure, llmFailureSchema } from './llm-failure.js'
-import { callIdSchema, jsonValueSchema, nonEmptyStringSchema, nonNegativeSafeIntegerSchema, typedSchema } from './schema-primitives.js'
+import {
+  callIdSchema,
+  jsonValueSchema,
+  nonEmptyStringSchema,
+  nonNegativeSafeIntegerSchema,
+  typedSchema,
+} from './schema-primitives.js'
 
 /** How a model call finished (08-models.md §2). */
 export type FinishReason = 'stop' | 'tool-calls' | 'max-tokens' | 'error' | 'aborted'
@@ -131,7 +142,11 @@ const finishChunkObject = z
     if (failed && chunk.failure === undefined) {
       context.addIssue({ code: 'custom', path: ['failure'], message: `is required when reason is "${chunk.reason}"` })
     } else if (!failed && chunk.failure !== undefined) {
-      context.addIssue({ code: 'custom', path: ['failure'], message: `is not allowed when reason is "${chunk.reason}"` })
+      context.addIssue({
+        code: 'custom',
+        path: ['failure'],
+        message: `is not allowed when reason is "${chunk.reason}"`,
+      })
     }
   })
 

@@ -88,7 +88,10 @@ export class StructureState {
     switch (type) {
       case 'turn/start':
         if (this.openTurn !== null) {
-          throw fail(ErrorCode.TURN_OPEN, where, `turn ${this.openTurn} is still open`, { expected: null, actual: data.turn })
+          throw fail(ErrorCode.TURN_OPEN, where, `turn ${this.openTurn} is still open`, {
+            expected: null,
+            actual: data.turn,
+          })
         }
         if (data.turn !== this.nextTurn) {
           throw fail(ErrorCode.TURN_NUMBER, where, `expected turn ${this.nextTurn}, got ${data.turn}`, {
@@ -143,7 +146,12 @@ export class StructureState {
           const seen = new Set<string>()
           for (const callId of toolCallIdsOf(event.data)) {
             if (seen.has(callId) || this.calls.has(callId)) {
-              throw fail(ErrorCode.DUPLICATE_TOOL_CALL, where, `tool call "${callId}" is already in turn ${this.openTurn} step ${this.openStep}`, { callId })
+              throw fail(
+                ErrorCode.DUPLICATE_TOOL_CALL,
+                where,
+                `tool call "${callId}" is already in turn ${this.openTurn} step ${this.openStep}`,
+                { callId },
+              )
             }
             seen.add(callId)
           }
@@ -154,22 +162,30 @@ export class StructureState {
         this.#requireStep(data, where)
         const callId = (event.data as unknown as { readonly callId: string }).callId
         if (this.calls.get(callId)?.started === true) {
-          throw fail(ErrorCode.DUPLICATE_TOOL_CALL, where, `tool call "${callId}" was already started in turn ${this.openTurn} step ${this.openStep}`, { callId })
+          throw fail(
+            ErrorCode.DUPLICATE_TOOL_CALL,
+            where,
+            `tool call "${callId}" was already started in turn ${this.openTurn} step ${this.openStep}`,
+            { callId },
+          )
         }
         return
       }
       case 'tool/result': {
         if (event.surfaceOp !== 'append') {
-          if (this.openTurn === null) throw fail(ErrorCode.NO_OPEN_TURN, where, 'a tool-result rewrite needs an open turn')
+          if (this.openTurn === null)
+            throw fail(ErrorCode.NO_OPEN_TURN, where, 'a tool-result rewrite needs an open turn')
           return
         }
         this.#requireStep(data, where)
-        const result = event.data as unknown as { readonly message: MessageLike; readonly error?: { readonly code: string } }
+        const result = event.data as unknown as {
+          readonly message: MessageLike
+          readonly error?: { readonly code: string }
+        }
         const callId = String(result.message.source.callId)
         const row = this.calls.get(callId)
         const notStarted = result.error?.code === 'TOOL_NOT_STARTED'
-        const answerable =
-          row !== undefined && !row.answered && (row.started || (notStarted && row.requested))
+        const answerable = row !== undefined && !row.answered && (row.started || (notStarted && row.requested))
         if (!answerable) {
           throw fail(
             ErrorCode.UNKNOWN_TOOL_CALL,
@@ -190,13 +206,19 @@ export class StructureState {
         if (this.openTurn === null) throw fail(ErrorCode.NO_OPEN_TURN, where, 'request/header needs an open turn')
         const reason = (event.data as unknown as { readonly reason: string }).reason
         if (reason === 'initial' && this.hasHeader) {
-          throw fail(ErrorCode.HEADER_REASON, where, `reason 'initial' but the log already has a request/header`, { actual: reason })
+          throw fail(ErrorCode.HEADER_REASON, where, `reason 'initial' but the log already has a request/header`, {
+            actual: reason,
+          })
         }
         if (reason !== 'initial' && !this.hasHeader) {
-          throw fail(ErrorCode.HEADER_REASON, where, `reason '${reason}' but the log has no earlier request/header`, { actual: reason })
+          throw fail(ErrorCode.HEADER_REASON, where, `reason '${reason}' but the log has no earlier request/header`, {
+            actual: reason,
+          })
         }
         if (reason === 'change' && !headerDiffers()) {
-          throw fail(ErrorCode.HEADER_REASON, where, `reason 'change' but the header equals the current one`, { actual: reason })
+          throw fail(ErrorCode.HEADER_REASON, where, `reason 'change' but the header equals the current one`, {
+            actual: reason,
+          })
         }
         return
       }
@@ -297,12 +319,15 @@ export class StructureState {
     if (event.type === 'tool/result' && event.surfaceOp !== 'append') return
     const id = messageIdOf(event)
     if (this.messageIds.has(id)) {
-      throw fail(ErrorCode.MESSAGE_ID_REUSED, where, `message id "${id}" was already used by an earlier message`, { messageId: id })
+      throw fail(ErrorCode.MESSAGE_ID_REUSED, where, `message id "${id}" was already used by an earlier message`, {
+        messageId: id,
+      })
     }
   }
 
   #requireTurn(data: Numbered, where: SessionErrorLocation): void {
-    if (this.openTurn === null) throw fail(ErrorCode.NO_OPEN_TURN, where, `turn ${data.turn} is not open: no turn is`, { actual: data.turn })
+    if (this.openTurn === null)
+      throw fail(ErrorCode.NO_OPEN_TURN, where, `turn ${data.turn} is not open: no turn is`, { actual: data.turn })
     if (data.turn !== this.openTurn) {
       throw fail(ErrorCode.TURN_MISMATCH, where, `names turn ${data.turn}, but turn ${this.openTurn} is open`, {
         expected: this.openTurn,
@@ -320,10 +345,15 @@ export class StructureState {
       })
     }
     if (data.turn !== this.openTurn || data.step !== this.openStep) {
-      throw fail(ErrorCode.STEP_MISMATCH, where, `names turn ${data.turn} step ${data.step}, but turn ${this.openTurn} step ${this.openStep} is open`, {
-        expected: { turn: this.openTurn, step: this.openStep },
-        actual: { turn: data.turn, step: data.step },
-      })
+      throw fail(
+        ErrorCode.STEP_MISMATCH,
+        where,
+        `names turn ${data.turn} step ${data.step}, but turn ${this.openTurn} step ${this.openStep} is open`,
+        {
+          expected: { turn: this.openTurn, step: this.openStep },
+          actual: { turn: data.turn, step: data.step },
+        },
+      )
     }
   }
 }

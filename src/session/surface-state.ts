@@ -32,7 +32,12 @@ export interface SurfaceFold {
 export type SurfacePlan =
   | undefined
   | { readonly kind: 'append' }
-  | { readonly kind: 'replace'; readonly startIndex: number; readonly endIndex: number; readonly shadowed: readonly number[] }
+  | {
+      readonly kind: 'replace'
+      readonly startIndex: number
+      readonly endIndex: number
+      readonly shadowed: readonly number[]
+    }
 
 interface Pair {
   assistantSeq: number | undefined
@@ -47,7 +52,12 @@ interface StepData {
 
 const appendPlan = Object.freeze({ kind: 'append' as const })
 
-function fail(code: SurfaceErrorCode, where: SessionErrorLocation, detail: string, fields: SurfaceErrorFields = {}): SurfaceError {
+function fail(
+  code: SurfaceErrorCode,
+  where: SessionErrorLocation,
+  detail: string,
+  fields: SurfaceErrorFields = {},
+): SurfaceError {
   return new SurfaceError({ code, detail, ...where, ...fields })
 }
 
@@ -107,12 +117,19 @@ export class SurfaceState {
     if (!eligible) {
       if (op !== undefined || sources !== undefined) {
         const field = op !== undefined ? 'surfaceOp' : 'sourceEventSeqs'
-        throw fail(ErrorCode.SURFACE_MARKER_FORBIDDEN, where, `${event.type} is not a message event and cannot carry ${field}`, { field })
+        throw fail(
+          ErrorCode.SURFACE_MARKER_FORBIDDEN,
+          where,
+          `${event.type} is not a message event and cannot carry ${field}`,
+          { field },
+        )
       }
       return undefined
     }
     if (op === undefined) {
-      throw fail(ErrorCode.SURFACE_MARKER_REQUIRED, where, `${event.type} needs surfaceOp ('append' or a replace)`, { field: 'surfaceOp' })
+      throw fail(ErrorCode.SURFACE_MARKER_REQUIRED, where, `${event.type} needs surfaceOp ('append' or a replace)`, {
+        field: 'surfaceOp',
+      })
     }
     let replace: SurfaceReplace | undefined
     if (op !== 'append') {
@@ -125,9 +142,14 @@ export class SurfaceState {
         isSafeIndex(candidate['start']) &&
         isSafeIndex(candidate['end'])
       if (!wellFormed) {
-        throw fail(ErrorCode.INVALID_SURFACE_OP, where, `surfaceOp must be 'append' or { op: 'replace', start, end } with non-negative integer seqs (got ${JSON.stringify(op)})`, {
-          field: 'surfaceOp',
-        })
+        throw fail(
+          ErrorCode.INVALID_SURFACE_OP,
+          where,
+          `surfaceOp must be 'append' or { op: 'replace', start, end } with non-negative integer seqs (got ${JSON.stringify(op)})`,
+          {
+            field: 'surfaceOp',
+          },
+        )
       }
       replace = op as SurfaceReplace
     }
@@ -143,7 +165,9 @@ export class SurfaceState {
     if (sources.length === 0 && event.type !== 'assistant/message') {
       throw invalid('empty', 'may be empty only on assistant/message (omit it when nothing is recorded)')
     }
-    for (const value of sources) if (!isSafeIndex(value)) throw invalid('not-integer', `must hold non-negative integers (got ${JSON.stringify(value)})`)
+    for (const value of sources)
+      if (!isSafeIndex(value))
+        throw invalid('not-integer', `must hold non-negative integers (got ${JSON.stringify(value)})`)
     const seen = new Set<number>()
     for (const value of sources as number[]) {
       if (seen.has(value)) throw invalid('duplicate', `lists seq ${value} twice`)
@@ -157,34 +181,60 @@ export class SurfaceState {
   #checkReplace(event: SessionEvent, replace: SurfaceReplace, where: SessionErrorLocation): SurfacePlan {
     const startIndex = this.#position.get(replace.start)
     if (startIndex === undefined) {
-      throw fail(ErrorCode.REPLACE_NOT_FOUND, where, `replace start ${replace.start} is not a surface node`, { which: 'start' })
+      throw fail(ErrorCode.REPLACE_NOT_FOUND, where, `replace start ${replace.start} is not a surface node`, {
+        which: 'start',
+      })
     }
     const endIndex = this.#position.get(replace.end)
     if (endIndex === undefined) {
-      throw fail(ErrorCode.REPLACE_NOT_FOUND, where, `replace end ${replace.end} is not a surface node`, { which: 'end' })
+      throw fail(ErrorCode.REPLACE_NOT_FOUND, where, `replace end ${replace.end} is not a surface node`, {
+        which: 'end',
+      })
     }
     if (startIndex > endIndex) {
-      throw fail(ErrorCode.REPLACE_REVERSED, where, `replace start ${replace.start} comes after end ${replace.end} on the surface`)
+      throw fail(
+        ErrorCode.REPLACE_REVERSED,
+        where,
+        `replace start ${replace.start} comes after end ${replace.end} on the surface`,
+      )
     }
     const shadowed = this.nodes.slice(startIndex, endIndex + 1)
     const listed = new Set(event.sourceEventSeqs ?? [])
     const missing = shadowed.filter((seq) => !listed.has(seq))
     if (missing.length > 0) {
-      throw fail(ErrorCode.REPLACE_UNCOVERED, where, `replace shadows seqs ${missing.join(', ')} that sourceEventSeqs does not list`, { missing })
+      throw fail(
+        ErrorCode.REPLACE_UNCOVERED,
+        where,
+        `replace shadows seqs ${missing.join(', ')} that sourceEventSeqs does not list`,
+        { missing },
+      )
     }
     if (event.type === 'tool/result') {
       if (shadowed.length !== 1) {
-        throw fail(ErrorCode.REWRITE_NOT_SINGLE, where, `a tool-result rewrite must shadow exactly one node (shadows ${shadowed.length})`)
+        throw fail(
+          ErrorCode.REWRITE_NOT_SINGLE,
+          where,
+          `a tool-result rewrite must shadow exactly one node (shadows ${shadowed.length})`,
+        )
       }
       const target = this.#eventAt(shadowed[0] as number)
       if (target.type !== 'tool/result') {
-        throw fail(ErrorCode.REWRITE_NOT_TOOL_RESULT, where, `a tool-result rewrite must shadow a tool/result (seq ${target.seq} is ${target.type})`)
+        throw fail(
+          ErrorCode.REWRITE_NOT_TOOL_RESULT,
+          where,
+          `a tool-result rewrite must shadow a tool/result (seq ${target.seq} is ${target.type})`,
+        )
       }
       const difference = firstDifference(blankResultContent(target.data), blankResultContent(event.data), 'data')
       if (difference !== undefined) {
-        throw fail(ErrorCode.REWRITE_NOT_CONTENT_ONLY, where, `a tool-result rewrite may change only message.content[0].content (differs at ${difference})`, {
-          path: difference,
-        })
+        throw fail(
+          ErrorCode.REWRITE_NOT_CONTENT_ONLY,
+          where,
+          `a tool-result rewrite may change only message.content[0].content (differs at ${difference})`,
+          {
+            path: difference,
+          },
+        )
       }
     } else {
       this.#checkPairs(shadowed, where)
@@ -197,7 +247,8 @@ export class SurfaceState {
     for (const seq of shadowed) {
       for (const key of this.#assistantKeys.get(seq) ?? []) {
         const pair = this.#pairs.get(key) as Pair
-        const resultOutside = pair.resultSeq !== undefined && this.#position.has(pair.resultSeq) && !inRun.has(pair.resultSeq)
+        const resultOutside =
+          pair.resultSeq !== undefined && this.#position.has(pair.resultSeq) && !inRun.has(pair.resultSeq)
         if (pair.resultSeq === undefined || resultOutside) throw this.#splitError(key, pair, where)
       }
       const key = this.#resultKeys.get(seq)
@@ -235,10 +286,18 @@ export class SurfaceState {
       return
     }
     const replace = event.surfaceOp as SurfaceReplace
-    this.replacements.push(Object.freeze({ seq: event.seq, start: replace.start, end: replace.end, shadowedSeqs: Object.freeze([...plan.shadowed]) }))
+    this.replacements.push(
+      Object.freeze({
+        seq: event.seq,
+        start: replace.start,
+        end: replace.end,
+        shadowedSeqs: Object.freeze([...plan.shadowed]),
+      }),
+    )
     for (const seq of plan.shadowed) this.#position.delete(seq)
     this.nodes.splice(plan.startIndex, plan.shadowed.length, event.seq)
-    for (let index = plan.startIndex; index < this.nodes.length; index++) this.#position.set(this.nodes[index] as number, index)
+    for (let index = plan.startIndex; index < this.nodes.length; index++)
+      this.#position.set(this.nodes[index] as number, index)
     const projection: Message[] = []
     for (const seq of this.nodes) {
       const message = projectionOf(this.#eventAt(seq))
@@ -292,5 +351,11 @@ export class SurfaceState {
 export function foldSurface(events: readonly SessionEvent[]): SurfaceFold {
   const state = new SurfaceState((seq) => events[seq] as SessionEvent)
   for (const event of events) state.apply(event, state.check(event, { type: event.type, seq: event.seq }))
-  return { nodes: [...state.nodes], replacements: state.replacements.map((replacement) => ({ ...replacement, shadowedSeqs: [...replacement.shadowedSeqs] })) }
+  return {
+    nodes: [...state.nodes],
+    replacements: state.replacements.map((replacement) => ({
+      ...replacement,
+      shadowedSeqs: [...replacement.shadowedSeqs],
+    })),
+  }
 }

@@ -64,7 +64,8 @@ interface Timer {
 
 const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
   now: (value) => (typeof value === 'number' && Number.isFinite(value) ? undefined : 'must be a finite number'),
-  maxTimers: (value) => (Number.isSafeInteger(value) && (value as number) > 0 ? undefined : 'must be a positive safe integer'),
+  maxTimers: (value) =>
+    Number.isSafeInteger(value) && (value as number) > 0 ? undefined : 'must be a positive safe integer',
 })
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
@@ -130,7 +131,8 @@ export function fakeClock(options: FakeClockOptions = {}): FakeClock {
   return {
     now: () => now,
     setTimer(callback, delayMs) {
-      if (typeof callback !== 'function') throw new InvalidArgumentError({ argument: 'callback', reason: 'must be a function', value: callback })
+      if (typeof callback !== 'function')
+        throw new InvalidArgumentError({ argument: 'callback', reason: 'must be a function', value: callback })
       const delay = Number.isFinite(delayMs) && delayMs > 0 ? delayMs : 0
       const timer: Timer = { dueAt: now + delay, delayMs: delay, order: counter++, callback }
       timers.add(timer)

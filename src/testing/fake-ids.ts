@@ -22,7 +22,8 @@ function fakeIdsIssues(options: FakeIdsOptions | undefined): ValidationIssue[] {
   const prefixes: unknown = options?.prefixes
   if (issues.length > 0 || !isPlainObject(prefixes)) return issues
   for (const [kind, prefix] of Object.entries(prefixes)) {
-    if (typeof prefix !== 'string' || prefix.length === 0) issues.push({ path: ['prefixes', kind], message: 'must be a non-empty string' })
+    if (typeof prefix !== 'string' || prefix.length === 0)
+      issues.push({ path: ['prefixes', kind], message: 'must be a non-empty string' })
   }
   return issues
 }

@@ -35,7 +35,10 @@ export interface FaultyPersistenceOptions {
 }
 
 /** The rules of `faultyPersistence` options (00-overview.md: factory options → `InvalidOptionsError`). */
-const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({ fail: optionRule.function, hold: optionRule.function })
+const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
+  fail: optionRule.function,
+  hold: optionRule.function,
+})
 
 /** A {@link PersistenceAdapter} wrapper that records calls and injects failures and delays. */
 export interface FaultyPersistence extends PersistenceAdapter {
@@ -61,8 +64,12 @@ export interface FaultyPersistence extends PersistenceAdapter {
  * })
  * ```
  */
-export function faultyPersistence(inner: PersistenceAdapter, options: FaultyPersistenceOptions = {}): FaultyPersistence {
-  if (!isPersistenceAdapter(inner)) throw new InvalidArgumentError({ argument: 'inner', reason: 'must be a PersistenceAdapter', value: inner })
+export function faultyPersistence(
+  inner: PersistenceAdapter,
+  options: FaultyPersistenceOptions = {},
+): FaultyPersistence {
+  if (!isPersistenceAdapter(inner))
+    throw new InvalidArgumentError({ argument: 'inner', reason: 'must be a PersistenceAdapter', value: inner })
   checkOptions(options, optionRules, '{ fail?, hold? }', 'faultyPersistence options')
   const calls: PersistenceCall[] = []
   const counts = new Map<string, number>()
@@ -94,7 +101,8 @@ export function faultyPersistence(inner: PersistenceAdapter, options: FaultyPers
       intercept('load', sessionId, [], () => inner.load(sessionId, loadOptions)),
     commitRepair: (sessionId: string, torn: TornTail | undefined, closers: readonly SessionEvent[]) =>
       intercept('commitRepair', sessionId, seqsOf(closers), () => inner.commitRepair(sessionId, torn, closers)),
-    list: (listOptions?: ReadOptions): Promise<StoredListing> => intercept('list', undefined, [], () => inner.list(listOptions)),
+    list: (listOptions?: ReadOptions): Promise<StoredListing> =>
+      intercept('list', undefined, [], () => inner.list(listOptions)),
     acquire: (sessionId: string): Promise<Lease> => intercept('acquire', sessionId, [], () => inner.acquire(sessionId)),
     close: () => intercept('close', undefined, [], () => inner.close()),
   }
@@ -107,7 +115,9 @@ export function faultyPersistence(inner: PersistenceAdapter, options: FaultyPers
   }
   const remove = inner.delete?.bind(inner)
   if (remove !== undefined) {
-    Object.assign(adapter, { delete: (sessionId: string) => intercept('delete', sessionId, [], () => remove(sessionId)) })
+    Object.assign(adapter, {
+      delete: (sessionId: string) => intercept('delete', sessionId, [], () => remove(sessionId)),
+    })
   }
   return adapter
 }

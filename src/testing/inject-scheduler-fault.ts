@@ -13,7 +13,11 @@ export interface SchedulerFaultOptions {
   readonly error: unknown
 }
 
-const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({ at: optionRule.any, callId: optionRule.any, error: optionRule.any })
+const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
+  at: optionRule.any,
+  callId: optionRule.any,
+  error: optionRule.any,
+})
 
 /**
  * Makes the tool scheduler's own machinery fail once (05-tools.md §6.4): the next `tool/call`
@@ -42,7 +46,11 @@ export function injectSchedulerFault(agent: ToolAgent, options: SchedulerFaultOp
     throw new InvalidArgumentError({ argument: 'options.at', reason: "must be 'start' or 'commit'", value: options.at })
   }
   if (typeof options.callId !== 'string' || options.callId.length === 0) {
-    throw new InvalidArgumentError({ argument: 'options.callId', reason: 'must be a non-empty string', value: options.callId })
+    throw new InvalidArgumentError({
+      argument: 'options.callId',
+      reason: 'must be a non-empty string',
+      value: options.callId,
+    })
   }
   const fault: SchedulerFault = Object.freeze({ at: options.at, callId: options.callId, error: options.error })
   schedulerFaultsOf(agent).push(fault)

@@ -78,7 +78,8 @@ const routes: ReadonlySet<string> = new Set(['/v1/chat/completions', '/chat/comp
 const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
   script: optionRule.any,
   apiKey: optionRule.string,
-  sessionIdHeader: (value) => (typeof value === 'string' && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value) ? undefined : 'must be a header name'),
+  sessionIdHeader: (value) =>
+    typeof value === 'string' && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value) ? undefined : 'must be a header name',
 })
 
 function mockOptionIssues(options: MockOpenAIServerOptions | undefined): ValidationIssue[] {

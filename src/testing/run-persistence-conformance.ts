@@ -51,7 +51,8 @@ function globalRunner(): ConformanceRunner {
   if (!isRunnerFunction(describe) || !isRunnerFunction(test)) {
     throw new InvalidArgumentError({
       argument: 'options.runner',
-      reason: 'no runner was given and no global describe/test exists; pass { runner: { describe, test } } or enable the test globals',
+      reason:
+        'no runner was given and no global describe/test exists; pass { runner: { describe, test } } or enable the test globals',
     })
   }
   const skip = test.skip
@@ -104,7 +105,11 @@ async function dispose(target: ConformanceTarget, adapters: readonly Persistence
 }
 
 /** Runs one case over a fresh target, then closes every instance it opened and cleans up. */
-async function runCase(testCase: ConformanceCase, makeTarget: () => ConformanceTarget | Promise<ConformanceTarget>, largeBatch: number): Promise<void> {
+async function runCase(
+  testCase: ConformanceCase,
+  makeTarget: () => ConformanceTarget | Promise<ConformanceTarget>,
+  largeBatch: number,
+): Promise<void> {
   const target = await makeTarget()
   const opened: PersistenceAdapter[] = [target.adapter]
   const context: ConformanceContext = {
@@ -120,7 +125,8 @@ async function runCase(testCase: ConformanceCase, makeTarget: () => ConformanceT
   let failure: { readonly error: unknown } | undefined
   try {
     const missing = testCase.needs.filter((hook) => !hasHook(target, hook))
-    if (missing.length > 0) throw new Error(`makeTarget returned a target without ${missing.join(', ')}, unlike the one made at registration`)
+    if (missing.length > 0)
+      throw new Error(`makeTarget returned a target without ${missing.join(', ')}, unlike the one made at registration`)
     await testCase.run(context)
   } catch (error) {
     failure = { error }
@@ -131,7 +137,12 @@ async function runCase(testCase: ConformanceCase, makeTarget: () => ConformanceT
 }
 
 /** Registers every case, skipping those whose hooks `probe` lacks. */
-function register(runner: ConformanceRunner, probe: ConformanceTarget, makeTarget: () => ConformanceTarget | Promise<ConformanceTarget>, largeBatch: number): void {
+function register(
+  runner: ConformanceRunner,
+  probe: ConformanceTarget,
+  makeTarget: () => ConformanceTarget | Promise<ConformanceTarget>,
+  largeBatch: number,
+): void {
   for (const testCase of cases) {
     const missing = testCase.needs.filter((hook) => !hasHook(probe, hook))
     if (missing.length === 0) {
@@ -190,11 +201,19 @@ export function runPersistenceConformance(
     throw new InvalidArgumentError({ argument: 'name', reason: 'must be a non-empty string', value: name })
   }
   if (typeof makeTarget !== 'function') {
-    throw new InvalidArgumentError({ argument: 'makeTarget', reason: 'must be a function returning a ConformanceTarget', value: makeTarget })
+    throw new InvalidArgumentError({
+      argument: 'makeTarget',
+      reason: 'must be a function returning a ConformanceTarget',
+      value: makeTarget,
+    })
   }
   const largeBatch = options.largeBatch ?? 150_000
   if (!(Number.isSafeInteger(largeBatch) && largeBatch > 0)) {
-    throw new InvalidArgumentError({ argument: 'options.largeBatch', reason: 'must be a positive safe integer', value: largeBatch })
+    throw new InvalidArgumentError({
+      argument: 'options.largeBatch',
+      reason: 'must be a positive safe integer',
+      value: largeBatch,
+    })
   }
   const runner = options.runner ?? globalRunner()
   runner.describe(name, () => {

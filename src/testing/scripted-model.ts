@@ -18,7 +18,9 @@ import type { ScriptedReply } from './scripted-reply.js'
  * §4.2, so throwing an `LlmError` scripts that failure); it may honor `request.signal`, and an abort
  * while its promise is pending ends the stream as aborted.
  */
-export type ScriptEntry = ScriptedReply | ((request: ModelRequest, index: number) => ScriptedReply | Promise<ScriptedReply>)
+export type ScriptEntry =
+  | ScriptedReply
+  | ((request: ModelRequest, index: number) => ScriptedReply | Promise<ScriptedReply>)
 
 /** Options of {@link scriptedModel}. */
 export interface ScriptedModelOptions {
@@ -72,7 +74,8 @@ const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
   model: optionRule.nonEmptyString,
   info: (value) => (optionRule.plainObject(value) === undefined ? undefined : 'must be a ModelInfo object'),
   clock: (value) =>
-    typeof (value as { readonly now?: unknown } | null)?.now === 'function' && typeof (value as { readonly setTimer?: unknown }).setTimer === 'function'
+    typeof (value as { readonly now?: unknown } | null)?.now === 'function' &&
+    typeof (value as { readonly setTimer?: unknown }).setTimer === 'function'
       ? undefined
       : 'must be a Clock { now(), setTimer() }',
 })
@@ -100,7 +103,8 @@ const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
  * ```
  */
 export function scriptedModel(script: readonly ScriptEntry[], options: ScriptedModelOptions = {}): ScriptedModel {
-  if (!Array.isArray(script)) throw new InvalidArgumentError({ argument: 'script', reason: 'must be an array', value: script })
+  if (!Array.isArray(script))
+    throw new InvalidArgumentError({ argument: 'script', reason: 'must be an array', value: script })
   checkOptions(options, optionRules, '{ provider?, model?, info?, clock? }', 'scriptedModel options')
   const entries: readonly ScriptEntry[] = [...script]
   entries.forEach((entry, index) => {
@@ -135,7 +139,11 @@ export function scriptedModel(script: readonly ScriptEntry[], options: ScriptedM
       const entry = entries[claimed]
       if (entry === undefined) {
         overrun++
-        const failure = modelFailure('SCRIPT_EXHAUSTED', `scripted model has no reply for request #${requests.length}`, 'pre-request')
+        const failure = modelFailure(
+          'SCRIPT_EXHAUSTED',
+          `scripted model has no reply for request #${requests.length}`,
+          'pre-request',
+        )
         return emit({ chunks: [{ type: 'finish', reason: 'error', failure }], reply: {} }, clock, signal)
       }
       const index = claimed++
@@ -207,17 +215,31 @@ function planReply(reply: ScriptedReply, nextCallNumber: () => number): Plan {
     const number = nextCallNumber()
     const blockIndex = index++
     const id = call.id ?? `call_${number}`
-    const args = typeof call.arguments === 'string' ? call.arguments : call.arguments === undefined ? '{}' : JSON.stringify(call.arguments)
+    const args =
+      typeof call.arguments === 'string'
+        ? call.arguments
+        : call.arguments === undefined
+          ? '{}'
+          : JSON.stringify(call.arguments)
     chunks.push({ type: 'block-start', index: blockIndex, blockType: 'tool-call' })
     for (const piece of pieces(args, reply.chunkSize)) {
       chunks.push({ type: 'tool-call-delta', index: blockIndex, id, name: call.name, argumentsDelta: piece })
     }
-    if (!hang) chunks.push({ type: 'block-end', index: blockIndex, block: { type: 'tool-call', id, name: call.name, arguments: args } })
+    if (!hang)
+      chunks.push({
+        type: 'block-end',
+        index: blockIndex,
+        block: { type: 'tool-call', id, name: call.name, arguments: args },
+      })
   }
   if (hang) return { chunks, reply }
   if (reply.usage !== undefined) chunks.push({ type: 'usage', usage: reply.usage })
   if (reply.failure !== undefined) {
-    chunks.push({ type: 'finish', reason: 'error', failure: scriptedFailure(reply.failure, index > 0 ? 'streaming' : 'response') })
+    chunks.push({
+      type: 'finish',
+      reason: 'error',
+      failure: scriptedFailure(reply.failure, index > 0 ? 'streaming' : 'response'),
+    })
   } else {
     const toolCallsGiven = reply.toolCalls !== undefined && reply.toolCalls.length > 0
     chunks.push({ type: 'finish', reason: reply.finish ?? (toolCallsGiven ? 'tool-calls' : 'stop') })
@@ -240,7 +262,9 @@ function pieces(text: string, chunkSize: number | undefined): string[] {
 
 function scriptedFailure(given: Partial<LlmFailure> & { readonly code: string }, phase: LlmFailurePhase): LlmFailure {
   // Keys given as `undefined` are dropped: the failure is logged, so it must be lossless JSON.
-  const defined = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)) as Partial<LlmFailure>
+  const defined = Object.fromEntries(
+    Object.entries(given).filter(([, value]) => value !== undefined),
+  ) as Partial<LlmFailure>
   return Object.freeze({
     code: given.code,
     message: `scripted failure ${given.code}`,
@@ -275,7 +299,10 @@ function untilAborted(signal: AbortSignal): Promise<void> {
 }
 
 /** The settled value, or `undefined` when the signal aborts first; a rejection propagates. */
-async function untilSettledOrAborted<T>(pending: Promise<T>, signal: AbortSignal): Promise<{ readonly value: T } | undefined> {
+async function untilSettledOrAborted<T>(
+  pending: Promise<T>,
+  signal: AbortSignal,
+): Promise<{ readonly value: T } | undefined> {
   // A reply that rejects after the abort won is dropped, not reported as unhandled.
   pending.catch(() => {})
   let onAbort: (() => void) | undefined
@@ -294,7 +321,8 @@ function checkReply(reply: unknown, where: string): asserts reply is ScriptedRep
   const fail = (field: string, reason: string, value: unknown): never => {
     throw new InvalidArgumentError({ argument: field === '' ? where : `${where}.${field}`, reason, value })
   }
-  if (typeof reply !== 'object' || reply === null || Array.isArray(reply)) return fail('', 'must be a ScriptedReply object', reply)
+  if (typeof reply !== 'object' || reply === null || Array.isArray(reply))
+    return fail('', 'must be a ScriptedReply object', reply)
   const fields = reply as Record<string, unknown>
   for (const key of ['text', 'reasoning'] as const) {
     if (fields[key] !== undefined && typeof fields[key] !== 'string') fail(key, 'must be a string', fields[key])
@@ -313,18 +341,31 @@ function checkReply(reply: unknown, where: string): asserts reply is ScriptedRep
     fail('finish', "must be 'stop', 'tool-calls' or 'max-tokens'", fields['finish'])
   }
   const failure = fields['failure'] as { code?: unknown } | undefined
-  if (failure !== undefined && (typeof failure !== 'object' || failure === null || typeof failure.code !== 'string' || failure.code === '')) {
+  if (
+    failure !== undefined &&
+    (typeof failure !== 'object' || failure === null || typeof failure.code !== 'string' || failure.code === '')
+  ) {
     fail('failure', 'must be an object with a non-empty code', failure)
   }
-  if (fields['chunks'] !== undefined && !Array.isArray(fields['chunks'])) fail('chunks', 'must be an array of chunks', fields['chunks'])
+  if (fields['chunks'] !== undefined && !Array.isArray(fields['chunks']))
+    fail('chunks', 'must be an array of chunks', fields['chunks'])
   const toolCalls = fields['toolCalls']
   if (toolCalls === undefined) return
   if (!Array.isArray(toolCalls)) return fail('toolCalls', 'must be an array', toolCalls)
   toolCalls.forEach((call: unknown, position) => {
-    const { name, id, arguments: args } = (typeof call === 'object' && call !== null ? call : {}) as Record<string, unknown>
+    const {
+      name,
+      id,
+      arguments: args,
+    } = (typeof call === 'object' && call !== null ? call : {}) as Record<string, unknown>
     if (typeof name !== 'string' || name === '') fail(`toolCalls[${position}].name`, 'must be a non-empty string', name)
-    if (id !== undefined && (typeof id !== 'string' || id === '')) fail(`toolCalls[${position}].id`, 'must be a non-empty string', id)
-    if (args !== undefined && typeof args !== 'string' && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    if (id !== undefined && (typeof id !== 'string' || id === ''))
+      fail(`toolCalls[${position}].id`, 'must be a non-empty string', id)
+    if (
+      args !== undefined &&
+      typeof args !== 'string' &&
+      (typeof args !== 'object' || args === null || Array.isArray(args))
+    ) {
       fail(`toolCalls[${position}].arguments`, 'must be a string or a JSON object', args)
     }
   })

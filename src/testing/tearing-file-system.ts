@@ -30,11 +30,29 @@ export interface TearingFileSystem extends JsonlFileSystem {
 }
 
 /** The methods of a {@link JsonlFileSystem}. */
-const fileSystemMethods = Object.freeze(['open', 'close', 'read', 'write', 'fdatasync', 'fsync', 'ftruncate', 'fstat', 'link', 'rename', 'unlink', 'mkdir', 'readdir', 'readFile', 'stat'])
+const fileSystemMethods = Object.freeze([
+  'open',
+  'close',
+  'read',
+  'write',
+  'fdatasync',
+  'fsync',
+  'ftruncate',
+  'fstat',
+  'link',
+  'rename',
+  'unlink',
+  'mkdir',
+  'readdir',
+  'readFile',
+  'stat',
+])
 
 const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
-  write: (value) => (Number.isSafeInteger(value) && (value as number) >= 1 ? undefined : 'must be a positive safe integer'),
-  atByte: (value) => (Number.isSafeInteger(value) && (value as number) >= 0 ? undefined : 'must be a non-negative safe integer'),
+  write: (value) =>
+    Number.isSafeInteger(value) && (value as number) >= 1 ? undefined : 'must be a positive safe integer',
+  atByte: (value) =>
+    Number.isSafeInteger(value) && (value as number) >= 0 ? undefined : 'must be a non-negative safe integer',
   base: (value) => (hasMethods(value, fileSystemMethods) ? undefined : 'must be a JsonlFileSystem'),
 })
 
@@ -63,7 +81,11 @@ const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
  * ```
  */
 export function tearingFileSystem(options: TearingFileSystemOptions): TearingFileSystem {
-  throwOptionIssues(optionIssues(options, optionRules, '{ write, atByte, base? }', ['write', 'atByte']), options, 'tearingFileSystem options')
+  throwOptionIssues(
+    optionIssues(options, optionRules, '{ write, atByte, base? }', ['write', 'atByte']),
+    options,
+    'tearingFileSystem options',
+  )
   const base = options.base ?? nodeFileSystem
   const crash = new Error(`simulated crash: write ${options.write} was torn after ${options.atByte} bytes`)
   let writes = 0
@@ -86,7 +108,8 @@ export function tearingFileSystem(options: TearingFileSystemOptions): TearingFil
       await base.close(handle)
       if (torn) throw crash
     },
-    read: (handle, buffer, offset, length, position) => alive(() => base.read(handle, buffer, offset, length, position)),
+    read: (handle, buffer, offset, length, position) =>
+      alive(() => base.read(handle, buffer, offset, length, position)),
     write: async (handle, buffer, offset, length, position) => {
       if (torn) throw crash
       writes++

@@ -2,7 +2,12 @@ import { z } from 'zod'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { EventTypeOptions } from '../session/session-catalog.js'
 import type { SessionRegistry } from '../session/session-registry.js'
-import { callIdSchema, nonEmptyStringSchema, positiveSafeIntegerSchema, typedSchema } from '../session/schema-primitives.js'
+import {
+  callIdSchema,
+  nonEmptyStringSchema,
+  positiveSafeIntegerSchema,
+  typedSchema,
+} from '../session/schema-primitives.js'
 
 /**
  * Data of the durable `approval/asked` event (05-tools.md §9): a call waits for an approval
@@ -82,32 +87,33 @@ export const approvalAskedEventDataSchema: z.ZodType<ApprovalAskedEventData> = t
  * The strict payload schema of `approval/decided`: a union on `outcome`, so `by` must fit it
  * (`allowed` by `listener`/`host`, `cancelled` by `cancel`) and only a denial carries a `reason`.
  */
-export const approvalDecidedEventDataSchema: z.ZodType<ApprovalDecidedEventData> = typedSchema<ApprovalDecidedEventData>()(
-  z.discriminatedUnion(
-    'outcome',
-    [
-      z.strictObject({
-        approvalId: nonEmptyStringSchema,
-        outcome: z.literal('allowed'),
-        by: z.enum(['listener', 'host'], { error: "an allowed approval is decided by 'listener' or 'host'" }),
-      }),
-      z.strictObject({
-        approvalId: nonEmptyStringSchema,
-        outcome: z.literal('denied'),
-        by: z.enum(['listener', 'host', 'default', 'timeout', 'error'], {
-          error: "a denied approval is decided by 'listener', 'host', 'default', 'timeout' or 'error'",
+export const approvalDecidedEventDataSchema: z.ZodType<ApprovalDecidedEventData> =
+  typedSchema<ApprovalDecidedEventData>()(
+    z.discriminatedUnion(
+      'outcome',
+      [
+        z.strictObject({
+          approvalId: nonEmptyStringSchema,
+          outcome: z.literal('allowed'),
+          by: z.enum(['listener', 'host'], { error: "an allowed approval is decided by 'listener' or 'host'" }),
         }),
-        reason: z.string({ error: 'must be a string' }).exactOptional(),
-      }),
-      z.strictObject({
-        approvalId: nonEmptyStringSchema,
-        outcome: z.literal('cancelled'),
-        by: z.literal('cancel', { error: "a cancelled approval is decided by 'cancel'" }),
-      }),
-    ],
-    { error: "outcome must be 'allowed', 'denied' or 'cancelled'" },
-  ),
-)
+        z.strictObject({
+          approvalId: nonEmptyStringSchema,
+          outcome: z.literal('denied'),
+          by: z.enum(['listener', 'host', 'default', 'timeout', 'error'], {
+            error: "a denied approval is decided by 'listener', 'host', 'default', 'timeout' or 'error'",
+          }),
+          reason: z.string({ error: 'must be a string' }).exactOptional(),
+        }),
+        z.strictObject({
+          approvalId: nonEmptyStringSchema,
+          outcome: z.literal('cancelled'),
+          by: z.literal('cancel', { error: "a cancelled approval is decided by 'cancel'" }),
+        }),
+      ],
+      { error: "outcome must be 'allowed', 'denied' or 'cancelled'" },
+    ),
+  )
 
 /**
  * The durable approval event types, with their schemas and enclosure `'step'` (an open step is
@@ -115,10 +121,11 @@ export const approvalDecidedEventDataSchema: z.ZodType<ApprovalDecidedEventData>
  *
  * @internal
  */
-export const approvalEventTypes: Readonly<Record<'approval/asked' | 'approval/decided', EventTypeOptions>> = Object.freeze({
-  'approval/asked': Object.freeze({ schema: approvalAskedEventDataSchema, enclosure: 'step' }),
-  'approval/decided': Object.freeze({ schema: approvalDecidedEventDataSchema, enclosure: 'step' }),
-})
+export const approvalEventTypes: Readonly<Record<'approval/asked' | 'approval/decided', EventTypeOptions>> =
+  Object.freeze({
+    'approval/asked': Object.freeze({ schema: approvalAskedEventDataSchema, enclosure: 'step' }),
+    'approval/decided': Object.freeze({ schema: approvalDecidedEventDataSchema, enclosure: 'step' }),
+  })
 
 /**
  * Registers `approval/asked` and `approval/decided` in a harness's session catalog (05-tools.md §9).
@@ -136,7 +143,11 @@ export const approvalEventTypes: Readonly<Record<'approval/asked' | 'approval/de
  */
 export function registerApprovalEventTypes(sessions: SessionRegistry): () => void {
   if (typeof (sessions as { readonly registerEventType?: unknown } | null)?.registerEventType !== 'function') {
-    throw new InvalidArgumentError({ argument: 'sessions', reason: 'must be the session registry (with registerEventType)', value: sessions })
+    throw new InvalidArgumentError({
+      argument: 'sessions',
+      reason: 'must be the session registry (with registerEventType)',
+      value: sessions,
+    })
   }
   const asked = sessions.registerEventType('approval/asked', approvalEventTypes['approval/asked'])
   let decided: () => Promise<void>

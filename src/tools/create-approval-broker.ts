@@ -3,7 +3,13 @@ import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { Context } from '../kernel/context.js'
 import { type OptionRule, optionIssues, throwOptionIssues } from '../kernel/option-issues.js'
 import { services } from '../kernel/services.js'
-import type { ApprovalAskOptions, ApprovalBroker, ApprovalDecision, ApprovalOutcome, PendingApproval } from './approval-broker.js'
+import type {
+  ApprovalAskOptions,
+  ApprovalBroker,
+  ApprovalDecision,
+  ApprovalOutcome,
+  PendingApproval,
+} from './approval-broker.js'
 import type { ApprovalAskedEventData, ApprovalDecidedEventData } from './approval-events.js'
 import type { ToolAgent, ToolCallInfo } from './tool-call-info.js'
 import { thrownMessage } from './tool-error-result.js'
@@ -25,13 +31,15 @@ export interface ApprovalBrokerOptions {
 const brokerOptionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
   ctx: (value) => {
     const record = value as { readonly get?: unknown; readonly waterfall?: unknown } | null
-    return typeof record === 'object' && record !== null && typeof record.get === 'function' && typeof record.waterfall === 'function'
+    return typeof record === 'object' &&
+      record !== null &&
+      typeof record.get === 'function' &&
+      typeof record.waterfall === 'function'
       ? undefined
       : 'must be the agent context (a Context)'
   },
   agent: (value) => (typeof value === 'object' && value !== null ? undefined : 'must be the agent object'),
 })
-
 
 /** How many decided ids a broker remembers for `'already-decided'`; older ones are forgotten. */
 const DECIDED_MEMORY = 1024
@@ -49,7 +57,8 @@ function decisionProblem(value: unknown): string | undefined {
       if (key !== 'kind' && !(kind === 'deny' && key === 'reason')) return `${decisionShape} (unknown key "${key}")`
     }
     const reason = record['reason']
-    if (kind === 'deny' && reason !== undefined && typeof reason !== 'string') return `${decisionShape} (reason is not a string)`
+    if (kind === 'deny' && reason !== undefined && typeof reason !== 'string')
+      return `${decisionShape} (reason is not a string)`
     return undefined
   } catch {
     return `${decisionShape} (it could not be read)`
@@ -58,7 +67,10 @@ function decisionProblem(value: unknown): string | undefined {
 
 function outcomeOf(decision: ApprovalDecision, by: 'listener' | 'host'): ApprovalOutcome {
   if (decision.kind === 'allow') return Object.freeze({ outcome: 'allowed', by })
-  const reason = decision.reason === undefined || decision.reason === '' ? `denied by ${by === 'host' ? 'the host' : 'an approval listener'}` : decision.reason
+  const reason =
+    decision.reason === undefined || decision.reason === ''
+      ? `denied by ${by === 'host' ? 'the host' : 'an approval listener'}`
+      : decision.reason
   return Object.freeze({ outcome: 'denied', by, reason })
 }
 
@@ -68,11 +80,19 @@ function denied(by: 'default' | 'timeout' | 'error', reason: string): ApprovalOu
 
 function checkAskOptions(options: ApprovalAskOptions): void {
   if (options.mode !== 'auto' && options.mode !== 'manual') {
-    throw new InvalidArgumentError({ argument: 'options.mode', reason: "must be 'auto' or 'manual'", value: options.mode })
+    throw new InvalidArgumentError({
+      argument: 'options.mode',
+      reason: "must be 'auto' or 'manual'",
+      value: options.mode,
+    })
   }
   const timeoutMs = options.timeoutMs
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-    throw new InvalidArgumentError({ argument: 'options.timeoutMs', reason: 'must be a positive finite number', value: timeoutMs })
+    throw new InvalidArgumentError({
+      argument: 'options.timeoutMs',
+      reason: 'must be a positive finite number',
+      value: timeoutMs,
+    })
   }
 }
 
@@ -113,7 +133,11 @@ interface OpenApproval {
  * ```
  */
 export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBroker {
-  throwOptionIssues(optionIssues(options, brokerOptionRules, '{ ctx, agent }', ['ctx', 'agent']), options, 'createApprovalBroker options')
+  throwOptionIssues(
+    optionIssues(options, brokerOptionRules, '{ ctx, agent }', ['ctx', 'agent']),
+    options,
+    'createApprovalBroker options',
+  )
   const { ctx, agent } = options
   const clock = ctx.get(services.clock)
   const ids = ctx.get(services.ids)
@@ -149,7 +173,13 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
         approval.settle(Object.freeze({ outcome: 'cancelled', by: 'cancel' }))
       }
       const approval: OpenApproval = {
-        entry: Object.freeze({ approvalId, callId: call.callId, toolName: call.name, arguments: call.arguments, ...withReason }),
+        entry: Object.freeze({
+          approvalId,
+          callId: call.callId,
+          toolName: call.name,
+          arguments: call.arguments,
+          ...withReason,
+        }),
         settle(outcome) {
           if (done) return undefined
           done = true
@@ -183,10 +213,21 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
           approval.settle(denied('timeout', `no decision within ${timeoutMs} ms`))
         }, timeoutMs)
       }
-      const payload: ApprovalRequestPayload = Object.freeze({ agent, approvalId, call, ...withReason, signal: controller.signal })
+      const payload: ApprovalRequestPayload = Object.freeze({
+        agent,
+        approvalId,
+        call,
+        ...withReason,
+        signal: controller.signal,
+      })
       let answer: Promise<ApprovalDecision | undefined>
       try {
-        answer = ctx.waterfall('approval/request', payload, () => undefined, ctx.scope === undefined ? undefined : { scope: ctx.scope })
+        answer = ctx.waterfall(
+          'approval/request',
+          payload,
+          () => undefined,
+          ctx.scope === undefined ? undefined : { scope: ctx.scope },
+        )
       } catch (error) {
         answer = Promise.reject(error)
       }
@@ -218,7 +259,8 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
     },
     approve(approvalId: string, decision: ApprovalDecision): 'decided' | 'already-decided' {
       const problem = decisionProblem(decision)
-      if (problem !== undefined) throw new InvalidArgumentError({ argument: 'decision', reason: problem, value: decision })
+      if (problem !== undefined)
+        throw new InvalidArgumentError({ argument: 'decision', reason: problem, value: decision })
       if (typeof approvalId !== 'string') {
         throw new InvalidArgumentError({ argument: 'approvalId', reason: 'must be a string', value: approvalId })
       }

@@ -7,7 +7,14 @@ import { thrownMessage } from './tool-error-result.js'
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/
 const CALLBACKS = ['isConcurrencySafe', 'needsApproval'] as const
-const KNOWN_KEYS: ReadonlySet<PropertyKey> = new Set(['name', 'description', 'input', 'timeoutMs', 'execute', ...CALLBACKS])
+const KNOWN_KEYS: ReadonlySet<PropertyKey> = new Set([
+  'name',
+  'description',
+  'input',
+  'timeoutMs',
+  'execute',
+  ...CALLBACKS,
+])
 
 /** Whether `value` looks like a zod v4 schema (classic or mini): it has `_zod` internals and `safeParseAsync`. */
 function isZodSchema(value: object): value is ZodType {
@@ -24,7 +31,8 @@ function isZodThreeSchema(value: object): boolean {
 /** A short rendering of an offending value for a message: strings quoted (cut at 80), numbers as written, else the kind. */
 function describeValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)
-  if (typeof value === 'number' || typeof value === 'boolean' || value === undefined || value === null) return String(value)
+  if (typeof value === 'number' || typeof value === 'boolean' || value === undefined || value === null)
+    return String(value)
   if (Array.isArray(value)) return 'an array'
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }
@@ -50,7 +58,13 @@ interface CheckedInput {
 
 function checkInput(input: unknown, toolName: string): CheckedInput {
   const fail = (reason: string, cause?: unknown): never => {
-    throw new ToolDefinitionError({ toolName, field: 'input', value: input, reason, ...(cause === undefined ? {} : { cause }) })
+    throw new ToolDefinitionError({
+      toolName,
+      field: 'input',
+      value: input,
+      reason,
+      ...(cause === undefined ? {} : { cause }),
+    })
   }
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     return fail('must be a zod v4 schema or a JSON Schema object')
@@ -59,7 +73,9 @@ function checkInput(input: unknown, toolName: string): CheckedInput {
     let converted: unknown
     try {
       // Only the enumerable keys: zod adds a non-enumerable `~standard` (Standard Schema) to the root.
-      converted = Object.fromEntries(Object.entries(z.toJSONSchema(input, { target: 'draft-07', io: 'input', unrepresentable: 'throw' })))
+      converted = Object.fromEntries(
+        Object.entries(z.toJSONSchema(input, { target: 'draft-07', io: 'input', unrepresentable: 'throw' })),
+      )
     } catch (error) {
       return fail(`cannot be converted to JSON Schema: ${thrownMessage(error)}`, error)
     }
@@ -69,7 +85,8 @@ function checkInput(input: unknown, toolName: string): CheckedInput {
     } catch (error) {
       return fail(`converts to a JSON Schema that is not lossless JSON: ${thrownMessage(error)}`, error)
     }
-    if (schema['type'] !== 'object') return fail(`must describe an object (root type "object"), got ${describeType(schema)}`)
+    if (schema['type'] !== 'object')
+      return fail(`must describe an object (root type "object"), got ${describeType(schema)}`)
     return { input, inputKind: 'zod', parameters: withoutDialect(schema) }
   }
   if (isZodThreeSchema(input)) return fail('is a zod v3 schema; defineTool needs zod v4 (or a JSON Schema object)')
@@ -80,7 +97,8 @@ function checkInput(input: unknown, toolName: string): CheckedInput {
   } catch (error) {
     return fail(`must be a lossless-JSON plain object: ${thrownMessage(error)}`, error)
   }
-  if (object['type'] !== 'object') return fail(`must describe an object (root type "object"), got ${describeType(object)}`)
+  if (object['type'] !== 'object')
+    return fail(`must describe an object (root type "object"), got ${describeType(object)}`)
   // A raw schema is sent as it is (05-tools.md §1), `$schema` included; only zod's output loses it.
   return { input: object, inputKind: 'json-schema', parameters: object as JsonSchemaObject }
 }
@@ -111,37 +129,70 @@ function checkInput(input: unknown, toolName: string): CheckedInput {
  */
 export function defineTool<Input extends ZodType | JsonSchemaObject>(spec: ToolSpec<Input>): ToolDefinition<Input> {
   if (typeof spec !== 'object' || spec === null) {
-    throw new ToolDefinitionError({ field: 'spec', value: spec, reason: `must be an object (got ${describeValue(spec)})` })
+    throw new ToolDefinitionError({
+      field: 'spec',
+      value: spec,
+      reason: `must be an object (got ${describeValue(spec)})`,
+    })
   }
   const source = spec as unknown as Record<PropertyKey, unknown>
   const name = source['name']
   if (typeof name !== 'string' || !NAME.test(name)) {
-    throw new ToolDefinitionError({ field: 'name', value: name, reason: `must be 1-64 characters of [A-Za-z0-9_-] (got ${describeValue(name)})` })
+    throw new ToolDefinitionError({
+      field: 'name',
+      value: name,
+      reason: `must be 1-64 characters of [A-Za-z0-9_-] (got ${describeValue(name)})`,
+    })
   }
   for (const key of Reflect.ownKeys(spec)) {
     if (!KNOWN_KEYS.has(key)) {
-      throw new ToolDefinitionError({ toolName: name, field: String(key), value: source[key], reason: 'is not a tool definition field' })
+      throw new ToolDefinitionError({
+        toolName: name,
+        field: String(key),
+        value: source[key],
+        reason: 'is not a tool definition field',
+      })
     }
   }
   const description = source['description']
   if (typeof description !== 'string' || description.length === 0) {
-    throw new ToolDefinitionError({ toolName: name, field: 'description', value: description, reason: `must be a non-empty string (got ${describeValue(description)})` })
+    throw new ToolDefinitionError({
+      toolName: name,
+      field: 'description',
+      value: description,
+      reason: `must be a non-empty string (got ${describeValue(description)})`,
+    })
   }
   const checked = checkInput(source['input'], name)
   const timeoutMs = source['timeoutMs']
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
-    throw new ToolDefinitionError({ toolName: name, field: 'timeoutMs', value: timeoutMs, reason: `must be a positive finite number of milliseconds (got ${describeValue(timeoutMs)})` })
+    throw new ToolDefinitionError({
+      toolName: name,
+      field: 'timeoutMs',
+      value: timeoutMs,
+      reason: `must be a positive finite number of milliseconds (got ${describeValue(timeoutMs)})`,
+    })
   }
   const execute = source['execute']
   if (typeof execute !== 'function') {
-    throw new ToolDefinitionError({ toolName: name, field: 'execute', value: execute, reason: `must be a function (got ${describeValue(execute)})` })
+    throw new ToolDefinitionError({
+      toolName: name,
+      field: 'execute',
+      value: execute,
+      reason: `must be a function (got ${describeValue(execute)})`,
+    })
   }
   const callbacks: Record<string, unknown> = {}
   for (const key of CALLBACKS) {
     const callback = source[key]
     if (callback === undefined) continue
     if (typeof callback !== 'function') {
-      throw new ToolDefinitionError({ toolName: name, field: key, value: callback, reason: `must be a function (got ${describeValue(callback)})` })
+      throw new ToolDefinitionError({
+        toolName: name,
+        field: key,
+        value: callback,
+        reason: `must be a function (got ${describeValue(callback)})`,
+      })
     }
     callbacks[key] = callback
   }

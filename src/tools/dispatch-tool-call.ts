@@ -21,7 +21,11 @@ export interface DispatchRequest {
 }
 
 function timeoutResult(toolName: string, timeoutMs: number | undefined, abandoned: boolean): ToolResult {
-  return toolErrorResult('TOOL_TIMEOUT', `"${toolName}" did not finish within ${timeoutMs} ms`, abandoned ? { meta: abandonedMeta } : undefined)
+  return toolErrorResult(
+    'TOOL_TIMEOUT',
+    `"${toolName}" did not finish within ${timeoutMs} ms`,
+    abandoned ? { meta: abandonedMeta } : undefined,
+  )
 }
 
 function abortedResult(toolName: string, extra: ToolErrorExtras): ToolResult {
@@ -63,15 +67,24 @@ export function dispatchToolCall(environment: SchedulerEnvironment, request: Dis
   }
   const interrupted = (result: ToolResult): ToolResult => {
     if (deadline.interruption === 'deadline') return timeoutResult(name, deadline.timeoutMs, false)
-    if (deadline.interruption === 'abort' && !result.isError) return abortedResult(name, { additionalContexts: result.additionalContexts })
+    if (deadline.interruption === 'abort' && !result.isError)
+      return abortedResult(name, { additionalContexts: result.additionalContexts })
     return result
   }
   environment.onDispatched(slot)
   deadline.arm(() => {
     if (settled) return
-    settle(deadline.interruption === 'deadline' ? timeoutResult(name, deadline.timeoutMs, true) : abortedResult(name, { meta: abandonedMeta }))
+    settle(
+      deadline.interruption === 'deadline'
+        ? timeoutResult(name, deadline.timeoutMs, true)
+        : abortedResult(name, { meta: abandonedMeta }),
+    )
     try {
-      step.ctx.emit('tools/abandoned', Object.freeze({ agent: step.agent, callId: slot.call.callId, name }), environment.dispatch)
+      step.ctx.emit(
+        'tools/abandoned',
+        Object.freeze({ agent: step.agent, callId: slot.call.callId, name }),
+        environment.dispatch,
+      )
     } catch (error) {
       environment.onInternalError(error)
     }

@@ -4,7 +4,13 @@
  *
  * @module
  */
-export type { ApprovalAskOptions, ApprovalBroker, ApprovalDecision, ApprovalOutcome, PendingApproval } from './approval-broker.js'
+export type {
+  ApprovalAskOptions,
+  ApprovalBroker,
+  ApprovalDecision,
+  ApprovalOutcome,
+  PendingApproval,
+} from './approval-broker.js'
 export {
   type ApprovalAllowedEventData,
   type ApprovalAskedEventData,
@@ -16,9 +22,22 @@ export {
   registerApprovalEventTypes,
 } from './approval-events.js'
 export { type ApprovalBrokerOptions, createApprovalBroker } from './create-approval-broker.js'
-export { type RepeatToolReminderConfig, type RepeatToolReminderOptions, repeatToolReminder } from './repeat-tool-reminder.js'
+export {
+  type RepeatToolReminderConfig,
+  type RepeatToolReminderOptions,
+  repeatToolReminder,
+} from './repeat-tool-reminder.js'
 export type { ToolAgent, ToolCallInfo } from './tool-call-info.js'
-export type { JsonSchemaObject, ToolArgs, ToolContentBlock, ToolContext, ToolDefinition, ToolReturn, ToolReturnObject, ToolSpec } from './tool-definition.js'
+export type {
+  JsonSchemaObject,
+  ToolArgs,
+  ToolContentBlock,
+  ToolContext,
+  ToolDefinition,
+  ToolReturn,
+  ToolReturnObject,
+  ToolSpec,
+} from './tool-definition.js'
 export {
   type ApprovalRequestPayload,
   type PreExecuteDecision,
@@ -32,7 +51,13 @@ export {
   type ToolsProgressPayload,
   type ToolsResultPayload,
 } from './tool-events.js'
-export type { ToolContextMessage, ToolResult, ToolResultCode, ToolResultFailure, ToolStepOutcome } from './tool-result.js'
+export type {
+  ToolContextMessage,
+  ToolResult,
+  ToolResultCode,
+  ToolResultFailure,
+  ToolStepOutcome,
+} from './tool-result.js'
 export {
   type ResolvedTool,
   type ToolCallRequest,
@@ -43,7 +68,13 @@ export {
 } from './tool-registry.js'
 export type { ToolRestrictOptions } from './tool-restrictions.js'
 export { type ToolsEntryConfig, toolsPlugin } from './tools-plugin.js'
-export { defaultToolRunOptions, type RunToolCalls, type ToolRunOptions, type ToolStepContext, type ToolStepReport } from './tool-step-context.js'
+export {
+  defaultToolRunOptions,
+  type RunToolCalls,
+  type ToolRunOptions,
+  type ToolStepContext,
+  type ToolStepReport,
+} from './tool-step-context.js'
 export {
   formatSchemaIssues,
   type ParsedToolArguments,
@@ -52,7 +83,13 @@ export {
   parseToolArguments,
   type ToolSchemaIssue,
 } from './parse-tool-arguments.js'
-export { resultErrorOf, thrownMessage, type ToolErrorExtras, toolErrorName, toolErrorResult } from './tool-error-result.js'
+export {
+  resultErrorOf,
+  thrownMessage,
+  type ToolErrorExtras,
+  toolErrorName,
+  toolErrorResult,
+} from './tool-error-result.js'
 export { defineTool } from './define-tool.js'
 export { type NormalizeToolReturnOptions, normalizeToolReturn } from './normalize-tool-return.js'
 export { TRUNCATION_META_KEY, type TruncateToolResultOptions, truncateToolResult } from './truncate-tool-result.js'

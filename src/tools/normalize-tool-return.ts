@@ -22,7 +22,13 @@ type Checked<T> = { readonly ok: true; readonly value: T } | { readonly ok: fals
 
 type AdditionalContext = string | readonly ToolContentBlock[]
 
-const RESULT_KEYS: ReadonlySet<PropertyKey> = new Set(['content', 'isError', 'meta', 'concludesTurn', 'additionalContexts'])
+const RESULT_KEYS: ReadonlySet<PropertyKey> = new Set([
+  'content',
+  'isError',
+  'meta',
+  'concludesTurn',
+  'additionalContexts',
+])
 const RESULT_CODES: ReadonlySet<unknown> = new Set<ToolResultCode>([
   'UNKNOWN_TOOL',
   'INVALID_ARGUMENTS',
@@ -62,7 +68,8 @@ function checkBlock(block: unknown, path: string): Checked<ToolContentBlock> {
     const extra = extraKey(block, IMAGE_KEYS)
     if (extra !== undefined) return invalid(`${path}.${extra} is not an image block field`)
     const mediaType = block['mediaType']
-    if (typeof mediaType !== 'string' || !mediaType.startsWith('image/')) return invalid(`${path}.mediaType is not an image media type (image/…)`)
+    if (typeof mediaType !== 'string' || !mediaType.startsWith('image/'))
+      return invalid(`${path}.mediaType is not an image media type (image/…)`)
     const uri = block['uri']
     if (typeof uri !== 'string' || uri.length === 0) return invalid(`${path}.uri is not a non-empty string`)
     return ok(Object.freeze({ type, mediaType, uri }))
@@ -194,12 +201,18 @@ function success(content: readonly ToolContentBlock[]): ToolResult {
  * @param options - `allowError` to accept a middleware's `error` key
  * @returns the frozen result
  */
-export function normalizeToolReturn(value: unknown, toolName: string, options?: NormalizeToolReturnOptions): ToolResult {
+export function normalizeToolReturn(
+  value: unknown,
+  toolName: string,
+  options?: NormalizeToolReturnOptions,
+): ToolResult {
   let checked: Checked<ToolResult>
   try {
     checked = check(value, options?.allowError === true)
   } catch (error) {
     checked = invalid(`reading it threw: ${thrownMessage(error)}`)
   }
-  return checked.ok ? checked.value : toolErrorResult('TOOL_FAILED', `"${toolName}" returned an invalid result: ${checked.problem}`)
+  return checked.ok
+    ? checked.value
+    : toolErrorResult('TOOL_FAILED', `"${toolName}" returned an invalid result: ${checked.problem}`)
 }

@@ -40,15 +40,32 @@ export interface ToolSchemaIssue {
  *   `argument: 'issues[<i>]'` for an entry that is not `{ path: PropertyKey[], message: string }`
  */
 export function formatSchemaIssues(issues: readonly ToolSchemaIssue[]): string {
-  if (!Array.isArray(issues as unknown)) throw new InvalidArgumentError({ argument: 'issues', reason: 'must be an array of { path, message }', value: issues })
+  if (!Array.isArray(issues as unknown))
+    throw new InvalidArgumentError({
+      argument: 'issues',
+      reason: 'must be an array of { path, message }',
+      value: issues,
+    })
   issues.forEach((issue: unknown, index) => {
     const record = issue as Partial<ToolSchemaIssue> | null
-    if (typeof record !== 'object' || record === null || !Array.isArray(record.path) || typeof record.message !== 'string') {
-      throw new InvalidArgumentError({ argument: `issues[${index}]`, reason: 'must be { path: PropertyKey[], message: string }', value: issue })
+    if (
+      typeof record !== 'object' ||
+      record === null ||
+      !Array.isArray(record.path) ||
+      typeof record.message !== 'string'
+    ) {
+      throw new InvalidArgumentError({
+        argument: `issues[${index}]`,
+        reason: 'must be { path: PropertyKey[], message: string }',
+        value: issue,
+      })
     }
   })
   return issues
-    .map((issue) => `${issue.path.length === 0 ? '(root)' : issue.path.map((key) => String(key)).join('.')}: ${issue.message}`)
+    .map(
+      (issue) =>
+        `${issue.path.length === 0 ? '(root)' : issue.path.map((key) => String(key)).join('.')}: ${issue.message}`,
+    )
     .join('; ')
 }
 
@@ -77,9 +94,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  *   string, `argument: 'definition'` when `definition` is not a tool definition object
  */
 export async function parseToolArguments(raw: string, definition: ToolDefinition): Promise<ParsedToolArguments> {
-  if (typeof raw !== 'string') throw new InvalidArgumentError({ argument: 'raw', reason: 'must be the argument text (a string)', value: raw })
+  if (typeof raw !== 'string')
+    throw new InvalidArgumentError({ argument: 'raw', reason: 'must be the argument text (a string)', value: raw })
   if (typeof definition !== 'object' || definition === null || typeof definition.name !== 'string') {
-    throw new InvalidArgumentError({ argument: 'definition', reason: 'must be a tool definition (an object with a string name)', value: definition })
+    throw new InvalidArgumentError({
+      argument: 'definition',
+      reason: 'must be a tool definition (an object with a string name)',
+      value: definition,
+    })
   }
   const notObject = { ok: false, message: `arguments for "${definition.name}" are not a valid JSON object` } as const
   let parsed: unknown

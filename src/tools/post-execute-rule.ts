@@ -38,7 +38,10 @@ export function applyPostExecuteRule(before: ToolResult, output: unknown, toolNa
   const inherited = from === 'TOOL_FAILED' && before.error?.message === invalidMessage
   if (to === 'TOOL_FAILED' && !inherited && invalidMessage?.startsWith(invalidPrefix) === true) {
     const problem = invalidMessage.slice(invalidPrefix.length)
-    return toolErrorResult('TOOL_FAILED', `a post-execute listener for "${toolName}" returned an invalid result: ${problem}`)
+    return toolErrorResult(
+      'TOOL_FAILED',
+      `a post-execute listener for "${toolName}" returned an invalid result: ${problem}`,
+    )
   }
   if (from === undefined) {
     if (to === undefined || to === 'TOOL_DENIED') return after
@@ -48,10 +51,16 @@ export function applyPostExecuteRule(before: ToolResult, output: unknown, toolNa
     )
   }
   if (to === undefined) {
-    return toolErrorResult('TOOL_FAILED', `a post-execute listener for "${toolName}" turned a result with code ${from} into a success`)
+    return toolErrorResult(
+      'TOOL_FAILED',
+      `a post-execute listener for "${toolName}" turned a result with code ${from} into a success`,
+    )
   }
   if (to !== from) {
-    return toolErrorResult('TOOL_FAILED', `a post-execute listener for "${toolName}" changed the result code ${from} into ${to}`)
+    return toolErrorResult(
+      'TOOL_FAILED',
+      `a post-execute listener for "${toolName}" changed the result code ${from} into ${to}`,
+    )
   }
   return after
 }

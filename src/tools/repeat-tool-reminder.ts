@@ -54,7 +54,9 @@ function validThresholds(value: unknown): boolean {
 const configSchema: z.ZodType<RepeatToolReminderConfig> = z.strictObject(
   {
     thresholds: z.custom<readonly number[]>(validThresholds, { error: thresholdsMessage }).default([3, 5, 8]),
-    exclude: z.array(z.string({ error: 'must be a tool name' }), { error: 'must be an array of tool names' }).default([]),
+    exclude: z
+      .array(z.string({ error: 'must be a tool name' }), { error: 'must be an array of tool names' })
+      .default([]),
   },
   { error: 'must be { thresholds?, exclude? }' },
 )
@@ -91,7 +93,8 @@ function shownArguments(raw: string): string {
 
 /** The reminder text for `count` identical calls (05-tools.md §12). */
 function reminderText(call: Pick<ToolCallInfo, 'name' | 'arguments'>, count: number, first: boolean): string {
-  if (first) return `You have made the same tool call ${count} times in a row with identical arguments. If it is not helping, try a different approach.`
+  if (first)
+    return `You have made the same tool call ${count} times in a row with identical arguments. If it is not helping, try a different approach.`
   return `"${call.name}" has now been called ${count} times in a row with the same arguments: ${shownArguments(call.arguments)}. Repeating it is unlikely to help; change the arguments, use another tool, or answer with what you have.`
 }
 
@@ -125,10 +128,14 @@ interface Chain {
  * const harness = await createHarness({ plugins: [repeatToolReminder({ thresholds: [3, 6], exclude: ['wait'] })] })
  * ```
  */
-export function repeatToolReminder(options: RepeatToolReminderOptions = {}): PluginDefinition<RepeatToolReminderConfig> {
+export function repeatToolReminder(
+  options: RepeatToolReminderOptions = {},
+): PluginDefinition<RepeatToolReminderConfig> {
   const given: unknown =
     typeof options === 'object' && options !== null && !Array.isArray(options)
-      ? Object.fromEntries(Object.entries(options).map(([key, value]) => [key, Array.isArray(value) ? [...value] : value]))
+      ? Object.fromEntries(
+          Object.entries(options).map(([key, value]) => [key, Array.isArray(value) ? [...value] : value]),
+        )
       : options
   return definePlugin({
     name: 'repeat-tool-reminder',
@@ -141,13 +148,18 @@ export function repeatToolReminder(options: RepeatToolReminderOptions = {}): Plu
       const remind = (agent: ToolAgent, text: string): void => {
         const inject = (agent as Partial<InjectingAgent>).inject
         if (typeof inject !== 'function') {
-          ctx.logger.warn('repeat-tool-reminder: the agent has no inject(); the reminder was dropped', { agent: agent.id })
+          ctx.logger.warn('repeat-tool-reminder: the agent has no inject(); the reminder was dropped', {
+            agent: agent.id,
+          })
           return
         }
         try {
           inject.call(agent, { content: [{ type: 'text', text }], source: reminderSource })
         } catch (error) {
-          ctx.logger.warn('repeat-tool-reminder: agent.inject() threw; the reminder was dropped', { agent: agent.id, error: thrownMessage(error) })
+          ctx.logger.warn('repeat-tool-reminder: agent.inject() threw; the reminder was dropped', {
+            agent: agent.id,
+            error: thrownMessage(error),
+          })
         }
       }
       const observe = (call: ToolCallInfo): void => {

@@ -89,7 +89,11 @@ class StepScheduler {
     )
     const tools = lookup(
       () => ctx.get(services.tools) as SchedulerToolLookup,
-      (error) => ({ resolve: () => unavailable(error), executionMode: () => unavailable(error), guardsFor: () => unavailable(error) }),
+      (error) => ({
+        resolve: () => unavailable(error),
+        executionMode: () => unavailable(error),
+        guardsFor: () => unavailable(error),
+      }),
     )
     const scope = this.#step.scope
     return {
@@ -143,7 +147,10 @@ class StepScheduler {
   /** §3, re-done right before each start with the registry of that moment; a throw is `'exclusive'`. */
   async #classify(slot: CallSlot): Promise<'parallel' | 'exclusive'> {
     try {
-      const mode = await this.#environment.tools.executionMode({ name: slot.block.name, arguments: slot.block.arguments }, this.#step.scope)
+      const mode = await this.#environment.tools.executionMode(
+        { name: slot.block.name, arguments: slot.block.arguments },
+        this.#step.scope,
+      )
       return mode === 'parallel' ? 'parallel' : 'exclusive'
     } catch {
       return 'exclusive'
@@ -244,9 +251,14 @@ class StepScheduler {
  *   object with a `ctx`
  */
 export const runToolCalls: RunToolCalls = async (calls, step) => {
-  if (!Array.isArray(calls)) throw new InvalidArgumentError({ argument: 'calls', reason: 'must be an array of tool-call blocks', value: calls })
+  if (!Array.isArray(calls))
+    throw new InvalidArgumentError({ argument: 'calls', reason: 'must be an array of tool-call blocks', value: calls })
   if (typeof step !== 'object' || step === null || typeof step.ctx !== 'object' || step.ctx === null) {
-    throw new InvalidArgumentError({ argument: 'step', reason: 'must be a ToolStepContext (an object with ctx)', value: step })
+    throw new InvalidArgumentError({
+      argument: 'step',
+      reason: 'must be a ToolStepContext (an object with ctx)',
+      value: step,
+    })
   }
   return new StepScheduler(calls, step).run()
 }

@@ -35,7 +35,12 @@ export function schedulerFaultsOf(agent: ToolAgent): SchedulerFault[] {
   const existing = holder[schedulerFaultKey]
   if (existing !== undefined) return existing
   const faults: SchedulerFault[] = []
-  Object.defineProperty(agent, schedulerFaultKey, { value: faults, enumerable: false, configurable: true, writable: false })
+  Object.defineProperty(agent, schedulerFaultKey, {
+    value: faults,
+    enumerable: false,
+    configurable: true,
+    writable: false,
+  })
   return faults
 }
 

@@ -25,7 +25,11 @@ export interface ToolCallContext {
  * @param signal - the call signal
  * @returns the context and its close switch
  */
-export function createToolCallContext(environment: SchedulerEnvironment, slot: CallSlot, signal: AbortSignal): ToolCallContext {
+export function createToolCallContext(
+  environment: SchedulerEnvironment,
+  slot: CallSlot,
+  signal: AbortSignal,
+): ToolCallContext {
   const { step } = environment
   const { callId, name } = slot.call
   let closed = false
@@ -49,7 +53,11 @@ export function createToolCallContext(environment: SchedulerEnvironment, slot: C
           cause: error,
         })
       }
-      step.ctx.emit('tools/progress', Object.freeze({ agent: step.agent, callId, name, progress: copy }), environment.dispatch)
+      step.ctx.emit(
+        'tools/progress',
+        Object.freeze({ agent: step.agent, callId, name, progress: copy }),
+        environment.dispatch,
+      )
     },
   })
   return {
@@ -70,12 +78,21 @@ export function createToolCallContext(environment: SchedulerEnvironment, slot: C
  * @param result - the dispatch outcome (before post-execute and truncation)
  * @param durationMs - milliseconds from dispatch to settlement, 0 when it never dispatched
  */
-export function announceToolResult(environment: SchedulerEnvironment, slot: CallSlot, result: ToolResult, durationMs: number): void {
+export function announceToolResult(
+  environment: SchedulerEnvironment,
+  slot: CallSlot,
+  result: ToolResult,
+  durationMs: number,
+): void {
   if (slot.announced) return
   slot.announced = true
   const { step } = environment
   try {
-    step.ctx.emit('tools/result', Object.freeze({ agent: step.agent, call: slot.call, result, durationMs }), environment.dispatch)
+    step.ctx.emit(
+      'tools/result',
+      Object.freeze({ agent: step.agent, call: slot.call, result, durationMs }),
+      environment.dispatch,
+    )
   } catch (error) {
     environment.onInternalError(error)
   }

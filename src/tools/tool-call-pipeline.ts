@@ -43,7 +43,10 @@ function appendToolResult(environment: SchedulerEnvironment, slot: CallSlot, res
 }
 
 /** One additional context as the next-step message of §11. */
-function contextMessage(environment: SchedulerEnvironment, context: string | readonly ToolContentBlock[]): ToolContextMessage {
+function contextMessage(
+  environment: SchedulerEnvironment,
+  context: string | readonly ToolContentBlock[],
+): ToolContextMessage {
   const content: readonly UserContentBlock[] =
     typeof context === 'string' ? Object.freeze([Object.freeze({ type: 'text', text: context } as const)]) : context
   return Object.freeze({ id: environment.ids('message'), role: 'user', content, source: contextSource })
@@ -151,9 +154,13 @@ export async function commitToolCall(environment: SchedulerEnvironment, slot: Ca
   const { step } = environment
   let result = slot.result as ToolResult
   const code = resultCodeOf(result)
-  if (code !== 'TOOL_ABORTED_BEFORE_DISPATCH' && code !== 'TOOL_SCHEDULER_FAILED') result = await postExecute(environment, slot, result)
+  if (code !== 'TOOL_ABORTED_BEFORE_DISPATCH' && code !== 'TOOL_SCHEDULER_FAILED')
+    result = await postExecute(environment, slot, result)
   const spill = step.options.toolResultSpill
-  result = truncateToolResult(result, { limitBytes: step.options.toolResultMaxBytes, ...(spill === undefined ? {} : { spill }) })
+  result = truncateToolResult(result, {
+    limitBytes: step.options.toolResultMaxBytes,
+    ...(spill === undefined ? {} : { spill }),
+  })
   appendToolResult(environment, slot, result)
   for (const context of result.additionalContexts) step.insertContext(contextMessage(environment, context))
   return !result.isError && result.concludesTurn

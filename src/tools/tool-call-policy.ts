@@ -41,7 +41,8 @@ function readDecision(value: unknown): PreExecuteDecision | undefined {
     const record = value as Record<string, unknown>
     const kind = record['kind']
     if (kind !== 'allow' && kind !== 'deny' && kind !== 'ask') return undefined
-    for (const key of Object.keys(record)) if (key !== 'kind' && (key !== 'reason' || kind === 'allow')) return undefined
+    for (const key of Object.keys(record))
+      if (key !== 'kind' && (key !== 'reason' || kind === 'allow')) return undefined
     const reason = record['reason']
     if (reason === undefined) return { kind }
     return typeof reason === 'string' && kind !== 'allow' ? { kind, reason } : undefined
@@ -87,14 +88,22 @@ export async function runCallPolicy(
   const name = call.name
   let decision: PreExecuteDecision | undefined
   try {
-    const answer: unknown = await step.ctx.waterfall('tools/pre-execute', Object.freeze({ call }), () => allow, environment.dispatch)
+    const answer: unknown = await step.ctx.waterfall(
+      'tools/pre-execute',
+      Object.freeze({ call }),
+      () => allow,
+      environment.dispatch,
+    )
     decision = readDecision(answer)
   } catch (error) {
     return denied(policyFailedMessage(name, error))
   }
-  if (decision === undefined) return denied(`a policy check for "${name}" failed: tools/pre-execute returned an invalid decision`)
+  if (decision === undefined)
+    return denied(`a policy check for "${name}" failed: tools/pre-execute returned an invalid decision`)
   if (decision.kind === 'deny') {
-    return denied(decision.reason === undefined || decision.reason === '' ? `"${name}" was denied by policy` : decision.reason)
+    return denied(
+      decision.reason === undefined || decision.reason === '' ? `"${name}" was denied by policy` : decision.reason,
+    )
   }
   let ask: boolean
   try {
@@ -122,7 +131,8 @@ export async function runCallPolicy(
     } catch (error) {
       return denied(policyFailedMessage(name, error))
     }
-    if (verdict !== undefined) return denied(typeof verdict === 'string' && verdict !== '' ? verdict : `"${name}" was denied by policy`)
+    if (verdict !== undefined)
+      return denied(typeof verdict === 'string' && verdict !== '' ? verdict : `"${name}" was denied by policy`)
   }
   return undefined
 }

@@ -64,7 +64,10 @@ export interface ToolSpec<Input extends ZodType | JsonSchemaObject = ZodType | J
   /** Only exactly `true` lets the call run in parallel with its neighbours. */
   readonly isConcurrencySafe?: (args: ToolArgs<Input>) => boolean
   /** Anything but exactly `false` asks for approval (a throw denies). */
-  readonly needsApproval?: (args: ToolArgs<Input>, context: ToolContext) => boolean | undefined | Promise<boolean | undefined>
+  readonly needsApproval?: (
+    args: ToolArgs<Input>,
+    context: ToolContext,
+  ) => boolean | undefined | Promise<boolean | undefined>
   /** The call's deadline in milliseconds: positive finite; never sent to the model. */
   readonly timeoutMs?: number
   /** The body. */
@@ -75,7 +78,8 @@ export interface ToolSpec<Input extends ZodType | JsonSchemaObject = ZodType | J
  * A validated, frozen tool declaration (what `defineTool` returns): the spec plus the JSON Schema
  * the model sees. Inert: registering it is what makes it visible.
  */
-export interface ToolDefinition<Input extends ZodType | JsonSchemaObject = ZodType | JsonSchemaObject> extends ToolSpec<Input> {
+export interface ToolDefinition<Input extends ZodType | JsonSchemaObject = ZodType | JsonSchemaObject>
+  extends ToolSpec<Input> {
   /** The JSON Schema of the arguments (draft-07, no top-level `$schema`), deep-frozen. */
   readonly parameters: JsonSchemaObject
   /** Whether `input` is a zod schema (arguments are validated) or raw JSON Schema (not validated). */

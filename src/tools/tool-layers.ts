@@ -49,7 +49,6 @@ function isDeepFrozen(value: unknown): boolean {
   return true
 }
 
-
 /**
  * @internal The shared state behind every `ToolRegistry` view of one harness: the global
  * layer and one layer per scope key, the restrictions and guards per scope, and the per-scope
@@ -86,7 +85,8 @@ export class ToolLayers {
   /** The names `scope` inherits: those of the global layer and of its ancestors' layers. */
   inherited(scope: ScopeKey): ReadonlySet<string> {
     const names = new Set<string>(this.#global.keys())
-    for (const key of this.chain(scope).slice(1)) for (const name of this.#layers.get(key)?.keys() ?? []) names.add(name)
+    for (const key of this.chain(scope).slice(1))
+      for (const name of this.#layers.get(key)?.keys() ?? []) names.add(name)
     return names
   }
 
@@ -109,7 +109,10 @@ export class ToolLayers {
   }
 
   /** The visible definitions and their schemas, sorted by name; the same arrays while nothing changed. */
-  view(scope: ScopeKey | undefined): { readonly definitions: readonly ToolDefinition[]; readonly schemas: readonly ToolSchema[] } {
+  view(scope: ScopeKey | undefined): {
+    readonly definitions: readonly ToolDefinition[]
+    readonly schemas: readonly ToolSchema[]
+  } {
     const chain = this.chain(scope)
     const hit = scope === undefined ? this.#globalView : this.#views.get(scope)
     if (hit !== undefined && hit.version === this.#version && sameItems(hit.chain, chain)) return hit
@@ -249,7 +252,9 @@ export class ToolLayers {
   #schemaOf(definition: ToolDefinition): ToolSchema {
     let schema = this.#schemas.get(definition)
     if (schema === undefined) {
-      const parameters = isDeepFrozen(definition.parameters) ? definition.parameters : deepFreeze(structuredClone(definition.parameters))
+      const parameters = isDeepFrozen(definition.parameters)
+        ? definition.parameters
+        : deepFreeze(structuredClone(definition.parameters))
       // Recorded so prompt assembly shares it instead of cloning it on every step.
       schema = markDeepFrozen(Object.freeze({ name: definition.name, description: definition.description, parameters }))
       this.#schemas.set(definition, schema)

@@ -69,7 +69,8 @@ function checkBatch(tools: unknown): readonly ToolDefinition[] {
     if (isToolDefinition(tool)) return
     throw new InvalidArgumentError({
       argument: Array.isArray(tools) ? `tools[${index}]` : 'tool',
-      reason: 'must be a tool definition made by defineTool() (a frozen declaration with name, description, parameters and execute)',
+      reason:
+        'must be a tool definition made by defineTool() (a frozen declaration with name, description, parameters and execute)',
       value: tool,
     })
   })
@@ -121,13 +122,16 @@ export class ToolRegistry {
       seen.add(definition.name)
     }
     const names = Object.freeze([...seen].sort())
-    const disposer = this.#owner.effect(() => {
-      const registrations: readonly ToolRegistration[] = this.#layers.add(scope, batch)
-      return () => {
-        this.#layers.remove(scope, registrations)
-        if (names.length > 0) this.#layers.changed(scope, 'unregister', names)
-      }
-    }, `tools:${names.join(',')}`)
+    const disposer = this.#owner.effect(
+      () => {
+        const registrations: readonly ToolRegistration[] = this.#layers.add(scope, batch)
+        return () => {
+          this.#layers.remove(scope, registrations)
+          if (names.length > 0) this.#layers.changed(scope, 'unregister', names)
+        }
+      },
+      `tools:${names.join(',')}`,
+    )
     if (names.length > 0) this.#layers.changed(scope, 'register', names)
     return disposer
   }
@@ -193,13 +197,16 @@ export class ToolRegistry {
     if (target === undefined) throw new ToolRestrictionError({ problem: 'unscoped' })
     const restriction = readRestriction(options)
     checkRestrictedNames(restriction, this.#layers.inherited(target))
-    const disposer = this.#owner.effect(() => {
-      this.#layers.restrict(target, restriction)
-      return () => {
-        this.#layers.unrestrict(target, restriction)
-        this.#layers.changed(target, 'unrestrict', restriction.names)
-      }
-    }, `tools-restriction:${restriction.names.join(',')}`)
+    const disposer = this.#owner.effect(
+      () => {
+        this.#layers.restrict(target, restriction)
+        return () => {
+          this.#layers.unrestrict(target, restriction)
+          this.#layers.changed(target, 'unrestrict', restriction.names)
+        }
+      },
+      `tools-restriction:${restriction.names.join(',')}`,
+    )
     this.#layers.changed(target, 'restrict', restriction.names)
     return disposer
   }
@@ -237,7 +244,13 @@ export class ToolRegistry {
    */
   async executionMode(call: ToolCallRequest, scope?: ScopeKey): Promise<ToolExecutionMode> {
     const resolved = this.#scopeArgument(scope)
-    if (typeof call !== 'object' || call === null || typeof call.name !== 'string' || typeof call.arguments !== 'string') return 'exclusive'
+    if (
+      typeof call !== 'object' ||
+      call === null ||
+      typeof call.name !== 'string' ||
+      typeof call.arguments !== 'string'
+    )
+      return 'exclusive'
     const definition = this.#layers.resolve(call.name, resolved)
     if (definition === undefined || typeof definition.isConcurrencySafe !== 'function') return 'exclusive'
     const parsed = await parseToolArguments(call.arguments, definition)
@@ -287,7 +300,11 @@ export class ToolRegistry {
   /** A registration's `scope` option: absent → the view's scope. */
   #scopeOption(options: ToolScopeOptions | undefined): ScopeKey | undefined {
     if (options !== undefined && (typeof options !== 'object' || options === null)) {
-      throw new InvalidArgumentError({ argument: 'options', reason: 'options must be an object { scope? }', value: options })
+      throw new InvalidArgumentError({
+        argument: 'options',
+        reason: 'options must be an object { scope? }',
+        value: options,
+      })
     }
     return this.#scopeArgument(options?.scope)
   }

@@ -38,7 +38,11 @@ function readNames(options: Record<string, unknown>, field: 'allow' | 'deny'): R
   const names = new Set<string>()
   for (const name of value as unknown[]) {
     if (typeof name !== 'string') {
-      throw new InvalidArgumentError({ argument: field, reason: `${field} must list tool names (strings)`, value: name })
+      throw new InvalidArgumentError({
+        argument: field,
+        reason: `${field} must list tool names (strings)`,
+        value: name,
+      })
     }
     names.add(name)
   }
@@ -55,12 +59,20 @@ function readNames(options: Record<string, unknown>, field: 'allow' | 'deny'): R
  */
 export function readRestriction(options: unknown): ToolRestriction {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new InvalidArgumentError({ argument: 'options', reason: 'a restriction must be an object { allow?, deny? }', value: options })
+    throw new InvalidArgumentError({
+      argument: 'options',
+      reason: 'a restriction must be an object { allow?, deny? }',
+      value: options,
+    })
   }
   const record = options as Record<string, unknown>
   for (const key of Object.keys(record)) {
     if (key !== 'allow' && key !== 'deny') {
-      throw new InvalidArgumentError({ argument: 'options', reason: `"${key}" is not a restriction field (use allow or deny)`, value: options })
+      throw new InvalidArgumentError({
+        argument: 'options',
+        reason: `"${key}" is not a restriction field (use allow or deny)`,
+        value: options,
+      })
     }
   }
   const allow = readNames(record, 'allow')
@@ -81,7 +93,8 @@ export function readRestriction(options: unknown): ToolRestriction {
 export function checkRestrictedNames(restriction: ToolRestriction, inherited: ReadonlySet<string>): void {
   const listed = [...new Set([...(restriction.allow ?? []), ...(restriction.deny ?? [])])]
   const unknown = listed.filter((name) => !inherited.has(name))
-  if (unknown.length > 0) throw new ToolRestrictionError({ problem: 'unknown-name', names: unknown, known: [...inherited].sort() })
+  if (unknown.length > 0)
+    throw new ToolRestrictionError({ problem: 'unknown-name', names: unknown, known: [...inherited].sort() })
 }
 
 /**

@@ -24,9 +24,14 @@ import type { ToolResult } from './tool-result.js'
  */
 export function toolResultMessage(id: string, callId: string, result: ToolResult): ToolResultMessage {
   if (typeof id !== 'string') throw new InvalidArgumentError({ argument: 'id', reason: 'must be a string', value: id })
-  if (typeof callId !== 'string') throw new InvalidArgumentError({ argument: 'callId', reason: 'must be a string', value: callId })
+  if (typeof callId !== 'string')
+    throw new InvalidArgumentError({ argument: 'callId', reason: 'must be a string', value: callId })
   if (typeof result !== 'object' || result === null || !Array.isArray(result.content)) {
-    throw new InvalidArgumentError({ argument: 'result', reason: 'must be a tool result with a content array', value: result })
+    throw new InvalidArgumentError({
+      argument: 'result',
+      reason: 'must be a tool result with a content array',
+      value: result,
+    })
   }
   const block = Object.freeze({
     type: 'tool-result',

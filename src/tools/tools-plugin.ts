@@ -19,7 +19,11 @@ export interface ToolsEntryConfig {
 function isDefinitionLike(value: unknown): boolean {
   if (typeof value !== 'object' || value === null || !Object.isFrozen(value)) return false
   const candidate = value as { name?: unknown; execute?: unknown; parameters?: unknown }
-  return typeof candidate.name === 'string' && typeof candidate.execute === 'function' && typeof candidate.parameters === 'object'
+  return (
+    typeof candidate.name === 'string' &&
+    typeof candidate.execute === 'function' &&
+    typeof candidate.parameters === 'object'
+  )
 }
 
 /**
@@ -38,7 +42,8 @@ export const toolListSchema: z.ZodType<readonly ToolDefinition[]> = z
         return
       }
       const name = (tool as ToolDefinition).name
-      if (seen.has(name)) context.addIssue({ code: 'custom', path: [index, 'name'], message: `repeats the tool name "${name}"` })
+      if (seen.has(name))
+        context.addIssue({ code: 'custom', path: [index, 'name'], message: `repeats the tool name "${name}"` })
       seen.add(name)
     })
   }) as unknown as z.ZodType<readonly ToolDefinition[]>

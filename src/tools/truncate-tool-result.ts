@@ -61,19 +61,35 @@ function tailOf(text: string, budget: number): string {
 /** Throws for a call {@link truncateToolResult} cannot serve; a handful of `typeof` tests, once per result. */
 function checkArguments(result: ToolResult, options: TruncateToolResultOptions): void {
   if (typeof result !== 'object' || result === null || !Array.isArray(result.content)) {
-    throw new InvalidArgumentError({ argument: 'result', reason: 'must be a tool result with a content array', value: result })
+    throw new InvalidArgumentError({
+      argument: 'result',
+      reason: 'must be a tool result with a content array',
+      value: result,
+    })
   }
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new InvalidArgumentError({ argument: 'options', reason: 'must be an options object { limitBytes, spill? }', value: options })
+    throw new InvalidArgumentError({
+      argument: 'options',
+      reason: 'must be an options object { limitBytes, spill? }',
+      value: options,
+    })
   }
   for (const key of Object.keys(options)) {
     if (key !== 'limitBytes' && key !== 'spill') {
-      throw new InvalidArgumentError({ argument: 'options', reason: `unknown option "${key}" (allowed: limitBytes, spill)`, value: options })
+      throw new InvalidArgumentError({
+        argument: 'options',
+        reason: `unknown option "${key}" (allowed: limitBytes, spill)`,
+        value: options,
+      })
     }
   }
   const limitBytes = options.limitBytes
   if (!Number.isSafeInteger(limitBytes) || limitBytes <= 0) {
-    throw new InvalidArgumentError({ argument: 'limitBytes', reason: `must be a positive safe integer (got ${String(limitBytes)})`, value: limitBytes })
+    throw new InvalidArgumentError({
+      argument: 'limitBytes',
+      reason: `must be a positive safe integer (got ${String(limitBytes)})`,
+      value: limitBytes,
+    })
   }
   // 'none' is the agent option's own word for "no spill" (agent-options toolResultSpill).
   const spill: unknown = options.spill

@@ -79,7 +79,10 @@ describe('replay at construction', () => {
     expect(ids(again.nextTurn)).toEqual(['c1'])
     expect(ids(again.nextStep)).toEqual(['r1'])
     // the child's later life (a seeded reload keeps seedLength) still skips the prefix only
-    const reloaded = setup.harness.sessions.create({ seed: child.events, header: { seedLength: child.header.seedLength ?? 0 } })
+    const reloaded = setup.harness.sessions.create({
+      seed: child.events,
+      header: { seedLength: child.header.seedLength ?? 0 },
+    })
     expectSameLists(setup.inboxOf(reloaded), again)
   })
 
@@ -155,7 +158,14 @@ type Operation =
 
 const idArbitrary = fc.constantFrom('p0', 'p1', 'p2', 'p3', 'p4', 'p5')
 const operationArbitrary: fc.Arbitrary<Operation> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('insert' as const), id: idArbitrary, target: fc.constantFrom<Target>('next-turn', 'next-step') }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('insert' as const),
+      id: idArbitrary,
+      target: fc.constantFrom<Target>('next-turn', 'next-step'),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove' as const), id: idArbitrary }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('replace' as const), id: idArbitrary }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'clear' as const }) },
@@ -216,7 +226,13 @@ class Model {
         if (found === undefined) return { result: false, notes }
         if (!this.append()) return { result: 'veto', notes }
         this.lists[found.target].splice(found.index, 1, { id, text })
-        return { result: id, notes: [['discarded', operation.id], ['inserted', id]] }
+        return {
+          result: id,
+          notes: [
+            ['discarded', operation.id],
+            ['inserted', id],
+          ],
+        }
       }
       case 'clear':
       case 'claim': {
@@ -225,8 +241,14 @@ class Model {
         let vetoed = false
         const plan: [Target, number][] =
           operation.kind === 'clear'
-            ? [['next-step', Number.POSITIVE_INFINITY], ['next-turn', Number.POSITIVE_INFINITY]]
-            : [['next-step', Number.POSITIVE_INFINITY], ...(operation.firstStep ? ([['next-turn', 1]] as [Target, number][]) : [])]
+            ? [
+                ['next-step', Number.POSITIVE_INFINITY],
+                ['next-turn', Number.POSITIVE_INFINITY],
+              ]
+            : [
+                ['next-step', Number.POSITIVE_INFINITY],
+                ...(operation.firstStep ? ([['next-turn', 1]] as [Target, number][]) : []),
+              ]
         for (const [target, count] of plan) {
           const list = this.lists[target]
           if (list.length === 0) continue
@@ -236,7 +258,8 @@ class Model {
           }
           taken.push(...list.splice(0, count))
         }
-        for (const entry of taken) notes.push(operation.kind === 'clear' ? ['discarded', entry.id] : ['claimed', entry.id, turn])
+        for (const entry of taken)
+          notes.push(operation.kind === 'clear' ? ['discarded', entry.id] : ['claimed', entry.id, turn])
         return { result: vetoed ? 'veto' : taken.map((entry) => entry.id), notes }
       }
       case 'fail':
@@ -305,13 +328,21 @@ describe('property: random operation sequences', () => {
         // an independent fold of the log with Array.prototype.splice
         const folded: Record<string, UserMessage[]> = { 'next-turn': [], 'next-step': [] }
         for (const event of session.events) {
-          const data = event.data as unknown as { target: Target; start: number; removedCount?: number; inserted: UserMessage[] }
+          const data = event.data as unknown as {
+            target: Target
+            start: number
+            removedCount?: number
+            inserted: UserMessage[]
+          }
           expect(data.removedCount === undefined && data.inserted.length === 0).toBe(false)
           folded[data.target]?.splice(data.start, data.removedCount ?? 0, ...data.inserted)
         }
         expect(folded['next-turn']).toEqual(inbox.nextTurn)
         expect(folded['next-step']).toEqual(inbox.nextStep)
-        for (const replayed of [setup.inboxOf(session), setup.inboxOf(setup.harness.sessions.create({ seed: session.events }))]) {
+        for (const replayed of [
+          setup.inboxOf(session),
+          setup.inboxOf(setup.harness.sessions.create({ seed: session.events })),
+        ]) {
           expect(replayed.nextTurn).toEqual(inbox.nextTurn)
           expect(replayed.nextStep).toEqual(inbox.nextStep)
           for (const id of ['p0', 'p1', 'p2', 'p3', 'p4', 'p5']) expect(replayed.has(id)).toBe(inbox.has(id))

@@ -47,7 +47,9 @@ describe('send: an insertion splice at the end of the target list', () => {
   test('the first insertion logs exactly one splice and notifies inserted', () => {
     const a = message('a')
     const queued = inbox.insert(a, 'next-turn')
-    expect(session.events).toEqual([{ type: 'agent/inbox/spliced', seq: 0, time: 1000, data: splice('next-turn', 0, 0, [a]) }])
+    expect(session.events).toEqual([
+      { type: 'agent/inbox/spliced', seq: 0, time: 1000, data: splice('next-turn', 0, 0, [a]) },
+    ])
     expect(setup.notes).toEqual([['inserted', 'a']])
     expect(queued).toEqual(a)
     expect(inbox.nextTurn).toEqual([a])
@@ -95,7 +97,9 @@ describe('send: an insertion splice at the end of the target list', () => {
 
   test('scenario 6: an inject while idle is exactly one next-step splice', () => {
     inbox.insert(message('ctx'), 'next-step')
-    expect(session.events.map((event) => [event.type, (event.data as { target: string }).target])).toEqual([['agent/inbox/spliced', 'next-step']])
+    expect(session.events.map((event) => [event.type, (event.data as { target: string }).target])).toEqual([
+      ['agent/inbox/spliced', 'next-step'],
+    ])
   })
 
   test('an unknown target throws InvalidArgumentError and logs nothing', () => {
@@ -105,7 +109,12 @@ describe('send: an insertion splice at the end of the target list', () => {
   })
 
   test('an invalid message is refused by the session and changes nothing', () => {
-    const bad = { id: 'x', role: 'user', content: [{ type: 'reasoning', text: 'r' }], source: { kind: 'user' } } as unknown as UserMessage
+    const bad = {
+      id: 'x',
+      role: 'user',
+      content: [{ type: 'reasoning', text: 'r' }],
+      source: { kind: 'user' },
+    } as unknown as UserMessage
     expect(() => inbox.insert(bad, 'next-turn')).toThrow(SessionEventError)
     expect(session.length).toBe(0)
     expect(inbox.hasPending).toBe(false)
@@ -191,7 +200,10 @@ describe('replace: one canceled splice removing 1 and inserting 1', () => {
 
   test('keeps the list: a next-turn message stays in next-turn, with a plugin source', () => {
     inbox.insert(message('a'), 'next-turn')
-    const replaced = inbox.replace('a', { content: [{ type: 'text', text: 'n' }], source: { kind: 'plugin', plugin: 'acme' } })
+    const replaced = inbox.replace('a', {
+      content: [{ type: 'text', text: 'n' }],
+      source: { kind: 'plugin', plugin: 'acme' },
+    })
     expect(replaced !== false && replaced.source).toEqual({ kind: 'plugin', plugin: 'acme' })
     expect(ids(inbox.nextTurn)).toEqual(['r1'])
     expect(inbox.nextStep).toEqual([])
@@ -250,7 +262,10 @@ describe('clear: next-step first, then next-turn, as canceled deletions', () => 
     const discarded = inbox.clear()
     expect(ids(discarded)).toEqual(['s1', 's2', 't1', 't2'])
     expect(Object.isFrozen(discarded)).toBe(true)
-    expect(splices(session).slice(-2)).toEqual([splice('next-step', 0, 2, [], 'canceled'), splice('next-turn', 0, 2, [], 'canceled')])
+    expect(splices(session).slice(-2)).toEqual([
+      splice('next-step', 0, 2, [], 'canceled'),
+      splice('next-turn', 0, 2, [], 'canceled'),
+    ])
     expect(setup.timeline).toEqual([
       'event:agent/inbox/spliced',
       'event:agent/inbox/spliced',
@@ -266,7 +281,10 @@ describe('clear: next-step first, then next-turn, as canceled deletions', () => 
   test('an empty list writes nothing', () => {
     inbox.insert(message('t'), 'next-turn')
     inbox.clear()
-    expect(splices(session)).toEqual([splice('next-turn', 0, 0, [message('t')]), splice('next-turn', 0, 1, [], 'canceled')])
+    expect(splices(session)).toEqual([
+      splice('next-turn', 0, 0, [message('t')]),
+      splice('next-turn', 0, 1, [], 'canceled'),
+    ])
     const length = session.length
     expect(inbox.clear()).toEqual([])
     expect(session.length).toBe(length)
@@ -304,7 +322,13 @@ describe('claim: deletion splices without outcome', () => {
     expect(ids(claimed)).toEqual(['s1', 's2', 't1'])
     expect(Object.isFrozen(claimed)).toBe(true)
     expect(splices(session).slice(-2)).toEqual([splice('next-step', 0, 2, []), splice('next-turn', 0, 1, [])])
-    expect(setup.timeline).toEqual(['event:agent/inbox/spliced', 'event:agent/inbox/spliced', 'claimed:s1', 'claimed:s2', 'claimed:t1'])
+    expect(setup.timeline).toEqual([
+      'event:agent/inbox/spliced',
+      'event:agent/inbox/spliced',
+      'claimed:s1',
+      'claimed:s2',
+      'claimed:t1',
+    ])
     expect(setup.notes).toEqual([
       ['claimed', 's1', 3],
       ['claimed', 's2', 3],
@@ -506,7 +530,10 @@ describe('the views', () => {
     inbox.insert(message('tail'), 'next-turn')
     expect(inbox.remove('p200')).toBe(true)
     expect(order).toEqual(Array.from({ length: 150 }, (_, index) => `p${index}`))
-    expect(ids(inbox.nextTurn)).toEqual([...Array.from({ length: 150 }, (_, index) => `p${index + 150}`).filter((id) => id !== 'p200'), 'tail'])
+    expect(ids(inbox.nextTurn)).toEqual([
+      ...Array.from({ length: 150 }, (_, index) => `p${index + 150}`).filter((id) => id !== 'p200'),
+      'tail',
+    ])
     expect(ids(setup.inboxOf(session).nextTurn)).toEqual(ids(inbox.nextTurn))
   })
 

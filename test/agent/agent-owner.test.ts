@@ -18,11 +18,15 @@ afterEach(async () => {
 
 async function harnessOf(replies = 4): Promise<Harness> {
   const script = Array.from({ length: replies }, (_, index) => text(`reply ${index + 1}`))
-  const harness = await createHarness({ model: scriptedModel(script), clock: fakeClock({ now: 0 }), ids: fakeIds(), logger: recordingLogger() })
+  const harness = await createHarness({
+    model: scriptedModel(script),
+    clock: fakeClock({ now: 0 }),
+    ids: fakeIds(),
+    logger: recordingLogger(),
+  })
   harnesses.push(harness)
   return harness
 }
-
 
 describe('the owner of an agent', () => {
   test('disposing the owning context disposes the agent it created', async () => {

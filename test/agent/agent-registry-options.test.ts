@@ -44,7 +44,12 @@ describe('agents.create seed and meta', () => {
     expect(events.slice(0, -1).map((event) => event.type)).toEqual(source.session.events.map((event) => event.type))
     const result = await seeded.run('again')
     expect(result.turn).toBe(2)
-    expect(seeded.session.deriveMessages().map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
+    expect(seeded.session.deriveMessages().map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ])
   })
 
   test('an empty seed still gets its marker; a bad seed rejects with the seed error and publishes nothing', async () => {
@@ -111,7 +116,12 @@ describe('bad create and resume options get InvalidOptionsError', () => {
 
   test('resume refuses seed, meta, id and a bad setup before reading anything', async () => {
     const harness = await harnessOf()
-    for (const [options, key] of [[{ seed: [] }, 'seed'], [{ meta: {} }, 'meta'], [{ id: 'x' }, 'id'], [{ setup: 1 }, 'setup']] as const) {
+    for (const [options, key] of [
+      [{ seed: [] }, 'seed'],
+      [{ meta: {} }, 'meta'],
+      [{ id: 'x' }, 'id'],
+      [{ setup: 1 }, 'setup'],
+    ] as const) {
       const error = await rejectionOf(harness.agents.resume('nowhere', options as never))
       expect(error).toMatchObject({ code: 'INVALID_OPTIONS', field: key })
     }
@@ -123,7 +133,12 @@ describe('harness and run options get typed errors', () => {
     const harness = await harnessOf()
     const source = await harness.createAgent({ sessionId: 'src' })
     await source.run('hello')
-    for (const call of [() => harness.createAgent(null as never), () => harness.createAgent({ bogus: 1 } as never), () => harness.fork('src', null as never), () => harness.fork('src', { depth: 1 } as never)]) {
+    for (const call of [
+      () => harness.createAgent(null as never),
+      () => harness.createAgent({ bogus: 1 } as never),
+      () => harness.fork('src', null as never),
+      () => harness.fork('src', { depth: 1 } as never),
+    ]) {
       const error = await rejectionOf(call())
       expect(InvalidOptionsError.is(error)).toBe(true)
     }
@@ -152,7 +167,11 @@ describe('a disposed agent’s inbox and cancel (04-agent.md §13.3)', () => {
     const queued = agent.followup('queued')
     const disposing = agent.dispose()
     expect(() => agent.cancel()).not.toThrow()
-    for (const edit of [() => agent.inbox.remove(queued.id), () => agent.inbox.replace(queued.id, 'x'), () => agent.inbox.clear()]) {
+    for (const edit of [
+      () => agent.inbox.remove(queued.id),
+      () => agent.inbox.replace(queued.id, 'x'),
+      () => agent.inbox.clear(),
+    ]) {
       expect(() => edit()).toThrow(expect.objectContaining({ code: 'AGENT_DISPOSED' }))
     }
     await disposing
@@ -167,19 +186,34 @@ describe('a disposed agent’s inbox and cancel (04-agent.md §13.3)', () => {
 describe('more bad arguments get typed errors', () => {
   test('createAgent sessionId, resume/open overrides arrays, cancel/compact options, send wakeup, session.at', async () => {
     const harness = await harnessOf()
-    expect(await rejectionOf(harness.createAgent({ sessionId: 42 } as never))).toMatchObject({ code: 'INVALID_OPTIONS', field: 'sessionId' })
+    expect(await rejectionOf(harness.createAgent({ sessionId: 42 } as never))).toMatchObject({
+      code: 'INVALID_OPTIONS',
+      field: 'sessionId',
+    })
     expect(await rejectionOf(harness.resumeAgent('x', [] as never))).toMatchObject({ code: 'INVALID_OPTIONS' })
     expect(await rejectionOf(harness.openAgent('x', [] as never))).toMatchObject({ code: 'INVALID_OPTIONS' })
     const agent = await harness.createAgent()
     for (const options of [null, 42, { keepInbox: 'yes' }]) {
-      expect(() => agent.cancel({ kind: 'user' }, options as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', argument: 'options' }))
+      expect(() => agent.cancel({ kind: 'user' }, options as never)).toThrow(
+        expect.objectContaining({ code: 'INVALID_ARGUMENT', argument: 'options' }),
+      )
     }
     expect(await rejectionOf(agent.compact(null as never))).toMatchObject({ code: 'INVALID_ARGUMENT' })
-    expect(await rejectionOf(agent.compact({ signal: 42 } as never))).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'options.signal' })
-    expect(() => agent.send('x', 'next-turn', 'no' as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', argument: 'wakeup' }))
+    expect(await rejectionOf(agent.compact({ signal: 42 } as never))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      argument: 'options.signal',
+    })
+    expect(() => agent.send('x', 'next-turn', 'no' as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', argument: 'wakeup' }),
+    )
     expect(agent.session.events).toEqual([])
     await agent.run('hi')
-    expect([agent.session.at('length' as never), agent.session.at(0.5), agent.session.at(-1), agent.session.at(0)?.seq]).toEqual([undefined, undefined, undefined, 0])
+    expect([
+      agent.session.at('length' as never),
+      agent.session.at(0.5),
+      agent.session.at(-1),
+      agent.session.at(0)?.seq,
+    ]).toEqual([undefined, undefined, undefined, 0])
   })
 })
 

@@ -16,12 +16,23 @@ const hi: Message = Object.freeze({
 const messages: readonly Message[] = Object.freeze([hi])
 
 function echoTool(): ToolSchema {
-  return { name: 'echo', description: 'Echoes its text.', parameters: { type: 'object', properties: { text: { type: 'string' } } } }
+  return {
+    name: 'echo',
+    description: 'Echoes its text.',
+    parameters: { type: 'object', properties: { text: { type: 'string' } } },
+  }
 }
 
 function fullHeader(): RequestHeader {
   return {
-    config: { provider: 'mock', model: 'm1', reasoningEffort: 'high', temperature: 0.5, maxTokens: 4096, stop: ['END'] },
+    config: {
+      provider: 'mock',
+      model: 'm1',
+      reasoningEffort: 'high',
+      temperature: 0.5,
+      maxTokens: 4096,
+      stop: ['END'],
+    },
     adapterDefaults: { maxTokens: true },
     system: 'Be brief.',
     tools: [echoTool()],
@@ -67,16 +78,34 @@ describe('buildLoopRequest', () => {
   test('a header without system and tools gives neither key; empty ones are left out too', () => {
     const marks = createLoopRequestMarks()
     const signal = new AbortController().signal
-    const bare = buildLoopRequest({ header: { config: { provider: 'p', model: 'm' } }, messages: [], sessionId: 's1', signal, marks })
+    const bare = buildLoopRequest({
+      header: { config: { provider: 'p', model: 'm' } },
+      messages: [],
+      sessionId: 's1',
+      signal,
+      marks,
+    })
     expect(Object.keys(bare)).toEqual(['provider', 'model', 'messages', 'metadata', 'signal'])
-    const empty = buildLoopRequest({ header: { config: { provider: 'p', model: 'm' }, system: '', tools: [] }, messages: [], sessionId: 's1', signal, marks })
+    const empty = buildLoopRequest({
+      header: { config: { provider: 'p', model: 'm' }, system: '', tools: [] },
+      messages: [],
+      sessionId: 's1',
+      signal,
+      marks,
+    })
     expect(Object.keys(empty)).toEqual(['provider', 'model', 'messages', 'metadata', 'signal'])
   })
 
   test('the request and everything in it are frozen, the signal excepted, which still aborts', () => {
     const controller = new AbortController()
     const header = fullHeader()
-    const request = buildLoopRequest({ header, messages, sessionId: 's1', signal: controller.signal, marks: createLoopRequestMarks() })
+    const request = buildLoopRequest({
+      header,
+      messages,
+      sessionId: 's1',
+      signal: controller.signal,
+      marks: createLoopRequestMarks(),
+    })
     expect(Object.isFrozen(request)).toBe(true)
     expect(Object.isFrozen(request.metadata)).toBe(true)
     expect(Object.isFrozen(request.stop)).toBe(true)
@@ -139,14 +168,26 @@ describe('loop-request marks', () => {
   test('a built request is marked in its own marks only', () => {
     const marks = createLoopRequestMarks()
     const others = createLoopRequestMarks()
-    const request = buildLoopRequest({ header: fullHeader(), messages, sessionId: 's1', signal: new AbortController().signal, marks })
+    const request = buildLoopRequest({
+      header: fullHeader(),
+      messages,
+      sessionId: 's1',
+      signal: new AbortController().signal,
+      marks,
+    })
     expect(marks.isLoopRequest(request)).toBe(true)
     expect(others.isLoopRequest(request)).toBe(false)
   })
 
   test('copies, other objects and primitives are not loop requests', () => {
     const marks = createLoopRequestMarks()
-    const request = buildLoopRequest({ header: fullHeader(), messages, sessionId: 's1', signal: new AbortController().signal, marks })
+    const request = buildLoopRequest({
+      header: fullHeader(),
+      messages,
+      sessionId: 's1',
+      signal: new AbortController().signal,
+      marks,
+    })
     expect(marks.isLoopRequest({ ...request })).toBe(false)
     expect(marks.isLoopRequest(Object.freeze({ ...request }))).toBe(false)
     expect(marks.isLoopRequest(request.metadata)).toBe(false)

@@ -30,7 +30,12 @@ import { SE, SS, TC, TE, TR, TS, UM } from '../session/builders.js'
 import { append, expectError, freshHarness } from '../session/session-helpers.js'
 
 const echo = { name: 'echo', description: 'Echoes its text.', parameters: { type: 'object' } }
-const helpful = buildRequestHeader({ config: { provider: 'mock', model: 'm1', maxTokens: 4096 }, adapterDefaults: { maxTokens: true }, system: 'You are helpful.', tools: [echo] })
+const helpful = buildRequestHeader({
+  config: { provider: 'mock', model: 'm1', maxTokens: 4096 },
+  adapterDefaults: { maxTokens: true },
+  system: 'You are helpful.',
+  tools: [echo],
+})
 const terse: RequestHeader = { ...helpful, system: 'You are terse.' }
 const failure = { code: 'SERVER', message: 'down', retryable: true, phase: 'response' }
 
@@ -55,13 +60,24 @@ function withoutSignal(request: ModelRequest): Omit<ModelRequest, 'signal'> {
 }
 
 /** T13–T14: log the header and context when due, build the request from the live session and verify it (pending attempt). */
-function requestPoint(log: LoopLog, header: RequestHeader, at: Coordinates, firstRequestOfDriver = false): ModelRequest {
+function requestPoint(
+  log: LoopLog,
+  header: RequestHeader,
+  at: Coordinates,
+  firstRequestOfDriver = false,
+): ModelRequest {
   const { session, marks } = log
   const due = requestHeaderDecision({ folded: session.requestHeader(), firstRequestOfDriver, header })
   if (due !== undefined) session.append('request/header', { header, reason: due.reason })
   const context = buildRequestContext(header.config, { contextWindow: 128000 })
   if (requestContextDue(session.requestContext(), context)) session.append('request/context', context)
-  const request = buildLoopRequest({ header, messages: session.deriveMessages(), sessionId: session.id, signal: new AbortController().signal, marks })
+  const request = buildLoopRequest({
+    header,
+    messages: session.deriveMessages(),
+    sessionId: session.id,
+    signal: new AbortController().signal,
+    marks,
+  })
   verifyReconstruction(request, session, at, marks)
   log.requests.set(key(at), request)
   return request
@@ -73,10 +89,25 @@ function stream(session: Session, turn: number, step: number, chunks: readonly S
 }
 
 /** T17: the anchor citing the attempt's chunks. */
-function answer(session: Session, turn: number, step: number, sources: readonly number[], content: readonly JsonObject[]): void {
+function answer(
+  session: Session,
+  turn: number,
+  step: number,
+  sources: readonly number[],
+  content: readonly JsonObject[],
+): void {
   session.append(
     'assistant/message',
-    { turn, step, message: { id: `a-${session.length}`, role: 'assistant', content, source: { kind: 'model', provider: 'mock', model: 'm1' } } } as never,
+    {
+      turn,
+      step,
+      message: {
+        id: `a-${session.length}`,
+        role: 'assistant',
+        content,
+        source: { kind: 'model', provider: 'mock', model: 'm1' },
+      },
+    } as never,
     { surfaceOp: 'append', sourceEventSeqs: sources },
   )
 }
@@ -97,14 +128,26 @@ function writeLog(session: Session): LoopLog {
   const log: LoopLog = { session, marks: createLoopRequestMarks(), requests: new Map() }
   const hi = UM('hi')
   session.append('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [hi.data] } as never)
-  for (const plan of [TS(1), { type: 'agent/inbox/spliced', data: { target: 'next-turn', start: 0, removedCount: 1, inserted: [] }, options: {} }, SS(1, 1), hi]) append(session, plan)
+  for (const plan of [
+    TS(1),
+    {
+      type: 'agent/inbox/spliced',
+      data: { target: 'next-turn', start: 0, removedCount: 1, inserted: [] },
+      options: {},
+    },
+    SS(1, 1),
+    hi,
+  ])
+    append(session, plan)
   requestPoint(log, helpful, { turn: 1, step: 1, attempt: 1 }, true)
   const callChunks: StreamChunk[] = [
     { type: 'tool-call-delta', index: 0, id: 'c1', name: 'echo', argumentsDelta: '{}' },
     { type: 'block-end', index: 0, block: { type: 'tool-call', id: 'c1', name: 'echo', arguments: '{}' } },
     { type: 'finish', reason: 'tool-calls' },
   ]
-  answer(session, 1, 1, stream(session, 1, 1, callChunks), [{ type: 'tool-call', id: 'c1', name: 'echo', arguments: '{}' }])
+  answer(session, 1, 1, stream(session, 1, 1, callChunks), [
+    { type: 'tool-call', id: 'c1', name: 'echo', arguments: '{}' },
+  ])
   const callSeq = append(session, TC(1, 1, 'c1')).seq
   append(session, TR(1, 1, 'c1', callSeq))
   append(session, SE(1, 1))
@@ -180,13 +223,17 @@ describe('rebuildRequest', () => {
   })
 
   test('the attempt defaults to 1', () => {
-    expect(rebuildRequest(log.session, { turn: 1, step: 2 })).toStrictEqual(rebuildRequest(log.session, { turn: 1, step: 2, attempt: 1 }))
+    expect(rebuildRequest(log.session, { turn: 1, step: 2 })).toStrictEqual(
+      rebuildRequest(log.session, { turn: 1, step: 2, attempt: 1 }),
+    )
   })
 
   test('the second step carries the assistant call and the tool result', () => {
     const messages = rebuildRequest(log.session, { turn: 1, step: 2 }).messages
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user'])
-    expect(messages[2]?.content).toEqual([{ type: 'tool-result', toolCallId: 'c1', content: [{ type: 'text', text: 'ok' }] }])
+    expect(messages[2]?.content).toEqual([
+      { type: 'tool-result', toolCallId: 'c1', content: [{ type: 'text', text: 'ok' }] },
+    ])
   })
 
   test('attempt 2 after a failed attempt 1 has the same messages; the failed chunks stay uncited', () => {
@@ -194,7 +241,9 @@ describe('rebuildRequest', () => {
     const second = rebuildRequest(log.session, { turn: 1, step: 2, attempt: 2 })
     expect(second).toStrictEqual(first)
     const cited = log.session.events.flatMap((event) => event.sourceEventSeqs ?? [])
-    const failedChunks = log.session.events.filter((event) => event.type === 'assistant/chunk' && JSON.stringify(event.data).includes('"par"'))
+    const failedChunks = log.session.events.filter(
+      (event) => event.type === 'assistant/chunk' && JSON.stringify(event.data).includes('"par"'),
+    )
     expect(failedChunks).toHaveLength(1)
     expect(cited).not.toContain(failedChunks[0]?.seq)
   })
@@ -210,10 +259,11 @@ describe('rebuildRequest', () => {
       { type: 'text', text: 'done' },
       { type: 'text', text: 'again' },
     ])
-    expect(log.session.events.filter((event) => event.type === 'request/header').map((event) => (event.data as JsonObject)['reason'])).toEqual([
-      'initial',
-      'change',
-    ])
+    expect(
+      log.session.events
+        .filter((event) => event.type === 'request/header')
+        .map((event) => (event.data as JsonObject)['reason']),
+    ).toEqual(['initial', 'change'])
   })
 
   test('the result is deep-frozen and the session is left unchanged', () => {
@@ -235,7 +285,12 @@ describe('rebuildRequest', () => {
     { turn: 1, step: 3, attempt: 1 },
     { turn: 3, step: 1, attempt: 1 },
   ])('turn $turn step $step attempt $attempt throws RequestNotFoundError', (at) => {
-    expectError(thrown(() => rebuildRequest(log.session, at)), RequestNotFoundError, 'REQUEST_NOT_FOUND', at)
+    expectError(
+      thrown(() => rebuildRequest(log.session, at)),
+      RequestNotFoundError,
+      'REQUEST_NOT_FOUND',
+      at,
+    )
   })
 
   test.each([
@@ -243,7 +298,12 @@ describe('rebuildRequest', () => {
     ['step', { turn: 1, step: 1.5 }],
     ['turn', { turn: -1, step: 1 }],
   ])('a %s that is not a positive safe integer throws InvalidArgumentError', (name, at) => {
-    expectError(thrown(() => rebuildRequest(log.session, at)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: `coordinates.${name}` })
+    expectError(
+      thrown(() => rebuildRequest(log.session, at)),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      { argument: `coordinates.${name}` },
+    )
   })
 
   test('the open step pending its first chunk is not a logged attempt', async () => {
@@ -252,7 +312,12 @@ describe('rebuildRequest', () => {
       const session = local.sessions.create()
       for (const plan of [TS(1), SS(1, 1), UM('hi')]) append(session, plan)
       session.append('request/header', { header: helpful, reason: 'initial' })
-      expectError(thrown(() => rebuildRequest(session, { turn: 1, step: 1 })), RequestNotFoundError, 'REQUEST_NOT_FOUND', { turn: 1, step: 1, attempt: 1 })
+      expectError(
+        thrown(() => rebuildRequest(session, { turn: 1, step: 1 })),
+        RequestNotFoundError,
+        'REQUEST_NOT_FOUND',
+        { turn: 1, step: 1, attempt: 1 },
+      )
     } finally {
       await local.close()
     }
@@ -264,7 +329,12 @@ describe('rebuildRequest', () => {
       const session = local.sessions.create()
       for (const plan of [TS(1), SS(1, 1), UM('hi')]) append(session, plan)
       stream(session, 1, 1, textChunks('x'))
-      expectError(thrown(() => rebuildRequest(session, { turn: 1, step: 1 })), RequestNotFoundError, 'REQUEST_NOT_FOUND', { turn: 1, step: 1, attempt: 1 })
+      expectError(
+        thrown(() => rebuildRequest(session, { turn: 1, step: 1 })),
+        RequestNotFoundError,
+        'REQUEST_NOT_FOUND',
+        { turn: 1, step: 1, attempt: 1 },
+      )
     } finally {
       await local.close()
     }
@@ -280,7 +350,10 @@ describe('rebuildRequest', () => {
       for (const plan of [TS(3), SS(3, 1), UM('back')]) append(reopened, plan)
       const live = requestPoint(resumed, terse, { turn: 3, step: 1, attempt: 1 }, true)
       expect(reopened.requestHeader()).toEqual(terse)
-      expect(reopened.events.filter((event) => event.type === 'request/header').at(-1)?.data).toEqual({ header: terse, reason: 'resume' })
+      expect(reopened.events.filter((event) => event.type === 'request/header').at(-1)?.data).toEqual({
+        header: terse,
+        reason: 'resume',
+      })
       stream(reopened, 3, 1, textChunks('welcome back'))
       expect(rebuildRequest(reopened, { turn: 3, step: 1 })).toStrictEqual(withoutSignal(live))
       expect(live.messages.at(-1)?.content).toEqual([{ type: 'text', text: 'back' }])
@@ -296,7 +369,8 @@ describe('verifyReconstruction', () => {
     try {
       const fresh = writeLog(local.sessions.create())
       expect([...fresh.requests.keys()]).toEqual(attempts.map(key))
-      for (const at of attempts) expect(() => verifyReconstruction(fresh.requests.get(key(at)), fresh.session, at, fresh.marks)).not.toThrow()
+      for (const at of attempts)
+        expect(() => verifyReconstruction(fresh.requests.get(key(at)), fresh.session, at, fresh.marks)).not.toThrow()
     } finally {
       await local.close()
     }
@@ -305,23 +379,40 @@ describe('verifyReconstruction', () => {
   test('an unmarked request fails at $', () => {
     const at = { turn: 1, step: 1, attempt: 1 }
     const copy = Object.freeze({ ...recorded(at) })
-    const error = expectError(thrown(() => verifyReconstruction(copy, log.session, at, log.marks)), ReconstructionError, 'RECONSTRUCTION_MISMATCH', { path: '$', actual: copy })
+    const error = expectError(
+      thrown(() => verifyReconstruction(copy, log.session, at, log.marks)),
+      ReconstructionError,
+      'RECONSTRUCTION_MISMATCH',
+      { path: '$', actual: copy },
+    )
     expect(error.message).toContain('not one the agent loop built')
-    expect(thrown(() => verifyReconstruction(recorded(at), log.session, at, createLoopRequestMarks()))).toMatchObject({ path: '$' })
+    expect(thrown(() => verifyReconstruction(recorded(at), log.session, at, createLoopRequestMarks()))).toMatchObject({
+      path: '$',
+    })
   })
 
   test('a marked but unfrozen request fails at $', () => {
     const at = { turn: 1, step: 1, attempt: 1 }
     const copy = { ...recorded(at) }
     log.marks.mark(copy)
-    expectError(thrown(() => verifyReconstruction(copy, log.session, at, log.marks)), ReconstructionError, 'RECONSTRUCTION_MISMATCH', { path: '$' })
+    expectError(
+      thrown(() => verifyReconstruction(copy, log.session, at, log.marks)),
+      ReconstructionError,
+      'RECONSTRUCTION_MISMATCH',
+      { path: '$' },
+    )
   })
 
   test('a frozen, marked request with a mutable part fails at $ and names the part', () => {
     const at = { turn: 1, step: 1, attempt: 1 }
     const copy = Object.freeze({ ...recorded(at), messages: [...recorded(at).messages] })
     log.marks.mark(copy)
-    const error = expectError(thrown(() => verifyReconstruction(copy, log.session, at, log.marks)), ReconstructionError, 'RECONSTRUCTION_MISMATCH', { path: '$' })
+    const error = expectError(
+      thrown(() => verifyReconstruction(copy, log.session, at, log.marks)),
+      ReconstructionError,
+      'RECONSTRUCTION_MISMATCH',
+      { path: '$' },
+    )
     expect(error.message).toContain('$.messages is mutable')
   })
 
@@ -330,22 +421,44 @@ describe('verifyReconstruction', () => {
     const original = recorded(at)
     const [first] = original.messages
     const changed = { ...first, content: [{ type: 'text', text: 'HI' }] } as typeof first & object
-    const request = buildLoopRequest({ header: helpful, messages: [changed], sessionId: log.session.id, signal: new AbortController().signal, marks: log.marks })
-    expectError(thrown(() => verifyReconstruction(request, log.session, at, log.marks)), ReconstructionError, 'RECONSTRUCTION_MISMATCH', {
-      path: '$.messages[0].content[0].text',
-      expected: 'hi',
-      actual: 'HI',
+    const request = buildLoopRequest({
+      header: helpful,
+      messages: [changed],
+      sessionId: log.session.id,
+      signal: new AbortController().signal,
+      marks: log.marks,
     })
+    expectError(
+      thrown(() => verifyReconstruction(request, log.session, at, log.marks)),
+      ReconstructionError,
+      'RECONSTRUCTION_MISMATCH',
+      {
+        path: '$.messages[0].content[0].text',
+        expected: 'hi',
+        actual: 'HI',
+      },
+    )
   })
 
   test('a changed system fails at $.system', () => {
     const at = { turn: 2, step: 1, attempt: 1 }
-    const request = buildLoopRequest({ header: helpful, messages: recorded(at).messages, sessionId: log.session.id, signal: new AbortController().signal, marks: log.marks })
-    const error = expectError(thrown(() => verifyReconstruction(request, log.session, at, log.marks)), ReconstructionError, 'RECONSTRUCTION_MISMATCH', {
-      path: '$.system',
-      expected: 'You are terse.',
-      actual: 'You are helpful.',
+    const request = buildLoopRequest({
+      header: helpful,
+      messages: recorded(at).messages,
+      sessionId: log.session.id,
+      signal: new AbortController().signal,
+      marks: log.marks,
     })
+    const error = expectError(
+      thrown(() => verifyReconstruction(request, log.session, at, log.marks)),
+      ReconstructionError,
+      'RECONSTRUCTION_MISMATCH',
+      {
+        path: '$.system',
+        expected: 'You are terse.',
+        actual: 'You are helpful.',
+      },
+    )
     expect(error.message).toContain('$.system')
   })
 
@@ -360,30 +473,51 @@ describe('verifyReconstruction', () => {
       [build(helpful, messages, 'other'), '$.metadata.sessionId', log.session.id, 'other'],
     ]
     for (const [request, path, expected, actual] of cases) {
-      expectError(thrown(() => verifyReconstruction(request, log.session, at, log.marks)), ReconstructionError, 'RECONSTRUCTION_MISMATCH', { path, expected, actual })
+      expectError(
+        thrown(() => verifyReconstruction(request, log.session, at, log.marks)),
+        ReconstructionError,
+        'RECONSTRUCTION_MISMATCH',
+        { path, expected, actual },
+      )
     }
   })
 
   test('a non-JSON value fails at its path', () => {
     const at = { turn: 1, step: 1, attempt: 1 }
-    const request = Object.freeze({ ...recorded(at), metadata: Object.freeze({ sessionId: log.session.id, purpose: 'conversation', extra: Number.NaN }) })
-    log.marks.mark(request)
-    expectError(thrown(() => verifyReconstruction(request, log.session, at, log.marks)), ReconstructionError, 'RECONSTRUCTION_MISMATCH', {
-      path: '$.metadata.extra',
-      expected: undefined,
+    const request = Object.freeze({
+      ...recorded(at),
+      metadata: Object.freeze({ sessionId: log.session.id, purpose: 'conversation', extra: Number.NaN }),
     })
+    log.marks.mark(request)
+    expectError(
+      thrown(() => verifyReconstruction(request, log.session, at, log.marks)),
+      ReconstructionError,
+      'RECONSTRUCTION_MISMATCH',
+      {
+        path: '$.metadata.extra',
+        expected: undefined,
+      },
+    )
   })
 
   test('key order does not matter and the signal is excluded', () => {
     const at = { turn: 1, step: 1, attempt: 1 }
     const { signal: _signal, ...body } = recorded(at)
-    const reordered = Object.freeze({ signal: new AbortController().signal, ...Object.fromEntries(Object.entries(body).reverse()) })
+    const reordered = Object.freeze({
+      signal: new AbortController().signal,
+      ...Object.fromEntries(Object.entries(body).reverse()),
+    })
     log.marks.mark(reordered)
     expect(() => verifyReconstruction(reordered, log.session, at, log.marks)).not.toThrow()
   })
 
   test('an attempt that is neither logged nor pending throws RequestNotFoundError', () => {
     const at = { turn: 1, step: 1, attempt: 3 }
-    expectError(thrown(() => verifyReconstruction(recorded({ turn: 1, step: 1, attempt: 1 }), log.session, at, log.marks)), RequestNotFoundError, 'REQUEST_NOT_FOUND', at)
+    expectError(
+      thrown(() => verifyReconstruction(recorded({ turn: 1, step: 1, attempt: 1 }), log.session, at, log.marks)),
+      RequestNotFoundError,
+      'REQUEST_NOT_FOUND',
+      at,
+    )
   })
 })

@@ -29,7 +29,12 @@ afterEach(async () => {
 
 describe('buildRequestHeader', () => {
   test('keeps config, markers, a non-empty system and non-empty tools, in that order', () => {
-    const built = buildRequestHeader({ tools: [echo], system: 'Be brief.', adapterDefaults: { maxTokens: true }, config })
+    const built = buildRequestHeader({
+      tools: [echo],
+      system: 'Be brief.',
+      adapterDefaults: { maxTokens: true },
+      config,
+    })
     expect(built).toEqual(header)
     expect(Object.keys(built)).toEqual(['config', 'adapterDefaults', 'system', 'tools'])
     expect(built.config).toBe(config)
@@ -37,18 +42,24 @@ describe('buildRequestHeader', () => {
 
   test('omits an empty system, empty tools and markers without a marker', () => {
     expect(buildRequestHeader({ config, adapterDefaults: {}, system: '', tools: [] })).toEqual({ config })
-    expect(buildRequestHeader({ config, adapterDefaults: undefined, system: undefined, tools: undefined })).toEqual({ config })
+    expect(buildRequestHeader({ config, adapterDefaults: undefined, system: undefined, tools: undefined })).toEqual({
+      config,
+    })
   })
 })
 
 describe('requestHeaderDecision', () => {
   test('the first request over a log without a header is initial', () => {
-    expect(requestHeaderDecision({ folded: undefined, firstRequestOfDriver: true, header })).toEqual({ reason: 'initial' })
+    expect(requestHeaderDecision({ folded: undefined, firstRequestOfDriver: true, header })).toEqual({
+      reason: 'initial',
+    })
   })
 
   test('the first request over a log with a header is resume, even when equal', () => {
     expect(requestHeaderDecision({ folded: header, firstRequestOfDriver: true, header })).toEqual({ reason: 'resume' })
-    expect(requestHeaderDecision({ folded: { config }, firstRequestOfDriver: true, header })).toEqual({ reason: 'resume' })
+    expect(requestHeaderDecision({ folded: { config }, firstRequestOfDriver: true, header })).toEqual({
+      reason: 'resume',
+    })
   })
 
   test('a later request with an equal header logs nothing', () => {
@@ -59,7 +70,9 @@ describe('requestHeaderDecision', () => {
 
   test('absent and empty system or tools are equal', () => {
     const folded: RequestHeader = { config }
-    expect(requestHeaderDecision({ folded, firstRequestOfDriver: false, header: { config, system: '', tools: [] } })).toBeUndefined()
+    expect(
+      requestHeaderDecision({ folded, firstRequestOfDriver: false, header: { config, system: '', tools: [] } }),
+    ).toBeUndefined()
   })
 
   test.each<[string, RequestHeader]>([
@@ -72,11 +85,15 @@ describe('requestHeaderDecision', () => {
     ['a changed tool description', { ...header, tools: [{ ...echo, description: 'Repeats.' }] }],
     ['an added tool', { ...header, tools: [echo, { ...echo, name: 'echo2' }] }],
   ])('a later request with %s logs change', (_name, next) => {
-    expect(requestHeaderDecision({ folded: header, firstRequestOfDriver: false, header: next })).toEqual({ reason: 'change' })
+    expect(requestHeaderDecision({ folded: header, firstRequestOfDriver: false, header: next })).toEqual({
+      reason: 'change',
+    })
   })
 
   test('a later request over a log without a header logs initial', () => {
-    expect(requestHeaderDecision({ folded: undefined, firstRequestOfDriver: false, header })).toEqual({ reason: 'initial' })
+    expect(requestHeaderDecision({ folded: undefined, firstRequestOfDriver: false, header })).toEqual({
+      reason: 'initial',
+    })
   })
 
   test('each decided reason passes the session reason rule against the folded header', async () => {
@@ -109,7 +126,11 @@ describe('requestHeaderDecision', () => {
 
 describe('request/context', () => {
   test('buildRequestContext takes the route and the reported context window', () => {
-    expect(buildRequestContext(config, { contextWindow: 128000, defaultMaxTokens: 4096 })).toEqual({ provider: 'mock', model: 'm1', contextWindow: 128000 })
+    expect(buildRequestContext(config, { contextWindow: 128000, defaultMaxTokens: 4096 })).toEqual({
+      provider: 'mock',
+      model: 'm1',
+      contextWindow: 128000,
+    })
     expect(buildRequestContext(config, {})).toEqual({ provider: 'mock', model: 'm1' })
     expect(Object.keys(buildRequestContext(config))).toEqual(['provider', 'model'])
   })
@@ -119,7 +140,12 @@ describe('request/context', () => {
   })
 
   test('is not due when equal to the folded one', () => {
-    expect(requestContextDue({ provider: 'mock', model: 'm1', contextWindow: 8 }, { provider: 'mock', model: 'm1', contextWindow: 8 })).toBe(false)
+    expect(
+      requestContextDue(
+        { provider: 'mock', model: 'm1', contextWindow: 8 },
+        { provider: 'mock', model: 'm1', contextWindow: 8 },
+      ),
+    ).toBe(false)
     expect(requestContextDue({ provider: 'mock', model: 'm1' }, { provider: 'mock', model: 'm1' })).toBe(false)
   })
 
@@ -133,7 +159,9 @@ describe('request/context', () => {
   })
 
   test('a new context window is due', () => {
-    expect(requestContextDue({ provider: 'mock', model: 'm1' }, { provider: 'mock', model: 'm1', contextWindow: 8 })).toBe(true)
+    expect(
+      requestContextDue({ provider: 'mock', model: 'm1' }, { provider: 'mock', model: 'm1', contextWindow: 8 }),
+    ).toBe(true)
   })
 
   test('header equality ignores request/context: a context change alone logs no header', async () => {
@@ -144,6 +172,8 @@ describe('request/context', () => {
     session.append('request/context', { provider: 'mock', model: 'm1', contextWindow: 8 })
     const next = { provider: 'mock', model: 'm1', contextWindow: 16 }
     expect(requestContextDue(session.requestContext(), next)).toBe(true)
-    expect(requestHeaderDecision({ folded: session.requestHeader(), firstRequestOfDriver: false, header })).toBeUndefined()
+    expect(
+      requestHeaderDecision({ folded: session.requestHeader(), firstRequestOfDriver: false, header }),
+    ).toBeUndefined()
   })
 })

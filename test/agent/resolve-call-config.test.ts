@@ -6,7 +6,14 @@
  * @module
  */
 import { describe, expect, test } from 'vitest'
-import { type CallConfigOptions, checkCallConfig, frozenCallConfig, MissingModelError, type RequestHeader, resolveCallConfig } from 'yoke'
+import {
+  type CallConfigOptions,
+  checkCallConfig,
+  frozenCallConfig,
+  MissingModelError,
+  type RequestHeader,
+  resolveCallConfig,
+} from 'yoke'
 import { expectError } from '../session/session-helpers.js'
 
 const logged: RequestHeader = {
@@ -30,9 +37,23 @@ function expectThrowsMissing(action: () => unknown, missing: readonly string[]):
 
 describe('first request of a driver', () => {
   test('without a logged header the seed is exactly the options call fields, in CallConfig order', () => {
-    const options: CallConfigOptions = { stop: ['x'], maxTokens: 100, temperature: 1, reasoningEffort: 'low', model: 'm', provider: 'p' }
+    const options: CallConfigOptions = {
+      stop: ['x'],
+      maxTokens: 100,
+      temperature: 1,
+      reasoningEffort: 'low',
+      model: 'm',
+      provider: 'p',
+    }
     const seed = resolveCallConfig({ lastHeader: undefined, options, firstRequestOfDriver: true })
-    expect(seed).toEqual({ provider: 'p', model: 'm', reasoningEffort: 'low', temperature: 1, maxTokens: 100, stop: ['x'] })
+    expect(seed).toEqual({
+      provider: 'p',
+      model: 'm',
+      reasoningEffort: 'low',
+      temperature: 1,
+      maxTokens: 100,
+      stop: ['x'],
+    })
     expect(Object.keys(seed)).toEqual(['provider', 'model', 'reasoningEffort', 'temperature', 'maxTokens', 'stop'])
   })
 
@@ -54,7 +75,10 @@ describe('first request of a driver', () => {
   })
 
   test('only the marked field is dropped', () => {
-    const header: RequestHeader = { config: { provider: 'mock', model: 'm1', reasoningEffort: 'high', maxTokens: 8192 }, adapterDefaults: { maxTokens: true } }
+    const header: RequestHeader = {
+      config: { provider: 'mock', model: 'm1', reasoningEffort: 'high', maxTokens: 8192 },
+      adapterDefaults: { maxTokens: true },
+    }
     expect(resolveCallConfig({ lastHeader: header, options: {}, firstRequestOfDriver: true })).toEqual({
       provider: 'mock',
       model: 'm1',
@@ -63,8 +87,19 @@ describe('first request of a driver', () => {
   })
 
   test('every field set in the options overlays the logged config; unset ones keep the log', () => {
-    const seed = resolveCallConfig({ lastHeader: logged, options: { temperature: 0, stop: [], maxTokens: undefined }, firstRequestOfDriver: true })
-    expect(seed).toEqual({ provider: 'mock', model: 'm1', reasoningEffort: 'high', temperature: 0, maxTokens: 4096, stop: [] })
+    const seed = resolveCallConfig({
+      lastHeader: logged,
+      options: { temperature: 0, stop: [], maxTokens: undefined },
+      firstRequestOfDriver: true,
+    })
+    expect(seed).toEqual({
+      provider: 'mock',
+      model: 'm1',
+      reasoningEffort: 'high',
+      temperature: 0,
+      maxTokens: 4096,
+      stop: [],
+    })
   })
 
   test.each([
@@ -81,12 +116,27 @@ describe('first request of a driver', () => {
   })
 
   test('a switch keeps the reasoningEffort the options set', () => {
-    const seed = resolveCallConfig({ lastHeader: logged, options: { model: 'm2', reasoningEffort: 'low' }, firstRequestOfDriver: true })
-    expect(seed).toEqual({ provider: 'mock', model: 'm2', reasoningEffort: 'low', temperature: 0.5, maxTokens: 4096, stop: ['END'] })
+    const seed = resolveCallConfig({
+      lastHeader: logged,
+      options: { model: 'm2', reasoningEffort: 'low' },
+      firstRequestOfDriver: true,
+    })
+    expect(seed).toEqual({
+      provider: 'mock',
+      model: 'm2',
+      reasoningEffort: 'low',
+      temperature: 0.5,
+      maxTokens: 4096,
+      stop: ['END'],
+    })
   })
 
   test('options naming the logged provider and model are no switch: the effort stays', () => {
-    const seed = resolveCallConfig({ lastHeader: logged, options: { provider: 'mock', model: 'm1' }, firstRequestOfDriver: true })
+    const seed = resolveCallConfig({
+      lastHeader: logged,
+      options: { provider: 'mock', model: 'm1' },
+      firstRequestOfDriver: true,
+    })
     expect(seed.reasoningEffort).toBe('high')
   })
 })
@@ -104,12 +154,18 @@ describe('later requests', () => {
 
   test('a listener switch logged in the header persists', () => {
     const switched: RequestHeader = { config: { provider: 'mock', model: 'other-model' } }
-    const seed = resolveCallConfig({ lastHeader: switched, options: { provider: 'mock', model: 'm1' }, firstRequestOfDriver: false })
+    const seed = resolveCallConfig({
+      lastHeader: switched,
+      options: { provider: 'mock', model: 'm1' },
+      firstRequestOfDriver: false,
+    })
     expect(seed).toEqual({ provider: 'mock', model: 'other-model' })
   })
 
   test('without a logged header the options still apply', () => {
-    expect(resolveCallConfig({ lastHeader: undefined, options: { provider: 'p', model: 'm' }, firstRequestOfDriver: false })).toEqual({
+    expect(
+      resolveCallConfig({ lastHeader: undefined, options: { provider: 'p', model: 'm' }, firstRequestOfDriver: false }),
+    ).toEqual({
       provider: 'p',
       model: 'm',
     })
@@ -118,7 +174,11 @@ describe('later requests', () => {
 
 describe('the seed is a deep-frozen clone', () => {
   test('mutating the seed or its stop array throws TypeError', () => {
-    const seed = resolveCallConfig({ lastHeader: undefined, options: { provider: 'p', model: 'm', stop: ['a'] }, firstRequestOfDriver: true })
+    const seed = resolveCallConfig({
+      lastHeader: undefined,
+      options: { provider: 'p', model: 'm', stop: ['a'] },
+      firstRequestOfDriver: true,
+    })
     expect(Object.isFrozen(seed)).toBe(true)
     expect(Object.isFrozen(seed.stop)).toBe(true)
     expect(() => {
@@ -137,7 +197,9 @@ describe('the seed is a deep-frozen clone', () => {
     stop.push('later')
     expect(seed.stop).toEqual(['a'])
     const header: RequestHeader = { config: { provider: 'mock', model: 'm1', stop: ['END'] } }
-    expect(resolveCallConfig({ lastHeader: header, options: {}, firstRequestOfDriver: false }).stop).not.toBe(header.config.stop)
+    expect(resolveCallConfig({ lastHeader: header, options: {}, firstRequestOfDriver: false }).stop).not.toBe(
+      header.config.stop,
+    )
   })
 
   test('frozenCallConfig clones in CallConfig order, drops undefined values and keeps unknown keys last', () => {

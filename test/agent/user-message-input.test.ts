@@ -5,7 +5,14 @@
  * @module
  */
 import { afterEach, describe, expect, test } from 'vitest'
-import { createHarness, type Harness, InvalidMessageError, normalizeUserMessage, SessionEventError, type UserMessageInput } from 'yoke'
+import {
+  createHarness,
+  type Harness,
+  InvalidMessageError,
+  normalizeUserMessage,
+  SessionEventError,
+  type UserMessageInput,
+} from 'yoke'
 import { fakeClock, fakeIds } from 'yoke/testing'
 
 function isDeepFrozen(value: unknown): boolean {
@@ -43,7 +50,12 @@ describe('normalizeUserMessage: valid input', () => {
 
   test('an object keeps its blocks in order; source defaults to the user', () => {
     const message = normalizeUserMessage(
-      { content: [{ type: 'text', text: 'look' }, { type: 'image', mediaType: 'image/png', uri: 'file:///a.png' }] },
+      {
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image', mediaType: 'image/png', uri: 'file:///a.png' },
+        ],
+      },
       'm2',
     )
     expect(message).toEqual({
@@ -58,12 +70,17 @@ describe('normalizeUserMessage: valid input', () => {
   })
 
   test('a plugin source is kept, with and without form', () => {
-    expect(normalizeUserMessage({ content: [], source: { kind: 'plugin', plugin: 'acme/ctx', form: 'note' } }, 'm3').source).toEqual({
+    expect(
+      normalizeUserMessage({ content: [], source: { kind: 'plugin', plugin: 'acme/ctx', form: 'note' } }, 'm3').source,
+    ).toEqual({
       kind: 'plugin',
       plugin: 'acme/ctx',
       form: 'note',
     })
-    expect(normalizeUserMessage({ content: [], source: { kind: 'plugin', plugin: 'acme/ctx' } }, 'm4').source).toEqual({ kind: 'plugin', plugin: 'acme/ctx' })
+    expect(normalizeUserMessage({ content: [], source: { kind: 'plugin', plugin: 'acme/ctx' } }, 'm4').source).toEqual({
+      kind: 'plugin',
+      plugin: 'acme/ctx',
+    })
     expect(normalizeUserMessage({ content: [], source: { kind: 'user' } }, 'm5').source).toEqual({ kind: 'user' })
   })
 
@@ -72,7 +89,9 @@ describe('normalizeUserMessage: valid input', () => {
   })
 
   test('a null-prototype input object is accepted', () => {
-    const input = Object.assign(Object.create(null) as object, { content: [{ type: 'text', text: 'x' }] }) as UserMessageInput
+    const input = Object.assign(Object.create(null) as object, {
+      content: [{ type: 'text', text: 'x' }],
+    }) as UserMessageInput
     expect(normalizeUserMessage(input, 'm1').content).toEqual([{ type: 'text', text: 'x' }])
   })
 })
@@ -94,12 +113,20 @@ describe('normalizeUserMessage: a detached, frozen snapshot', () => {
   })
 
   test('mutating the input afterwards changes nothing', () => {
-    const input = { content: [{ type: 'text' as const, text: 'original' }], source: { kind: 'plugin' as const, plugin: 'acme' } }
+    const input = {
+      content: [{ type: 'text' as const, text: 'original' }],
+      source: { kind: 'plugin' as const, plugin: 'acme' },
+    }
     const message = normalizeUserMessage(input, 'm1')
     input.content[0]!.text = 'mutated'
     input.content.push({ type: 'text', text: 'extra' })
     input.source.plugin = 'other'
-    expect(message).toEqual({ id: 'm1', role: 'user', content: [{ type: 'text', text: 'original' }], source: { kind: 'plugin', plugin: 'acme' } })
+    expect(message).toEqual({
+      id: 'm1',
+      role: 'user',
+      content: [{ type: 'text', text: 'original' }],
+      source: { kind: 'plugin', plugin: 'acme' },
+    })
   })
 
   test('a string message and its default source are frozen too', () => {
@@ -141,27 +168,92 @@ describe('normalizeUserMessage: every invalid input names its field', () => {
     { name: 'a null input', input: null, field: '', value: null },
     { name: 'undefined', input: undefined, field: '', value: undefined },
     { name: 'an array input', input: [{ type: 'text', text: 'x' }], field: '', value: undefined },
-    { name: 'a bigint text (scenario 47)', input: { content: [{ type: 'text', text: bigText }] }, field: 'content[0].text', value: bigText },
+    {
+      name: 'a bigint text (scenario 47)',
+      input: { content: [{ type: 'text', text: bigText }] },
+      field: 'content[0].text',
+      value: bigText,
+    },
     { name: 'a numeric text', input: { content: [{ type: 'text', text: 1 }] }, field: 'content[0].text', value: 1 },
     { name: 'a missing text', input: { content: [{ type: 'text' }] }, field: 'content[0].text', value: undefined },
-    { name: 'an unknown block key', input: { content: [{ type: 'text', text: 'a', extra: 1 }] }, field: 'content[0].extra', value: 1 },
-    { name: 'a reasoning block', input: { content: [{ type: 'reasoning', text: 'r' }] }, field: 'content[0].type', value: 'reasoning' },
-    { name: 'a tool-call block', input: { content: [{ type: 'tool-call', id: 'c', name: 'n', arguments: '{}' }] }, field: 'content[0].type', value: 'tool-call' },
-    { name: 'a non-image media type', input: { content: [{ type: 'text', text: 'ok' }, { type: 'image', mediaType: 'text/plain', uri: 'u' }] }, field: 'content[1].mediaType', value: 'text/plain' },
-    { name: 'an empty image uri', input: { content: [{ type: 'image', mediaType: 'image/png', uri: '' }] }, field: 'content[0].uri', value: '' },
+    {
+      name: 'an unknown block key',
+      input: { content: [{ type: 'text', text: 'a', extra: 1 }] },
+      field: 'content[0].extra',
+      value: 1,
+    },
+    {
+      name: 'a reasoning block',
+      input: { content: [{ type: 'reasoning', text: 'r' }] },
+      field: 'content[0].type',
+      value: 'reasoning',
+    },
+    {
+      name: 'a tool-call block',
+      input: { content: [{ type: 'tool-call', id: 'c', name: 'n', arguments: '{}' }] },
+      field: 'content[0].type',
+      value: 'tool-call',
+    },
+    {
+      name: 'a non-image media type',
+      input: {
+        content: [
+          { type: 'text', text: 'ok' },
+          { type: 'image', mediaType: 'text/plain', uri: 'u' },
+        ],
+      },
+      field: 'content[1].mediaType',
+      value: 'text/plain',
+    },
+    {
+      name: 'an empty image uri',
+      input: { content: [{ type: 'image', mediaType: 'image/png', uri: '' }] },
+      field: 'content[0].uri',
+      value: '',
+    },
     { name: 'a null block', input: { content: [null] }, field: 'content[0]', value: null },
     { name: 'content a string', input: { content: 'hi' }, field: 'content', value: 'hi' },
     { name: 'content missing', input: {}, field: 'content', value: undefined },
-    { name: 'a model source', input: { content: [], source: { kind: 'model', provider: 'p', model: 'm' } }, field: 'source.kind', value: 'model' },
-    { name: 'a tool source', input: { content: [], source: { kind: 'tool', callId: 'c1' } }, field: 'source.kind', value: 'tool' },
-    { name: 'a plugin source without plugin', input: { content: [], source: { kind: 'plugin' } }, field: 'source.plugin', value: undefined },
-    { name: 'an empty form', input: { content: [], source: { kind: 'plugin', plugin: 'p', form: '' } }, field: 'source.form', value: '' },
-    { name: 'an unknown source key', input: { content: [], source: { kind: 'user', name: 'bob' } }, field: 'source.name', value: 'bob' },
+    {
+      name: 'a model source',
+      input: { content: [], source: { kind: 'model', provider: 'p', model: 'm' } },
+      field: 'source.kind',
+      value: 'model',
+    },
+    {
+      name: 'a tool source',
+      input: { content: [], source: { kind: 'tool', callId: 'c1' } },
+      field: 'source.kind',
+      value: 'tool',
+    },
+    {
+      name: 'a plugin source without plugin',
+      input: { content: [], source: { kind: 'plugin' } },
+      field: 'source.plugin',
+      value: undefined,
+    },
+    {
+      name: 'an empty form',
+      input: { content: [], source: { kind: 'plugin', plugin: 'p', form: '' } },
+      field: 'source.form',
+      value: '',
+    },
+    {
+      name: 'an unknown source key',
+      input: { content: [], source: { kind: 'user', name: 'bob' } },
+      field: 'source.name',
+      value: 'bob',
+    },
     { name: 'a null source', input: { content: [], source: null }, field: 'source', value: null },
     { name: 'an unknown input key', input: { content: [], role: 'user' }, field: 'role', value: 'user' },
     { name: 'a quoted unknown input key', input: { content: [], 'my-key': 1 }, field: '["my-key"]', value: 1 },
     { name: 'an undefined source', input: { content: [], source: undefined }, field: 'source', value: undefined },
-    { name: 'NaN text', input: { content: [{ type: 'text', text: Number.NaN }] }, field: 'content[0].text', value: Number.NaN },
+    {
+      name: 'NaN text',
+      input: { content: [{ type: 'text', text: Number.NaN }] },
+      field: 'content[0].text',
+      value: Number.NaN,
+    },
     { name: 'a sparse content array', input: { content: sparse }, field: 'content[0]', value: undefined },
   ])('$name → field $field', ({ input, field, value }) => {
     const error = invalid(() => normalizeUserMessage(input as UserMessageInput, 'm1'))
@@ -219,12 +311,12 @@ describe('normalizeUserMessage: every invalid input names its field', () => {
     expect(invalid(() => normalizeUserMessage(42 as unknown as UserMessageInput, 'm1')).message).toBe(
       'invalid message: must be a string or a { content, source? } object',
     )
-    expect(invalid(() => normalizeUserMessage({ content: [], role: 'user' } as unknown as UserMessageInput, 'm1')).message).toBe(
-      'invalid message: role is not a message input field (only content and source are)',
-    )
-    expect(invalid(() => normalizeUserMessage({ content: [], source: { kind: 'plugin', plugin: '' } }, 'm1')).message).toBe(
-      'invalid message: source.plugin must be a non-empty string',
-    )
+    expect(
+      invalid(() => normalizeUserMessage({ content: [], role: 'user' } as unknown as UserMessageInput, 'm1')).message,
+    ).toBe('invalid message: role is not a message input field (only content and source are)')
+    expect(
+      invalid(() => normalizeUserMessage({ content: [], source: { kind: 'plugin', plugin: '' } }, 'm1')).message,
+    ).toBe('invalid message: source.plugin must be a non-empty string')
   })
 })
 
@@ -241,7 +333,10 @@ describe('what normalizeUserMessage accepts, user/message accepts', () => {
     const inputs: UserMessageInput[] = [
       'plain',
       { content: [] },
-      { content: [{ type: 'image', mediaType: 'image/jpeg', uri: 'data:image/jpeg;base64,AA==' }], source: { kind: 'plugin', plugin: 'p', form: 'f' } },
+      {
+        content: [{ type: 'image', mediaType: 'image/jpeg', uri: 'data:image/jpeg;base64,AA==' }],
+        source: { kind: 'plugin', plugin: 'p', form: 'f' },
+      },
     ]
     inputs.forEach((input, index) => {
       const message = normalizeUserMessage(input, `m${index + 1}`)

@@ -33,7 +33,11 @@ const echo = defineTool({
 export async function writeTwoTurns(dir: string): Promise<{ file: string; events: readonly SessionEvent[] }> {
   const harness = await createHarness({
     persistence: { dir },
-    model: scriptedModel([text('one', { usage }), call('c1', 'echo', '{"text":"ping"}', { usage }), text('done', { usage })]),
+    model: scriptedModel([
+      text('one', { usage }),
+      call('c1', 'echo', '{"text":"ping"}', { usage }),
+      text('done', { usage }),
+    ]),
     clock: fakeClock({ now: 1_000 }),
     ids: fakeIds(),
     tools: [echo],

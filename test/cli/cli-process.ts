@@ -18,7 +18,11 @@ export { type Bundle, bundle, type Outcome } from '../helpers/child-process.js'
  * @param options - the working directory and extra environment
  * @returns the exit code and the output
  */
-export function runNode(file: string, args: readonly string[], options: { cwd: string; env?: Readonly<Record<string, string>> }): Promise<Outcome> {
+export function runNode(
+  file: string,
+  args: readonly string[],
+  options: { cwd: string; env?: Readonly<Record<string, string>> },
+): Promise<Outcome> {
   return runProcess(process.execPath, [file, ...args], options)
 }
 

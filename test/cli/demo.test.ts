@@ -41,20 +41,32 @@ describe('yoke demo (L5)', () => {
         '',
       ].join('\n'),
     )
-    expect((await readFile(join(cwd, 't', 'readme-demo.jsonl'), 'utf8')).startsWith('{"type":"session","version":1,"id":"readme-demo"')).toBe(true)
+    expect(
+      (await readFile(join(cwd, 't', 'readme-demo.jsonl'), 'utf8')).startsWith(
+        '{"type":"session","version":1,"id":"readme-demo"',
+      ),
+    ).toBe(true)
     const second = await yoke(cwd, 'demo', '--dir', 't')
     expect(second.code).toBe(0)
     expect(lastLine(second.stdout)).toBe('turn 2 completed · 2 steps · 2 tool calls · t/readme-demo.jsonl')
     const inspected = await yoke(cwd, 'inspect', 'readme-demo', '--dir', 't', '--json')
-    expect((JSON.parse(inspected.stdout) as { turns: { reason: string }[] }).turns.map((turn) => turn.reason)).toEqual(['completed', 'completed'])
+    expect((JSON.parse(inspected.stdout) as { turns: { reason: string }[] }).turns.map((turn) => turn.reason)).toEqual([
+      'completed',
+      'completed',
+    ])
   })
 
   test('yoke demo and examples/main.ts print the same transcript, run after run, default directory included', async () => {
     const [cliCwd, exampleCwd] = [await freshDir(), await freshDir()]
     for (const turn of [1, 2]) {
-      const [fromCli, fromExample] = await Promise.all([yoke(cliCwd, 'demo'), runNode(example.file, [], { cwd: exampleCwd })])
+      const [fromCli, fromExample] = await Promise.all([
+        yoke(cliCwd, 'demo'),
+        runNode(example.file, [], { cwd: exampleCwd }),
+      ])
       expect(fromCli).toEqual(fromExample)
-      expect(lastLine(fromCli.stdout)).toBe(`turn ${turn} completed · 2 steps · 2 tool calls · sessions/readme-demo.jsonl`)
+      expect(lastLine(fromCli.stdout)).toBe(
+        `turn ${turn} completed · 2 steps · 2 tool calls · sessions/readme-demo.jsonl`,
+      )
     }
   })
 

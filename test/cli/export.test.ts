@@ -31,7 +31,11 @@ describe('yoke export (L4)', () => {
     expect(document.events).toEqual(events)
     // Lossless: every event serializes exactly as the loaded one (key order included).
     expect(document.events.map((event) => JSON.stringify(event))).toEqual(events.map((event) => JSON.stringify(event)))
-    expect(document.header).toEqual(JSON.parse((await readFile(file, 'utf8')).split('\n')[0] as string, (key, value) => (key === 'type' ? undefined : value)))
+    expect(document.header).toEqual(
+      JSON.parse((await readFile(file, 'utf8')).split('\n')[0] as string, (key, value) =>
+        key === 'type' ? undefined : value,
+      ),
+    )
 
     expect(markdown.code).toBe(0)
     expect(markdown.stderr).toBe('')

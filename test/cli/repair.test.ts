@@ -32,7 +32,13 @@ describe('a crashed log (scenario 36)', () => {
       { turn: 1, reason: 'completed', steps: 1, toolCalls: 0, usage },
       { turn: 2, reason: null, steps: 1, toolCalls: 1, usage },
     ])
-    expect(report['repair']).toEqual({ needed: true, openTurn: 2, unansweredToolCalls: ['c1'], droppedBytes: 0, closers })
+    expect(report['repair']).toEqual({
+      needed: true,
+      openTurn: 2,
+      unansweredToolCalls: ['c1'],
+      droppedBytes: 0,
+      closers,
+    })
     expect(check.code).toBe(5)
     expect(check.stderr).toBe('')
     expect(check.stdout).toContain('turn 2 open · 1 step · 1 tool call')
@@ -40,12 +46,27 @@ describe('a crashed log (scenario 36)', () => {
       'repair: needed · turn 2 is open · unanswered tool calls c1 · appends tool/result, step/end, turn/end; run "yoke repair" to fix it',
     )
     expect(dryRun.code).toBe(0)
-    expect(jsonOf(dryRun)).toEqual({ id: fixtureId, action: 'repaired', keptEvents: lines - 1, closers, droppedBytes: 0, quarantine: null, dryRun: true })
+    expect(jsonOf(dryRun)).toEqual({
+      id: fixtureId,
+      action: 'repaired',
+      keptEvents: lines - 1,
+      closers,
+      droppedBytes: 0,
+      quarantine: null,
+      dryRun: true,
+    })
     expect(await snapshot(d)).toEqual(before)
 
     const repaired = await yoke(cwd, 'repair', fixtureId, '--dir', 'd', '--json')
     expect(repaired.code).toBe(0)
-    expect(jsonOf(repaired)).toEqual({ id: fixtureId, action: 'repaired', keptEvents: lines - 1, closers, droppedBytes: 0, quarantine: null })
+    expect(jsonOf(repaired)).toEqual({
+      id: fixtureId,
+      action: 'repaired',
+      keptEvents: lines - 1,
+      closers,
+      droppedBytes: 0,
+      quarantine: null,
+    })
     const stored = await logLines(file)
     expect(stored).toHaveLength(lines + 3)
     expect(stored.slice(lines).map((line) => (JSON.parse(line) as { type: string }).type)).toEqual(closers)
@@ -54,8 +75,18 @@ describe('a crashed log (scenario 36)', () => {
 
     const again = await yoke(cwd, 'repair', fixtureId, '--dir', 'd', '--json')
     expect(again.code).toBe(0)
-    expect(jsonOf(again)).toEqual({ id: fixtureId, action: 'none', keptEvents: lines + 2, closers: [], droppedBytes: 0, quarantine: null })
-    const [text, after] = await Promise.all([yoke(cwd, 'repair', fixtureId, '--dir', 'd'), yoke(cwd, 'inspect', fixtureId, '--dir', 'd', '--json')])
+    expect(jsonOf(again)).toEqual({
+      id: fixtureId,
+      action: 'none',
+      keptEvents: lines + 2,
+      closers: [],
+      droppedBytes: 0,
+      quarantine: null,
+    })
+    const [text, after] = await Promise.all([
+      yoke(cwd, 'repair', fixtureId, '--dir', 'd'),
+      yoke(cwd, 'inspect', fixtureId, '--dir', 'd', '--json'),
+    ])
     expect(text.code).toBe(0)
     expect(text.stdout).toBe(`repair ${fixtureId}: nothing to repair · ${lines + 2} events\n`)
     const turns = jsonOf(after)['turns'] as { reason: string }[]
@@ -74,7 +105,9 @@ describe('a crashed log (scenario 36)', () => {
     const outcome = await yoke(cwd, 'repair', fixtureId)
     expect(outcome.stderr).toBe('')
     expect(outcome.code).toBe(0)
-    expect(outcome.stdout).toBe(`repair ${fixtureId}: repaired · kept ${lines - 1} events · appended tool/result, step/end, turn/end\n`)
+    expect(outcome.stdout).toBe(
+      `repair ${fixtureId}: repaired · kept ${lines - 1} events · appended tool/result, step/end, turn/end\n`,
+    )
   })
 })
 
@@ -86,7 +119,13 @@ describe('a torn tail (scenario 37)', () => {
     const clean = (await readFile(file, 'utf8')).slice(0, -tornTail.length)
     const before = await snapshot(d)
     const inspected = jsonOf(await yoke(cwd, 'inspect', fixtureId, '--dir', 'd', '--json'))
-    expect(inspected['repair']).toEqual({ needed: true, openTurn: null, unansweredToolCalls: [], droppedBytes: 17, closers: [] })
+    expect(inspected['repair']).toEqual({
+      needed: true,
+      openTurn: null,
+      unansweredToolCalls: [],
+      droppedBytes: 17,
+      closers: [],
+    })
     expect(await snapshot(d)).toEqual(before)
 
     const repaired = await yoke(cwd, 'repair', fixtureId, '--dir', 'd', '--json')

@@ -66,7 +66,12 @@ describe('session errors (scenario 38)', () => {
     for (const outcome of outcomes) failed(outcome, 4, 'CORRUPT_LOG')
     const dryRun = await yoke(cwd, 'repair', fixtureId, '--dir', 'd', '--json', '--dry-run', '--truncate-at-corruption')
     expect(dryRun.code).toBe(0)
-    expect(jsonOf(dryRun)).toMatchObject({ action: 'quarantined', keptEvents: damaged - 1, quarantine: null, dryRun: true })
+    expect(jsonOf(dryRun)).toMatchObject({
+      action: 'quarantined',
+      keptEvents: damaged - 1,
+      quarantine: null,
+      dryRun: true,
+    })
     expect(await snapshot(d)).toEqual(before)
 
     const repaired = await yoke(cwd, 'repair', fixtureId, '--dir', 'd', '--json', '--truncate-at-corruption')

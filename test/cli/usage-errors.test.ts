@@ -24,11 +24,21 @@ describe('usage errors exit 2; --help and --version exit 0', () => {
     ])
     for (const outcome of outcomes) failed(outcome, 2, 'INVALID_ARGUMENT')
     const [frobnicate, , flag, missing, , dirValue, format] = outcomes as Outcome[]
-    expect(frobnicate?.stderr).toBe('yoke: INVALID_ARGUMENT: unknown command "frobnicate"; the commands are inspect, repair, export, demo; run "yoke --help"\n')
-    expect(flag?.stderr).toBe('yoke: INVALID_ARGUMENT: unknown flag "--frob" for "yoke inspect"; run "yoke inspect --help"\n')
-    expect(missing?.stderr).toBe('yoke: INVALID_ARGUMENT: "yoke inspect" needs a <session> argument; run "yoke inspect --help"\n')
-    expect(dirValue?.stderr).toBe('yoke: INVALID_ARGUMENT: --dir needs a value in "yoke inspect"; run "yoke inspect --help"\n')
-    expect(format?.stderr).toBe('yoke: INVALID_ARGUMENT: --format must be json or markdown (got "xml"); run "yoke export --help"\n')
+    expect(frobnicate?.stderr).toBe(
+      'yoke: INVALID_ARGUMENT: unknown command "frobnicate"; the commands are inspect, repair, export, demo; run "yoke --help"\n',
+    )
+    expect(flag?.stderr).toBe(
+      'yoke: INVALID_ARGUMENT: unknown flag "--frob" for "yoke inspect"; run "yoke inspect --help"\n',
+    )
+    expect(missing?.stderr).toBe(
+      'yoke: INVALID_ARGUMENT: "yoke inspect" needs a <session> argument; run "yoke inspect --help"\n',
+    )
+    expect(dirValue?.stderr).toBe(
+      'yoke: INVALID_ARGUMENT: --dir needs a value in "yoke inspect"; run "yoke inspect --help"\n',
+    )
+    expect(format?.stderr).toBe(
+      'yoke: INVALID_ARGUMENT: --format must be json or markdown (got "xml"); run "yoke export --help"\n',
+    )
 
     // An id the persistence layer cannot store is a bad argument too.
     failed(await yoke(cwd, 'inspect', 'bad id!'), 2, 'INVALID_SESSION_ID')
@@ -37,14 +47,21 @@ describe('usage errors exit 2; --help and --version exit 0', () => {
     expect(asJson.code).toBe(2)
     expect(asJson.stdout).toBe('')
     expect(JSON.parse(asJson.stderr)).toEqual({
-      error: { code: 'INVALID_ARGUMENT', message: 'unknown flag "--frob" for "yoke inspect"; run "yoke inspect --help"' },
+      error: {
+        code: 'INVALID_ARGUMENT',
+        message: 'unknown flag "--frob" for "yoke inspect"; run "yoke inspect --help"',
+      },
     })
     expect(await readdir(cwd)).toEqual([])
   })
 
   test('--help, <command> --help and --version', async () => {
     const cwd = await freshDir()
-    const [help, commandHelp, version] = await Promise.all([yoke(cwd, '--help'), yoke(cwd, 'repair', '--help'), yoke(cwd, '--version')])
+    const [help, commandHelp, version] = await Promise.all([
+      yoke(cwd, '--help'),
+      yoke(cwd, 'repair', '--help'),
+      yoke(cwd, '--version'),
+    ])
     expect(help.code).toBe(0)
     expect(help.stderr).toBe('')
     for (const line of [
@@ -57,7 +74,11 @@ describe('usage errors exit 2; --help and --version exit 0', () => {
       expect(help.stdout).toContain(`${line}\n`)
     }
     expect(commandHelp.code).toBe(0)
-    expect(commandHelp.stdout.startsWith('Usage: yoke repair <session> [--dir <path>] [--json] [--dry-run] [--truncate-at-corruption]\n')).toBe(true)
+    expect(
+      commandHelp.stdout.startsWith(
+        'Usage: yoke repair <session> [--dir <path>] [--json] [--dry-run] [--truncate-at-corruption]\n',
+      ),
+    ).toBe(true)
     expect(version).toEqual({ code: 0, stdout: '0.1.0\n', stderr: '' })
     expect(await readdir(cwd)).toEqual([])
   })

@@ -1,4 +1,15 @@
-import { type Agent, type BasicCompactionOptions, basicCompaction, checkpointText, createHarness, type Harness, type Message, type SessionEvent, type Summarizer, type ToolDefinition } from 'yoke'
+import {
+  type Agent,
+  type BasicCompactionOptions,
+  basicCompaction,
+  checkpointText,
+  createHarness,
+  type Harness,
+  type Message,
+  type SessionEvent,
+  type Summarizer,
+  type ToolDefinition,
+} from 'yoke'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { fakeClock, fakeIds, type ScriptEntry, type ScriptedModelOptions, scriptedModel, text } from 'yoke/testing'
 
@@ -62,7 +73,8 @@ export function texts(messages: readonly Message[]): string[] {
   return messages.map((message) => {
     const block = message.content[0]
     if (block?.type === 'text') return block.text
-    if (block?.type === 'tool-result') return block.content.map((inner) => (inner.type === 'text' ? inner.text : '')).join('')
+    if (block?.type === 'tool-result')
+      return block.content.map((inner) => (inner.type === 'text' ? inner.text : '')).join('')
     return ''
   })
 }
@@ -71,7 +83,10 @@ export function texts(messages: readonly Message[]): string[] {
 export function seqOf(events: readonly SessionEvent[], value: string): number {
   const found = events.find((event) => {
     if (event.surfaceOp !== 'append') return false
-    const data = event.data as { readonly content?: readonly { readonly text?: string }[]; readonly message?: { readonly content: readonly { readonly text?: string }[] } }
+    const data = event.data as {
+      readonly content?: readonly { readonly text?: string }[]
+      readonly message?: { readonly content: readonly { readonly text?: string }[] }
+    }
     const content = data.content ?? data.message?.content ?? []
     return content.some((block) => block.text === value)
   })
@@ -116,7 +131,11 @@ export async function setup(options: SetupOptions) {
   })
   const compactionLive: { readonly outcome: string; readonly reason?: string; readonly code?: string }[] = []
   harness.on('agent/compaction', (payload) => {
-    compactionLive.push({ outcome: payload.outcome, ...(payload.reason === undefined ? {} : { reason: payload.reason }), ...(payload.error === undefined ? {} : { code: payload.error.code }) })
+    compactionLive.push({
+      outcome: payload.outcome,
+      ...(payload.reason === undefined ? {} : { reason: payload.reason }),
+      ...(payload.error === undefined ? {} : { code: payload.error.code }),
+    })
   })
   return { harness, model, clock, compactionLive, logger }
 }

@@ -42,36 +42,64 @@ describe('basicCompaction options (07-compaction.md §1)', () => {
     [{ summarizer: 42 }, 'summarizer'],
     [{ bogus: true }, 'bogus'],
   ])('%j fails the plugin config', async (config, field) => {
-    const error = await createHarness({ model: scriptedModel([]), patches: [{ id: 'compaction', config }] }).catch((thrown: unknown) => thrown)
+    const error = await createHarness({ model: scriptedModel([]), patches: [{ id: 'compaction', config }] }).catch(
+      (thrown: unknown) => thrown,
+    )
     expect(HarnessError.is(error)).toBe(true)
-    expect(JSON.stringify({ message: (error as Error).message, cause: String((error as Error).cause) })).toContain(field)
+    expect(JSON.stringify({ message: (error as Error).message, cause: String((error as Error).cause) })).toContain(
+      field,
+    )
   })
 
   test('the heuristic estimator counts text, tool calls, tool results, images, system and tools', () => {
     const messages: Message[] = [
-      { id: 'u', role: 'user', content: [{ type: 'text', text: 'hello' }, { type: 'image', mediaType: 'image/png', uri: 'data:,' }], source: { kind: 'user' } },
+      {
+        id: 'u',
+        role: 'user',
+        content: [
+          { type: 'text', text: 'hello' },
+          { type: 'image', mediaType: 'image/png', uri: 'data:,' },
+        ],
+        source: { kind: 'user' },
+      },
       {
         id: 'a',
         role: 'assistant',
-        content: [{ type: 'reasoning', text: 'abcd' }, { type: 'tool-call', id: 'k', name: 'read', arguments: '{"p":1}' }],
+        content: [
+          { type: 'reasoning', text: 'abcd' },
+          { type: 'tool-call', id: 'k', name: 'read', arguments: '{"p":1}' },
+        ],
         source: { kind: 'model', provider: 'mock', model: 'mock' },
       },
-      { id: 't', role: 'user', content: [{ type: 'tool-result', toolCallId: 'k', content: [{ type: 'text', text: 'x'.repeat(9) }] }], source: { kind: 'tool', callId: 'k' } },
+      {
+        id: 't',
+        role: 'user',
+        content: [{ type: 'tool-result', toolCallId: 'k', content: [{ type: 'text', text: 'x'.repeat(9) }] }],
+        source: { kind: 'tool', callId: 'k' },
+      },
     ]
     const tools = [{ name: 'read', description: 'reads', parameters: { type: 'object' } }]
-    const expected = 4 + 2 + 1000 + (4 + Math.ceil(15 / 4)) + (4 + 3) + Math.ceil(7 / 4) + Math.ceil(JSON.stringify(tools).length / 4)
+    const expected =
+      4 + 2 + 1000 + (4 + Math.ceil(15 / 4)) + (4 + 3) + Math.ceil(7 / 4) + Math.ceil(JSON.stringify(tools).length / 4)
     expect(heuristicEstimate(messages, { system: 'be nice', tools })).toBe(expected)
     expect(heuristicEstimate([], {})).toBe(0)
   })
 
   test('the uncalibrated estimate equals the heuristic over header and surface, across appends and a replace', async () => {
-    const made = await setup({ script: replies(3), model: { info: { contextWindow: 100000 } }, compaction: { summarizer: stub('S') } })
+    const made = await setup({
+      script: replies(3),
+      model: { info: { contextWindow: 100000 } },
+      compaction: { summarizer: stub('S') },
+    })
     harness = made.harness
     const agent = await harness.createAgent()
     const engine: CompactionEngine = agent.ctx.compaction
     const expected = () => {
       const header = agent.session.requestHeader()
-      return heuristicEstimate(agent.session.deriveMessages(), { ...(header?.system === undefined ? {} : { system: header.system }), ...(header?.tools === undefined ? {} : { tools: header.tools }) })
+      return heuristicEstimate(agent.session.deriveMessages(), {
+        ...(header?.system === undefined ? {} : { system: header.system }),
+        ...(header?.tools === undefined ? {} : { tools: header.tools }),
+      })
     }
     expect(engine.estimate({ agent })).toBe(0)
     for (let turn = 1; turn <= 3; turn++) {
@@ -99,7 +127,11 @@ describe('basicCompaction options (07-compaction.md §1)', () => {
     harness = made.harness
     const agent = await harness.createAgent()
     await completeTurns(agent, 3)
-    expect(compactionEvents(agent.session.events).map((event) => event.type)).toEqual(['compaction/start', 'compaction/summary', 'compaction/end'])
+    expect(compactionEvents(agent.session.events).map((event) => event.type)).toEqual([
+      'compaction/start',
+      'compaction/summary',
+      'compaction/end',
+    ])
     expect(seen.slice(0, 3)).toEqual([1, 3, 5])
   })
 })
@@ -129,12 +161,22 @@ describe('modelSummarizer options (07-compaction.md §6)', () => {
   })
 
   test('valid options give a summarizer', () => {
-    expect(modelSummarizer({ provider: 'mock', model: 'm', maxTokens: 2048, instruction: 'sum up', retry: { maxRetries: 1 } })).toBeTypeOf('function')
+    expect(
+      modelSummarizer({
+        provider: 'mock',
+        model: 'm',
+        maxTokens: 2048,
+        instruction: 'sum up',
+        retry: { maxRetries: 1 },
+      }),
+    ).toBeTypeOf('function')
   })
 
   test('a bad retry policy in the entry config fails the start, not the first compaction', async () => {
     const config = { summarizer: { retry: { jitter: 2 } } }
-    const error = await createHarness({ model: scriptedModel([]), patches: [{ id: 'compaction', config }] }).catch((thrown: unknown) => thrown)
+    const error = await createHarness({ model: scriptedModel([]), patches: [{ id: 'compaction', config }] }).catch(
+      (thrown: unknown) => thrown,
+    )
     expect(HarnessError.is(error)).toBe(true)
     expect(String((error as Error).cause)).toContain('retry.jitter')
   })
@@ -171,7 +213,9 @@ describe('a custom engine with installCompactionTriggers', () => {
       patches: [{ id: 'compaction', plugin: custom }],
     })
     const agent = await harness.createAgent()
-    await expect(agent.run('one')).resolves.toMatchObject({ reason: { kind: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } } })
+    await expect(agent.run('one')).resolves.toMatchObject({
+      reason: { kind: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } },
+    })
     await expect(agent.run('two')).resolves.toMatchObject({ reason: { kind: 'completed' }, text: 'ok' })
     expect(calls).toEqual(['pressure', 'context-overflow', 'pressure'])
     expect(logged.filter((message) => message.includes('compaction trigger'))).toHaveLength(3)

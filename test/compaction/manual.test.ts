@@ -2,7 +2,21 @@ import { afterEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { AgentBusyError, CompactionError, defineTool, type Harness, LlmError, modelFailure } from 'yoke'
 import { call, fail, text } from 'yoke/testing'
-import { CHK, compactionEvents, completeTurns, gate, gatedStub, prompt, replies, reply, seqOf, setup, stub, texts, tokensOf } from './compaction-helpers.js'
+import {
+  CHK,
+  compactionEvents,
+  completeTurns,
+  gate,
+  gatedStub,
+  prompt,
+  replies,
+  reply,
+  seqOf,
+  setup,
+  stub,
+  texts,
+  tokensOf,
+} from './compaction-helpers.js'
 
 let harness: Harness | undefined
 
@@ -20,7 +34,12 @@ describe('manual compaction (07-compaction.md §8)', () => {
     await completeTurns(agent, 3)
     const session = agent.session
     const events = session.events
-    const [q1, a1, q2, a2] = [seqOf(events, prompt(1)), seqOf(events, reply(1)), seqOf(events, prompt(2)), seqOf(events, reply(2))]
+    const [q1, a1, q2, a2] = [
+      seqOf(events, prompt(1)),
+      seqOf(events, reply(1)),
+      seqOf(events, prompt(2)),
+      seqOf(events, reply(2)),
+    ]
     const before = session.length
     const statuses: string[] = []
     harness.on('agent/status', (payload) => statuses.push(payload.status))
@@ -29,7 +48,12 @@ describe('manual compaction (07-compaction.md §8)', () => {
     expect(agent.phase).toBe('maintenance')
     const action = await pending
     const appended = session.slice(before)
-    expect(appended.map((event) => event.type)).toEqual(['compaction/start', 'compaction/summary', 'user/message', 'compaction/end'])
+    expect(appended.map((event) => event.type)).toEqual([
+      'compaction/start',
+      'compaction/summary',
+      'user/message',
+      'compaction/end',
+    ])
     const [start, summary, replacement, end] = appended
     expect(start?.data).toEqual({ compactionId: 'c1', trigger: 'manual', turn: null, step: null })
     expect(summary?.data).toEqual({
@@ -87,7 +111,10 @@ describe('manual compaction (07-compaction.md §8)', () => {
 
   test('scenario 3: busy during a turn (AGENT_BUSY) and during a compaction (COMPACTION_BUSY)', async () => {
     const hold = gate()
-    const made = await setup({ script: [...replies(3), text(reply(4))], compaction: { summarizer: gatedStub('S', hold) } })
+    const made = await setup({
+      script: [...replies(3), text(reply(4))],
+      compaction: { summarizer: gatedStub('S', hold) },
+    })
     harness = made.harness
     const agent = await harness.createAgent()
     await completeTurns(agent, 3)
@@ -96,7 +123,14 @@ describe('manual compaction (07-compaction.md §8)', () => {
     const pending = agent.compact()
     await hold.entered
     const events = agent.session.events
-    const error = await engine.compactRange({ agent, start: seqOf(events, prompt(1)), end: seqOf(events, reply(1)), signal: new AbortController().signal }).catch((thrown: unknown) => thrown)
+    const error = await engine
+      .compactRange({
+        agent,
+        start: seqOf(events, prompt(1)),
+        end: seqOf(events, reply(1)),
+        signal: new AbortController().signal,
+      })
+      .catch((thrown: unknown) => thrown)
     expect(CompactionError.is(error)).toBe(true)
     expect(error).toMatchObject({ code: 'COMPACTION_BUSY', sessionId: agent.id })
     expect(agent.session.length).toBe(before + 1)
@@ -114,7 +148,10 @@ describe('manual compaction (07-compaction.md §8)', () => {
 
   test('scenario 4: a prompt sent during manual compaction runs after it and sees the checkpoint', async () => {
     const hold = gate()
-    const made = await setup({ script: [...replies(3), text(reply(4))], compaction: { summarizer: gatedStub('S', hold) } })
+    const made = await setup({
+      script: [...replies(3), text(reply(4))],
+      compaction: { summarizer: gatedStub('S', hold) },
+    })
     harness = made.harness
     const agent = await harness.createAgent()
     await completeTurns(agent, 3)
@@ -122,13 +159,17 @@ describe('manual compaction (07-compaction.md §8)', () => {
     await hold.entered
     agent.followup('next')
     expect(agent.status).toBe('idle')
-    expect(agent.session.events.some((event) => event.type === 'turn/start' && (event.data as { turn: number }).turn === 4)).toBe(false)
+    expect(
+      agent.session.events.some((event) => event.type === 'turn/start' && (event.data as { turn: number }).turn === 4),
+    ).toBe(false)
     hold.open()
     await pending
     await agent.whenIdle()
     const events = agent.session.events
     const end = events.findIndex((event) => event.type === 'compaction/end')
-    const start4 = events.findIndex((event) => event.type === 'turn/start' && (event.data as { turn: number }).turn === 4)
+    const start4 = events.findIndex(
+      (event) => event.type === 'turn/start' && (event.data as { turn: number }).turn === 4,
+    )
     expect(end).toBeGreaterThan(-1)
     expect(end).toBeLessThan(start4)
     expect(texts(made.model.requests[3]?.messages ?? [])).toEqual([CHK('S'), prompt(3), reply(3), 'next'])
@@ -149,7 +190,10 @@ describe('manual compaction (07-compaction.md §8)', () => {
     expect(error).toMatchObject({ code: 'SUMMARY_FAILED', compactionId: 'c1', cause: { failure: { code: 'AUTH' } } })
     const appended = agent.session.slice(before)
     expect(appended.map((event) => event.type)).toEqual(['compaction/start', 'compaction/end'])
-    expect(appended[1]?.data).toEqual({ compactionId: 'c1', error: { code: 'SUMMARY_FAILED', message: (error as Error).message } })
+    expect(appended[1]?.data).toEqual({
+      compactionId: 'c1',
+      error: { code: 'SUMMARY_FAILED', message: (error as Error).message },
+    })
     expect(agent.session.deriveMessages()).toBe(messages)
     const result = await agent.run('x')
     expect(result).toMatchObject({ reason: { kind: 'completed' }, text: 'fine' })
@@ -162,7 +206,11 @@ describe('manual compaction (07-compaction.md §8)', () => {
     await completeTurns(agent, 3)
     const messages = agent.session.deriveMessages()
     const error = await agent.compact().catch((thrown: unknown) => thrown)
-    expect(error).toMatchObject({ code: 'SUMMARY_NOT_SMALLER', shadowedTokens: 416, summaryTokens: tokensOf(CHK('y'.repeat(5000))) })
+    expect(error).toMatchObject({
+      code: 'SUMMARY_NOT_SMALLER',
+      shadowedTokens: 416,
+      summaryTokens: tokensOf(CHK('y'.repeat(5000))),
+    })
     const compaction = compactionEvents(agent.session.events)
     expect(compaction.map((event) => event.type)).toEqual(['compaction/start', 'compaction/end'])
     expect(compaction[1]?.data).toMatchObject({ error: { code: 'SUMMARY_NOT_SMALLER' } })
@@ -183,13 +231,20 @@ describe('manual compaction (07-compaction.md §8)', () => {
       if (variant === 'replace') {
         agent.session.append(
           'user/message',
-          { id: 'edit', role: 'user', content: [{ type: 'text', text: 'edited' }], source: { kind: 'plugin', plugin: 'test/edit' } },
+          {
+            id: 'edit',
+            role: 'user',
+            content: [{ type: 'text', text: 'edited' }],
+            source: { kind: 'plugin', plugin: 'test/edit' },
+          },
           { surfaceOp: { op: 'replace', start: q2, end: q2 }, sourceEventSeqs: [q2] },
         )
       } else agent.session.append('test/note', { note: 1 })
       hold.open()
       const outcome = await pending
-      const end = compactionEvents(agent.session.events).filter((event) => event.type === 'compaction/end').at(-1)
+      const end = compactionEvents(agent.session.events)
+        .filter((event) => event.type === 'compaction/end')
+        .at(-1)
       if (variant === 'replace') {
         expect(outcome).toMatchObject({ code: 'COMPACTION_STALE' })
         expect(end?.data).toMatchObject({ error: { code: 'COMPACTION_STALE' } })
@@ -214,7 +269,11 @@ describe('manual compaction (07-compaction.md §8)', () => {
     const messages = agent.session.deriveMessages()
     const error = await agent.compact().catch((thrown: unknown) => thrown)
     expect(error).toMatchObject({ code: 'COMPACTION_COMMIT_FAILED', cause: { code: 'APPEND_VETOED' } })
-    expect(compactionEvents(agent.session.events).map((event) => event.type)).toEqual(['compaction/start', 'compaction/summary', 'compaction/end'])
+    expect(compactionEvents(agent.session.events).map((event) => event.type)).toEqual([
+      'compaction/start',
+      'compaction/summary',
+      'compaction/end',
+    ])
     expect(agent.session.deriveMessages()).toBe(messages)
     await veto()
     expect(harness.sessions.create({ seed: agent.session.events }).deriveMessages()).toEqual(messages)
@@ -234,7 +293,9 @@ describe('manual compaction (07-compaction.md §8)', () => {
     const error = await agent.compact().catch((thrown: unknown) => thrown)
     expect(error).toMatchObject({ code: 'SUMMARY_NOT_SMALLER' })
     expect(compactionEvents(agent.session.events).map((event) => event.type)).toEqual(['compaction/start'])
-    expect(made.logger.at('error').map((record) => record.message)).toEqual([`compaction "c1" of session "${agent.id}": could not append compaction/end`])
+    expect(made.logger.at('error').map((record) => record.message)).toEqual([
+      `compaction "c1" of session "${agent.id}": could not append compaction/end`,
+    ])
     await veto()
   })
 
@@ -253,8 +314,13 @@ describe('manual compaction (07-compaction.md §8)', () => {
     const error = await agent.compact().catch((thrown: unknown) => thrown)
     expect(error).toMatchObject({ code: 'COMPACTION_COMMIT_FAILED', cause: { code: 'APPEND_VETOED' } })
     expect(closes).toBe(1)
-    expect(compactionEvents(agent.session.events).map((event) => event.type)).toEqual(['compaction/start', 'compaction/summary'])
-    expect(made.logger.at('error').map((record) => record.message)).toEqual([`compaction "c1" of session "${agent.id}": could not append compaction/end`])
+    expect(compactionEvents(agent.session.events).map((event) => event.type)).toEqual([
+      'compaction/start',
+      'compaction/summary',
+    ])
+    expect(made.logger.at('error').map((record) => record.message)).toEqual([
+      `compaction "c1" of session "${agent.id}": could not append compaction/end`,
+    ])
     await veto()
   })
 
@@ -270,7 +336,10 @@ describe('manual compaction (07-compaction.md §8)', () => {
     controller.abort('stop now')
     const error = await pending
     expect(error).toMatchObject({ code: 'COMPACTION_ABORTED', cause: 'stop now' })
-    expect(compactionEvents(agent.session.events).map((event) => event.type)).toEqual(['compaction/start', 'compaction/end'])
+    expect(compactionEvents(agent.session.events).map((event) => event.type)).toEqual([
+      'compaction/start',
+      'compaction/end',
+    ])
     expect(agent.phase).toBe('idle')
   })
 
@@ -278,7 +347,14 @@ describe('manual compaction (07-compaction.md §8)', () => {
     const made = await setup({
       script: [{ toolCalls: [{ id: 'c1', name: 'echo', arguments: {} }] }, text(reply(1)), text(reply(2))],
       compaction: { summarizer: stub('S') },
-      tools: [(await import('yoke')).defineTool({ name: 'echo', description: 'echo', input: (await import('zod')).z.object({}), execute: () => 'ok' })],
+      tools: [
+        (await import('yoke')).defineTool({
+          name: 'echo',
+          description: 'echo',
+          input: (await import('zod')).z.object({}),
+          execute: () => 'ok',
+        }),
+      ],
     })
     harness = made.harness
     const agent = await harness.createAgent()
@@ -303,28 +379,60 @@ describe('manual compaction (07-compaction.md §8)', () => {
     }
     expect(agent.session.length).toBe(before)
     const result = events.find((event) => event.type === 'tool/result')?.seq as number
-    await expect(engine.compactRange({ agent, start: q1, end: result, signal })).resolves.toMatchObject({ trigger: 'range', shadowedSeqs: [q1, assistant, result] })
+    await expect(engine.compactRange({ agent, start: q1, end: result, signal })).resolves.toMatchObject({
+      trigger: 'range',
+      shadowedSeqs: [q1, assistant, result],
+    })
     expect(compactionEvents(agent.session.events)[0]?.data).toMatchObject({ trigger: 'range' })
   })
 
   test('scenario 21: a summary request that overflows retries once with the older half of the head', async () => {
-    const made = await setup({ script: [...replies(5), fail('CONTEXT_WINDOW_EXCEEDED'), text('S')], compaction: { auto: false } })
+    const made = await setup({
+      script: [...replies(5), fail('CONTEXT_WINDOW_EXCEEDED'), text('S')],
+      compaction: { auto: false },
+    })
     harness = made.harness
     const agent = await harness.createAgent()
     await completeTurns(agent, 5)
     const events = agent.session.events
     const action = await agent.compact()
-    const expected = [seqOf(events, prompt(1)), seqOf(events, reply(1)), seqOf(events, prompt(2)), seqOf(events, reply(2))]
+    const expected = [
+      seqOf(events, prompt(1)),
+      seqOf(events, reply(1)),
+      seqOf(events, prompt(2)),
+      seqOf(events, reply(2)),
+    ]
     expect(action?.shadowedSeqs).toEqual(expected)
     const requests = made.model.requests.slice(5)
     expect(requests).toHaveLength(2)
-    expect(texts(requests[0]?.messages ?? []).slice(0, -1)).toEqual([prompt(1), reply(1), prompt(2), reply(2), prompt(3), reply(3), prompt(4), reply(4)])
+    expect(texts(requests[0]?.messages ?? []).slice(0, -1)).toEqual([
+      prompt(1),
+      reply(1),
+      prompt(2),
+      reply(2),
+      prompt(3),
+      reply(3),
+      prompt(4),
+      reply(4),
+    ])
     expect(texts(requests[1]?.messages ?? []).slice(0, -1)).toEqual([prompt(1), reply(1), prompt(2), reply(2)])
-    expect(requests[1]?.messages.at(-1)).toMatchObject({ id: 'compaction-instruction', role: 'user', source: { kind: 'plugin', plugin: 'yoke/compaction' } })
+    expect(requests[1]?.messages.at(-1)).toMatchObject({
+      id: 'compaction-instruction',
+      role: 'user',
+      source: { kind: 'plugin', plugin: 'yoke/compaction' },
+    })
     const compaction = compactionEvents(agent.session.events)
     expect(compaction.map((event) => event.type)).toEqual(['compaction/start', 'compaction/summary', 'compaction/end'])
     expect(compaction[1]?.data).toMatchObject({ shadowedSeqs: expected, summary: 'S' })
-    expect(texts(agent.session.deriveMessages())).toEqual([CHK('S'), prompt(3), reply(3), prompt(4), reply(4), prompt(5), reply(5)])
+    expect(texts(agent.session.deriveMessages())).toEqual([
+      CHK('S'),
+      prompt(3),
+      reply(3),
+      prompt(4),
+      reply(4),
+      prompt(5),
+      reply(5),
+    ])
   })
 
   test('without services.compaction, compact() rejects ServiceMissingError', async () => {
@@ -353,7 +461,8 @@ describe('failure injected at every append of the bracket', () => {
     const agent = await harness.createAgent()
     await completeTurns(agent, 3)
     const remove = harness.sessions.addCommitGuard((event) => {
-      if (event.type === vetoed && (vetoed !== 'user/message' || typeof event.surfaceOp === 'object')) throw new Error(`no ${vetoed}`)
+      if (event.type === vetoed && (vetoed !== 'user/message' || typeof event.surfaceOp === 'object'))
+        throw new Error(`no ${vetoed}`)
     })
     const messages = agent.session.deriveMessages()
     const error = await agent.compact().catch((thrown: unknown) => thrown)
@@ -382,7 +491,11 @@ describe('scenarios 3 and 5 in the exact form the spec states', () => {
       },
     })
     const summarizer = stub('S')
-    const made = await setup({ script: [...replies(3), call('kp', 'pause', '{}'), text('done')], compaction: { summarizer }, tools: [pause] })
+    const made = await setup({
+      script: [...replies(3), call('kp', 'pause', '{}'), text('done')],
+      compaction: { summarizer },
+      tools: [pause],
+    })
     harness = made.harness
     const agent = await harness.createAgent()
     await completeTurns(agent, 3)
@@ -419,6 +532,14 @@ describe('scenarios 3 and 5 in the exact form the spec states', () => {
     agent.followup('x')
     await agent.whenIdle()
     expect(agent.session.events.at(-1)?.data).toEqual({ turn: 4, reason: { kind: 'completed' } })
-    expect(texts(made.model.requests[3]?.messages ?? [])).toEqual([prompt(1), reply(1), prompt(2), reply(2), prompt(3), reply(3), 'x'])
+    expect(texts(made.model.requests[3]?.messages ?? [])).toEqual([
+      prompt(1),
+      reply(1),
+      prompt(2),
+      reply(2),
+      prompt(3),
+      reply(3),
+      'x',
+    ])
   })
 })

@@ -1,7 +1,19 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import type { Agent, Harness, ModelRequest, SessionEvent } from 'yoke'
 import { fail, text } from 'yoke/testing'
-import { CHK, compactionEvents, completeTurns, prompt, replies, reply, seqOf, setup, stub, texts, typesWithoutChunks } from './compaction-helpers.js'
+import {
+  CHK,
+  compactionEvents,
+  completeTurns,
+  prompt,
+  replies,
+  reply,
+  seqOf,
+  setup,
+  stub,
+  texts,
+  typesWithoutChunks,
+} from './compaction-helpers.js'
 
 let harness: Harness | undefined
 
@@ -11,7 +23,9 @@ afterEach(async () => {
 })
 
 function turnEvents(events: readonly SessionEvent[], turn: number): SessionEvent[] {
-  const start = events.findIndex((event) => event.type === 'turn/start' && (event.data as { turn: number }).turn === turn)
+  const start = events.findIndex(
+    (event) => event.type === 'turn/start' && (event.data as { turn: number }).turn === turn,
+  )
   const end = events.findIndex((event) => event.type === 'turn/end' && (event.data as { turn: number }).turn === turn)
   return events.slice(start, end + 1)
 }
@@ -21,7 +35,10 @@ function conversation(requests: readonly ModelRequest[]): ModelRequest[] {
 }
 
 /** Scenario 14's run: two turns, then an overflow in turn 3 that compacts and retries. */
-async function overflowInTurn3(): Promise<{ readonly made: Awaited<ReturnType<typeof setup>>; readonly events: readonly SessionEvent[] }> {
+async function overflowInTurn3(): Promise<{
+  readonly made: Awaited<ReturnType<typeof setup>>
+  readonly events: readonly SessionEvent[]
+}> {
   const made = await setup({
     script: [text(reply(1)), text(reply(2)), fail('CONTEXT_WINDOW_EXCEEDED'), text('S'), text(reply(3))],
     model: { info: { contextWindow: 100000 } },
@@ -67,7 +84,9 @@ describe('context-overflow recovery (07-compaction.md §2)', () => {
     expect(failedChunks).toBeGreaterThan(-1)
     expect(turn3[failedChunks]?.seq).toBeLessThan(start.seq)
     expect(start.data).toEqual({ compactionId: 'c1', trigger: 'context-overflow', turn: 3, step: 1 })
-    expect(turn3.find((event) => event.type === 'compaction/summary')?.data).toMatchObject({ shadowedSeqs: [seqOf(events, prompt(1)), seqOf(events, reply(1))] })
+    expect(turn3.find((event) => event.type === 'compaction/summary')?.data).toMatchObject({
+      shadowedSeqs: [seqOf(events, prompt(1)), seqOf(events, reply(1))],
+    })
     expect(turn3.at(-1)?.data).toEqual({ turn: 3, reason: { kind: 'completed' } })
     expect(turn3.filter((event) => event.type === 'step/start')).toHaveLength(1)
     const turn3Requests = made.model.requests.slice(2)
@@ -87,10 +106,23 @@ describe('context-overflow recovery (07-compaction.md §2)', () => {
     const summaries = turn4.filter((event) => event.type === 'compaction/summary')
     expect(summaries.map((event) => (event.data as { shadowedSeqs: number[] }).shadowedSeqs)).toEqual([
       [q1, a1, q2, a2],
-      [agent.session.events.find((event) => event.type === 'user/message' && (event.data as { id: string }).id === 'compaction:c1')?.seq, q3, a3],
+      [
+        agent.session.events.find(
+          (event) => event.type === 'user/message' && (event.data as { id: string }).id === 'compaction:c1',
+        )?.seq,
+        q3,
+        a3,
+      ],
     ])
-    expect(compactionEvents(turn4).filter((event) => event.type === 'compaction/end').map((event) => event.data)).toEqual([{ compactionId: 'c1' }, { compactionId: 'c2' }])
-    expect(turn4.at(-1)?.data).toMatchObject({ turn: 4, reason: { kind: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } } })
+    expect(
+      compactionEvents(turn4)
+        .filter((event) => event.type === 'compaction/end')
+        .map((event) => event.data),
+    ).toEqual([{ compactionId: 'c1' }, { compactionId: 'c2' }])
+    expect(turn4.at(-1)?.data).toMatchObject({
+      turn: 4,
+      reason: { kind: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } },
+    })
     expect(conversation(made.model.requests.slice(3))).toHaveLength(3)
     expect(texts(agent.session.deriveMessages())).toEqual([CHK('S2'), prompt(4)])
     made.model.assertComplete()
@@ -106,19 +138,27 @@ describe('context-overflow recovery (07-compaction.md §2)', () => {
     harness = made.harness
     const agent = await harness.createAgent()
     await completeTurns(agent, 3)
-    await expect(agent.run(prompt(4))).resolves.toMatchObject({ reason: { kind: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } } })
+    await expect(agent.run(prompt(4))).resolves.toMatchObject({
+      reason: { kind: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } },
+    })
     expect(compactionEvents(agent.session.events).filter((event) => event.type === 'compaction/start')).toHaveLength(1)
     expect(conversation(made.model.requests.slice(3))).toHaveLength(2)
     made.model.assertComplete()
   })
 
   test('scenario 16: an overflow with nothing to compact lets the failure stand; the session stays usable', async () => {
-    const made = await setup({ script: [fail('CONTEXT_WINDOW_EXCEEDED'), text('fine')], compaction: { summarizer: stub('S') } })
+    const made = await setup({
+      script: [fail('CONTEXT_WINDOW_EXCEEDED'), text('fine')],
+      compaction: { summarizer: stub('S') },
+    })
     harness = made.harness
     const agent = await harness.createAgent()
     const result = await agent.run('first')
     expect(result.reason).toMatchObject({ kind: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } })
-    expect(agent.session.events.at(-1)?.data).toMatchObject({ turn: 1, reason: { kind: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } } })
+    expect(agent.session.events.at(-1)?.data).toMatchObject({
+      turn: 1,
+      reason: { kind: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } },
+    })
     expect(compactionEvents(agent.session.events)).toEqual([])
     expect(made.compactionLive).toEqual([{ outcome: 'skipped', reason: 'nothing-to-compact' }])
     agent.followup('again')
@@ -127,7 +167,11 @@ describe('context-overflow recovery (07-compaction.md §2)', () => {
   })
 
   test('scenario 17: another failure is delegated; maxOverflowRetries 0 disables recovery', async () => {
-    const auth = await setup({ script: [...replies(2), fail('AUTH')], compaction: { summarizer: stub('S') }, model: { info: { contextWindow: 100000 } } })
+    const auth = await setup({
+      script: [...replies(2), fail('AUTH')],
+      compaction: { summarizer: stub('S') },
+      model: { info: { contextWindow: 100000 } },
+    })
     harness = auth.harness
     const agent = await harness.createAgent()
     await completeTurns(agent, 2)
@@ -142,7 +186,9 @@ describe('context-overflow recovery (07-compaction.md §2)', () => {
     harness = capped.harness
     const second = await harness.createAgent()
     await completeTurns(second, 2)
-    await expect(second.run(prompt(3))).resolves.toMatchObject({ reason: { kind: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } } })
+    await expect(second.run(prompt(3))).resolves.toMatchObject({
+      reason: { kind: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } },
+    })
     expect(compactionEvents(second.session.events)).toEqual([])
     expect(capped.compactionLive).toEqual([])
   })
@@ -151,12 +197,18 @@ describe('context-overflow recovery (07-compaction.md §2)', () => {
     const summarizer = async () => {
       throw new Error('summarizer down')
     }
-    const made = await setup({ script: [...replies(2), fail('CONTEXT_WINDOW_EXCEEDED'), text('never')], compaction: { summarizer }, model: { info: { contextWindow: 100000 } } })
+    const made = await setup({
+      script: [...replies(2), fail('CONTEXT_WINDOW_EXCEEDED'), text('never')],
+      compaction: { summarizer },
+      model: { info: { contextWindow: 100000 } },
+    })
     harness = made.harness
     const agent = await harness.createAgent()
     await completeTurns(agent, 2)
     const messages = agent.session.deriveMessages()
-    await expect(agent.run(prompt(3))).resolves.toMatchObject({ reason: { kind: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } } })
+    await expect(agent.run(prompt(3))).resolves.toMatchObject({
+      reason: { kind: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } },
+    })
     const compaction = compactionEvents(agent.session.events)
     expect(compaction.map((event) => event.type)).toEqual(['compaction/start', 'compaction/end'])
     expect(made.compactionLive).toEqual([{ outcome: 'failed', code: 'SUMMARY_FAILED' }])
@@ -181,7 +233,13 @@ describe('scenarios 14 and 15 in the exact form the spec states', () => {
     expect(types.slice(4, startAt).every((type) => type === 'assistant/chunk')).toBe(true)
     const [start, summary, replacement, end] = turn3.slice(startAt, endAt + 1)
     expect(endAt - startAt).toBe(3)
-    expect(summary?.data).toMatchObject({ compactionId: 'c1', summary: 'S', shadowedRange: { start: q1, end: a1 }, shadowedSeqs: [q1, a1], attempts: 1 })
+    expect(summary?.data).toMatchObject({
+      compactionId: 'c1',
+      summary: 'S',
+      shadowedRange: { start: q1, end: a1 },
+      shadowedSeqs: [q1, a1],
+      attempts: 1,
+    })
     expect(replacement?.data).toMatchObject({ id: 'compaction:c1', content: [{ type: 'text', text: CHK('S') }] })
     expect(replacement?.surfaceOp).toEqual({ op: 'replace', start: q1, end: a1 })
     expect(replacement?.sourceEventSeqs).toEqual([start?.seq, summary?.seq, q1, a1])
@@ -191,7 +249,11 @@ describe('scenarios 14 and 15 in the exact form the spec states', () => {
     expect(after.slice(0, -3).length).toBeGreaterThan(0)
     expect(after.slice(0, -3).every((type) => type === 'assistant/chunk')).toBe(true)
     expect(texts([((turn3.at(-3) as SessionEvent).data as { message: never }).message])).toEqual([reply(3)])
-    expect(made.model.requests.slice(2).map((request) => request.metadata.purpose)).toEqual(['conversation', 'compaction', 'conversation'])
+    expect(made.model.requests.slice(2).map((request) => request.metadata.purpose)).toEqual([
+      'conversation',
+      'compaction',
+      'conversation',
+    ])
     expect(texts(made.model.requests[3]?.messages ?? []).slice(0, -1)).toEqual([prompt(1), reply(1)])
     expect(made.compactionLive).toEqual([])
   })
@@ -218,9 +280,18 @@ describe('scenarios 14 and 15 in the exact form the spec states', () => {
     expect(turn4.some((event) => event.type === 'compaction/prune')).toBe(false)
     expect(turn4.filter((event) => event.type === 'step/start')).toHaveLength(1)
     expect(turn4.filter((event) => event.type === 'step/end')).toHaveLength(1)
-    expect(made.model.requests.slice(3).map((request) => request.metadata.purpose)).toEqual(['conversation', 'compaction', 'conversation', 'compaction', 'conversation'])
+    expect(made.model.requests.slice(3).map((request) => request.metadata.purpose)).toEqual([
+      'conversation',
+      'compaction',
+      'conversation',
+      'compaction',
+      'conversation',
+    ])
     expect(texts(made.model.requests[5]?.messages ?? []).slice(0, -1)).toEqual([CHK('S1'), prompt(3), reply(3)])
     expect(texts(made.model.requests[7]?.messages ?? [])).toEqual([CHK('S2'), prompt(4)])
-    expect(turn4.at(-1)?.data).toMatchObject({ turn: 4, reason: { kind: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } } })
+    expect(turn4.at(-1)?.data).toMatchObject({
+      turn: 4,
+      reason: { kind: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } },
+    })
   })
 })

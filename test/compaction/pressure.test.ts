@@ -1,8 +1,30 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { basicCompaction, createHarness, DEFAULT_SUMMARY_INSTRUCTION, defineTool, type Harness, type SessionEvent } from 'yoke'
+import {
+  basicCompaction,
+  createHarness,
+  DEFAULT_SUMMARY_INSTRUCTION,
+  defineTool,
+  type Harness,
+  type SessionEvent,
+} from 'yoke'
 import { fail, fakeClock, fakeIds, scriptedModel, text } from 'yoke/testing'
-import { CHK, compactionEvents, completeTurns, gate, gatedStub, prompt, replies, reply, seqOf, setup, stub, texts, tokensOf, typesWithoutChunks } from './compaction-helpers.js'
+import {
+  CHK,
+  compactionEvents,
+  completeTurns,
+  gate,
+  gatedStub,
+  prompt,
+  replies,
+  reply,
+  seqOf,
+  setup,
+  stub,
+  texts,
+  tokensOf,
+  typesWithoutChunks,
+} from './compaction-helpers.js'
 
 let harness: Harness | undefined
 
@@ -17,14 +39,20 @@ function calibratedScript() {
 }
 
 function turnEvents(events: readonly SessionEvent[], turn: number): SessionEvent[] {
-  const start = events.findIndex((event) => event.type === 'turn/start' && (event.data as { turn: number }).turn === turn)
+  const start = events.findIndex(
+    (event) => event.type === 'turn/start' && (event.data as { turn: number }).turn === turn,
+  )
   const end = events.findIndex((event) => event.type === 'turn/end' && (event.data as { turn: number }).turn === turn)
   return events.slice(start, end + 1)
 }
 
 describe('pressure trigger (07-compaction.md §2, §4)', () => {
   test('scenario 9: below the limit nothing is appended or emitted', async () => {
-    const made = await setup({ script: replies(2), model: { info: { contextWindow: 10000 } }, compaction: { summarizer: stub('S') } })
+    const made = await setup({
+      script: replies(2),
+      model: { info: { contextWindow: 10000 } },
+      compaction: { summarizer: stub('S') },
+    })
     harness = made.harness
     const agent = await harness.createAgent()
     await completeTurns(agent, 2)
@@ -42,7 +70,12 @@ describe('pressure trigger (07-compaction.md §2, §4)', () => {
     await completeTurns(agent, 2)
     expect(compactionEvents(agent.session.events)).toEqual([])
     const engine = agent.ctx.compaction as import('yoke').CompactionEngine
-    const q3 = { id: 'q3', role: 'user' as const, content: [{ type: 'text' as const, text: prompt(3) }], source: { kind: 'user' as const } }
+    const q3 = {
+      id: 'q3',
+      role: 'user' as const,
+      content: [{ type: 'text' as const, text: prompt(3) }],
+      source: { kind: 'user' as const },
+    }
     expect(engine.estimate({ agent, pending: [q3] })).toBe(700 + 50 + 104)
     await completeTurns(agent, 1, 3)
     const events = agent.session.events
@@ -59,11 +92,19 @@ describe('pressure trigger (07-compaction.md §2, §4)', () => {
       'assistant/message',
     ])
     expect(turn3[2]?.data).toEqual({ compactionId: 'c1', trigger: 'pressure', turn: 3, step: null })
-    expect(turn3[3]?.data).toMatchObject({ shadowedSeqs: [seqOf(events, prompt(1)), seqOf(events, reply(1))], summary: 'S', attempts: 1 })
+    expect(turn3[3]?.data).toMatchObject({
+      shadowedSeqs: [seqOf(events, prompt(1)), seqOf(events, reply(1))],
+      summary: 'S',
+      attempts: 1,
+    })
     expect(turn3[6]?.data).toEqual({ turn: 3, step: 1 })
     const summaryRequest = made.model.requests[2]
     expect(summaryRequest?.metadata).toEqual({ sessionId: agent.id, purpose: 'compaction' })
-    expect(texts(summaryRequest?.messages ?? [])).toEqual([prompt(1), reply(1), (await import('yoke')).DEFAULT_SUMMARY_INSTRUCTION])
+    expect(texts(summaryRequest?.messages ?? [])).toEqual([
+      prompt(1),
+      reply(1),
+      (await import('yoke')).DEFAULT_SUMMARY_INSTRUCTION,
+    ])
     expect(texts(made.model.requests[3]?.messages ?? [])).toEqual([CHK('S'), prompt(2), reply(2), prompt(3)])
     expect(made.compactionLive).toEqual([])
     made.model.assertComplete()
@@ -82,7 +123,10 @@ describe('pressure trigger (07-compaction.md §2, §4)', () => {
     const summarizer = async () => {
       throw new Error('summarizer down')
     }
-    const made = await setup({ script: [text(reply(1)), text(reply(2), { usage: { inputTokens: 700, outputTokens: 50 } }), text(reply(3))], compaction: { summarizer } })
+    const made = await setup({
+      script: [text(reply(1)), text(reply(2), { usage: { inputTokens: 700, outputTokens: 50 } }), text(reply(3))],
+      compaction: { summarizer },
+    })
     harness = made.harness
     const agent = await harness.createAgent()
     await completeTurns(agent, 3)
@@ -92,12 +136,28 @@ describe('pressure trigger (07-compaction.md §2, §4)', () => {
     expect(made.compactionLive).toEqual([{ outcome: 'failed', code: 'SUMMARY_FAILED' }, { outcome: 'unrelieved' }])
     const turn3 = turnEvents(agent.session.events, 3)
     expect(turn3.at(-1)?.data).toEqual({ turn: 3, reason: { kind: 'completed' } })
-    expect(texts(agent.session.deriveMessages())).toEqual([prompt(1), reply(1), prompt(2), reply(2), prompt(3), reply(3)])
+    expect(texts(agent.session.deriveMessages())).toEqual([
+      prompt(1),
+      reply(1),
+      prompt(2),
+      reply(2),
+      prompt(3),
+      reply(3),
+    ])
   })
 
   test('scenario 13: nothing to summarize falls back to pruning the large tool result', async () => {
-    const dump = defineTool({ name: 'dump', description: 'dumps', input: z.object({}), execute: () => 'x'.repeat(20000) })
-    const made = await setup({ script: [{ toolCalls: [{ id: 'k1', name: 'dump', arguments: {} }] }, text('done')], compaction: { summarizer: stub('S') }, tools: [dump] })
+    const dump = defineTool({
+      name: 'dump',
+      description: 'dumps',
+      input: z.object({}),
+      execute: () => 'x'.repeat(20000),
+    })
+    const made = await setup({
+      script: [{ toolCalls: [{ id: 'k1', name: 'dump', arguments: {} }] }, text('done')],
+      compaction: { summarizer: stub('S') },
+      tools: [dump],
+    })
     harness = made.harness
     const agent = await harness.createAgent()
     await agent.run('q1')
@@ -105,7 +165,9 @@ describe('pressure trigger (07-compaction.md §2, §4)', () => {
     const result = events.find((event) => event.type === 'tool/result' && event.surfaceOp === 'append') as SessionEvent
     const prune = events.find((event) => event.type === 'compaction/prune') as SessionEvent
     const replacement = events[prune.seq + 1] as SessionEvent
-    const step2 = events.findIndex((event) => event.type === 'step/start' && (event.data as { step: number }).step === 2)
+    const step2 = events.findIndex(
+      (event) => event.type === 'step/start' && (event.data as { step: number }).step === 2,
+    )
     expect(prune.seq).toBeLessThan(step2)
     expect(prune.data).toEqual({ trigger: 'pressure', targetSeq: result.seq, originalChars: 20000, keptChars: 0 })
     expect(replacement.type).toBe('tool/result')
@@ -113,14 +175,22 @@ describe('pressure trigger (07-compaction.md §2, §4)', () => {
     expect(replacement.sourceEventSeqs).toEqual([prune.seq, result.seq])
     const placeholder = '[Tool output removed to save context: 20000 characters. Run the tool again if you need it.]'
     const original = result.data as { message: { id: string; content: [{ toolCallId: string }] } }
-    expect(replacement.data).toMatchObject({ message: { id: original.message.id, content: [{ toolCallId: 'k1', content: [{ type: 'text', text: placeholder }] }] } })
+    expect(replacement.data).toMatchObject({
+      message: {
+        id: original.message.id,
+        content: [{ toolCallId: 'k1', content: [{ type: 'text', text: placeholder }] }],
+      },
+    })
     expect(events.some((event) => event.type === 'compaction/start')).toBe(false)
     expect(texts(made.model.requests[1]?.messages ?? []).at(-1)).toBe(placeholder)
     expect(made.compactionLive).toEqual([])
   })
 
   test('scenario 17: auto false installs no trigger listener and compact() still works', async () => {
-    const made = await setup({ script: [...calibratedScript().filter((_, index) => index !== 2), text('S')], compaction: { auto: false } })
+    const made = await setup({
+      script: [...calibratedScript().filter((_, index) => index !== 2), text('S')],
+      compaction: { auto: false },
+    })
     harness = made.harness
     const agent = await harness.createAgent()
     await completeTurns(agent, 3)
@@ -128,7 +198,10 @@ describe('pressure trigger (07-compaction.md §2, §4)', () => {
     const plugin = harness.inspect().effects.children.find((node) => node.label === 'plugin:compaction')
     expect(plugin).toBeDefined()
     const labels: string[] = []
-    const walk = (node: { label: string; children: readonly { label: string; children: readonly unknown[] }[] }): void => {
+    const walk = (node: {
+      label: string
+      children: readonly { label: string; children: readonly unknown[] }[]
+    }): void => {
       labels.push(node.label)
       for (const child of node.children) walk(child as typeof node)
     }
@@ -146,8 +219,14 @@ describe('pressure trigger (07-compaction.md §2, §4)', () => {
       labels.push(node.label)
       for (const child of node.children) walk(child as typeof node)
     }
-    walk(harness.inspect().effects.children.find((node) => node.label === 'plugin:compaction') as Parameters<typeof walk>[0])
-    expect(labels.filter((label) => label === 'listener:agent/pre-step' || label === 'listener:agent/request-error').sort()).toEqual(['listener:agent/pre-step', 'listener:agent/request-error'])
+    walk(
+      harness.inspect().effects.children.find((node) => node.label === 'plugin:compaction') as Parameters<
+        typeof walk
+      >[0],
+    )
+    expect(
+      labels.filter((label) => label === 'listener:agent/pre-step' || label === 'listener:agent/request-error').sort(),
+    ).toEqual(['listener:agent/pre-step', 'listener:agent/request-error'])
   })
 
   test('scenario 18: cancel during a pressure summary closes COMPACTION_ABORTED and the turn ends aborted', async () => {
@@ -175,7 +254,13 @@ describe('pressure trigger (07-compaction.md §2, §4)', () => {
 
   test('scenario 20: the default summarizer retries RATE_LIMIT on the harness clock; no llm/retry is logged', async () => {
     const made = await setup({
-      script: [text(reply(1)), text(reply(2), { usage: { inputTokens: 700, outputTokens: 50 } }), fail('RATE_LIMIT'), text('S'), text(reply(3))],
+      script: [
+        text(reply(1)),
+        text(reply(2), { usage: { inputTokens: 700, outputTokens: 50 } }),
+        fail('RATE_LIMIT'),
+        text('S'),
+        text(reply(3)),
+      ],
     })
     harness = made.harness
     const agent = await harness.createAgent()
@@ -220,7 +305,12 @@ describe('scenarios 10 and 11 in the exact form the spec states', () => {
       attempts: 1,
     })
     expect(replacement?.type).toBe('user/message')
-    expect(replacement?.data).toEqual({ id: 'compaction:c1', role: 'user', content: [{ type: 'text', text: CHK('S') }], source: { kind: 'plugin', plugin: 'yoke/compaction', form: 'summary' } })
+    expect(replacement?.data).toEqual({
+      id: 'compaction:c1',
+      role: 'user',
+      content: [{ type: 'text', text: CHK('S') }],
+      source: { kind: 'plugin', plugin: 'yoke/compaction', form: 'summary' },
+    })
     expect(replacement?.surfaceOp).toEqual({ op: 'replace', start: q1, end: a1 })
     expect(replacement?.sourceEventSeqs).toEqual([start?.seq, summary?.seq, q1, a1])
     expect(end?.data).toEqual({ compactionId: 'c1' })
@@ -229,7 +319,12 @@ describe('scenarios 10 and 11 in the exact form the spec states', () => {
     expect(claimed?.surfaceOp).toBe('append')
     expect(texts([claimed?.data as never])).toEqual([prompt(3)])
     const summaryRequest = made.model.requests[2]
-    expect(summaryRequest).toMatchObject({ provider: 'mock', model: 'mock', maxTokens: 8192, metadata: { sessionId: agent.id, purpose: 'compaction' } })
+    expect(summaryRequest).toMatchObject({
+      provider: 'mock',
+      model: 'mock',
+      maxTokens: 8192,
+      metadata: { sessionId: agent.id, purpose: 'compaction' },
+    })
     expect(summaryRequest?.messages.slice(0, 2)).toEqual(made.model.requests[1]?.messages.slice(0, 2))
     expect(summaryRequest?.messages[2]).toEqual({
       id: 'compaction-instruction',
@@ -255,7 +350,13 @@ describe('scenarios 10 and 11 in the exact form the spec states', () => {
       ids: fakeIds(),
       patches: [basicCompaction({ summarizer: stub('S') })],
     })
-    harness.on('agent/compaction', (payload) => live.push({ agent: payload.agent.id, outcome: payload.outcome, ...(payload.reason === undefined ? {} : { reason: payload.reason }) }))
+    harness.on('agent/compaction', (payload) =>
+      live.push({
+        agent: payload.agent.id,
+        outcome: payload.outcome,
+        ...(payload.reason === undefined ? {} : { reason: payload.reason }),
+      }),
+    )
     const first = await harness.createAgent()
     const second = await harness.createAgent()
     for (let k = 1; k <= 3; k++) {

@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool, type Harness, InvalidOptionsError, pruneToolResults, type SessionEvent, StructureError } from 'yoke'
+import {
+  defineTool,
+  type Harness,
+  InvalidOptionsError,
+  pruneToolResults,
+  type SessionEvent,
+  StructureError,
+} from 'yoke'
 import { call, text } from 'yoke/testing'
 import { setup } from './compaction-helpers.js'
 
@@ -18,7 +25,12 @@ const outputs: Record<string, string> = {
   emoji: `ab😀c${'x'.repeat(9000)}`,
 }
 
-const dump = defineTool({ name: 'dump', description: 'dumps', input: z.object({ which: z.string() }), execute: (args) => outputs[args.which] ?? '' })
+const dump = defineTool({
+  name: 'dump',
+  description: 'dumps',
+  input: z.object({ which: z.string() }),
+  execute: (args) => outputs[args.which] ?? '',
+})
 
 /** A turn whose steps call `dump` for each name, and whose last step pauses in a tool so the turn stays open. */
 async function openTurnWith(names: readonly string[]) {
@@ -41,7 +53,12 @@ async function openTurnWith(names: readonly string[]) {
     call('kp', 'pause', '{}'),
     text('done'),
   ]
-  const made = await setup({ script, compaction: { auto: false }, tools: [dump, pause], model: { info: { contextWindow: 1_000_000 } } })
+  const made = await setup({
+    script,
+    compaction: { auto: false },
+    tools: [dump, pause],
+    model: { info: { contextWindow: 1_000_000 } },
+  })
   harness = made.harness
   const agent = await harness.createAgent()
   const run = agent.run('go')
@@ -70,10 +87,33 @@ describe('pruneToolResults (07-compaction.md §7, scenario 22)', () => {
     const original = r1?.data as { message: { content: [{ content: unknown }] } }
     expect(appended[1]?.data).toEqual({
       ...original,
-      message: { ...original.message, content: [{ ...original.message.content[0], content: [{ type: 'text', text: '[Tool output removed to save context: 9000 characters. Run the tool again if you need it.]' }] }] },
+      message: {
+        ...original.message,
+        content: [
+          {
+            ...original.message.content[0],
+            content: [
+              {
+                type: 'text',
+                text: '[Tool output removed to save context: 9000 characters. Run the tool again if you need it.]',
+              },
+            ],
+          },
+        ],
+      },
     })
-    expect(action).toEqual({ kind: 'prune', prunedSeqs: [r1?.seq], replacementSeqs: [appended[1]?.seq], savedTokens: 4 + 2250 - (4 + Math.ceil(89 / 4)) })
-    expect(pruneToolResults(session, { trigger: 'pressure' })).toEqual({ kind: 'prune', prunedSeqs: [], replacementSeqs: [], savedTokens: 0 })
+    expect(action).toEqual({
+      kind: 'prune',
+      prunedSeqs: [r1?.seq],
+      replacementSeqs: [appended[1]?.seq],
+      savedTokens: 4 + 2250 - (4 + Math.ceil(89 / 4)),
+    })
+    expect(pruneToolResults(session, { trigger: 'pressure' })).toEqual({
+      kind: 'prune',
+      prunedSeqs: [],
+      replacementSeqs: [],
+      savedTokens: 0,
+    })
     expect(session.length).toBe(before + 2)
     expect(harness?.sessions.create({ seed: session.events }).deriveMessages()).toEqual(session.deriveMessages())
     await finish()
@@ -85,9 +125,12 @@ describe('pruneToolResults (07-compaction.md §7, scenario 22)', () => {
     const prune = agent.session.events.find((event) => event.type === 'compaction/prune')
     expect(prune?.data).toMatchObject({ trigger: 'context-overflow', originalChars: 9004, keptChars: 4 })
     const replacement = agent.session.at((prune?.seq as number) + 1) as SessionEvent
-    const inner = (replacement.data as { message: { content: [{ content: [{ text: string }] }] } }).message.content[0].content
+    const inner = (replacement.data as { message: { content: [{ content: [{ text: string }] }] } }).message.content[0]
+      .content
     expect(inner).toHaveLength(1)
-    expect(inner[0].text).toBe('ab😀c\n[Tool output removed to save context: 9004 characters. Run the tool again if you need it.]')
+    expect(inner[0].text).toBe(
+      'ab😀c\n[Tool output removed to save context: 9004 characters. Run the tool again if you need it.]',
+    )
     await finish()
   })
 

@@ -4,7 +4,17 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import type { Harness } from 'yoke'
 import { fakeIds, text } from 'yoke/testing'
-import { CHK, compactionEvents, completeTurns, prompt, replies, reply, setup, stub, texts } from './compaction-helpers.js'
+import {
+  CHK,
+  compactionEvents,
+  completeTurns,
+  prompt,
+  replies,
+  reply,
+  setup,
+  stub,
+  texts,
+} from './compaction-helpers.js'
 
 let dir: string
 const open: Harness[] = []
@@ -30,7 +40,12 @@ describe('compacted sessions replay (07-compaction.md §3)', () => {
     const id = agent.id
     await first.harness.close()
     open.pop()
-    const second = await setup({ script: [text(reply(4))], compaction: { summarizer: stub('T') }, persistence: { dir }, ids })
+    const second = await setup({
+      script: [text(reply(4))],
+      compaction: { summarizer: stub('T') },
+      persistence: { dir },
+      ids,
+    })
     open.push(second.harness)
     const resumed = await second.harness.resumeAgent(id)
     expect(resumed.session.deriveMessages()).toEqual(messages)
@@ -63,7 +78,12 @@ describe('compacted sessions replay (07-compaction.md §3)', () => {
   })
 
   test('a second process with a fresh fakeIds() compacts a compacted session again: the summary id skips the taken c1', async () => {
-    const first = await setup({ script: replies(3), compaction: { summarizer: stub('S') }, persistence: { dir }, ids: fakeIds() })
+    const first = await setup({
+      script: replies(3),
+      compaction: { summarizer: stub('S') },
+      persistence: { dir },
+      ids: fakeIds(),
+    })
     open.push(first.harness)
     const agent = await first.harness.createAgent()
     await completeTurns(agent, 3)
@@ -71,7 +91,12 @@ describe('compacted sessions replay (07-compaction.md §3)', () => {
     const id = agent.id
     await first.harness.close()
     open.pop()
-    const second = await setup({ script: [text(reply(4))], compaction: { summarizer: stub('T') }, persistence: { dir }, ids: fakeIds() })
+    const second = await setup({
+      script: [text(reply(4))],
+      compaction: { summarizer: stub('T') },
+      persistence: { dir },
+      ids: fakeIds(),
+    })
     open.push(second.harness)
     const resumed = await second.harness.resumeAgent(id)
     await expect(resumed.run(prompt(4))).resolves.toMatchObject({ turn: 4, reason: { kind: 'completed' } })

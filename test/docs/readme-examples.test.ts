@@ -20,7 +20,12 @@ test('the README kernel and session examples run as written', async () => {
     },
   })
   {
-    await using harness = await createHarness({ plugins: [greeter], clock: fakeClock({ now: 0 }), ids: fakeIds(), logger: recordingLogger() })
+    await using harness = await createHarness({
+      plugins: [greeter],
+      clock: fakeClock({ now: 0 }),
+      ids: fakeIds(),
+      logger: recordingLogger(),
+    })
     expect(harness.ctx.get(GreeterKey).greet('world')).toBe('hello, world')
     expect(harness.describe().entries.at(-1)?.id).toBe('greeter')
 
@@ -50,10 +55,21 @@ test('the README agents, resume and fork examples run as written', async () => {
     const model = scriptedModel([text('Hello!'), text('Again!'), text('Here.'), text('Branch.')])
     const ids = fakeIds()
     {
-      await using harness = await createHarness({ model, persistence: { dir }, instructions: 'You are helpful.', clock: fakeClock({ now: 0 }), ids })
+      await using harness = await createHarness({
+        model,
+        persistence: { dir },
+        instructions: 'You are helpful.',
+        clock: fakeClock({ now: 0 }),
+        ids,
+      })
       const agent = await harness.createAgent({ sessionId: 'demo' })
       const result = await agent.run('hi')
-      expect(result).toMatchObject({ turn: 1, reason: { kind: 'completed' }, text: 'Hello!', usage: { inputTokens: 0, outputTokens: 0 } })
+      expect(result).toMatchObject({
+        turn: 1,
+        reason: { kind: 'completed' },
+        text: 'Hello!',
+        usage: { inputTokens: 0, outputTokens: 0 },
+      })
       const streamed: string[] = []
       for await (const event of agent.stream('and again?')) streamed.push(event.type)
       expect(streamed[0]).toBe('turn/start')

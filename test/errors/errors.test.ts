@@ -136,7 +136,8 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
     takesCause: false,
   },
   EventConflictError: {
-    create: (module) => new module.EventConflictError({ event: 'acme/tick', existing: 'serial', attempted: 'parallel' }),
+    create: (module) =>
+      new module.EventConflictError({ event: 'acme/tick', existing: 'serial', attempted: 'parallel' }),
     code: ErrorCode.EVENT_CONFLICT,
     fields: { event: 'acme/tick', existing: 'serial', attempted: 'parallel' },
     mentions: ['"acme/tick"', '"serial"', '"parallel"'],
@@ -163,7 +164,8 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
     takesCause: false,
   },
   InvalidPluginError: {
-    create: (module) => new module.InvalidPluginError({ plugin: 'ledger', field: 'apply', reason: 'must be a function' }),
+    create: (module) =>
+      new module.InvalidPluginError({ plugin: 'ledger', field: 'apply', reason: 'must be a function' }),
     code: ErrorCode.INVALID_PLUGIN,
     fields: { plugin: 'ledger', field: 'apply' },
     mentions: ['plugin "ledger" has an invalid apply: must be a function'],
@@ -225,7 +227,12 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
   },
   CompositionError: {
     create: (module) =>
-      new module.CompositionError({ reason: 'duplicate-id', id: 'ledger', patch: 'plugins[2]', detail: 'also plugins[0]' }),
+      new module.CompositionError({
+        reason: 'duplicate-id',
+        id: 'ledger',
+        patch: 'plugins[2]',
+        detail: 'also plugins[0]',
+      }),
     code: ErrorCode.COMPOSITION_INVALID,
     fields: { reason: 'duplicate-id', id: 'ledger', patch: 'plugins[2]' },
     mentions: ['plugins[2]', 'duplicate-id', '"ledger"', 'also plugins[0]'],
@@ -245,7 +252,12 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
   },
   ConfigError: {
     create: (module, cause) =>
-      new module.ConfigError({ option: 'persistence.dir', value: '/tmp/file', reason: 'is a file', ...withCause(cause) }),
+      new module.ConfigError({
+        option: 'persistence.dir',
+        value: '/tmp/file',
+        reason: 'is a file',
+        ...withCause(cause),
+      }),
     code: ErrorCode.CONFIG_INVALID,
     fields: { option: 'persistence.dir', value: '/tmp/file', reason: 'is a file' },
     mentions: ['persistence.dir', 'is a file'],
@@ -623,12 +635,24 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
   LlmError: {
     create: (module, cause) =>
       new module.LlmError(
-        { code: 'RATE_LIMIT', message: 'model request failed with HTTP 429 (RATE_LIMIT): slow down', retryable: true, status: 429, phase: 'response' },
+        {
+          code: 'RATE_LIMIT',
+          message: 'model request failed with HTTP 429 (RATE_LIMIT): slow down',
+          retryable: true,
+          status: 429,
+          phase: 'response',
+        },
         { attempts: 3, ...withCause(cause) },
       ),
     code: ErrorCode.RATE_LIMIT,
     fields: {
-      failure: { code: 'RATE_LIMIT', message: 'model request failed with HTTP 429 (RATE_LIMIT): slow down', retryable: true, status: 429, phase: 'response' },
+      failure: {
+        code: 'RATE_LIMIT',
+        message: 'model request failed with HTTP 429 (RATE_LIMIT): slow down',
+        retryable: true,
+        status: 429,
+        phase: 'response',
+      },
       attempts: 3,
     },
     mentions: ['HTTP 429', 'slow down'],
@@ -687,7 +711,8 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
     takesCause: false,
   },
   ToolRestrictionError: {
-    create: (module) => new module.ToolRestrictionError({ problem: 'unknown-name', names: ['nope'], known: ['bash', 'read'] }),
+    create: (module) =>
+      new module.ToolRestrictionError({ problem: 'unknown-name', names: ['nope'], known: ['bash', 'read'] }),
     code: ErrorCode.INVALID_RESTRICTION,
     fields: { problem: 'unknown-name', names: ['nope'], known: ['bash', 'read'] },
     mentions: ['"nope"', 'inherited: bash, read'],
@@ -721,7 +746,12 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
   },
   UnknownToolError: {
     create: (module, cause) =>
-      new module.UnknownToolError({ toolName: 'nope', callId: 'call-2', message: 'no tool named "nope" is available', ...withCause(cause) }),
+      new module.UnknownToolError({
+        toolName: 'nope',
+        callId: 'call-2',
+        message: 'no tool named "nope" is available',
+        ...withCause(cause),
+      }),
     code: ErrorCode.UNKNOWN_TOOL,
     fields: { toolName: 'nope', callId: 'call-2' },
     mentions: ['no tool named "nope" is available'],
@@ -746,7 +776,12 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
   },
   ToolDeniedError: {
     create: (module, cause) =>
-      new module.ToolDeniedError({ toolName: 'bash', callId: 'call-4', message: '"bash" was denied by policy', ...withCause(cause) }),
+      new module.ToolDeniedError({
+        toolName: 'bash',
+        callId: 'call-4',
+        message: '"bash" was denied by policy',
+        ...withCause(cause),
+      }),
     code: ErrorCode.TOOL_DENIED,
     fields: { toolName: 'bash', callId: 'call-4' },
     mentions: ['"bash" was denied by policy'],
@@ -755,7 +790,8 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
     takesCause: true,
   },
   ToolFailedError: {
-    create: (module, cause) => new module.ToolFailedError({ toolName: 'read', callId: 'call-5', message: 'exploded', ...withCause(cause) }),
+    create: (module, cause) =>
+      new module.ToolFailedError({ toolName: 'read', callId: 'call-5', message: 'exploded', ...withCause(cause) }),
     code: ErrorCode.TOOL_FAILED,
     fields: { toolName: 'read', callId: 'call-5' },
     mentions: ['exploded'],
@@ -765,7 +801,12 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
   },
   ToolTimeoutError: {
     create: (module, cause) =>
-      new module.ToolTimeoutError({ toolName: 't', callId: 'call-6', message: '"t" did not finish within 50 ms', ...withCause(cause) }),
+      new module.ToolTimeoutError({
+        toolName: 't',
+        callId: 'call-6',
+        message: '"t" did not finish within 50 ms',
+        ...withCause(cause),
+      }),
     code: ErrorCode.TOOL_TIMEOUT,
     fields: { toolName: 't', callId: 'call-6' },
     mentions: ['"t" did not finish within 50 ms'],
@@ -871,7 +912,8 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
     takesCause: false,
   },
   PresetSetupError: {
-    create: (module, cause) => new module.PresetSetupError({ preset: 'q', cause: cause ?? new Error('setup exploded') }),
+    create: (module, cause) =>
+      new module.PresetSetupError({ preset: 'q', cause: cause ?? new Error('setup exploded') }),
     code: ErrorCode.PRESET_SETUP_FAILED,
     fields: { preset: 'q' },
     mentions: ['"q"'],
@@ -890,7 +932,12 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
   },
   InvalidMessageError: {
     create: (module, cause) =>
-      new module.InvalidMessageError({ field: 'content[0].text', value: 7, reason: 'must be a string', ...withCause(cause) }),
+      new module.InvalidMessageError({
+        field: 'content[0].text',
+        value: 7,
+        reason: 'must be a string',
+        ...withCause(cause),
+      }),
     code: ErrorCode.INVALID_MESSAGE,
     fields: { field: 'content[0].text', value: 7, reason: 'must be a string' },
     mentions: ['invalid message: content[0].text must be a string'],
@@ -936,7 +983,12 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
   },
   ReconstructionError: {
     create: (module) =>
-      new module.ReconstructionError({ path: '$.messages[1].content[0].text', expected: 'hi', actual: 'ho', reason: 'the strings differ' }),
+      new module.ReconstructionError({
+        path: '$.messages[1].content[0].text',
+        expected: 'hi',
+        actual: 'ho',
+        reason: 'the strings differ',
+      }),
     code: ErrorCode.RECONSTRUCTION_MISMATCH,
     fields: { path: '$.messages[1].content[0].text', expected: 'hi', actual: 'ho' },
     mentions: ['$.messages[1].content[0].text', 'the strings differ'],
@@ -972,7 +1024,8 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
     takesCause: true,
   },
   RunDiscardedError: {
-    create: (module, cause) => new module.RunDiscardedError({ reason: 'canceled', messageId: 'm-5', ...withCause(cause) }),
+    create: (module, cause) =>
+      new module.RunDiscardedError({ reason: 'canceled', messageId: 'm-5', ...withCause(cause) }),
     code: ErrorCode.RUN_DISCARDED,
     fields: { reason: 'canceled', messageId: 'm-5' },
     mentions: ['"m-5"', 'canceled'],
@@ -1000,7 +1053,15 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
         ...withCause(cause),
       }),
     code: ErrorCode.SUMMARY_NOT_SMALLER,
-    fields: { sessionId: 's-7', compactionId: 'c3', shadowedTokens: 416, summaryTokens: 900, reason: undefined, start: undefined, end: undefined },
+    fields: {
+      sessionId: 's-7',
+      compactionId: 'c3',
+      shadowedTokens: 416,
+      summaryTokens: 900,
+      reason: undefined,
+      start: undefined,
+      end: undefined,
+    },
     mentions: ['"c3"', '"s-7"', 'SUMMARY_NOT_SMALLER', '416 tokens'],
     parents: [],
     sibling: 'LlmError',
@@ -1237,20 +1298,30 @@ describe('tool error variants', () => {
     const unscoped = new errors.ToolRestrictionError({ problem: 'unscoped' })
     expect(unscoped).toMatchObject({ problem: 'unscoped', names: undefined, known: undefined })
     expect(unscoped.message).toBe('a restriction needs a scope: the global layer cannot be restricted')
-    expect(new errors.ToolRestrictionError({ problem: 'empty' }).message).toBe('a restriction needs a non-empty allow or deny list')
+    expect(new errors.ToolRestrictionError({ problem: 'empty' }).message).toBe(
+      'a restriction needs a non-empty allow or deny list',
+    )
     const none = new errors.ToolRestrictionError({ problem: 'unknown-name', names: ['a', 'b'], known: [] })
     expect(none.message).toBe('cannot restrict "a", "b": the scope does not inherit those tools (inherited: (none))')
     expect(Object.isFrozen(none.names)).toBe(true)
   })
 
   test('ToolDefinitionError without a readable name', () => {
-    const error = new errors.ToolDefinitionError({ field: 'name', value: 'read file', reason: 'must match [A-Za-z0-9_-]' })
+    const error = new errors.ToolDefinitionError({
+      field: 'name',
+      value: 'read file',
+      reason: 'must match [A-Za-z0-9_-]',
+    })
     expect(error.message).toBe('tool definition: name must match [A-Za-z0-9_-]')
     expect(error.toolName).toBeUndefined()
   })
 
   test('ToolAbortedError carries either abort code; a call id is optional', () => {
-    const error = new errors.ToolAbortedError({ code: ErrorCode.TOOL_ABORTED, toolName: 't', message: 'the call to "t" was cancelled while it was running' })
+    const error = new errors.ToolAbortedError({
+      code: ErrorCode.TOOL_ABORTED,
+      toolName: 't',
+      message: 'the call to "t" was cancelled while it was running',
+    })
     expect(error.code).toBe(ErrorCode.TOOL_ABORTED)
     expect(error.callId).toBeUndefined()
     expect(errors.ToolCallError.is(error)).toBe(true)
@@ -1259,7 +1330,11 @@ describe('tool error variants', () => {
 
 describe('prompt errors whose spec field list includes `name`', () => {
   test('a duplicate contribution carries the taken name in `name` (06-prompt-scope.md §7), and is() still recognises the class', () => {
-    const error = new errors.PromptRegistrationError({ code: ErrorCode.DUPLICATE_PROMPT_CONTRIBUTION, kind: 'section', name: 'rules' })
+    const error = new errors.PromptRegistrationError({
+      code: ErrorCode.DUPLICATE_PROMPT_CONTRIBUTION,
+      kind: 'section',
+      name: 'rules',
+    })
     expect(error).toMatchObject({ code: 'DUPLICATE_PROMPT_CONTRIBUTION', kind: 'section', name: 'rules' })
     expect(Object.hasOwn(error as object, 'scope')).toBe(false)
     expect(errors.PromptRegistrationError.is(error)).toBe(true)
@@ -1267,7 +1342,12 @@ describe('prompt errors whose spec field list includes `name`', () => {
   })
 
   test('an assembly error with a name carries it in `name`', () => {
-    const error = new errors.PromptAssemblyError({ code: ErrorCode.UNKNOWN_TOOL_ORDER_ENTRY, message: 'toolOrder names "ghost"', name: 'ghost', known: ['alpha'] })
+    const error = new errors.PromptAssemblyError({
+      code: ErrorCode.UNKNOWN_TOOL_ORDER_ENTRY,
+      message: 'toolOrder names "ghost"',
+      name: 'ghost',
+      known: ['alpha'],
+    })
     expect(error).toMatchObject({ name: 'ghost', known: ['alpha'] })
     expect(errors.PromptAssemblyError.is(error)).toBe(true)
   })
@@ -1275,7 +1355,11 @@ describe('prompt errors whose spec field list includes `name`', () => {
 
 describe('agent error variants', () => {
   test('InvalidMessageError about the input itself has no field prefix', () => {
-    const error = new errors.InvalidMessageError({ field: '', value: 42, reason: 'must be a string or a { content, source? } object' })
+    const error = new errors.InvalidMessageError({
+      field: '',
+      value: 42,
+      reason: 'must be a string or a { content, source? } object',
+    })
     expect(error.message).toBe('invalid message: must be a string or a { content, source? } object')
     expect(error).toMatchObject({ field: '', value: 42 })
   })

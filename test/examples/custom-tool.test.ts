@@ -22,7 +22,13 @@ test('the custom-tool example: parallel weather calls, the exclusive note, and t
   expect(lines).toContain('live tools/result order: c2, c1, c3')
   const logged = lines
     .filter((line) => line.startsWith('{"seq"'))
-    .map((line) => JSON.parse(line) as { type: string; data: { callId?: string; message?: { content: { toolCallId: string }[] } } })
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          type: string
+          data: { callId?: string; message?: { content: { toolCallId: string }[] } }
+        },
+    )
   expect(logged.map((event) => [event.type, event.data.callId ?? event.data.message?.content[0]?.toolCallId])).toEqual([
     ['tool/call', 'c1'],
     ['tool/call', 'c2'],
@@ -32,7 +38,9 @@ test('the custom-tool example: parallel weather calls, the exclusive note, and t
     ['tool/result', 'c3'],
   ])
   expect(lines).toContain('the second request carried: c1: Paris: 18°C, light rain | c2: Oslo: 39°F, clear | c3: saved')
-  expect(lines).toContain('and the context save_note added: [{"type":"text","text":"The user now has a note: pack an umbrella"}]')
+  expect(lines).toContain(
+    'and the context save_note added: [{"type":"text","text":"The user now has a note: pack an umbrella"}]',
+  )
   expect(lines).toContain('answer: Noted. c1: Paris: 18°C, light rain; c2: Oslo: 39°F, clear.')
   expect(lines.at(-1)).toBe('turn 1 completed, 2 requests')
 })

@@ -26,7 +26,8 @@ afterAll(async () => {
 function userTexts(events: readonly SessionEvent[]): string[] {
   return events.flatMap((event) => {
     if (event.type !== 'user/message') return []
-    const content = (event.data as { readonly content: readonly { readonly type: string; readonly text?: string }[] }).content
+    const content = (event.data as { readonly content: readonly { readonly type: string; readonly text?: string }[] })
+      .content
     return content.flatMap((block) => (block.type === 'text' && block.text !== undefined ? [block.text] : []))
   })
 }
@@ -56,7 +57,8 @@ test('both branches answer, the child is a copy of turn 1 with lineage, and the 
     // Each branch has only its own later turns.
     expect(userTexts(parent.events)).toEqual(['Plan two days in Paris.', 'Make it cheaper.', 'What should I pack?'])
     expect(userTexts(child.events)).toEqual(['Plan two days in Paris.', 'What if it rains?'])
-    const turnsOf = (events: readonly SessionEvent[]) => events.filter((event) => event.type === 'turn/end').map((event) => (event.data as { turn: number }).turn)
+    const turnsOf = (events: readonly SessionEvent[]) =>
+      events.filter((event) => event.type === 'turn/end').map((event) => (event.data as { turn: number }).turn)
     expect(turnsOf(parent.events)).toEqual([1, 2, 3])
     expect(turnsOf(child.events)).toEqual([1, 2])
     expect(parent.torn).toBeUndefined()

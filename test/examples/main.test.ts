@@ -74,7 +74,13 @@ test('scenario 41: with DEEPSEEK_API_KEY and DEEPSEEK_BASE_URL it talks to that 
   expect(outcome.stderr).toBe('')
   expect(outcome.code).toBe(0)
   expect(outcome.stdout).toContain('Paris: sunny, 21 °C. 2 + 3 = 5.')
-  expect(server.requests.map((request) => [request.method, request.path.endsWith('/chat/completions'), request.headers['authorization']])).toEqual([
+  expect(
+    server.requests.map((request) => [
+      request.method,
+      request.path.endsWith('/chat/completions'),
+      request.headers['authorization'],
+    ]),
+  ).toEqual([
     ['POST', true, 'Bearer k'],
     ['POST', true, 'Bearer k'],
   ])
@@ -92,11 +98,14 @@ test('a turn that does not complete prints its reason and code and exits 1', asy
 
 test('scenario 40 via npm start: in a copy of the tracked files (a fresh clone, node_modules linked), npm start builds, answers and a rerun is turn 2', async () => {
   const clone = await freshDir()
-  const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' }).split('\0').filter((path) => path !== '')
-  for (const path of tracked) await cp(join(root, path), join(clone, path), { recursive: true }).catch((error: NodeJS.ErrnoException) => {
-    // A tracked file deleted in the working tree is not part of the clone.
-    if (error.code !== 'ENOENT') throw error
-  })
+  const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
+    .split('\0')
+    .filter((path) => path !== '')
+  for (const path of tracked)
+    await cp(join(root, path), join(clone, path), { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+      // A tracked file deleted in the working tree is not part of the clone.
+      if (error.code !== 'ENOENT') throw error
+    })
   await symlink(join(root, 'node_modules'), join(clone, 'node_modules'), 'dir')
   const first = await runProcess('npm', ['start', '--silent'], { cwd: clone })
   expect(first.code, first.stderr).toBe(0)

@@ -27,7 +27,9 @@ test('the killed turn is closed by crash repair and the resumed agent completes 
   const outcome = await example!.run(['--dir', dir])
   expect(outcome.code).toBe(0)
   // The only diagnostic: the resumed harness took over the dead child's lock.
-  expect(outcome.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^yoke warn: session "nightly-report": took over the stale lock of pid \d+/)])
+  expect(outcome.stderr.trimEnd().split('\n')).toEqual([
+    expect.stringMatching(/^yoke warn: session "nightly-report": took over the stale lock of pid \d+/),
+  ])
   expect(outcome.stdout.trimEnd().split('\n')).toEqual([
     'child: c1 is running, the log is durable up to seq 12; sending SIGKILL',
     'child: killed by SIGKILL',
@@ -45,7 +47,14 @@ test('the killed turn is closed by crash repair and the resumed agent completes 
     expect(torn).toBeUndefined()
     expect(events[12]).toMatchObject({ type: 'tool/call', data: { turn: 1, callId: 'c1', name: 'build_report' } })
     expect(events.slice(13, 16).map((event) => [event.type, event.data])).toEqual([
-      ['tool/result', expect.objectContaining({ turn: 1, error: { name: 'InterruptedToolCallError', code: 'TOOL_OUTCOME_UNKNOWN' }, meta: { synthetic: true } })],
+      [
+        'tool/result',
+        expect.objectContaining({
+          turn: 1,
+          error: { name: 'InterruptedToolCallError', code: 'TOOL_OUTCOME_UNKNOWN' },
+          meta: { synthetic: true },
+        }),
+      ],
       ['step/end', expect.objectContaining({ turn: 1 })],
       ['turn/end', expect.objectContaining({ turn: 1, reason: { kind: 'interrupted' } })],
     ])

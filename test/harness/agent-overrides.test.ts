@@ -87,7 +87,12 @@ describe('agent-only tools and instructions (scenario 13)', () => {
   test('array instructions register each section; a same-named section shadows the harness one for this agent only', async () => {
     const model = scriptedModel([text('a'), text('b')])
     const harness = await open({ model, instructions: 'Global.' })
-    const own = await harness.createAgent({ instructions: [{ name: 'instructions', text: 'Mine.' }, { name: 'extra', order: 5, text: 'Extra.' }] })
+    const own = await harness.createAgent({
+      instructions: [
+        { name: 'instructions', text: 'Mine.' },
+        { name: 'extra', order: 5, text: 'Extra.' },
+      ],
+    })
     const plain = await harness.createAgent()
     await own.run('x')
     await plain.run('y')
@@ -97,15 +102,24 @@ describe('agent-only tools and instructions (scenario 13)', () => {
 
   test('bad instructions or tools reject InvalidOptionsError before anything is created', async () => {
     const harness = await open()
-    const badInstructions = await rejectionOf(harness.createAgent({ sessionId: 'x', instructions: [{ name: 'has space', text: 't' }] }))
+    const badInstructions = await rejectionOf(
+      harness.createAgent({ sessionId: 'x', instructions: [{ name: 'has space', text: 't' }] }),
+    )
     expect(InvalidOptionsError.is(badInstructions)).toBe(true)
     expect((badInstructions as InvalidOptionsError).issues[0]?.path).toEqual(['instructions', 0, 'name'])
     const badTools = await rejectionOf(harness.createAgent({ sessionId: 'x', tools: [{ name: 'fake' } as never] }))
     expect(badTools).toMatchObject({ code: 'INVALID_ARGUMENT' })
     // Agent options belong under `options`: a top-level one is an unknown key, not silently ignored.
     const misplaced = await rejectionOf(harness.createAgent({ sessionId: 'x', approvalMode: 'manual' } as never))
-    expect(misplaced).toMatchObject({ code: 'INVALID_OPTIONS', field: 'approvalMode', issues: [{ path: ['approvalMode'], message: 'unknown option' }] })
-    expect(await rejectionOf(harness.resumeAgent('x', { tool: [] } as never))).toMatchObject({ code: 'INVALID_OPTIONS', field: 'tool' })
+    expect(misplaced).toMatchObject({
+      code: 'INVALID_OPTIONS',
+      field: 'approvalMode',
+      issues: [{ path: ['approvalMode'], message: 'unknown option' }],
+    })
+    expect(await rejectionOf(harness.resumeAgent('x', { tool: [] } as never))).toMatchObject({
+      code: 'INVALID_OPTIONS',
+      field: 'tool',
+    })
     expect(harness.sessions.get('x')).toBeUndefined()
     expect(harness.agents.list()).toEqual([])
     expect((await harness.createAgent({ sessionId: 'x' })).id).toBe('x')
@@ -133,7 +147,11 @@ describe('create is atomic (scenario 14)', () => {
 
     let release: () => void = () => {}
     const late = new AbortController()
-    const pending = harness.agents.create({ id: 'l', signal: late.signal, setup: () => new Promise<void>((resolve) => (release = resolve)) })
+    const pending = harness.agents.create({
+      id: 'l',
+      signal: late.signal,
+      setup: () => new Promise<void>((resolve) => (release = resolve)),
+    })
     await Promise.resolve()
     await new Promise((resolve) => setImmediate(resolve))
     late.abort('later')

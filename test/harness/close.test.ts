@@ -24,10 +24,13 @@ function loggingPlugin(name: string, log: string[], failure?: Error): PluginDefi
   return definePlugin({
     name,
     apply(ctx) {
-      ctx.effect(() => () => {
-        log.push(name)
-        if (failure !== undefined) throw failure
-      }, `${name}-effect`)
+      ctx.effect(
+        () => () => {
+          log.push(name)
+          if (failure !== undefined) throw failure
+        },
+        `${name}-effect`,
+      )
     },
   })
 }
@@ -70,7 +73,10 @@ describe('harness.close() is idempotent (09-api H8)', () => {
 
 describe('after close (09-api H7, H8)', () => {
   test('on() throws HarnessClosedError as soon as close was called', async () => {
-    const harness = await createHarness({ plugins: [definePlugin({ name: 'events', events: [testEvents], apply() {} })], logger: recordingLogger() })
+    const harness = await createHarness({
+      plugins: [definePlugin({ name: 'events', events: [testEvents], apply() {} })],
+      logger: recordingLogger(),
+    })
     const closing = harness.close()
     const early = thrownBy(() => harness.on('test/e', () => {}))
     expect(HarnessClosedError.is(early)).toBe(true)

@@ -41,11 +41,18 @@ describe('createHarness with the default bundle (09-api scenario 1)', () => {
         startIndex,
       })),
     ).toEqual(
-      defaultIds.map((id, index) => ({ id, name: id, source: 'default', patchedBy: [], disabled: false, startIndex: index })),
+      defaultIds.map((id, index) => ({
+        id,
+        name: id,
+        source: 'default',
+        patchedBy: [],
+        disabled: false,
+        startIndex: index,
+      })),
     )
-    expect(harness.inspect().plugins.map(({ id, state, startIndex, missing }) => ({ id, state, startIndex, missing }))).toEqual(
-      defaultIds.map((id, index) => ({ id, state: 'active', startIndex: index, missing: [] })),
-    )
+    expect(
+      harness.inspect().plugins.map(({ id, state, startIndex, missing }) => ({ id, state, startIndex, missing })),
+    ).toEqual(defaultIds.map((id, index) => ({ id, state: 'active', startIndex: index, missing: [] })))
     expect(harness.ctx.label).toBe('harness')
     expect(harness.ctx.path).toBe('harness')
     expect(harness.ctx.owner).toBe('harness')
@@ -87,9 +94,14 @@ describe('scenario 1 as written: deepFreeze({ model: scripted }) (09-api O4, H1,
     const model = scriptedModel([text('hello')])
     const clock = fakeClock()
     const ids = fakeIds()
-    const options: HarnessOptions = deepFreeze({ model, clock, ids, logger: recordingLogger() }, new Set<unknown>([model, clock, ids]))
+    const options: HarnessOptions = deepFreeze(
+      { model, clock, ids, logger: recordingLogger() },
+      new Set<unknown>([model, clock, ids]),
+    )
     const harness = await createHarness(options)
-    expect(harness.describe().entries.map(({ id, source }) => ({ id, source }))).toEqual(defaultIds.map((id) => ({ id, source: 'default' })))
+    expect(harness.describe().entries.map(({ id, source }) => ({ id, source }))).toEqual(
+      defaultIds.map((id) => ({ id, source: 'default' })),
+    )
     expect(harness.inspect().plugins.map(({ state }) => state)).toEqual(defaultIds.map(() => 'active'))
     expect(harness.tools).toBe(harness.tools)
     expect(harness.tools).toBe(harness.ctx.get(services.tools))
@@ -108,7 +120,13 @@ describe('scenario 1 as written: deepFreeze({ model: scripted }) (09-api O4, H1,
 
   test('H1: a member whose entry a patch disabled throws ServiceMissingError when read', async () => {
     const harness = await createHarness({ patches: disableDefaults, logger: recordingLogger() })
-    for (const read of [() => harness.tools, () => harness.sessions, () => harness.agents, () => harness.systemPrompt, () => harness.persistence]) {
+    for (const read of [
+      () => harness.tools,
+      () => harness.sessions,
+      () => harness.agents,
+      () => harness.systemPrompt,
+      () => harness.persistence,
+    ]) {
       const error = thrownBy(read)
       expect(ServiceMissingError.is(error)).toBe(true)
       expect(error).toMatchObject({ code: 'SERVICE_MISSING' })
@@ -158,7 +176,12 @@ describe('describe() (01-kernel M10)', () => {
       provides: ['test/a'],
       startIndex: 7,
     })
-    expect(harness.inspect().plugins.map((plugin) => plugin.id).slice(-2)).toEqual(['provider', 'metrics'])
+    expect(
+      harness
+        .inspect()
+        .plugins.map((plugin) => plugin.id)
+        .slice(-2),
+    ).toEqual(['provider', 'metrics'])
     await harness.close()
     expect(harness.describe()).toEqual(expected)
   })
@@ -310,7 +333,12 @@ describe('options are read, never mutated (09-api O4)', () => {
     const harness = await createHarness(options)
     expect(received).toHaveLength(1)
     expect(received[0]).toBe(config)
-    expect(harness.describe().entries.map((entry) => entry.id).slice(-2)).toEqual(['patched', 'keeper'])
+    expect(
+      harness
+        .describe()
+        .entries.map((entry) => entry.id)
+        .slice(-2),
+    ).toEqual(['patched', 'keeper'])
     await harness.close()
     expect(options).toStrictEqual(saved)
     expect(Object.isFrozen(config.nested)).toBe(true)
@@ -398,7 +426,10 @@ describe('two harnesses in one process share nothing (09-api O5)', () => {
     h2.on('kernel/plugin-state', (event) => {
       states.push(event)
     })
-    const h1 = await createHarness({ plugins: [definePlugin({ name: 'quiet', apply() {} })], logger: recordingLogger() })
+    const h1 = await createHarness({
+      plugins: [definePlugin({ name: 'quiet', apply() {} })],
+      logger: recordingLogger(),
+    })
     await h1.close()
     expect(states).toEqual([])
     await h2.close()

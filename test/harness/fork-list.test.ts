@@ -31,7 +31,9 @@ async function open(options: Parameters<typeof createHarness>[0] = {}): Promise<
 }
 
 function seqOf(events: readonly SessionEvent[], type: string, turn: number): number {
-  const event = events.find((candidate) => candidate.type === type && (candidate.data as { readonly turn?: number }).turn === turn)
+  const event = events.find(
+    (candidate) => candidate.type === type && (candidate.data as { readonly turn?: number }).turn === turn,
+  )
   if (event === undefined) throw new Error(`no ${type} of turn ${turn}`)
   return event.seq
 }
@@ -83,7 +85,9 @@ describe('fork errors (scenario 20 and 02-session.md §10)', () => {
   test('at inside turn 2 rejects OPEN_TURN with nearestBalancedSeq; no child exists', async () => {
     const events = await twoTurns()
     const harness = await open()
-    const stepStart = events.find((event) => event.type === 'step/start' && event.seq > seqOf(events, 'turn/start', 2)) as SessionEvent
+    const stepStart = events.find(
+      (event) => event.type === 'step/start' && event.seq > seqOf(events, 'turn/start', 2),
+    ) as SessionEvent
     const error = await rejectionOf(harness.fork('s', { at: stepStart.seq, id: 'c' }))
     expect(SessionForkError.is(error)).toBe(true)
     expect(error).toMatchObject({ code: 'OPEN_TURN', turn: 2, nearestBalancedSeq: seqOf(events, 'turn/start', 2) - 1 })
@@ -94,7 +98,10 @@ describe('fork errors (scenario 20 and 02-session.md §10)', () => {
   test('unknown source, bad boundary, live or stored child id', async () => {
     const events = await twoTurns()
     const harness = await open()
-    expect(await rejectionOf(harness.fork('nope', { id: 'c' }))).toMatchObject({ code: 'SESSION_NOT_FOUND', name: 'SessionForkError' })
+    expect(await rejectionOf(harness.fork('nope', { id: 'c' }))).toMatchObject({
+      code: 'SESSION_NOT_FOUND',
+      name: 'SessionForkError',
+    })
     const boundary = await rejectionOf(harness.fork('s', { at: events.length, id: 'c' }))
     expect(boundary).toMatchObject({ code: 'INVALID_BOUNDARY', at: events.length, lastSeq: events.length - 1 })
     harness.sessions.create({ id: 'taken' })
@@ -168,7 +175,10 @@ describe('fork a live session (H5)', () => {
     const harness = await open()
     await harness.close()
     expect(HarnessClosedError.is(await rejectionOf(harness.fork('s')))).toBe(true)
-    expect(await rejectionOf(harness.listSessions())).toMatchObject({ code: 'HARNESS_CLOSED', operation: 'listSessions' })
+    expect(await rejectionOf(harness.listSessions())).toMatchObject({
+      code: 'HARNESS_CLOSED',
+      operation: 'listSessions',
+    })
   })
 })
 

@@ -55,7 +55,12 @@ describe('dir shorthand (scenario 4)', () => {
     const agent = await a.createAgent()
     expect((await agent.run('hi')).turn).toBe(1)
     await a.close()
-    const b = await open({ persistence: jsonlPersistence({ dir }), model: scriptedModel([text('two')]), clock: fakeClock(), ids })
+    const b = await open({
+      persistence: jsonlPersistence({ dir }),
+      model: scriptedModel([text('two')]),
+      clock: fakeClock(),
+      ids,
+    })
     expect((await b.listSessions()).map(({ id, live }) => ({ id, live }))).toEqual([{ id: agent.id, live: false }])
     const resumed = await b.resumeAgent(agent.id)
     expect(await resumed.run('again')).toMatchObject({ turn: 2, reason: { kind: 'completed' }, text: 'two' })
@@ -66,12 +71,26 @@ describe('resume after a crash (scenario 16)', () => {
   test("a log cut right after turn 2's tool/call c1: resumeAgent commits tool/result, step/end, turn/end interrupted; the next run is turn 3", async () => {
     const { file, lines } = await writeCrashedLog(dir)
     const cut = await logLines(file)
-    expect((JSON.parse(cut.at(-1) as string) as { type: string; data: { turn: number; callId: string } })).toMatchObject({ type: 'tool/call', data: { turn: 2, callId: 'c1' } })
-    const harness = await open({ persistence: { dir }, model: scriptedModel([text('after')]), clock: fakeClock(), ids: fakeIds() })
+    expect(JSON.parse(cut.at(-1) as string) as { type: string; data: { turn: number; callId: string } }).toMatchObject({
+      type: 'tool/call',
+      data: { turn: 2, callId: 'c1' },
+    })
+    const harness = await open({
+      persistence: { dir },
+      model: scriptedModel([text('after')]),
+      clock: fakeClock(),
+      ids: fakeIds(),
+    })
     const agent = await harness.resumeAgent(fixtureId)
-    const stored = (await logLines(file)).slice(lines).map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> })
+    const stored = (await logLines(file))
+      .slice(lines)
+      .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> })
     expect(stored.map((record) => record.type)).toEqual(['tool/result', 'step/end', 'turn/end'])
-    expect(stored[0]?.data).toMatchObject({ turn: 2, error: { code: 'TOOL_OUTCOME_UNKNOWN' }, message: { content: [{ toolCallId: 'c1' }] } })
+    expect(stored[0]?.data).toMatchObject({
+      turn: 2,
+      error: { code: 'TOOL_OUTCOME_UNKNOWN' },
+      message: { content: [{ toolCallId: 'c1' }] },
+    })
     expect(stored[2]?.data).toMatchObject({ turn: 2, reason: { kind: 'interrupted' } })
     expect(await agent.run('next')).toMatchObject({ turn: 3, reason: { kind: 'completed' }, text: 'after' })
   })
@@ -81,7 +100,11 @@ describe('global observer (scenario 22)', () => {
   test('harness.on(agent/status) hears running and idle of two agents', async () => {
     const harness = await open({ model: scriptedModel([text('1'), text('2')]), clock: fakeClock(), ids: fakeIds() })
     const heard: string[] = []
-    harness.on('agent/status', ({ agent, status }: { readonly agent: { readonly id: string }; readonly status: AgentStatus }) => heard.push(`${agent.id}:${status}`))
+    harness.on(
+      'agent/status',
+      ({ agent, status }: { readonly agent: { readonly id: string }; readonly status: AgentStatus }) =>
+        heard.push(`${agent.id}:${status}`),
+    )
     const a = await harness.createAgent()
     const b = await harness.createAgent()
     await a.run('x')
@@ -112,11 +135,20 @@ describe('close (H8, H9)', () => {
 
     const next = await open({ persistence: { dir }, clock: fakeClock(), ids })
     const loaded = await next.persistence.load(agent.id)
-    expect(loaded.events.at(-1)).toMatchObject({ type: 'turn/end', data: { turn: 1, reason: { kind: 'aborted', reason: { kind: 'disposed' } } } })
+    expect(loaded.events.at(-1)).toMatchObject({
+      type: 'turn/end',
+      data: { turn: 1, reason: { kind: 'aborted', reason: { kind: 'disposed' } } },
+    })
   })
 
   test('scenario 24: with a 60 s write-behind window close writes every event; close() returns one promise', async () => {
-    const harness = await open({ persistence: { dir }, writeBehind: { windowMs: 60_000 }, model: scriptedModel([text('done')]), clock: fakeClock(), ids: fakeIds() })
+    const harness = await open({
+      persistence: { dir },
+      writeBehind: { windowMs: 60_000 },
+      model: scriptedModel([text('done')]),
+      clock: fakeClock(),
+      ids: fakeIds(),
+    })
     const agent = await harness.createAgent()
     await agent.run('hi')
     const events = agent.session.events
@@ -128,8 +160,16 @@ describe('close (H8, H9)', () => {
   })
 
   test('scenario 25: every append failing → HarnessCloseError CLOSE_FAILED naming the session; the root is disposed', async () => {
-    const adapter = faultyPersistence(memoryPersistence(), { fail: (call) => (call.method === 'append' ? new Error('disk full') : undefined) })
-    const harness = await open({ persistence: adapter, model: scriptedModel([text('x')]), clock: fakeClock(), ids: fakeIds(), logger: recordingLogger() })
+    const adapter = faultyPersistence(memoryPersistence(), {
+      fail: (call) => (call.method === 'append' ? new Error('disk full') : undefined),
+    })
+    const harness = await open({
+      persistence: adapter,
+      model: scriptedModel([text('x')]),
+      clock: fakeClock(),
+      ids: fakeIds(),
+      logger: recordingLogger(),
+    })
     const agent = await harness.createAgent()
     const run = await rejectionOf(agent.run('hi'))
     expect(run).toMatchObject({ code: 'FLUSH_FAILED' })
@@ -142,10 +182,19 @@ describe('close (H8, H9)', () => {
 
   test('order: pending creates settle, agents are disposed, then presets, then plugins', async () => {
     const order: string[] = []
-    const plugin = definePlugin({ name: 'probe', apply: (ctx) => void ctx.effect(() => () => void order.push('plugin'), 'probe') })
-    const preset = definePreset({ name: 'p', setup: (ctx) => void ctx.effect(() => () => void order.push('preset'), 'preset-probe') })
+    const plugin = definePlugin({
+      name: 'probe',
+      apply: (ctx) => void ctx.effect(() => () => void order.push('plugin'), 'probe'),
+    })
+    const preset = definePreset({
+      name: 'p',
+      setup: (ctx) => void ctx.effect(() => () => void order.push('preset'), 'preset-probe'),
+    })
     const harness = await open({ plugins: [plugin], presets: [preset], clock: fakeClock(), ids: fakeIds() })
-    harness.on('agent/disposed', ({ agent }: { readonly agent: { readonly id: string } }) => void order.push(`agent:${agent.id}`))
+    harness.on(
+      'agent/disposed',
+      ({ agent }: { readonly agent: { readonly id: string } }) => void order.push(`agent:${agent.id}`),
+    )
     await harness.createAgent({ sessionId: 'one', preset: 'p' })
     const stuck = harness.createAgent({ sessionId: 'stuck', tools: [], instructions: 'x' })
     const hanging = harness.agents.create({ id: 'hanging', setup: () => new Promise<void>(() => {}) })
@@ -167,7 +216,9 @@ describe('two harnesses in one process (scenario 26)', () => {
       const m2 = scriptedModel([text('two'), text('three')])
       const h1 = await open({ persistence: { dir }, model: m1, clock: fakeClock(), ids: fakeIds() })
       const h2 = await open({ persistence: { dir: other }, model: m2, clock: fakeClock(), ids: fakeIds() })
-      h1.tools.register(defineTool({ name: 'only_h1', description: 'h1 only', input: z.object({}), execute: () => 'x' }))
+      h1.tools.register(
+        defineTool({ name: 'only_h1', description: 'h1 only', input: z.object({}), execute: () => 'x' }),
+      )
       const a1 = await h1.createAgent()
       const a2 = await h2.createAgent()
       expect([a1.id, a2.id]).toEqual(['s1', 's1'])
@@ -191,13 +242,22 @@ describe('determinism (scenario 27)', () => {
       const runs = []
       for (const directory of dirs) {
         const model = scriptedModel([text('first'), text('second')])
-        const harness = await createHarness({ persistence: { dir: directory }, model, clock: fakeClock({ now: 0 }), ids: fakeIds() })
+        const harness = await createHarness({
+          persistence: { dir: directory },
+          model,
+          clock: fakeClock({ now: 0 }),
+          ids: fakeIds(),
+        })
         const agent = await harness.createAgent()
         await agent.run('one')
         await agent.run('two')
         await harness.close()
         const files = await readdir(directory)
-        runs.push({ files, bytes: await Promise.all(files.map((file) => readFile(join(directory, file)))), requests: model.requests.map(({ signal: _signal, ...rest }) => rest) })
+        runs.push({
+          files,
+          bytes: await Promise.all(files.map((file) => readFile(join(directory, file)))),
+          requests: model.requests.map(({ signal: _signal, ...rest }) => rest),
+        })
       }
       const [left, right] = runs
       expect(left?.files).toEqual(right?.files)

@@ -115,7 +115,12 @@ describe('createHarness options: host services (09-api O1)', () => {
       [{ path: ['logger', 'error'], message: 'must be a function' }],
       undefined,
     ],
-    ['logger null', { logger: null }, [{ path: ['logger'], message: 'must be a Logger { debug, info, warn, error }' }], null],
+    [
+      'logger null',
+      { logger: null },
+      [{ path: ['logger'], message: 'must be a Logger { debug, info, warn, error }' }],
+      null,
+    ],
   ])('%s is refused', async (_label, options, issues, value) => {
     const error = asInvalidOptions(await rejectionOf(createHarness(unchecked(options))))
     expect(error.code).toBe('INVALID_OPTIONS')
@@ -194,7 +199,9 @@ describe('createHarness options: the whole object (09-api O1, O2)', () => {
     expect(first.value).toEqual([])
     expect(first.message).toBe('options.tool: unknown option (and 2 more)')
 
-    const reordered = asInvalidOptions(await rejectionOf(createHarness(unchecked({ maxParallelToolCalls: 0, tool: [] }))))
+    const reordered = asInvalidOptions(
+      await rejectionOf(createHarness(unchecked({ maxParallelToolCalls: 0, tool: [] }))),
+    )
     expect(reordered.issues.map((issue) => issue.path)).toEqual([['maxParallelToolCalls'], ['tool']])
     expect(reordered.field).toBe('maxParallelToolCalls')
     expect(reordered.value).toBe(0)
@@ -281,9 +288,12 @@ describe('InvalidOptionsError (09-api O2)', () => {
 })
 
 describe('createHarness options: writeBehind is the persistence entry’s to check (09-api §2)', () => {
-  test.each([[5], [null], [[]], [{ windowMs: -1 }], [{ foo: 1 }]])('writeBehind %j → PluginStartError (persistence) with a PluginConfigError cause', async (writeBehind) => {
-    const error = await rejectionOf(createHarness({ writeBehind: writeBehind as never, logger: recordingLogger() }))
-    expect(error).toMatchObject({ name: 'PluginStartError', code: 'PLUGIN_START_FAILED' })
-    expect((error as { cause?: { name?: string } }).cause?.name).toBe('PluginConfigError')
-  })
+  test.each([[5], [null], [[]], [{ windowMs: -1 }], [{ foo: 1 }]])(
+    'writeBehind %j → PluginStartError (persistence) with a PluginConfigError cause',
+    async (writeBehind) => {
+      const error = await rejectionOf(createHarness({ writeBehind: writeBehind as never, logger: recordingLogger() }))
+      expect(error).toMatchObject({ name: 'PluginStartError', code: 'PLUGIN_START_FAILED' })
+      expect((error as { cause?: { name?: string } }).cause?.name).toBe('PluginConfigError')
+    },
+  )
 })

@@ -6,7 +6,15 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { type Harness, createHarness, HarnessClosedError, jsonlPersistence, PresetMismatchError, definePreset, type PresetDefinition } from 'yoke'
+import {
+  type Harness,
+  createHarness,
+  HarnessClosedError,
+  jsonlPersistence,
+  PresetMismatchError,
+  definePreset,
+  type PresetDefinition,
+} from 'yoke'
 import { faultyPersistence, fakeClock, fakeIds, scriptedModel, text } from 'yoke/testing'
 import { rejectionOf } from '../helpers/outcomes.js'
 
@@ -32,8 +40,18 @@ async function harnessOver(options: Parameters<typeof createHarness>[0]): Promis
 }
 
 /** Stores session `s` with one completed turn in `dir`, then closes that harness. */
-async function storeSession(id: string, presets: { presets?: readonly PresetDefinition[] } = {}, preset?: string): Promise<void> {
-  const first = await createHarness({ persistence: { dir }, model: scriptedModel([text('one')]), clock: fakeClock(), ids, ...presets })
+async function storeSession(
+  id: string,
+  presets: { presets?: readonly PresetDefinition[] } = {},
+  preset?: string,
+): Promise<void> {
+  const first = await createHarness({
+    persistence: { dir },
+    model: scriptedModel([text('one')]),
+    clock: fakeClock(),
+    ids,
+    ...presets,
+  })
   const agent = await first.createAgent({ sessionId: id, ...(preset === undefined ? {} : { preset }) })
   await agent.run('hi')
   await first.close()
@@ -80,8 +98,14 @@ describe('openAgent (09-api.md H4)', () => {
 
   test('a resume failure other than SESSION_NOT_FOUND rejects every joined caller and creates nothing', async () => {
     await storeSession('p', { presets: [definePreset({ name: 'reviewer' })] }, 'reviewer')
-    const harness = await harnessOver({ persistence: { dir }, presets: [definePreset({ name: 'reviewer' }), definePreset({ name: 'other' })] })
-    const results = await Promise.allSettled([harness.openAgent('p', { preset: 'other' }), harness.openAgent('p', { preset: 'other' })])
+    const harness = await harnessOver({
+      persistence: { dir },
+      presets: [definePreset({ name: 'reviewer' }), definePreset({ name: 'other' })],
+    })
+    const results = await Promise.allSettled([
+      harness.openAgent('p', { preset: 'other' }),
+      harness.openAgent('p', { preset: 'other' }),
+    ])
     for (const result of results) {
       expect(result.status).toBe('rejected')
       const error = (result as PromiseRejectedResult).reason

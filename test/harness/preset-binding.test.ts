@@ -46,7 +46,11 @@ async function open(options: Parameters<typeof createHarness>[0] = {}): Promise<
 const lint = defineTool({ name: 'lint', description: 'Lint the code', input: z.object({}), execute: () => 'clean' })
 
 /** The reviewer preset of scenario 18, with what its setup and listener saw. */
-function reviewer(): { readonly definition: PresetDefinition; readonly heard: string[]; readonly setups: { count: number } } {
+function reviewer(): {
+  readonly definition: PresetDefinition
+  readonly heard: string[]
+  readonly setups: { count: number }
+} {
   const heard: string[] = []
   const setups = { count: 0 }
   const definition = definePreset({
@@ -134,13 +138,21 @@ describe('shared preset (scenario 19)', () => {
 
 describe('resume rebinds (scenario 24)', () => {
   test('the recorded preset is rebound; another name is a mismatch; a harness without it rejects UNKNOWN_PRESET', async () => {
-    const first = await open({ persistence: { dir }, model: scriptedModel([text('one')]), presets: [reviewer().definition] })
+    const first = await open({
+      persistence: { dir },
+      model: scriptedModel([text('one')]),
+      presets: [reviewer().definition],
+    })
     const created = await first.createAgent({ preset: 'reviewer', sessionId: 'rv' })
     await created.run('a')
     await first.close()
 
     const model = scriptedModel([text('two')])
-    const second = await open({ persistence: { dir }, model, presets: [reviewer().definition, definePreset({ name: 'other' })] })
+    const second = await open({
+      persistence: { dir },
+      model,
+      presets: [reviewer().definition, definePreset({ name: 'other' })],
+    })
     const mismatch = await rejectionOf(second.resumeAgent('rv', { preset: 'other' }))
     expect(PresetMismatchError.is(mismatch)).toBe(true)
     expect(mismatch).toMatchObject({ code: 'PRESET_MISMATCH', recorded: 'reviewer', requested: 'other' })
@@ -167,7 +179,10 @@ describe('resume rebinds (scenario 24)', () => {
     await (await first.createAgent({ sessionId: 'plain' })).run('a')
     await first.close()
     const second = await open({ persistence: { dir }, presets: [reviewer().definition] })
-    expect(await rejectionOf(second.resumeAgent('plain', { preset: 'reviewer' }))).toMatchObject({ code: 'PRESET_MISMATCH', requested: 'reviewer' })
+    expect(await rejectionOf(second.resumeAgent('plain', { preset: 'reviewer' }))).toMatchObject({
+      code: 'PRESET_MISMATCH',
+      requested: 'reviewer',
+    })
     expect(second.ctx.scopes.chain(await second.resumeAgent('plain'))).toHaveLength(1)
   })
 })
@@ -187,12 +202,20 @@ describe('per-agent variables (06-prompt-scope.md §1.2, scenario 12)', () => {
       turn: 1,
       reason: {
         kind: 'error',
-        error: { code: 'PROMPT_VARIABLE_UNDEFINED', message: 'variable "{{cwd}}" has no value in this assembly (section "instructions")' },
+        error: {
+          code: 'PROMPT_VARIABLE_UNDEFINED',
+          message: 'variable "{{cwd}}" has no value in this assembly (section "instructions")',
+        },
       },
     })
     expect(errors).toHaveLength(1)
 
-    harness.on('system-prompt/assemble', (payload, next) => next({ ...payload, assembly: { ...payload.assembly, variables: { ...payload.assembly.variables, cwd: '/rescued' } } }))
+    harness.on('system-prompt/assemble', (payload, next) =>
+      next({
+        ...payload,
+        assembly: { ...payload.assembly, variables: { ...payload.assembly.variables, cwd: '/rescued' } },
+      }),
+    )
     a.followup('again')
     await a.whenIdle()
     const ends = a.session.events.filter((event) => event.type === 'turn/end')
@@ -215,7 +238,10 @@ describe('per-agent variables (06-prompt-scope.md §1.2, scenario 12)', () => {
     stored.append('turn/end', { turn: 1, reason: { kind: 'completed' } })
     await harness.sessions.dispose(stored)
     const b = await harness.resumeAgent('beta')
-    expect((await prompt.assemble({ agent: b, scope: b, signal })).variables).toMatchObject({ agent_id: 'beta', cwd: '/srv' })
+    expect((await prompt.assemble({ agent: b, scope: b, signal })).variables).toMatchObject({
+      agent_id: 'beta',
+      cwd: '/srv',
+    })
     await b.dispose()
     // Disposed with the agent: its layer is gone.
     expect(Object.keys((await prompt.assemble({ agent: b, scope: b, signal })).variables)).toEqual([])
@@ -228,10 +254,18 @@ describe('per-agent variables (06-prompt-scope.md §1.2, scenario 12)', () => {
     expect(a.options.model).toBeUndefined()
     const prompt = harness.ctx.get(services.systemPrompt)
     const signal = new AbortController().signal
-    expect((await prompt.assemble({ agent: a, scope: a, signal })).variables).toMatchObject({ provider: undefined, model: undefined })
-    harness.on('agent/request', (payload, next) => next({ ...payload, config: { ...payload.config, provider: 'side', model: 'sm' } }))
+    expect((await prompt.assemble({ agent: a, scope: a, signal })).variables).toMatchObject({
+      provider: undefined,
+      model: undefined,
+    })
+    harness.on('agent/request', (payload, next) =>
+      next({ ...payload, config: { ...payload.config, provider: 'side', model: 'sm' } }),
+    )
     expect(await a.run('x')).toMatchObject({ reason: { kind: 'completed' } })
-    expect((await prompt.assemble({ agent: a, scope: a, signal })).variables).toMatchObject({ provider: 'side', model: 'sm' })
+    expect((await prompt.assemble({ agent: a, scope: a, signal })).variables).toMatchObject({
+      provider: 'side',
+      model: 'sm',
+    })
   })
 })
 
@@ -240,17 +274,27 @@ describe('a child agent created in a parent tool (scenario 22)', () => {
     const seen: string[] = []
     let harness: Harness | undefined
     const current = (): string => harness?.agents.initiator.current()?.id ?? 'none'
-    const probe = defineTool({ name: 'probe', description: 'records the initiator', input: z.object({}), execute: () => {
-      seen.push(`probe:${current()}`)
-      return 'probed'
-    } })
-    const spawn = defineTool({ name: 'spawn', description: 'runs a child agent', input: z.object({}), execute: async () => {
-      const child = await harness?.agents.create({ id: 'C', setup: () => void seen.push(`setup:${current()}`) })
-      child?.followup('c')
-      await child?.whenIdle()
-      seen.push(`after:${current()}`)
-      return 'spawned'
-    } })
+    const probe = defineTool({
+      name: 'probe',
+      description: 'records the initiator',
+      input: z.object({}),
+      execute: () => {
+        seen.push(`probe:${current()}`)
+        return 'probed'
+      },
+    })
+    const spawn = defineTool({
+      name: 'spawn',
+      description: 'runs a child agent',
+      input: z.object({}),
+      execute: async () => {
+        const child = await harness?.agents.create({ id: 'C', setup: () => void seen.push(`setup:${current()}`) })
+        child?.followup('c')
+        await child?.whenIdle()
+        seen.push(`after:${current()}`)
+        return 'spawned'
+      },
+    })
     const model = scriptedModel([tool('spawn', {}), tool('probe', {}), text('c done'), text('a done')])
     harness = await open({ model, tools: [spawn, probe] })
     const a = await harness.createAgent({ sessionId: 'A' })
@@ -261,14 +305,18 @@ describe('a child agent created in a parent tool (scenario 22)', () => {
 
 describe('preset options are agent options (06-prompt-scope.md §5 "Composition")', () => {
   test('an invalid preset option fails the schema at ["presets", i, "options"], defined or raw', async () => {
-    const defined = await rejectionOf(createHarness({ presets: [definePreset({ name: 'bad', options: { maxParallelToolCalls: 0 } })] }))
+    const defined = await rejectionOf(
+      createHarness({ presets: [definePreset({ name: 'bad', options: { maxParallelToolCalls: 0 } })] }),
+    )
     expect(defined).toMatchObject({ code: 'INVALID_OPTIONS' })
-    expect((defined as { readonly issues: readonly unknown[] }).issues).toEqual([{ path: ['presets', 0, 'options'], message: 'maxParallelToolCalls: must be a positive integer' }])
+    expect((defined as { readonly issues: readonly unknown[] }).issues).toEqual([
+      { path: ['presets', 0, 'options'], message: 'maxParallelToolCalls: must be a positive integer' },
+    ])
     const raw = { name: 'raw', options: { temperature: 3 } } as unknown as PresetDefinition
     const error = await rejectionOf(createHarness({ presets: [definePreset({ name: 'ok' }), raw] }))
     expect(error).toMatchObject({ code: 'INVALID_OPTIONS' })
-    expect((error as { readonly issues: readonly { readonly path: readonly unknown[]; readonly message: string }[] }).issues).toEqual([
-      { path: ['presets', 1, 'options'], message: 'temperature: must be a finite number from 0 to 2' },
-    ])
+    expect(
+      (error as { readonly issues: readonly { readonly path: readonly unknown[]; readonly message: string }[] }).issues,
+    ).toEqual([{ path: ['presets', 1, 'options'], message: 'temperature: must be a finite number from 0 to 2' }])
   })
 })

@@ -32,7 +32,11 @@ export interface Outcome {
  * @param options - the working directory and extra environment
  * @returns the exit code and the output, once the process closed
  */
-export function runProcess(command: string, args: readonly string[], options: { readonly cwd: string; readonly env?: Readonly<Record<string, string>> }): Promise<Outcome> {
+export function runProcess(
+  command: string,
+  args: readonly string[],
+  options: { readonly cwd: string; readonly env?: Readonly<Record<string, string>> },
+): Promise<Outcome> {
   const env: NodeJS.ProcessEnv = { ...process.env }
   delete env['NODE_OPTIONS']
   delete env['DEEPSEEK_API_KEY']
@@ -53,7 +57,10 @@ export interface Bundle {
   /** The bundle's path. */
   readonly file: string
   /** Runs it with Node (see {@link runProcess}). */
-  run(args: readonly string[], options: { readonly cwd: string; readonly env?: Readonly<Record<string, string>> }): Promise<Outcome>
+  run(
+    args: readonly string[],
+    options: { readonly cwd: string; readonly env?: Readonly<Record<string, string>> },
+  ): Promise<Outcome>
   /** Removes the bundle. */
   remove(): Promise<void>
 }

@@ -79,7 +79,9 @@ describe('layers and provenance (01-kernel M1, M2, M10, scenario 29)', () => {
   })
 
   test('the same plugin twice under one id is a duplicate; under two ids it is fine', async () => {
-    const duplicate = asCompositionError(await rejectionOf(createHarness({ plugins: [metrics, metrics], logger: recordingLogger() })))
+    const duplicate = asCompositionError(
+      await rejectionOf(createHarness({ plugins: [metrics, metrics], logger: recordingLogger() })),
+    )
     expect(duplicate.reason).toBe('duplicate-id')
     expect(duplicate.id).toBe('metrics')
     expect(duplicate.patch).toBe('plugins[1]')
@@ -169,7 +171,10 @@ describe('replace vs merge (01-kernel M3, M4, scenario 30)', () => {
 
   test('a plain patch object over a missing or non-object value is merged into a fresh object, undefined keys removed', () => {
     const patch = { b: { c: undefined, d: 1 }, n: { deep: { gone: undefined, kept: 2 } } }
-    const entries = composeEntries({ plugins: [{ plugin: metrics, config: { n: 5 } }], patches: [{ id: 'metrics', merge: patch }] })
+    const entries = composeEntries({
+      plugins: [{ plugin: metrics, config: { n: 5 } }],
+      patches: [{ id: 'metrics', merge: patch }],
+    })
     const merged = entry(entries, 'metrics').config as { b: object; n: { deep: object } }
     expect(merged).toStrictEqual({ b: { d: 1 }, n: { deep: { kept: 2 } } })
     expect(merged.b).not.toBe(patch.b)
@@ -185,7 +190,10 @@ describe('replace vs merge (01-kernel M3, M4, scenario 30)', () => {
     const after = new Client('b')
     const handler = (): void => {}
     const entries = composeEntries({
-      plugins: [{ plugin: metrics, config: { client: before } }, { id: 'empty', plugin: metrics }],
+      plugins: [
+        { plugin: metrics, config: { client: before } },
+        { id: 'empty', plugin: metrics },
+      ],
       patches: [
         { id: 'metrics', merge: { client: after, handler } },
         { id: 'empty', merge: { added: { deep: 1 } } },
@@ -242,7 +250,17 @@ describe('insert, place and swap (01-kernel M6, M8, scenario 31)', () => {
       ],
     })
     const ids = entries.map((item) => item.id)
-    expect(ids).toEqual(['session', 'persistence', 'model', 'tools', 'system-prompt', 'audit', 'agent-loop', 'retry', 'compaction'])
+    expect(ids).toEqual([
+      'session',
+      'persistence',
+      'model',
+      'tools',
+      'system-prompt',
+      'audit',
+      'agent-loop',
+      'retry',
+      'compaction',
+    ])
     const inserted = entry(entries, 'audit')
     expect(inserted.source).toBe('patches[0]')
     expect(inserted.config).toEqual({ level: 2 })
@@ -397,7 +415,10 @@ describe('bad options (00-overview.md: options objects → InvalidOptionsError)'
     const error = thrownBy(() => composeEntries(options as never))
     expect(InvalidOptionsError.is(error)).toBe(true)
     expect(error).toMatchObject({ code: 'INVALID_OPTIONS', issues: [{ path }] })
-    expect(thrownBy(() => describeHarness(options as never))).toMatchObject({ code: 'INVALID_OPTIONS', issues: [{ path }] })
+    expect(thrownBy(() => describeHarness(options as never))).toMatchObject({
+      code: 'INVALID_OPTIONS',
+      issues: [{ path }],
+    })
   })
 })
 

@@ -29,7 +29,11 @@ describe('context signal read only after disposal begins', () => {
     const nested = worker.child('nested')
     await worker.dispose()
     expect([worker.signal.aborted, nested.signal.aborted]).toEqual([true, true])
-    expect(nested.signal.reason).toMatchObject({ code: 'CONTEXT_DISPOSED', context: 'harness/worker/nested', operation: 'dispose' })
+    expect(nested.signal.reason).toMatchObject({
+      code: 'CONTEXT_DISPOSED',
+      context: 'harness/worker/nested',
+      operation: 'dispose',
+    })
   })
 
   test('a signal never read before disposal: a listener added afterwards never fires, an untouched sibling stays live', async () => {

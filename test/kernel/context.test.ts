@@ -11,7 +11,9 @@ import {
   InvalidArgumentError,
   InvalidOptionsError,
   ServiceMissingError,
-  services, type ToolRegistry } from 'yoke'
+  services,
+  type ToolRegistry,
+} from 'yoke'
 import { fakeClock, fakeIds } from 'yoke/testing'
 import { findNode, rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
@@ -156,7 +158,12 @@ describe('child contexts (C2)', () => {
     const early = root.child('y#2')
     const y1 = root.child('y')
     const y2 = root.child('y')
-    expect([first.path, second.path, explicit.path, third.path]).toEqual(['harness/x', 'harness/x#2', 'harness/x#2#2', 'harness/x#3'])
+    expect([first.path, second.path, explicit.path, third.path]).toEqual([
+      'harness/x',
+      'harness/x#2',
+      'harness/x#2#2',
+      'harness/x#3',
+    ])
     expect([early.path, y1.path, y2.path]).toEqual(['harness/y#2', 'harness/y', 'harness/y#3'])
     // Once a child is disposed its path segment may be given again.
     await explicit.dispose()
@@ -198,7 +205,11 @@ describe('child contexts (C2)', () => {
     ['get(undefined)', 'key', (root: Context) => root.get(undefined as never)],
     ['getOptional of a plain object', 'key', (root: Context) => root.getOptional({ name: 'test/a' } as never)],
     ['scopes.chain(1)', 'scope', (root: Context) => root.scopes.chain(1 as never)],
-    ['emit with a string scope', 'scope', (root: Context) => root.emit('kernel/error' as never, {} as never, { scope: 's' as never })],
+    [
+      'emit with a string scope',
+      'scope',
+      (root: Context) => root.emit('kernel/error' as never, {} as never, { scope: 's' as never }),
+    ],
   ])('%s throws InvalidArgumentError naming %s, not a TypeError', (_name, argument, call) => {
     const { root } = testRoot()
     const error = thrownBy(() => call(root))
@@ -330,9 +341,12 @@ describe('dispose (C3)', () => {
     const { root } = testRoot()
     const worker = root.child('worker')
     const boom = new Error('boom')
-    worker.effect(() => () => {
-      throw boom
-    }, 'failing')
+    worker.effect(
+      () => () => {
+        throw boom
+      },
+      'failing',
+    )
     await expect(worker.dispose()).resolves.toEqual({ errors: [{ label: 'failing', error: boom }] })
   })
 })

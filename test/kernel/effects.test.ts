@@ -77,15 +77,18 @@ describe('setup (E1, E2)', () => {
     ['null', null],
     ['an object', { dispose() {} }],
     ['a boolean', true],
-  ])('a setup returning %s throws InvalidArgumentError for argument effect result and registers nothing', (_case, value) => {
-    const { root } = testRoot()
-    const before = labelsOf(root)
-    const setup = (() => value) as unknown as EffectSetup
-    const error = thrownBy(() => root.effect(setup, 'bad'))
-    expect(InvalidArgumentError.is(error)).toBe(true)
-    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'effect result', value })
-    expect(labelsOf(root)).toEqual(before)
-  })
+  ])(
+    'a setup returning %s throws InvalidArgumentError for argument effect result and registers nothing',
+    (_case, value) => {
+      const { root } = testRoot()
+      const before = labelsOf(root)
+      const setup = (() => value) as unknown as EffectSetup
+      const error = thrownBy(() => root.effect(setup, 'bad'))
+      expect(InvalidArgumentError.is(error)).toBe(true)
+      expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'effect result', value })
+      expect(labelsOf(root)).toEqual(before)
+    },
+  )
 
   test('a setup that is not a function throws InvalidArgumentError for argument setup', () => {
     const { root } = testRoot()
@@ -94,20 +97,26 @@ describe('setup (E1, E2)', () => {
     expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'setup' })
   })
 
-  test.each([[42], [{ label: 'x' }], [null]])('a label %j that is not a string throws InvalidArgumentError for argument label before setup runs', (label) => {
-    const { root } = testRoot()
-    const before = labelsOf(root)
-    let ran = false
-    const error = thrownBy(() =>
-      root.effect(() => {
-        ran = true
-      }, label as unknown as string),
-    )
-    expect(InvalidArgumentError.is(error)).toBe(true)
-    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'label', value: label })
-    expect(ran).toBe(false)
-    expect(labelsOf(root)).toEqual(before)
-  })
+  test.each([[42], [{ label: 'x' }], [null]])(
+    'a label %j that is not a string throws InvalidArgumentError for argument label before setup runs',
+    (label) => {
+      const { root } = testRoot()
+      const before = labelsOf(root)
+      let ran = false
+      const error = thrownBy(() =>
+        root.effect(
+          () => {
+            ran = true
+          },
+          label as unknown as string,
+        ),
+      )
+      expect(InvalidArgumentError.is(error)).toBe(true)
+      expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'label', value: label })
+      expect(ran).toBe(false)
+      expect(labelsOf(root)).toEqual(before)
+    },
+  )
 
   test('an async setup resolving to another kind of value is a rejected setup', async () => {
     const { root } = testRoot()
@@ -129,9 +138,12 @@ describe('disposers (E3, E7)', () => {
   test('a disposer is idempotent, flips disposed on the first call and carries its label', async () => {
     const { root } = testRoot()
     let cleanups = 0
-    const disposer = root.effect(() => () => {
-      cleanups++
-    }, 'counted')
+    const disposer = root.effect(
+      () => () => {
+        cleanups++
+      },
+      'counted',
+    )
     expect(disposer.label).toBe('counted')
     expect(disposer.disposed).toBe(false)
     const first = disposer()
@@ -151,9 +163,12 @@ describe('disposers (E3, E7)', () => {
     const { root } = testRoot()
     const worker = root.child('worker')
     let cleanups = 0
-    const disposer = worker.effect(() => () => {
-      cleanups++
-    }, 'early')
+    const disposer = worker.effect(
+      () => () => {
+        cleanups++
+      },
+      'early',
+    )
     worker.effect(() => {}, 'kept')
     await disposer()
     expect(labelsOf(worker)).toEqual(['kept'])
@@ -168,9 +183,12 @@ describe('disposers (E3, E7)', () => {
     const statuses: unknown[] = []
     let innerCleanups = 0
     plugin.effect(() => {
-      const inner = plugin.effect(() => () => {
-        innerCleanups++
-      }, 'inner')
+      const inner = plugin.effect(
+        () => () => {
+          innerCleanups++
+        },
+        'inner',
+      )
       return inner
     }, 'outer')
     plugin.effect(() => plugin.on('test/status', (status) => statuses.push(status)), 'seed')
@@ -188,9 +206,12 @@ describe('disposers (E3, E7)', () => {
     const { root, logger } = testRoot()
     const errors = recordKernelErrors(root)
     const boom = new Error('boom')
-    const disposer = root.effect(() => () => {
-      throw boom
-    }, 'direct')
+    const disposer = root.effect(
+      () => () => {
+        throw boom
+      },
+      'direct',
+    )
     await expect(disposer()).rejects.toBe(boom)
     expect(errors).toEqual([])
     expect(logger.at('error')).toEqual([])
@@ -322,11 +343,14 @@ describe('teardown order (E5)', () => {
     for (const name of ['a', 'b', 'c']) {
       const gate = deferred()
       gates.set(name, gate)
-      root.effect(() => async () => {
-        log.push(`start:${name}`)
-        await gate.promise
-        log.push(`end:${name}`)
-      }, name)
+      root.effect(
+        () => async () => {
+          log.push(`start:${name}`)
+          await gate.promise
+          log.push(`end:${name}`)
+        },
+        name,
+      )
     }
     const disposal = root.dispose()
     expect(log).toEqual(['start:c'])
@@ -347,18 +371,27 @@ describe('teardown order (E5)', () => {
     const { root } = testRoot()
     const order: string[] = []
     let childStateAtE1: string | undefined
-    root.effect(() => () => {
-      order.push('e1')
-      childStateAtE1 = k.state
-    }, 'e1')
+    root.effect(
+      () => () => {
+        order.push('e1')
+        childStateAtE1 = k.state
+      },
+      'e1',
+    )
     const k = root.child('k')
-    k.effect(() => async () => {
-      await Promise.resolve()
-      order.push('k1')
-    }, 'k1')
-    root.effect(() => () => {
-      order.push('e2')
-    }, 'e2')
+    k.effect(
+      () => async () => {
+        await Promise.resolve()
+        order.push('k1')
+      },
+      'k1',
+    )
+    root.effect(
+      () => () => {
+        order.push('e2')
+      },
+      'e2',
+    )
     await root.dispose()
     expect(order).toEqual(['e2', 'k1', 'e1'])
     expect(childStateAtE1).toBe('disposed')
@@ -371,16 +404,25 @@ describe('teardown errors (E6, V13, scenario 6)', () => {
     const errors = recordKernelErrors(root)
     const ran: string[] = []
     const boom = new Error('boom')
-    root.effect(() => () => {
-      ran.push('a')
-    }, 'a')
-    root.effect(() => () => {
-      ran.push('b')
-      throw boom
-    }, 'b')
-    root.effect(() => () => {
-      ran.push('c')
-    }, 'c')
+    root.effect(
+      () => () => {
+        ran.push('a')
+      },
+      'a',
+    )
+    root.effect(
+      () => () => {
+        ran.push('b')
+        throw boom
+      },
+      'b',
+    )
+    root.effect(
+      () => () => {
+        ran.push('c')
+      },
+      'c',
+    )
     const report = await root.dispose()
     expect(report).toEqual({ errors: [{ label: 'b', error: boom }] })
     expect(report.errors[0]?.error).toBe(boom)
@@ -395,16 +437,25 @@ describe('teardown errors (E6, V13, scenario 6)', () => {
     const early = new Error('early')
     const inner = new Error('inner')
     const late = new Error('late')
-    root.effect(() => () => {
-      throw early
-    }, 'early')
+    root.effect(
+      () => () => {
+        throw early
+      },
+      'early',
+    )
     const k = root.child('k')
-    k.effect(() => async () => {
-      throw inner
-    }, 'k1')
-    root.effect(() => () => {
-      throw late
-    }, 'late')
+    k.effect(
+      () => async () => {
+        throw inner
+      },
+      'k1',
+    )
+    root.effect(
+      () => () => {
+        throw late
+      },
+      'late',
+    )
     const report = await root.dispose()
     expect(report.errors.map((entry) => entry.error)).toEqual([late, inner, early])
     expect(report.errors.map((entry) => entry.label)).toEqual(['late', 'k1', 'early'])
@@ -420,9 +471,12 @@ describe('teardown errors (E6, V13, scenario 6)', () => {
     const { root } = testRoot()
     const boom = new Error('boom')
     const k = root.child('k')
-    k.effect(() => () => {
-      throw boom
-    }, 'k1')
+    k.effect(
+      () => () => {
+        throw boom
+      },
+      'k1',
+    )
     await expect(k.dispose()).resolves.toEqual({ errors: [{ label: 'k1', error: boom }] })
     await expect(root.dispose()).resolves.toEqual({ errors: [] })
   })
@@ -432,11 +486,14 @@ describe('registration during teardown (E8, C4, scenario 8)', () => {
   test('a root cleanup that registers an effect puts a ContextDisposedError into the report', async () => {
     const { root } = testRoot()
     let ranLate = false
-    root.effect(() => () => {
-      root.effect(() => {
-        ranLate = true
-      })
-    }, 'registers')
+    root.effect(
+      () => () => {
+        root.effect(() => {
+          ranLate = true
+        })
+      },
+      'registers',
+    )
     const report = await root.dispose()
     expect(report.errors).toHaveLength(1)
     const [entry] = report.errors

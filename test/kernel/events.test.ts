@@ -61,7 +61,11 @@ describe('defineEvents (V1, scenario 10)', () => {
   })
 
   test('the kernel catalog defines kernel/error, kernel/plugin-state and kernel/service as emit', () => {
-    expect(kernelEvents.modes).toEqual({ 'kernel/error': 'emit', 'kernel/plugin-state': 'emit', 'kernel/service': 'emit' })
+    expect(kernelEvents.modes).toEqual({
+      'kernel/error': 'emit',
+      'kernel/plugin-state': 'emit',
+      'kernel/service': 'emit',
+    })
   })
 })
 
@@ -88,8 +92,12 @@ describe('registerEvents (V2, scenario 11)', () => {
 
   test('registering a name again with the same mode succeeds; it stays defined until the last registration is disposed', async () => {
     const root = createRootContext({ logger: recordingLogger() })
-    const first = root.registerEvents(catalogOf<{ 'test/w': Waterfall<{ n: number }, unknown> }>({ 'test/w': 'waterfall' }))
-    const second = root.registerEvents(catalogOf<{ 'test/w': Waterfall<{ n: number }, unknown> }>({ 'test/w': 'waterfall' }))
+    const first = root.registerEvents(
+      catalogOf<{ 'test/w': Waterfall<{ n: number }, unknown> }>({ 'test/w': 'waterfall' }),
+    )
+    const second = root.registerEvents(
+      catalogOf<{ 'test/w': Waterfall<{ n: number }, unknown> }>({ 'test/w': 'waterfall' }),
+    )
     await first()
     await expect(root.waterfall('test/w', { n: 1 }, () => 'still defined')).resolves.toBe('still defined')
     await second()
@@ -104,7 +112,10 @@ describe('registerEvents (V2, scenario 11)', () => {
     const before = inspectContext(root).effects.children.length
     const error = thrownBy(() =>
       root.registerEvents(
-        catalogOf<{ 'test/e': Emit<unknown>; 'test/w': Serial<unknown, unknown> }>({ 'test/e': 'emit', 'test/w': 'serial' }),
+        catalogOf<{ 'test/e': Emit<unknown>; 'test/w': Serial<unknown, unknown> }>({
+          'test/e': 'emit',
+          'test/w': 'serial',
+        }),
       ),
     )
     expect(EventConflictError.is(error)).toBe(true)
@@ -179,7 +190,10 @@ describe('listeners (V3)', () => {
     ['a non-boolean prepend', { prepend: 'yes' }, 'options.prepend'],
   ])('%s: options %o throw InvalidArgumentError for argument %s and register nothing', (_case, options, argument) => {
     const { root } = testRoot()
-    for (const register of [() => root.on('test/e', () => {}, options as never), () => root.once('test/e', () => {}, options as never)]) {
+    for (const register of [
+      () => root.on('test/e', () => {}, options as never),
+      () => root.once('test/e', () => {}, options as never),
+    ]) {
       const error = thrownBy(register)
       expect(InvalidArgumentError.is(error)).toBe(true)
       expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', argument })
@@ -336,7 +350,12 @@ describe('dispatch checks (V5, scenarios 10 and 11)', () => {
     })
     const error = thrownBy(() => root.emit('test/w' as 'test/e', {}))
     expect(EventModeError.is(error)).toBe(true)
-    expect(error).toMatchObject({ code: 'EVENT_MODE_MISMATCH', event: 'test/w', defined: 'waterfall', attempted: 'emit' })
+    expect(error).toMatchObject({
+      code: 'EVENT_MODE_MISMATCH',
+      event: 'test/w',
+      defined: 'waterfall',
+      attempted: 'emit',
+    })
     expect(called).toBe(0)
   })
 
@@ -365,7 +384,12 @@ describe('dispatch checks (V5, scenarios 10 and 11)', () => {
         return 0
       }),
     )
-    expect(error).toMatchObject({ code: 'EVENT_MODE_MISMATCH', event: 'test/e', defined: 'emit', attempted: 'waterfall' })
+    expect(error).toMatchObject({
+      code: 'EVENT_MODE_MISMATCH',
+      event: 'test/e',
+      defined: 'emit',
+      attempted: 'waterfall',
+    })
     expect(innerCalls).toBe(0)
   })
 
@@ -381,19 +405,40 @@ describe('dispatch checks (V5, scenarios 10 and 11)', () => {
 
     const emitted = thrownBy(() => root.emit('test/w' as never, {} as never))
     expect(EventModeError.is(emitted)).toBe(true)
-    expect(emitted).toMatchObject({ code: 'EVENT_MODE_MISMATCH', event: 'test/w', defined: 'waterfall', attempted: 'emit' })
+    expect(emitted).toMatchObject({
+      code: 'EVENT_MODE_MISMATCH',
+      event: 'test/w',
+      defined: 'waterfall',
+      attempted: 'emit',
+    })
     const serial = await rejectionOf(root.serial('test/w' as never, {} as never))
     expect(EventModeError.is(serial)).toBe(true)
-    expect(serial).toMatchObject({ code: 'EVENT_MODE_MISMATCH', event: 'test/w', defined: 'waterfall', attempted: 'serial' })
+    expect(serial).toMatchObject({
+      code: 'EVENT_MODE_MISMATCH',
+      event: 'test/w',
+      defined: 'waterfall',
+      attempted: 'serial',
+    })
     expect(called).toBe(0)
 
-    const conflict = thrownBy(() => root.registerEvents(catalogOf<{ 'test/w': Serial<unknown, unknown> }>({ 'test/w': 'serial' })))
+    const conflict = thrownBy(() =>
+      root.registerEvents(catalogOf<{ 'test/w': Serial<unknown, unknown> }>({ 'test/w': 'serial' })),
+    )
     expect(EventConflictError.is(conflict)).toBe(true)
-    expect(conflict).toMatchObject({ code: 'EVENT_CONFLICT', event: 'test/w', existing: 'waterfall', attempted: 'serial' })
+    expect(conflict).toMatchObject({
+      code: 'EVENT_CONFLICT',
+      event: 'test/w',
+      existing: 'waterfall',
+      attempted: 'serial',
+    })
 
     const again = root.registerEvents(waterfallOnly())
     expect(again.label).toBe('events')
-    expect(inspectContext(root).events.find((event) => event.name === 'test/w')).toEqual({ name: 'test/w', mode: 'waterfall', listeners: 1 })
+    expect(inspectContext(root).events.find((event) => event.name === 'test/w')).toEqual({
+      name: 'test/w',
+      mode: 'waterfall',
+      listeners: 1,
+    })
     await expect(root.waterfall('test/w', { n: 1 }, () => 'inner')).resolves.toBe('inner')
     expect(called).toBe(1)
   })
@@ -760,9 +805,12 @@ describe('dispatch through disposed contexts (V12, scenario 8)', () => {
     const { root } = testRoot()
     const errors = recordKernelErrors(root)
     const failure = new Error('late')
-    root.effect(() => () => {
-      throw failure
-    }, 'late')
+    root.effect(
+      () => () => {
+        throw failure
+      },
+      'late',
+    )
     await root.dispose()
     expect(errors).toEqual([{ error: failure, phase: 'dispose', label: 'late', context: 'harness' }])
   })

@@ -211,7 +211,11 @@ describe('harness.inspect() (01-kernel I1, I2, S8, scenario 35)', () => {
       },
     })
     const consumer = definePlugin({ name: 'consumer', inject: [A], apply() {} })
-    const harness = await createHarness({ plugins: [provider, consumer], patches: disableDefaults, logger: recordingLogger() })
+    const harness = await createHarness({
+      plugins: [provider, consumer],
+      patches: disableDefaults,
+      logger: recordingLogger(),
+    })
     expect(harness.inspect().plugins.map((plugin) => [plugin.id, plugin.missing])).toEqual([
       ['provider', []],
       ['consumer', []],
@@ -294,7 +298,13 @@ describe('harness.inspect() (01-kernel I1, I2, S8, scenario 35)', () => {
 describe('summarizeError (01-kernel §9 ErrorSummary)', () => {
   test('summarizes name, code, message and the cause chain', () => {
     const cause = new PluginConfigError({ plugin: 'n', issues: [{ path: ['size'], message: 'bad' }] })
-    const error = new PluginStartError({ plugin: 'n', pluginName: 'n', cause, rollbackErrors: [], inspection: undefined })
+    const error = new PluginStartError({
+      plugin: 'n',
+      pluginName: 'n',
+      cause,
+      rollbackErrors: [],
+      inspection: undefined,
+    })
     expect(summarizeError(error)).toEqual({
       name: 'PluginStartError',
       code: 'PLUGIN_START_FAILED',

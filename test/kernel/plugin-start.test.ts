@@ -388,18 +388,24 @@ describe('fail fast with rollback (01-kernel P8, B6, scenario 24)', () => {
     const a = definePlugin({
       name: 'a',
       apply(ctx) {
-        ctx.effect(() => () => {
-          throw cleanupA
-        }, 'a-effect')
+        ctx.effect(
+          () => () => {
+            throw cleanupA
+          },
+          'a-effect',
+        )
       },
     })
     const b = definePlugin({ name: 'b', apply() {} })
     const c = definePlugin({
       name: 'c',
       apply(ctx) {
-        ctx.effect(() => () => {
-          throw cleanupC
-        }, 'c-effect')
+        ctx.effect(
+          () => () => {
+            throw cleanupC
+          },
+          'c-effect',
+        )
         throw boom
       },
     })
@@ -480,7 +486,10 @@ describe('config validation (01-kernel P7, scenario 25)', () => {
         received.push(config)
       },
     })
-    const harness = await createHarness({ plugins: [{ plugin: n, config: { label: 'ok' } }], logger: recordingLogger() })
+    const harness = await createHarness({
+      plugins: [{ plugin: n, config: { label: 'ok' } }],
+      logger: recordingLogger(),
+    })
     expect(received).toEqual([{ size: 3, label: 'OK' }])
     await harness.close()
   })

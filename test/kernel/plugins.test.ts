@@ -15,7 +15,9 @@ import {
   type PluginSpec,
   type PluginState,
   ServiceMissingError,
-  services, type ToolRegistry } from 'yoke'
+  services,
+  type ToolRegistry,
+} from 'yoke'
 import { disableDefaults } from '../helpers/no-defaults.js'
 import { nodeOf, requireContext, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
@@ -92,9 +94,10 @@ describe('definePlugin (01-kernel P1)', () => {
   })
 
   test('a nameless plugin class is refused when composed', () => {
-    const nameless = (() => class {
-      apply(): void {}
-    })()
+    const nameless = (() =>
+      class {
+        apply(): void {}
+      })()
     expect(nameless.name).toBe('')
     const error = thrownBy(() => describeHarness({ plugins: [nameless] }))
     expect(InvalidPluginError.is(error)).toBe(true)
@@ -244,12 +247,18 @@ describe('lifecycle events (01-kernel P3, P7, scenario 27)', () => {
     const target = definePlugin({
       name: 'target',
       apply(ctx) {
-        ctx.effect(() => () => {
-          order.push('first-effect')
-        }, 'first-effect')
-        ctx.effect(() => () => {
-          order.push('second-effect')
-        }, 'second-effect')
+        ctx.effect(
+          () => () => {
+            order.push('first-effect')
+          },
+          'first-effect',
+        )
+        ctx.effect(
+          () => () => {
+            order.push('second-effect')
+          },
+          'second-effect',
+        )
         return () => {
           order.push('apply')
         }
@@ -356,7 +365,11 @@ describe('owner-bound facades (01-kernel P10, scenario 28)', () => {
         facades[0]?.register('x')
       },
     })
-    const harness = await createHarness({ plugins: [provider, user], patches: disableDefaults, logger: recordingLogger() })
+    const harness = await createHarness({
+      plugins: [provider, user],
+      patches: disableDefaults,
+      logger: recordingLogger(),
+    })
     const ctx = requireContext(captured)
     expect(facades[0]).toBe(facades[1])
     expect(facades[0]).not.toBe(registry.service)
@@ -393,7 +406,11 @@ describe('owner-bound facades (01-kernel P10, scenario 28)', () => {
         reads.push(ctx.tools, ctx.get(services.tools), ctx.tools)
       },
     })
-    const harness = await createHarness({ plugins: [tools, reader], patches: disableDefaults, logger: recordingLogger() })
+    const harness = await createHarness({
+      plugins: [tools, reader],
+      patches: disableDefaults,
+      logger: recordingLogger(),
+    })
     expect(reads).toHaveLength(3)
     expect(reads[0]).toBe(reads[1])
     expect(reads[2]).toBe(reads[0])

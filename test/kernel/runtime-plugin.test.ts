@@ -217,10 +217,9 @@ describe('ctx.plugin (01-kernel P11, scenario 36)', () => {
     const handle = await host.plugin(owner)
     harness.ctx.emit('test/e', 1)
     expect(heard).toEqual([1])
-    expect(nodeOf(nodeOf(harness.inspect().effects, 'plugin:host'), 'plugin:host/owner').children.map((node) => node.label)).toEqual([
-      'events',
-      'listener:test/e',
-    ])
+    expect(
+      nodeOf(nodeOf(harness.inspect().effects, 'plugin:host'), 'plugin:host/owner').children.map((node) => node.label),
+    ).toEqual(['events', 'listener:test/e'])
     await handle.dispose()
     let unknown: unknown
     try {

@@ -172,7 +172,8 @@ describe('link errors (R3, scenario 21)', () => {
     const { root } = testRoot()
     const a = scopeKey('a')
     root.scopes.bindParent(a, scopeKey('p'))
-    const count = (): number => inspectContext(root).effects.children.filter((node) => node.kind === 'scope-link').length
+    const count = (): number =>
+      inspectContext(root).effects.children.filter((node) => node.kind === 'scope-link').length
     expect(count()).toBe(1)
     thrownBy(() => root.scopes.bindParent(a, scopeKey('q')))
     thrownBy(() => root.scopes.bindParent(a, a))
@@ -212,7 +213,11 @@ describe('link errors (R3, scenario 21)', () => {
     const q = scopeKey('q')
     const link = root.scopes.bindParent(a, p)
     expect(link.label).toBe('scope-link')
-    expect(inspectContext(root).effects.children.at(-1)).toEqual({ label: 'scope-link', kind: 'scope-link', children: [] })
+    expect(inspectContext(root).effects.children.at(-1)).toEqual({
+      label: 'scope-link',
+      kind: 'scope-link',
+      children: [],
+    })
     await link()
     expect(link.disposed).toBe(true)
     expect(root.scopes.chain(a)).toEqual([a])

@@ -206,7 +206,9 @@ describe('provide failures (S2)', () => {
 
   test('a host key cannot be provided again', () => {
     const { root } = testRoot()
-    const error = thrownBy(() => root.child('plugin').provide(services.clock, { now: () => 0, setTimer: () => () => {} }))
+    const error = thrownBy(() =>
+      root.child('plugin').provide(services.clock, { now: () => 0, setTimer: () => () => {} }),
+    )
     expect(ServiceConflictError.is(error)).toBe(true)
     expect(error).toMatchObject({ key: 'clock', existingProvider: 'harness', attemptedProvider: 'harness/plugin' })
   })
@@ -335,11 +337,11 @@ describe('host services (S8)', () => {
     const cancel = child.get(services.clock).setTimer(() => {}, 1_000)
     expect(typeof cancel).toBe('function')
     cancel()
-    expect(inspectContext(root).services.filter((service) => service.owner === 'harness').map((service) => service.key)).toEqual([
-      'clock',
-      'ids',
-      'logger',
-    ])
+    expect(
+      inspectContext(root)
+        .services.filter((service) => service.owner === 'harness')
+        .map((service) => service.key),
+    ).toEqual(['clock', 'ids', 'logger'])
   })
 })
 

@@ -61,7 +61,11 @@ describe('boundary normalization (08-models scenario 4)', () => {
       },
     })
     expect(await collect(reg.stream(req()))).toEqual([
-      { type: 'finish', reason: 'error', failure: { code: 'UNKNOWN', message: 'boom', retryable: false, phase: 'connect' } },
+      {
+        type: 'finish',
+        reason: 'error',
+        failure: { code: 'UNKNOWN', message: 'boom', retryable: false, phase: 'connect' },
+      },
     ])
   })
 
@@ -71,7 +75,11 @@ describe('boundary normalization (08-models scenario 4)', () => {
     reg.register(fakeAdapter('a', () => iterator))
     expect(await collect(reg.stream(req()))).toEqual([
       delta('x'),
-      { type: 'finish', reason: 'error', failure: { code: 'UNKNOWN', message: 'reset', retryable: false, phase: 'streaming' } },
+      {
+        type: 'finish',
+        reason: 'error',
+        failure: { code: 'UNKNOWN', message: 'reset', retryable: false, phase: 'streaming' },
+      },
     ])
   })
 
@@ -84,7 +92,12 @@ describe('boundary normalization (08-models scenario 4)', () => {
       {
         type: 'finish',
         reason: 'error',
-        failure: { code: 'STREAM_CLOSED', message: 'the adapter stream ended without a finish chunk', retryable: false, phase: 'streaming' },
+        failure: {
+          code: 'STREAM_CLOSED',
+          message: 'the adapter stream ended without a finish chunk',
+          retryable: false,
+          phase: 'streaming',
+        },
       },
     ])
   })
@@ -99,7 +112,11 @@ describe('boundary normalization (08-models scenario 4)', () => {
 
   test('a chunk with text: 1n → finish error MALFORMED_RESPONSE, that chunk not received, the iterator closed', async () => {
     await start()
-    const { iterator, calls } = scriptedIterator([delta('ok'), { type: 'text-delta', index: 0, text: 1n }, delta('never')])
+    const { iterator, calls } = scriptedIterator([
+      delta('ok'),
+      { type: 'text-delta', index: 0, text: 1n },
+      delta('never'),
+    ])
     reg.register(fakeAdapter('a', () => iterator))
     const chunks = await collect(reg.stream(req()))
     expect(chunks).toHaveLength(2)
@@ -126,7 +143,11 @@ describe('boundary normalization (08-models scenario 4)', () => {
     )
     expect(await collect(reg.stream(req({ signal: controller.signal })))).toEqual([
       delta('partial'),
-      { type: 'finish', reason: 'aborted', failure: { code: 'ABORTED', message: 'the request was aborted', retryable: false, phase: 'streaming' } },
+      {
+        type: 'finish',
+        reason: 'aborted',
+        failure: { code: 'ABORTED', message: 'the request was aborted', retryable: false, phase: 'streaming' },
+      },
     ])
   })
 })
@@ -139,7 +160,11 @@ describe('the boundary table, further cases', () => {
     ['a negative index', { type: 'text-delta', index: -1, text: 'x' }, 'text-delta'],
     ['finish error without failure', { type: 'finish', reason: 'error' }, 'finish'],
     ['finish stop with a failure', { type: 'finish', reason: 'stop', failure: { code: 'X', message: '' } }, 'finish'],
-    ['usage raw that is not JSON', { type: 'usage', usage: { inputTokens: 1, outputTokens: 1, raw: { at: new Date(0) } } }, 'usage'],
+    [
+      'usage raw that is not JSON',
+      { type: 'usage', usage: { inputTokens: 1, outputTokens: 1, raw: { at: new Date(0) } } },
+      'usage',
+    ],
     ['a NaN token count', { type: 'usage', usage: { inputTokens: Number.NaN, outputTokens: 1 } }, 'usage'],
   ])('%s → MALFORMED_RESPONSE with detail.chunk = its type', async (_name, bad, type) => {
     await start()
@@ -147,7 +172,11 @@ describe('the boundary table, further cases', () => {
     reg.register(fakeAdapter('a', () => iterator))
     const chunks = await collect(reg.stream(req()))
     expect(chunks).toHaveLength(1)
-    expect(chunks[0]).toMatchObject({ type: 'finish', reason: 'error', failure: { code: 'MALFORMED_RESPONSE', detail: { chunk: type } } })
+    expect(chunks[0]).toMatchObject({
+      type: 'finish',
+      reason: 'error',
+      failure: { code: 'MALFORMED_RESPONSE', detail: { chunk: type } },
+    })
     expect(calls.return).toBe(1)
   })
 
@@ -219,7 +248,11 @@ describe('the boundary table, further cases', () => {
     reg.register(fakeAdapter('a', () => 42 as never))
     const chunks = await collect(reg.stream(req()))
     expect(chunks).toHaveLength(1)
-    expect(chunks[0]).toMatchObject({ type: 'finish', reason: 'error', failure: { code: 'UNKNOWN', phase: 'connect', retryable: false } })
+    expect(chunks[0]).toMatchObject({
+      type: 'finish',
+      reason: 'error',
+      failure: { code: 'UNKNOWN', phase: 'connect', retryable: false },
+    })
   })
 
   test('adapterBoundary passes options.signal === request.signal', async () => {
@@ -236,17 +269,36 @@ describe('an adapter failure without retryable or phase (08-models §4.1)', () =
     const bare = (code: string) => ({ type: 'finish', reason: 'error', failure: { code, message: 'x' } })
     const early = fakeAdapter('a', () => [bare('RATE_LIMIT')])
     expect(await collect(adapterBoundary(early, req()))).toEqual([
-      { type: 'finish', reason: 'error', failure: { code: 'RATE_LIMIT', message: 'x', retryable: true, phase: 'response' } },
+      {
+        type: 'finish',
+        reason: 'error',
+        failure: { code: 'RATE_LIMIT', message: 'x', retryable: true, phase: 'response' },
+      },
     ])
     const late = fakeAdapter('a', () => [delta('hi'), bare('AUTH')])
     const chunks = await collect(adapterBoundary(late, req()))
-    expect(chunks.at(-1)).toEqual({ type: 'finish', reason: 'error', failure: { code: 'AUTH', message: 'x', retryable: false, phase: 'streaming' } })
+    expect(chunks.at(-1)).toEqual({
+      type: 'finish',
+      reason: 'error',
+      failure: { code: 'AUTH', message: 'x', retryable: false, phase: 'streaming' },
+    })
     expect(Object.isFrozen(chunks.at(-1))).toBe(true)
   })
 
   test("an adapter's own retryable and phase are kept", async () => {
-    const own = { type: 'finish', reason: 'error', failure: { code: 'SERVER', message: 'x', retryable: false, phase: 'connect' } }
-    expect(await collect(adapterBoundary(fakeAdapter('a', () => [own]), req()))).toEqual([own])
+    const own = {
+      type: 'finish',
+      reason: 'error',
+      failure: { code: 'SERVER', message: 'x', retryable: false, phase: 'connect' },
+    }
+    expect(
+      await collect(
+        adapterBoundary(
+          fakeAdapter('a', () => [own]),
+          req(),
+        ),
+      ),
+    ).toEqual([own])
   })
 })
 
@@ -254,11 +306,25 @@ describe('normalizeThrown (08-models §4.2)', () => {
   const live = { signal: new AbortController().signal, streamed: false }
 
   test('an LlmError gives its failure; retryable false unless it says otherwise; phase kept or defaulted', () => {
-    const rateLimit = new LlmError({ code: 'RATE_LIMIT', message: 'slow down', retryable: true, status: 429, phase: 'response', retryAfterMs: 2000 })
+    const rateLimit = new LlmError({
+      code: 'RATE_LIMIT',
+      message: 'slow down',
+      retryable: true,
+      status: 429,
+      phase: 'response',
+      retryAfterMs: 2000,
+    })
     expect(normalizeThrown(rateLimit, live)).toEqual({
       type: 'finish',
       reason: 'error',
-      failure: { code: 'RATE_LIMIT', message: 'slow down', retryable: true, status: 429, phase: 'response', retryAfterMs: 2000 },
+      failure: {
+        code: 'RATE_LIMIT',
+        message: 'slow down',
+        retryable: true,
+        status: 429,
+        phase: 'response',
+        retryAfterMs: 2000,
+      },
     })
     expect(normalizeThrown(new LlmError({ code: 'SERVER', message: 'down' }), { ...live, streamed: true })).toEqual({
       type: 'finish',
@@ -269,12 +335,22 @@ describe('normalizeThrown (08-models §4.2)', () => {
 
   test('an LlmError with non-JSON detail or a bad status keeps only its valid fields', () => {
     const error = new LlmError({ code: 'X', message: 'm', status: 42, detail: { when: new Date(0) } as never })
-    expect(normalizeThrown(error, live).failure).toEqual({ code: 'X', message: 'm', retryable: false, phase: 'connect' })
+    expect(normalizeThrown(error, live).failure).toEqual({
+      code: 'X',
+      message: 'm',
+      retryable: false,
+      phase: 'connect',
+    })
   })
 
   test('another HarnessError gives { code, message }', () => {
     const error = new InvalidArgumentError({ argument: 'x', reason: 'bad' })
-    expect(normalizeThrown(error, live).failure).toEqual({ code: error.code, message: error.message, retryable: false, phase: 'connect' })
+    expect(normalizeThrown(error, live).failure).toEqual({
+      code: error.code,
+      message: error.message,
+      retryable: false,
+      phase: 'connect',
+    })
   })
 
   test('anything else is UNKNOWN: own message data property, String(value), or unprintable', () => {
@@ -309,7 +385,10 @@ describe('normalizeThrown (08-models §4.2)', () => {
   test('any value thrown after the signal aborted is finish aborted ABORTED', () => {
     const controller = new AbortController()
     controller.abort()
-    const chunk = normalizeThrown(new LlmError({ code: 'SERVER', message: 'x', retryable: true }), { signal: controller.signal, streamed: true })
+    const chunk = normalizeThrown(new LlmError({ code: 'SERVER', message: 'x', retryable: true }), {
+      signal: controller.signal,
+      streamed: true,
+    })
     expect(chunk).toEqual({
       type: 'finish',
       reason: 'aborted',

@@ -20,7 +20,8 @@ const outcomeOf = (chunks: readonly StreamChunk[]): AssemblerOutcome => assemble
 
 const stop: StreamChunk = { type: 'finish', reason: 'stop' }
 
-const failureCode = (outcome: AssemblerOutcome): string | undefined => (outcome.kind === 'failure' ? outcome.failure.code : undefined)
+const failureCode = (outcome: AssemblerOutcome): string | undefined =>
+  outcome.kind === 'failure' ? outcome.failure.code : undefined
 
 describe('createAssembler: scripted streams (acceptance 5, 6)', () => {
   test('5. text in three deltas with usage assembles to one text block, finish stop', async () => {
@@ -32,7 +33,15 @@ describe('createAssembler: scripted streams (acceptance 5, 6)', () => {
       chunks.push(chunk)
       assembler.push(chunk)
     }
-    expect(chunks.map((chunk) => chunk.type)).toEqual(['block-start', 'text-delta', 'text-delta', 'text-delta', 'block-end', 'usage', 'finish'])
+    expect(chunks.map((chunk) => chunk.type)).toEqual([
+      'block-start',
+      'text-delta',
+      'text-delta',
+      'text-delta',
+      'block-end',
+      'usage',
+      'finish',
+    ])
     expect(chunks.flatMap((chunk) => (chunk.type === 'text-delta' ? [chunk.text] : [])).join('')).toBe('abc')
     expect(assembler.outcome()).toStrictEqual({
       kind: 'message',
@@ -54,7 +63,11 @@ describe('createAssembler: scripted streams (acceptance 5, 6)', () => {
       { text: 'partial', toolCalls: [{ name: 'echo' }], finish: 'max-tokens' },
       { toolCalls: [{ name: 'echo' }], finish: 'max-tokens' },
     ])
-    expect(await collectOutcome(model)).toStrictEqual({ kind: 'message', content: [{ type: 'text', text: 'partial' }], finishReason: 'max-tokens' })
+    expect(await collectOutcome(model)).toStrictEqual({
+      kind: 'message',
+      content: [{ type: 'text', text: 'partial' }],
+      finishReason: 'max-tokens',
+    })
     expect(await collectOutcome(model)).toStrictEqual({ kind: 'message', content: [], finishReason: 'max-tokens' })
   })
 })
@@ -64,16 +77,36 @@ describe('createAssembler: outcome rules', () => {
     const expected = {
       kind: 'failure',
       reason: 'error',
-      failure: { code: 'EMPTY_RESPONSE', message: 'the model completed without content', retryable: true, phase: 'streaming' },
+      failure: {
+        code: 'EMPTY_RESPONSE',
+        message: 'the model completed without content',
+        retryable: true,
+        phase: 'streaming',
+      },
     }
     expect(outcomeOf([stop])).toStrictEqual(expected)
-    expect(outcomeOf([{ type: 'block-start', index: 0, blockType: 'text' }, { type: 'block-end', index: 0, block: { type: 'text', text: '' } }, stop])).toStrictEqual(expected)
-    expect(outcomeOf([{ type: 'reasoning-delta', index: 0, text: '' }, { type: 'finish', reason: 'tool-calls' }])).toStrictEqual(expected)
+    expect(
+      outcomeOf([
+        { type: 'block-start', index: 0, blockType: 'text' },
+        { type: 'block-end', index: 0, block: { type: 'text', text: '' } },
+        stop,
+      ]),
+    ).toStrictEqual(expected)
+    expect(
+      outcomeOf([
+        { type: 'reasoning-delta', index: 0, text: '' },
+        { type: 'finish', reason: 'tool-calls' },
+      ]),
+    ).toStrictEqual(expected)
   })
 
   test('an empty stop keeps its usage on the failure', () => {
     const usage = { inputTokens: 5, outputTokens: 0 }
-    expect(outcomeOf([{ type: 'usage', usage }, stop])).toMatchObject({ kind: 'failure', failure: { code: 'EMPTY_RESPONSE' }, usage })
+    expect(outcomeOf([{ type: 'usage', usage }, stop])).toMatchObject({
+      kind: 'failure',
+      failure: { code: 'EMPTY_RESPONSE' },
+      usage,
+    })
   })
 
   test('9. stop with a complete tool-call block becomes tool-calls; tool-calls with text only becomes stop', () => {
@@ -83,7 +116,12 @@ describe('createAssembler: outcome rules', () => {
       content: [toolBlock],
       finishReason: 'tool-calls',
     })
-    expect(outcomeOf([{ type: 'text-delta', index: 0, text: 'hi' }, { type: 'finish', reason: 'tool-calls' }])).toStrictEqual({
+    expect(
+      outcomeOf([
+        { type: 'text-delta', index: 0, text: 'hi' },
+        { type: 'finish', reason: 'tool-calls' },
+      ]),
+    ).toStrictEqual({
       kind: 'message',
       content: [{ type: 'text', text: 'hi' }],
       finishReason: 'stop',
@@ -91,7 +129,10 @@ describe('createAssembler: outcome rules', () => {
   })
 
   test('9. a tool-call block without a name, or without an id, is MALFORMED_RESPONSE', () => {
-    const nameless = outcomeOf([{ type: 'tool-call-delta', index: 0, id: 'c1', argumentsDelta: '{}' }, { type: 'finish', reason: 'tool-calls' }])
+    const nameless = outcomeOf([
+      { type: 'tool-call-delta', index: 0, id: 'c1', argumentsDelta: '{}' },
+      { type: 'finish', reason: 'tool-calls' },
+    ])
     expect(nameless).toStrictEqual({
       kind: 'failure',
       reason: 'error',
@@ -104,7 +145,10 @@ describe('createAssembler: outcome rules', () => {
       },
     })
     const idless = outcomeOf([{ type: 'block-start', index: 0, blockType: 'tool-call' }, stop])
-    expect(idless).toMatchObject({ kind: 'failure', failure: { code: 'MALFORMED_RESPONSE', detail: { missing: 'id' } } })
+    expect(idless).toMatchObject({
+      kind: 'failure',
+      failure: { code: 'MALFORMED_RESPONSE', detail: { missing: 'id' } },
+    })
   })
 
   test('a nameless tool call is dropped, not reported, under max-tokens', () => {
@@ -113,7 +157,11 @@ describe('createAssembler: outcome rules', () => {
       { type: 'tool-call-delta', index: 1, id: 'c1', argumentsDelta: '{"a' },
       { type: 'finish', reason: 'max-tokens' },
     ])
-    expect(outcome).toStrictEqual({ kind: 'message', content: [{ type: 'text', text: 'cut' }], finishReason: 'max-tokens' })
+    expect(outcome).toStrictEqual({
+      kind: 'message',
+      content: [{ type: 'text', text: 'cut' }],
+      finishReason: 'max-tokens',
+    })
   })
 
   test('9. a delta for an index after its block-end changes nothing', () => {
@@ -175,7 +223,10 @@ describe('createAssembler: outcome rules', () => {
       { type: 'tool-call-delta', index: 0, id: 'c1', name: 'later', argumentsDelta: '' },
       stop,
     ])
-    expect(outcome).toMatchObject({ kind: 'message', content: [{ type: 'tool-call', id: 'c1', name: 'late', arguments: '{}' }] })
+    expect(outcome).toMatchObject({
+      kind: 'message',
+      content: [{ type: 'tool-call', id: 'c1', name: 'late', arguments: '{}' }],
+    })
   })
 
   test('whitespace-only text is content; only empty text is dropped', () => {
@@ -199,40 +250,75 @@ describe('createAssembler: outcome rules', () => {
     ],
     [
       'a tool-call delta into a reasoning block',
-      [{ type: 'reasoning-delta', index: 2, text: 'a' }, { type: 'tool-call-delta', index: 2, id: 'c', name: 'n', argumentsDelta: '{}' }, stop],
+      [
+        { type: 'reasoning-delta', index: 2, text: 'a' },
+        { type: 'tool-call-delta', index: 2, id: 'c', name: 'n', argumentsDelta: '{}' },
+        stop,
+      ],
       { index: 2, blockType: 'reasoning', chunk: 'tool-call-delta' },
     ],
     [
       'a second block-start of another kind',
-      [{ type: 'block-start', index: 0, blockType: 'text' }, { type: 'block-start', index: 0, blockType: 'reasoning' }, stop],
+      [
+        { type: 'block-start', index: 0, blockType: 'text' },
+        { type: 'block-start', index: 0, blockType: 'reasoning' },
+        stop,
+      ],
       { index: 0, blockType: 'text', chunk: 'block-start' },
     ],
     [
       'a block-end of another kind',
-      [{ type: 'text-delta', index: 0, text: 'a' }, { type: 'block-end', index: 0, block: { type: 'reasoning', text: 'a' } }, stop],
+      [
+        { type: 'text-delta', index: 0, text: 'a' },
+        { type: 'block-end', index: 0, block: { type: 'reasoning', text: 'a' } },
+        stop,
+      ],
       { index: 0, blockType: 'text', chunk: 'block-end' },
     ],
   ])('kind mismatch: %s → MALFORMED_RESPONSE', (_name, chunks, detail) => {
     const outcome = outcomeOf(chunks)
-    expect(outcome).toMatchObject({ kind: 'failure', reason: 'error', failure: { code: 'MALFORMED_RESPONSE', retryable: false, phase: 'streaming', detail } })
+    expect(outcome).toMatchObject({
+      kind: 'failure',
+      reason: 'error',
+      failure: { code: 'MALFORMED_RESPONSE', retryable: false, phase: 'streaming', detail },
+    })
   })
 
   test('a kind mismatch leaves the block as it was for interruptedContent', () => {
-    const assembler = assemble([{ type: 'text-delta', index: 0, text: 'kept' }, { type: 'reasoning-delta', index: 0, text: 'lost' }])
+    const assembler = assemble([
+      { type: 'text-delta', index: 0, text: 'kept' },
+      { type: 'reasoning-delta', index: 0, text: 'lost' },
+    ])
     expect(assembler.interruptedContent()).toStrictEqual([{ type: 'text', text: 'kept' }])
   })
 
   test('error and aborted finishes become failures carrying the finish failure and usage', () => {
-    const failure = { code: 'RATE_LIMIT', message: 'slow down', retryable: true, status: 429, phase: 'response' } as const
+    const failure = {
+      code: 'RATE_LIMIT',
+      message: 'slow down',
+      retryable: true,
+      status: 429,
+      phase: 'response',
+    } as const
     const usage = { inputTokens: 1, outputTokens: 2 }
-    expect(outcomeOf([{ type: 'text-delta', index: 0, text: 'x' }, { type: 'usage', usage }, { type: 'finish', reason: 'error', failure }])).toStrictEqual({
+    expect(
+      outcomeOf([
+        { type: 'text-delta', index: 0, text: 'x' },
+        { type: 'usage', usage },
+        { type: 'finish', reason: 'error', failure },
+      ]),
+    ).toStrictEqual({
       kind: 'failure',
       reason: 'error',
       failure,
       usage,
     })
     const aborted = { code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'streaming' } as const
-    expect(outcomeOf([{ type: 'finish', reason: 'aborted', failure: aborted }])).toStrictEqual({ kind: 'failure', reason: 'aborted', failure: aborted })
+    expect(outcomeOf([{ type: 'finish', reason: 'aborted', failure: aborted }])).toStrictEqual({
+      kind: 'failure',
+      reason: 'aborted',
+      failure: aborted,
+    })
   })
 
   test('an error finish wins over an earlier protocol violation', () => {
@@ -249,16 +335,29 @@ describe('createAssembler: outcome rules', () => {
     expect(outcomeOf([{ type: 'text-delta', index: 0, text: 'partial' }])).toStrictEqual({
       kind: 'failure',
       reason: 'error',
-      failure: { code: 'STREAM_CLOSED', message: 'the stream ended without a finish chunk', retryable: false, phase: 'streaming' },
+      failure: {
+        code: 'STREAM_CLOSED',
+        message: 'the stream ended without a finish chunk',
+        retryable: false,
+        phase: 'streaming',
+      },
     })
     expect(failureCode(outcomeOf([]))).toBe('STREAM_CLOSED')
-    const violated = outcomeOf([{ type: 'text-delta', index: 0, text: 'a' }, { type: 'tool-call-delta', index: 0, id: 'c', argumentsDelta: '' }])
+    const violated = outcomeOf([
+      { type: 'text-delta', index: 0, text: 'a' },
+      { type: 'tool-call-delta', index: 0, id: 'c', argumentsDelta: '' },
+    ])
     expect(failureCode(violated)).toBe('MALFORMED_RESPONSE')
   })
 
   test('replayState is carried to the message; providerFinishReason is not part of the outcome', () => {
     const replayState = { aiSdk: { blocks: { '0': { signature: 'abc' } } } }
-    expect(outcomeOf([{ type: 'text-delta', index: 0, text: 'hi' }, { type: 'finish', reason: 'stop', providerFinishReason: 'end_turn', replayState }])).toStrictEqual({
+    expect(
+      outcomeOf([
+        { type: 'text-delta', index: 0, text: 'hi' },
+        { type: 'finish', reason: 'stop', providerFinishReason: 'end_turn', replayState },
+      ]),
+    ).toStrictEqual({
       kind: 'message',
       content: [{ type: 'text', text: 'hi' }],
       finishReason: 'stop',
@@ -313,7 +412,11 @@ describe('createAssembler: outcome rules', () => {
     expect(assembler.interruptedContent()).toStrictEqual([{ type: 'text', text: 'ab' }])
     assembler.push({ type: 'text-delta', index: 0, text: 'c' })
     assembler.push(stop)
-    expect(assembler.outcome()).toStrictEqual({ kind: 'message', content: [{ type: 'text', text: 'abc' }], finishReason: 'stop' })
+    expect(assembler.outcome()).toStrictEqual({
+      kind: 'message',
+      content: [{ type: 'text', text: 'abc' }],
+      finishReason: 'stop',
+    })
   })
 
   test('many deltas join to the exact text', () => {
@@ -338,8 +441,14 @@ describe('createAssembler: interruptedContent (acceptance 8)', () => {
   })
 
   test('8. reasoning only, a tool-call delta only, whitespace only', () => {
-    expect(assemble([{ type: 'reasoning-delta', index: 0, text: 'hmm' }]).interruptedContent()).toStrictEqual([{ type: 'reasoning', text: 'hmm' }])
-    expect(assemble([{ type: 'tool-call-delta', index: 0, id: 'c1', name: 'echo', argumentsDelta: '{}' }]).interruptedContent()).toStrictEqual([])
+    expect(assemble([{ type: 'reasoning-delta', index: 0, text: 'hmm' }]).interruptedContent()).toStrictEqual([
+      { type: 'reasoning', text: 'hmm' },
+    ])
+    expect(
+      assemble([
+        { type: 'tool-call-delta', index: 0, id: 'c1', name: 'echo', argumentsDelta: '{}' },
+      ]).interruptedContent(),
+    ).toStrictEqual([])
     expect(assemble([{ type: 'text-delta', index: 0, text: '   ' }]).interruptedContent()).toStrictEqual([])
   })
 

@@ -9,8 +9,28 @@
  * @module
  */
 import { afterEach, describe, expect, test } from 'vitest'
-import { type Agent, createHarness, deepseek, type Harness, type ModelAdapter, type SessionEvent, type StreamChunk, type TurnResult } from 'yoke'
-import { type FakeClock, fail, fakeClock, fakeIds, type MockOpenAIServer, type MockStep, type ScriptEntry, scriptedModel, startMockOpenAIServer, text } from 'yoke/testing'
+import {
+  type Agent,
+  createHarness,
+  deepseek,
+  type Harness,
+  type ModelAdapter,
+  type SessionEvent,
+  type StreamChunk,
+  type TurnResult,
+} from 'yoke'
+import {
+  type FakeClock,
+  fail,
+  fakeClock,
+  fakeIds,
+  type MockOpenAIServer,
+  type MockStep,
+  type ScriptEntry,
+  scriptedModel,
+  startMockOpenAIServer,
+  text,
+} from 'yoke/testing'
 
 const open: { close(): Promise<void> }[] = []
 
@@ -26,7 +46,12 @@ interface World {
 
 async function world(model: ModelAdapter): Promise<World> {
   const clock = fakeClock({ now: 0 })
-  const harness = await createHarness({ model, clock, ids: fakeIds(), patches: [{ id: 'retry', merge: { jitter: 0 } }] })
+  const harness = await createHarness({
+    model,
+    clock,
+    ids: fakeIds(),
+    patches: [{ id: 'retry', merge: { jitter: 0 } }],
+  })
   open.push(harness)
   const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
   return { clock, harness, agent }
@@ -80,7 +105,9 @@ function firstRetryFailure(agent: Agent): unknown {
 
 /** The content of each `assistant/message`. */
 function anchors(agent: Agent): unknown[] {
-  return eventsOf(agent, 'assistant/message').map((event) => (event.data as { message: { content: unknown } }).message.content)
+  return eventsOf(agent, 'assistant/message').map(
+    (event) => (event.data as { message: { content: unknown } }).message.content,
+  )
 }
 
 describe('retry in the loop (08-models.md scenario 18)', () => {
@@ -120,7 +147,18 @@ describe('retry in the loop (08-models.md scenario 18)', () => {
       ['block-start', 'text-delta', 'block-end', 'finish'],
       'assistant/message',
     ])
-    const retryEvents = eventsOf(loop.agent, 'llm/retry').map((event) => event.data as { attempt: number; delayMs: number; maxRetries: number; failure: { code: string }; retryId: string; turn: number; step: number })
+    const retryEvents = eventsOf(loop.agent, 'llm/retry').map(
+      (event) =>
+        event.data as {
+          attempt: number
+          delayMs: number
+          maxRetries: number
+          failure: { code: string }
+          retryId: string
+          turn: number
+          step: number
+        },
+    )
     expect(retryEvents).toMatchObject([
       { turn: 1, step: 1, attempt: 1, delayMs: 500, maxRetries: 5, failure: { code: 'RATE_LIMIT' } },
       { turn: 1, step: 1, attempt: 2, delayMs: 1000, maxRetries: 5, failure: { code: 'SERVER' } },
@@ -130,7 +168,9 @@ describe('retry in the loop (08-models.md scenario 18)', () => {
       { retryId: retryEvents[1]?.retryId, turn: 1, step: 1, attempt: 2 },
     ])
     const lastStarted = eventsOf(loop.agent, 'llm/retry-started').at(-1)?.seq ?? Number.POSITIVE_INFINITY
-    const attempt3 = eventsOf(loop.agent, 'assistant/chunk').filter((event) => event.seq > lastStarted).map((event) => event.seq)
+    const attempt3 = eventsOf(loop.agent, 'assistant/chunk')
+      .filter((event) => event.seq > lastStarted)
+      .map((event) => event.seq)
     expect(attempt3).toHaveLength(4)
     expect(anchors(loop.agent)).toEqual([[{ type: 'text', text: 'recovered' }]])
     expect(eventsOf(loop.agent, 'assistant/message')[0]?.sourceEventSeqs).toEqual(attempt3)
@@ -151,23 +191,32 @@ describe('empty stop through the loop (08-models.md scenario 7)', () => {
       ],
     ],
   ]
-  test.each(emptyStops)('%s, then text ok: one llm/retry EMPTY_RESPONSE, then one assistant/message ok; no empty anchor', async (_name, chunks) => {
-    const script: ScriptEntry[] = [{ chunks }, text('ok')]
-    const model = scriptedModel(script)
-    const loop = await world(model)
-    const result = await runPumped(loop, 'go')
-    expect(result).toMatchObject({ turn: 1, reason: { kind: 'completed' }, text: 'ok' })
-    expect(retries(loop.agent)).toEqual([[1, 500, 'EMPTY_RESPONSE']])
-    expect(firstRetryFailure(loop.agent)).toMatchObject({ code: 'EMPTY_RESPONSE', retryable: true, phase: 'streaming' })
-    expect(anchors(loop.agent)).toEqual([[{ type: 'text', text: 'ok' }]])
-    expect(eventsOf(loop.agent, 'step/start')).toHaveLength(1)
-    // The anchor cites only the second attempt's chunks.
-    const started = eventsOf(loop.agent, 'llm/retry-started')[0]?.seq ?? Number.POSITIVE_INFINITY
-    const secondAttempt = eventsOf(loop.agent, 'assistant/chunk').filter((event) => event.seq > started).map((event) => event.seq)
-    expect(eventsOf(loop.agent, 'assistant/message')[0]?.sourceEventSeqs).toEqual(secondAttempt)
-    expect(model.requests).toHaveLength(2)
-    expect(loop.agent.session.deriveMessages().map((message) => message.role)).toEqual(['user', 'assistant'])
-  })
+  test.each(emptyStops)(
+    '%s, then text ok: one llm/retry EMPTY_RESPONSE, then one assistant/message ok; no empty anchor',
+    async (_name, chunks) => {
+      const script: ScriptEntry[] = [{ chunks }, text('ok')]
+      const model = scriptedModel(script)
+      const loop = await world(model)
+      const result = await runPumped(loop, 'go')
+      expect(result).toMatchObject({ turn: 1, reason: { kind: 'completed' }, text: 'ok' })
+      expect(retries(loop.agent)).toEqual([[1, 500, 'EMPTY_RESPONSE']])
+      expect(firstRetryFailure(loop.agent)).toMatchObject({
+        code: 'EMPTY_RESPONSE',
+        retryable: true,
+        phase: 'streaming',
+      })
+      expect(anchors(loop.agent)).toEqual([[{ type: 'text', text: 'ok' }]])
+      expect(eventsOf(loop.agent, 'step/start')).toHaveLength(1)
+      // The anchor cites only the second attempt's chunks.
+      const started = eventsOf(loop.agent, 'llm/retry-started')[0]?.seq ?? Number.POSITIVE_INFINITY
+      const secondAttempt = eventsOf(loop.agent, 'assistant/chunk')
+        .filter((event) => event.seq > started)
+        .map((event) => event.seq)
+      expect(eventsOf(loop.agent, 'assistant/message')[0]?.sourceEventSeqs).toEqual(secondAttempt)
+      expect(model.requests).toHaveLength(2)
+      expect(loop.agent.session.deriveMessages().map((message) => message.role)).toEqual(['user', 'assistant'])
+    },
+  )
 })
 
 /**
@@ -175,11 +224,15 @@ describe('empty stop through the loop (08-models.md scenario 7)', () => {
  * clock (`watchdog`), advanced only by the stall test, so a slow connect on a busy machine never
  * times out and the stall times out exactly when the test says.
  */
-async function deepseekWorld(script: readonly MockStep[]): Promise<World & { readonly server: MockOpenAIServer; readonly watchdog: FakeClock }> {
+async function deepseekWorld(
+  script: readonly MockStep[],
+): Promise<World & { readonly server: MockOpenAIServer; readonly watchdog: FakeClock }> {
   const server = await startMockOpenAIServer({ script })
   open.push(server)
   const watchdog = fakeClock({ now: 0 })
-  const loop = await world(deepseek({ baseURL: server.baseURL, apiKey: 'k', model: 'deepseek-v4-flash', idleTimeoutMs: 50, clock: watchdog }))
+  const loop = await world(
+    deepseek({ baseURL: server.baseURL, apiKey: 'k', model: 'deepseek-v4-flash', idleTimeoutMs: 50, clock: watchdog }),
+  )
   return { ...loop, server, watchdog }
 }
 
@@ -211,7 +264,10 @@ describe('transport recovery through the loop (08-models.md scenario 20)', () =>
     expect(result.reason).toMatchObject({ kind: 'error', error: { code: 'STREAM_CLOSED', retryable: false } })
     expect(retries(loop.agent)).toEqual([])
     expect(anchors(loop.agent)).toEqual([])
-    const end = eventsOf(loop.agent, 'turn/end')[0]?.data as { turn: number; reason: { kind: string; error: { code: string } } }
+    const end = eventsOf(loop.agent, 'turn/end')[0]?.data as {
+      turn: number
+      reason: { kind: string; error: { code: string } }
+    }
     expect(end.turn).toBe(1)
     expect(end.reason).toMatchObject({ kind: 'error', error: { code: 'STREAM_CLOSED' } })
     expect(loop.server.requests).toHaveLength(1)
@@ -221,7 +277,13 @@ describe('transport recovery through the loop (08-models.md scenario 20)', () =>
     const loop = await deepseekWorld([{ fault: 'stall', afterEvents: 2, text: 'partial' }, { text: 'ok' }])
     const pending = loop.agent.run('go')
     // The stall sent its two events: the first attempt's text delta is logged, then silence.
-    await until(() => eventsOf(loop.agent, 'assistant/chunk').some((event) => (event.data as unknown as { chunk: StreamChunk }).chunk.type === 'text-delta'), 'the first delta')
+    await until(
+      () =>
+        eventsOf(loop.agent, 'assistant/chunk').some(
+          (event) => (event.data as unknown as { chunk: StreamChunk }).chunk.type === 'text-delta',
+        ),
+      'the first delta',
+    )
     await new Promise<void>((resolve) => setTimeout(resolve, 5))
     expect(eventsOf(loop.agent, 'llm/retry')).toEqual([])
     await loop.watchdog.advance(49)

@@ -52,7 +52,13 @@ describe('the model entry', () => {
   })
 
   test('disabled, it provides no models service', async () => {
-    const { harness } = await modelHarness({ patches: [{ id: 'model', disabled: true }, { id: 'agent-loop', disabled: true }, { id: 'compaction', disabled: true }] })
+    const { harness } = await modelHarness({
+      patches: [
+        { id: 'model', disabled: true },
+        { id: 'agent-loop', disabled: true },
+        { id: 'compaction', disabled: true },
+      ],
+    })
     open.push(harness)
     expect(() => harness.ctx.get(services.models)).toThrow(ServiceMissingError)
   })
@@ -75,7 +81,15 @@ describe('the model entry', () => {
 
   test('a ModelRoute registers under route.provider; its call-config fields become the defaults', async () => {
     const adapter = textAdapter('a', 'routed', { defaultModel: 'a-1' })
-    const route = { adapter, provider: 'x', model: 'big', maxTokens: 100, temperature: 0.3, stop: ['END'], reasoningEffort: 'high' }
+    const route = {
+      adapter,
+      provider: 'x',
+      model: 'big',
+      maxTokens: 100,
+      temperature: 0.3,
+      stop: ['END'],
+      reasoningEffort: 'high',
+    }
     const { reg } = await start({ model: route })
     expect(reg.providers()).toEqual(['x'])
     expect(await collect(reg.stream(req({ provider: 'x' })))).toEqual(textChunks('routed'))
@@ -87,7 +101,15 @@ describe('the model entry', () => {
       stop: ['END'],
       reasoningEffort: 'high',
     })
-    expect(route).toEqual({ adapter, provider: 'x', model: 'big', maxTokens: 100, temperature: 0.3, stop: ['END'], reasoningEffort: 'high' })
+    expect(route).toEqual({
+      adapter,
+      provider: 'x',
+      model: 'big',
+      maxTokens: 100,
+      temperature: 0.3,
+      stop: ['END'],
+      reasoningEffort: 'high',
+    })
   })
 
   test('an agent-scoped adapter for the harness provider never collides with it', async () => {
@@ -117,7 +139,9 @@ describe('the model entry', () => {
   })
 
   test('a route may fix the provider of an adapter whose own provider is not an id', async () => {
-    const { reg } = await start({ model: { adapter: { provider: 'Not An Id', stream: textAdapter('x', 'fixed').stream }, provider: 'fixed' } })
+    const { reg } = await start({
+      model: { adapter: { provider: 'Not An Id', stream: textAdapter('x', 'fixed').stream }, provider: 'fixed' },
+    })
     expect(reg.providers()).toEqual(['fixed'])
   })
 
@@ -142,7 +166,8 @@ describe('llm/stream middleware', () => {
       payloads.push(payload)
       const inner = await next()
       return (async function* shout() {
-        for await (const chunk of inner) yield chunk.type === 'text-delta' ? { ...chunk, text: chunk.text.toUpperCase() } : chunk
+        for await (const chunk of inner)
+          yield chunk.type === 'text-delta' ? { ...chunk, text: chunk.text.toUpperCase() } : chunk
       })()
     })
     expect(await collect(reg.stream(req()))).toEqual(textChunks('hi'))
@@ -180,7 +205,9 @@ describe('llm/stream middleware', () => {
     expect(await collect(reg.stream(req({ provider: 'a' })))).toEqual(textChunks('from b'))
     expect(adapter.requests[0]?.provider).toBe('b')
     const invalid = await collect(reg.stream(req({ maxTokens: -1 })))
-    expect(invalid[0]).toMatchObject({ failure: { code: 'INVALID_REQUEST', detail: { field: 'maxTokens', value: -1 } } })
+    expect(invalid[0]).toMatchObject({
+      failure: { code: 'INVALID_REQUEST', detail: { field: 'maxTokens', value: -1 } },
+    })
   })
 
   test('a middleware throw stays thrown: the iteration rejects with it', async () => {

@@ -71,7 +71,10 @@ describe('routing (08-models scenario 1)', () => {
     const a = textAdapter('a', 'from A')
     reg.register(a)
     expect(await collect(reg.stream(req({ provider: 'a' })))).toEqual(textChunks('from A'))
-    expect(registryError(() => reg.register(textAdapter('a', 'B')))).toMatchObject({ code: 'DUPLICATE_PROVIDER', provider: 'a' })
+    expect(registryError(() => reg.register(textAdapter('a', 'B')))).toMatchObject({
+      code: 'DUPLICATE_PROVIDER',
+      provider: 'a',
+    })
     const c = textAdapter('c', 'C')
     expect(registryError(() => reg.register(c, { providers: ['b', 'a'] }))).toMatchObject({
       code: 'DUPLICATE_PROVIDER',
@@ -145,7 +148,9 @@ describe('routing (08-models scenario 1)', () => {
     await start()
     const seen = changes()
     for (const provider of ['', 'Bad', '-x', '.x', 'a b', 'x'.repeat(65), 7]) {
-      expect(registryError(() => reg.register(textAdapter('ok', 'x'), { providers: [provider as string] })).code).toBe('INVALID_PROVIDER')
+      expect(registryError(() => reg.register(textAdapter('ok', 'x'), { providers: [provider as string] })).code).toBe(
+        'INVALID_PROVIDER',
+      )
     }
     expect(registryError(() => reg.register(textAdapter('UPPER', 'x'))).code).toBe('INVALID_PROVIDER')
     expect(registryError(() => reg.register(textAdapter('ok', 'x'), { providers: [] })).code).toBe('INVALID_PROVIDER')
@@ -153,7 +158,12 @@ describe('routing (08-models scenario 1)', () => {
       code: 'DUPLICATE_PROVIDER',
       provider: 'ok',
     })
-    for (const adapter of [{}, { provider: 'ok', stream: 1 }, null, { provider: 'ok', stream() {}, describeModel: 'x' }]) {
+    for (const adapter of [
+      {},
+      { provider: 'ok', stream: 1 },
+      null,
+      { provider: 'ok', stream() {}, describeModel: 'x' },
+    ]) {
       expect(registryError(() => reg.register(adapter as never)).code).toBe('INVALID_ADAPTER')
     }
     expect(reg.providers()).toEqual([])
@@ -165,12 +175,14 @@ describe('routing (08-models scenario 1)', () => {
   test('providers() is sorted and a registration is an effect of the context it came through', async () => {
     await start()
     reg.register(textAdapter('b', 'b'))
-    const plugin = await harness.ctx.plugin(definePlugin({
-      name: 'routes',
-      apply(ctx) {
-        ctx.get(services.models).register(textAdapter('a', 'a'), { providers: ['c', 'a'] })
-      },
-    }))
+    const plugin = await harness.ctx.plugin(
+      definePlugin({
+        name: 'routes',
+        apply(ctx) {
+          ctx.get(services.models).register(textAdapter('a', 'a'), { providers: ['c', 'a'] })
+        },
+      }),
+    )
     expect(reg.providers()).toEqual(['a', 'b', 'c'])
     await plugin.dispose()
     expect(reg.providers()).toEqual(['b'])
@@ -212,7 +224,10 @@ describe('replace and dispose (08-models scenario 2)', () => {
     hold.open()
     const rest: StreamChunk[] = []
     for (let result = await running.next(); result.done !== true; result = await running.next()) rest.push(result.value)
-    expect(rest).toEqual([{ type: 'text-delta', index: 0, text: 'A2' }, { type: 'finish', reason: 'stop' }])
+    expect(rest).toEqual([
+      { type: 'text-delta', index: 0, text: 'A2' },
+      { type: 'finish', reason: 'stop' },
+    ])
     await registration()
     expect(seen).toEqual([{ providers: ['a'] }, { providers: ['a'] }, { providers: ['a'] }])
     expect(await collect(reg.stream(req({ provider: 'a' })))).toEqual(noAdapter('a'))
@@ -230,7 +245,9 @@ describe('replace and dispose (08-models scenario 2)', () => {
       streams.push({ stream: reg.stream(req()), generation })
     }
     expect(seen).toHaveLength(20)
-    expect(seen.every((payload) => payload.providers.length === 1 && payload.providers[0] === 'a' && !('scope' in payload))).toBe(true)
+    expect(
+      seen.every((payload) => payload.providers.length === 1 && payload.providers[0] === 'a' && !('scope' in payload)),
+    ).toBe(true)
     const results = await Promise.all(streams.map(({ stream }) => collect(stream)))
     results.forEach((chunks, index) => {
       expect(chunks).toEqual(textChunks(`generation ${streams[index]?.generation}`))
@@ -297,19 +314,33 @@ describe('prepareCall (08-models scenario 3)', () => {
     reg.register(textAdapter('a', 'ok', { describeModel: () => info }))
     const error = llmError(() => reg.prepareCall({ provider: 'a', model: 'm', reasoningEffort: 'max' }))
     expect(error.code).toBe('UNSUPPORTED_REASONING_EFFORT')
-    expect(error.failure).toMatchObject({ code: 'UNSUPPORTED_REASONING_EFFORT', retryable: false, phase: 'pre-request' })
+    expect(error.failure).toMatchObject({
+      code: 'UNSUPPORTED_REASONING_EFFORT',
+      retryable: false,
+      phase: 'pre-request',
+    })
     expect(error.failure.detail).toEqual({ field: 'reasoningEffort', value: 'max', allowed: ['low', 'high'] })
   })
 
   test('an invalid config throws INVALID_REQUEST naming the field', async () => {
     await start()
     const error = llmError(() => reg.prepareCall({ provider: 'a', model: 'm', maxTokens: 0 }))
-    expect(error.failure).toMatchObject({ code: 'INVALID_REQUEST', phase: 'pre-request', retryable: false, detail: { field: 'maxTokens', value: 0 } })
-    expect(llmError(() => reg.prepareCall({ provider: 'a', model: '' })).failure.detail).toEqual({ field: 'model', value: '' })
-    expect(llmError(() => reg.prepareCall({ provider: 'a', model: 'm', system: 'S' } as never)).failure.detail).toEqual({
-      field: 'system',
-      value: 'S',
+    expect(error.failure).toMatchObject({
+      code: 'INVALID_REQUEST',
+      phase: 'pre-request',
+      retryable: false,
+      detail: { field: 'maxTokens', value: 0 },
     })
+    expect(llmError(() => reg.prepareCall({ provider: 'a', model: '' })).failure.detail).toEqual({
+      field: 'model',
+      value: '',
+    })
+    expect(llmError(() => reg.prepareCall({ provider: 'a', model: 'm', system: 'S' } as never)).failure.detail).toEqual(
+      {
+        field: 'system',
+        value: 'S',
+      },
+    )
     expect(llmError(() => reg.prepareCall({ provider: 'a', model: 'm', temperature: 3 })).failure.detail).toEqual({
       field: 'temperature',
       value: 3,
@@ -323,7 +354,9 @@ describe('prepareCall (08-models scenario 3)', () => {
     registration.replace(textAdapter('a', 'replacement'))
     expect(registryError(() => prepared.stream(req({ model: 'other' }))).code).toBe('PREPARED_CALL_MISMATCH')
     expect(registryError(() => prepared.stream(req({ provider: 'b' }))).code).toBe('PREPARED_CALL_MISMATCH')
-    expect(await collect(prepared.stream(req({ maxTokens: 4096, reasoningEffort: 'high' })))).toEqual(textChunks('bound'))
+    expect(await collect(prepared.stream(req({ maxTokens: 4096, reasoningEffort: 'high' })))).toEqual(
+      textChunks('bound'),
+    )
     expect(registryError(() => prepared.stream(req())).code).toBe('PREPARED_CALL_REUSED')
     expect(await collect(reg.stream(req()))).toEqual(textChunks('replacement'))
   })
@@ -344,7 +377,10 @@ describe('prepareCall (08-models scenario 3)', () => {
     await start()
     const agent = { name: 'agent' }
     reg.register(textAdapter('a', 'global'))
-    harness.ctx.child('agent', { scope: agent }).get(services.models).register(textAdapter('a', 'scoped', { describeModel: () => ({ contextWindow: 7 }) }))
+    harness.ctx
+      .child('agent', { scope: agent })
+      .get(services.models)
+      .register(textAdapter('a', 'scoped', { describeModel: () => ({ contextWindow: 7 }) }))
     const prepared = reg.prepareCall({ provider: 'a', model: 'm' }, { scope: agent })
     expect(prepared.info).toEqual({ contextWindow: 7 })
     expect(await collect(prepared.stream(req()))).toEqual(textChunks('scoped'))
@@ -417,7 +453,9 @@ describe('stream-time checks', () => {
 
   test('models.stream applies no defaults', async () => {
     await start()
-    const adapter = textAdapter('a', 'ok', { describeModel: () => ({ defaultMaxTokens: 10, defaultReasoningEffort: 'high' }) })
+    const adapter = textAdapter('a', 'ok', {
+      describeModel: () => ({ defaultMaxTokens: 10, defaultReasoningEffort: 'high' }),
+    })
     reg.register(adapter)
     await collect(reg.stream(req()))
     const received = adapter.requests[0] as ModelRequest

@@ -90,12 +90,18 @@ export function fakeAdapter(
 }
 
 /** An adapter answering every call with `textChunks(text)`. */
-export function textAdapter(provider: string, text: string, extra: Parameters<typeof fakeAdapter>[2] = {}): FakeAdapter {
+export function textAdapter(
+  provider: string,
+  text: string,
+  extra: Parameters<typeof fakeAdapter>[2] = {},
+): FakeAdapter {
   return fakeAdapter(provider, () => textChunks(text), extra)
 }
 
 /** A harness with a fake clock, fake ids and a recording logger. */
-export async function modelHarness(options: HarnessOptions = {}): Promise<{ harness: Harness; logger: RecordingLogger }> {
+export async function modelHarness(
+  options: HarnessOptions = {},
+): Promise<{ harness: Harness; logger: RecordingLogger }> {
   const logger = recordingLogger()
   const harness = await createHarness({ clock: fakeClock({ now: 0 }), ids: fakeIds(), logger, ...options })
   return { harness, logger }

@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import { type Harness, type Message, type ModelRegistry, type ModelRequest, services, validateCallConfig, validateModelRequest } from 'yoke'
+import {
+  type Harness,
+  type Message,
+  type ModelRegistry,
+  type ModelRequest,
+  services,
+  validateCallConfig,
+  validateModelRequest,
+} from 'yoke'
 import { deepFreeze, isDeepFrozen } from '../helpers/outcomes.js'
 import { collect, fakeAdapter, modelHarness, req, textAdapter, textChunks, userHi } from './registry-helpers.js'
 
@@ -16,7 +24,12 @@ afterEach(async () => {
   for (const running of open.splice(0)) await running.close()
 })
 
-const assistant = (content: unknown): unknown => ({ id: 'a1', role: 'assistant', content, source: { kind: 'model', provider: 'a', model: 'm' } })
+const assistant = (content: unknown): unknown => ({
+  id: 'a1',
+  role: 'assistant',
+  content,
+  source: { kind: 'model', provider: 'a', model: 'm' },
+})
 const tool = (name: string, parameters: unknown = { type: 'object' }) => ({ name, description: 'd', parameters })
 
 /** [rule, request overrides, field, detail value (undefined: the value key is absent)] */
@@ -29,20 +42,44 @@ const violations: readonly [string, Record<string, unknown>, string, unknown][] 
   ['messages is an array', { messages: 'hi' }, 'messages', 'hi'],
   ['a message is an object', { messages: [null] }, 'messages.0', null],
   ['a message role is user or assistant', { messages: [{ ...userHi(), role: 'system' }] }, 'messages.0.role', 'system'],
-  ['a message follows the Message schema', { messages: [assistant([{ type: 'text', text: 1 }])] }, 'messages.0.content.0.text', 1],
+  [
+    'a message follows the Message schema',
+    { messages: [assistant([{ type: 'text', text: 1 }])] },
+    'messages.0.content.0.text',
+    1,
+  ],
   ['a message has no extra key', { messages: [{ ...userHi(), extra: 1 }] }, 'messages.0.extra', 1],
-  ['a user message holds user blocks', { messages: [userHi(), { ...userHi('m2'), content: [{ type: 'reasoning', text: 'r' }] }] }, 'messages.1.content.0.type', 'reasoning'],
+  [
+    'a user message holds user blocks',
+    { messages: [userHi(), { ...userHi('m2'), content: [{ type: 'reasoning', text: 'r' }] }] },
+    'messages.1.content.0.type',
+    'reasoning',
+  ],
   [
     'a tool result answers its call',
     {
       messages: [
-        { id: 't1', role: 'user', content: [{ type: 'tool-result', toolCallId: 'c2', content: [] }], source: { kind: 'tool', callId: 'c1' } },
+        {
+          id: 't1',
+          role: 'user',
+          content: [{ type: 'tool-result', toolCallId: 'c2', content: [] }],
+          source: { kind: 'tool', callId: 'c1' },
+        },
       ],
     },
     'messages.0.content.0.toolCallId',
     'c2',
   ],
-  ['a message is lossless JSON', { messages: [{ ...(assistant([]) as object), source: { kind: 'model', provider: 'a', model: 'm', replayState: 1n } }] }, 'messages.0', '[non-JSON object]'],
+  [
+    'a message is lossless JSON',
+    {
+      messages: [
+        { ...(assistant([]) as object), source: { kind: 'model', provider: 'a', model: 'm', replayState: 1n } },
+      ],
+    },
+    'messages.0',
+    '[non-JSON object]',
+  ],
   ['system is a string', { system: 1 }, 'system', 1],
   ['tools is an array', { tools: {} }, 'tools', {}],
   ['tool names are unique', { tools: [tool('echo'), tool('echo')] }, 'tools.1.name', 'echo'],
@@ -80,7 +117,13 @@ describe('request validation (08-models §1)', () => {
     expect(chunks[0]).toEqual({
       type: 'finish',
       reason: 'error',
-      failure: { code: 'INVALID_REQUEST', message: expect.stringContaining(field), retryable: false, phase: 'pre-request', detail },
+      failure: {
+        code: 'INVALID_REQUEST',
+        message: expect.stringContaining(field),
+        retryable: false,
+        phase: 'pre-request',
+        detail,
+      },
     })
     expect(adapter.requests).toHaveLength(0)
   })
@@ -90,18 +133,29 @@ describe('request validation (08-models §1)', () => {
   })
 
   test.each([
-    ['every optional field set', { system: '', tools: [tool('a'), tool('b')], maxTokens: 1, temperature: 0, stop: ['x'], reasoningEffort: 'low' }],
+    [
+      'every optional field set',
+      { system: '', tools: [tool('a'), tool('b')], maxTokens: 1, temperature: 0, stop: ['x'], reasoningEffort: 'low' },
+    ],
     ['temperature 2', { temperature: 2 }],
     ['an optional field set to undefined', { system: undefined, tools: undefined }],
     ['all three purposes', { metadata: { purpose: 'compaction', sessionId: 's1' } }],
     ['empty messages', { messages: [] }],
-    ['assistant with tool calls, then its tool result', {
-      messages: [
-        userHi(),
-        assistant([{ type: 'tool-call', id: 'c1', name: 'echo', arguments: '{}' }]),
-        { id: 't1', role: 'user', content: [{ type: 'tool-result', toolCallId: 'c1', content: [{ type: 'text', text: 'ok' }] }], source: { kind: 'tool', callId: 'c1' } },
-      ],
-    }],
+    [
+      'assistant with tool calls, then its tool result',
+      {
+        messages: [
+          userHi(),
+          assistant([{ type: 'tool-call', id: 'c1', name: 'echo', arguments: '{}' }]),
+          {
+            id: 't1',
+            role: 'user',
+            content: [{ type: 'tool-result', toolCallId: 'c1', content: [{ type: 'text', text: 'ok' }] }],
+            source: { kind: 'tool', callId: 'c1' },
+          },
+        ],
+      },
+    ],
   ])('accepts %s', (_name, overrides) => {
     expect(validateModelRequest(req(overrides))).toBeUndefined()
   })
@@ -110,13 +164,31 @@ describe('request validation (08-models §1)', () => {
     await start()
     reg.register(textAdapter('a', 'never'))
     const request = req()
-    Object.defineProperty(request, 'system', { enumerable: true, get: () => { throw new Error('trap') } })
+    Object.defineProperty(request, 'system', {
+      enumerable: true,
+      get: () => {
+        throw new Error('trap')
+      },
+    })
     const chunks = await collect(reg.stream(request))
-    expect(chunks[0]).toMatchObject({ type: 'finish', reason: 'error', failure: { code: 'INVALID_REQUEST', detail: { field: 'request' } } })
+    expect(chunks[0]).toMatchObject({
+      type: 'finish',
+      reason: 'error',
+      failure: { code: 'INVALID_REQUEST', detail: { field: 'request' } },
+    })
   })
 
   test('call configs follow the same rules, with no request-only key', () => {
-    expect(validateCallConfig({ provider: 'a', model: 'm', maxTokens: 5, temperature: 2, stop: ['x'], reasoningEffort: 'high' })).toBeUndefined()
+    expect(
+      validateCallConfig({
+        provider: 'a',
+        model: 'm',
+        maxTokens: 5,
+        temperature: 2,
+        stop: ['x'],
+        reasoningEffort: 'high',
+      }),
+    ).toBeUndefined()
     expect(validateCallConfig({ provider: 'a', model: 'm', messages: [] })?.field).toBe('messages')
     expect(validateCallConfig({ provider: 'a' })?.field).toBe('model')
     expect(validateCallConfig({ provider: 'a', model: 'm', stop: [1] })?.field).toBe('stop.0')

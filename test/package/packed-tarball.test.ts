@@ -26,7 +26,8 @@ function run(command: string, args: readonly string[], cwd: string): Promise<Out
 
 async function succeed(command: string, args: readonly string[], cwd: string): Promise<string> {
   const outcome = await run(command, args, cwd)
-  if (outcome.code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${outcome.code}:\n${outcome.stdout}\n${outcome.stderr}`)
+  if (outcome.code !== 0)
+    throw new Error(`${command} ${args.join(' ')} exited ${outcome.code}:\n${outcome.stdout}\n${outcome.stderr}`)
   return outcome.stdout
 }
 
@@ -35,10 +36,15 @@ let project = ''
 let packed: readonly string[] = []
 
 beforeAll(async () => {
-  const built = ['index.js', 'index.cjs', 'testing.js', 'testing.cjs', 'cli.js'].every((file) => existsSync(join(root, 'dist', file)))
-  if (!built) await succeed(process.execPath, [join(root, 'node_modules', 'tsup', 'dist', 'cli-default.js'), '--silent'], root)
+  const built = ['index.js', 'index.cjs', 'testing.js', 'testing.cjs', 'cli.js'].every((file) =>
+    existsSync(join(root, 'dist', file)),
+  )
+  if (!built)
+    await succeed(process.execPath, [join(root, 'node_modules', 'tsup', 'dist', 'cli-default.js'), '--silent'], root)
   work = await mkdtemp(join(tmpdir(), 'yoke-pack-'))
-  const listing = JSON.parse(await succeed('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], root)) as {
+  const listing = JSON.parse(
+    await succeed('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], root),
+  ) as {
     readonly filename: string
     readonly files: readonly { readonly path: string }[]
   }[]
@@ -128,7 +134,11 @@ describe('the packed tarball (09-api.md §1)', () => {
     expect(packed).toContain('dist/index.js')
     expect(packed).toContain('dist/index.cjs')
     expect(packed).toContain('dist/cli.js')
-    expect(packed.filter((path) => !path.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(path))).toEqual([])
+    expect(
+      packed.filter(
+        (path) => !path.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(path),
+      ),
+    ).toEqual([])
   })
 
   test('scenario 29 (X1): every exports subpath has import and require, each with types first, then default, all packed', async () => {
@@ -147,7 +157,8 @@ describe('the packed tarball (09-api.md §1)', () => {
       for (const condition of ['import', 'require'] as const) {
         const target = conditions[condition] as Readonly<Record<string, string>>
         expect(Object.keys(target), `${subpath} ${condition}`).toEqual(['types', 'default'])
-        for (const file of [target['types'], target['default']]) expect(packed, `${subpath} ${condition}`).toContain((file as string).replace(/^\.\//, ''))
+        for (const file of [target['types'], target['default']])
+          expect(packed, `${subpath} ${condition}`).toContain((file as string).replace(/^\.\//, ''))
       }
       expect(conditions['import']?.['types']).toMatch(/\.d\.ts$/)
       expect(conditions['require']?.['types']).toMatch(/\.d\.cts$/)

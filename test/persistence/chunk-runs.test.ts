@@ -1,6 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { type ChunkRunRow, isChunkRunRow, isPackable, MIN_CHUNK_RUN, packRecords, unpackRow } from '../../src/persistence/chunk-runs.js'
+import {
+  type ChunkRunRow,
+  isChunkRunRow,
+  isPackable,
+  MIN_CHUNK_RUN,
+  packRecords,
+  unpackRow,
+} from '../../src/persistence/chunk-runs.js'
 import { encodeBatch } from '../../src/persistence/jsonl/jsonl-codec.js'
 import type { JsonObject, JsonValue } from '../../src/session/json-value.js'
 import type { SessionEvent } from '../../src/session/session-event.js'
@@ -42,7 +49,9 @@ describe('isPackable (K1)', () => {
     expect(isPackable(chunkEvent(0, 1, { type: 'text-delta', index: 0, text: 'a' }))).toBe(true)
     expect(isPackable(chunkEvent(0, 1, { type: 'reasoning-delta', index: 2, text: '' }))).toBe(true)
     expect(isPackable(chunkEvent(0, 1, { type: 'tool-call-delta', index: 1, id: 'c', argumentsDelta: '{' }))).toBe(true)
-    expect(isPackable(chunkEvent(0, 1, { type: 'tool-call-delta', index: 1, id: 'c', name: 'f', argumentsDelta: '{' }))).toBe(true)
+    expect(
+      isPackable(chunkEvent(0, 1, { type: 'tool-call-delta', index: 1, id: 'c', name: 'f', argumentsDelta: '{' })),
+    ).toBe(true)
     expect(isPackable(chunkEvent(0, 1, { index: 0, type: 'text-delta', text: 'a' }))).toBe(true)
   })
 
@@ -54,11 +63,46 @@ describe('isPackable (K1)', () => {
     ['the kind is not a delta', chunkEvent(0, 1, { type: 'block-start', index: 0, text: 'a' })],
     ['a tool-call delta lacks its id', chunkEvent(0, 1, { type: 'tool-call-delta', index: 0, argumentsDelta: 'a' })],
     ['a template value is not primitive', chunkEvent(0, 1, { type: 'text-delta', index: [0], text: 'a' })],
-    ['the envelope has an extra key', { ...chunkEvent(0, 1, { type: 'text-delta', index: 0, text: 'a' }), ignorable: true } as SessionEvent],
-    ['the data has an extra key', { type: 'assistant/chunk', seq: 0, time: 1, data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'a' }, x: 1 } }],
-    ['the data keys are out of order', { type: 'assistant/chunk', seq: 0, time: 1, data: { step: 1, turn: 1, chunk: { type: 'text-delta', index: 0, text: 'a' } } }],
-    ['the envelope keys are out of order', { seq: 0, type: 'assistant/chunk', time: 1, data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'a' } } } as SessionEvent],
-    ['the type is not assistant/chunk', { type: 'test/note', seq: 0, time: 1, data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'a' } } }],
+    [
+      'the envelope has an extra key',
+      { ...chunkEvent(0, 1, { type: 'text-delta', index: 0, text: 'a' }), ignorable: true } as SessionEvent,
+    ],
+    [
+      'the data has an extra key',
+      {
+        type: 'assistant/chunk',
+        seq: 0,
+        time: 1,
+        data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'a' }, x: 1 },
+      },
+    ],
+    [
+      'the data keys are out of order',
+      {
+        type: 'assistant/chunk',
+        seq: 0,
+        time: 1,
+        data: { step: 1, turn: 1, chunk: { type: 'text-delta', index: 0, text: 'a' } },
+      },
+    ],
+    [
+      'the envelope keys are out of order',
+      {
+        seq: 0,
+        type: 'assistant/chunk',
+        time: 1,
+        data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'a' } },
+      } as SessionEvent,
+    ],
+    [
+      'the type is not assistant/chunk',
+      {
+        type: 'test/note',
+        seq: 0,
+        time: 1,
+        data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'a' } },
+      },
+    ],
   ])('rejects a chunk when %s', (_label, event) => {
     expect(isPackable(event)).toBe(false)
   })
@@ -77,7 +121,10 @@ describe('packRecords (K2, K3)', () => {
   })
 
   test(`runs shorter than ${MIN_CHUNK_RUN} are written verbatim`, () => {
-    const events = [chunkEvent(0, 1, { type: 'text-delta', index: 0, text: 'a' }), chunkEvent(1, 1, { type: 'text-delta', index: 0, text: 'b' })]
+    const events = [
+      chunkEvent(0, 1, { type: 'text-delta', index: 0, text: 'a' }),
+      chunkEvent(1, 1, { type: 'text-delta', index: 0, text: 'b' }),
+    ]
     expect(packRecords(events)).toEqual(events)
   })
 
@@ -89,15 +136,31 @@ describe('packRecords (K2, K3)', () => {
     expect(kinds([...base.slice(0, 2), chunkEvent(3, 12, delta('c'))])).toEqual(Array(3).fill('assistant/chunk'))
     expect(kinds([...base.slice(0, 2), chunkEvent(2, 12, delta('c'), 2)])).toEqual(Array(3).fill('assistant/chunk'))
     expect(kinds([...base.slice(0, 2), chunkEvent(2, 12, delta('c'), 1, 2)])).toEqual(Array(3).fill('assistant/chunk'))
-    expect(kinds([...base.slice(0, 2), chunkEvent(2, 12, { type: 'text-delta', index: 1, text: 'c' })])).toEqual(Array(3).fill('assistant/chunk'))
-    expect(kinds([...base.slice(0, 2), chunkEvent(2, 12, { type: 'reasoning-delta', index: 0, text: 'c' })])).toEqual(Array(3).fill('assistant/chunk'))
-    expect(kinds([...base.slice(0, 2), chunkEvent(2, 12, { index: 0, type: 'text-delta', text: 'c' })])).toEqual(Array(3).fill('assistant/chunk'))
-    const far = [chunkEvent(0, -Number.MAX_SAFE_INTEGER, delta('a')), chunkEvent(1, Number.MAX_SAFE_INTEGER, delta('b')), chunkEvent(2, Number.MAX_SAFE_INTEGER, delta('c'))]
+    expect(kinds([...base.slice(0, 2), chunkEvent(2, 12, { type: 'text-delta', index: 1, text: 'c' })])).toEqual(
+      Array(3).fill('assistant/chunk'),
+    )
+    expect(kinds([...base.slice(0, 2), chunkEvent(2, 12, { type: 'reasoning-delta', index: 0, text: 'c' })])).toEqual(
+      Array(3).fill('assistant/chunk'),
+    )
+    expect(kinds([...base.slice(0, 2), chunkEvent(2, 12, { index: 0, type: 'text-delta', text: 'c' })])).toEqual(
+      Array(3).fill('assistant/chunk'),
+    )
+    const far = [
+      chunkEvent(0, -Number.MAX_SAFE_INTEGER, delta('a')),
+      chunkEvent(1, Number.MAX_SAFE_INTEGER, delta('b')),
+      chunkEvent(2, Number.MAX_SAFE_INTEGER, delta('c')),
+    ]
     expect(kinds(far)).toEqual(Array(3).fill('assistant/chunk'))
   })
 
   test('tool-call runs keep the id and name in the template and allow negative time gaps', () => {
-    const chunk = (value: string): JsonObject => ({ type: 'tool-call-delta', index: 1, id: 'c1', name: 'echo', argumentsDelta: value })
+    const chunk = (value: string): JsonObject => ({
+      type: 'tool-call-delta',
+      index: 1,
+      id: 'c1',
+      name: 'echo',
+      argumentsDelta: value,
+    })
     const events = [chunkEvent(5, 100, chunk('{"a"')), chunkEvent(6, 90, chunk(':')), chunkEvent(7, 95, chunk('1}'))]
     const [row] = packRecords(events) as [ChunkRunRow]
     expect(row).toEqual({
@@ -127,7 +190,9 @@ describe('isChunkRunRow and unpackRow (K3, K4)', () => {
   test('the row of scenario 19 decodes byte-exact to its five chunks', () => {
     expect(isChunkRunRow(row)).toBe(true)
     const members = unpackRow(row as unknown as ChunkRunRow)
-    expect(members.map((event) => JSON.stringify(event))).toEqual(scenario19.slice(3, 8).map((event) => JSON.stringify(event)))
+    expect(members.map((event) => JSON.stringify(event))).toEqual(
+      scenario19.slice(3, 8).map((event) => JSON.stringify(event)),
+    )
   })
 
   test('decoded members are fresh, unaliased objects', () => {
@@ -170,7 +235,11 @@ describe('property: decoding JSON(pack(batch)) is byte-exact (K4, H3)', () => {
     fc.constantFrom('\uD83D', '\uDE00', 'ü😀', '"\\\n', ''),
   )
   const template = fc.oneof(
-    fc.constantFrom<JsonObject>({ type: 'text-delta', index: 0 }, { index: 0, type: 'text-delta' }, { type: 'reasoning-delta', index: 1 }),
+    fc.constantFrom<JsonObject>(
+      { type: 'text-delta', index: 0 },
+      { index: 0, type: 'text-delta' },
+      { type: 'reasoning-delta', index: 1 },
+    ),
     fc.constantFrom<JsonObject>(
       { type: 'tool-call-delta', index: 2, id: 'c1' },
       { type: 'tool-call-delta', index: 2, id: 'c1', name: 'echo' },
@@ -188,8 +257,14 @@ describe('property: decoding JSON(pack(batch)) is byte-exact (K4, H3)', () => {
   const plan = fc.array(
     fc.record({
       body: fc.oneof({ weight: 5, arbitrary: chunkPlan }, { weight: 1, arbitrary: otherPlan }),
-      seqStep: fc.oneof({ weight: 8, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.integer({ min: 2, max: 3 }) }),
-      time: fc.oneof(fc.integer({ min: -5, max: 5 }), fc.constantFrom(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER)),
+      seqStep: fc.oneof(
+        { weight: 8, arbitrary: fc.constant(1) },
+        { weight: 1, arbitrary: fc.integer({ min: 2, max: 3 }) },
+      ),
+      time: fc.oneof(
+        fc.integer({ min: -5, max: 5 }),
+        fc.constantFrom(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER),
+      ),
     }),
     { maxLength: 40 },
   )
@@ -199,7 +274,8 @@ describe('property: decoding JSON(pack(batch)) is byte-exact (K4, H3)', () => {
     let seq = -1
     return items.flatMap((item): SessionEvent[] => {
       seq += item.seqStep
-      if ('note' in item.body) return [{ type: 'test/note', seq, time: item.time, data: { note: item.body.note as JsonValue } }]
+      if ('note' in item.body)
+        return [{ type: 'test/note', seq, time: item.time, data: { note: item.body.note as JsonValue } }]
       const { template: kind, values, turn, step, misplaced } = item.body
       const field = kind['type'] === 'tool-call-delta' ? 'argumentsDelta' : 'text'
       return values.map((value, index) => {
@@ -222,7 +298,9 @@ describe('property: decoding JSON(pack(batch)) is byte-exact (K4, H3)', () => {
           if (isRow) expect((record as ChunkRunRow).values.length).toBeGreaterThanOrEqual(MIN_CHUNK_RUN)
           if (isRow) rows++
         }
-        expect(decode(records).map((event) => JSON.stringify(event))).toEqual(batch.map((event) => JSON.stringify(event)))
+        expect(decode(records).map((event) => JSON.stringify(event))).toEqual(
+          batch.map((event) => JSON.stringify(event)),
+        )
       }),
       { numRuns: 300 },
     )

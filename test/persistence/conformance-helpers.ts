@@ -34,7 +34,11 @@ export function damageLine(text: string, seq: number, firstRecordLine: number): 
   for (let index = firstRecordLine; index < lines.length; index++) {
     const line = lines[index]!
     if (line === '') continue
-    const record = JSON.parse(line) as { readonly seq?: number; readonly seq0?: number; readonly values?: readonly unknown[] }
+    const record = JSON.parse(line) as {
+      readonly seq?: number
+      readonly seq0?: number
+      readonly values?: readonly unknown[]
+    }
     const first = record.seq ?? record.seq0
     const count = record.values?.length ?? 1
     if (first !== undefined && seq >= first && seq < first + count) {

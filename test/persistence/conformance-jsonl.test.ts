@@ -12,7 +12,10 @@ await wasmZstd.isLoaded
 
 type Compression = 'none' | 'gzip' | 'zstd'
 
-const extensions = { none: '.jsonl', gzip: '.jsonl.gz', zstd: '.jsonl.zst' } as const satisfies Record<Compression, string>
+const extensions = { none: '.jsonl', gzip: '.jsonl.gz', zstd: '.jsonl.zst' } as const satisfies Record<
+  Compression,
+  string
+>
 const utf8 = new TextEncoder()
 const latin = new TextDecoder()
 
@@ -27,7 +30,9 @@ function codecOf(compression: Compression): FrameCodec | undefined {
 /** The path of the one log file of `id` in `dir`, or where a new one of `compression` goes. */
 async function logPath(dir: string, id: string, compression: Compression): Promise<string> {
   const base = fileNameOf(id)
-  const names = (await readdir(dir)).filter((name) => Object.values(extensions).some((extension) => name === `${base}${extension}`))
+  const names = (await readdir(dir)).filter((name) =>
+    Object.values(extensions).some((extension) => name === `${base}${extension}`),
+  )
   if (names.length > 1) throw new Error(`${id} has ${names.length} log files: ${names.join(', ')}`)
   return join(dir, names[0] ?? `${base}${extensions[compression]}`)
 }
@@ -71,7 +76,9 @@ async function jsonlTarget(compression: Compression): Promise<ConformanceTarget>
   }
 }
 
-runPersistenceConformance("jsonlPersistence conformance, compression 'none'", () => jsonlTarget('none'), { runner: vitestRunner })
+runPersistenceConformance("jsonlPersistence conformance, compression 'none'", () => jsonlTarget('none'), {
+  runner: vitestRunner,
+})
 // Compressed logs run the large batch at 50 000 events: fflate's gzip and the wasm zstd encoder
 // cost 2.5–4.5 µs per event each way here (150 000 events ≈ 10 s per codec, append plus two loads),
 // while 50 000 (≈ 3.5 MB, one frame, far past the 1 MiB async-compression threshold) covers the

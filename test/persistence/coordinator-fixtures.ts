@@ -26,7 +26,11 @@ export function log(extra: readonly EventPlan[] = []): SessionEvent[] {
 }
 
 /** "Stored X": create, acquire, append each batch, release. */
-export async function store(adapter: PersistenceAdapter, batches: readonly (readonly SessionEvent[])[], header: SessionHeader = H1): Promise<void> {
+export async function store(
+  adapter: PersistenceAdapter,
+  batches: readonly (readonly SessionEvent[])[],
+  header: SessionHeader = H1,
+): Promise<void> {
   await adapter.create(header)
   const lease = await adapter.acquire(header.id)
   let seq = 0

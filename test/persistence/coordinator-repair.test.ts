@@ -23,13 +23,12 @@ import {
   SeqConflictError,
   type SessionEvent,
 } from 'yoke'
-import { faultyPersistence, } from 'yoke/testing'
+import { faultyPersistence } from 'yoke/testing'
 import { nodeFileSystem } from '../../src/persistence/jsonl/jsonl-file-system.js'
 import { callsOf, headerLine, json, lineOf, log, seqsOf, settle, store, typesOf } from './coordinator-fixtures.js'
 import { rejectionOf } from '../helpers/outcomes.js'
 import { AM, call, logOf, SS, TC, TS } from '../session/builders.js'
 import { expectError, field, freshHarness } from '../session/session-helpers.js'
-
 
 /** L1 plus an open turn 2 with an open step: the notation's "file of 8" without its torn tail. */
 const eight = (): SessionEvent[] => log([TS(2), SS(2, 1)])
@@ -62,7 +61,6 @@ async function start(persistence: PersistenceAdapter): Promise<Harness> {
   return harness
 }
 
-
 async function writeLog(body: string, name = 's1.jsonl'): Promise<string> {
   const content = `${headerLine}\n${body}`
   await writeFile(join(dir, name), content)
@@ -71,7 +69,6 @@ async function writeLog(body: string, name = 's1.jsonl'): Promise<string> {
 
 const textOf = async (name = 's1.jsonl'): Promise<string> => readFile(join(dir, name), 'utf8')
 
-
 function gate(): { promise: Promise<void>; open: () => void } {
   let open: () => void = () => {}
   const promise = new Promise<void>((resolve) => {
@@ -79,7 +76,6 @@ function gate(): { promise: Promise<void>; open: () => void } {
   })
   return { promise, open }
 }
-
 
 describe('an interrupted turn', () => {
   test('inspect shows the closers in memory only; load commits them once (scenario 6)', async () => {
@@ -91,7 +87,12 @@ describe('an interrupted turn', () => {
     const { revision } = await inner.load('s1')
     const inspected = await harness.persistence.inspect('s1')
     expect(seqsOf(inspected.events)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
-    expect(inspected.events[8]).toStrictEqual({ type: 'step/end', seq: 8, time: 1000, data: { turn: 2, step: 1, meta: { synthetic: true } } })
+    expect(inspected.events[8]).toStrictEqual({
+      type: 'step/end',
+      seq: 8,
+      time: 1000,
+      data: { turn: 2, step: 1, meta: { synthetic: true } },
+    })
     expect(inspected.events[9]).toStrictEqual({
       type: 'turn/end',
       seq: 9,
@@ -208,7 +209,9 @@ describe('torn tails', () => {
       },
     }
     const harness = await start(J({ fileSystem }))
-    const error = expectError(await rejectionOf(harness.persistence.load('s1')), PersistenceError, 'WRITE_FAILED', { sessionId: 's1' })
+    const error = expectError(await rejectionOf(harness.persistence.load('s1')), PersistenceError, 'WRITE_FAILED', {
+      sessionId: 's1',
+    })
     expect(error.cause).toBe(injected)
     expect(await textOf()).toBe(`${headerLine}\n${eight().map(lineOf).join('')}`)
     expect(await readdir(dir)).toEqual(['s1.jsonl'])
@@ -225,7 +228,11 @@ describe('repair', () => {
     const harness = await start(J())
     const before = await textOf()
     expect(await harness.persistence.repair('s1')).toStrictEqual({ action: 'none', keptEvents: 6, closers: [] })
-    expect(await harness.persistence.repair('s1', { truncateAtCorruption: true })).toStrictEqual({ action: 'none', keptEvents: 6, closers: [] })
+    expect(await harness.persistence.repair('s1', { truncateAtCorruption: true })).toStrictEqual({
+      action: 'none',
+      keptEvents: 6,
+      closers: [],
+    })
     expect(await textOf()).toBe(before)
     expect(await readdir(dir)).toEqual(['s1.jsonl'])
   })
@@ -233,7 +240,11 @@ describe('repair', () => {
   test('reports the closers it appended by type', async () => {
     await store(J(), [eight()])
     const harness = await start(J())
-    expect(await harness.persistence.repair('s1')).toStrictEqual({ action: 'repaired', keptEvents: 8, closers: ['step/end', 'turn/end'] })
+    expect(await harness.persistence.repair('s1')).toStrictEqual({
+      action: 'repaired',
+      keptEvents: 8,
+      closers: ['step/end', 'turn/end'],
+    })
     expect(await harness.persistence.repair('s1')).toStrictEqual({ action: 'none', keptEvents: 10, closers: [] })
   })
 
@@ -241,7 +252,12 @@ describe('repair', () => {
     const tail = '{"type":"turn/sta\n'
     await writeLog(`${log().map(lineOf).join('')}${tail}`)
     const harness = await start(J())
-    expect(await harness.persistence.repair('s1')).toStrictEqual({ action: 'repaired', keptEvents: 6, closers: [], droppedBytes: Buffer.byteLength(tail) })
+    expect(await harness.persistence.repair('s1')).toStrictEqual({
+      action: 'repaired',
+      keptEvents: 6,
+      closers: [],
+      droppedBytes: Buffer.byteLength(tail),
+    })
   })
 
   test('refuses damage without truncateAtCorruption; quarantines it with the option (scenarios 11, 13)', async () => {
@@ -253,13 +269,20 @@ describe('repair', () => {
       defect: 'unparsable',
       location: join(dir, 's1.jsonl'),
     })
-    expectError(await rejectionOf(harness.persistence.load('s1')), PersistenceCorruptionError, 'CORRUPT_LOG', { line: 8 })
+    expectError(await rejectionOf(harness.persistence.load('s1')), PersistenceCorruptionError, 'CORRUPT_LOG', {
+      line: 8,
+    })
     expect(await textOf()).toBe(damaged)
     expect((await stat(join(dir, 's1.jsonl'))).mtimeMs).toBe(mtime)
     expect(await readdir(dir)).toEqual(['s1.jsonl'])
 
     const report = await harness.persistence.repair('s1', { truncateAtCorruption: true })
-    expect(report).toMatchObject({ action: 'quarantined', keptEvents: 6, closers: [], quarantine: join(dir, 's1.jsonl.corrupt-777') })
+    expect(report).toMatchObject({
+      action: 'quarantined',
+      keptEvents: 6,
+      closers: [],
+      quarantine: join(dir, 's1.jsonl.corrupt-777'),
+    })
     expect(await textOf('s1.jsonl.corrupt-777')).toBe(damaged)
     expect(await textOf()).toBe(`${headerLine}\n${log().map(lineOf).join('')}`)
     expect((await harness.persistence.load('s1')).events.map(json)).toEqual(log().map(json))
@@ -303,7 +326,6 @@ describe('repair', () => {
     expect(await textOf('s1.jsonl.corrupt-777')).toBe('an older quarantine')
     expect(await textOf('s1.jsonl.corrupt-778')).toBe(damaged)
   })
-
 })
 
 describe('failures and limits', () => {
@@ -311,11 +333,20 @@ describe('failures and limits', () => {
     const inner = memoryPersistence()
     await store(inner, [eight()])
     const plain = new Error('EIO')
-    const conflict = new SeqConflictError({ code: 'SEQ_CONFLICT', sessionId: 's1', detail: 'injected', expectedRevision: 'r' })
+    const conflict = new SeqConflictError({
+      code: 'SEQ_CONFLICT',
+      sessionId: 's1',
+      detail: 'injected',
+      expectedRevision: 'r',
+    })
     const answers: Error[] = [plain, conflict]
-    const adapter = faultyPersistence(inner, { fail: (entry) => (entry.method === 'commitRepair' ? answers.shift() : undefined) })
+    const adapter = faultyPersistence(inner, {
+      fail: (entry) => (entry.method === 'commitRepair' ? answers.shift() : undefined),
+    })
     const harness = await start(adapter)
-    const wrapped = expectError(await rejectionOf(harness.persistence.load('s1')), PersistenceError, 'WRITE_FAILED', { sessionId: 's1' })
+    const wrapped = expectError(await rejectionOf(harness.persistence.load('s1')), PersistenceError, 'WRITE_FAILED', {
+      sessionId: 's1',
+    })
     expect(wrapped.cause).toBe(plain)
     expect(await rejectionOf(harness.persistence.load('s1'))).toBe(conflict)
     expect((await harness.persistence.load('s1')).events).toHaveLength(10)
@@ -327,7 +358,9 @@ describe('failures and limits', () => {
     await store(inner, [eight()])
     const adapter = faultyPersistence({ ...inner, name: 'lazy', commitRepair: async () => {} })
     const harness = await start(adapter)
-    expectError(await rejectionOf(harness.persistence.load('s1')), PersistenceCorruptionError, 'REPAIR_INCOMPLETE', { sessionId: 's1' })
+    expectError(await rejectionOf(harness.persistence.load('s1')), PersistenceCorruptionError, 'REPAIR_INCOMPLETE', {
+      sessionId: 's1',
+    })
     expect(callsOf(adapter, 'commitRepair')).toHaveLength(1)
     expect(callsOf(adapter, 'load')).toHaveLength(2)
     expectError(await rejectionOf(harness.persistence.repair('s1')), PersistenceCorruptionError, 'REPAIR_INCOMPLETE')
@@ -340,7 +373,9 @@ describe('failures and limits', () => {
     const held = gate()
     const inner = memoryPersistence()
     await store(inner, [eight()])
-    const adapter = faultyPersistence(inner, { hold: (entry) => (entry.method === 'commitRepair' ? held.promise : undefined) })
+    const adapter = faultyPersistence(inner, {
+      hold: (entry) => (entry.method === 'commitRepair' ? held.promise : undefined),
+    })
     const harness = await start(adapter)
     const controller = new AbortController()
     const loading = harness.persistence.load('s1', { signal: controller.signal })

@@ -28,7 +28,11 @@ afterEach(async () => {
 type Method = 'load' | 'readFrom' | 'list' | 'delete' | 'acquire' | 'commitRepair'
 
 /** A memory adapter holding session `s1` (one completed turn) whose `broken` method fails with `failure`. */
-async function harnessWith(broken: Method, failure: unknown, stored: readonly SessionEvent[] = logOf(L1())): Promise<Harness> {
+async function harnessWith(
+  broken: Method,
+  failure: unknown,
+  stored: readonly SessionEvent[] = logOf(L1()),
+): Promise<Harness> {
   const store = createMemoryStore()
   const seeding = memoryPersistence({ store })
   await seeding.create({ version: 1, id: 's1', createdAt: 0 })
@@ -55,15 +59,18 @@ const operations: readonly [string, Method, (harness: Harness) => Promise<unknow
 ]
 
 describe('raw adapter errors are wrapped (C6)', () => {
-  test.each(operations)('%s: a raw %s failure is PersistenceError WRITE_FAILED with the cause', async (_name, method, operation) => {
-    const raw = new Error(`disk on fire (${method})`)
-    const harness = await harnessWith(method, raw)
-    const error = await rejectionOf(operation(harness))
-    expect(PersistenceError.is(error)).toBe(true)
-    expect(error).toMatchObject({ code: 'WRITE_FAILED', cause: raw })
-    if (method !== 'list') expect(error).toMatchObject({ sessionId: 's1' })
-    expect((error as Error).message).toContain(method)
-  })
+  test.each(operations)(
+    '%s: a raw %s failure is PersistenceError WRITE_FAILED with the cause',
+    async (_name, method, operation) => {
+      const raw = new Error(`disk on fire (${method})`)
+      const harness = await harnessWith(method, raw)
+      const error = await rejectionOf(operation(harness))
+      expect(PersistenceError.is(error)).toBe(true)
+      expect(error).toMatchObject({ code: 'WRITE_FAILED', cause: raw })
+      if (method !== 'list') expect(error).toMatchObject({ sessionId: 's1' })
+      expect((error as Error).message).toContain(method)
+    },
+  )
 
   test('repair: a raw commitRepair failure (closing an open turn) is PersistenceError WRITE_FAILED with the cause', async () => {
     const raw = new Error('disk on fire (commitRepair)')
@@ -74,7 +81,12 @@ describe('raw adapter errors are wrapped (C6)', () => {
   })
 
   test('a HarnessError of the adapter passes unchanged', async () => {
-    const locked = new SessionLockedError({ code: 'SESSION_LOCKED', sessionId: 's1', detail: 'held elsewhere', holder: { pid: 1, host: 'h', acquiredAt: 0 } })
+    const locked = new SessionLockedError({
+      code: 'SESSION_LOCKED',
+      sessionId: 's1',
+      detail: 'held elsewhere',
+      holder: { pid: 1, host: 'h', acquiredAt: 0 },
+    })
     const harness = await harnessWith('acquire', locked)
     expect(await rejectionOf(harness.persistence.prepare('s1'))).toBe(locked)
   })

@@ -28,13 +28,12 @@ import {
   SessionLockedError,
   SessionVetoError,
 } from 'yoke'
-import { faultyPersistence, } from 'yoke/testing'
+import { faultyPersistence } from 'yoke/testing'
 import { callsOf, H1, headerLine, json, lineOf, log, seqsOf, settle, store, typesOf } from './coordinator-fixtures.js'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { type RecordingLogger, recordingLogger } from '../helpers/recording-logger.js'
 import { AM, L1, logOf, SE, SS, TE, TS, text, UM } from '../session/builders.js'
 import { appendAll, expectError, freshHarness } from '../session/session-helpers.js'
-
 
 let dir: string
 let harnesses: Harness[]
@@ -66,7 +65,6 @@ async function start(persistence: PersistenceAdapter, options: HarnessOptions = 
   return harness
 }
 
-
 /** A plain log file written directly: the header line (or `header`), then `body`. */
 async function writeLog(body: string, name = 's1.jsonl', header = headerLine): Promise<string> {
   const content = `${header}\n${body}`
@@ -75,8 +73,6 @@ async function writeLog(body: string, name = 's1.jsonl', header = headerLine): P
 }
 
 const textOf = async (name = 's1.jsonl'): Promise<string> => readFile(join(dir, name), 'utf8')
-
-
 
 /** A promise and its resolver, to hold an adapter call. */
 function gate(): { promise: Promise<void>; open: () => void } {
@@ -127,7 +123,12 @@ describe('cold load and inspect', () => {
     const other = await J().acquire('s1')
     const harness = await start(J())
     const coordinator = harness.persistence
-    for (const attempt of [() => coordinator.load('s1'), () => coordinator.prepare('s1'), () => coordinator.delete('s1'), () => coordinator.repair('s1')]) {
+    for (const attempt of [
+      () => coordinator.load('s1'),
+      () => coordinator.prepare('s1'),
+      () => coordinator.delete('s1'),
+      () => coordinator.repair('s1'),
+    ]) {
       expectError(await rejectionOf(attempt()), SessionLockedError, 'SESSION_LOCKED', { sessionId: 's1' })
     }
     expect((await coordinator.inspect('s1')).events).toHaveLength(6)
@@ -143,8 +144,15 @@ describe('read gates (§5.3)', () => {
     await writeLog('', 's1.jsonl', '{"type":"session","version":0,"id":"s1","createdAt":1}')
     await writeLog('', 's2.jsonl', '{"type":"session","version":2,"id":"s2","createdAt":1,"shards":[3]}')
     const harness = await start(J())
-    for (const attempt of [() => harness.persistence.load('s1'), () => harness.persistence.inspect('s1'), () => harness.persistence.prepare('s1')]) {
-      expectError(await rejectionOf(attempt()), SessionFormatUnsupportedError, 'FORMAT_TOO_OLD', { direction: 'older', storedVersion: 0 })
+    for (const attempt of [
+      () => harness.persistence.load('s1'),
+      () => harness.persistence.inspect('s1'),
+      () => harness.persistence.prepare('s1'),
+    ]) {
+      expectError(await rejectionOf(attempt()), SessionFormatUnsupportedError, 'FORMAT_TOO_OLD', {
+        direction: 'older',
+        storedVersion: 0,
+      })
     }
     expectError(await rejectionOf(harness.persistence.load('s2')), SessionFormatUnsupportedError, 'FORMAT_TOO_NEW', {
       storedVersion: 2,
@@ -155,11 +163,21 @@ describe('read gates (§5.3)', () => {
   })
 
   test('G2: a header naming another id is IDENTITY_MISMATCH; nothing repaired, unchanged, lock released (scenario 14)', async () => {
-    const content = await writeLog(`${log([TS(2)]).map(lineOf).join('')}`, 's1.jsonl', headerLine.replace('"id":"s1"', '"id":"s2"'))
+    const content = await writeLog(
+      `${log([TS(2)])
+        .map(lineOf)
+        .join('')}`,
+      's1.jsonl',
+      headerLine.replace('"id":"s1"', '"id":"s2"'),
+    )
     const mtime = (await stat(join(dir, 's1.jsonl'))).mtimeMs
     const adapter = faultyPersistence(J())
     const harness = await start(adapter)
-    for (const attempt of [() => harness.persistence.load('s1'), () => harness.persistence.inspect('s1'), () => harness.persistence.repair('s1')]) {
+    for (const attempt of [
+      () => harness.persistence.load('s1'),
+      () => harness.persistence.inspect('s1'),
+      () => harness.persistence.repair('s1'),
+    ]) {
       expectError(await rejectionOf(attempt()), PersistenceCorruptionError, 'IDENTITY_MISMATCH', {
         sessionId: 's1',
         expected: 's1',
@@ -167,7 +185,11 @@ describe('read gates (§5.3)', () => {
         location: join(dir, 's1.jsonl'),
       })
     }
-    expectError(await rejectionOf(harness.persistence.readFrom('s1', 0)), PersistenceCorruptionError, 'IDENTITY_MISMATCH')
+    expectError(
+      await rejectionOf(harness.persistence.readFrom('s1', 0)),
+      PersistenceCorruptionError,
+      'IDENTITY_MISMATCH',
+    )
     expect(callsOf(adapter, 'commitRepair')).toHaveLength(0)
     expect(await textOf()).toBe(content)
     expect((await stat(join(dir, 's1.jsonl'))).mtimeMs).toBe(mtime)
@@ -178,8 +200,15 @@ describe('read gates (§5.3)', () => {
     const future = '{"type":"future/thing","seq":6,"time":1000,"data":{}}'
     const content = await writeLog(`${log().map(lineOf).join('')}${future}\n`)
     const harness = await start(J())
-    for (const attempt of [() => harness.persistence.load('s1'), () => harness.persistence.inspect('s1'), () => harness.persistence.readFrom('s1', 3)]) {
-      expectError(await rejectionOf(attempt()), SessionFormatUnsupportedError, 'UNKNOWN_EVENT_TYPE', { eventType: 'future/thing', seq: 6 })
+    for (const attempt of [
+      () => harness.persistence.load('s1'),
+      () => harness.persistence.inspect('s1'),
+      () => harness.persistence.readFrom('s1', 3),
+    ]) {
+      expectError(await rejectionOf(attempt()), SessionFormatUnsupportedError, 'UNKNOWN_EVENT_TYPE', {
+        eventType: 'future/thing',
+        seq: 6,
+      })
     }
     expect(await textOf()).toBe(content)
     const ignorable = '{"type":"future/thing","seq":6,"time":1000,"data":{},"ignorable":true}'
@@ -193,11 +222,16 @@ describe('read gates (§5.3)', () => {
   })
 
   test('G4: an event breaking the session rules is INVALID_EVENT with the session error as cause; unmodified (scenario 17)', async () => {
-    const bad = '{"type":"user/message","seq":6,"time":1000,"data":{"role":"user","content":[{"type":"text","text":"x"}],"source":{"kind":"user"}},"surfaceOp":"append"}'
+    const bad =
+      '{"type":"user/message","seq":6,"time":1000,"data":{"role":"user","content":[{"type":"text","text":"x"}],"source":{"kind":"user"}},"surfaceOp":"append"}'
     const content = await writeLog(`${log().map(lineOf).join('')}${bad}\n`)
     const adapter = faultyPersistence(J())
     const harness = await start(adapter)
-    for (const attempt of [() => harness.persistence.load('s1'), () => harness.persistence.inspect('s1'), () => harness.persistence.prepare('s1')]) {
+    for (const attempt of [
+      () => harness.persistence.load('s1'),
+      () => harness.persistence.inspect('s1'),
+      () => harness.persistence.prepare('s1'),
+    ]) {
       const error = expectError(await rejectionOf(attempt()), PersistenceCorruptionError, 'INVALID_EVENT', {
         sessionId: 's1',
         seq: 6,
@@ -211,10 +245,16 @@ describe('read gates (§5.3)', () => {
   })
 
   test('G4 on readFrom: the suffix gets the per-event payload checks, but not the relational ones', async () => {
-    const bad = '{"type":"user/message","seq":6,"time":1000,"data":{"role":"user","content":[{"type":"text","text":"x"}],"source":{"kind":"user"}},"surfaceOp":"append"}'
+    const bad =
+      '{"type":"user/message","seq":6,"time":1000,"data":{"role":"user","content":[{"type":"text","text":"x"}],"source":{"kind":"user"}},"surfaceOp":"append"}'
     await writeLog(`${log().map(lineOf).join('')}${bad}\n`)
     const harness = await start(J())
-    const error = expectError(await rejectionOf(harness.persistence.readFrom('s1', 4)), PersistenceCorruptionError, 'INVALID_EVENT', { seq: 6 })
+    const error = expectError(
+      await rejectionOf(harness.persistence.readFrom('s1', 4)),
+      PersistenceCorruptionError,
+      'INVALID_EVENT',
+      { seq: 6 },
+    )
     expectError(error.cause, SessionEventError, 'INVALID_PAYLOAD', { path: 'data.id' })
     // A suffix starting inside turn 1 is fine: step/end and turn/end need their prefix to be checked.
     await writeLog(log().map(lineOf).join(''))
@@ -222,7 +262,8 @@ describe('read gates (§5.3)', () => {
   })
 
   test('the gates run in order: version before identity, identity before unknown types, unknown types before validation', async () => {
-    const bad = '{"type":"user/message","seq":6,"time":1000,"data":{"role":"user","content":[{"type":"text","text":"x"}],"source":{"kind":"user"}},"surfaceOp":"append"}'
+    const bad =
+      '{"type":"user/message","seq":6,"time":1000,"data":{"role":"user","content":[{"type":"text","text":"x"}],"source":{"kind":"user"}},"surfaceOp":"append"}'
     const future = '{"type":"future/thing","seq":7,"time":1000,"data":{}}'
     const futureAt6 = '{"type":"future/thing","seq":6,"time":1000,"data":{}}'
     const foreignHeader = headerLine.replace('"id":"s1"', '"id":"s2"')
@@ -230,19 +271,32 @@ describe('read gates (§5.3)', () => {
     const harness = await start(adapter)
     const attempts = [() => harness.persistence.load('s1'), () => harness.persistence.inspect('s1')]
     // G1 before G2: a too-new header naming another id is FORMAT_TOO_NEW.
-    await writeLog(`${log().map(lineOf).join('')}`, 's1.jsonl', '{"type":"session","version":2,"id":"s2","createdAt":1}')
+    await writeLog(
+      `${log().map(lineOf).join('')}`,
+      's1.jsonl',
+      '{"type":"session","version":2,"id":"s2","createdAt":1}',
+    )
     for (const attempt of attempts) {
-      expectError(await rejectionOf(attempt()), SessionFormatUnsupportedError, 'FORMAT_TOO_NEW', { storedVersion: 2, direction: 'newer' })
+      expectError(await rejectionOf(attempt()), SessionFormatUnsupportedError, 'FORMAT_TOO_NEW', {
+        storedVersion: 2,
+        direction: 'newer',
+      })
     }
     // G2 before G3: another id with an unknown type in the log is IDENTITY_MISMATCH.
     await writeLog(`${log().map(lineOf).join('')}${futureAt6}\n`, 's1.jsonl', foreignHeader)
     for (const attempt of attempts) {
-      expectError(await rejectionOf(attempt()), PersistenceCorruptionError, 'IDENTITY_MISMATCH', { expected: 's1', actual: 's2' })
+      expectError(await rejectionOf(attempt()), PersistenceCorruptionError, 'IDENTITY_MISMATCH', {
+        expected: 's1',
+        actual: 's2',
+      })
     }
     // G3 before G4: an unknown type after an invalid event is UNKNOWN_EVENT_TYPE, naming the later seq.
     const content = await writeLog(`${log().map(lineOf).join('')}${bad}\n${future}\n`)
     for (const attempt of attempts) {
-      expectError(await rejectionOf(attempt()), SessionFormatUnsupportedError, 'UNKNOWN_EVENT_TYPE', { eventType: 'future/thing', seq: 7 })
+      expectError(await rejectionOf(attempt()), SessionFormatUnsupportedError, 'UNKNOWN_EVENT_TYPE', {
+        eventType: 'future/thing',
+        seq: 7,
+      })
     }
     expect(callsOf(adapter, 'commitRepair')).toHaveLength(0)
     expect(await textOf()).toBe(content)
@@ -263,18 +317,29 @@ describe('live sessions', () => {
     const adapter = faultyPersistence(memoryPersistence())
     const harness = await start(adapter)
     const session = appendAll(harness.sessions.create({ id: 's1' }), [TS(1), SS(1, 1)])
-    expectError(await rejectionOf(harness.persistence.load('s1')), PersistenceError, 'LIVE_TURN_OPEN', { sessionId: 's1' })
+    expectError(await rejectionOf(harness.persistence.load('s1')), PersistenceError, 'LIVE_TURN_OPEN', {
+      sessionId: 's1',
+    })
     expect(callsOf(adapter, 'append').map((call) => call.seqs)).toEqual([[0, 1]])
     appendAll(session, [SE(1, 1), TE(1, 'completed')])
     const loaded = await harness.persistence.load('s1')
     expect(loaded.events).toBe(session.events)
     expect(seqsOf(loaded.events)).toEqual([0, 1, 2, 3])
     expect(loaded.header).toBe(session.header)
-    expect(callsOf(adapter, 'append').map((call) => call.seqs)).toEqual([[0, 1], [2, 3]])
+    expect(callsOf(adapter, 'append').map((call) => call.seqs)).toEqual([
+      [0, 1],
+      [2, 3],
+    ])
     expect(callsOf(adapter, 'load')).toHaveLength(0)
-    expectError(await rejectionOf(harness.persistence.prepare('s1')), PersistenceError, 'SESSION_LIVE', { sessionId: 's1' })
-    expectError(await rejectionOf(harness.persistence.delete('s1')), PersistenceError, 'SESSION_LIVE', { sessionId: 's1' })
-    expectError(await rejectionOf(harness.persistence.repair('s1')), PersistenceError, 'SESSION_LIVE', { sessionId: 's1' })
+    expectError(await rejectionOf(harness.persistence.prepare('s1')), PersistenceError, 'SESSION_LIVE', {
+      sessionId: 's1',
+    })
+    expectError(await rejectionOf(harness.persistence.delete('s1')), PersistenceError, 'SESSION_LIVE', {
+      sessionId: 's1',
+    })
+    expectError(await rejectionOf(harness.persistence.repair('s1')), PersistenceError, 'SESSION_LIVE', {
+      sessionId: 's1',
+    })
   })
 
   test('inspect of a live session is session.events as they are, unbalanced, with no flush', async () => {
@@ -322,7 +387,14 @@ describe('prepare and binding (C2)', () => {
     const stored = await J().load('s1')
     expect(seqsOf(stored.events)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
     expect(stored.events[6]?.type).toBe('session/end-seed')
-    expect(typesOf(stored.events.slice(7))).toEqual(['turn/start', 'step/start', 'user/message', 'assistant/message', 'step/end', 'turn/end'])
+    expect(typesOf(stored.events.slice(7))).toEqual([
+      'turn/start',
+      'step/start',
+      'user/message',
+      'assistant/message',
+      'step/end',
+      'turn/end',
+    ])
     expect(stored.events.slice(7).map(json)).toEqual(session.events.slice(7).map(json))
   })
 
@@ -330,10 +402,15 @@ describe('prepare and binding (C2)', () => {
     const adapter = memoryPersistence()
     await store(adapter, [log()])
     const harness = await start(adapter)
-    const [first, second] = await Promise.allSettled([harness.persistence.prepare('s1'), harness.persistence.prepare('s1')])
+    const [first, second] = await Promise.allSettled([
+      harness.persistence.prepare('s1'),
+      harness.persistence.prepare('s1'),
+    ])
     expect(first.status).toBe('fulfilled')
     expect(second.status).toBe('rejected')
-    expectError(second.status === 'rejected' ? second.reason : undefined, PersistenceError, 'SESSION_RESERVED', { sessionId: 's1' })
+    expectError(second.status === 'rejected' ? second.reason : undefined, PersistenceError, 'SESSION_RESERVED', {
+      sessionId: 's1',
+    })
     expectError(await rejectionOf(harness.persistence.prepare('s1')), PersistenceError, 'SESSION_RESERVED')
     if (first.status === 'fulfilled') await first.value.release()
     const again = await harness.persistence.prepare('s1')
@@ -361,7 +438,11 @@ describe('prepare and binding (C2)', () => {
     await store(adapter, [log()])
     const harness = await start(adapter)
     const prepared = await harness.persistence.prepare('s1')
-    const veto = expectError(thrownBy(() => harness.sessions.create({ id: 's1' })), SessionVetoError, 'CREATE_VETOED')
+    const veto = expectError(
+      thrownBy(() => harness.sessions.create({ id: 's1' })),
+      SessionVetoError,
+      'CREATE_VETOED',
+    )
     expectError(veto.cause, PersistenceError, 'SESSION_EXISTS', { sessionId: 's1' })
     const altered = [...log().slice(0, 5), logOf([...L1().slice(0, 5), TE(1, 'interrupted')])[5]]
     expectError(
@@ -374,7 +455,11 @@ describe('prepare and binding (C2)', () => {
       index === 2 ? { ...event, data: Object.fromEntries(Object.entries(event.data as object).reverse()) } : event,
     )
     expect(JSON.stringify(reordered[2]?.data)).not.toBe(JSON.stringify(prepared.events[2]?.data))
-    expectError(thrownBy(() => harness.sessions.create({ id: 's1', seed: reordered })), SessionVetoError, 'CREATE_VETOED')
+    expectError(
+      thrownBy(() => harness.sessions.create({ id: 's1', seed: reordered })),
+      SessionVetoError,
+      'CREATE_VETOED',
+    )
     expect(harness.sessions.get('s1')).toBeUndefined()
     expectError(await rejectionOf(harness.persistence.prepare('s1')), PersistenceError, 'SESSION_RESERVED')
     const session = harness.sessions.create({ id: 's1', seed: prepared.events, header: prepared.header })
@@ -397,7 +482,8 @@ describe('prepare and binding (C2)', () => {
   })
 
   test('a failed prepare releases its lease and reserves nothing', async () => {
-    const bad = '{"type":"user/message","seq":6,"time":1000,"data":{"role":"user","content":[],"source":{"kind":"user"}},"surfaceOp":"append"}'
+    const bad =
+      '{"type":"user/message","seq":6,"time":1000,"data":{"role":"user","content":[],"source":{"kind":"user"}},"surfaceOp":"append"}'
     await writeLog(`${log().map(lineOf).join('')}${bad}\n`)
     const harness = await start(J())
     expectError(await rejectionOf(harness.persistence.prepare('s1')), PersistenceCorruptionError, 'INVALID_EVENT')
@@ -450,7 +536,12 @@ describe('readFrom', () => {
       ...rest,
       load: async (sessionId, options) => {
         const stored = await inner.load(sessionId, options)
-        const torn = { kind: 'torn' as const, defect: 'frame' as const, recovered: [structuredClone(salvaged)], revision: stored.revision }
+        const torn = {
+          kind: 'torn' as const,
+          defect: 'frame' as const,
+          recovered: [structuredClone(salvaged)],
+          revision: stored.revision,
+        }
         return { ...stored, events: [...stored.events, structuredClone(salvaged)], torn }
       },
     })
@@ -481,7 +572,9 @@ describe('list', () => {
     expect(await harness.persistence.list()).toEqual([H1])
     const warnings = logger.at('warn')
     expect(warnings).toHaveLength(1)
-    const error = expectError(warnings[0]?.fields?.['error'], PersistenceCorruptionError, 'CORRUPT_HEADER', { location: join(dir, 'bad.jsonl') })
+    const error = expectError(warnings[0]?.fields?.['error'], PersistenceCorruptionError, 'CORRUPT_HEADER', {
+      location: join(dir, 'bad.jsonl'),
+    })
     expect(error.sessionId).toBe('bad')
   })
 })
@@ -502,7 +595,9 @@ describe('delete', () => {
   test('a failed delete still releases the lease', async () => {
     const inner = J()
     await store(inner, [log()])
-    const adapter = faultyPersistence(inner, { fail: (call) => (call.method === 'delete' ? new Error('EIO') : undefined) })
+    const adapter = faultyPersistence(inner, {
+      fail: (call) => (call.method === 'delete' ? new Error('EIO') : undefined),
+    })
     const harness = await start(adapter)
     expect(await rejectionOf(harness.persistence.delete('s1'))).toBeInstanceOf(Error)
     expect(await readdir(dir)).toEqual(['s1.jsonl'])
@@ -520,19 +615,22 @@ describe('signals (C8)', () => {
     ['repair', (harness, signal) => harness.persistence.repair('s1', { signal })],
   ]
 
-  test.each(operations)('an already aborted signal rejects %s with signal.reason itself, before any adapter call', async (_name, run) => {
-    const adapter = faultyPersistence(memoryPersistence())
-    await store(adapter.inner, [log([TS(2)])])
-    const harness = await start(adapter)
-    const reason = new Error('stop')
-    const controller = new AbortController()
-    controller.abort(reason)
-    expect(await rejectionOf(run(harness, controller.signal))).toBe(reason)
-    const plain = new AbortController()
-    plain.abort()
-    expect(await rejectionOf(run(harness, plain.signal))).toBe(plain.signal.reason)
-    expect(adapter.calls).toEqual([])
-  })
+  test.each(operations)(
+    'an already aborted signal rejects %s with signal.reason itself, before any adapter call',
+    async (_name, run) => {
+      const adapter = faultyPersistence(memoryPersistence())
+      await store(adapter.inner, [log([TS(2)])])
+      const harness = await start(adapter)
+      const reason = new Error('stop')
+      const controller = new AbortController()
+      controller.abort(reason)
+      expect(await rejectionOf(run(harness, controller.signal))).toBe(reason)
+      const plain = new AbortController()
+      plain.abort()
+      expect(await rejectionOf(run(harness, plain.signal))).toBe(plain.signal.reason)
+      expect(adapter.calls).toEqual([])
+    },
+  )
 
   test('an abort during a cold read rejects with the reason and releases the lease', async () => {
     const held = gate()
@@ -602,7 +700,10 @@ describe('forks (scenario 47)', () => {
     await harness.sessions.flush(child)
     const expectedHeader = { version: 1, id: 's2', createdAt: 1000, cwd: '/w', parentSession: 's1', seedLength: 6 }
     expect(await harness.persistence.list()).toEqual([expectedHeader])
-    expect(JSON.parse((await textOf('s2.jsonl')).split('\n')[0] as string)).toEqual({ type: 'session', ...expectedHeader })
+    expect(JSON.parse((await textOf('s2.jsonl')).split('\n')[0] as string)).toEqual({
+      type: 'session',
+      ...expectedHeader,
+    })
     const live = await harness.persistence.load('s2')
     expect(seqsOf(live.events)).toEqual([0, 1, 2, 3, 4, 5, 6])
     await harness.sessions.dispose(child)

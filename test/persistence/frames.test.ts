@@ -57,7 +57,12 @@ function commandExists(command: string): boolean {
  * Cuts `file` at every byte offset and checks the walk: the frames complete at the cut, then
  * (unless the cut is on a boundary) an incomplete defect whose salvage is a prefix of its text.
  */
-function checkEveryCut(file: Uint8Array, parts: readonly Uint8Array[], texts: readonly Uint8Array[], walk: (bytes: Uint8Array) => FrameWalk): number {
+function checkEveryCut(
+  file: Uint8Array,
+  parts: readonly Uint8Array[],
+  texts: readonly Uint8Array[],
+  walk: (bytes: Uint8Array) => FrameWalk,
+): number {
   const starts: number[] = []
   let end = 0
   for (const part of parts) {
@@ -129,7 +134,9 @@ describe('gzip frames', () => {
   })
 
   it('decodes members larger than one decoder push, across push boundaries', () => {
-    const texts = [randomText(150_000, 1), jsonLines(2_000, 0), randomText(70_000, 2)].map((text) => encoder.encode(text))
+    const texts = [randomText(150_000, 1), jsonLines(2_000, 0), randomText(70_000, 2)].map((text) =>
+      encoder.encode(text),
+    )
     const parts = texts.map((text) => encodeGzipFrame(text))
     const walk = decodeGzipMembers(concat(parts))
     expect(walk.defect).toBeUndefined()
@@ -153,7 +160,13 @@ describe('gzip frames', () => {
       damaged[third - trailerByte] = (damaged[third - trailerByte] ?? 0) ^ 0x01
       const walk = decodeGzipMembers(damaged)
       expect(walk.frames).toHaveLength(1)
-      expect(walk.defect).toEqual({ kind: 'frame', reason: 'checksum', offset: second, salvaged: new Uint8Array(0), laterDecodableFrameOffsets: [third] })
+      expect(walk.defect).toEqual({
+        kind: 'frame',
+        reason: 'checksum',
+        offset: second,
+        salvaged: new Uint8Array(0),
+        laterDecodableFrameOffsets: [third],
+      })
     }
   })
 
@@ -182,22 +195,38 @@ describe('gzip frames', () => {
 
   it('stops at bytes without gzip magic and finds a later member', () => {
     const junkAt = (members[0]?.length ?? 0) + (members[1]?.length ?? 0)
-    for (const junk of [[0x0a], [0x1f], [0x1f, 0x8b], [0x1f, 0x8b, 0x08, 0x00, 0x00], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]]) {
-      const walk = decodeGzipMembers(concat([members[0] ?? new Uint8Array(0), members[1] ?? new Uint8Array(0), Uint8Array.from(junk)]))
+    for (const junk of [
+      [0x0a],
+      [0x1f],
+      [0x1f, 0x8b],
+      [0x1f, 0x8b, 0x08, 0x00, 0x00],
+      [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    ]) {
+      const walk = decodeGzipMembers(
+        concat([members[0] ?? new Uint8Array(0), members[1] ?? new Uint8Array(0), Uint8Array.from(junk)]),
+      )
       expect(walk.frames).toHaveLength(2)
       expect(walk.defect?.offset).toBe(junkAt)
       expect(walk.defect?.reason).toBe(junk[0] === 0x1f ? 'incomplete' : 'bad-magic')
       expect(walk.defect?.salvaged).toEqual(new Uint8Array(0))
     }
     const garbage = encoder.encode(randomText(100, 3))
-    const withLater = concat([members[0] ?? new Uint8Array(0), garbage, members[1] ?? new Uint8Array(0), members[2] ?? new Uint8Array(0)])
+    const withLater = concat([
+      members[0] ?? new Uint8Array(0),
+      garbage,
+      members[1] ?? new Uint8Array(0),
+      members[2] ?? new Uint8Array(0),
+    ])
     const walk = decodeGzipMembers(withLater)
     expect(walk.frames).toHaveLength(1)
     expect(walk.defect?.reason).toBe('bad-magic')
     expect(walk.defect?.offset).toBe(members[0]?.length)
     const later = (members[0]?.length ?? 0) + garbage.length
     expect(walk.defect?.laterDecodableFrameOffsets).toEqual([later, later + (members[1]?.length ?? 0)])
-    expect(decodeGzipMembers(withLater.subarray(later)).frames.map((frame) => frame.length)).toEqual([members[1]?.length, members[2]?.length])
+    expect(decodeGzipMembers(withLater.subarray(later)).frames.map((frame) => frame.length)).toEqual([
+      members[1]?.length,
+      members[2]?.length,
+    ])
   })
 
   it('lists a torn member after a bad region as decodable when its prefix decodes', () => {
@@ -258,7 +287,9 @@ describe('zstd frames', () => {
   })
 
   it.skipIf(!commandExists('zstd'))('walks zstd CLI frames with a content checksum; zstd -dc prints the text', () => {
-    const parts = TEXTS.map((text) => new Uint8Array(spawnSync('zstd', ['-3', '--check', '-c', '-q'], { input: text }).stdout))
+    const parts = TEXTS.map(
+      (text) => new Uint8Array(spawnSync('zstd', ['-3', '--check', '-c', '-q'], { input: text }).stdout),
+    )
     const cliFile = concat(parts)
     const layout = readZstdFrameLayout(cliFile, 0)
     expect(layout.kind === 'frame' && layout.checksum).toBe(true)
@@ -309,7 +340,11 @@ describe('zstd frames', () => {
     const layout = readZstdFrameLayout(big, 0)
     if (layout.kind !== 'frame') throw new Error('expected a frame')
     const firstBlockEnd = layout.blockEnds[0] ?? 0
-    const torn = concat([frames[0] ?? new Uint8Array(0), frames[1] ?? new Uint8Array(0), big.subarray(0, firstBlockEnd + 10)])
+    const torn = concat([
+      frames[0] ?? new Uint8Array(0),
+      frames[1] ?? new Uint8Array(0),
+      big.subarray(0, firstBlockEnd + 10),
+    ])
     const walk = decodeZstdFrames(torn)
     expect(walk.frames).toHaveLength(2)
     expect(walk.defect?.reason).toBe('incomplete')
@@ -353,7 +388,8 @@ describe('zstd frames', () => {
     const throws: HostZstdEncoder = () => {
       throw new Error('no wasm here')
     }
-    const twoFrames: HostZstdEncoder = (bytes, level) => concat([wasmZstd.compress(bytes, level), wasmZstd.compress(bytes, level)])
+    const twoFrames: HostZstdEncoder = (bytes, level) =>
+      concat([wasmZstd.compress(bytes, level), wasmZstd.compress(bytes, level)])
     for (const [zstdEncoder, reason] of [
       [garbage, /not a zstd frame/],
       [wrongText, /different bytes/],

@@ -15,8 +15,10 @@ import { recordingLogger } from '../helpers/recording-logger.js'
 function storage(stored: ReadonlySet<string>, broken = new Set<string>()): PersistenceCoordinator {
   return {
     readFrom: async (id: string) => {
-      if (broken.has(id)) throw new PersistenceError({ code: ErrorCode.WRITE_FAILED, sessionId: id, detail: 'disk gone' })
-      if (!stored.has(id)) throw new PersistenceError({ code: ErrorCode.SESSION_NOT_FOUND, sessionId: id, detail: 'none' })
+      if (broken.has(id))
+        throw new PersistenceError({ code: ErrorCode.WRITE_FAILED, sessionId: id, detail: 'disk gone' })
+      if (!stored.has(id))
+        throw new PersistenceError({ code: ErrorCode.SESSION_NOT_FOUND, sessionId: id, detail: 'none' })
       return { header: { version: 1, id, createdAt: 0 }, events: [] }
     },
   } as unknown as PersistenceCoordinator
@@ -30,13 +32,22 @@ function counter(): () => string {
 describe('isStored and freshSessionId', () => {
   test('isStored: a resolved read is stored, SESSION_NOT_FOUND is not, other failures propagate', async () => {
     const persistence = storage(new Set(['a']), new Set(['bad']))
-    expect([await isStored(persistence, 'a'), await isStored(persistence, 'b'), await isStored(undefined, 'a')]).toEqual([true, false, false])
+    expect([
+      await isStored(persistence, 'a'),
+      await isStored(persistence, 'b'),
+      await isStored(undefined, 'a'),
+    ]).toEqual([true, false, false])
     expect(await rejectionOf(isStored(persistence, 'bad'))).toMatchObject({ code: 'WRITE_FAILED', sessionId: 'bad' })
   })
 
   test('skips live and stored draws and returns the first free one', async () => {
     const live = new Set(['s2'])
-    const id = await freshSessionId(counter(), (candidate) => live.has(candidate), storage(new Set(['s1', 's3'])), () => new Error('taken'))
+    const id = await freshSessionId(
+      counter(),
+      (candidate) => live.has(candidate),
+      storage(new Set(['s1', 's3'])),
+      () => new Error('taken'),
+    )
     expect(id).toBe('s4')
   })
 
@@ -44,19 +55,38 @@ describe('isStored and freshSessionId', () => {
     const seen: [string, boolean][] = []
     const always = (): string => 'same'
     const error = await rejectionOf(
-      freshSessionId(always, () => false, storage(new Set(['same'])), (id, stored) => {
-        seen.push([id, stored])
-        return new Error(`${id} taken`)
-      }),
+      freshSessionId(
+        always,
+        () => false,
+        storage(new Set(['same'])),
+        (id, stored) => {
+          seen.push([id, stored])
+          return new Error(`${id} taken`)
+        },
+      ),
     )
     expect(error).toEqual(new Error('same taken'))
     expect(seen).toEqual([['same', true]])
-    const live = await rejectionOf(freshSessionId(always, () => true, undefined, (id, stored) => new Error(`${id} ${stored ? 'stored' : 'live'}`)))
+    const live = await rejectionOf(
+      freshSessionId(
+        always,
+        () => true,
+        undefined,
+        (id, stored) => new Error(`${id} ${stored ? 'stored' : 'live'}`),
+      ),
+    )
     expect(live).toEqual(new Error('same live'))
   })
 
   test('a read failure stops the search', async () => {
-    const error = await rejectionOf(freshSessionId(counter(), () => false, storage(new Set(), new Set(['s1'])), () => new Error('taken')))
+    const error = await rejectionOf(
+      freshSessionId(
+        counter(),
+        () => false,
+        storage(new Set(), new Set(['s1'])),
+        () => new Error('taken'),
+      ),
+    )
     expect(error).toMatchObject({ code: 'WRITE_FAILED' })
   })
 })
@@ -65,7 +95,12 @@ describe('a damaged or too-new stored log takes its id (09-api.md H2, H5)', () =
   async function harnessOver(content: string): Promise<{ harness: Harness; dir: string }> {
     const dir = await mkdtemp(join(tmpdir(), 'yoke-taken-'))
     await writeFile(join(dir, 's1.jsonl'), content)
-    const harness = await createHarness({ persistence: { dir }, ids: fakeIds(), model: scriptedModel([]), logger: recordingLogger() })
+    const harness = await createHarness({
+      persistence: { dir },
+      ids: fakeIds(),
+      model: scriptedModel([]),
+      logger: recordingLogger(),
+    })
     return { harness, dir }
   }
   const tooNew = `${JSON.stringify({ type: 'session', version: 99, id: 's1', createdAt: 0 })}\n`
@@ -74,20 +109,29 @@ describe('a damaged or too-new stored log takes its id (09-api.md H2, H5)', () =
   test.each([
     ['too new', tooNew],
     ['corrupt', corrupt],
-  ])('%s: a given id is SESSION_EXISTS, a generated one is skipped, in createAgent and fork', async (_kind, content) => {
-    const { harness, dir } = await harnessOver(content)
-    try {
-      expect(await rejectionOf(harness.createAgent({ sessionId: 's1' }))).toMatchObject({ name: 'PersistenceError', code: 'SESSION_EXISTS' })
-      const agent = await harness.createAgent()
-      expect(agent.id).toBe('s2')
-      expect(await rejectionOf(harness.fork('s2', { id: 's1' }))).toMatchObject({ name: 'SessionForkError', code: 'SESSION_EXISTS' })
-      const child = await harness.fork('s2')
-      expect(child.id).not.toBe('s1')
-    } finally {
-      await harness.close()
-      await rm(dir, { recursive: true, force: true })
-    }
-  })
+  ])(
+    '%s: a given id is SESSION_EXISTS, a generated one is skipped, in createAgent and fork',
+    async (_kind, content) => {
+      const { harness, dir } = await harnessOver(content)
+      try {
+        expect(await rejectionOf(harness.createAgent({ sessionId: 's1' }))).toMatchObject({
+          name: 'PersistenceError',
+          code: 'SESSION_EXISTS',
+        })
+        const agent = await harness.createAgent()
+        expect(agent.id).toBe('s2')
+        expect(await rejectionOf(harness.fork('s2', { id: 's1' }))).toMatchObject({
+          name: 'SessionForkError',
+          code: 'SESSION_EXISTS',
+        })
+        const child = await harness.fork('s2')
+        expect(child.id).not.toBe('s1')
+      } finally {
+        await harness.close()
+        await rm(dir, { recursive: true, force: true })
+      }
+    },
+  )
 })
 
 describe('persistence operation options (03-persistence.md §5.2)', () => {
@@ -109,7 +153,9 @@ describe('persistence operation options (03-persistence.md §5.2)', () => {
           expect(await rejectionOf(call(options))).toMatchObject({ code: 'INVALID_ARGUMENT' })
         }
       }
-      expect(await rejectionOf(persistence.repair('s1', { truncateAtCorruption: 'yes' } as never))).toMatchObject({ argument: 'options.truncateAtCorruption' })
+      expect(await rejectionOf(persistence.repair('s1', { truncateAtCorruption: 'yes' } as never))).toMatchObject({
+        argument: 'options.truncateAtCorruption',
+      })
     } finally {
       await harness.close()
     }

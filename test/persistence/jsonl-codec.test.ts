@@ -23,7 +23,11 @@ const options: LogScannerOptions = { sessionId: 's1', location: '/d/s1.jsonl' }
 const utf8 = new TextEncoder()
 
 function CH(value: string, turn = 2, step = 1): EventPlan {
-  return { type: 'assistant/chunk', data: { turn, step, chunk: { type: 'text-delta', index: 0, text: value } }, options: {} }
+  return {
+    type: 'assistant/chunk',
+    data: { turn, step, chunk: { type: 'text-delta', index: 0, text: value } },
+    options: {},
+  }
 }
 
 function lineOf(event: unknown): string {
@@ -85,7 +89,9 @@ describe('encodeHeaderLine (H1)', () => {
     expect(encodeHeaderLine(header)).toBe(
       '{"type":"session","version":1,"id":"s2","createdAt":5,"cwd":"/w","parentSession":"s0","seedLength":6,"origin":"subagent","delegationDepth":1,"agentPreset":"p","metadata":{"z":1,"a":2}}\n',
     )
-    expect(encodeHeaderLine({ version: 1, id: 's3', createdAt: 0 })).toBe('{"type":"session","version":1,"id":"s3","createdAt":0}\n')
+    expect(encodeHeaderLine({ version: 1, id: 's3', createdAt: 0 })).toBe(
+      '{"type":"session","version":1,"id":"s3","createdAt":0}\n',
+    )
   })
 })
 
@@ -99,14 +105,22 @@ describe('encodeBatch (J5)', () => {
   })
 
   test('takes the texts write-behind handed on with a frozen batch (WB7), packed rows excepted', () => {
-    const chunk = (delta: string): EventPlan => ({ type: 'assistant/chunk', data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: delta } }, options: {} })
+    const chunk = (delta: string): EventPlan => ({
+      type: 'assistant/chunk',
+      data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: delta } },
+      options: {},
+    })
     const events = Object.freeze(logOf([TS(1), SS(1, 1), ...['a', 'b', 'c', 'd', 'e'].map(chunk), SE(1, 1)]))
     const marks = events.map((event) => `<${event.seq}>`)
     handOnJsonTexts(events, marks)
     expect(encodeBatch(events, { packChunks: false })).toBe(marks.map((mark) => `${mark}\n`).join(''))
     const packed = encodeBatch(events, { packChunks: true }).split('\n')
     expect(packed.slice(0, 2)).toEqual(['<0>', '<1>'])
-    expect(JSON.parse(packed[2] as string)).toMatchObject({ type: 'chunk-run', seq0: 2, values: ['a', 'b', 'c', 'd', 'e'] })
+    expect(JSON.parse(packed[2] as string)).toMatchObject({
+      type: 'chunk-run',
+      seq0: 2,
+      values: ['a', 'b', 'c', 'd', 'e'],
+    })
     expect(packed.slice(3)).toEqual(['<7>', ''])
     forgetJsonTexts(events)
     expect(encodeBatch(events, { packChunks: false })).toBe(events.map(lineOf).join(''))
@@ -121,8 +135,16 @@ describe('encodeBatch (J5)', () => {
 describe('isEventEnvelope (02-session §1)', () => {
   test.each([
     ['a minimal event', { type: 't/x', seq: 0, time: -5, data: null }, true],
-    ['every optional key', { type: 't/x', seq: 1, time: 0, data: {}, ignorable: true, surfaceOp: 'append', sourceEventSeqs: [0] }, true],
-    ['a replace surfaceOp', { type: 't/x', seq: 1, time: 0, data: {}, surfaceOp: { op: 'replace', start: 0, end: 0 } }, true],
+    [
+      'every optional key',
+      { type: 't/x', seq: 1, time: 0, data: {}, ignorable: true, surfaceOp: 'append', sourceEventSeqs: [0] },
+      true,
+    ],
+    [
+      'a replace surfaceOp',
+      { type: 't/x', seq: 1, time: 0, data: {}, surfaceOp: { op: 'replace', start: 0, end: 0 } },
+      true,
+    ],
     ['an extra key', { type: 't/x', seq: 0, time: 0, data: {}, extra: 1 }, false],
     ['an empty type', { type: '', seq: 0, time: 0, data: {} }, false],
     ['a string seq', { type: 't/x', seq: '0', time: 0, data: {} }, false],
@@ -163,7 +185,19 @@ describe('scanLog: committed logs', () => {
   })
 
   test('chunk-run rows decode in place and advance the seq by their member count (scenario 19)', () => {
-    const batch = logOf([TS(1), SS(1, 1), UM('q'), CH('a', 1), CH('b', 1), CH('c', 1), CH('d', 1), CH('e', 1), AM(1, 1, text('abcde')), SE(1, 1), TE(1, 'completed')])
+    const batch = logOf([
+      TS(1),
+      SS(1, 1),
+      UM('q'),
+      CH('a', 1),
+      CH('b', 1),
+      CH('c', 1),
+      CH('d', 1),
+      CH('e', 1),
+      AM(1, 1, text('abcde')),
+      SE(1, 1),
+      TE(1, 'completed'),
+    ])
     const packed = logText(batch)
     expect(packed.split('\n')).toHaveLength(9)
     expect(packed.split('\n')[4]).toBe(
@@ -215,12 +249,27 @@ describe('scanLog: torn tails (T2, T4)', () => {
   const L1Bytes = byteLength(logText(L1))
 
   test('scenario 8: an unterminated last record is a torn tail', () => {
-    const events = logOf([TS(1), SS(1, 1), UM('hi'), AM(1, 1, text('hello')), SE(1, 1), TE(1, 'completed'), TS(2), SS(2, 1)])
+    const events = logOf([
+      TS(1),
+      SS(1, 1),
+      UM('hi'),
+      AM(1, 1, text('hello')),
+      SE(1, 1),
+      TE(1, 'completed'),
+      TS(2),
+      SS(2, 1),
+    ])
     const committed = logText(events)
     const result = scanLog(`${committed}{"type":"assistant/chunk","seq":8,"ti`, options)
     expect(stringsOf(result.events)).toEqual(stringsOf(events))
     expect(result.committedBytes).toBe(byteLength(committed))
-    expect(result.torn).toEqual({ kind: 'torn', defect: 'unterminated', offset: byteLength(committed), line: 10, droppedBytes: 37 })
+    expect(result.torn).toEqual({
+      kind: 'torn',
+      defect: 'unterminated',
+      offset: byteLength(committed),
+      line: 10,
+      droppedBytes: 37,
+    })
   })
 
   test('a complete record without its newline is still unterminated (never salvaged)', () => {
@@ -252,7 +301,12 @@ describe('scanLog: torn tails (T2, T4)', () => {
   })
 
   test('NUL bytes: a zero-filled tail is torn with defect nul', () => {
-    expect(scanLog(`${logText(L1)}\0\0\0\0\n`, options).torn).toMatchObject({ kind: 'torn', defect: 'nul', line: 8, offset: L1Bytes })
+    expect(scanLog(`${logText(L1)}\0\0\0\0\n`, options).torn).toMatchObject({
+      kind: 'torn',
+      defect: 'nul',
+      line: 8,
+      offset: L1Bytes,
+    })
     expect(scanLog(`${logText(L1)}\0\0\0\0`, options).torn).toMatchObject({ kind: 'torn', defect: 'nul', line: 8 })
     expect(scanLog(`${logText(L1)}{"type":"tu\0\0\n\0\0`, options).torn).toMatchObject({ kind: 'torn', defect: 'nul' })
   })
@@ -260,7 +314,12 @@ describe('scanLog: torn tails (T2, T4)', () => {
   test('invalid UTF-8 makes a line unparsable', () => {
     const head = utf8.encode(logText(L1))
     const bad = new Uint8Array([...head, 0x7b, 0xff, 0xfe, 0x7d, 0x0a])
-    expect(scanLog(bad, options).torn).toMatchObject({ kind: 'torn', defect: 'unparsable', line: 8, offset: head.length })
+    expect(scanLog(bad, options).torn).toMatchObject({
+      kind: 'torn',
+      defect: 'unparsable',
+      line: 8,
+      offset: head.length,
+    })
     const note = utf8.encode(`{"type":"t/x","seq":6,"time":0,"data":"\u00fc"}\n`)
     const broken = note.slice()
     broken[broken.indexOf(0xc3)] = 0xff
@@ -271,12 +330,21 @@ describe('scanLog: torn tails (T2, T4)', () => {
 
 describe('scanLog: corruption (T3, T4)', () => {
   const L1Bytes = byteLength(logText(L1))
-  const TS2 = lineOf(logOf([TS(1), SS(1, 1), UM('hi'), AM(1, 1, text('hello')), SE(1, 1), TE(1, 'completed'), TS(2)])[6])
+  const TS2 = lineOf(
+    logOf([TS(1), SS(1, 1), UM('hi'), AM(1, 1, text('hello')), SE(1, 1), TE(1, 'completed'), TS(2)])[6],
+  )
 
   test('scenario 11: a record-valid line after a defect is CORRUPT_LOG', () => {
     const error = caught(() => scanLog(`${logText(L1)}xx\n${TS2}`, options))
     expect(PersistenceCorruptionError.is(error)).toBe(true)
-    expect(error).toMatchObject({ code: 'CORRUPT_LOG', line: 8, offset: L1Bytes, defect: 'unparsable', location: '/d/s1.jsonl', sessionId: 's1' })
+    expect(error).toMatchObject({
+      code: 'CORRUPT_LOG',
+      line: 8,
+      offset: L1Bytes,
+      defect: 'unparsable',
+      location: '/d/s1.jsonl',
+      sessionId: 's1',
+    })
   })
 
   test('with truncateAtCorruption the damage is returned as kind corrupt after the valid prefix', () => {
@@ -284,12 +352,21 @@ describe('scanLog: corruption (T3, T4)', () => {
     const result = scanLog(damaged, { ...options, truncateAtCorruption: true })
     expect(stringsOf(result.events)).toEqual(stringsOf(L1))
     expect(result.committedBytes).toBe(L1Bytes)
-    expect(result.torn).toEqual({ kind: 'corrupt', defect: 'unparsable', offset: L1Bytes, line: 8, droppedBytes: byteLength(`xx\n${TS2}`) })
+    expect(result.torn).toEqual({
+      kind: 'corrupt',
+      defect: 'unparsable',
+      offset: L1Bytes,
+      line: 8,
+      droppedBytes: byteLength(`xx\n${TS2}`),
+    })
   })
 
   test('any later record-valid line counts, whatever its seq, and a chunk-run row too', () => {
     const foreign = '{"type":"x/y","seq":99,"time":0,"data":1}\n'
-    expect(caught(() => scanLog(`${logText(L1)}xx\nyy\n${foreign}zz`, options))).toMatchObject({ code: 'CORRUPT_LOG', line: 8 })
+    expect(caught(() => scanLog(`${logText(L1)}xx\nyy\n${foreign}zz`, options))).toMatchObject({
+      code: 'CORRUPT_LOG',
+      line: 8,
+    })
     const row = encodeBatch(logOf([CH('a'), CH('b'), CH('c')]), { packChunks: true })
     expect(row.startsWith('{"type":"chunk-run"')).toBe(true)
     expect(caught(() => scanLog(`${logText(L1)}xx\n${row}`, options))).toMatchObject({ code: 'CORRUPT_LOG', line: 8 })
@@ -297,24 +374,53 @@ describe('scanLog: corruption (T3, T4)', () => {
 
   test('record-valid text after the last NUL of a defective line is CORRUPT_LOG', () => {
     const shifted = TS2.replace('"seq":6', '"seq":7')
-    expect(caught(() => scanLog(`${logText(L1)}\0\0\0${TS2}`, options))).toMatchObject({ code: 'CORRUPT_LOG', defect: 'nul', line: 8, offset: L1Bytes })
-    expect(caught(() => scanLog(`${logText(L1)}{"ty\n\0\0${shifted}`, options))).toMatchObject({ code: 'CORRUPT_LOG', defect: 'unparsable', line: 8 })
-    expect(scanLog(`${logText(L1)}\0\0${TS2.slice(0, -1)}`, options).torn).toMatchObject({ kind: 'torn', defect: 'nul' })
+    expect(caught(() => scanLog(`${logText(L1)}\0\0\0${TS2}`, options))).toMatchObject({
+      code: 'CORRUPT_LOG',
+      defect: 'nul',
+      line: 8,
+      offset: L1Bytes,
+    })
+    expect(caught(() => scanLog(`${logText(L1)}{"ty\n\0\0${shifted}`, options))).toMatchObject({
+      code: 'CORRUPT_LOG',
+      defect: 'unparsable',
+      line: 8,
+    })
+    expect(scanLog(`${logText(L1)}\0\0${TS2.slice(0, -1)}`, options).torn).toMatchObject({
+      kind: 'torn',
+      defect: 'nul',
+    })
   })
 
   test('scenario 12: a record-valid line with a wrong seq is SEQ_MISMATCH', () => {
     const wrong = TS2.replace('"seq":6', '"seq":9')
     const error = caught(() => scanLog(`${logText(L1)}${wrong}`, options))
     expect(PersistenceCorruptionError.is(error)).toBe(true)
-    expect(error).toMatchObject({ code: 'SEQ_MISMATCH', line: 8, expected: 6, actual: 9, offset: L1Bytes, location: '/d/s1.jsonl' })
+    expect(error).toMatchObject({
+      code: 'SEQ_MISMATCH',
+      line: 8,
+      expected: 6,
+      actual: 9,
+      offset: L1Bytes,
+      location: '/d/s1.jsonl',
+    })
   })
 
   test('SEQ_MISMATCH applies anywhere before the first defect, rows included', () => {
     const lines = logText(L1).split('\n')
     lines[3] = lines[3]!.replace('"seq":2', '"seq":3')
-    expect(caught(() => scanLog(lines.join('\n'), options))).toMatchObject({ code: 'SEQ_MISMATCH', line: 4, expected: 2, actual: 3 })
+    expect(caught(() => scanLog(lines.join('\n'), options))).toMatchObject({
+      code: 'SEQ_MISMATCH',
+      line: 4,
+      expected: 2,
+      actual: 3,
+    })
     const row = encodeBatch(logOf([TS(1), CH('a'), CH('b'), CH('c')]).slice(1), { packChunks: true })
-    expect(caught(() => scanLog(`${logText(L1)}${row}`, options))).toMatchObject({ code: 'SEQ_MISMATCH', line: 8, expected: 6, actual: 1 })
+    expect(caught(() => scanLog(`${logText(L1)}${row}`, options))).toMatchObject({
+      code: 'SEQ_MISMATCH',
+      line: 8,
+      expected: 6,
+      actual: 1,
+    })
   })
 
   test('SEQ_MISMATCH with truncateAtCorruption is a corrupt tail starting at that line', () => {
@@ -329,9 +435,17 @@ describe('scanLog: the header (A13, H2)', () => {
   const body = encodeBatch(L1, { packChunks: true })
 
   test('scenario 15: version 2 is FORMAT_TOO_NEW despite a foreign key', () => {
-    const error = caught(() => scanLog(`{"type":"session","version":2,"id":"s1","createdAt":1,"shards":[3]}\n${body}`, options))
+    const error = caught(() =>
+      scanLog(`{"type":"session","version":2,"id":"s1","createdAt":1,"shards":[3]}\n${body}`, options),
+    )
     expect(SessionFormatUnsupportedError.is(error)).toBe(true)
-    expect(error).toMatchObject({ code: 'FORMAT_TOO_NEW', storedVersion: 2, supportedVersion: 1, direction: 'newer', location: '/d/s1.jsonl' })
+    expect(error).toMatchObject({
+      code: 'FORMAT_TOO_NEW',
+      storedVersion: 2,
+      supportedVersion: 1,
+      direction: 'newer',
+      location: '/d/s1.jsonl',
+    })
   })
 
   test('scenario 15: version 0 is FORMAT_TOO_OLD', () => {
@@ -372,7 +486,9 @@ describe('scanLog: the header (A13, H2)', () => {
 
   test('the scanner throws as soon as the header line is complete', () => {
     const scanner = createLogScanner(options)
-    expect(() => scanner.push(utf8.encode('{"type":"session","version":3,"id":"s1","createdAt":1}\n'))).toThrow(SessionFormatUnsupportedError)
+    expect(() => scanner.push(utf8.encode('{"type":"session","version":3,"id":"s1","createdAt":1}\n'))).toThrow(
+      SessionFormatUnsupportedError,
+    )
   })
 })
 
@@ -418,7 +534,13 @@ describe('scenario 43 (plain): every cut of the fixture loads', () => {
       expect(result.events.length, `cut ${cut}`).toBe(expected)
       expect(result.committedBytes).toBe(complete?.end ?? headerEnd)
       if (result.committedBytes === cut) expect(result.torn).toBeUndefined()
-      else expect(result.torn).toMatchObject({ kind: 'torn', defect: 'unterminated', offset: result.committedBytes, droppedBytes: cut - result.committedBytes })
+      else
+        expect(result.torn).toMatchObject({
+          kind: 'torn',
+          defect: 'unterminated',
+          offset: result.committedBytes,
+          droppedBytes: cut - result.committedBytes,
+        })
     }
     expect(stringsOf(scanLog(bytes, options).events)).toEqual(stringsOf(fixture))
   })
@@ -431,7 +553,18 @@ describe('scenario 43 (plain): every cut of the fixture loads', () => {
 })
 
 describe('scenario 44: pieces of any size decode identically', () => {
-  const fixture = logOf([TS(1), SS(1, 1), UM('ü😀'), CH('a', 1), CH('ü', 1), CH('😀€', 1), CH('\uD83D', 1), CH('\uDE00', 1), UM('\uD83D'), UM('\uDE00')])
+  const fixture = logOf([
+    TS(1),
+    SS(1, 1),
+    UM('ü😀'),
+    CH('a', 1),
+    CH('ü', 1),
+    CH('😀€', 1),
+    CH('\uD83D', 1),
+    CH('\uDE00', 1),
+    UM('\uD83D'),
+    UM('\uDE00'),
+  ])
   const bytes = utf8.encode(logText(fixture))
   const whole = scanLog(bytes, options)
 
@@ -442,7 +575,7 @@ describe('scenario 44: pieces of any size decode identically', () => {
   })
 
   test('lone surrogates in consecutive chunks round-trip as lone code units', () => {
-    const texts = whole.events.slice(6, 8).map((event) => ((event.data as { chunk: { text: string } }).chunk.text))
+    const texts = whole.events.slice(6, 8).map((event) => (event.data as { chunk: { text: string } }).chunk.text)
     expect(texts).toEqual(['\uD83D', '\uDE00'])
     expect(texts.map((value) => value.length)).toEqual([1, 1])
     const unpacked = logOf([CH('\uD83D'), CH('\uDE00')])

@@ -16,7 +16,11 @@ import { SessionHeaderError } from '../../src/errors/session-header-error.js'
 import { SessionLockedError } from '../../src/errors/session-locked-error.js'
 import { gzipCodec, zstdCodec } from '../../src/persistence/jsonl/frame-codec.js'
 import { type JsonlFileSystem, nodeFileSystem } from '../../src/persistence/jsonl/jsonl-file-system.js'
-import { type JsonlPersistence, type JsonlPersistenceOptions, jsonlPersistence } from '../../src/persistence/jsonl/jsonl-persistence.js'
+import {
+  type JsonlPersistence,
+  type JsonlPersistenceOptions,
+  jsonlPersistence,
+} from '../../src/persistence/jsonl/jsonl-persistence.js'
 import { readZstdFrameLayout } from '../../src/persistence/jsonl/zstd-frames.js'
 import type { StoredLog } from '../../src/persistence/persistence-adapter.js'
 import { createSession } from '../../src/session/create-session.js'
@@ -32,7 +36,11 @@ const headerLine = '{"type":"session","version":1,"id":"s1","createdAt":1000,"cw
 
 /** `assistant/chunk` with a text delta of turn 1 (or `turn`), step 1. */
 function CH(delta: string, turn = 1, step = 1): EventPlan {
-  return { type: 'assistant/chunk', data: { turn, step, chunk: { type: 'text-delta', index: 0, text: delta } }, options: {} }
+  return {
+    type: 'assistant/chunk',
+    data: { turn, step, chunk: { type: 'text-delta', index: 0, text: delta } },
+    options: {},
+  }
 }
 
 /** `L1` followed by `extra`, seqs from 0. */
@@ -68,7 +76,11 @@ function J(options: Partial<JsonlPersistenceOptions> = {}): JsonlPersistence {
 }
 
 /** "Stored X": create, acquire, append each batch, release. */
-async function store(adapter: JsonlPersistence, batches: readonly (readonly SessionEvent[])[], header: SessionHeader = H1): Promise<void> {
+async function store(
+  adapter: JsonlPersistence,
+  batches: readonly (readonly SessionEvent[])[],
+  header: SessionHeader = H1,
+): Promise<void> {
   await adapter.create(header)
   const lease = await adapter.acquire(header.id)
   let seq = 0
@@ -91,7 +103,10 @@ async function writeLog(body: string, name = 's1.jsonl'): Promise<string> {
 }
 
 /** Loads, repairs with the closers under a lease, and loads again (the coordinator's cold load). */
-async function loadAndRepair(adapter: JsonlPersistence, sessionId = 's1'): Promise<{ first: StoredLog; closers: SessionEvent[]; second: StoredLog }> {
+async function loadAndRepair(
+  adapter: JsonlPersistence,
+  sessionId = 's1',
+): Promise<{ first: StoredLog; closers: SessionEvent[]; second: StoredLog }> {
   const lease = await adapter.acquire(sessionId)
   try {
     const first = await adapter.load(sessionId)
@@ -137,7 +152,9 @@ describe('jsonlPersistence: layout, create and append', () => {
     const J1 = J()
     await J1.create(H1)
     const lease = await J1.acquire('s1')
-    await expect(J1.create(H1)).rejects.toSatisfy((error) => PersistenceError.is(error) && error.code === 'SESSION_EXISTS')
+    await expect(J1.create(H1)).rejects.toSatisfy(
+      (error) => PersistenceError.is(error) && error.code === 'SESSION_EXISTS',
+    )
     await lease.release()
     expect(await readdir(dir)).toEqual([])
     await J1.create(H1)
@@ -150,14 +167,24 @@ describe('jsonlPersistence: layout, create and append', () => {
     const before = await bytesOf()
     const { revision } = await J1.load('s1')
     const lease = await J1.acquire('s1')
-    expectError(await rejectionOf(J1.append('s1', [events[5]!], { expectedSeq: 5, lease })), SeqConflictError, 'SEQ_CONFLICT', {
-      expectedSeq: 5,
-      storedSeq: 6,
-    })
+    expectError(
+      await rejectionOf(J1.append('s1', [events[5]!], { expectedSeq: 5, lease })),
+      SeqConflictError,
+      'SEQ_CONFLICT',
+      {
+        expectedSeq: 5,
+        storedSeq: 6,
+      },
+    )
     const gap = logOf([...L1(), TS(2), SS(2, 1), SS(2, 1)])
-    expectError(await rejectionOf(J1.append('s1', [gap[6]!, gap[8]!], { expectedSeq: 6, lease })), InvalidArgumentError, 'INVALID_ARGUMENT', {
-      argument: 'events',
-    })
+    expectError(
+      await rejectionOf(J1.append('s1', [gap[6]!, gap[8]!], { expectedSeq: 6, lease })),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      {
+        argument: 'events',
+      },
+    )
     await J1.append('s1', [], { expectedSeq: 6, lease })
     await lease.release()
     expectError(await rejectionOf(J1.append('s1', [gap[6]!], { expectedSeq: 6, lease })), LeaseLostError, 'LEASE_LOST')
@@ -167,10 +194,17 @@ describe('jsonlPersistence: layout, create and append', () => {
 
   it('validates the header and the id before any I/O (scenario 4)', async () => {
     const J1 = J()
-    expectError(await rejectionOf(J1.create({ ...H1, version: 2 } as unknown as SessionHeader)), SessionHeaderError, 'INVALID_HEADER', {
-      field: 'version',
+    expectError(
+      await rejectionOf(J1.create({ ...H1, version: 2 } as unknown as SessionHeader)),
+      SessionHeaderError,
+      'INVALID_HEADER',
+      {
+        field: 'version',
+      },
+    )
+    expectError(await rejectionOf(J1.create({ ...H1, createdAt: 1.5 })), SessionHeaderError, 'INVALID_HEADER', {
+      field: 'createdAt',
     })
-    expectError(await rejectionOf(J1.create({ ...H1, createdAt: 1.5 })), SessionHeaderError, 'INVALID_HEADER', { field: 'createdAt' })
     expectError(await rejectionOf(J1.create({ ...H1, id: '../x' })), PersistenceError, 'INVALID_SESSION_ID')
     expect(await readdir(dir)).toEqual([])
   })
@@ -193,7 +227,14 @@ describe('jsonlPersistence: layout, create and append', () => {
     const J1 = J()
     await store(J1, [log()])
     const leftovers = ['s1.jsonl.corrupt-777', 's1.jsonl.gz.corrupt-1', 's1.jsonl.0123456789ab.tmp', 's1.jsonl.idx']
-    const others = ['s10.jsonl', 's1.jsonl.jsonl', 's1.jsonl.jsonl.corrupt-5', 's1.jsonl.corrupt-x', 's1.jsonl.note', 's1.lock.takeover']
+    const others = [
+      's10.jsonl',
+      's1.jsonl.jsonl',
+      's1.jsonl.jsonl.corrupt-5',
+      's1.jsonl.corrupt-x',
+      's1.jsonl.note',
+      's1.lock.takeover',
+    ]
     for (const name of [...leftovers, ...others]) await writeFile(file(name), 'x')
     await J1.delete('s1')
     expect((await readdir(dir)).sort()).toEqual([...others].sort())
@@ -207,8 +248,12 @@ describe('jsonlPersistence: layout, create and append', () => {
     expect((await J1.readFrom('s1', 0)).events.map(json)).toEqual(events.map(json))
     expect((await J1.readFrom('s1', 3)).events.map((event) => event.seq)).toEqual([3, 4, 5])
     expect((await J1.readFrom('s1', 6)).events).toEqual([])
-    expectError(await rejectionOf(J1.readFrom('s1', -1)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'fromSeq' })
-    expectError(await rejectionOf(J1.readFrom('s1', 1.5)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'fromSeq' })
+    expectError(await rejectionOf(J1.readFrom('s1', -1)), InvalidArgumentError, 'INVALID_ARGUMENT', {
+      argument: 'fromSeq',
+    })
+    expectError(await rejectionOf(J1.readFrom('s1', 1.5)), InvalidArgumentError, 'INVALID_ARGUMENT', {
+      argument: 'fromSeq',
+    })
     expectError(await rejectionOf(J1.readFrom('nope', 0)), PersistenceError, 'SESSION_NOT_FOUND')
     const lease = await J1.acquire('s1')
     await J1.append('s1', log([TS(2)]).slice(6), { expectedSeq: 6, lease })
@@ -219,7 +264,19 @@ describe('jsonlPersistence: layout, create and append', () => {
   })
 
   it('packs a run of chunk deltas into one row, byte-exact on load (scenario 19)', async () => {
-    const plans = [TS(1), SS(1, 1), UM('q'), CH('a'), CH('b'), CH('c'), CH('d'), CH('e'), AM(1, 1, text('abcde')), SE(1, 1), TE(1, 'completed')]
+    const plans = [
+      TS(1),
+      SS(1, 1),
+      UM('q'),
+      CH('a'),
+      CH('b'),
+      CH('c'),
+      CH('d'),
+      CH('e'),
+      AM(1, 1, text('abcde')),
+      SE(1, 1),
+      TE(1, 'completed'),
+    ]
     const events = logOf(plans)
     const J1 = J()
     await store(J1, [events])
@@ -260,9 +317,18 @@ describe('jsonlPersistence: layout, create and append', () => {
     const listing = await J1.list()
     expect(listing.headers).toEqual([H1])
     expect(listing.damaged).toHaveLength(2)
-    expectError(listing.damaged[0], PersistenceCorruptionError, 'CORRUPT_HEADER', { line: 1, location: file('bad.jsonl') })
-    expectError(listing.damaged[1], PersistenceCorruptionError, 'CORRUPT_HEADER', { line: 1, location: file('worse.jsonl.gz') })
-    expectError(await rejectionOf(J1.load('worse')), PersistenceCorruptionError, 'CORRUPT_HEADER', { line: 1, offset: 0 })
+    expectError(listing.damaged[0], PersistenceCorruptionError, 'CORRUPT_HEADER', {
+      line: 1,
+      location: file('bad.jsonl'),
+    })
+    expectError(listing.damaged[1], PersistenceCorruptionError, 'CORRUPT_HEADER', {
+      line: 1,
+      location: file('worse.jsonl.gz'),
+    })
+    expectError(await rejectionOf(J1.load('worse')), PersistenceCorruptionError, 'CORRUPT_HEADER', {
+      line: 1,
+      offset: 0,
+    })
   })
 
   it('reports two log files of one id as DUPLICATE_LOG (J3)', async () => {
@@ -285,7 +351,12 @@ describe('jsonlPersistence: layout, create and append', () => {
       'CONFIG_INVALID',
       { option: 'compression' },
     )
-    expectError(thrownBy(() => jsonlPersistence({ dir, zstdEncoder: 5 as never })), ConfigError, 'CONFIG_INVALID', { option: 'zstdEncoder' })
+    expectError(
+      thrownBy(() => jsonlPersistence({ dir, zstdEncoder: 5 as never })),
+      ConfigError,
+      'CONFIG_INVALID',
+      { option: 'zstdEncoder' },
+    )
   })
 
   it.each([
@@ -294,7 +365,12 @@ describe('jsonlPersistence: layout, create and append', () => {
     ['./sessions', ''],
     [{ dir: '/tmp/x', compresion: 'gzip' }, 'compresion'],
   ])('options %o → InvalidOptionsError at %j', (options, field) => {
-    expectError(thrownBy(() => jsonlPersistence(options as never)), InvalidOptionsError, 'INVALID_OPTIONS', { field })
+    expectError(
+      thrownBy(() => jsonlPersistence(options as never)),
+      InvalidOptionsError,
+      'INVALID_OPTIONS',
+      { field },
+    )
   })
 
   it('creates a missing dir with mode 0700 on the first acquire', async () => {
@@ -428,7 +504,11 @@ describe('jsonlPersistence: failures roll back (J7)', () => {
     const lease = await J1.acquire('s1')
     await J1.append('s1', events.slice(0, 6), { expectedSeq: 0, lease })
     failing = true
-    const error = expectError(await rejectionOf(J1.append('s1', events.slice(6), { expectedSeq: 6, lease })), PersistenceError, 'ROLLBACK_FAILED')
+    const error = expectError(
+      await rejectionOf(J1.append('s1', events.slice(6), { expectedSeq: 6, lease })),
+      PersistenceError,
+      'ROLLBACK_FAILED',
+    )
     expect(error.errors).toEqual([writeError, truncateError])
     failing = false
     expect(await rejectionOf(J1.append('s1', events.slice(6), { expectedSeq: 6, lease }))).toBe(error)
@@ -444,7 +524,11 @@ describe('jsonlPersistence: failures roll back (J7)', () => {
     const content = await writeLog(`${log().map(lineOf).join('')}{"type":"turn/sta`)
     const J1 = J()
     const lease = await J1.acquire('s1')
-    expectError(await rejectionOf(J1.append('s1', log([TS(2)]).slice(6), { expectedSeq: 6, lease })), PersistenceError, 'REPAIR_REQUIRED')
+    expectError(
+      await rejectionOf(J1.append('s1', log([TS(2)]).slice(6), { expectedSeq: 6, lease })),
+      PersistenceError,
+      'REPAIR_REQUIRED',
+    )
     expect(await textOf()).toBe(content)
     await lease.release()
   })
@@ -457,10 +541,15 @@ describe('jsonlPersistence: failures roll back (J7)', () => {
     await J1.append('s1', events.slice(0, 6), { expectedSeq: 0, lease })
     const size = (await stat(file())).size
     await writeFile(file(), `${await textOf()}\n`)
-    expectError(await rejectionOf(J1.append('s1', events.slice(6), { expectedSeq: 6, lease })), SeqConflictError, 'SEQ_CONFLICT', {
-      expectedBytes: size,
-      actualBytes: size + 1,
-    })
+    expectError(
+      await rejectionOf(J1.append('s1', events.slice(6), { expectedSeq: 6, lease })),
+      SeqConflictError,
+      'SEQ_CONFLICT',
+      {
+        expectedBytes: size,
+        actualBytes: size + 1,
+      },
+    )
     await lease.release()
   })
 })
@@ -545,7 +634,11 @@ describe('jsonlPersistence: tails, corruption and repair', () => {
   it('reports a complete record with a wrong seq as SEQ_MISMATCH (scenario 12)', async () => {
     const wrong = { ...log([TS(2)])[6]!, seq: 9 }
     const content = await writeLog(`${log().map(lineOf).join('')}${lineOf(wrong)}`)
-    expectError(await rejectionOf(J().load('s1')), PersistenceCorruptionError, 'SEQ_MISMATCH', { line: 8, expected: 6, actual: 9 })
+    expectError(await rejectionOf(J().load('s1')), PersistenceCorruptionError, 'SEQ_MISMATCH', {
+      line: 8,
+      expected: 6,
+      actual: 9,
+    })
     expect(await textOf()).toBe(content)
   })
 
@@ -591,7 +684,9 @@ describe('jsonlPersistence: locks (J15–J17)', () => {
     const B = J()
     const lease = await A.acquire('s1')
     expect(lease.epoch).toBe(1)
-    const error = expectError(await rejectionOf(B.acquire('s1')), SessionLockedError, 'SESSION_LOCKED', { location: file('s1.lock') })
+    const error = expectError(await rejectionOf(B.acquire('s1')), SessionLockedError, 'SESSION_LOCKED', {
+      location: file('s1.lock'),
+    })
     expect(error.holder).toMatchObject({ pid: process.pid, host: hostname() })
     expectError(await rejectionOf(A.acquire('s1')), SessionLockedError, 'SESSION_LOCKED')
     await lease.release()
@@ -618,10 +713,20 @@ describe('jsonlPersistence: locks (J15–J17)', () => {
     const error = expectError(await rejectionOf(J().acquire('s1')), SessionLockedError, 'SESSION_LOCKED')
     expect(error.holder).toBeUndefined()
     // A lock is read with one read of 4 KiB; a longer file is nothing this adapter wrote.
-    await writeFile(file('s1.lock'), JSON.stringify({ pid: 1, host: hostname(), token: 'a'.repeat(32), acquiredAt: 1, pad: 'x'.repeat(5000) }))
-    expect((await rejectionOf(J().acquire('s1')) as SessionLockedError).holder).toBeUndefined()
-    await writeFile(file('s1.lock'), JSON.stringify({ pid: 1, host: 'elsewhere.example', token: 'a'.repeat(32), acquiredAt: 1 }))
-    expect((await rejectionOf(J().acquire('s1')) as SessionLockedError).holder).toEqual({ pid: 1, host: 'elsewhere.example', acquiredAt: 1 })
+    await writeFile(
+      file('s1.lock'),
+      JSON.stringify({ pid: 1, host: hostname(), token: 'a'.repeat(32), acquiredAt: 1, pad: 'x'.repeat(5000) }),
+    )
+    expect(((await rejectionOf(J().acquire('s1'))) as SessionLockedError).holder).toBeUndefined()
+    await writeFile(
+      file('s1.lock'),
+      JSON.stringify({ pid: 1, host: 'elsewhere.example', token: 'a'.repeat(32), acquiredAt: 1 }),
+    )
+    expect(((await rejectionOf(J().acquire('s1'))) as SessionLockedError).holder).toEqual({
+      pid: 1,
+      host: 'elsewhere.example',
+      acquiredAt: 1,
+    })
   })
 
   it('fences a writer whose lock was replaced (scenario 22)', async () => {
@@ -631,7 +736,11 @@ describe('jsonlPersistence: locks (J15–J17)', () => {
     await rm(file('s1.lock'))
     const other = await J().acquire('s1')
     const size = (await stat(file())).size
-    const error = expectError(await rejectionOf(A.append('s1', log([TS(2)]).slice(6), { expectedSeq: 6, lease })), LeaseLostError, 'LEASE_LOST')
+    const error = expectError(
+      await rejectionOf(A.append('s1', log([TS(2)]).slice(6), { expectedSeq: 6, lease })),
+      LeaseLostError,
+      'LEASE_LOST',
+    )
     expect((await stat(file())).size).toBe(size)
     expect(lease.signal.aborted).toBe(true)
     expect(lease.signal.reason).toBe(error)
@@ -662,7 +771,8 @@ describe('jsonlPersistence: compressed frames', () => {
     await store(J1, [events.slice(0, 6), events.slice(6)])
     const bytes = await bytesOf('s1.jsonl.gz')
     let members = 0
-    for (let at = 0; at + 2 < bytes.length; at++) if (bytes[at] === 0x1f && bytes[at + 1] === 0x8b && bytes[at + 2] === 8) members++
+    for (let at = 0; at + 2 < bytes.length; at++)
+      if (bytes[at] === 0x1f && bytes[at + 1] === 0x8b && bytes[at + 2] === 8) members++
     expect(members).toBe(3)
     const expected = `${headerLine}\n${events.map(lineOf).join('')}`
     const gunzip = spawnSync('gunzip', ['-c', file('s1.jsonl.gz')], { encoding: 'utf8' })
@@ -673,7 +783,7 @@ describe('jsonlPersistence: compressed frames', () => {
   })
 
   it('needs a zstd encoder on Node 20, yet reads zstd logs without one (scenario 40)', async () => {
-    const native = typeof (await import('node:zlib') as Record<string, unknown>)['zstdCompressSync'] === 'function'
+    const native = typeof ((await import('node:zlib')) as Record<string, unknown>)['zstdCompressSync'] === 'function'
     if (!native) {
       expectError(
         thrownBy(() => jsonlPersistence({ dir, compression: 'zstd' })),
@@ -691,64 +801,78 @@ describe('jsonlPersistence: compressed frames', () => {
     expect((await reader.list()).headers).toEqual([H1])
     if (native) return
     const lease = await reader.acquire('s1')
-    expectError(await rejectionOf(reader.append('s1', events.slice(6), { expectedSeq: 6, lease })), ConfigError, 'ZSTD_UNAVAILABLE')
+    expectError(
+      await rejectionOf(reader.append('s1', events.slice(6), { expectedSeq: 6, lease })),
+      ConfigError,
+      'ZSTD_UNAVAILABLE',
+    )
     await lease.release()
     expect(await bytesOf('s1.jsonl.zst')).toEqual(before)
   })
 
-  it.each(['gzip', 'zstd'] as const)('salvages the complete records of a torn last %s frame and rewrites it as one frame (J13)', async (compression) => {
-    const big = randomBytes(225_000).toString('base64')
-    const events = log([TS(2), SS(2, 1), CH(big, 2, 1)])
-    const J1 = J({ compression, zstdEncoder })
-    await store(J1, [events.slice(0, 6), events.slice(6)])
-    const name = `s1.jsonl${compression === 'gzip' ? '.gz' : '.zst'}`
-    const full = await bytesOf(name)
-    const walkOf = (bytes: Uint8Array) => (compression === 'gzip' ? gzipWalk(bytes) : zstdWalk(bytes))
-    const frames = walkOf(full).frames
-    expect(frames).toHaveLength(3)
-    const third = frames[2]!
-    await writeFile(file(name), full.subarray(0, third.offset + Math.floor(third.length / 2)))
-    const inode = (await stat(file(name))).ino
-    const { first, closers, second } = await loadAndRepair(J1)
-    expect(first.torn?.recovered.map((event) => event.seq)).toEqual([6, 7])
-    expect(first.events.map(json)).toEqual(events.slice(0, 8).map(json))
-    expect(closers.map((event) => event.type)).toEqual(['step/end', 'turn/end'])
-    expect(second.torn).toBeUndefined()
-    expect(second.events.map(json)).toEqual([...events.slice(0, 8), ...closers].map(json))
-    const repaired = await bytesOf(name)
-    expect((await stat(file(name))).ino).not.toBe(inode)
-    expect(repaired.subarray(0, third.offset)).toEqual(full.subarray(0, third.offset))
-    expect(walkOf(repaired).frames).toHaveLength(3)
-    expect((await readdir(dir)).filter((entry) => entry.endsWith('.tmp'))).toEqual([])
-  })
+  it.each(['gzip', 'zstd'] as const)(
+    'salvages the complete records of a torn last %s frame and rewrites it as one frame (J13)',
+    async (compression) => {
+      const big = randomBytes(225_000).toString('base64')
+      const events = log([TS(2), SS(2, 1), CH(big, 2, 1)])
+      const J1 = J({ compression, zstdEncoder })
+      await store(J1, [events.slice(0, 6), events.slice(6)])
+      const name = `s1.jsonl${compression === 'gzip' ? '.gz' : '.zst'}`
+      const full = await bytesOf(name)
+      const walkOf = (bytes: Uint8Array) => (compression === 'gzip' ? gzipWalk(bytes) : zstdWalk(bytes))
+      const frames = walkOf(full).frames
+      expect(frames).toHaveLength(3)
+      const third = frames[2]!
+      await writeFile(file(name), full.subarray(0, third.offset + Math.floor(third.length / 2)))
+      const inode = (await stat(file(name))).ino
+      const { first, closers, second } = await loadAndRepair(J1)
+      expect(first.torn?.recovered.map((event) => event.seq)).toEqual([6, 7])
+      expect(first.events.map(json)).toEqual(events.slice(0, 8).map(json))
+      expect(closers.map((event) => event.type)).toEqual(['step/end', 'turn/end'])
+      expect(second.torn).toBeUndefined()
+      expect(second.events.map(json)).toEqual([...events.slice(0, 8), ...closers].map(json))
+      const repaired = await bytesOf(name)
+      expect((await stat(file(name))).ino).not.toBe(inode)
+      expect(repaired.subarray(0, third.offset)).toEqual(full.subarray(0, third.offset))
+      expect(walkOf(repaired).frames).toHaveLength(3)
+      expect((await readdir(dir)).filter((entry) => entry.endsWith('.tmp'))).toEqual([])
+    },
+  )
 
-  it.each(['gzip', 'zstd'] as const)('names the file byte of the damaged %s frame, not of the decoded text, in CORRUPT_LOG and SEQ_MISMATCH (T4)', async (compression) => {
-    const codec = compression === 'gzip' ? gzipCodec() : zstdCodec({ zstdEncoder })
-    const name = `s1.jsonl${compression === 'gzip' ? '.gz' : '.zst'}`
-    const events = log([TS(2)])
-    await store(J({ compression, zstdEncoder }), [events.slice(0, 6)])
-    const stored = await bytesOf(name)
-    const damage = async (text: string): Promise<void> => {
-      await writeFile(file(name), Buffer.concat([stored, await codec.encode(new TextEncoder().encode(text))]))
-    }
-    const reader = J()
-    await damage(`xx\n${lineOf(events[6])}`)
-    expectError(await rejectionOf(reader.load('s1')), PersistenceCorruptionError, 'CORRUPT_LOG', {
-      line: 8,
-      offset: stored.length,
-      defect: 'unparsable',
-      location: file(name),
-    })
-    expect((await reader.load('s1', { truncateAtCorruption: true })).torn).toMatchObject({ kind: 'corrupt', line: 8, offset: stored.length })
-    await damage(lineOf({ ...events[6]!, seq: 9 }))
-    expectError(await rejectionOf(reader.load('s1')), PersistenceCorruptionError, 'SEQ_MISMATCH', {
-      line: 8,
-      offset: stored.length,
-      expected: 6,
-      actual: 9,
-      location: file(name),
-    })
-  })
+  it.each(['gzip', 'zstd'] as const)(
+    'names the file byte of the damaged %s frame, not of the decoded text, in CORRUPT_LOG and SEQ_MISMATCH (T4)',
+    async (compression) => {
+      const codec = compression === 'gzip' ? gzipCodec() : zstdCodec({ zstdEncoder })
+      const name = `s1.jsonl${compression === 'gzip' ? '.gz' : '.zst'}`
+      const events = log([TS(2)])
+      await store(J({ compression, zstdEncoder }), [events.slice(0, 6)])
+      const stored = await bytesOf(name)
+      const damage = async (text: string): Promise<void> => {
+        await writeFile(file(name), Buffer.concat([stored, await codec.encode(new TextEncoder().encode(text))]))
+      }
+      const reader = J()
+      await damage(`xx\n${lineOf(events[6])}`)
+      expectError(await rejectionOf(reader.load('s1')), PersistenceCorruptionError, 'CORRUPT_LOG', {
+        line: 8,
+        offset: stored.length,
+        defect: 'unparsable',
+        location: file(name),
+      })
+      expect((await reader.load('s1', { truncateAtCorruption: true })).torn).toMatchObject({
+        kind: 'corrupt',
+        line: 8,
+        offset: stored.length,
+      })
+      await damage(lineOf({ ...events[6]!, seq: 9 }))
+      expectError(await rejectionOf(reader.load('s1')), PersistenceCorruptionError, 'SEQ_MISMATCH', {
+        line: 8,
+        offset: stored.length,
+        expected: 6,
+        actual: 9,
+        location: file(name),
+      })
+    },
+  )
 })
 
 function gzipWalk(bytes: Uint8Array) {
@@ -764,58 +888,63 @@ describe('jsonlPersistence: a cut at every byte offset loads and repairs (scenar
     await wasmZstd.isLoaded
   })
   const zstdEncoder = (bytes: Uint8Array, level: number): Uint8Array => new Uint8Array(wasmZstd.compress(bytes, level))
-  const fixture = (): SessionEvent[] => log([TS(2), SS(2, 1), UM('ü😀'), CH('a', 2, 1), CH('b', 2, 1), CH('c', 2, 1), CH('d', 2, 1)])
+  const fixture = (): SessionEvent[] =>
+    log([TS(2), SS(2, 1), UM('ü😀'), CH('a', 2, 1), CH('b', 2, 1), CH('c', 2, 1), CH('d', 2, 1)])
 
-  it.each(['none', 'gzip', 'zstd'] as const)('%s', async (compression) => {
-    const events = fixture()
-    const writer = J({ compression, zstdEncoder })
-    await store(writer, [events.slice(0, 6), events.slice(6)])
-    const name = `s1${{ none: '.jsonl', gzip: '.jsonl.gz', zstd: '.jsonl.zst' }[compression]}`
-    const full = await bytesOf(name)
-    // Where each unit (line or frame) ends, and how many events are complete there.
-    const ends: { end: number; count: number }[] = []
-    if (compression === 'none') {
-      let count = 0
-      let at = full.indexOf(0x0a) + 1
-      ends.push({ end: at, count })
-      for (const line of full.subarray(at).toString('utf8').split('\n').slice(0, -1)) {
-        at += Buffer.byteLength(line) + 1
-        const record = JSON.parse(line) as { values?: unknown[] }
-        count += record.values === undefined ? 1 : record.values.length
+  it.each(['none', 'gzip', 'zstd'] as const)(
+    '%s',
+    async (compression) => {
+      const events = fixture()
+      const writer = J({ compression, zstdEncoder })
+      await store(writer, [events.slice(0, 6), events.slice(6)])
+      const name = `s1${{ none: '.jsonl', gzip: '.jsonl.gz', zstd: '.jsonl.zst' }[compression]}`
+      const full = await bytesOf(name)
+      // Where each unit (line or frame) ends, and how many events are complete there.
+      const ends: { end: number; count: number }[] = []
+      if (compression === 'none') {
+        let count = 0
+        let at = full.indexOf(0x0a) + 1
         ends.push({ end: at, count })
+        for (const line of full.subarray(at).toString('utf8').split('\n').slice(0, -1)) {
+          at += Buffer.byteLength(line) + 1
+          const record = JSON.parse(line) as { values?: unknown[] }
+          count += record.values === undefined ? 1 : record.values.length
+          ends.push({ end: at, count })
+        }
+        expect(ends).toHaveLength(11)
+      } else {
+        const frames = (compression === 'gzip' ? gzipWalk(full) : zstdWalk(full)).frames
+        expect(frames).toHaveLength(3)
+        frames.forEach((frame, index) => {
+          ends.push({ end: frame.offset + frame.length, count: [0, 6, 13][index]! })
+        })
       }
-      expect(ends).toHaveLength(11)
-    } else {
-      const frames = (compression === 'gzip' ? gzipWalk(full) : zstdWalk(full)).frames
-      expect(frames).toHaveLength(3)
-      frames.forEach((frame, index) => {
-        ends.push({ end: frame.offset + frame.length, count: [0, 6, 13][index]! })
-      })
-    }
-    const adapter = J({ zstdEncoder })
-    const lease = await adapter.acquire('s1')
-    for (let cut = ends[0]!.end; cut <= full.length; cut++) {
-      await writeFile(file(name), full.subarray(0, cut))
-      const complete = ends.filter((unit) => unit.end <= cut).at(-1)!
-      const context = `cut ${cut} of ${full.length}`
-      const first = await adapter.load('s1')
-      expect(first.torn === undefined, context).toBe(complete.end === cut)
-      if (compression === 'none') expect(first.events.length, context).toBe(complete.count)
-      else expect(first.events.length, context).toBeGreaterThanOrEqual(complete.count)
-      expect(first.events.map(json), context).toEqual(events.slice(0, first.events.length).map(json))
-      const closers = interruptedTurnClosers(first.events)
-      await adapter.commitRepair('s1', first.torn, closers)
-      const second = await adapter.load('s1')
-      expect(second.torn, context).toBeUndefined()
-      expect(second.events.map(json), context).toEqual([...first.events, ...closers].map(json))
-      const repaired = await bytesOf(name)
-      await adapter.commitRepair('s1', second.torn, interruptedTurnClosers(second.events))
-      expect((await bytesOf(name)).equals(repaired), context).toBe(true)
-    }
-    await lease.release()
-    expect((await readdir(dir)).sort()).toEqual([name])
-    // Two commits with fsync per cut: with another test file running beside it this takes ~20 s.
-  }, 120_000)
+      const adapter = J({ zstdEncoder })
+      const lease = await adapter.acquire('s1')
+      for (let cut = ends[0]!.end; cut <= full.length; cut++) {
+        await writeFile(file(name), full.subarray(0, cut))
+        const complete = ends.filter((unit) => unit.end <= cut).at(-1)!
+        const context = `cut ${cut} of ${full.length}`
+        const first = await adapter.load('s1')
+        expect(first.torn === undefined, context).toBe(complete.end === cut)
+        if (compression === 'none') expect(first.events.length, context).toBe(complete.count)
+        else expect(first.events.length, context).toBeGreaterThanOrEqual(complete.count)
+        expect(first.events.map(json), context).toEqual(events.slice(0, first.events.length).map(json))
+        const closers = interruptedTurnClosers(first.events)
+        await adapter.commitRepair('s1', first.torn, closers)
+        const second = await adapter.load('s1')
+        expect(second.torn, context).toBeUndefined()
+        expect(second.events.map(json), context).toEqual([...first.events, ...closers].map(json))
+        const repaired = await bytesOf(name)
+        await adapter.commitRepair('s1', second.torn, interruptedTurnClosers(second.events))
+        expect((await bytesOf(name)).equals(repaired), context).toBe(true)
+      }
+      await lease.release()
+      expect((await readdir(dir)).sort()).toEqual([name])
+      // Two commits with fsync per cut: with another test file running beside it this takes ~20 s.
+    },
+    120_000,
+  )
 })
 
 describe('jsonlPersistence: loaded events are adopted, not copied', () => {
@@ -828,7 +957,8 @@ describe('jsonlPersistence: loaded events are adopted, not copied', () => {
     const loaded = await harness.persistence.load('s1')
     expect(loaded.events.map(json)).toEqual(log().map(json))
     expect(Object.isFrozen(loaded.events)).toBe(true)
-    for (const event of loaded.events) expect([Object.isFrozen(event), Object.isFrozen(event.data)]).toEqual([true, true])
+    for (const event of loaded.events)
+      expect([Object.isFrozen(event), Object.isFrozen(event.data)]).toEqual([true, true])
     const message = loaded.events[2]?.data as { content: { text: string }[] }
     expect(Object.isFrozen(message.content[0])).toBe(true)
     const seeded = createSession({ id: 's1', seed: loaded.events })
@@ -844,9 +974,16 @@ describe('jsonlPersistence: loaded events are adopted, not copied', () => {
     ['an overflowing number', '1e999', 'non-finite number'],
     ['negative zero', '-0', 'negative zero'],
   ])('does not adopt a log with %s, and the read gates reject it with its seq', async (_label, literal, reason) => {
-    await writeLog(`${log().map(lineOf).join('')}{"type":"x/note","seq":6,"time":1000,"data":{"n":${literal}},"ignorable":true}\n`)
+    await writeLog(
+      `${log().map(lineOf).join('')}{"type":"x/note","seq":6,"time":1000,"data":{"n":${literal}},"ignorable":true}\n`,
+    )
     const harness = await freshHarness({ persistence: J() })
-    const error = expectError(await rejectionOf(harness.persistence.load('s1')), PersistenceCorruptionError, 'INVALID_EVENT', { seq: 6 })
+    const error = expectError(
+      await rejectionOf(harness.persistence.load('s1')),
+      PersistenceCorruptionError,
+      'INVALID_EVENT',
+      { seq: 6 },
+    )
     expect(error.cause).toMatchObject({ code: 'NOT_JSON', reason, index: 6 })
     await harness.close()
   })
@@ -896,7 +1033,10 @@ describe('jsonlPersistence under a harness', () => {
     session.append('turn/start', { turn: 2 }, {})
     await harness.ctx.sessions.flush(session)
     await harness.close()
-    expect((await J().load('s1')).events.map((event) => event.type).slice(6)).toEqual(['session/end-seed', 'turn/start'])
+    expect((await J().load('s1')).events.map((event) => event.type).slice(6)).toEqual([
+      'session/end-seed',
+      'turn/start',
+    ])
   })
 
   it('cuts an unparsable last line and leaves no lock behind a refused load (scenarios 10, 11)', async () => {
@@ -905,7 +1045,9 @@ describe('jsonlPersistence under a harness', () => {
     expect((await harness.persistence.load('s1')).events.map(json)).toEqual(log().map(json))
     expect(await textOf()).toBe(`${headerLine}\n${log().map(lineOf).join('')}`)
     await writeLog(`${log().map(lineOf).join('')}xx\n${lineOf(log([TS(2)])[6])}`)
-    expectError(await rejectionOf(harness.persistence.load('s1')), PersistenceCorruptionError, 'CORRUPT_LOG', { line: 8 })
+    expectError(await rejectionOf(harness.persistence.load('s1')), PersistenceCorruptionError, 'CORRUPT_LOG', {
+      line: 8,
+    })
     expect(await readdir(dir)).toEqual(['s1.jsonl'])
     await harness.close()
   })
@@ -914,7 +1056,12 @@ describe('jsonlPersistence under a harness', () => {
     const damaged = await writeLog(`${log().map(lineOf).join('')}xx\n${lineOf(log([TS(2)])[6])}`)
     const harness = await freshHarness({ persistence: J({ now: () => 777 }) })
     const report = await harness.persistence.repair('s1', { truncateAtCorruption: true })
-    expect(report).toMatchObject({ action: 'quarantined', keptEvents: 6, closers: [], quarantine: join(dir, 's1.jsonl.corrupt-777') })
+    expect(report).toMatchObject({
+      action: 'quarantined',
+      keptEvents: 6,
+      closers: [],
+      quarantine: join(dir, 's1.jsonl.corrupt-777'),
+    })
     expect(await textOf('s1.jsonl.corrupt-777')).toBe(damaged)
     expect(await textOf()).toBe(`${headerLine}\n${log().map(lineOf).join('')}`)
     expect((await harness.persistence.load('s1')).events.map(json)).toEqual(log().map(json))
@@ -922,7 +1069,6 @@ describe('jsonlPersistence under a harness', () => {
     await harness.close()
   })
 })
-
 
 describe('jsonlPersistence: scenarios checked to the letter', () => {
   beforeAll(async () => {
@@ -954,7 +1100,10 @@ describe('jsonlPersistence: scenarios checked to the letter', () => {
     expect(loaded.events.map((event) => event.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
     expect(loaded.events.slice(0, 8).map(json)).toEqual(events.slice(0, 8).map(json))
     expect(loaded.events[8]).toMatchObject({ type: 'step/end', data: { turn: 2, step: 1, meta: { synthetic: true } } })
-    expect(loaded.events[9]).toMatchObject({ type: 'turn/end', data: { turn: 2, reason: { kind: 'interrupted' }, meta: { synthetic: true } } })
+    expect(loaded.events[9]).toMatchObject({
+      type: 'turn/end',
+      data: { turn: 2, reason: { kind: 'interrupted' }, meta: { synthetic: true } },
+    })
     expect((await stat(file(name))).ino).not.toBe(inode)
     const repaired = await bytesOf(name)
     expect(repaired.subarray(0, third.offset).equals(full.subarray(0, third.offset))).toBe(true)
@@ -971,7 +1120,12 @@ describe('jsonlPersistence: scenarios checked to the letter', () => {
 
   it('a resumed .jsonl.zst without a zstd writer: load and list work, the first flush rejects with cause ZSTD_UNAVAILABLE, file unchanged (scenario 40)', async () => {
     if (await nativeZstd()) return
-    expectError(thrownBy(() => jsonlPersistence({ dir, compression: 'zstd' })), ConfigError, 'ZSTD_UNAVAILABLE', { option: 'compression' })
+    expectError(
+      thrownBy(() => jsonlPersistence({ dir, compression: 'zstd' })),
+      ConfigError,
+      'ZSTD_UNAVAILABLE',
+      { option: 'compression' },
+    )
     await store(J({ compression: 'zstd', zstdEncoder }), [log()])
     const before = await bytesOf('s1.jsonl.zst')
     const harness = await freshHarness({ persistence: J() })
@@ -1095,9 +1249,14 @@ describe('jsonlPersistence: scenarios checked to the letter', () => {
     const leaseB = await B.acquire('s1')
     await A.append('s1', log(), { expectedSeq: 0, lease: leaseA })
     const published = await bytesOf()
-    expectError(await rejectionOf(B.append('s1', logOf([TS(1)]), { expectedSeq: 0, lease: leaseB })), PersistenceError, 'SESSION_EXISTS', {
-      sessionId: 's1',
-    })
+    expectError(
+      await rejectionOf(B.append('s1', logOf([TS(1)]), { expectedSeq: 0, lease: leaseB })),
+      PersistenceError,
+      'SESSION_EXISTS',
+      {
+        sessionId: 's1',
+      },
+    )
     expect((await bytesOf()).equals(published)).toBe(true)
     expect(await readdir(dir)).toEqual(['s1.jsonl'])
     await leaseA.release()

@@ -9,7 +9,11 @@ import { SeqConflictError } from '../../src/errors/seq-conflict-error.js'
 import { SessionHeaderError } from '../../src/errors/session-header-error.js'
 import { SessionLockedError } from '../../src/errors/session-locked-error.js'
 import { encodeBatch, encodeHeaderLine } from '../../src/persistence/jsonl/jsonl-codec.js'
-import { createMemoryStore, type MemoryPersistence, memoryPersistence } from '../../src/persistence/memory-persistence.js'
+import {
+  createMemoryStore,
+  type MemoryPersistence,
+  memoryPersistence,
+} from '../../src/persistence/memory-persistence.js'
 import { assertStorableId, fileNameOf, sessionIdOfFileName } from '../../src/persistence/session-file-name.js'
 import { interruptedTurnClosers } from '../../src/session/interrupted-turn-closers.js'
 import type { SessionEvent } from '../../src/session/session-event.js'
@@ -23,7 +27,11 @@ const utf8 = new TextEncoder()
 const latin = new TextDecoder()
 
 function CH(value: string, turn = 2, step = 1): EventPlan {
-  return { type: 'assistant/chunk', data: { turn, step, chunk: { type: 'text-delta', index: 0, text: value } }, options: {} }
+  return {
+    type: 'assistant/chunk',
+    data: { turn, step, chunk: { type: 'text-delta', index: 0, text: value } },
+    options: {},
+  }
 }
 
 /** The plans stamped from seq `start` on. */
@@ -36,7 +44,11 @@ function stringsOf(events: readonly SessionEvent[]): string[] {
 }
 
 /** "stored X": create, acquire, append, release. */
-async function stored(adapter: MemoryPersistence, events: readonly SessionEvent[], header: SessionHeader = H1): Promise<void> {
+async function stored(
+  adapter: MemoryPersistence,
+  events: readonly SessionEvent[],
+  header: SessionHeader = H1,
+): Promise<void> {
   await adapter.create(header)
   const lease = await adapter.acquire(header.id)
   await adapter.append(header.id, events, { expectedSeq: 0, lease })
@@ -84,8 +96,13 @@ describe('create (A1, H2, H4)', () => {
     const version = await rejection(adapter.create({ ...H1, version: 2 } as unknown as SessionHeader))
     expect(SessionHeaderError.is(version)).toBe(true)
     expect(version).toMatchObject({ code: 'INVALID_HEADER', field: 'version' })
-    expect(await rejection(adapter.create({ ...H1, createdAt: 1.5 }))).toMatchObject({ code: 'INVALID_HEADER', field: 'createdAt' })
-    expect(await rejection(adapter.create({ ...H1, extra: 1 } as unknown as SessionHeader))).toMatchObject({ code: 'INVALID_HEADER' })
+    expect(await rejection(adapter.create({ ...H1, createdAt: 1.5 }))).toMatchObject({
+      code: 'INVALID_HEADER',
+      field: 'createdAt',
+    })
+    expect(await rejection(adapter.create({ ...H1, extra: 1 } as unknown as SessionHeader))).toMatchObject({
+      code: 'INVALID_HEADER',
+    })
     const id = await rejection(adapter.create({ ...H1, id: '../x' }))
     expect(PersistenceError.is(id)).toBe(true)
     expect(id).toMatchObject({ code: 'INVALID_SESSION_ID', sessionId: '../x' })
@@ -99,7 +116,10 @@ describe('create (A1, H2, H4)', () => {
     expect(await rejection(adapter.create(H1))).toMatchObject({ code: 'SESSION_EXISTS', sessionId: 's1' })
     expect(await rejection(memoryPersistence({ store }).create(H1))).toMatchObject({ code: 'SESSION_EXISTS' })
     await adapter.create({ ...H1, id: 's2' })
-    expect(await rejection(adapter.create({ ...H1, id: 's2' }))).toMatchObject({ code: 'SESSION_EXISTS', sessionId: 's2' })
+    expect(await rejection(adapter.create({ ...H1, id: 's2' }))).toMatchObject({
+      code: 'SESSION_EXISTS',
+      sessionId: 's2',
+    })
   })
 
   test('two instances registering one id: the first append publishes, the second gets SESSION_EXISTS', async () => {
@@ -113,7 +133,9 @@ describe('create (A1, H2, H4)', () => {
     await lease.release()
     const bytes = store.read('s1')
     const other = await second.acquire('s1')
-    expect(await rejection(second.append('s1', from(0, TS(1)), { expectedSeq: 0, lease: other }))).toMatchObject({ code: 'SESSION_EXISTS' })
+    expect(await rejection(second.append('s1', from(0, TS(1)), { expectedSeq: 0, lease: other }))).toMatchObject({
+      code: 'SESSION_EXISTS',
+    })
     expect(store.read('s1')).toEqual(bytes)
   })
 })
@@ -146,14 +168,29 @@ describe('append (A2, A3)', () => {
     const lease = await adapter.acquire('s9')
     const released = await adapter.acquire('s8')
     await released.release()
-    expect(await rejection(adapter.append('s8', [], { expectedSeq: 0, lease: released }))).toBeInstanceOf(LeaseLostError)
-    expect(await rejection(adapter.append('s8', from(0, TS(1)), { expectedSeq: 0, lease }))).toBeInstanceOf(LeaseLostError)
+    expect(await rejection(adapter.append('s8', [], { expectedSeq: 0, lease: released }))).toBeInstanceOf(
+      LeaseLostError,
+    )
+    expect(await rejection(adapter.append('s8', from(0, TS(1)), { expectedSeq: 0, lease }))).toBeInstanceOf(
+      LeaseLostError,
+    )
     await expect(adapter.append('s9', [], { expectedSeq: 3, lease })).resolves.toBeUndefined()
-    expect(await rejection(adapter.append('s9', from(1, TS(1)), { expectedSeq: 0, lease }))).toMatchObject({ argument: 'events' })
-    expect(await rejection(adapter.append('s9', from(0, TS(1)), { expectedSeq: 0, lease }))).toMatchObject({ code: 'SESSION_NOT_FOUND', sessionId: 's9' })
-    expect(await rejection(adapter.append('s9', from(-1, TS(1)), { expectedSeq: -1, lease }))).toMatchObject({ argument: 'expectedSeq' })
+    expect(await rejection(adapter.append('s9', from(1, TS(1)), { expectedSeq: 0, lease }))).toMatchObject({
+      argument: 'events',
+    })
+    expect(await rejection(adapter.append('s9', from(0, TS(1)), { expectedSeq: 0, lease }))).toMatchObject({
+      code: 'SESSION_NOT_FOUND',
+      sessionId: 's9',
+    })
+    expect(await rejection(adapter.append('s9', from(-1, TS(1)), { expectedSeq: -1, lease }))).toMatchObject({
+      argument: 'expectedSeq',
+    })
     await adapter.create({ ...H1, id: 's9' })
-    expect(await rejection(adapter.append('s9', from(2, TS(1)), { expectedSeq: 2, lease }))).toMatchObject({ code: 'SEQ_CONFLICT', expectedSeq: 2, storedSeq: 0 })
+    expect(await rejection(adapter.append('s9', from(2, TS(1)), { expectedSeq: 2, lease }))).toMatchObject({
+      code: 'SEQ_CONFLICT',
+      expectedSeq: 2,
+      storedSeq: 0,
+    })
     expect(adapter.store.ids()).toEqual([])
   })
 
@@ -162,7 +199,9 @@ describe('append (A2, A3)', () => {
     await adapter.create(H1)
     const lease = await adapter.acquire('s1')
     const bad = { type: 'x/y', seq: 0, time: 1.5, data: {} } as SessionEvent
-    expect(await rejection(adapter.append('s1', [bad], { expectedSeq: 0, lease }))).toMatchObject({ argument: 'events' })
+    expect(await rejection(adapter.append('s1', [bad], { expectedSeq: 0, lease }))).toMatchObject({
+      argument: 'events',
+    })
     expect(adapter.store.ids()).toEqual([])
   })
 
@@ -173,9 +212,14 @@ describe('append (A2, A3)', () => {
     const committed = textOf(adapter)!
     adapter.store.write('s1', utf8.encode(`${committed}{"type":"tu`))
     const bytes = adapter.store.read('s1')
-    expect(await rejection(adapter.append('s1', from(6, TS(2)), { expectedSeq: 6, lease }))).toMatchObject({ code: 'REPAIR_REQUIRED' })
+    expect(await rejection(adapter.append('s1', from(6, TS(2)), { expectedSeq: 6, lease }))).toMatchObject({
+      code: 'REPAIR_REQUIRED',
+    })
     adapter.store.write('s1', utf8.encode(`${committed}xx\n${JSON.stringify(from(6, TS(2))[0])}\n`))
-    expect(await rejection(adapter.append('s1', from(6, TS(2)), { expectedSeq: 6, lease }))).toMatchObject({ code: 'CORRUPT_LOG', line: 8 })
+    expect(await rejection(adapter.append('s1', from(6, TS(2)), { expectedSeq: 6, lease }))).toMatchObject({
+      code: 'CORRUPT_LOG',
+      line: 8,
+    })
     adapter.store.write('s1', bytes!)
     expect(adapter.store.read('s1')).toEqual(bytes)
   })
@@ -274,13 +318,23 @@ describe('load (A4, A5, H3)', () => {
     const { revision } = await adapter.load('s1', { truncateAtCorruption: true })
     const corrupt = await rejection(adapter.load('s1'))
     expect(PersistenceCorruptionError.is(corrupt)).toBe(true)
-    expect(corrupt).toMatchObject({ code: 'CORRUPT_LOG', line: 8, offset: utf8.encode(committed).length, defect: 'unparsable', location: 'memory:s1' })
+    expect(corrupt).toMatchObject({
+      code: 'CORRUPT_LOG',
+      line: 8,
+      offset: utf8.encode(committed).length,
+      defect: 'unparsable',
+      location: 'memory:s1',
+    })
     expect(adapter.store.read('s1')).toEqual(before)
     expect((await adapter.load('s1', { truncateAtCorruption: true })).revision).toBe(revision)
     adapter.store.write('s1', utf8.encode(`${committed}${ts2.replace('"seq":6', '"seq":9')}`))
     expect(await rejection(adapter.load('s1'))).toMatchObject({ code: 'SEQ_MISMATCH', line: 8, expected: 6, actual: 9 })
     adapter.store.write('s1', utf8.encode('{"type":"session","version":2,"id":"s1","createdAt":1,"shards":[3]}\n'))
-    expect(await rejection(adapter.load('s1'))).toMatchObject({ code: 'FORMAT_TOO_NEW', direction: 'newer', location: 'memory:s1' })
+    expect(await rejection(adapter.load('s1'))).toMatchObject({
+      code: 'FORMAT_TOO_NEW',
+      direction: 'newer',
+      location: 'memory:s1',
+    })
     adapter.store.write('s1', utf8.encode('[1,2]\n'))
     expect(await rejection(adapter.load('s1'))).toMatchObject({ code: 'CORRUPT_HEADER', line: 1 })
   })
@@ -295,7 +349,13 @@ describe('commitRepair (A6)', () => {
     const committed = textOf(adapter)!
     adapter.store.write('s1', utf8.encode(`${committed}{"type":"assistant/chunk","seq":8,"ti`))
     const torn = await adapter.load('s1')
-    expect(torn.torn).toMatchObject({ kind: 'torn', defect: 'unterminated', line: 10, recovered: [], revision: torn.revision })
+    expect(torn.torn).toMatchObject({
+      kind: 'torn',
+      defect: 'unterminated',
+      line: 10,
+      recovered: [],
+      revision: torn.revision,
+    })
     expect(torn.torn?.droppedBytes).toBe(37)
     const closers = interruptedTurnClosers(torn.events)
     expect(closers.map((event) => event.seq)).toEqual([8, 9])
@@ -361,7 +421,9 @@ describe('commitRepair (A6)', () => {
     const conflict = await rejection(adapter.commitRepair('s1', stale, closers))
     expect(SeqConflictError.is(conflict)).toBe(true)
     expect(conflict).toMatchObject({ code: 'SEQ_CONFLICT', expectedRevision: 'mem:0' })
-    expect(await rejection(adapter.commitRepair('s1', log.torn, from(9, SE(2, 1))))).toMatchObject({ argument: 'recovered ++ closers' })
+    expect(await rejection(adapter.commitRepair('s1', log.torn, from(9, SE(2, 1))))).toMatchObject({
+      argument: 'recovered ++ closers',
+    })
     expect(await rejection(adapter.commitRepair('s1', undefined, closers))).toMatchObject({ code: 'REPAIR_REQUIRED' })
     expect(store.read('s1')).toEqual(bytes)
     await lease.release()
@@ -369,13 +431,24 @@ describe('commitRepair (A6)', () => {
 
   test('without a torn tail the closers are appended; both empty is a no-op', async () => {
     const adapter = memoryPersistence()
-    const calls = [...L1, ...from(6, TS(2), SS(2, 1), AM(2, 1, { type: 'tool-call', id: 'c1', name: 'echo', arguments: '{}' }), TC(2, 1, 'c1'))]
+    const calls = [
+      ...L1,
+      ...from(
+        6,
+        TS(2),
+        SS(2, 1),
+        AM(2, 1, { type: 'tool-call', id: 'c1', name: 'echo', arguments: '{}' }),
+        TC(2, 1, 'c1'),
+      ),
+    ]
     await stored(adapter, calls)
     const lease = await adapter.acquire('s1')
     const log = await adapter.load('s1')
     const closers = interruptedTurnClosers(log.events)
     expect(closers.map((event) => event.type)).toEqual(['tool/result', 'step/end', 'turn/end'])
-    expect(await rejection(adapter.commitRepair('s1', undefined, closers.slice(1)))).toMatchObject({ argument: 'closers' })
+    expect(await rejection(adapter.commitRepair('s1', undefined, closers.slice(1)))).toMatchObject({
+      argument: 'closers',
+    })
     await adapter.commitRepair('s1', undefined, closers)
     expect(stringsOf((await adapter.load('s1')).events)).toEqual(stringsOf([...calls, ...closers]))
     await lease.release()
@@ -484,7 +557,11 @@ describe('leases (A10) and close (A11)', () => {
     expect(lease.token).toMatch(/^[0-9a-f]{32}$/)
     const locked = await rejection(b.acquire('s1'))
     expect(SessionLockedError.is(locked)).toBe(true)
-    expect(locked).toMatchObject({ code: 'SESSION_LOCKED', holder: { pid: process.pid, host: hostname(), acquiredAt: 42 }, location: 'memory:s1' })
+    expect(locked).toMatchObject({
+      code: 'SESSION_LOCKED',
+      holder: { pid: process.pid, host: hostname(), acquiredAt: 42 },
+      location: 'memory:s1',
+    })
     expect(await rejection(a.acquire('s1'))).toMatchObject({ code: 'SESSION_LOCKED' })
     await lease.release()
     await lease.release()
@@ -607,7 +684,13 @@ describe('session ids and file names (H4, J1, scenario 41)', () => {
     expect(error).toMatchObject({ code: 'INVALID_SESSION_ID', sessionId: id })
     expect((error as PersistenceError).reason).toContain(reason)
     const adapter = memoryPersistence()
-    for (const call of [adapter.load(id), adapter.acquire(id), adapter.readFrom(id, 0), adapter.delete(id), adapter.commitRepair(id, undefined, [])]) {
+    for (const call of [
+      adapter.load(id),
+      adapter.acquire(id),
+      adapter.readFrom(id, 0),
+      adapter.delete(id),
+      adapter.commitRepair(id, undefined, []),
+    ]) {
       expect(await rejection(call)).toMatchObject({ code: 'INVALID_SESSION_ID' })
     }
   })

@@ -129,7 +129,13 @@ describe('the persistence entry', () => {
     expect(harness.ctx.get(services.persistence)).toBe(harness.persistence)
     expect(harness.persistence.adapter.name).toBe('memory')
     const entry = harness.describe().entries.find((candidate) => candidate.id === 'persistence')
-    expect(entry).toMatchObject({ name: 'persistence', source: 'default', inject: ['sessions'], provides: ['persistence'], startIndex: 1 })
+    expect(entry).toMatchObject({
+      name: 'persistence',
+      source: 'default',
+      inject: ['sessions'],
+      provides: ['persistence'],
+      startIndex: 1,
+    })
     const other = await start()
     expect(other.persistence.adapter).not.toBe(harness.persistence.adapter)
   })
@@ -139,12 +145,16 @@ describe('the persistence entry', () => {
     const entry = shorthand.entries.find((candidate) => candidate.id === 'persistence')
     expect(entry?.config).toEqual({ adapter: { dir, compression: 'gzip' }, writeBehind: { windowMs: 50 } })
     expect(JSON.parse(JSON.stringify(entry?.config))).toEqual(entry?.config)
-    const instance = describeHarness({ persistence: memoryPersistence() }).entries.find((candidate) => candidate.id === 'persistence')
+    const instance = describeHarness({ persistence: memoryPersistence() }).entries.find(
+      (candidate) => candidate.id === 'persistence',
+    )
     const config = instance?.config as { adapter: Record<string, unknown> }
     expect(config.adapter['name']).toBe('memory')
     expect(typeof config.adapter['append']).toBe('string')
     expect(JSON.parse(JSON.stringify(config))).toEqual(config)
-    expect(describeHarness().entries.find((candidate) => candidate.id === 'persistence')).not.toHaveProperty('config.adapter')
+    expect(describeHarness().entries.find((candidate) => candidate.id === 'persistence')).not.toHaveProperty(
+      'config.adapter',
+    )
   })
 
   test('the { dir } shorthand is jsonlPersistence({ dir }): a flushed session is <dir>/s1.jsonl', async () => {
@@ -155,7 +165,9 @@ describe('the persistence entry', () => {
     expect(await harness.sessions.flush(session)).toBe(true)
     const lines = (await readFile(join(dir, 's1.jsonl'), 'utf8')).split('\n')
     expect(lines[0]).toBe('{"type":"session","version":1,"id":"s1","createdAt":0}')
-    expect(lines.slice(1, -1).map((line) => JSON.parse(line) as SessionEvent)).toEqual(JSON.parse(JSON.stringify(session.events)))
+    expect(lines.slice(1, -1).map((line) => JSON.parse(line) as SessionEvent)).toEqual(
+      JSON.parse(JSON.stringify(session.events)),
+    )
     await harness.close()
     expect(await readdir(dir)).toEqual(['s1.jsonl'])
   })
@@ -172,13 +184,22 @@ describe('the persistence entry', () => {
     [{ maxPendingEvents: 1.5 }, ['writeBehind', 'maxPendingEvents']],
     [{ maxPendingBytes: 0 }, ['writeBehind', 'maxPendingBytes']],
   ])('writeBehind %j rejects PluginStartError with a PluginConfigError at %j', async (writeBehind, path) => {
-    const error = expectError(await rejectionOf(createHarness({ writeBehind })), PluginStartError, 'PLUGIN_START_FAILED', { plugin: 'persistence' })
+    const error = expectError(
+      await rejectionOf(createHarness({ writeBehind })),
+      PluginStartError,
+      'PLUGIN_START_FAILED',
+      { plugin: 'persistence' },
+    )
     const cause = expectError(error.cause, PluginConfigError, 'PLUGIN_CONFIG_INVALID', { plugin: 'persistence' })
     expect(cause.issues[0]?.path).toEqual(path)
   })
 
   test('an unknown writeBehind key is refused at its path', async () => {
-    const error = expectError(await rejectionOf(createHarness({ writeBehind: { window: 5 } as HarnessOptions['writeBehind'] })), PluginStartError, 'PLUGIN_START_FAILED')
+    const error = expectError(
+      await rejectionOf(createHarness({ writeBehind: { window: 5 } as HarnessOptions['writeBehind'] })),
+      PluginStartError,
+      'PLUGIN_START_FAILED',
+    )
     const cause = expectError(error.cause, PluginConfigError, 'PLUGIN_CONFIG_INVALID')
     // Like the harness options, the kernel names the unknown key itself.
     expect(cause.issues).toEqual([{ path: ['writeBehind', 'window'], message: 'unknown option' }])
@@ -208,7 +229,10 @@ describe('binding and write-behind (C2, C4)', () => {
     expect(appendsOf(adapter)).toHaveLength(1)
     await clock.advance(1)
     await settle()
-    expect(appendsOf(adapter)).toEqual([[0, 1], [2, 3, 4]])
+    expect(appendsOf(adapter)).toEqual([
+      [0, 1],
+      [2, 3, 4],
+    ])
     expect(clock.pending()).toEqual([])
     expect(seqsOf((await adapter.inner.load('s1')).events)).toEqual([0, 1, 2, 3, 4])
   })
@@ -234,7 +258,9 @@ describe('binding and write-behind (C2, C4)', () => {
 
   test('the first write awaits the binding (acquire, then create)', async () => {
     const held = gate()
-    const adapter = faultyPersistence(memoryPersistence(), { hold: (call) => (call.method === 'acquire' ? held.promise : undefined) })
+    const adapter = faultyPersistence(memoryPersistence(), {
+      hold: (call) => (call.method === 'acquire' ? held.promise : undefined),
+    })
     const harness = await start({ persistence: adapter })
     const session = appendAll(harness.sessions.create({ id: 's1' }), [TS(1)])
     let flushed = false
@@ -292,7 +318,8 @@ describe('the turn-end checkpoint D4 through an agent turn (scenario 32)', () =>
     let holding = false
     const adapter = faultyPersistence(J(), {
       hold: (call) => {
-        if (call.method !== 'append' || !call.seqs.some((seq) => agentEvents()[seq]?.type === 'turn/end')) return undefined
+        if (call.method !== 'append' || !call.seqs.some((seq) => agentEvents()[seq]?.type === 'turn/end'))
+          return undefined
         holding = true
         return held.promise
       },
@@ -311,14 +338,21 @@ describe('the turn-end checkpoint D4 through an agent turn (scenario 32)', () =>
     expect(agent.session.events.at(-1)?.type).toBe('turn/end')
     const reader = await createHarness({ persistence: J(), clock: fakeClock({ now: 0 }), logger: recordingLogger() })
     harnesses.push(reader)
-    const before = await reader.persistence.readFrom(agent.session.id, 0).catch(() => ({ events: [] as SessionEvent[] }))
+    const before = await reader.persistence
+      .readFrom(agent.session.id, 0)
+      .catch(() => ({ events: [] as SessionEvent[] }))
     expect(before.events.at(-1)?.type).not.toBe('turn/end')
     held.open()
     await running
-    expect(JSON.parse(linesAtResolve?.at(-1) ?? '{}')).toMatchObject({ type: 'turn/end', seq: agent.session.length - 1 })
+    expect(JSON.parse(linesAtResolve?.at(-1) ?? '{}')).toMatchObject({
+      type: 'turn/end',
+      seq: agent.session.length - 1,
+    })
     const seen = await reader.persistence.inspect(agent.session.id)
     expect(seen.events.at(-1)?.type).toBe('turn/end')
-    expect(seen.events.map((event) => JSON.stringify(event))).toEqual(agent.session.events.map((event) => JSON.stringify(event)))
+    expect(seen.events.map((event) => JSON.stringify(event))).toEqual(
+      agent.session.events.map((event) => JSON.stringify(event)),
+    )
     expect(seen.repairPending).toBe(false)
   })
 })
@@ -365,11 +399,18 @@ describe('failed writes (WB4, WB9, C6)', () => {
   test('a flush whose write fails rejects FLUSH_FAILED with the wrapped error, keeps the batch and reports nothing (C6)', async () => {
     const failure = new Error('EIO')
     let broken = true
-    const adapter = faultyPersistence(memoryPersistence(), { fail: (call) => (call.method === 'append' && broken ? failure : undefined) })
+    const adapter = faultyPersistence(memoryPersistence(), {
+      fail: (call) => (call.method === 'append' && broken ? failure : undefined),
+    })
     const harness = await start({ persistence: adapter })
     const reports = writeFailures(harness)
     const session = appendAll(harness.sessions.create({ id: 's1' }), [TS(1)])
-    const rejected = expectError(await rejectionOf(harness.sessions.flush(session)), SessionRegistryError, 'FLUSH_FAILED', { sessionId: 's1' })
+    const rejected = expectError(
+      await rejectionOf(harness.sessions.flush(session)),
+      SessionRegistryError,
+      'FLUSH_FAILED',
+      { sessionId: 's1' },
+    )
     const wrapped = expectError(rejected.cause, PersistenceError, 'WRITE_FAILED', { sessionId: 's1' })
     expect(wrapped.cause).toBe(failure)
     expect(reports).toEqual([])
@@ -382,10 +423,16 @@ describe('failed writes (WB4, WB9, C6)', () => {
 
   test('a HarnessError from the adapter is passed on unwrapped (C6)', async () => {
     const lost = new LeaseLostError({ code: 'LEASE_LOST', sessionId: 's1', detail: 'injected', epoch: 1 })
-    const adapter = faultyPersistence(memoryPersistence(), { fail: (call) => (call.method === 'append' ? lost : undefined) })
+    const adapter = faultyPersistence(memoryPersistence(), {
+      fail: (call) => (call.method === 'append' ? lost : undefined),
+    })
     const harness = await start({ persistence: adapter })
     const session = appendAll(harness.sessions.create({ id: 's1' }), [TS(1)])
-    const rejected = expectError(await rejectionOf(harness.sessions.flush(session)), SessionRegistryError, 'FLUSH_FAILED')
+    const rejected = expectError(
+      await rejectionOf(harness.sessions.flush(session)),
+      SessionRegistryError,
+      'FLUSH_FAILED',
+    )
     expect(rejected.cause).toBe(lost)
   })
 
@@ -400,8 +447,16 @@ describe('failed writes (WB4, WB9, C6)', () => {
     await settle()
     expect(appendsOf(adapter)).toEqual([[0, 1, 2]])
     expect(reports).toHaveLength(1)
-    const veto = expectError(thrownBy(() => append(session, UM('b'))), SessionVetoError, 'APPEND_VETOED', { guard: 'persistence' })
-    const pressure = expectError(veto.cause, PersistenceBackpressureError, 'PERSISTENCE_BACKPRESSURE', { sessionId: 's1', pendingEvents: 3 })
+    const veto = expectError(
+      thrownBy(() => append(session, UM('b'))),
+      SessionVetoError,
+      'APPEND_VETOED',
+      { guard: 'persistence' },
+    )
+    const pressure = expectError(veto.cause, PersistenceBackpressureError, 'PERSISTENCE_BACKPRESSURE', {
+      sessionId: 's1',
+      pendingEvents: 3,
+    })
     expect(pressure.pendingBytes).toBeGreaterThan(0)
     expectError(pressure.cause, PersistenceError, 'WRITE_FAILED')
     expect(session.length).toBe(3)
@@ -431,7 +486,11 @@ describe('failed writes (WB4, WB9, C6)', () => {
     const size = (await stat(join(dir, 's1.jsonl'))).size
     failNext = true
     appendAll(session, [TS(2), SS(2, 1)])
-    const rejected = expectError(await rejectionOf(harness.sessions.flush(session)), SessionRegistryError, 'FLUSH_FAILED')
+    const rejected = expectError(
+      await rejectionOf(harness.sessions.flush(session)),
+      SessionRegistryError,
+      'FLUSH_FAILED',
+    )
     expect(expectError(rejected.cause, PersistenceError, 'WRITE_FAILED').cause).toBe(injected)
     expect((await stat(join(dir, 's1.jsonl'))).size).toBe(size)
     await harness.sessions.flush(session)
@@ -444,21 +503,29 @@ describe('lazy sessions and failed bindings (C3, C2b)', () => {
   test.each([
     ['memory', () => memoryPersistence()],
     ['jsonl', () => J()],
-  ])('a session never appended writes nothing, is not listed, and frees its id on dispose (scenario 2, %s)', async (_name, make) => {
-    const adapter = faultyPersistence(make())
-    const harness = await start({ persistence: adapter })
-    await harness.sessions.dispose(harness.sessions.create({ id: 's1' }))
-    expect(appendsOf(adapter)).toEqual([])
-    expect(await readdir(dir)).toEqual([])
-    expect(await harness.persistence.list()).toEqual([])
-    const again = harness.sessions.create({ id: 's1' })
-    await harness.sessions.dispose(again)
-    expect(await readdir(dir)).toEqual([])
-    expect(methodsOf(adapter).filter((method) => method !== 'list')).toEqual(['acquire', 'create', 'acquire', 'create'])
-    const stored = appendAll(harness.sessions.create({ id: 's1' }), [TS(1)])
-    await harness.sessions.flush(stored)
-    expect((await harness.persistence.list()).map((header) => header.id)).toEqual(['s1'])
-  })
+  ])(
+    'a session never appended writes nothing, is not listed, and frees its id on dispose (scenario 2, %s)',
+    async (_name, make) => {
+      const adapter = faultyPersistence(make())
+      const harness = await start({ persistence: adapter })
+      await harness.sessions.dispose(harness.sessions.create({ id: 's1' }))
+      expect(appendsOf(adapter)).toEqual([])
+      expect(await readdir(dir)).toEqual([])
+      expect(await harness.persistence.list()).toEqual([])
+      const again = harness.sessions.create({ id: 's1' })
+      await harness.sessions.dispose(again)
+      expect(await readdir(dir)).toEqual([])
+      expect(methodsOf(adapter).filter((method) => method !== 'list')).toEqual([
+        'acquire',
+        'create',
+        'acquire',
+        'create',
+      ])
+      const stored = appendAll(harness.sessions.create({ id: 's1' }), [TS(1)])
+      await harness.sessions.flush(stored)
+      expect((await harness.persistence.list()).map((header) => header.id)).toEqual(['s1'])
+    },
+  )
 
   test('creating a stored id without prepare fails every flush with SESSION_EXISTS and leaves storage alone (scenario 36)', async () => {
     const first = await start({ persistence: J() })
@@ -469,7 +536,11 @@ describe('lazy sessions and failed bindings (C3, C2b)', () => {
     const harness = await start({ persistence: adapter })
     const session = appendAll(harness.sessions.create({ id: 's1' }), [TS(1)])
     for (let attempt = 0; attempt < 2; attempt++) {
-      const rejected = expectError(await rejectionOf(harness.sessions.flush(session)), SessionRegistryError, 'FLUSH_FAILED')
+      const rejected = expectError(
+        await rejectionOf(harness.sessions.flush(session)),
+        SessionRegistryError,
+        'FLUSH_FAILED',
+      )
       expectError(rejected.cause, PersistenceError, 'SESSION_EXISTS', { sessionId: 's1' })
     }
     expect(appendsOf(adapter)).toEqual([])
@@ -482,7 +553,11 @@ describe('lazy sessions and failed bindings (C3, C2b)', () => {
     const other = await J().acquire('s1')
     const harness = await start({ persistence: J() })
     const session = appendAll(harness.sessions.create({ id: 's1' }), [TS(1)])
-    const rejected = expectError(await rejectionOf(harness.sessions.flush(session)), SessionRegistryError, 'FLUSH_FAILED')
+    const rejected = expectError(
+      await rejectionOf(harness.sessions.flush(session)),
+      SessionRegistryError,
+      'FLUSH_FAILED',
+    )
     expect((rejected.cause as { code?: unknown }).code).toBe('SESSION_LOCKED')
     await other.release()
   })
@@ -492,7 +567,10 @@ describe('lazy sessions and failed bindings (C3, C2b)', () => {
     const pid = child.pid as number
     await new Promise((resolve) => child.once('exit', resolve))
     const stale = (id: string): Promise<void> =>
-      writeFile(join(dir, `${id}.lock`), JSON.stringify({ pid, host: hostname(), token: 'f'.repeat(32), acquiredAt: 7 }))
+      writeFile(
+        join(dir, `${id}.lock`),
+        JSON.stringify({ pid, host: hostname(), token: 'f'.repeat(32), acquiredAt: 7 }),
+      )
     const seeding = await start({ persistence: J() })
     await seeding.sessions.flush(appendAll(seeding.sessions.create({ id: 's2' }), L1()))
     await seeding.close()
@@ -531,10 +609,17 @@ describe('dispose (C5)', () => {
   test('a failed flush rejects DISPOSE_FAILED and keeps queue and lease; close retries and releases', async () => {
     let broken = true
     const failure = new Error('EIO')
-    const adapter = faultyPersistence(J(), { fail: (call) => (call.method === 'append' && broken ? failure : undefined) })
+    const adapter = faultyPersistence(J(), {
+      fail: (call) => (call.method === 'append' && broken ? failure : undefined),
+    })
     const harness = await start({ persistence: adapter })
     const session = appendAll(harness.sessions.create({ id: 's1' }), L1())
-    const rejected = expectError(await rejectionOf(harness.sessions.dispose(session)), SessionRegistryError, 'DISPOSE_FAILED', { sessionId: 's1' })
+    const rejected = expectError(
+      await rejectionOf(harness.sessions.dispose(session)),
+      SessionRegistryError,
+      'DISPOSE_FAILED',
+      { sessionId: 's1' },
+    )
     expect(expectError(rejected.cause, PersistenceError, 'WRITE_FAILED').cause).toBe(failure)
     expect(session.disposed).toBe(true)
     expect(await readdir(dir)).toEqual(['s1.lock'])
@@ -549,13 +634,19 @@ describe('dispose (C5)', () => {
   })
   test('a new session reusing the id of a failed dispose cannot take its lease, and close still retries the old events', async () => {
     let broken = true
-    const adapter = faultyPersistence(J(), { fail: (call) => (call.method === 'append' && broken ? new Error('EIO') : undefined) })
+    const adapter = faultyPersistence(J(), {
+      fail: (call) => (call.method === 'append' && broken ? new Error('EIO') : undefined),
+    })
     const harness = await start({ persistence: adapter })
     const old = appendAll(harness.sessions.create({ id: 's1' }), L1())
     expectError(await rejectionOf(harness.sessions.dispose(old)), SessionRegistryError, 'DISPOSE_FAILED')
     broken = false
     const reused = appendAll(harness.sessions.create({ id: 's1' }), [TS(1)])
-    const rejected = expectError(await rejectionOf(harness.sessions.flush(reused)), SessionRegistryError, 'FLUSH_FAILED')
+    const rejected = expectError(
+      await rejectionOf(harness.sessions.flush(reused)),
+      SessionRegistryError,
+      'FLUSH_FAILED',
+    )
     expect((rejected.cause as { code?: unknown }).code).toBe('SESSION_LOCKED')
     await rejectionOf(harness.close())
     expect(await readdir(dir)).toEqual(['s1.jsonl'])
@@ -586,7 +677,12 @@ describe('close (C7)', () => {
       // In parallel: sB's write runs while sA's is still held.
       await until(() => appendsOf(adapter).length === 2, 'both flushes')
       await settle()
-      expect(adapter.calls.filter((call) => call.method === 'append').map((call) => call.sessionId).sort()).toEqual(['sA', 'sB'])
+      expect(
+        adapter.calls
+          .filter((call) => call.method === 'append')
+          .map((call) => call.sessionId)
+          .sort(),
+      ).toEqual(['sA', 'sB'])
       expect(methodsOf(adapter)).not.toContain('close')
     } finally {
       heldA.open()
@@ -611,12 +707,19 @@ describe('close (C7)', () => {
 
   test('refuses new bindings while closing: a late session is vetoed with CLOSED', async () => {
     const held = gate()
-    const adapter = faultyPersistence(memoryPersistence(), { hold: (call) => (call.method === 'append' ? held.promise : undefined) })
+    const adapter = faultyPersistence(memoryPersistence(), {
+      hold: (call) => (call.method === 'append' ? held.promise : undefined),
+    })
     const harness = await start({ persistence: adapter })
     appendAll(harness.sessions.create({ id: 's1' }), [TS(1)])
     const closing = harness.persistence.close()
     await settle()
-    const veto = expectError(thrownBy(() => harness.sessions.create({ id: 'late' })), SessionVetoError, 'CREATE_VETOED', { sessionId: 'late' })
+    const veto = expectError(
+      thrownBy(() => harness.sessions.create({ id: 'late' })),
+      SessionVetoError,
+      'CREATE_VETOED',
+      { sessionId: 'late' },
+    )
     expectError(veto.cause, PersistenceError, 'CLOSED', { sessionId: 'late' })
     held.open()
     await closing

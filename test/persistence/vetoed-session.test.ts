@@ -11,7 +11,14 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { createHarness, definePlugin, type Harness, type HarnessOptions, type SessionDisposedPayload, SessionVetoError } from 'yoke'
+import {
+  createHarness,
+  definePlugin,
+  type Harness,
+  type HarnessOptions,
+  type SessionDisposedPayload,
+  SessionVetoError,
+} from 'yoke'
 import { scriptedModel, text } from 'yoke/testing'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
@@ -58,7 +65,11 @@ async function eventually(done: () => boolean, what: string): Promise<void> {
 
 /** Stores session `id` with one completed turn, through its own harness. */
 async function storeOneTurn(id: string): Promise<void> {
-  const harness = await createHarness({ persistence: { dir }, model: scriptedModel([text('stored')]), logger: recordingLogger() })
+  const harness = await createHarness({
+    persistence: { dir },
+    model: scriptedModel([text('stored')]),
+    logger: recordingLogger(),
+  })
   const agent = await harness.createAgent({ sessionId: id })
   await agent.run('hi')
   await harness.close()
@@ -89,7 +100,12 @@ describe('session/disposed after a veto', () => {
     // A normal dispose says nothing of a veto.
     const live = harness.sessions.create({ id: 's2' })
     await harness.sessions.dispose(live)
-    expect(seen.slice(2)).toEqual(['before created s2', 'after created s2', 'before disposed s2 vetoed=undefined', 'after disposed s2 vetoed=undefined'])
+    expect(seen.slice(2)).toEqual([
+      'before created s2',
+      'after created s2',
+      'before disposed s2 vetoed=undefined',
+      'after disposed s2 vetoed=undefined',
+    ])
   })
 })
 
@@ -160,7 +176,9 @@ describe('persistence and a vetoed session', () => {
 
   test('close() right after a veto waits for the lease: no lock and no temporary file is left', async () => {
     const harness = await harnessWith({ plugins: [vetoing('s5')] })
-    expect(thrownBy(() => harness.sessions.create({ id: 's5', seed: logOf([TS(1), TE(1, 'completed')]) }))).toMatchObject({ code: 'CREATE_VETOED' })
+    expect(
+      thrownBy(() => harness.sessions.create({ id: 's5', seed: logOf([TS(1), TE(1, 'completed')]) })),
+    ).toMatchObject({ code: 'CREATE_VETOED' })
     await harness.close()
     expect(await readdir(dir)).toEqual([])
   })

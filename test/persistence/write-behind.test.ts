@@ -2,11 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { type FakeClock, fakeClock } from 'yoke/testing'
 import { InvalidArgumentError } from '../../src/errors/invalid-argument-error.js'
 import { PersistenceError } from '../../src/errors/persistence-error.js'
-import {
-  WriteBehind,
-  type WriteBehindOptions,
-  writeBehindOptionsSchema,
-} from '../../src/persistence/write-behind.js'
+import { WriteBehind, type WriteBehindOptions, writeBehindOptionsSchema } from '../../src/persistence/write-behind.js'
 import { handedOnJsonTexts } from '../../src/session/json-text.js'
 import type { SessionEvent } from '../../src/session/session-event.js'
 import { logOf, UM } from '../session/builders.js'

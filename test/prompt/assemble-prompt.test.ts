@@ -1,11 +1,21 @@
 import { describe, expect, test } from 'vitest'
-import { type AssembleInput, InvalidArgumentError, type PromptAssembly, PromptAssemblyError, type SystemPromptAssemblePayload } from 'yoke'
+import {
+  type AssembleInput,
+  InvalidArgumentError,
+  type PromptAssembly,
+  PromptAssemblyError,
+  type SystemPromptAssemblePayload,
+} from 'yoke'
 import { rejectionOf } from '../helpers/outcomes.js'
 import { expectError } from '../session/session-helpers.js'
 import { names, P, promptWorld } from './system-prompt-helpers.js'
 
 const extra = { name: 'extra', order: 50, text: 'Extra.' }
-const schema = (name: string) => ({ name, description: `The ${name} tool`, parameters: { type: 'object', properties: {} } })
+const schema = (name: string) => ({
+  name,
+  description: `The ${name} tool`,
+  parameters: { type: 'object', properties: {} },
+})
 
 describe('complete sections and the waterfall (scenarios 6, 8, 9)', () => {
   test('scenario 6: a complete section is the whole prompt, listener edits undone; two complete sections reject', async () => {
@@ -20,14 +30,18 @@ describe('complete sections and the waterfall (scenarios 6, 8, 9)', () => {
     expect((await asm(keyA)).sections).toEqual([{ name: 'exact', order: 5, text: 'Exact prompt.', complete: true }])
     expect(seen).toEqual(['other', 'exact'])
     P(root).section({ name: 'c2', order: 7, text: 'Second.', complete: true })
-    expectError(await rejectionOf(asm(keyA)), PromptAssemblyError, 'MULTIPLE_COMPLETE_SECTIONS', { names: ['exact', 'c2'] })
+    expectError(await rejectionOf(asm(keyA)), PromptAssemblyError, 'MULTIPLE_COMPLETE_SECTIONS', {
+      names: ['exact', 'c2'],
+    })
   })
 
   test('MULTIPLE_COMPLETE_SECTIONS lists the names in section order, not alphabetically', async () => {
     const { root, asm } = await promptWorld()
     P(root).section({ name: 'zed', order: -1, text: 'Z', complete: true })
     P(root).section({ name: 'alpha', order: 3, text: 'A', complete: true })
-    const error = expectError(await rejectionOf(asm()), PromptAssemblyError, 'MULTIPLE_COMPLETE_SECTIONS', { names: ['zed', 'alpha'] })
+    const error = expectError(await rejectionOf(asm()), PromptAssemblyError, 'MULTIPLE_COMPLETE_SECTIONS', {
+      names: ['zed', 'alpha'],
+    })
     expect(error.message).toBe('more than one complete section: zed, alpha')
   })
 
@@ -39,7 +53,10 @@ describe('complete sections and the waterfall (scenarios 6, 8, 9)', () => {
 
   test('scenario 8: a listener registered through A.ctx runs only for A’s assemblies', async () => {
     const { root, A, keyA, keyB, asm, signal } = await promptWorld()
-    A.on('system-prompt/assemble', (payload) => ({ ...payload.assembly, sections: [...payload.assembly.sections, { name: 'only-a', order: 9, text: 'A only.' }] }))
+    A.on('system-prompt/assemble', (payload) => ({
+      ...payload.assembly,
+      sections: [...payload.assembly.sections, { name: 'only-a', order: 9, text: 'A only.' }],
+    }))
     expect(names((await asm(keyA)).sections)).toEqual(['only-a'])
     expect(names((await asm(keyB)).sections)).toEqual([])
     expect(names((await P(root).assemble({ signal })).sections)).toEqual([])
@@ -53,7 +70,10 @@ describe('complete sections and the waterfall (scenarios 6, 8, 9)', () => {
     })
     expect(await rejectionOf(asm(keyA))).toBeInstanceOf(TypeError)
     await mutate()
-    const replace = root.on('system-prompt/assemble', (payload) => ({ ...payload.assembly, sections: [...payload.assembly.sections, extra] }))
+    const replace = root.on('system-prompt/assemble', (payload) => ({
+      ...payload.assembly,
+      sections: [...payload.assembly.sections, extra],
+    }))
     expect((await asm(keyA)).sections).toEqual([extra])
     await replace()
     expect((await asm(keyA)).sections).toEqual([])
@@ -64,7 +84,9 @@ describe('complete sections and the waterfall (scenarios 6, 8, 9)', () => {
     P(root).section({ name: 's', order: 0, text: 'S' })
     P(root).context({ name: 'c', order: 0, text: 'C' })
     P(root).variable('v', 'x')
-    P(root).tools(() => ({ schemas: [{ name: 't', description: 'T', parameters: { type: 'object', properties: { a: { type: 'string' } } } }] }))
+    P(root).tools(() => ({
+      schemas: [{ name: 't', description: 'T', parameters: { type: 'object', properties: { a: { type: 'string' } } } }],
+    }))
     const attempts: string[] = []
     root.on('system-prompt/assemble', (payload) => {
       const assembly = payload.assembly as unknown as {
@@ -95,7 +117,12 @@ describe('complete sections and the waterfall (scenarios 6, 8, 9)', () => {
 
   test('next({ ...payload, assembly }) passes a replacement to the default', async () => {
     const { root, asm } = await promptWorld()
-    root.on('system-prompt/assemble', (payload, next) => next({ ...payload, assembly: { ...payload.assembly, variables: { ...payload.assembly.variables, cwd: '/rescued' } } }))
+    root.on('system-prompt/assemble', (payload, next) =>
+      next({
+        ...payload,
+        assembly: { ...payload.assembly, variables: { ...payload.assembly.variables, cwd: '/rescued' } },
+      }),
+    )
     const assembly = await asm()
     expect({ ...assembly.variables }).toEqual({ cwd: '/rescued' })
     expect(Object.getPrototypeOf(assembly.variables)).toBeNull()
@@ -124,7 +151,10 @@ describe('complete sections and the waterfall (scenarios 6, 8, 9)', () => {
     const { root, A, keyA, asm } = await promptWorld()
     P(root).context({ name: 'c', order: 0, text: 'C' })
     P(A).suppressRuntimeContext()
-    root.on('system-prompt/assemble', (payload) => ({ ...payload.assembly, contexts: [{ name: 'added', order: 0, text: 'Added.' }] }))
+    root.on('system-prompt/assemble', (payload) => ({
+      ...payload.assembly,
+      contexts: [{ name: 'added', order: 0, text: 'Added.' }],
+    }))
     expect((await asm(keyA)).contexts).toEqual([])
     expect((await asm()).contexts).toEqual([{ name: 'added', order: 0, text: 'Added.' }])
   })
@@ -135,15 +165,47 @@ describe('INVALID_ASSEMBLY: the listener’s result is checked', () => {
     ['null', () => null, ''],
     ['a string', () => 'prompt', ''],
     ['sections not an array', (assembly: PromptAssembly) => ({ ...assembly, sections: 'x' }), 'sections'],
-    ['a string order', (assembly: PromptAssembly) => ({ ...assembly, sections: [{ name: 'x', order: '1', text: 't' }] }), 'sections.0.order'],
-    ['a section without text', (assembly: PromptAssembly) => ({ ...assembly, sections: [extra, { name: 'y', order: 1 }] }), 'sections.1.text'],
-    ['complete: false', (assembly: PromptAssembly) => ({ ...assembly, sections: [{ ...extra, complete: false }] }), 'sections.0.complete'],
-    ['a context with complete', (assembly: PromptAssembly) => ({ ...assembly, contexts: [{ ...extra, complete: true }] }), 'contexts.0.complete'],
-    ['contexts missing', (assembly: PromptAssembly) => ({ sections: assembly.sections, variables: assembly.variables, tools: assembly.tools }), 'contexts'],
+    [
+      'a string order',
+      (assembly: PromptAssembly) => ({ ...assembly, sections: [{ name: 'x', order: '1', text: 't' }] }),
+      'sections.0.order',
+    ],
+    [
+      'a section without text',
+      (assembly: PromptAssembly) => ({ ...assembly, sections: [extra, { name: 'y', order: 1 }] }),
+      'sections.1.text',
+    ],
+    [
+      'complete: false',
+      (assembly: PromptAssembly) => ({ ...assembly, sections: [{ ...extra, complete: false }] }),
+      'sections.0.complete',
+    ],
+    [
+      'a context with complete',
+      (assembly: PromptAssembly) => ({ ...assembly, contexts: [{ ...extra, complete: true }] }),
+      'contexts.0.complete',
+    ],
+    [
+      'contexts missing',
+      (assembly: PromptAssembly) => ({
+        sections: assembly.sections,
+        variables: assembly.variables,
+        tools: assembly.tools,
+      }),
+      'contexts',
+    ],
     ['a numeric variable', (assembly: PromptAssembly) => ({ ...assembly, variables: { count: 1 } }), 'variables.count'],
     ['variables as an array', (assembly: PromptAssembly) => ({ ...assembly, variables: [] }), 'variables'],
-    ['a tool without parameters', (assembly: PromptAssembly) => ({ ...assembly, tools: [{ name: 't', description: 'T' }] }), 'tools.0.parameters'],
-    ['a repeated tool name', (assembly: PromptAssembly) => ({ ...assembly, tools: [schema('t'), schema('t')] }), 'tools.1.name'],
+    [
+      'a tool without parameters',
+      (assembly: PromptAssembly) => ({ ...assembly, tools: [{ name: 't', description: 'T' }] }),
+      'tools.0.parameters',
+    ],
+    [
+      'a repeated tool name',
+      (assembly: PromptAssembly) => ({ ...assembly, tools: [schema('t'), schema('t')] }),
+      'tools.1.name',
+    ],
     ['an empty tool name', (assembly: PromptAssembly) => ({ ...assembly, tools: [schema('')] }), 'tools.0.name'],
   ])('%s → path %j', async (_case, replace, path) => {
     const { root, asm } = await promptWorld()
@@ -156,7 +218,15 @@ describe('INVALID_ASSEMBLY: the listener’s result is checked', () => {
     const { root, asm } = await promptWorld()
     const parameters = { type: 'object', properties: {} }
     const section = { name: 's', order: 0, text: 'S', note: 'dropped' }
-    root.on('system-prompt/assemble', (payload) => ({ ...payload.assembly, sections: [section], tools: [{ name: 't', description: 'T', parameters, extra: 1 }] }) as never)
+    root.on(
+      'system-prompt/assemble',
+      (payload) =>
+        ({
+          ...payload.assembly,
+          sections: [section],
+          tools: [{ name: 't', description: 'T', parameters, extra: 1 }],
+        }) as never,
+    )
     const assembly = await asm()
     expect(assembly.sections).toEqual([{ name: 's', order: 0, text: 'S' }])
     expect(assembly.sections[0]).not.toBe(section)
@@ -172,11 +242,19 @@ describe('provider failures', () => {
   test('INVALID_VARIABLE_VALUE names the variable and the value type', async () => {
     const { root, asm } = await promptWorld()
     const dispose = P(root).variable('count', () => 3 as never)
-    const error = expectError(await rejectionOf(asm()), PromptAssemblyError, 'INVALID_VARIABLE_VALUE', { name: 'count', valueType: 'number' })
-    expect(error.message).toBe('variable "count" evaluated to number; a variable provider must return a string or undefined')
+    const error = expectError(await rejectionOf(asm()), PromptAssemblyError, 'INVALID_VARIABLE_VALUE', {
+      name: 'count',
+      valueType: 'number',
+    })
+    expect(error.message).toBe(
+      'variable "count" evaluated to number; a variable provider must return a string or undefined',
+    )
     await dispose()
     P(root).variable('count', () => null as never)
-    expectError(await rejectionOf(asm()), PromptAssemblyError, 'INVALID_VARIABLE_VALUE', { name: 'count', valueType: 'null' })
+    expectError(await rejectionOf(asm()), PromptAssemblyError, 'INVALID_VARIABLE_VALUE', {
+      name: 'count',
+      valueType: 'null',
+    })
   })
 
   test('a variable provider returning undefined gives an own undefined value', async () => {
@@ -200,7 +278,11 @@ describe('provider failures', () => {
     if (kind === 'variable') P(root).variable(name, provider)
     else if (kind === 'section') P(root).section({ name, order: 0, text: provider })
     else P(root).context({ name, order: 0, text: provider })
-    const error = expectError(await rejectionOf(asm()), PromptAssemblyError, 'CONTRIBUTION_FAILED', { kind, name, cause })
+    const error = expectError(await rejectionOf(asm()), PromptAssemblyError, 'CONTRIBUTION_FAILED', {
+      kind,
+      name,
+      cause,
+    })
     expect(error.message).toBe(`the ${kind} "${name}" failed: ${kind} boom`)
   })
 
@@ -210,18 +292,43 @@ describe('provider failures', () => {
     P(root).tools(() => {
       throw cause
     })
-    const error = expectError(await rejectionOf(asm()), PromptAssemblyError, 'CONTRIBUTION_FAILED', { kind: 'tools', cause })
+    const error = expectError(await rejectionOf(asm()), PromptAssemblyError, 'CONTRIBUTION_FAILED', {
+      kind: 'tools',
+      cause,
+    })
     expect(error.name).toBe('PromptAssemblyError')
   })
 
   test.each([
-    ['a text provider returning a number', (world: Awaited<ReturnType<typeof promptWorld>>) => P(world.root).section({ name: 's', order: 0, text: () => 1 as never }), 'section'],
-    ['a tool provider returning null', (world: Awaited<ReturnType<typeof promptWorld>>) => P(world.root).tools(() => null as never), 'tools'],
-    ['a schema without a description', (world: Awaited<ReturnType<typeof promptWorld>>) => P(world.root).tools(() => ({ schemas: [{ name: 'x', parameters: {} }] }) as never), 'tools'],
-    ['knownNames that are not strings', (world: Awaited<ReturnType<typeof promptWorld>>) => P(world.root).tools(() => ({ schemas: [], knownNames: [1] }) as never), 'tools'],
+    [
+      'a text provider returning a number',
+      (world: Awaited<ReturnType<typeof promptWorld>>) =>
+        P(world.root).section({ name: 's', order: 0, text: () => 1 as never }),
+      'section',
+    ],
+    [
+      'a tool provider returning null',
+      (world: Awaited<ReturnType<typeof promptWorld>>) => P(world.root).tools(() => null as never),
+      'tools',
+    ],
+    [
+      'a schema without a description',
+      (world: Awaited<ReturnType<typeof promptWorld>>) =>
+        P(world.root).tools(() => ({ schemas: [{ name: 'x', parameters: {} }] }) as never),
+      'tools',
+    ],
+    [
+      'knownNames that are not strings',
+      (world: Awaited<ReturnType<typeof promptWorld>>) =>
+        P(world.root).tools(() => ({ schemas: [], knownNames: [1] }) as never),
+      'tools',
+    ],
     [
       'uncloneable parameters',
-      (world: Awaited<ReturnType<typeof promptWorld>>) => P(world.root).tools(() => ({ schemas: [{ name: 'x', description: 'X', parameters: { f: () => 1 } as never }] })),
+      (world: Awaited<ReturnType<typeof promptWorld>>) =>
+        P(world.root).tools(() => ({
+          schemas: [{ name: 'x', description: 'X', parameters: { f: () => 1 } as never }],
+        })),
       'tools',
     ],
   ])('%s → CONTRIBUTION_FAILED with a cause', async (_case, register, kind) => {
@@ -233,9 +340,13 @@ describe('provider failures', () => {
 
   test('the first failure rejects, in step order: variables before sections', async () => {
     const { root, asm } = await promptWorld()
-    P(root).section({ name: 's', order: 0, text: () => {
-      throw new Error('section')
-    } })
+    P(root).section({
+      name: 's',
+      order: 0,
+      text: () => {
+        throw new Error('section')
+      },
+    })
     P(root).variable('v', () => 1 as never)
     expectError(await rejectionOf(asm()), PromptAssemblyError, 'INVALID_VARIABLE_VALUE', { name: 'v' })
   })
@@ -251,9 +362,18 @@ describe('provider failures', () => {
 
   test('a malformed input rejects with InvalidArgumentError', async () => {
     const { root } = await promptWorld()
-    expectError(await rejectionOf(P(root).assemble({} as never)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'signal' })
-    expectError(await rejectionOf(P(root).assemble(undefined as never)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'input' })
-    expectError(await rejectionOf(P(root).assemble({ scope: 'a' as never, signal: new AbortController().signal })), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'scope' })
+    expectError(await rejectionOf(P(root).assemble({} as never)), InvalidArgumentError, 'INVALID_ARGUMENT', {
+      argument: 'signal',
+    })
+    expectError(await rejectionOf(P(root).assemble(undefined as never)), InvalidArgumentError, 'INVALID_ARGUMENT', {
+      argument: 'input',
+    })
+    expectError(
+      await rejectionOf(P(root).assemble({ scope: 'a' as never, signal: new AbortController().signal })),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      { argument: 'scope' },
+    )
   })
 })
 
@@ -262,7 +382,9 @@ describe('tools', () => {
     const { root, A, keyA, asm } = await promptWorld()
     P(root).tools(() => ({ schemas: [schema('read')] }))
     const scoped = P(A).tools(() => ({ schemas: [schema('read')] }))
-    const error = expectError(await rejectionOf(asm(keyA)), PromptAssemblyError, 'DUPLICATE_TOOL_SCHEMA', { name: 'read' })
+    const error = expectError(await rejectionOf(asm(keyA)), PromptAssemblyError, 'DUPLICATE_TOOL_SCHEMA', {
+      name: 'read',
+    })
     expect(error.message).toBe('two tool schemas are named "read"')
     expect(names((await asm()).tools)).toEqual(['read'])
     await scoped()
@@ -277,7 +399,10 @@ describe('tools', () => {
     P(root).tools(() => ({ schemas: [global] }))
     P(A).tools(() => ({ schemas: [schema('capture')] }))
     const assembly = await asm(keyA)
-    expect(assembly.tools).toEqual([schema('capture'), { name: 'read', description: 'Read', parameters: { type: 'object', properties: { path: { type: 'string' } } } }])
+    expect(assembly.tools).toEqual([
+      schema('capture'),
+      { name: 'read', description: 'Read', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+    ])
     expect(assembly.tools[1]).not.toBe(global)
     expect(assembly.tools[1]?.parameters).not.toBe(parameters)
     parameters.properties.path.type = 'number'
@@ -354,6 +479,11 @@ describe('no caching, fresh objects, the signal', () => {
     const controller = new AbortController()
     const reason = new Error('stop')
     controller.abort(reason)
-    expectError(await rejectionOf(P(root).assemble({ signal: controller.signal })), PromptAssemblyError, 'CONTRIBUTION_FAILED', { kind: 'section', name: 's', cause: reason })
+    expectError(
+      await rejectionOf(P(root).assemble({ signal: controller.signal })),
+      PromptAssemblyError,
+      'CONTRIBUTION_FAILED',
+      { kind: 'section', name: 's', cause: reason },
+    )
   })
 })

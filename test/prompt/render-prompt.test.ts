@@ -2,7 +2,11 @@ import fc from 'fast-check'
 import { describe, expect, it, test } from 'vitest'
 import { InvalidArgumentError, PromptRenderError, type PromptVariables, renderPrompt } from 'yoke'
 
-function renderError(template: Parameters<typeof renderPrompt>[0], variables: PromptVariables, options?: Parameters<typeof renderPrompt>[2]): PromptRenderError {
+function renderError(
+  template: Parameters<typeof renderPrompt>[0],
+  variables: PromptVariables,
+  options?: Parameters<typeof renderPrompt>[2],
+): PromptRenderError {
   try {
     renderPrompt(template, variables, options)
   } catch (error) {
@@ -113,11 +117,27 @@ describe('renderPrompt', () => {
   test('all sections empty, or no sections, render to the empty string', () => {
     expect(renderPrompt([], {})).toBe('')
     expect(renderPrompt('', {})).toBe('')
-    expect(renderPrompt([{ name: 'a', text: ' \n\t' }, { name: 'b', text: '{{v}}' }], { v: '\n' })).toBe('')
+    expect(
+      renderPrompt(
+        [
+          { name: 'a', text: ' \n\t' },
+          { name: 'b', text: '{{v}}' },
+        ],
+        { v: '\n' },
+      ),
+    ).toBe('')
   })
 
   test('a section is not trimmed: its own whitespace is kept', () => {
-    expect(renderPrompt([{ name: 'a', text: ' A\n' }, { name: 'b', text: 'B ' }], {})).toBe(' A\n\n\nB ')
+    expect(
+      renderPrompt(
+        [
+          { name: 'a', text: ' A\n' },
+          { name: 'b', text: 'B ' },
+        ],
+        {},
+      ),
+    ).toBe(' A\n\n\nB ')
   })
 
   test('the first bad reference, in section order, is reported', () => {
@@ -135,7 +155,9 @@ describe('renderPrompt', () => {
   })
 
   test('a section that would be dropped still fails on a bad reference', () => {
-    expect(renderError([{ name: 'empty', text: '{{gone}}' }], { gone: undefined }).code).toBe('PROMPT_VARIABLE_UNDEFINED')
+    expect(renderError([{ name: 'empty', text: '{{gone}}' }], { gone: undefined }).code).toBe(
+      'PROMPT_VARIABLE_UNDEFINED',
+    )
   })
 
   test("kind: 'context' names contexts in every message", () => {
@@ -144,8 +166,12 @@ describe('renderPrompt', () => {
     const malformed = renderError(contexts('{{ x }}'), {}, options)
     expect(malformed.sectionKind).toBe('context')
     expect(malformed.message).toBe('malformed variable reference "{{ x }}" in context "mode"')
-    expect(renderError(contexts('{{x}}'), { y: 'Y' }, options).message).toBe('unknown variable "{{x}}" in context "mode" (registered: y)')
-    expect(renderError(contexts('{{x}}'), { x: undefined }, options).message).toBe('variable "{{x}}" has no value in this assembly (context "mode")')
+    expect(renderError(contexts('{{x}}'), { y: 'Y' }, options).message).toBe(
+      'unknown variable "{{x}}" in context "mode" (registered: y)',
+    )
+    expect(renderError(contexts('{{x}}'), { x: undefined }, options).message).toBe(
+      'variable "{{x}}" has no value in this assembly (context "mode")',
+    )
     expect(renderError(contexts('{{x}}'), {}, { kind: 'section' }).sectionKind).toBe('section')
   })
 
@@ -189,7 +215,9 @@ describe('renderPrompt', () => {
   })
 
   test('unicode around references is copied unchanged', () => {
-    expect(renderPrompt('héllo {{name}} — 日本語 🎉{{name}}🎉', { name: 'wörld 👋' })).toBe('héllo wörld 👋 — 日本語 🎉wörld 👋🎉')
+    expect(renderPrompt('héllo {{name}} — 日本語 🎉{{name}}🎉', { name: 'wörld 👋' })).toBe(
+      'héllo wörld 👋 — 日本語 🎉wörld 👋🎉',
+    )
     expect(renderPrompt('\u00a0{{v}}\u2028', { v: '' })).toBe('')
   })
 
@@ -207,7 +235,12 @@ describe('renderPrompt', () => {
   })
 
   test('extra section fields (order, complete) are ignored', () => {
-    expect(renderPrompt([{ name: 'exact', order: 5, text: 'Exact prompt.', complete: true } as { name: string; text: string }], {})).toBe('Exact prompt.')
+    expect(
+      renderPrompt(
+        [{ name: 'exact', order: 5, text: 'Exact prompt.', complete: true } as { name: string; text: string }],
+        {},
+      ),
+    ).toBe('Exact prompt.')
   })
 
   test('a 200k-character template renders in one pass', () => {
@@ -230,7 +263,18 @@ describe('renderPrompt', () => {
       ['a null template', () => renderPrompt(null as unknown as string, {}), 'template'],
       ['a section that is not an object', () => renderPrompt(['x'] as unknown as [], {}), 'template[0]'],
       ['a section without a name', () => renderPrompt([{ text: 't' }] as unknown as [], {}), 'template[0].name'],
-      ['a section with a numeric text', () => renderPrompt([{ name: 'a', text: 'ok' }, { name: 'b', text: 1 }] as unknown as [], {}), 'template[1].text'],
+      [
+        'a section with a numeric text',
+        () =>
+          renderPrompt(
+            [
+              { name: 'a', text: 'ok' },
+              { name: 'b', text: 1 },
+            ] as unknown as [],
+            {},
+          ),
+        'template[1].text',
+      ],
       ['null variables', () => renderPrompt('x', null as unknown as PromptVariables), 'variables'],
       ['string variables', () => renderPrompt('x', 'v' as unknown as PromptVariables), 'variables'],
       ['array variables', () => renderPrompt('x', [] as unknown as PromptVariables), 'variables'],
@@ -258,7 +302,9 @@ describe('property: matches a naive replace-all', () => {
     fc.constantFrom(...names).map((name) => ({ kind: 'reference' as const, name })),
   )
   const sectionArbitrary = fc.array(pieceArbitrary, { maxLength: 8 })
-  const variablesArbitrary = fc.record(Object.fromEntries(names.map((name) => [name, valueArbitrary])) as Record<string, fc.Arbitrary<string>>)
+  const variablesArbitrary = fc.record(
+    Object.fromEntries(names.map((name) => [name, valueArbitrary])) as Record<string, fc.Arbitrary<string>>,
+  )
 
   function naive(template: string, variables: Record<string, string>): string {
     // One global-regex replace: replaced text is never searched again, like renderPrompt.

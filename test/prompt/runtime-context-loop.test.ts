@@ -4,7 +4,14 @@
  * the system prompt never changes because of contexts.
  */
 import { afterEach, expect, test } from 'vitest'
-import { createHarness, type Harness, RUNTIME_CONTEXT_CLEARED, RUNTIME_CONTEXT_HEADER, type SessionEvent, type UserMessage } from 'yoke'
+import {
+  createHarness,
+  type Harness,
+  RUNTIME_CONTEXT_CLEARED,
+  RUNTIME_CONTEXT_HEADER,
+  type SessionEvent,
+  type UserMessage,
+} from 'yoke'
 import { fakeClock, fakeIds, scriptedModel, text } from 'yoke/testing'
 
 const HDR = RUNTIME_CONTEXT_HEADER
@@ -109,7 +116,12 @@ test('scenario 14: a replace shadowing only the turn-1 prompt leaves the snapsho
       done = true
       agent.session.append(
         'user/message',
-        { id: 'summary-2', role: 'user', content: [{ type: 'text', text: 'prompt summary' }], source: { kind: 'user' } },
+        {
+          id: 'summary-2',
+          role: 'user',
+          content: [{ type: 'text', text: 'prompt summary' }],
+          source: { kind: 'user' },
+        },
         { surfaceOp: { op: 'replace', start: prompt, end: prompt }, sourceEventSeqs: [prompt] },
       )
     }

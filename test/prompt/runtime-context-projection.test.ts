@@ -37,8 +37,14 @@ beforeEach(async () => {
 afterEach(() => harness.close())
 
 /** The contexts of scenario 13 rendered like the loop does: one `renderPrompt` per context, kind `context`. */
-function renderContexts(contexts: readonly PromptTemplateSection[], variables: Readonly<Record<string, string | undefined>>): PromptTemplateSection[] {
-  return contexts.map((context) => ({ name: context.name, text: renderPrompt([context], variables, { kind: 'context' }) }))
+function renderContexts(
+  contexts: readonly PromptTemplateSection[],
+  variables: Readonly<Record<string, string | undefined>>,
+): PromptTemplateSection[] {
+  return contexts.map((context) => ({
+    name: context.name,
+    text: renderPrompt([context], variables, { kind: 'context' }),
+  }))
 }
 
 /** A `user/message` plan carrying `message` as data (what the loop logs for an entered candidate). */
@@ -103,7 +109,8 @@ describe('scenario 13: a changing context is logged only when it changes', () =>
     const projection = createRuntimeContextProjection({ session, ids })
     const modes = ['plan', 'plan', 'build']
     const records: TurnRecord[] = []
-    for (const [index, mode] of modes.entries()) records.push(turn(session, projection, index + 1, renderContexts(modeContext, { mode })))
+    for (const [index, mode] of modes.entries())
+      records.push(turn(session, projection, index + 1, renderContexts(modeContext, { mode })))
     // The context is disposed: the assembly has no contexts any more.
     records.push(turn(session, projection, 4, renderContexts([], { mode: 'build' })))
     records.push(turn(session, projection, 5, []))
@@ -111,8 +118,13 @@ describe('scenario 13: a changing context is logged only when it changes', () =>
     expect(records.map((record) => record.snapshotSeq !== undefined)).toEqual([true, false, true, true, false])
     const logged = ownedEvents(session)
     expect(logged.map(textOf)).toEqual([`${HDR}\n\nMode: plan`, `${HDR}\n\nMode: build`, CLEARED])
-    expect(logged.map((event) => event.seq)).toEqual([records[0]?.snapshotSeq, records[2]?.snapshotSeq, records[3]?.snapshotSeq])
-    for (const record of records) if (record.snapshotSeq !== undefined) expect(record.snapshotSeq).toBe(record.promptSeq + 1)
+    expect(logged.map((event) => event.seq)).toEqual([
+      records[0]?.snapshotSeq,
+      records[2]?.snapshotSeq,
+      records[3]?.snapshotSeq,
+    ])
+    for (const record of records)
+      if (record.snapshotSeq !== undefined) expect(record.snapshotSeq).toBe(record.promptSeq + 1)
     expect(logged.map((event) => (event.data as unknown as UserMessage).id)).toEqual(['m1', 'm2', 'm3'])
     expect(projection.retainedSeq).toBe(records[3]?.snapshotSeq)
   })
@@ -160,13 +172,20 @@ describe('scenario 13: a changing context is logged only when it changes', () =>
   test('nothing ever logged and nothing non-empty rendered → undefined, and no id is taken', () => {
     const session = sessions.create()
     const taken: string[] = []
-    const projection = createRuntimeContextProjection({ session, ids: (kind) => {
+    const projection = createRuntimeContextProjection({
+      session,
+      ids: (kind) => {
         taken.push(kind)
         return 'x'
       },
     })
     expect(projection.project([])).toBeUndefined()
-    expect(projection.project([{ name: 'a', text: '' }, { name: 'b', text: '\t ' }])).toBeUndefined()
+    expect(
+      projection.project([
+        { name: 'a', text: '' },
+        { name: 'b', text: '\t ' },
+      ]),
+    ).toBeUndefined()
     expect(turn(session, projection, 1, []).candidate).toBeUndefined()
     expect(taken).toEqual([])
     expect(projection.retainedSeq).toBeUndefined()
@@ -181,7 +200,9 @@ describe('scenario 14: a replacement that shadows the retained snapshot', () => 
     const first = turn(session, projection, 1, plan)
     const k = first.snapshotSeq as number
     expect(projection.retainedSeq).toBe(k)
-    const second = turn(session, projection, 2, plan, { during: () => append(session, replaceUM('summary', k, k, [k])) })
+    const second = turn(session, projection, 2, plan, {
+      during: () => append(session, replaceUM('summary', k, k, [k])),
+    })
     expect(second.candidate).toBeUndefined()
     expect(projection.retainedSeq).toBeUndefined()
     const third = turn(session, projection, 3, plan)
@@ -197,7 +218,9 @@ describe('scenario 14: a replacement that shadows the retained snapshot', () => 
     const plan = renderContexts(modeContext, { mode: 'plan' })
     const first = turn(session, projection, 1, plan)
     const prompt = first.promptSeq
-    const second = turn(session, projection, 2, plan, { during: () => append(session, replaceUM('summary', prompt, prompt, [prompt])) })
+    const second = turn(session, projection, 2, plan, {
+      during: () => append(session, replaceUM('summary', prompt, prompt, [prompt])),
+    })
     const third = turn(session, projection, 3, plan)
     expect([second.candidate, third.candidate]).toEqual([undefined, undefined])
     expect(projection.retainedSeq).toBe(first.snapshotSeq)
@@ -282,7 +305,15 @@ describe('construction on an existing log (resume)', () => {
     const writer = createRuntimeContextProjection({ session: original, ids })
     const first = turn(original, writer, 1, [{ name: 'mode', text: 'Mode: plan' }])
     const last = append(original, UM('after')).seq
-    append(original, replaceUM('summary', first.promptSeq, last, [first.promptSeq, first.snapshotSeq as number, first.promptSeq + 2, last]))
+    append(
+      original,
+      replaceUM('summary', first.promptSeq, last, [
+        first.promptSeq,
+        first.snapshotSeq as number,
+        first.promptSeq + 2,
+        last,
+      ]),
+    )
     const projection = createRuntimeContextProjection({ session: resumed(original.events), ids: fakeIds() })
     expect(projection.retainedSeq).toBeUndefined()
     expect(textOf(projection.project([{ name: 'mode', text: 'Mode: plan' }]))).toBe(`${HDR}\n\nMode: plan`)
@@ -290,7 +321,14 @@ describe('construction on an existing log (resume)', () => {
   })
 
   test('a log without owned messages: nothing retained, empty contexts → undefined', () => {
-    const original = appendAll(sessions.create(), [TS(1), SS(1, 1), UM('hi'), AM(1, 1, text('hello')), SE(1, 1), TE(1, 'completed')])
+    const original = appendAll(sessions.create(), [
+      TS(1),
+      SS(1, 1),
+      UM('hi'),
+      AM(1, 1, text('hello')),
+      SE(1, 1),
+      TE(1, 'completed'),
+    ])
     const projection = createRuntimeContextProjection({ session: resumed(original.events), ids })
     expect(projection.retainedSeq).toBeUndefined()
     expect(projection.project([])).toBeUndefined()
@@ -310,7 +348,10 @@ describe('retained content must be exactly one text block with exactly the text'
   test.each([
     ['two blocks', [text(`${HDR}\n\nMode: plan`), text('extra')]],
     ['one block with other text', [text(`${HDR}\n\nMode: plan `)]],
-    ['the text block and an image', [text(`${HDR}\n\nMode: plan`), { type: 'image', mediaType: 'image/png', uri: 'https://example.com/a.png' }]],
+    [
+      'the text block and an image',
+      [text(`${HDR}\n\nMode: plan`), { type: 'image', mediaType: 'image/png', uri: 'https://example.com/a.png' }],
+    ],
     ['no blocks', []],
   ])('a malformed owned message (%s) never compares equal', (_label, blocks) => {
     const session = appendAll(sessions.create(), [TS(1), SS(1, 1), UM('hi'), ownedPlan('odd', blocks as JsonValue[])])
@@ -325,9 +366,24 @@ describe('retained content must be exactly one text block with exactly the text'
     const session = appendAll(sessions.create(), [
       TS(1),
       SS(1, 1),
-      messagePlan({ id: 'other-form', role: 'user', content: [text(CLEARED)], source: { kind: 'plugin', plugin: 'yoke/runtime-context', form: 'summary' } }),
-      messagePlan({ id: 'other-plugin', role: 'user', content: [text(CLEARED)], source: { kind: 'plugin', plugin: 'yoke/other', form: 'snapshot' } }),
-      messagePlan({ id: 'no-form', role: 'user', content: [text(CLEARED)], source: { kind: 'plugin', plugin: 'yoke/runtime-context' } }),
+      messagePlan({
+        id: 'other-form',
+        role: 'user',
+        content: [text(CLEARED)],
+        source: { kind: 'plugin', plugin: 'yoke/runtime-context', form: 'summary' },
+      }),
+      messagePlan({
+        id: 'other-plugin',
+        role: 'user',
+        content: [text(CLEARED)],
+        source: { kind: 'plugin', plugin: 'yoke/other', form: 'snapshot' },
+      }),
+      messagePlan({
+        id: 'no-form',
+        role: 'user',
+        content: [text(CLEARED)],
+        source: { kind: 'plugin', plugin: 'yoke/runtime-context' },
+      }),
       UM(CLEARED),
     ])
     const projection = createRuntimeContextProjection({ session, ids })
@@ -356,7 +412,8 @@ describe('cost', () => {
   test('construction stops at the newest retained snapshot; afterwards each committed event is read once', () => {
     const session = sessions.create()
     const writer = createRuntimeContextProjection({ session, ids })
-    for (let number = 1; number <= 50; number++) turn(session, writer, number, [{ name: 'turn', text: `Turn ${number}` }])
+    for (let number = 1; number <= 50; number++)
+      turn(session, writer, number, [{ name: 'turn', text: `Turn ${number}` }])
     const snapshotSeq = writer.retainedSeq as number
     const { view, reads } = countingView(session)
     const projection = createRuntimeContextProjection({ session: view, ids })
@@ -375,8 +432,17 @@ describe('cost', () => {
 describe('bad arguments throw InvalidArgumentError', () => {
   test.each([
     ['no options', () => createRuntimeContextProjection(undefined as never), 'options'],
-    ['a session that is not one', () => createRuntimeContextProjection({ session: {} as Session, ids: fakeIds() }), 'options.session'],
-    ['ids that are not a function', () => createRuntimeContextProjection({ session: createSession({ id: 'plain' }), ids: 'm' as unknown as IdSource }), 'options.ids'],
+    [
+      'a session that is not one',
+      () => createRuntimeContextProjection({ session: {} as Session, ids: fakeIds() }),
+      'options.session',
+    ],
+    [
+      'ids that are not a function',
+      () =>
+        createRuntimeContextProjection({ session: createSession({ id: 'plain' }), ids: 'm' as unknown as IdSource }),
+      'options.ids',
+    ],
   ])('%s', (_label, action, argument) => {
     expect(() => action()).toThrow(InvalidArgumentError)
     try {
@@ -390,7 +456,14 @@ describe('bad arguments throw InvalidArgumentError', () => {
     ['a string', 'Mode: plan', 'rendered'],
     ['a null entry', [null], 'rendered[0]'],
     ['an entry without a name', [{ text: 'x' }], 'rendered[0]'],
-    ['an entry with a numeric text', [{ name: 'a', text: 'ok' }, { name: 'b', text: 2 }], 'rendered[1]'],
+    [
+      'an entry with a numeric text',
+      [
+        { name: 'a', text: 'ok' },
+        { name: 'b', text: 2 },
+      ],
+      'rendered[1]',
+    ],
   ])('project with %s', (_label, rendered, argument) => {
     const session = createSession({ id: 'plain', clock: fakeClock({ now: 1 }) })
     const projection = createRuntimeContextProjection({ session, ids })

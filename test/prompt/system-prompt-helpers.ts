@@ -6,7 +6,17 @@
  * @module
  */
 import { afterEach } from 'vitest'
-import { type Context, createHarness, type Harness, type HarnessOptions, type PromptAssembly, renderPrompt, type ScopeKey, services, type SystemPrompt } from 'yoke'
+import {
+  type Context,
+  createHarness,
+  type Harness,
+  type HarnessOptions,
+  type PromptAssembly,
+  renderPrompt,
+  type ScopeKey,
+  services,
+  type SystemPrompt,
+} from 'yoke'
 import { fakeClock, fakeIds } from 'yoke/testing'
 import { type RecordingLogger, recordingLogger } from '../helpers/recording-logger.js'
 

@@ -35,8 +35,19 @@ describe('the system-prompt entry', () => {
   })
 
   test('disabled, it provides nothing', async () => {
-    const { root } = await promptWorld({ patches: [{ id: 'system-prompt', disabled: true }, { id: 'agent-loop', disabled: true }, { id: 'compaction', disabled: true }] })
-    expectError(thrownBy(() => root.get(services.systemPrompt)), ServiceMissingError, 'SERVICE_MISSING', { key: 'system-prompt' })
+    const { root } = await promptWorld({
+      patches: [
+        { id: 'system-prompt', disabled: true },
+        { id: 'agent-loop', disabled: true },
+        { id: 'compaction', disabled: true },
+      ],
+    })
+    expectError(
+      thrownBy(() => root.get(services.systemPrompt)),
+      ServiceMissingError,
+      'SERVICE_MISSING',
+      { key: 'system-prompt' },
+    )
   })
 
   test('instructions as sections: order defaults to 0, ties keep the given order', async () => {
@@ -78,16 +89,29 @@ describe('the system-prompt entry', () => {
     ['a name with whitespace', [{ name: 'my persona', text: 'x' }], ['instructions', 0, 'name']],
     ['an infinite order', [{ name: 'a', order: Number.POSITIVE_INFINITY, text: 'x' }], ['instructions', 0, 'order']],
     ['an unknown section field', [{ name: 'a', text: 'x', complete: true }], ['instructions', 0, 'complete']],
-    ['a repeated name', [{ name: 'a', text: 'x' }, { name: 'a', text: 'y' }], ['instructions', 1, 'name']],
+    [
+      'a repeated name',
+      [
+        { name: 'a', text: 'x' },
+        { name: 'a', text: 'y' },
+      ],
+      ['instructions', 1, 'name'],
+    ],
   ])('instructions as %s → InvalidOptionsError at %j, nothing started', async (_case, instructions, path) => {
-    const error = expectError(await rejectionOf(promptWorld({ instructions: instructions as never })), InvalidOptionsError, 'INVALID_OPTIONS')
+    const error = expectError(
+      await rejectionOf(promptWorld({ instructions: instructions as never })),
+      InvalidOptionsError,
+      'INVALID_OPTIONS',
+    )
     expect(error.issues.map((issue) => issue.path)).toContainEqual(path)
   })
 })
 
 describe('tool order (scenario 17)', () => {
   async function threeTools(toolOrder?: readonly string[]) {
-    const world = await promptWorld(toolOrder === undefined ? {} : { patches: [{ id: 'system-prompt', config: { toolOrder } }] })
+    const world = await promptWorld(
+      toolOrder === undefined ? {} : { patches: [{ id: 'system-prompt', config: { toolOrder } }] },
+    )
     for (const name of ['zeta', 'alpha', 'mid']) P(world.root).tools(() => ({ schemas: [schema(name)] }))
     return world
   }
@@ -109,7 +133,10 @@ describe('tool order (scenario 17)', () => {
 
   test("toolOrder ['ghost', '*'] rejects UNKNOWN_TOOL_ORDER_ENTRY with the sorted known names", async () => {
     const { keyA, asm } = await threeTools(['ghost', '*'])
-    const error = expectError(await rejectionOf(asm(keyA)), PromptAssemblyError, 'UNKNOWN_TOOL_ORDER_ENTRY', { name: 'ghost', known: ['alpha', 'mid', 'zeta'] })
+    const error = expectError(await rejectionOf(asm(keyA)), PromptAssemblyError, 'UNKNOWN_TOOL_ORDER_ENTRY', {
+      name: 'ghost',
+      known: ['alpha', 'mid', 'zeta'],
+    })
     expect(error.message).toBe('toolOrder lists "ghost", which is not a known tool (known: alpha, mid, zeta)')
   })
 
@@ -125,20 +152,32 @@ describe('tool order (scenario 17)', () => {
     ['with a duplicate name', ['a', '*', 'a']],
     ['not an array', 'zeta,*'],
   ])('toolOrder %s → PluginStartError caused by PluginConfigError at [toolOrder]', async (_case, toolOrder) => {
-    const error = expectError(await rejectionOf(promptWorld({ patches: [{ id: 'system-prompt', config: { toolOrder } }] })), PluginStartError, 'PLUGIN_START_FAILED', {
-      plugin: 'system-prompt',
-    })
+    const error = expectError(
+      await rejectionOf(promptWorld({ patches: [{ id: 'system-prompt', config: { toolOrder } }] })),
+      PluginStartError,
+      'PLUGIN_START_FAILED',
+      {
+        plugin: 'system-prompt',
+      },
+    )
     const cause = expectError(error.cause, PluginConfigError, 'PLUGIN_CONFIG_INVALID', { plugin: 'system-prompt' })
     expect(cause.issues.map((issue) => issue.path)).toContainEqual(['toolOrder'])
   })
 
   test('an unknown config key fails the config too', async () => {
-    const error = expectError(await rejectionOf(promptWorld({ patches: [{ id: 'system-prompt', config: { order: [] } }] })), PluginStartError, 'PLUGIN_START_FAILED')
+    const error = expectError(
+      await rejectionOf(promptWorld({ patches: [{ id: 'system-prompt', config: { order: [] } }] })),
+      PluginStartError,
+      'PLUGIN_START_FAILED',
+    )
     expectError(error.cause, PluginConfigError, 'PLUGIN_CONFIG_INVALID', { plugin: 'system-prompt' })
   })
 
   test('a merge patch keeps the instructions and adds the tool order', async () => {
-    const { root, asm } = await promptWorld({ instructions: 'Hi.', patches: [{ id: 'system-prompt', merge: { toolOrder: ['b', '*'] } }] })
+    const { root, asm } = await promptWorld({
+      instructions: 'Hi.',
+      patches: [{ id: 'system-prompt', merge: { toolOrder: ['b', '*'] } }],
+    })
     P(root).tools(() => ({ schemas: [schema('a'), schema('b')] }))
     const assembly = await asm()
     expect(render(assembly)).toBe('Hi.')

@@ -65,11 +65,18 @@ describe('registration rules (scenarios 3, 4)', () => {
     )
     expect(Object.hasOwn(duplicate, 'scope')).toBe(false)
     expect(duplicate.message).toMatch(/agent or preset context/)
-    expect((await asm(keyA)).sections.filter((section) => section.name === 'rules')).toEqual([{ name: 'rules', order: 10, text: 'Rule A.' }])
-    expectError(thrownBy(() => P(root).section({ name: 'instructions', order: 0, text: 'Other.' })), PromptRegistrationError, 'DUPLICATE_PROMPT_CONTRIBUTION', {
-      kind: 'section',
-      name: 'instructions',
-    })
+    expect((await asm(keyA)).sections.filter((section) => section.name === 'rules')).toEqual([
+      { name: 'rules', order: 10, text: 'Rule A.' },
+    ])
+    expectError(
+      thrownBy(() => P(root).section({ name: 'instructions', order: 0, text: 'Other.' })),
+      PromptRegistrationError,
+      'DUPLICATE_PROMPT_CONTRIBUTION',
+      {
+        kind: 'section',
+        name: 'instructions',
+      },
+    )
     P(A).section({ name: 'instructions', order: 0, text: 'Scoped.' })
     expect(render(await asm(keyA))).toBe('Scoped.\n\nRule A.')
   })
@@ -79,24 +86,44 @@ describe('registration rules (scenarios 3, 4)', () => {
     const nested = A.child('tool')
     P(A).variable('who', 'a')
     P(A).context({ name: 'c', order: 0, text: 'C' })
-    expectError(thrownBy(() => P(nested).variable('who', 'b')), PromptRegistrationError, 'DUPLICATE_PROMPT_CONTRIBUTION', { kind: 'variable', name: 'who', scope: keyA })
-    const context = expectError(thrownBy(() => P(A).context({ name: 'c', order: 1, text: 'D' })), PromptRegistrationError, 'DUPLICATE_PROMPT_CONTRIBUTION', {
-      kind: 'context',
-      name: 'c',
-      scope: keyA,
-    })
+    expectError(
+      thrownBy(() => P(nested).variable('who', 'b')),
+      PromptRegistrationError,
+      'DUPLICATE_PROMPT_CONTRIBUTION',
+      { kind: 'variable', name: 'who', scope: keyA },
+    )
+    const context = expectError(
+      thrownBy(() => P(A).context({ name: 'c', order: 1, text: 'D' })),
+      PromptRegistrationError,
+      'DUPLICATE_PROMPT_CONTRIBUTION',
+      {
+        kind: 'context',
+        name: 'c',
+        scope: keyA,
+      },
+    )
     expect(context.message).toBe('a context named "c" is already registered in this scope')
   })
 
   test('scenario 4: invalid contributions name the field, register nothing and emit nothing', async () => {
     const { root, asm } = await promptWorld()
     const changes = recordChanges(root)
-    const order = expectError(thrownBy(() => P(root).section({ name: 'x', order: Number.NaN, text: 't' })), PromptRegistrationError, 'INVALID_PROMPT_CONTRIBUTION', {
-      kind: 'section',
-      field: 'order',
-    })
+    const order = expectError(
+      thrownBy(() => P(root).section({ name: 'x', order: Number.NaN, text: 't' })),
+      PromptRegistrationError,
+      'INVALID_PROMPT_CONTRIBUTION',
+      {
+        kind: 'section',
+        field: 'order',
+      },
+    )
     expect(order.value).toBeNaN()
-    expectError(thrownBy(() => P(root).variable('Model', 'v')), PromptRegistrationError, 'INVALID_PROMPT_CONTRIBUTION', { kind: 'variable', field: 'name', value: 'Model' })
+    expectError(
+      thrownBy(() => P(root).variable('Model', 'v')),
+      PromptRegistrationError,
+      'INVALID_PROMPT_CONTRIBUTION',
+      { kind: 'variable', field: 'name', value: 'Model' },
+    )
     expectError(
       thrownBy(() => P(root).context({ name: 'c', order: 1, text: 't', complete: true } as never)),
       PromptRegistrationError,
@@ -112,14 +139,24 @@ describe('registration rules (scenarios 3, 4)', () => {
     ['an empty name', () => ({ name: '', order: 0, text: 't' }), 'name', ''],
     ['a name with whitespace', () => ({ name: 'my rules', order: 0, text: 't' }), 'name', 'my rules'],
     ['a non-string name', () => ({ name: 7, order: 0, text: 't' }), 'name', 7],
-    ['an infinite order', () => ({ name: 'x', order: Number.POSITIVE_INFINITY, text: 't' }), 'order', Number.POSITIVE_INFINITY],
+    [
+      'an infinite order',
+      () => ({ name: 'x', order: Number.POSITIVE_INFINITY, text: 't' }),
+      'order',
+      Number.POSITIVE_INFINITY,
+    ],
     ['a string order', () => ({ name: 'x', order: '1', text: 't' }), 'order', '1'],
     ['a numeric text', () => ({ name: 'x', order: 0, text: 5 }), 'text', 5],
     ['a non-boolean complete', () => ({ name: 'x', order: 0, text: 't', complete: 'yes' }), 'complete', 'yes'],
   ])('section with %s → field %s', async (_case, definition, field, value) => {
     const { root } = await promptWorld()
     const changes = recordChanges(root)
-    expectError(thrownBy(() => P(root).section(definition() as never)), PromptRegistrationError, 'INVALID_PROMPT_CONTRIBUTION', { kind: 'section', field, value })
+    expectError(
+      thrownBy(() => P(root).section(definition() as never)),
+      PromptRegistrationError,
+      'INVALID_PROMPT_CONTRIBUTION',
+      { kind: 'section', field, value },
+    )
     expect(changes).toEqual([])
   })
 
@@ -130,12 +167,22 @@ describe('registration rules (scenarios 3, 4)', () => {
     ['an undefined value', 'count', undefined, 'value', undefined],
   ])('variable with %s → field %s', async (_case, name, value, field, reported) => {
     const { root } = await promptWorld()
-    expectError(thrownBy(() => P(root).variable(name, value as never)), PromptRegistrationError, 'INVALID_PROMPT_CONTRIBUTION', { kind: 'variable', field, value: reported })
+    expectError(
+      thrownBy(() => P(root).variable(name, value as never)),
+      PromptRegistrationError,
+      'INVALID_PROMPT_CONTRIBUTION',
+      { kind: 'variable', field, value: reported },
+    )
   })
 
   test('a tool-schema provider must be a function', async () => {
     const { root } = await promptWorld()
-    expectError(thrownBy(() => P(root).tools({ schemas: [] } as never)), PromptRegistrationError, 'INVALID_PROMPT_CONTRIBUTION', { kind: 'tools', field: 'provider' })
+    expectError(
+      thrownBy(() => P(root).tools({ schemas: [] } as never)),
+      PromptRegistrationError,
+      'INVALID_PROMPT_CONTRIBUTION',
+      { kind: 'tools', field: 'provider' },
+    )
   })
 
   test('a disposing or disposed owner throws ContextDisposedError and registers nothing', async () => {
@@ -143,7 +190,11 @@ describe('registration rules (scenarios 3, 4)', () => {
     const changes = recordChanges(root)
     const prompt = P(A)
     const disposing = A.dispose()
-    expectError(thrownBy(() => prompt.section({ name: 's', order: 0, text: 'S' })), ContextDisposedError, 'CONTEXT_DISPOSED')
+    expectError(
+      thrownBy(() => prompt.section({ name: 's', order: 0, text: 'S' })),
+      ContextDisposedError,
+      'CONTEXT_DISPOSED',
+    )
     await disposing
     for (const register of [
       () => prompt.variable('v', 'x'),
@@ -232,7 +283,12 @@ describe('system-prompt/change (scenario 5)', () => {
  * own `ctx`): A shadows the global instructions and variable, and the global provider is called
  * for B only.
  */
-async function expectScenario7(root: Context, scopeA: Context, asmA: () => Promise<PromptAssembly>, asmB: () => Promise<PromptAssembly>): Promise<void> {
+async function expectScenario7(
+  root: Context,
+  scopeA: Context,
+  asmA: () => Promise<PromptAssembly>,
+  asmB: () => Promise<PromptAssembly>,
+): Promise<void> {
   let calls = 0
   P(root).section({
     name: 'instructions',
@@ -255,7 +311,12 @@ async function expectScenario7(root: Context, scopeA: Context, asmA: () => Promi
 describe('layers and shadowing (scenarios 7, 16)', () => {
   test('scenario 7: A shadows the global instructions and variable; the global provider is not called for A', async () => {
     const { root, A, keyA, keyB, asm } = await promptWorld()
-    await expectScenario7(root, A, () => asm(keyA), () => asm(keyB))
+    await expectScenario7(
+      root,
+      A,
+      () => asm(keyA),
+      () => asm(keyB),
+    )
   })
 
   test('a shadowing entry keeps the global entry’s merge position among equal orders', async () => {
@@ -352,10 +413,15 @@ describe('the notation’s A and B as real agents (scenarios 2, 3, 7, 8, 16)', (
     const b = await harness.createAgent()
     const asm = (agent: Agent) => P(root).assemble({ agent, scope: agent, signal })
     // Scenario 3: a second global `instructions` is a duplicate; through A.ctx it is accepted.
-    expectError(thrownBy(() => P(root).section({ name: 'instructions', order: 0, text: 'Other.' })), PromptRegistrationError, 'DUPLICATE_PROMPT_CONTRIBUTION', {
-      kind: 'section',
-      name: 'instructions',
-    })
+    expectError(
+      thrownBy(() => P(root).section({ name: 'instructions', order: 0, text: 'Other.' })),
+      PromptRegistrationError,
+      'DUPLICATE_PROMPT_CONTRIBUTION',
+      {
+        kind: 'section',
+        name: 'instructions',
+      },
+    )
     P(a.ctx).section({ name: 'instructions', order: 0, text: 'Scoped for A.' })
     // Scenario 7's shadowing (the call-count part is the next test); `hi` is evaluated once per assemble.
     P(root).section({
@@ -372,7 +438,10 @@ describe('the notation’s A and B as real agents (scenarios 2, 3, 7, 8, 16)', (
     expect(render(await asm(b))).toBe('You are helpful.\n\nHi g.')
     expect(sectionCalls).toBe(2)
     // Scenario 8.
-    a.ctx.on('system-prompt/assemble', (payload) => ({ ...payload.assembly, sections: [...payload.assembly.sections, { name: 'only-a', order: 9, text: 'A only.' }] }))
+    a.ctx.on('system-prompt/assemble', (payload) => ({
+      ...payload.assembly,
+      sections: [...payload.assembly.sections, { name: 'only-a', order: 9, text: 'A only.' }],
+    }))
     expect(names((await asm(a)).sections)).toEqual(['instructions', 'hi', 'only-a'])
     expect(names((await asm(b)).sections)).toEqual(['instructions', 'hi'])
     expect(names((await P(root).assemble({ signal })).sections)).toEqual(['instructions', 'hi'])
@@ -398,6 +467,11 @@ describe('the notation’s A and B as real agents (scenarios 2, 3, 7, 8, 16)', (
     const { harness, root, signal } = await promptWorld()
     const a = await harness.createAgent()
     const b = await harness.createAgent()
-    await expectScenario7(root, a.ctx, () => P(root).assemble({ agent: a, scope: a, signal }), () => P(root).assemble({ agent: b, scope: b, signal }))
+    await expectScenario7(
+      root,
+      a.ctx,
+      () => P(root).assemble({ agent: a, scope: a, signal }),
+      () => P(root).assemble({ agent: b, scope: b, signal }),
+    )
   })
 })

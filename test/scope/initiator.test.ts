@@ -1,7 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { createHarness, createInitiator, defineTool, type Harness, type Initiator, InitiatorError, InvalidArgumentError } from 'yoke'
+import {
+  createHarness,
+  createInitiator,
+  defineTool,
+  type Harness,
+  type Initiator,
+  InitiatorError,
+  InvalidArgumentError,
+} from 'yoke'
 import { fakeClock, fakeIds, scriptedModel, text, tool } from 'yoke/testing'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
 
@@ -249,7 +257,10 @@ describe('the harness initiator, agents.initiator (scenarios 20, 21, 23 through 
     expect(InitiatorError.is(error)).toBe(true)
     expect((error as InitiatorError).code).toBe('NO_INITIATOR')
     expect(initiator.run(A, () => initiator.runDetached(() => initiator.current()))).toBeUndefined()
-    expect(initiator.run(A, () => [initiator.runDetached(() => initiator.current()), initiator.current()])).toEqual([undefined, A])
+    expect(initiator.run(A, () => [initiator.runDetached(() => initiator.current()), initiator.current()])).toEqual([
+      undefined,
+      A,
+    ])
     expect(await A.run('go')).toMatchObject({ reason: { kind: 'completed' } })
     expect(seen).toHaveLength(2)
     expect(seen[0]).toBe(A)

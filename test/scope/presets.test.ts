@@ -71,7 +71,9 @@ describe('scenario 25: preset options and setup failures', () => {
     expect(InvalidOptionsError.is(error)).toBe(true)
     const typed = error as InvalidOptionsError
     expect(typed.code).toBe('INVALID_OPTIONS')
-    expect(typed.issues).toEqual([{ path: ['presets', 1, 'name'], message: 'repeats the preset name "p" of presets[0]' }])
+    expect(typed.issues).toEqual([
+      { path: ['presets', 1, 'name'], message: 'repeats the preset name "p" of presets[0]' },
+    ])
     expect(typed.field).toBe('presets.1.name')
     expect(typed.value).toBe('p')
     expect(typed.message).toBe('options.presets.1.name: repeats the preset name "p" of presets[0]')
@@ -96,7 +98,11 @@ describe('scenario 25: preset options and setup failures', () => {
     const { options, clock } = hostOptions({
       plugins: [events, capturing, tracer('harness-plugin', log)],
       presets: [
-        definePreset({ name: 'p', plugins: [tracer('p-plugin', log)], setup: (ctx) => void ctx.on('test/e', () => {}) }),
+        definePreset({
+          name: 'p',
+          plugins: [tracer('p-plugin', log)],
+          setup: (ctx) => void ctx.on('test/e', () => {}),
+        }),
         definePreset({
           name: 'q',
           plugins: [tracer('q-plugin', log)],
@@ -148,7 +154,11 @@ describe('scenario 25: preset options and setup failures', () => {
     const { options } = hostOptions({
       plugins: [tracer('harness-plugin', log)],
       presets: [
-        definePreset({ name: 'first', plugins: [tracer('first-plugin', log), broken, tracer('never', log)], setup: () => void log.push('setup') }),
+        definePreset({
+          name: 'first',
+          plugins: [tracer('first-plugin', log), broken, tracer('never', log)],
+          setup: () => void log.push('setup'),
+        }),
         definePreset({ name: 'second', setup: () => void log.push('second setup') }),
       ],
     })
@@ -184,7 +194,13 @@ describe('definePreset', () => {
     const calls: string[] = []
     const plugins = [tracer('x', calls)]
     const sections = [{ name: 'a', text: 'A' }]
-    const preset = definePreset({ name: 'reviewer', instructions: sections, options: { model: 'm2' }, plugins, setup: () => void calls.push('setup') })
+    const preset = definePreset({
+      name: 'reviewer',
+      instructions: sections,
+      options: { model: 'm2' },
+      plugins,
+      setup: () => void calls.push('setup'),
+    })
     expect(Object.isFrozen(preset)).toBe(true)
     expect(Object.isFrozen(preset.plugins)).toBe(true)
     expect(Object.isFrozen(preset.options)).toBe(true)
@@ -200,23 +216,52 @@ describe('definePreset', () => {
     ['a bad name', { name: 'Reviewer' }, 'preset.name', 'must match ^[a-z0-9][a-z0-9._-]{0,63}$'],
     ['a name too long', { name: 'a'.repeat(65) }, 'preset.name', 'must match ^[a-z0-9][a-z0-9._-]{0,63}$'],
     ['a name starting with a dot', { name: '.hidden' }, 'preset.name', 'must match ^[a-z0-9][a-z0-9._-]{0,63}$'],
-    ['non-string instructions', { name: 'p', instructions: 5 }, 'preset.instructions', 'must be a string or an array of sections { name, order?, text }'],
-    ['a repeated section name', { name: 'p', instructions: [{ name: 'x', text: '1' }, { name: 'x', text: '2' }] }, 'preset.instructions', '[1].name: repeats the section name "x"'],
-    ['a non-plain options object', { name: 'p', options: [] }, 'preset.options', 'must be a plain object of agent options'],
-    ['a plugin that is not one', { name: 'p', plugins: [{ apply: 1 }] }, 'preset.plugins', 'must be an array of plugin definitions or classes'],
+    [
+      'non-string instructions',
+      { name: 'p', instructions: 5 },
+      'preset.instructions',
+      'must be a string or an array of sections { name, order?, text }',
+    ],
+    [
+      'a repeated section name',
+      {
+        name: 'p',
+        instructions: [
+          { name: 'x', text: '1' },
+          { name: 'x', text: '2' },
+        ],
+      },
+      'preset.instructions',
+      '[1].name: repeats the section name "x"',
+    ],
+    [
+      'a non-plain options object',
+      { name: 'p', options: [] },
+      'preset.options',
+      'must be a plain object of agent options',
+    ],
+    [
+      'a plugin that is not one',
+      { name: 'p', plugins: [{ apply: 1 }] },
+      'preset.plugins',
+      'must be an array of plugin definitions or classes',
+    ],
     ['a non-function setup', { name: 'p', setup: 'go' }, 'preset.setup', 'must be a function'],
     ['an unknown field', { name: 'p', instruction: 'typo' }, 'preset.instruction', 'unknown preset field'],
     ['a non-object', 'p', 'preset', 'must be a preset definition { name, instructions?, options?, plugins?, setup? }'],
-  ])('is inert for %s: createHarness reports it as an InvalidOptionsError issue under presets', async (_label, spec, argument, reason) => {
-    const definition = definePreset(spec as unknown as PresetSpec)
-    const log: string[] = []
-    const { options } = hostOptions({ plugins: [tracer('probe', log)] })
-    const error = await rejectionOf(createHarness({ ...options, presets: [definition] }))
-    expect(InvalidOptionsError.is(error)).toBe(true)
-    const field = argument === 'preset' ? [] : [argument.slice('preset.'.length)]
-    expect((error as InvalidOptionsError).issues).toEqual([{ path: ['presets', 0, ...field], message: reason }])
-    expect(log).toEqual([])
-  })
+  ])(
+    'is inert for %s: createHarness reports it as an InvalidOptionsError issue under presets',
+    async (_label, spec, argument, reason) => {
+      const definition = definePreset(spec as unknown as PresetSpec)
+      const log: string[] = []
+      const { options } = hostOptions({ plugins: [tracer('probe', log)] })
+      const error = await rejectionOf(createHarness({ ...options, presets: [definition] }))
+      expect(InvalidOptionsError.is(error)).toBe(true)
+      const field = argument === 'preset' ? [] : [argument.slice('preset.'.length)]
+      expect((error as InvalidOptionsError).issues).toEqual([{ path: ['presets', 0, ...field], message: reason }])
+      expect(log).toEqual([])
+    },
+  )
 
   test('accepts the longest name and names with dots, dashes and underscores', () => {
     expect(definePreset({ name: `0${'a'.repeat(63)}` }).name).toHaveLength(64)
@@ -227,20 +272,43 @@ describe('definePreset', () => {
 describe('the presets option schema', () => {
   test.each([
     ['a non-array', 'p', [{ path: ['presets'], message: 'must be an array of preset definitions' }]],
-    ['a non-object entry', [definePreset({ name: 'ok' }), 7], [{ path: ['presets', 1], message: 'must be a preset definition { name, instructions?, options?, plugins?, setup? }' }]],
-    ['a hand-made entry with a bad name and setup', [{ name: 'Bad', setup: 1 }], [
-      { path: ['presets', 0, 'name'], message: 'must match ^[a-z0-9][a-z0-9._-]{0,63}$' },
-      { path: ['presets', 0, 'setup'], message: 'must be a function' },
-    ]],
-    ['an unknown field', [{ name: 'p', plugin: [] }], [{ path: ['presets', 0, 'plugin'], message: 'unknown preset field' }]],
-    ['a third repeat', [{ name: 'a' }, { name: 'b' }, { name: 'a' }, { name: 'a' }], [
-      { path: ['presets', 2, 'name'], message: 'repeats the preset name "a" of presets[0]' },
-      { path: ['presets', 3, 'name'], message: 'repeats the preset name "a" of presets[0]' },
-    ]],
+    [
+      'a non-object entry',
+      [definePreset({ name: 'ok' }), 7],
+      [
+        {
+          path: ['presets', 1],
+          message: 'must be a preset definition { name, instructions?, options?, plugins?, setup? }',
+        },
+      ],
+    ],
+    [
+      'a hand-made entry with a bad name and setup',
+      [{ name: 'Bad', setup: 1 }],
+      [
+        { path: ['presets', 0, 'name'], message: 'must match ^[a-z0-9][a-z0-9._-]{0,63}$' },
+        { path: ['presets', 0, 'setup'], message: 'must be a function' },
+      ],
+    ],
+    [
+      'an unknown field',
+      [{ name: 'p', plugin: [] }],
+      [{ path: ['presets', 0, 'plugin'], message: 'unknown preset field' }],
+    ],
+    [
+      'a third repeat',
+      [{ name: 'a' }, { name: 'b' }, { name: 'a' }, { name: 'a' }],
+      [
+        { path: ['presets', 2, 'name'], message: 'repeats the preset name "a" of presets[0]' },
+        { path: ['presets', 3, 'name'], message: 'repeats the preset name "a" of presets[0]' },
+      ],
+    ],
   ])('%s is an InvalidOptionsError issue under presets', async (_label, presets, issues) => {
     const log: string[] = []
     const { options } = hostOptions({ plugins: [tracer('probe', log)] })
-    const error = await rejectionOf(createHarness({ ...options, presets: presets as unknown as readonly PresetDefinition[] }))
+    const error = await rejectionOf(
+      createHarness({ ...options, presets: presets as unknown as readonly PresetDefinition[] }),
+    )
     expect(InvalidOptionsError.is(error)).toBe(true)
     expect((error as InvalidOptionsError).issues).toEqual(issues)
     expect(log).toEqual([])
@@ -250,7 +318,9 @@ describe('the presets option schema', () => {
 describe('composition', () => {
   test('setup runs once with the preset context, tagged with the frozen { name } handle', async () => {
     const seen: Context[] = []
-    const { options } = hostOptions({ presets: [definePreset({ name: 'reviewer', setup: (ctx) => void seen.push(ctx) })] })
+    const { options } = hostOptions({
+      presets: [definePreset({ name: 'reviewer', setup: (ctx) => void seen.push(ctx) })],
+    })
     const harness = await createHarness(options)
     expect(seen).toHaveLength(1)
     const ctx = seen[0] as Context
@@ -273,7 +343,11 @@ describe('composition', () => {
     const { options } = hostOptions({
       plugins: [tracer('harness-plugin', log)],
       presets: [
-        definePreset({ name: 'a', plugins: [tracer('a1', log), tracer('a2', log)], setup: () => void log.push('setup:a') }),
+        definePreset({
+          name: 'a',
+          plugins: [tracer('a1', log), tracer('a2', log)],
+          setup: () => void log.push('setup:a'),
+        }),
         definePreset({ name: 'b', plugins: [tracer('b1', log)], setup: () => void log.push('setup:b') }),
       ],
     })
@@ -387,7 +461,13 @@ describe('preset instructions', () => {
       instructions: 'You are helpful.',
       presets: [
         definePreset({ name: 'reviewer', instructions: 'You review code.' }),
-        definePreset({ name: 'writer', instructions: [{ name: 'style', text: 'Be brief.' }, { name: 'tone', order: -1, text: 'Be kind.' }] }),
+        definePreset({
+          name: 'writer',
+          instructions: [
+            { name: 'style', text: 'Be brief.' },
+            { name: 'tone', order: -1, text: 'Be kind.' },
+          ],
+        }),
       ],
     })
     const harness = await createHarness(options)
@@ -408,14 +488,20 @@ describe('preset instructions', () => {
     expect((await prompt.assemble({ scope: plain, signal })).sections).toEqual([
       { name: 'instructions', order: 0, text: 'You are helpful.' },
     ])
-    expect((await prompt.assemble({ signal })).sections).toEqual([{ name: 'instructions', order: 0, text: 'You are helpful.' }])
+    expect((await prompt.assemble({ signal })).sections).toEqual([
+      { name: 'instructions', order: 0, text: 'You are helpful.' },
+    ])
     await harness.close()
   })
 
   test('are skipped when the system-prompt entry is disabled; the rest of the preset still composes', async () => {
     let ran = false
     const { options } = hostOptions({
-      patches: [{ id: 'system-prompt', disabled: true }, { id: 'agent-loop', disabled: true }, { id: 'compaction', disabled: true }],
+      patches: [
+        { id: 'system-prompt', disabled: true },
+        { id: 'agent-loop', disabled: true },
+        { id: 'compaction', disabled: true },
+      ],
       presets: [definePreset({ name: 'reviewer', instructions: 'You review code.', setup: () => void (ran = true) })],
     })
     const harness = await createHarness(options)
@@ -429,7 +515,12 @@ describe('preset instructions', () => {
 describe('scenario 19: one preset shared by two agents', () => {
   test('setup ran once; a listener on live R1.ctx hears R1 but never R2; disposing R1 leaves lint and R2’s chain', async () => {
     let setups = 0
-    const lint = defineTool({ name: 'lint', description: 'Lint the code', input: { type: 'object' }, execute: () => 'clean' })
+    const lint = defineTool({
+      name: 'lint',
+      description: 'Lint the code',
+      input: { type: 'object' },
+      execute: () => 'clean',
+    })
     const model = scriptedModel([text('one'), text('two'), text('three')])
     const { options } = hostOptions({
       model,

@@ -16,7 +16,11 @@ import { testRoot } from '../helpers/root.js'
 type Layer = Map<string, string>
 
 function mapLayers(root: Context): ScopedLayers<Layer> {
-  return createScopedLayers<Layer>({ scopes: root.scopes, create: () => new Map(), isEmpty: (layer) => layer.size === 0 })
+  return createScopedLayers<Layer>({
+    scopes: root.scopes,
+    create: () => new Map(),
+    isEmpty: (layer) => layer.size === 0,
+  })
 }
 
 /** Registers `name = value` in the owner's layer; the undo deletes it. */
@@ -124,10 +128,11 @@ describe('register', () => {
     const first = put(layers, aCtx, 'x', '1')
     put(layers, aCtx, 'y', '2')
     expect(first.label).toBe('scoped-layer')
-    expect(inspectContext(root).effects.children.at(-1)?.children.map((node) => node.label)).toEqual([
-      'scoped-layer',
-      'scoped-layer',
-    ])
+    expect(
+      inspectContext(root)
+        .effects.children.at(-1)
+        ?.children.map((node) => node.label),
+    ).toEqual(['scoped-layer', 'scoped-layer'])
     await first()
     await first()
     expect(first.disposed).toBe(true)
@@ -195,37 +200,40 @@ describe('register', () => {
     expect(layers.peek(a)).toBeUndefined()
   })
 
-  test.each(['disposing', 'disposed'] as const)('through a %s owner: ContextDisposedError, nothing runs, no layer', async (state) => {
-    const { root } = testRoot()
-    const layers = mapLayers(root)
-    const a = { id: 'a' }
-    const aCtx = root.child('agent', { scope: a })
-    const calls: string[] = []
-    let caught: unknown
-    const attempt = (): void => {
-      caught = thrownBy(() =>
-        layers.register(
-          aCtx,
-          () => {
-            calls.push('action')
-            return () => {}
-          },
-          () => calls.push('notify'),
-        ),
-      )
-    }
-    if (state === 'disposing') {
-      aCtx.effect(() => attempt)
-      await aCtx.dispose()
-    } else {
-      await aCtx.dispose()
-      attempt()
-    }
-    expect(ContextDisposedError.is(caught)).toBe(true)
-    expect((caught as ContextDisposedError).context).toBe('harness/agent')
-    expect(calls).toEqual([])
-    expect(layers.peek(a)).toBeUndefined()
-  })
+  test.each(['disposing', 'disposed'] as const)(
+    'through a %s owner: ContextDisposedError, nothing runs, no layer',
+    async (state) => {
+      const { root } = testRoot()
+      const layers = mapLayers(root)
+      const a = { id: 'a' }
+      const aCtx = root.child('agent', { scope: a })
+      const calls: string[] = []
+      let caught: unknown
+      const attempt = (): void => {
+        caught = thrownBy(() =>
+          layers.register(
+            aCtx,
+            () => {
+              calls.push('action')
+              return () => {}
+            },
+            () => calls.push('notify'),
+          ),
+        )
+      }
+      if (state === 'disposing') {
+        aCtx.effect(() => attempt)
+        await aCtx.dispose()
+      } else {
+        await aCtx.dispose()
+        attempt()
+      }
+      expect(ContextDisposedError.is(caught)).toBe(true)
+      expect((caught as ContextDisposedError).context).toBe('harness/agent')
+      expect(calls).toEqual([])
+      expect(layers.peek(a)).toBeUndefined()
+    },
+  )
 
   test('an action that throws registers nothing, creates no layer and skips notify', () => {
     const { root } = testRoot()
@@ -245,7 +253,11 @@ describe('register', () => {
     expect(layers.peek(a)).toBe(existing)
     expect(thrownBy(() => layers.register(root, action))).toBe(failure)
     expect(notified).toEqual([])
-    expect(inspectContext(aCtx).effects.children.at(-1)?.children.map((node) => node.label)).toEqual(['scoped-layer'])
+    expect(
+      inspectContext(aCtx)
+        .effects.children.at(-1)
+        ?.children.map((node) => node.label),
+    ).toEqual(['scoped-layer'])
   })
 
   test('a non-function action, or an action returning no undo, is an InvalidArgumentError', () => {
@@ -274,7 +286,9 @@ describe('register', () => {
       throw failure
     })
     expect(seen).toEqual(['1', 1])
-    expect(errors).toEqual([{ error: failure, phase: 'listener', label: 'scoped-layer:notify', context: 'harness/agent' }])
+    expect(errors).toEqual([
+      { error: failure, phase: 'listener', label: 'scoped-layer:notify', context: 'harness/agent' },
+    ])
     expect(logger.at('error').map((record) => record.message)).toEqual([
       'listener failed (scoped-layer:notify): notify failed',
     ])
@@ -330,14 +344,26 @@ const names = ['a', 'b', 'c', 'd']
 /** `-1` is the global layer (the root), `0..scopeCount-1` the scoped ones. */
 const scopeIndex = fc.integer({ min: -1, max: scopeCount - 1 })
 const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ kind: fc.constant('register' as const), scope: scopeIndex, name: fc.constantFrom(...names), value: fc.nat(99) }),
+  fc.record({
+    kind: fc.constant('register' as const),
+    scope: scopeIndex,
+    name: fc.constantFrom(...names),
+    value: fc.nat(99),
+  }),
   fc.record({ kind: fc.constant('dispose' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('dispose-scope' as const), scope: fc.nat(scopeCount - 1) }),
-  fc.record({ kind: fc.constant('relink' as const), scope: fc.integer({ min: 1, max: scopeCount - 1 }), parent: fc.integer({ min: -1, max: scopeCount - 2 }) }),
+  fc.record({
+    kind: fc.constant('relink' as const),
+    scope: fc.integer({ min: 1, max: scopeCount - 1 }),
+    parent: fc.integer({ min: -1, max: scopeCount - 2 }),
+  }),
   fc.record({ kind: fc.constant('read' as const), scope: fc.nat(scopeCount - 1) }),
 )
 /** Initial parents: scope i may link to a lower index (acyclic), or `-1` for none. */
-const treeArbitrary = fc.array(fc.integer({ min: -1, max: scopeCount - 2 }), { minLength: scopeCount, maxLength: scopeCount })
+const treeArbitrary = fc.array(fc.integer({ min: -1, max: scopeCount - 2 }), {
+  minLength: scopeCount,
+  maxLength: scopeCount,
+})
 
 interface Registration {
   readonly scope: number
@@ -380,7 +406,8 @@ describe('property: random registrations and disposals over random scope trees',
           const sequence: [string, string][] = []
           for (const layer of naiveChain(scope)) {
             for (const registration of registrations) {
-              if (registration.live && registration.scope === layer) sequence.push([registration.name, registration.value])
+              if (registration.live && registration.scope === layer)
+                sequence.push([registration.name, registration.value])
             }
           }
           const order: string[] = []
@@ -403,7 +430,9 @@ describe('property: random registrations and disposals over random scope trees',
           if (step.kind === 'register') {
             const value = `${step.value}@${index}`
             const owner = contextOf(step.scope)
-            const duplicate = registrations.some((item) => item.live && item.scope === step.scope && item.name === step.name)
+            const duplicate = registrations.some(
+              (item) => item.live && item.scope === step.scope && item.name === step.name,
+            )
             const attempt = (): (() => Promise<void>) =>
               layers.register(owner, (layer) => {
                 if (layer.has(step.name)) throw new Error(`duplicate ${step.name}`)
@@ -431,7 +460,8 @@ describe('property: random registrations and disposals over random scope trees',
           } else if (step.kind === 'relink') {
             const parent = step.parent < step.scope ? step.parent : -1
             await links[step.scope]?.()
-            links[step.scope] = parent === -1 ? undefined : root.scopes.bindParent(keys[step.scope] as ScopeKey, keys[parent] as ScopeKey)
+            links[step.scope] =
+              parent === -1 ? undefined : root.scopes.bindParent(keys[step.scope] as ScopeKey, keys[parent] as ScopeKey)
             parents[step.scope] = parent
           } else {
             const key = keys[step.scope] as ScopeKey

@@ -48,7 +48,11 @@ describe('scenario 1: a tool turn appended live', () => {
       TS(1),
       SS(1, 1),
       UM('hello'),
-      { type: 'assistant/chunk', data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'let' } }, options: {} },
+      {
+        type: 'assistant/chunk',
+        data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'let' } },
+        options: {},
+      },
       withSources(AM(1, 1, text('let me check'), call('c1')), [3]),
       TC(1, 1, 'c1'),
       TR(1, 1, 'c1', 5),
@@ -110,7 +114,12 @@ describe('§1 the committed envelope', () => {
     data.id = 'u-changed'
     sources.push(7)
     expect(event.data).not.toBe(data)
-    expect(event.data).toEqual({ id: 'u-b', role: 'user', content: [{ type: 'text', text: 'b' }], source: { kind: 'user' } })
+    expect(event.data).toEqual({
+      id: 'u-b',
+      role: 'user',
+      content: [{ type: 'text', text: 'b' }],
+      source: { kind: 'user' },
+    })
     expect(event.sourceEventSeqs).toEqual([0])
     expect(Object.isFrozen(data)).toBe(false)
     expect(session.deriveMessages()[1]).toBe(event.data)
@@ -131,7 +140,10 @@ describe('§4 the step table: the first failure throws and nothing changes', () 
     append(session, TS(1))
     await sessions.dispose(session)
     expect(session.disposed).toBe(true)
-    expectRejects(session, () => append(session, SS(1, 1)), SessionStateError, 'SESSION_DISPOSED', { sessionId: 's1', seq: 1 })
+    expectRejects(session, () => append(session, SS(1, 1)), SessionStateError, 'SESSION_DISPOSED', {
+      sessionId: 's1',
+      seq: 1,
+    })
     expectRejects(session, () => session.append('', {}), SessionStateError, 'SESSION_DISPOSED')
     expectRejects(session, () => session.append('session/end-seed', {}), SessionStateError, 'SESSION_DISPOSED')
   })
@@ -139,8 +151,14 @@ describe('§4 the step table: the first failure throws and nothing changes', () 
   test('step 3: type must be a non-empty string and not session/end-seed', () => {
     const session = sessions.create()
     append(session, TS(1))
-    expectRejects(session, () => session.append('', {}), SessionEventError, 'INVALID_ENVELOPE', { field: 'type', sessionId: 's1', seq: 1 })
-    expectRejects(session, () => session.append(42 as unknown as string, {}), SessionEventError, 'INVALID_ENVELOPE', { field: 'type' })
+    expectRejects(session, () => session.append('', {}), SessionEventError, 'INVALID_ENVELOPE', {
+      field: 'type',
+      sessionId: 's1',
+      seq: 1,
+    })
+    expectRejects(session, () => session.append(42 as unknown as string, {}), SessionEventError, 'INVALID_ENVELOPE', {
+      field: 'type',
+    })
     expectRejects(session, () => session.append('session/end-seed', {}), SessionEventError, 'RESERVED_EVENT_TYPE', {
       type: 'session/end-seed',
       seq: 1,
@@ -149,7 +167,13 @@ describe('§4 the step table: the first failure throws and nothing changes', () 
 
   test('step 3 comes before the options check', () => {
     const session = sessions.create()
-    expectRejects(session, () => session.append('', {}, { bogus: true } as never), SessionEventError, 'INVALID_ENVELOPE', { field: 'type' })
+    expectRejects(
+      session,
+      () => session.append('', {}, { bogus: true } as never),
+      SessionEventError,
+      'INVALID_ENVELOPE',
+      { field: 'type' },
+    )
   })
 
   test.each([
@@ -158,18 +182,30 @@ describe('§4 the step table: the first failure throws and nothing changes', () 
     ['ignorable on a core type', { surfaceOp: 'append', ignorable: true }, 'options.ignorable'],
   ])('step 4: %s → INVALID_ENVELOPE field %s', (_label, options, field) => {
     const session = sessions.create()
-    expectRejects(session, () => session.append('user/message', UM('a').data as never, options as never), SessionEventError, 'INVALID_ENVELOPE', {
-      field,
-      type: 'user/message',
-      seq: 0,
-    })
+    expectRejects(
+      session,
+      () => session.append('user/message', UM('a').data as never, options as never),
+      SessionEventError,
+      'INVALID_ENVELOPE',
+      {
+        field,
+        type: 'user/message',
+        seq: 0,
+      },
+    )
   })
 
   test('step 4: ignorable on a core type without data problems is still refused', () => {
     const session = sessions.create()
-    expectRejects(session, () => session.append('turn/start', { turn: 1 }, { ignorable: true }), SessionEventError, 'INVALID_ENVELOPE', {
-      field: 'options.ignorable',
-    })
+    expectRejects(
+      session,
+      () => session.append('turn/start', { turn: 1 }, { ignorable: true }),
+      SessionEventError,
+      'INVALID_ENVELOPE',
+      {
+        field: 'options.ignorable',
+      },
+    )
   })
 
   test('step 4: options are copied as lossless JSON first (NOT_JSON with an options path)', () => {
@@ -177,29 +213,72 @@ describe('§4 the step table: the first failure throws and nothing changes', () 
     append(session, UM('a'))
     // biome-ignore lint/suspicious/noSparseArray: a hole is the case under test
     const sparse = [, 0]
-    expectRejects(session, () => session.append('user/message', UM('b').data as never, { surfaceOp: 'append', sourceEventSeqs: sparse } as never), SessionEventError, 'NOT_JSON', {
-      path: 'options.sourceEventSeqs[0]',
-      seq: 1,
-    })
-    expectRejects(session, () => session.append('user/message', UM('b').data as never, { surfaceOp: 'append', bogus: () => 1 } as never), SessionEventError, 'NOT_JSON', {
-      path: 'options.bogus',
-    })
-    expectRejects(session, () => session.append('user/message', UM('b').data as never, { surfaceOp: { op: 'replace', start: 0, end: 1n } } as never), SessionEventError, 'NOT_JSON', {
-      path: 'options.surfaceOp.end',
-    })
+    expectRejects(
+      session,
+      () =>
+        session.append(
+          'user/message',
+          UM('b').data as never,
+          { surfaceOp: 'append', sourceEventSeqs: sparse } as never,
+        ),
+      SessionEventError,
+      'NOT_JSON',
+      {
+        path: 'options.sourceEventSeqs[0]',
+        seq: 1,
+      },
+    )
+    expectRejects(
+      session,
+      () => session.append('user/message', UM('b').data as never, { surfaceOp: 'append', bogus: () => 1 } as never),
+      SessionEventError,
+      'NOT_JSON',
+      {
+        path: 'options.bogus',
+      },
+    )
+    expectRejects(
+      session,
+      () =>
+        session.append(
+          'user/message',
+          UM('b').data as never,
+          { surfaceOp: { op: 'replace', start: 0, end: 1n } } as never,
+        ),
+      SessionEventError,
+      'NOT_JSON',
+      {
+        path: 'options.surfaceOp.end',
+      },
+    )
   })
 
   test('step 4 comes before the catalog check (step 5)', () => {
     const session = sessions.create()
-    expectRejects(session, () => session.append('x/y', {}, { bogus: true } as never), SessionEventError, 'INVALID_ENVELOPE', { field: 'options.bogus' })
-    expectRejects(session, () => session.append('x/y', {}, { ignorable: false } as never), SessionEventError, 'INVALID_ENVELOPE', {
-      field: 'options.ignorable',
-    })
+    expectRejects(
+      session,
+      () => session.append('x/y', {}, { bogus: true } as never),
+      SessionEventError,
+      'INVALID_ENVELOPE',
+      { field: 'options.bogus' },
+    )
+    expectRejects(
+      session,
+      () => session.append('x/y', {}, { ignorable: false } as never),
+      SessionEventError,
+      'INVALID_ENVELOPE',
+      {
+        field: 'options.ignorable',
+      },
+    )
   })
 
   test('step 5: an unknown type rejects UNKNOWN_EVENT_TYPE before the data is copied', () => {
     const session = sessions.create()
-    expectRejects(session, () => session.append('x/y', {}), SessionEventError, 'UNKNOWN_EVENT_TYPE', { type: 'x/y', seq: 0 })
+    expectRejects(session, () => session.append('x/y', {}), SessionEventError, 'UNKNOWN_EVENT_TYPE', {
+      type: 'x/y',
+      seq: 0,
+    })
     expectRejects(session, () => session.append('x/y', 1n), SessionEventError, 'UNKNOWN_EVENT_TYPE')
   })
 
@@ -207,7 +286,9 @@ describe('§4 the step table: the first failure throws and nothing changes', () 
     const clock = scriptedClock([1000])
     const session = createSession({ id: 's1', clock })
     const before = clock.reads()
-    expectRejects(session, () => session.append('turn/start', { turn: 1n } as never), SessionEventError, 'NOT_JSON', { path: 'data.turn' })
+    expectRejects(session, () => session.append('turn/start', { turn: 1n } as never), SessionEventError, 'NOT_JSON', {
+      path: 'data.turn',
+    })
     expect(clock.reads()).toBe(before)
   })
 
@@ -219,42 +300,83 @@ describe('§4 the step table: the first failure throws and nothing changes', () 
   ])('step 7: a clock returning %s rejects INVALID_ENVELOPE field time', (_label, value) => {
     const clock = scriptedClock([1000, value])
     const session = createSession({ id: 's1', clock })
-    expectRejects(session, () => append(session, TS(1)), SessionEventError, 'INVALID_ENVELOPE', { field: 'time', type: 'turn/start', seq: 0 })
+    expectRejects(session, () => append(session, TS(1)), SessionEventError, 'INVALID_ENVELOPE', {
+      field: 'time',
+      type: 'turn/start',
+      seq: 0,
+    })
   })
 
   test('step 7 comes before the payload schema (step 8): a bad clock value wins over a bad payload', () => {
     const clock = scriptedClock([1000, 1.5])
     const session = createSession({ id: 's1', clock })
-    expectRejects(session, () => session.append('turn/start', { turn: 0 }), SessionEventError, 'INVALID_ENVELOPE', { field: 'time', seq: 0 })
+    expectRejects(session, () => session.append('turn/start', { turn: 0 }), SessionEventError, 'INVALID_ENVELOPE', {
+      field: 'time',
+      seq: 0,
+    })
   })
 
   test('step 8: the payload schema rejects INVALID_PAYLOAD with path and issues', () => {
     const session = sessions.create()
-    const error = expectRejects(session, () => session.append('turn/start', { turn: 0 }), SessionEventError, 'INVALID_PAYLOAD', {
-      path: 'data.turn',
-      seq: 0,
-      type: 'turn/start',
-    })
+    const error = expectRejects(
+      session,
+      () => session.append('turn/start', { turn: 0 }),
+      SessionEventError,
+      'INVALID_PAYLOAD',
+      {
+        path: 'data.turn',
+        seq: 0,
+        type: 'turn/start',
+      },
+    )
     expect(error.issues?.length).toBeGreaterThan(0)
     expect(error.issues?.[0]?.path).toEqual(['data', 'turn'])
-    expectRejects(session, () => session.append('turn/start', { turn: 1, extra: true } as never), SessionEventError, 'INVALID_PAYLOAD')
+    expectRejects(
+      session,
+      () => session.append('turn/start', { turn: 1, extra: true } as never),
+      SessionEventError,
+      'INVALID_PAYLOAD',
+    )
   })
 
   test('step 8 comes before the surface rules (step 9)', () => {
     const session = sessions.create()
     const { id: _id, ...withoutId } = UM('x').data as Record<string, unknown>
-    expectRejects(session, () => session.append('user/message', withoutId as never), SessionEventError, 'INVALID_PAYLOAD', { path: 'data.id' })
+    expectRejects(
+      session,
+      () => session.append('user/message', withoutId as never),
+      SessionEventError,
+      'INVALID_PAYLOAD',
+      { path: 'data.id' },
+    )
   })
 
   test('step 9 comes before the structure rules (step 10)', () => {
     const session = sessions.create()
-    expectRejects(session, () => session.append('turn/start', { turn: 2 }, { surfaceOp: 'append' }), SurfaceError, 'SURFACE_MARKER_FORBIDDEN', {
-      field: 'surfaceOp',
-    })
-    expectRejects(session, () => session.append('turn/start', { turn: 2 }, { sourceEventSeqs: [0] }), SurfaceError, 'SURFACE_MARKER_FORBIDDEN', {
-      field: 'sourceEventSeqs',
-    })
-    expectRejects(session, () => session.append('user/message', UM('x').data as never), SurfaceError, 'SURFACE_MARKER_REQUIRED')
+    expectRejects(
+      session,
+      () => session.append('turn/start', { turn: 2 }, { surfaceOp: 'append' }),
+      SurfaceError,
+      'SURFACE_MARKER_FORBIDDEN',
+      {
+        field: 'surfaceOp',
+      },
+    )
+    expectRejects(
+      session,
+      () => session.append('turn/start', { turn: 2 }, { sourceEventSeqs: [0] }),
+      SurfaceError,
+      'SURFACE_MARKER_FORBIDDEN',
+      {
+        field: 'sourceEventSeqs',
+      },
+    )
+    expectRejects(
+      session,
+      () => session.append('user/message', UM('x').data as never),
+      SurfaceError,
+      'SURFACE_MARKER_REQUIRED',
+    )
     expectRejects(session, () => append(session, TS(2)), StructureError, 'TURN_NUMBER', { expected: 1, actual: 2 })
   })
 
@@ -280,7 +402,10 @@ describe('scenario 5 (beyond dsh): a live user/message without id', () => {
     const session = sessions.create()
     expectRejects(
       session,
-      () => session.append('user/message', { role: 'user', content: [text('x')], source: { kind: 'user' } } as never, { surfaceOp: 'append' }),
+      () =>
+        session.append('user/message', { role: 'user', content: [text('x')], source: { kind: 'user' } } as never, {
+          surfaceOp: 'append',
+        }),
       SessionEventError,
       'INVALID_PAYLOAD',
       { path: 'data.id', seq: 0 },
@@ -289,7 +414,10 @@ describe('scenario 5 (beyond dsh): a live user/message without id', () => {
 })
 
 describe('scenario 6: request/header adapterDefaults, live', () => {
-  const header = { config: { provider: 'mock', model: 'm', maxTokens: 100 }, adapterDefaults: { maxTokens: true as const } }
+  const header = {
+    config: { provider: 'mock', model: 'm', maxTokens: 100 },
+    adapterDefaults: { maxTokens: true as const },
+  }
 
   test('a valid header is accepted and requestHeader() returns it frozen', () => {
     const session = sessions.create()
@@ -346,7 +474,11 @@ describe('scenario 8: lossless JSON on append', () => {
     registerNote()
     const session = sessions.create()
     append(session, UM('a'))
-    const error = expectRejects(session, () => session.append('test/note', value), SessionEventError, 'NOT_JSON', { path, seq: 1, type: 'test/note' })
+    const error = expectRejects(session, () => session.append('test/note', value), SessionEventError, 'NOT_JSON', {
+      path,
+      seq: 1,
+      type: 'test/note',
+    })
     expect(typeof error.reason).toBe('string')
   })
 
@@ -426,7 +558,8 @@ describe('scenario 11: freezing, deep nesting and the events cache', () => {
 })
 
 describe('§2 an own __proto__ key through append and seed (issue #3 deliverable 2)', () => {
-  const parsed = (): Record<string, unknown> => JSON.parse('{"a":1,"__proto__":{"polluted":true},"nested":[{"__proto__":null}]}') as Record<string, unknown>
+  const parsed = (): Record<string, unknown> =>
+    JSON.parse('{"a":1,"__proto__":{"polluted":true},"nested":[{"__proto__":null}]}') as Record<string, unknown>
 
   function expectProtoKept(data: unknown): void {
     const copy = data as Record<string, unknown>
@@ -475,7 +608,14 @@ describe('issue #3 bad input: a typed error naming the field and seq, the log un
   const cases: readonly (readonly [string, BadInput])[] = [
     [
       'non-JSON data',
-      { before: [UM('a')], act: (s) => s.append('test/note', { a: 1n }), errorClass: SessionEventError, code: 'NOT_JSON', fields: { type: 'test/note', seq: 1, path: 'data.a' }, mentions: 'data.a' },
+      {
+        before: [UM('a')],
+        act: (s) => s.append('test/note', { a: 1n }),
+        errorClass: SessionEventError,
+        code: 'NOT_JSON',
+        fields: { type: 'test/note', seq: 1, path: 'data.a' },
+        mentions: 'data.a',
+      },
     ],
     [
       'a bad envelope (an unknown option)',
@@ -490,15 +630,36 @@ describe('issue #3 bad input: a typed error naming the field and seq, the log un
     ],
     [
       'an unknown type',
-      { before: [TS(1)], act: (s) => s.append('x/y', {}), errorClass: SessionEventError, code: 'UNKNOWN_EVENT_TYPE', fields: { type: 'x/y', seq: 1 }, mentions: 'x/y' },
+      {
+        before: [TS(1)],
+        act: (s) => s.append('x/y', {}),
+        errorClass: SessionEventError,
+        code: 'UNKNOWN_EVENT_TYPE',
+        fields: { type: 'x/y', seq: 1 },
+        mentions: 'x/y',
+      },
     ],
     [
       'a payload failing its schema',
-      { before: [], act: (s) => s.append('turn/start', { turn: 0 }), errorClass: SessionEventError, code: 'INVALID_PAYLOAD', fields: { type: 'turn/start', seq: 0, path: 'data.turn' }, mentions: 'data.turn' },
+      {
+        before: [],
+        act: (s) => s.append('turn/start', { turn: 0 }),
+        errorClass: SessionEventError,
+        code: 'INVALID_PAYLOAD',
+        fields: { type: 'turn/start', seq: 0, path: 'data.turn' },
+        mentions: 'data.turn',
+      },
     ],
     [
       'broken nesting',
-      { before: [TS(1)], act: (s) => append(s, TE(2, 'completed')), errorClass: StructureError, code: 'TURN_MISMATCH', fields: { type: 'turn/end', seq: 1, expected: 1, actual: 2 }, mentions: '2' },
+      {
+        before: [TS(1)],
+        act: (s) => append(s, TE(2, 'completed')),
+        errorClass: StructureError,
+        code: 'TURN_MISMATCH',
+        fields: { type: 'turn/end', seq: 1, expected: 1, actual: 2 },
+        mentions: '2',
+      },
     ],
     [
       'an unanswered tool call at step/end',
@@ -513,7 +674,14 @@ describe('issue #3 bad input: a typed error naming the field and seq, the log un
     ],
     [
       'a foreign tool result',
-      { before: [TS(1), SS(1, 1)], act: (s) => append(s, TR(1, 1, 'ghost', 0)), errorClass: StructureError, code: 'UNKNOWN_TOOL_CALL', fields: { type: 'tool/result', seq: 2, callId: 'ghost' }, mentions: 'ghost' },
+      {
+        before: [TS(1), SS(1, 1)],
+        act: (s) => append(s, TR(1, 1, 'ghost', 0)),
+        errorClass: StructureError,
+        code: 'UNKNOWN_TOOL_CALL',
+        fields: { type: 'tool/result', seq: 2, callId: 'ghost' },
+        mentions: 'ghost',
+      },
     ],
     [
       'a bad surface op',
@@ -529,7 +697,16 @@ describe('issue #3 bad input: a typed error naming the field and seq, the log un
     [
       'a replace splitting a call from its result',
       {
-        before: [TS(1), SS(1, 1), UM('q'), AM(1, 1, call('c1')), TC(1, 1, 'c1'), TR(1, 1, 'c1', 4), SE(1, 1), TE(1, 'completed')],
+        before: [
+          TS(1),
+          SS(1, 1),
+          UM('q'),
+          AM(1, 1, call('c1')),
+          TC(1, 1, 'c1'),
+          TR(1, 1, 'c1', 4),
+          SE(1, 1),
+          TE(1, 'completed'),
+        ],
         act: (s) => append(s, replaceUM('s', 2, 3, [2, 3])),
         errorClass: SurfaceError,
         code: 'REPLACE_SPLITS_TOOL_PAIR',
@@ -543,24 +720,92 @@ describe('issue #3 bad input: a typed error naming the field and seq, the log un
     registerNote()
     const session = sessions.create()
     appendAll(session, bad.before)
-    const error = expectRejects(session, () => bad.act(session), bad.errorClass, bad.code, { sessionId: 's1', ...bad.fields }) as Error
+    const error = expectRejects(session, () => bad.act(session), bad.errorClass, bad.code, {
+      sessionId: 's1',
+      ...bad.fields,
+    }) as Error
     for (const part of ['s1', String(bad.fields['type']), `seq ${String(bad.fields['seq'])}`, bad.mentions]) {
       expect(error.message, `the message names ${part}`).toContain(part)
     }
   })
 
   test.each<[string, () => unknown[], HarnessErrorClass<unknown>, string, Readonly<Record<string, unknown>>]>([
-    ['non-JSON data', () => [...logOf([TS(1)]), { type: 'turn/end', seq: 1, time: 1000, data: { turn: 1, reason: { kind: 'completed' }, x: 1n } }], SessionEventError, 'NOT_JSON', { index: 1, path: 'data.x' }],
-    ['a bad envelope', () => [...logOf([TS(1)]), { type: 'turn/end', seq: 1, time: 1000, data: { turn: 1, reason: { kind: 'completed' } }, extra: 1 }], SessionEventError, 'INVALID_ENVELOPE', { index: 1, field: 'extra' }],
-    ['an unknown type', () => [...logOf([TS(1)]), { type: 'x/y', seq: 1, time: 1000, data: {} }], SessionEventError, 'UNKNOWN_EVENT_TYPE', { index: 1, type: 'x/y' }],
-    ['a payload failing its schema', () => logOf([{ type: 'turn/start', data: { turn: 0 }, options: {} }]), SessionEventError, 'INVALID_PAYLOAD', { index: 0, path: 'data.turn' }],
-    ['broken nesting', () => logOf([TS(1), TE(2, 'completed')]), StructureError, 'TURN_MISMATCH', { index: 1, expected: 1, actual: 2 }],
-    ['an unanswered tool call', () => logOf([TS(1), SS(1, 1), AM(1, 1, call('c1')), SE(1, 1)]), StructureError, 'UNANSWERED_TOOL_CALL', { index: 3, callIds: ['c1'] }],
-    ['a foreign tool result', () => logOf([TS(1), SS(1, 1), TR(1, 1, 'ghost', 0)]), StructureError, 'UNKNOWN_TOOL_CALL', { index: 2, callId: 'ghost' }],
-    ['a bad surface op', () => logOf([{ ...UM('a'), options: { surfaceOp: 'invalid' as never } }]), SurfaceError, 'INVALID_SURFACE_OP', { index: 0 }],
+    [
+      'non-JSON data',
+      () => [
+        ...logOf([TS(1)]),
+        { type: 'turn/end', seq: 1, time: 1000, data: { turn: 1, reason: { kind: 'completed' }, x: 1n } },
+      ],
+      SessionEventError,
+      'NOT_JSON',
+      { index: 1, path: 'data.x' },
+    ],
+    [
+      'a bad envelope',
+      () => [
+        ...logOf([TS(1)]),
+        { type: 'turn/end', seq: 1, time: 1000, data: { turn: 1, reason: { kind: 'completed' } }, extra: 1 },
+      ],
+      SessionEventError,
+      'INVALID_ENVELOPE',
+      { index: 1, field: 'extra' },
+    ],
+    [
+      'an unknown type',
+      () => [...logOf([TS(1)]), { type: 'x/y', seq: 1, time: 1000, data: {} }],
+      SessionEventError,
+      'UNKNOWN_EVENT_TYPE',
+      { index: 1, type: 'x/y' },
+    ],
+    [
+      'a payload failing its schema',
+      () => logOf([{ type: 'turn/start', data: { turn: 0 }, options: {} }]),
+      SessionEventError,
+      'INVALID_PAYLOAD',
+      { index: 0, path: 'data.turn' },
+    ],
+    [
+      'broken nesting',
+      () => logOf([TS(1), TE(2, 'completed')]),
+      StructureError,
+      'TURN_MISMATCH',
+      { index: 1, expected: 1, actual: 2 },
+    ],
+    [
+      'an unanswered tool call',
+      () => logOf([TS(1), SS(1, 1), AM(1, 1, call('c1')), SE(1, 1)]),
+      StructureError,
+      'UNANSWERED_TOOL_CALL',
+      { index: 3, callIds: ['c1'] },
+    ],
+    [
+      'a foreign tool result',
+      () => logOf([TS(1), SS(1, 1), TR(1, 1, 'ghost', 0)]),
+      StructureError,
+      'UNKNOWN_TOOL_CALL',
+      { index: 2, callId: 'ghost' },
+    ],
+    [
+      'a bad surface op',
+      () => logOf([{ ...UM('a'), options: { surfaceOp: 'invalid' as never } }]),
+      SurfaceError,
+      'INVALID_SURFACE_OP',
+      { index: 0 },
+    ],
     [
       'a replace splitting a call from its result',
-      () => logOf([TS(1), SS(1, 1), UM('q'), AM(1, 1, call('c1')), TC(1, 1, 'c1'), TR(1, 1, 'c1', 4), SE(1, 1), TE(1, 'completed'), replaceUM('s', 2, 3, [2, 3])]),
+      () =>
+        logOf([
+          TS(1),
+          SS(1, 1),
+          UM('q'),
+          AM(1, 1, call('c1')),
+          TC(1, 1, 'c1'),
+          TR(1, 1, 'c1', 4),
+          SE(1, 1),
+          TE(1, 'completed'),
+          replaceUM('s', 2, 3, [2, 3]),
+        ]),
       SurfaceError,
       'REPLACE_SPLITS_TOOL_PAIR',
       { index: 8, callId: 'c1', assistantSeq: 3 },

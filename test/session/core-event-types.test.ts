@@ -55,7 +55,12 @@ function valid(type: CoreEventType, data: unknown): boolean {
 
 const text = (value: string) => ({ type: 'text', text: value }) as const
 const call = (id: string) => ({ type: 'tool-call', id, name: 'echo', arguments: '{}' }) as const
-const userMessage = (id: string): UserMessageData => ({ id, role: 'user', content: [text(id)], source: { kind: 'user' } })
+const userMessage = (id: string): UserMessageData => ({
+  id,
+  role: 'user',
+  content: [text(id)],
+  source: { kind: 'user' },
+})
 const assistantData = (...content: AssistantMessageData['message']['content']): AssistantMessageData => ({
   turn: 1,
   step: 1,
@@ -205,7 +210,10 @@ describe('scenario 4: invalid seeded payloads name the offending path', () => {
       'tool/result',
       {
         ...toolResultData('a'),
-        message: { ...toolResultData('a').message, content: [{ type: 'tool-result', toolCallId: 'b', content: [text('ok')] }] },
+        message: {
+          ...toolResultData('a').message,
+          content: [{ type: 'tool-result', toolCallId: 'b', content: [text('ok')] }],
+        },
       },
       'data.message.content[0].toolCallId',
     ],
@@ -283,7 +291,8 @@ describe('numeric bounds', () => {
   test('agent/inbox/spliced start is a non-negative safe integer', () => {
     const base = samples['agent/inbox/spliced']
     for (const start of [0, 5, 2 ** 53 - 1]) expect(valid('agent/inbox/spliced', { ...base, start })).toBe(true)
-    for (const start of [-1, 0.5, 2 ** 53, '0']) expect(payloadPath('agent/inbox/spliced', { ...base, start })).toBe('data.start')
+    for (const start of [-1, 0.5, 2 ** 53, '0'])
+      expect(payloadPath('agent/inbox/spliced', { ...base, start })).toBe('data.start')
   })
 
   test('optional numbers may be absent', () => {
@@ -320,7 +329,9 @@ describe('string bounds', () => {
     expect(payloadPath('tool/result', { ...failed, error: { name: '', code: 'X' } })).toBe('data.error.name')
     expect(payloadPath('tool/result', { ...failed, error: { name: 'X', code: '' } })).toBe('data.error.code')
     expect(payloadPath('tool/result', { ...failed, error: { name: 'X' } })).toBe('data.error.code')
-    expect(payloadPath('tool/result', { ...failed, error: { name: 'X', code: 'Y', stack: 's' } })).toBe('data.error.stack')
+    expect(payloadPath('tool/result', { ...failed, error: { name: 'X', code: 'Y', stack: 's' } })).toBe(
+      'data.error.stack',
+    )
   })
 
   test('message ids inside payloads have 1 to 1024 characters', () => {
@@ -329,9 +340,13 @@ describe('string bounds', () => {
     expect(payloadPath('user/message', { ...samples['user/message'], id: `${long}x` })).toBe('data.id')
     expect(payloadPath('user/message', { ...samples['user/message'], id: '' })).toBe('data.id')
     const inserted = [{ ...userMessage('u'), id: '' }]
-    expect(payloadPath('agent/inbox/spliced', { ...samples['agent/inbox/spliced'], inserted })).toBe('data.inserted[0].id')
+    expect(payloadPath('agent/inbox/spliced', { ...samples['agent/inbox/spliced'], inserted })).toBe(
+      'data.inserted[0].id',
+    )
     const assistant = samples['assistant/message']
-    expect(payloadPath('assistant/message', { ...assistant, message: { ...assistant.message, id: `${long}x` } })).toBe('data.message.id')
+    expect(payloadPath('assistant/message', { ...assistant, message: { ...assistant.message, id: `${long}x` } })).toBe(
+      'data.message.id',
+    )
   })
 })
 
@@ -345,7 +360,9 @@ describe('tool/result', () => {
   test('with error, the block must have isError: true', () => {
     const error = { name: 'InterruptedToolCallError', code: 'TOOL_NOT_STARTED' }
     expect(payloadPath('tool/result', { ...base, error })).toBe('data.message.content[0].isError')
-    expect(payloadPath('tool/result', { ...withBlock({ isError: false }), error })).toBe('data.message.content[0].isError')
+    expect(payloadPath('tool/result', { ...withBlock({ isError: false }), error })).toBe(
+      'data.message.content[0].isError',
+    )
     expect(valid('tool/result', { ...withBlock({ isError: true }), error })).toBe(true)
   })
 
@@ -370,11 +387,15 @@ describe('tool/result', () => {
 describe('other payload rules', () => {
   test('turn/end takes every TurnEndReason, a cause and a synthetic marker', () => {
     const failure = { code: 'SERVER', message: 'down', retryable: true, phase: 'streaming' }
-    expect(valid('turn/end', { turn: 2, reason: { kind: 'aborted', reason: { kind: 'user' } }, cause: failure })).toBe(true)
+    expect(valid('turn/end', { turn: 2, reason: { kind: 'aborted', reason: { kind: 'user' } }, cause: failure })).toBe(
+      true,
+    )
     expect(valid('turn/end', { turn: 2, reason: { kind: 'interrupted' }, meta: { synthetic: true } })).toBe(true)
     expect(valid('turn/end', { turn: 2, reason: { kind: 'error', error: failure } })).toBe(true)
     expect(payloadPath('turn/end', { turn: 1, reason: { kind: 'done' } })).toBe('data.reason.kind')
-    expect(payloadPath('turn/end', { turn: 1, reason: { kind: 'completed' }, cause: { code: '' } })).toBe('data.cause.code')
+    expect(payloadPath('turn/end', { turn: 1, reason: { kind: 'completed' }, cause: { code: '' } })).toBe(
+      'data.cause.code',
+    )
   })
 
   test.each(['turn/end', 'step/end'] as const)('%s meta is exactly { synthetic: true }', (type) => {
@@ -385,27 +406,37 @@ describe('other payload rules', () => {
   })
 
   test('assistant/chunk validates the chunk', () => {
-    expect(payloadPath('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: -1, text: 'x' } })).toBe(
-      'data.chunk.index',
+    expect(
+      payloadPath('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: -1, text: 'x' } }),
+    ).toBe('data.chunk.index')
+    expect(payloadPath('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'finish', reason: 'error' } })).toBe(
+      'data.chunk.failure',
     )
-    expect(payloadPath('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'finish', reason: 'error' } })).toBe('data.chunk.failure')
   })
 
   test('assistant/message takes usage and interrupted: true only', () => {
     const base = samples['assistant/message']
-    expect(valid('assistant/message', { ...base, usage: { inputTokens: 3, outputTokens: 4 }, interrupted: true })).toBe(true)
+    expect(valid('assistant/message', { ...base, usage: { inputTokens: 3, outputTokens: 4 }, interrupted: true })).toBe(
+      true,
+    )
     expect(payloadPath('assistant/message', { ...base, interrupted: false })).toBe('data.interrupted')
     expect(payloadPath('assistant/message', { ...base, usage: { inputTokens: 3 } })).toBe('data.usage.outputTokens')
-    expect(payloadPath('assistant/message', { ...base, message: { ...base.message, content: [{ type: 'image', mediaType: 'image/png', uri: 'x' }] } })).toBe(
-      'data.message.content[0].type',
-    )
+    expect(
+      payloadPath('assistant/message', {
+        ...base,
+        message: { ...base.message, content: [{ type: 'image', mediaType: 'image/png', uri: 'x' }] },
+      }),
+    ).toBe('data.message.content[0].type')
   })
 
   test('request/header checks the reason and the header', () => {
     const base = samples['request/header']
-    for (const reason of ['initial', 'resume', 'change']) expect(valid('request/header', { ...base, reason })).toBe(true)
+    for (const reason of ['initial', 'resume', 'change'])
+      expect(valid('request/header', { ...base, reason })).toBe(true)
     expect(payloadPath('request/header', { ...base, reason: 'restart' })).toBe('data.reason')
-    expect(payloadPath('request/header', { ...base, header: { config: { provider: '', model: 'm' } } })).toBe('data.header.config.provider')
+    expect(payloadPath('request/header', { ...base, header: { config: { provider: '', model: 'm' } } })).toBe(
+      'data.header.config.provider',
+    )
   })
 
   test('agent/inbox/spliced checks its target, outcome and inserted messages', () => {
@@ -413,9 +444,9 @@ describe('other payload rules', () => {
     expect(valid('agent/inbox/spliced', { ...base, removedCount: 2, outcome: 'canceled' })).toBe(true)
     expect(payloadPath('agent/inbox/spliced', { ...base, target: 'now' })).toBe('data.target')
     expect(payloadPath('agent/inbox/spliced', { ...base, outcome: 'done' })).toBe('data.outcome')
-    expect(payloadPath('agent/inbox/spliced', { ...base, inserted: [{ ...userMessage('u'), role: 'assistant' }] })).toBe(
-      'data.inserted[0].role',
-    )
+    expect(
+      payloadPath('agent/inbox/spliced', { ...base, inserted: [{ ...userMessage('u'), role: 'assistant' }] }),
+    ).toBe('data.inserted[0].role')
   })
 
   test('session/end-seed data is exactly {}', () => {

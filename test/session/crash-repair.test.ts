@@ -23,7 +23,10 @@ beforeEach(async () => {
 afterEach(() => harness.close())
 
 /** Seeds `log` plus its closers into a live session and checks it ends balanced. */
-function repairInto(log: readonly SessionEvent[]): { closers: SessionEvent[]; seeded: ReturnType<SessionRegistry['create']> } {
+function repairInto(log: readonly SessionEvent[]): {
+  closers: SessionEvent[]
+  seeded: ReturnType<SessionRegistry['create']>
+} {
   const closers = interruptedTurnClosers(log)
   const seeded = sessions.create({ seed: [...log, ...closers] })
   expect(seeded.turnState().openTurn).toBeNull()
@@ -49,7 +52,12 @@ describe('closers of a closed or empty log (scenario 32)', () => {
     const closers = interruptedTurnClosers(logOf([TS(1), SS(1, 1)]))
     expect(closers).toStrictEqual([
       { type: 'step/end', seq: 2, time: 1000, data: { turn: 1, step: 1, meta: { synthetic: true } } },
-      { type: 'turn/end', seq: 3, time: 1000, data: { turn: 1, reason: { kind: 'interrupted' }, meta: { synthetic: true } } },
+      {
+        type: 'turn/end',
+        seq: 3,
+        time: 1000,
+        data: { turn: 1, reason: { kind: 'interrupted' }, meta: { synthetic: true } },
+      },
     ])
     for (const closer of closers) expect(Object.keys(closer)).toEqual(['type', 'seq', 'time', 'data'])
     expect(closers.every(isDeepFrozen)).toBe(true)
@@ -59,7 +67,12 @@ describe('closers of a closed or empty log (scenario 32)', () => {
   test('an open turn without a step gets only turn/end', () => {
     const log = logOf([...L1(), TS(2)])
     expect(interruptedTurnClosers(log)).toStrictEqual([
-      { type: 'turn/end', seq: 7, time: 1000, data: { turn: 2, reason: { kind: 'interrupted' }, meta: { synthetic: true } } },
+      {
+        type: 'turn/end',
+        seq: 7,
+        time: 1000,
+        data: { turn: 2, reason: { kind: 'interrupted' }, meta: { synthetic: true } },
+      },
     ])
     repairInto(log)
   })
@@ -101,7 +114,14 @@ describe('a call without tool/call (scenario 33)', () => {
           id: 'interrupted:call-1:3',
           role: 'user',
           source: { kind: 'tool', callId: 'call-1' },
-          content: [{ type: 'tool-result', toolCallId: 'call-1', isError: true, content: [{ type: 'text', text: NOT_STARTED_TEXT }] }],
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: 'call-1',
+              isError: true,
+              content: [{ type: 'text', text: NOT_STARTED_TEXT }],
+            },
+          ],
         },
         error: { name: 'InterruptedToolCallError', code: 'TOOL_NOT_STARTED' },
         meta: { synthetic: true },
@@ -133,7 +153,13 @@ describe('a call without tool/call (scenario 33)', () => {
 
 describe('a partly answered step (scenario 34)', () => {
   test('only the unanswered call gets a result', () => {
-    const log = logOf([TS(1), SS(1, 1), AM(1, 1, call('call-a'), call('call-b')), TC(1, 1, 'call-a'), TR(1, 1, 'call-a', 3)])
+    const log = logOf([
+      TS(1),
+      SS(1, 1),
+      AM(1, 1, call('call-a'), call('call-b')),
+      TC(1, 1, 'call-a'),
+      TR(1, 1, 'call-a', 3),
+    ])
     const { closers, seeded } = repairInto(log)
     expect(closers.map((event) => [event.type, event.seq])).toEqual([
       ['tool/result', 5],
@@ -194,7 +220,11 @@ describe('a started call without a result (scenario 35)', () => {
 
   test('a repaired log also seeds an unregistered session', () => {
     const log = logOf([TS(1), SS(1, 1), UM('q'), AM(1, 1, call('c1')), TC(1, 1, 'c1')])
-    const session = createSession({ id: 'check', seed: [...log, ...interruptedTurnClosers(log)], clock: fakeClock({ now: 1000 }) })
+    const session = createSession({
+      id: 'check',
+      seed: [...log, ...interruptedTurnClosers(log)],
+      clock: fakeClock({ now: 1000 }),
+    })
     expect(session.turnState().openTurn).toBeNull()
     expect(session.deriveMessages()).toHaveLength(3)
   })

@@ -35,7 +35,17 @@ const coreTypes = [
 ]
 
 /** The types a default harness lists: the core ones plus those the default bundle's plugins register. */
-const defaultTypes = [...coreTypes, 'approval/asked', 'approval/decided', 'compaction/end', 'compaction/prune', 'compaction/start', 'compaction/summary', 'llm/retry', 'llm/retry-started'].sort()
+const defaultTypes = [
+  ...coreTypes,
+  'approval/asked',
+  'approval/decided',
+  'compaction/end',
+  'compaction/prune',
+  'compaction/start',
+  'compaction/summary',
+  'llm/retry',
+  'llm/retry-started',
+].sort()
 
 let harness: Harness
 let sessions: SessionRegistry
@@ -69,7 +79,7 @@ function expectTypeError(error: unknown, fields: Record<string, unknown>): void 
 }
 
 describe('eventTypes()', () => {
-  test('lists the core types and the default plugins\' types, sorted', () => {
+  test("lists the core types and the default plugins' types, sorted", () => {
     expect(sessions.eventTypes()).toEqual(defaultTypes)
     expect(Object.isFrozen(sessions.eventTypes())).toBe(true)
   })
@@ -125,7 +135,11 @@ describe('unknown types and ignorable (scenario 30)', () => {
   })
 
   test('an ignorable unknown event in a seed is kept in place', () => {
-    const seed = [...logOf([UM('a'), UM('b')]), { type: 'x/y', seq: 2, time: 5, data: { any: ['thing'] }, ignorable: true }, ...logOf([UM('c')]).map((event) => ({ ...event, seq: 3 }))]
+    const seed = [
+      ...logOf([UM('a'), UM('b')]),
+      { type: 'x/y', seq: 2, time: 5, data: { any: ['thing'] }, ignorable: true },
+      ...logOf([UM('c')]).map((event) => ({ ...event, seq: 3 })),
+    ]
     const session = sessions.create({ seed })
     expect(session.length).toBe(5)
     expect(session.at(2)).toStrictEqual({ type: 'x/y', seq: 2, time: 5, data: { any: ['thing'] }, ignorable: true })
@@ -192,7 +206,8 @@ describe('registered types (scenario 31)', () => {
     const error = rejects(session, () => session.append('test/mark', { n: 1 }))
     expect(StructureError.is(error)).toBe(true)
     expect(error).toMatchObject({ code: 'NO_OPEN_TURN', type: 'test/mark' })
-    for (const plan of [TS(1), SS(1, 1), UM('hi'), AM(1, 1, text('x')), SE(1, 1), TE(1, 'completed')]) append(session, plan)
+    for (const plan of [TS(1), SS(1, 1), UM('hi'), AM(1, 1, text('x')), SE(1, 1), TE(1, 'completed')])
+      append(session, plan)
     const between = rejects(session, () => session.append('test/mark', { n: 1 }))
     expect(StructureError.is(between)).toBe(true)
     expect(between).toMatchObject({ code: 'NO_OPEN_TURN', type: 'test/mark', seq: 6, sessionId: 's1' })

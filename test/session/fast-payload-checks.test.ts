@@ -1,6 +1,12 @@
 import { describe, expect, test } from 'vitest'
 import { coreEventTypes } from '../../src/session/core-event-types.js'
-import { fastPayloadChecks, isAssistantMessage, isStreamChunkFast, isToolResultMessage, isUserMessage } from '../../src/session/fast-payload-checks.js'
+import {
+  fastPayloadChecks,
+  isAssistantMessage,
+  isStreamChunkFast,
+  isToolResultMessage,
+  isUserMessage,
+} from '../../src/session/fast-payload-checks.js'
 import { assistantMessageSchema, toolResultMessageSchema, userMessageSchema } from '../../src/session/message.js'
 import { streamChunkSchema } from '../../src/session/stream-chunk.js'
 
@@ -35,7 +41,10 @@ const chunks: Json[] = [
   { type: 'finish', reason: 'tool-calls', providerFinishReason: 'tool_use' },
   { type: 'finish', reason: 'max-tokens' },
   { type: 'usage', usage: { inputTokens: 1, outputTokens: 2 } },
-  { type: 'usage', usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 3, cacheWriteTokens: 0, reasoningTokens: 7 } },
+  {
+    type: 'usage',
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 3, cacheWriteTokens: 0, reasoningTokens: 7 },
+  },
 ]
 /** Valid payloads of the fast-checked types; each must take the fast path. */
 const payloads: readonly (readonly [string, Json])[] = [
@@ -46,14 +55,39 @@ const payloads: readonly (readonly [string, Json])[] = [
   ...chunks.map((chunk) => ['assistant/chunk', { turn: 1, step: 1, chunk }] as const),
   ['assistant/message', { turn: 1, step: 1, message: assistantMessage }],
   ['assistant/message', { turn: 1, step: 1, message: assistantMessage, usage: { inputTokens: 1, outputTokens: 1 } }],
-  ['assistant/message', { turn: 1, step: 1, message: assistantMessage, usage: { inputTokens: 5, outputTokens: 0, reasoningTokens: 4 }, interrupted: true }],
+  [
+    'assistant/message',
+    {
+      turn: 1,
+      step: 1,
+      message: assistantMessage,
+      usage: { inputTokens: 5, outputTokens: 0, reasoningTokens: 4 },
+      interrupted: true,
+    },
+  ],
   ['tool/call', { turn: 1, step: 1, callId: 'call_1', name: 'noop', arguments: '{}' }],
   ['tool/result', { turn: 1, step: 1, message: toolResult }],
-  ['tool/result', { turn: 1, step: 1, message: { ...toolResult, content: [{ type: 'tool-result', toolCallId: 'call_1', content: [] }] } }],
+  [
+    'tool/result',
+    {
+      turn: 1,
+      step: 1,
+      message: { ...toolResult, content: [{ type: 'tool-result', toolCallId: 'call_1', content: [] }] },
+    },
+  ],
   ['user/message', userMessage],
   ['agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [userMessage] }],
   ['agent/inbox/spliced', { target: 'next-step', start: 2, removedCount: 1, inserted: [], outcome: 'canceled' }],
-  ['request/header', { header: { config: { provider: 'mock', model: 'mock' }, tools: [{ name: 'noop', description: 'Does nothing', parameters: { type: 'object', properties: {} } }] }, reason: 'initial' }],
+  [
+    'request/header',
+    {
+      header: {
+        config: { provider: 'mock', model: 'mock' },
+        tools: [{ name: 'noop', description: 'Does nothing', parameters: { type: 'object', properties: {} } }],
+      },
+      reason: 'initial',
+    },
+  ],
   [
     'request/header',
     {
@@ -72,14 +106,33 @@ const payloads: readonly (readonly [string, Json])[] = [
   ['request/context', { provider: 'p', model: 'm', contextWindow: 128000 }],
 ]
 
-const replacements: readonly Json[] = [null, 0, -1, 1.5, 2 ** 53, '', 'x', 'y'.repeat(1025), true, false, [], {}, [1], { kind: 'user' }, 'canceled', 'error', 'image']
+const replacements: readonly Json[] = [
+  null,
+  0,
+  -1,
+  1.5,
+  2 ** 53,
+  '',
+  'x',
+  'y'.repeat(1025),
+  true,
+  false,
+  [],
+  {},
+  [1],
+  { kind: 'user' },
+  'canceled',
+  'error',
+  'image',
+]
 
 /** Every one-edit variant of `value`: each key deleted, each value replaced, an extra key added to each object. */
 function mutations(value: Json): Json[] {
   const out: Json[] = replacements.filter((replacement) => replacement !== value)
   if (Array.isArray(value)) {
     value.forEach((item, index) => {
-      for (const variant of mutations(item)) out.push(value.map((other, position) => (position === index ? variant : other)))
+      for (const variant of mutations(item))
+        out.push(value.map((other, position) => (position === index ? variant : other)))
       out.push(value.filter((_other, position) => position !== index))
     })
     out.push([...value, ...value.slice(0, 1)])
@@ -97,10 +150,13 @@ function mutations(value: Json): Json[] {
 const catalog = coreEventTypes()
 
 describe('fast payload checks', () => {
-  test.each(payloads.map(([type, data], index) => [`${index} ${type}`, type, data] as const))('%s: valid data takes the fast path', (_label, type, data) => {
-    expect(fastPayloadChecks.get(type)?.(data)).toBe(true)
-    expect(catalog.get(type)?.schema?.safeParse(data).success).toBe(true)
-  })
+  test.each(payloads.map(([type, data], index) => [`${index} ${type}`, type, data] as const))(
+    '%s: valid data takes the fast path',
+    (_label, type, data) => {
+      expect(fastPayloadChecks.get(type)?.(data)).toBe(true)
+      expect(catalog.get(type)?.schema?.safeParse(data).success).toBe(true)
+    },
+  )
 
   test('a fast acceptance is never wrong: every one-edit variant the check accepts, the schema accepts', () => {
     let accepted = 0
@@ -124,11 +180,20 @@ describe('fast payload checks', () => {
   test('chunks: the fast check accepts only what the schema accepts, and leaves raw usage and failing finishes to it', () => {
     for (const chunk of chunks) {
       expect(isStreamChunkFast(chunk)).toBe(true)
-      for (const variant of mutations(chunk)) if (isStreamChunkFast(variant)) expect(streamChunkSchema.safeParse(variant).success).toBe(true)
+      for (const variant of mutations(chunk))
+        if (isStreamChunkFast(variant)) expect(streamChunkSchema.safeParse(variant).success).toBe(true)
     }
-    const failing = { type: 'finish', reason: 'error', failure: { code: 'network', message: 'down', phase: 'stream', retryable: true } }
+    const failing = {
+      type: 'finish',
+      reason: 'error',
+      failure: { code: 'network', message: 'down', phase: 'stream', retryable: true },
+    }
     const usage = { type: 'usage', usage: { inputTokens: 1, outputTokens: 2, raw: { prompt_tokens: 1 } } }
-    expect([isStreamChunkFast(failing), isStreamChunkFast(usage), isStreamChunkFast({ type: 'finish', reason: 'stop', failure: failing.failure })]).toEqual([false, false, false])
+    expect([
+      isStreamChunkFast(failing),
+      isStreamChunkFast(usage),
+      isStreamChunkFast({ type: 'finish', reason: 'stop', failure: failing.failure }),
+    ]).toEqual([false, false, false])
     expect(streamChunkSchema.safeParse(usage).success).toBe(true)
   })
 
@@ -140,9 +205,15 @@ describe('fast payload checks', () => {
     ] as const
     for (const [check, schema, message] of cases) {
       expect(check(message)).toBe(true)
-      for (const variant of mutations(message as unknown as Json)) if (check(variant)) expect({ variant, valid: schema.safeParse(variant).success }).toEqual({ variant, valid: true })
+      for (const variant of mutations(message as unknown as Json))
+        if (check(variant))
+          expect({ variant, valid: schema.safeParse(variant).success }).toEqual({ variant, valid: true })
     }
-    expect([isUserMessage(toolResult), isToolResultMessage(userMessage), isAssistantMessage(userMessage)]).toEqual([false, false, false])
+    expect([isUserMessage(toolResult), isToolResultMessage(userMessage), isAssistantMessage(userMessage)]).toEqual([
+      false,
+      false,
+      false,
+    ])
   })
 
   test('payloads outside the fast shapes fall back (meta, cause, raw usage, error)', () => {
@@ -150,11 +221,32 @@ describe('fast payload checks', () => {
       ['step/end', { turn: 1, step: 1, meta: { synthetic: true } }],
       ['turn/end', { turn: 1, reason: { kind: 'completed' }, meta: { synthetic: true } }],
       ['turn/end', { turn: 1, reason: { kind: 'max-steps' } }],
-      ['assistant/message', { turn: 1, step: 1, message: assistantMessage, usage: { inputTokens: 1, outputTokens: 1, raw: {} } }],
+      [
+        'assistant/message',
+        { turn: 1, step: 1, message: assistantMessage, usage: { inputTokens: 1, outputTokens: 1, raw: {} } },
+      ],
       ['tool/result', { turn: 1, step: 1, message: toolResult, error: { name: 'Error', code: 'E' } }],
       ['user/message', { ...userMessage, source: { kind: 'plugin', plugin: 'p' } }],
-      ['request/header', { header: { config: { provider: 'p', model: 'm', maxTokens: 5 }, adapterDefaults: { maxTokens: true } }, reason: 'resume' }],
-      ['request/header', { header: { config: { provider: 'p', model: 'm' }, tools: [{ name: 'a', description: '', parameters: {} }, { name: 'a', description: '', parameters: {} }] }, reason: 'initial' }],
+      [
+        'request/header',
+        {
+          header: { config: { provider: 'p', model: 'm', maxTokens: 5 }, adapterDefaults: { maxTokens: true } },
+          reason: 'resume',
+        },
+      ],
+      [
+        'request/header',
+        {
+          header: {
+            config: { provider: 'p', model: 'm' },
+            tools: [
+              { name: 'a', description: '', parameters: {} },
+              { name: 'a', description: '', parameters: {} },
+            ],
+          },
+          reason: 'initial',
+        },
+      ],
     ]
     expect(fallback.map(([type, data]) => fastPayloadChecks.get(type)?.(data))).toEqual(fallback.map(() => false))
   })

@@ -1,11 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import {
-  createSession,
-  type Harness,
-  type SessionEvent,
-  SessionForkError,
-  type SessionRegistry,
-} from 'yoke'
+import { createSession, type Harness, type SessionEvent, SessionForkError, type SessionRegistry } from 'yoke'
 import { fakeClock } from 'yoke/testing'
 import { isDeepFrozen, thrownBy } from '../helpers/outcomes.js'
 import { AM, L1, SE, SS, TE, TS, text, UM } from './builders.js'
@@ -97,7 +91,14 @@ describe('fork of a closed log (scenario 38)', () => {
   test('createdAt is the clock, and only cwd and metadata are inherited', () => {
     const parent = appendAll(
       sessions.create({
-        header: { createdAt: 5, cwd: '/w', metadata: { team: 'a' }, origin: 'subagent', delegationDepth: 2, agentPreset: 'p' },
+        header: {
+          createdAt: 5,
+          cwd: '/w',
+          metadata: { team: 'a' },
+          origin: 'subagent',
+          delegationDepth: 2,
+          agentPreset: 'p',
+        },
       }),
       L1(),
     )
@@ -178,7 +179,10 @@ describe('invalid boundaries and ids (scenario 40)', () => {
       const error = refusedFork(() => sessions.fork('s1', { at: at as unknown as number }))
       expect(error).toMatchObject({ code: 'INVALID_BOUNDARY', lastSeq: 5 })
       expect(error.at).toBe(at)
-      expect(refusedFork(() => sessions.fork('empty', { at: at as unknown as number }))).toMatchObject({ code: 'INVALID_BOUNDARY', lastSeq: null })
+      expect(refusedFork(() => sessions.fork('empty', { at: at as unknown as number }))).toMatchObject({
+        code: 'INVALID_BOUNDARY',
+        lastSeq: null,
+      })
     }
     expect(sessions.list().map((session) => session.id)).toEqual(['s1', 'empty'])
   })

@@ -89,7 +89,11 @@ describe('scenario 16: commit guards veto before the commit', () => {
       },
       { label: 'once' },
     )
-    const error = expectRejects(session, () => append(session, TS(1)), SessionVetoError, 'APPEND_VETOED', { guard: 'once', sessionId: 's1', seq: 0 })
+    const error = expectRejects(session, () => append(session, TS(1)), SessionVetoError, 'APPEND_VETOED', {
+      guard: 'once',
+      sessionId: 's1',
+      seq: 0,
+    })
     expect(error.cause).toBe(failure)
     expect(observed).toEqual([])
     expect(append(session, TS(1)).seq).toBe(0)
@@ -105,7 +109,10 @@ describe('scenario 16: commit guards veto before the commit', () => {
     const removeGuard = sessions.addCommitGuard(() => {
       throw new Error('veto')
     })
-    expectRejects(session, () => append(session, replaceUM('c', 1, 2, [1, 2])), SessionVetoError, 'APPEND_VETOED', { guard: 'guard', seq: 3 })
+    expectRejects(session, () => append(session, replaceUM('c', 1, 2, [1, 2])), SessionVetoError, 'APPEND_VETOED', {
+      guard: 'guard',
+      seq: 3,
+    })
     expect(session.surfaceNodes()).toEqual([1, 2])
     expect(session.deriveMessages()).toBe(messages)
     removeGuard()
@@ -335,7 +342,10 @@ describe('bad registry arguments get typed errors', () => {
       [{ bogus: 1 }, 'options.bogus'],
       [{ label: 7 }, 'options.label'],
     ] as const) {
-      expect(thrownBy(() => sessions.addCommitGuard(() => undefined, options as never))).toMatchObject({ code: 'INVALID_ARGUMENT', argument })
+      expect(thrownBy(() => sessions.addCommitGuard(() => undefined, options as never))).toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        argument,
+      })
     }
     const session = sessions.create({ id: 'g1' })
     append(session, TS(1))
@@ -354,21 +364,45 @@ describe('bad registry arguments get typed errors', () => {
 
   test('create, stage and fork refuse a non-object options and an unknown option', () => {
     for (const options of [null, 5, 'x', []]) {
-      expect(thrownBy(() => sessions.create(options as never))).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'options' })
-      expect(thrownBy(() => sessions.stage(options as never))).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'options' })
+      expect(thrownBy(() => sessions.create(options as never))).toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        argument: 'options',
+      })
+      expect(thrownBy(() => sessions.stage(options as never))).toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        argument: 'options',
+      })
     }
-    expect(thrownBy(() => sessions.create({ bogus: 1 } as never))).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'options.bogus' })
+    expect(thrownBy(() => sessions.create({ bogus: 1 } as never))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      argument: 'options.bogus',
+    })
     const parent = sessions.create({ id: 'p1' })
-    expect(thrownBy(() => sessions.fork(parent, null as never))).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'options' })
-    expect(thrownBy(() => sessions.fork(parent, { depth: 1 } as never))).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'options.depth' })
+    expect(thrownBy(() => sessions.fork(parent, null as never))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      argument: 'options',
+    })
+    expect(thrownBy(() => sessions.fork(parent, { depth: 1 } as never))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      argument: 'options.depth',
+    })
     expect(sessions.list().map((session) => session.id)).toEqual(['p1'])
   })
 })
 
 describe('registerEventType options', () => {
   test('options that are not an object, or hold an unknown key, are InvalidArgumentError; nothing is registered', () => {
-    for (const [options, argument] of [[null, 'options'], [42, 'options'], ['x', 'options'], [[], 'options'], [{ bogus: 1 }, 'options.bogus']] as const) {
-      expect(thrownBy(() => sessions.registerEventType('test/odd', options as never))).toMatchObject({ code: 'INVALID_ARGUMENT', argument })
+    for (const [options, argument] of [
+      [null, 'options'],
+      [42, 'options'],
+      ['x', 'options'],
+      [[], 'options'],
+      [{ bogus: 1 }, 'options.bogus'],
+    ] as const) {
+      expect(thrownBy(() => sessions.registerEventType('test/odd', options as never))).toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        argument,
+      })
     }
     expect(sessions.catalog.get('test/odd')).toBeUndefined()
   })

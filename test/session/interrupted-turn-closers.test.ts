@@ -45,16 +45,17 @@ describe('interruptedTurnClosers', () => {
     ])
     const last = open.at(-1) as SessionEvent
     const bogus: SessionEvent = { type: 'turn/start', seq: last.seq + 1, time: last.time, data: { turn: 0 } }
-    expect(interruptedTurnClosers([...open, bogus]).map((event) => event.type)).toEqual(['tool/result', 'step/end', 'turn/end'])
+    expect(interruptedTurnClosers([...open, bogus]).map((event) => event.type)).toEqual([
+      'tool/result',
+      'step/end',
+      'turn/end',
+    ])
     const ended: SessionEvent = { type: 'turn/end', seq: last.seq + 1, time: last.time, data: { turn: 'x' } }
     expect(interruptedTurnClosers([...open, ended])).toEqual([])
   })
 
   test('closes an open step and turn (scenario 32)', () => {
-    expect(interruptedTurnClosers(logOf([TS(1), SS(1, 1)]))).toStrictEqual([
-      stepEnd(1, 1, 2),
-      turnEnd(1, 3),
-    ])
+    expect(interruptedTurnClosers(logOf([TS(1), SS(1, 1)]))).toStrictEqual([stepEnd(1, 1, 2), turnEnd(1, 3)])
   })
 
   test('answers a requested, never started call with TOOL_NOT_STARTED (scenario 33)', () => {
@@ -165,12 +166,7 @@ describe('interruptedTurnClosers', () => {
       ['type', 'seq', 'time', 'data'],
     ])
     expect(Object.keys(closers[0]!.data as JsonObject)).toEqual(['turn', 'step', 'message', 'error', 'meta'])
-    expect(Object.keys(field(closers[0]!.data, 'message') as JsonObject)).toEqual([
-      'id',
-      'role',
-      'source',
-      'content',
-    ])
+    expect(Object.keys(field(closers[0]!.data, 'message') as JsonObject)).toEqual(['id', 'role', 'source', 'content'])
   })
 
   test('is deterministic and returns fresh objects on every call', () => {
@@ -205,15 +201,7 @@ describe('interruptedTurnClosers', () => {
   })
 
   test('forgets calls of steps and turns that ended', () => {
-    const log = logOf([
-      TS(1),
-      SS(1, 1),
-      AM(1, 1, call('c1')),
-      TC(1, 1, 'c1'),
-      TR(1, 1, 'c1', 3),
-      SE(1, 1),
-      SS(1, 2),
-    ])
+    const log = logOf([TS(1), SS(1, 1), AM(1, 1, call('c1')), TC(1, 1, 'c1'), TR(1, 1, 'c1', 3), SE(1, 1), SS(1, 2)])
     expect(interruptedTurnClosers(log)).toStrictEqual([stepEnd(1, 2, 7), turnEnd(1, 8)])
   })
 
@@ -243,7 +231,10 @@ describe('interruptedTurnClosers', () => {
 
   test('ignores replace-form messages: they neither request nor answer calls', () => {
     const replace = { op: 'replace', start: 2, end: 2 } as const
-    const replacedAssistant: EventPlan = { ...AM(1, 1, call('r1')), options: { surfaceOp: replace, sourceEventSeqs: [2] } }
+    const replacedAssistant: EventPlan = {
+      ...AM(1, 1, call('r1')),
+      options: { surfaceOp: replace, sourceEventSeqs: [2] },
+    }
     const log = logOf([TS(1), SS(1, 1), AM(1, 1, call('c1')), replacedAssistant])
     expect(interruptedTurnClosers(log).map((event) => field(event.data, 'message', 'source', 'callId'))).toEqual([
       'c1',

@@ -147,8 +147,16 @@ describe('content blocks', () => {
     ['an empty tool name', { ...call('c1'), name: '' }, 'value.name'],
     ['parsed arguments', { ...call('c1'), arguments: {} }, 'value.arguments'],
     ['an empty toolCallId', { type: 'tool-result', toolCallId: '', content: [] }, 'value.toolCallId'],
-    ['a 257-character toolCallId', { type: 'tool-result', toolCallId: 'c'.repeat(257), content: [] }, 'value.toolCallId'],
-    ['a reasoning block inside a tool result', { type: 'tool-result', toolCallId: 'c', content: [{ type: 'reasoning', text: 'x' }] }, 'value.content[0].type'],
+    [
+      'a 257-character toolCallId',
+      { type: 'tool-result', toolCallId: 'c'.repeat(257), content: [] },
+      'value.toolCallId',
+    ],
+    [
+      'a reasoning block inside a tool result',
+      { type: 'tool-result', toolCallId: 'c', content: [{ type: 'reasoning', text: 'x' }] },
+      'value.content[0].type',
+    ],
     ['a non-boolean isError', { type: 'tool-result', toolCallId: 'c', content: [], isError: 'yes' }, 'value.isError'],
   ])('rejects %s', (_name, block, path) => {
     expect(firstPath(contentBlockSchema, block)).toBe(path)
@@ -156,7 +164,9 @@ describe('content blocks', () => {
 
   test('call ids of exactly 256 characters are accepted', () => {
     expect(payloadIssues(contentBlockSchema, call('c'.repeat(256)))).toBeUndefined()
-    expect(payloadIssues(contentBlockSchema, { type: 'tool-result', toolCallId: 'c'.repeat(256), content: [] })).toBeUndefined()
+    expect(
+      payloadIssues(contentBlockSchema, { type: 'tool-result', toolCallId: 'c'.repeat(256), content: [] }),
+    ).toBeUndefined()
   })
 
   test('user content takes text and images only; assistant content text, reasoning and tool calls', () => {
@@ -165,17 +175,28 @@ describe('content blocks', () => {
     expect(firstPath(userContentBlockSchema, { type: 'reasoning', text: 'x' })).toBe('value.type')
     expect(payloadIssues(assistantContentBlockSchema, call('c1'))).toBeUndefined()
     expect(firstPath(assistantContentBlockSchema, image)).toBe('value.type')
-    expect(firstPath(assistantContentBlockSchema, { type: 'tool-result', toolCallId: 'c', content: [] })).toBe('value.type')
+    expect(firstPath(assistantContentBlockSchema, { type: 'tool-result', toolCallId: 'c', content: [] })).toBe(
+      'value.type',
+    )
   })
 })
 
 describe('messages', () => {
   test.each<[string, Message]>([
     ['a user message', userMessage],
-    ['a plugin message with a form', { id: 'p', role: 'user', content: [], source: { kind: 'plugin', plugin: 'yoke/compaction', form: 'summary' } }],
-    ['a plugin message without a form', { id: 'p', role: 'user', content: [text('x')], source: { kind: 'plugin', plugin: 'x' } }],
+    [
+      'a plugin message with a form',
+      { id: 'p', role: 'user', content: [], source: { kind: 'plugin', plugin: 'yoke/compaction', form: 'summary' } },
+    ],
+    [
+      'a plugin message without a form',
+      { id: 'p', role: 'user', content: [text('x')], source: { kind: 'plugin', plugin: 'x' } },
+    ],
     ['an assistant message', assistantMessage],
-    ['an empty assistant message', { id: 'a', role: 'assistant', content: [], source: { kind: 'model', provider: 'p', model: 'm' } }],
+    [
+      'an empty assistant message',
+      { id: 'a', role: 'assistant', content: [], source: { kind: 'model', provider: 'p', model: 'm' } },
+    ],
     ['a tool result', toolResult('c1')],
   ])('messageSchema accepts %s', (_name, message) => {
     expect(payloadIssues(messageSchema, message)).toBeUndefined()
@@ -183,7 +204,12 @@ describe('messages', () => {
 
   test('a message id may have 1 to 1024 characters', () => {
     for (const schema of [userMessageSchema, assistantMessageSchema, toolResultMessageSchema]) {
-      const base = schema === userMessageSchema ? userMessage : schema === assistantMessageSchema ? assistantMessage : toolResult('c1')
+      const base =
+        schema === userMessageSchema
+          ? userMessage
+          : schema === assistantMessageSchema
+            ? assistantMessage
+            : toolResult('c1')
       expect(payloadIssues(schema, { ...base, id: 'x' })).toBeUndefined()
       expect(payloadIssues(schema, { ...base, id: 'x'.repeat(1024) })).toBeUndefined()
       expect(firstPath(schema, { ...base, id: 'x'.repeat(1025) })).toBe('value.id')
@@ -201,7 +227,11 @@ describe('messages', () => {
     ['a tool-call block', { ...userMessage, content: [call('c1')] }, 'value.content[0].type'],
     ['a model source', { ...userMessage, source: { kind: 'model', provider: 'p', model: 'm' } }, 'value.source.kind'],
     ['a plugin source without plugin', { ...userMessage, source: { kind: 'plugin' } }, 'value.source.plugin'],
-    ['a plugin source with an empty form', { ...userMessage, source: { kind: 'plugin', plugin: 'x', form: '' } }, 'value.source.form'],
+    [
+      'a plugin source with an empty form',
+      { ...userMessage, source: { kind: 'plugin', plugin: 'x', form: '' } },
+      'value.source.form',
+    ],
     ['an unknown source key', { ...userMessage, source: { kind: 'user', who: 'me' } }, 'value.source.who'],
     ['an unknown message key', { ...userMessage, extra: true }, 'value.extra'],
   ])('a user message rejects %s', (_name, message, path) => {
@@ -210,10 +240,22 @@ describe('messages', () => {
 
   test.each<[string, unknown, string]>([
     ['a user source', { ...assistantMessage, source: { kind: 'user' } }, 'value.source.kind'],
-    ['an empty provider', { ...assistantMessage, source: { kind: 'model', provider: '', model: 'm' } }, 'value.source.provider'],
-    ['an empty model', { ...assistantMessage, source: { kind: 'model', provider: 'p', model: '' } }, 'value.source.model'],
+    [
+      'an empty provider',
+      { ...assistantMessage, source: { kind: 'model', provider: '', model: 'm' } },
+      'value.source.provider',
+    ],
+    [
+      'an empty model',
+      { ...assistantMessage, source: { kind: 'model', provider: 'p', model: '' } },
+      'value.source.model',
+    ],
     ['an image block', { ...assistantMessage, content: [image] }, 'value.content[0].type'],
-    ['an unknown source key', { ...assistantMessage, source: { kind: 'model', provider: 'p', model: 'm', extra: 1 } }, 'value.source.extra'],
+    [
+      'an unknown source key',
+      { ...assistantMessage, source: { kind: 'model', provider: 'p', model: 'm', extra: 1 } },
+      'value.source.extra',
+    ],
     ['the user role', { ...assistantMessage, role: 'user' }, 'value.role'],
   ])('an assistant message rejects %s', (_name, message, path) => {
     expect(firstPath(assistantMessageSchema, message)).toBe(path)
@@ -230,10 +272,18 @@ describe('messages', () => {
     ['a user source', { ...toolResult('c1'), source: { kind: 'user' } }, 'value.source'],
     ['a text block', { ...toolResult('c1'), content: [text('x')] }, 'value.content'],
     ['no block', { ...toolResult('c1'), content: [] }, 'value.content'],
-    ['two blocks', { ...toolResult('c1'), content: [toolResult('c1').content[0], toolResult('c1').content[0]] }, 'value.content'],
+    [
+      'two blocks',
+      { ...toolResult('c1'), content: [toolResult('c1').content[0], toolResult('c1').content[0]] },
+      'value.content',
+    ],
     ['a mismatched toolCallId', toolResult('a', 'b'), 'value.content[0].toolCallId'],
     ['an empty callId', toolResult('', ''), 'value.content[0].toolCallId'],
-    ['a 257-character callId', { ...toolResult('c'.repeat(256)), source: { kind: 'tool', callId: 'c'.repeat(257) } }, 'value.source.callId'],
+    [
+      'a 257-character callId',
+      { ...toolResult('c'.repeat(256)), source: { kind: 'tool', callId: 'c'.repeat(257) } },
+      'value.source.callId',
+    ],
     ['the assistant role', { ...toolResult('c1'), role: 'assistant' }, 'value.role'],
   ])('a tool result rejects %s', (_name, message, path) => {
     expect(firstPath(toolResultMessageSchema, message)?.startsWith(path)).toBe(true)
@@ -300,7 +350,8 @@ describe('LlmFailure', () => {
     for (const phase of ['pre-request', 'connect', 'response', 'streaming']) {
       expect(payloadIssues(llmFailureSchema, { code: 'X', message: 'm', phase })).toBeUndefined()
     }
-    for (const status of [100, 599]) expect(payloadIssues(llmFailureSchema, { code: 'X', message: 'm', status })).toBeUndefined()
+    for (const status of [100, 599])
+      expect(payloadIssues(llmFailureSchema, { code: 'X', message: 'm', status })).toBeUndefined()
   })
 
   test.each<[string, unknown, string]>([
@@ -337,7 +388,14 @@ describe('StreamChunk and TokenUsage', () => {
     { type: 'usage', usage: { inputTokens: 0, outputTokens: 0 } },
     {
       type: 'usage',
-      usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: 3, cacheWriteTokens: 4, reasoningTokens: 1, raw: { prompt_tokens: 4 } },
+      usage: {
+        inputTokens: 1,
+        outputTokens: 2,
+        cacheReadTokens: 3,
+        cacheWriteTokens: 4,
+        reasoningTokens: 1,
+        raw: { prompt_tokens: 4 },
+      },
     },
     { type: 'finish', reason: 'stop' },
     { type: 'finish', reason: 'tool-calls', providerFinishReason: 'tool_calls', replayState: { id: 'x' } },
@@ -355,13 +413,33 @@ describe('StreamChunk and TokenUsage', () => {
     ['an unsafe index', { type: 'block-start', index: 2 ** 53, blockType: 'text' }, 'value.index'],
     ['an unknown block type', { type: 'block-start', index: 0, blockType: 'image' }, 'value.blockType'],
     ['a tool-call delta without id', { type: 'tool-call-delta', index: 0, argumentsDelta: '' }, 'value.id'],
-    ['a tool-call delta with an empty name', { type: 'tool-call-delta', index: 0, id: 'c', name: '', argumentsDelta: '' }, 'value.name'],
-    ['a 257-character delta id', { type: 'tool-call-delta', index: 0, id: 'c'.repeat(257), argumentsDelta: '' }, 'value.id'],
+    [
+      'a tool-call delta with an empty name',
+      { type: 'tool-call-delta', index: 0, id: 'c', name: '', argumentsDelta: '' },
+      'value.name',
+    ],
+    [
+      'a 257-character delta id',
+      { type: 'tool-call-delta', index: 0, id: 'c'.repeat(257), argumentsDelta: '' },
+      'value.id',
+    ],
     ['an image block-end', { type: 'block-end', index: 0, block: image }, 'value.block.type'],
-    ['a negative token count', { type: 'usage', usage: { inputTokens: -1, outputTokens: 0 } }, 'value.usage.inputTokens'],
+    [
+      'a negative token count',
+      { type: 'usage', usage: { inputTokens: -1, outputTokens: 0 } },
+      'value.usage.inputTokens',
+    ],
     ['a missing outputTokens', { type: 'usage', usage: { inputTokens: 1 } }, 'value.usage.outputTokens'],
-    ['a fractional cache count', { type: 'usage', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0.5 } }, 'value.usage.cacheReadTokens'],
-    ['an unknown usage key', { type: 'usage', usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } }, 'value.usage.totalTokens'],
+    [
+      'a fractional cache count',
+      { type: 'usage', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0.5 } },
+      'value.usage.cacheReadTokens',
+    ],
+    [
+      'an unknown usage key',
+      { type: 'usage', usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } },
+      'value.usage.totalTokens',
+    ],
     ['an unknown finish reason', { type: 'finish', reason: 'length' }, 'value.reason'],
     ['an error finish without failure', { type: 'finish', reason: 'error' }, 'value.failure'],
     ['an aborted finish without failure', { type: 'finish', reason: 'aborted' }, 'value.failure'],

@@ -168,7 +168,11 @@ describe('properties of valid producer logs', () => {
           const events = session.events
           expect(events).toHaveLength(plans.length)
           const misplaced = events.filter(
-            (event, index) => event.seq !== index || event.type !== plans[index]?.type || event.time !== 1000 || session.at(index) !== event,
+            (event, index) =>
+              event.seq !== index ||
+              event.type !== plans[index]?.type ||
+              event.time !== 1000 ||
+              session.at(index) !== event,
           )
           expect(misplaced).toEqual([])
           expect(session.turnState()).toMatchObject({ openTurn: null, openStep: null, pendingCallIds: [] })
@@ -189,7 +193,12 @@ describe('properties of valid producer logs', () => {
           const copy = seeded(session.events)
           expect(copy.length).toBe(session.length + 1)
           expect(copy.events.slice(0, session.length)).toStrictEqual(session.events)
-          expect(copy.at(session.length)).toStrictEqual({ type: 'session/end-seed', seq: session.length, time: 2000, data: {} })
+          expect(copy.at(session.length)).toStrictEqual({
+            type: 'session/end-seed',
+            seq: session.length,
+            time: 2000,
+            data: {},
+          })
           expect(copy.firstLiveSeq).toBe(session.length)
           expect(copy.deriveMessages()).toStrictEqual(session.deriveMessages())
           expect(copy.surfaceNodes()).toStrictEqual(session.surfaceNodes())

@@ -68,15 +68,18 @@ describe('scenario 14: create, get, list and session/event', () => {
     expect(session.length).toBe(2)
   })
 
-  test.each(['../x', '', '.hidden', 'a/b', 'a b', 'x'.repeat(129), 'é'])('create({id: %j}) rejects INVALID_SESSION_ID', (id) => {
-    expectError(
-      thrownBy(() => sessions.create({ id })),
-      SessionRegistryError,
-      'INVALID_SESSION_ID',
-    )
-    expect(sessions.list()).toEqual([])
-    expect(created).toEqual([])
-  })
+  test.each(['../x', '', '.hidden', 'a/b', 'a b', 'x'.repeat(129), 'é'])(
+    'create({id: %j}) rejects INVALID_SESSION_ID',
+    (id) => {
+      expectError(
+        thrownBy(() => sessions.create({ id })),
+        SessionRegistryError,
+        'INVALID_SESSION_ID',
+      )
+      expect(sessions.list()).toEqual([])
+      expect(created).toEqual([])
+    },
+  )
 
   test.each(['a', 'A-b_c.d', '_x', '0', 'x'.repeat(128)])('create({id: %j}) is accepted', (id) => {
     expect(sessions.create({ id }).id).toBe(id)
@@ -188,13 +191,21 @@ describe('stage(): build now, register and announce later (04-agent.md §13.2)',
   test('a throwing registered callback unregisters; discard() makes the session unusable; the id stays free', () => {
     const staged = sessions.stage({ id: 'gone' })
     const failure = new Error('collision')
-    expect(thrownBy(() => staged.publish(() => {
-      throw failure
-    }))).toBe(failure)
+    expect(
+      thrownBy(() =>
+        staged.publish(() => {
+          throw failure
+        }),
+      ),
+    ).toBe(failure)
     expect(sessions.get('gone')).toBeUndefined()
     expect(created).toEqual([])
     staged.discard()
-    expectError(thrownBy(() => append(staged.session, TS(1))), SessionStateError, 'SESSION_DISPOSED')
+    expectError(
+      thrownBy(() => append(staged.session, TS(1))),
+      SessionStateError,
+      'SESSION_DISPOSED',
+    )
     expect(sessions.create({ id: 'gone' }).id).toBe('gone')
   })
 
@@ -312,7 +323,9 @@ describe('§9 session/* dispatch rules (issue #3 deliverable 5)', () => {
       await settle()
       settledListeners.push('b')
     })
-    const error = expectError(await rejectionOf(sessions.dispose(session)), SessionRegistryError, 'DISPOSE_FAILED', { sessionId: 'd1' })
+    const error = expectError(await rejectionOf(sessions.dispose(session)), SessionRegistryError, 'DISPOSE_FAILED', {
+      sessionId: 'd1',
+    })
     expect(error.errors).toEqual([failure])
     expect(settledListeners).toEqual(['a', 'b'])
     expect(session.disposed).toBe(true)

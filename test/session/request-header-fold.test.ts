@@ -127,7 +127,10 @@ describe('canonicalHeader and headerEquals (scenario 29)', () => {
   })
 
   test('canonicalHeader keeps adapterDefaults with one marker', () => {
-    const header: RequestHeader = { config: { provider: 'mock', model: 'm', maxTokens: 5 }, adapterDefaults: { maxTokens: true } }
+    const header: RequestHeader = {
+      config: { provider: 'mock', model: 'm', maxTokens: 5 },
+      adapterDefaults: { maxTokens: true },
+    }
     expect(canonicalHeader(header)).toStrictEqual(header)
   })
 
@@ -141,7 +144,10 @@ describe('canonicalHeader and headerEquals (scenario 29)', () => {
       ],
     }
     const tools = base.tools ?? []
-    const [first, second] = [tools[0], tools[1]] as [NonNullable<RequestHeader['tools']>[number], NonNullable<RequestHeader['tools']>[number]]
+    const [first, second] = [tools[0], tools[1]] as [
+      NonNullable<RequestHeader['tools']>[number],
+      NonNullable<RequestHeader['tools']>[number],
+    ]
     const variants: RequestHeader[] = [
       { ...base, config: { ...base.config, model: 'other' } },
       { ...base, config: { ...base.config, reasoningEffort: 'high' } },
@@ -180,7 +186,10 @@ describe('canonicalHeader and headerEquals (scenario 29)', () => {
     expect(headerEquals(withStop(['a', 'b']), withStop(['a', 'b']))).toBe(true)
     expect(headerEquals(withStop(['a', 'b']), withStop(['b', 'a']))).toBe(false)
     expect(headerEquals(withStop([]), H)).toBe(false)
-    const tool = (parameters: JsonObject): RequestHeader => ({ ...H, tools: [{ name: 'echo', description: '', parameters }] })
+    const tool = (parameters: JsonObject): RequestHeader => ({
+      ...H,
+      tools: [{ name: 'echo', description: '', parameters }],
+    })
     expect(headerEquals(tool({ a: 1, b: 2 }), tool({ b: 2, a: 1 }))).toBe(true)
     expect(headerEquals(tool({ a: 1 }), tool({ a: 2 }))).toBe(false)
   })
@@ -209,7 +218,13 @@ describe('foldRequestHeader and session.requestHeader()', () => {
   })
 
   test('incremental folding over chunks agrees with one fold', () => {
-    const log = logOf([TS(1), headerEvent(H, 'initial'), SS(1, 1), headerEvent({ ...H, system: 's' }, 'change'), SE(1, 1)])
+    const log = logOf([
+      TS(1),
+      headerEvent(H, 'initial'),
+      SS(1, 1),
+      headerEvent({ ...H, system: 's' }, 'change'),
+      SE(1, 1),
+    ])
     let folded: RequestHeader | undefined
     for (let index = 0; index < log.length; index += 2) folded = foldRequestHeader(log.slice(index, index + 2), folded)
     expect(folded).toStrictEqual(foldRequestHeader(log))

@@ -56,7 +56,10 @@ describe('requestHeaderSchema', () => {
   test.each<[string, RequestHeader]>([
     ['the minimal header', { config }],
     ['a fully populated header', full],
-    ['scenario 6: maxTokens marked as an adapter default', { config: { ...config, maxTokens: 100 }, adapterDefaults: { maxTokens: true } }],
+    [
+      'scenario 6: maxTokens marked as an adapter default',
+      { config: { ...config, maxTokens: 100 }, adapterDefaults: { maxTokens: true } },
+    ],
     ['empty adapterDefaults, system and tools', { config, adapterDefaults: {}, system: '', tools: [] }],
     ['temperature 0 and empty stop', { config: { ...config, temperature: 0, stop: [] } }],
     ['a temperature above 2', { config: { ...config, temperature: 7 } }],
@@ -94,7 +97,11 @@ describe('requestHeaderSchema', () => {
     ['an empty model', { config: { provider: 'p', model: '' } }, 'data.header.config.model'],
     ['an empty reasoningEffort', { config: { ...config, reasoningEffort: '' } }, 'data.header.config.reasoningEffort'],
     ['a negative temperature', { config: { ...config, temperature: -0.1 } }, 'data.header.config.temperature'],
-    ['an infinite temperature', { config: { ...config, temperature: Number.POSITIVE_INFINITY } }, 'data.header.config.temperature'],
+    [
+      'an infinite temperature',
+      { config: { ...config, temperature: Number.POSITIVE_INFINITY } },
+      'data.header.config.temperature',
+    ],
     ['a string temperature', { config: { ...config, temperature: '1' } }, 'data.header.config.temperature'],
     ['maxTokens 0', { config: { ...config, maxTokens: 0 } }, 'data.header.config.maxTokens'],
     ['maxTokens 1.5', { config: { ...config, maxTokens: 1.5 } }, 'data.header.config.maxTokens'],
@@ -105,12 +112,32 @@ describe('requestHeaderSchema', () => {
     ['an unknown header key', { config, messages: [] }, 'data.header.messages'],
     ['a numeric system', { config, system: 1 }, 'data.header.system'],
     ['tools as an object', { config, tools: {} }, 'data.header.tools'],
-    ['a tool without parameters', { config, tools: [{ name: 't', description: 'd' }] }, 'data.header.tools[0].parameters'],
-    ['array parameters', { config, tools: [{ name: 't', description: 'd', parameters: [] }] }, 'data.header.tools[0].parameters'],
-    ['null parameters', { config, tools: [{ name: 't', description: 'd', parameters: null }] }, 'data.header.tools[0].parameters'],
-    ['an empty tool name', { config, tools: [{ name: '', description: 'd', parameters: {} }] }, 'data.header.tools[0].name'],
+    [
+      'a tool without parameters',
+      { config, tools: [{ name: 't', description: 'd' }] },
+      'data.header.tools[0].parameters',
+    ],
+    [
+      'array parameters',
+      { config, tools: [{ name: 't', description: 'd', parameters: [] }] },
+      'data.header.tools[0].parameters',
+    ],
+    [
+      'null parameters',
+      { config, tools: [{ name: 't', description: 'd', parameters: null }] },
+      'data.header.tools[0].parameters',
+    ],
+    [
+      'an empty tool name',
+      { config, tools: [{ name: '', description: 'd', parameters: {} }] },
+      'data.header.tools[0].name',
+    ],
     ['an unknown tool key', { config, tools: [{ ...readTool, strict: true }] }, 'data.header.tools[0].strict'],
-    ['a duplicate tool name', { config, tools: [readTool, writeTool, { ...readTool, description: 'again' }] }, 'data.header.tools[2].name'],
+    [
+      'a duplicate tool name',
+      { config, tools: [readTool, writeTool, { ...readTool, description: 'again' }] },
+      'data.header.tools[2].name',
+    ],
   ])('rejects %s', (_name, header, path) => {
     expect(headerPath(header)).toBe(path)
   })
@@ -130,11 +157,17 @@ describe('scenario 29: canonicalHeader', () => {
   })
 
   test('keeps each part that carries something', () => {
-    expect(canonicalHeader({ config: { ...config, maxTokens: 9 }, adapterDefaults: { maxTokens: true }, tools: [] })).toStrictEqual({
+    expect(
+      canonicalHeader({ config: { ...config, maxTokens: 9 }, adapterDefaults: { maxTokens: true }, tools: [] }),
+    ).toStrictEqual({
       config: { ...config, maxTokens: 9 },
       adapterDefaults: { maxTokens: true },
     })
-    expect(canonicalHeader({ config, system: 'x', tools: [readTool] })).toStrictEqual({ config, system: 'x', tools: [readTool] })
+    expect(canonicalHeader({ config, system: 'x', tools: [readTool] })).toStrictEqual({
+      config,
+      system: 'x',
+      tools: [readTool],
+    })
   })
 
   test('returns a new object and never modifies its argument', () => {
@@ -183,12 +216,23 @@ describe('scenario 29: headerEquals', () => {
   test('ignores key order in config and in tool parameters', () => {
     const reordered: RequestHeader = {
       tools: [
-        { parameters: { required: ['path'], properties: { path: { type: 'string' } }, type: 'object' }, description: 'Reads a file', name: 'read' },
+        {
+          parameters: { required: ['path'], properties: { path: { type: 'string' } }, type: 'object' },
+          description: 'Reads a file',
+          name: 'read',
+        },
         writeTool,
       ],
       system: full.system!,
       adapterDefaults: { maxTokens: true, reasoningEffort: true },
-      config: { stop: ['END'], maxTokens: 100, temperature: 0.5, reasoningEffort: 'high', model: 'm', provider: 'mock' },
+      config: {
+        stop: ['END'],
+        maxTokens: 100,
+        temperature: 0.5,
+        reasoningEffort: 'high',
+        model: 'm',
+        provider: 'mock',
+      },
     }
     expect(headerEquals(full, reordered)).toBe(true)
   })
@@ -200,7 +244,9 @@ describe('foldRequestHeader', () => {
 
   test('is undefined for a log without request/header and no starting fold', () => {
     expect(foldRequestHeader([])).toBeUndefined()
-    expect(foldRequestHeader([event('turn/start', { turn: 1 }), event('request/context', { provider: 'mock', model: 'm' })])).toBeUndefined()
+    expect(
+      foldRequestHeader([event('turn/start', { turn: 1 }), event('request/context', { provider: 'mock', model: 'm' })]),
+    ).toBeUndefined()
   })
 
   test('returns `from` itself when the events hold no request/header', () => {
@@ -227,7 +273,10 @@ describe('foldRequestHeader', () => {
       event('request/header', { header: second, reason: 'resume' }),
     ]
     const whole = foldRequestHeader(events)
-    const stepwise = events.reduce<RequestHeader | undefined>((fold, next) => foldRequestHeader([next], fold), undefined)
+    const stepwise = events.reduce<RequestHeader | undefined>(
+      (fold, next) => foldRequestHeader([next], fold),
+      undefined,
+    )
     expect(stepwise).toStrictEqual(whole)
   })
 })

@@ -36,7 +36,12 @@ function rawEvent(plan: EventPlan, seq: number, time = 1000): Record<string, unk
  * Asserts a seeded construction throws `errorClass` with `code` and `fields`, and that no session
  * was created (none listed, no `session/created`).
  */
-function expectSeedRejects<E>(action: () => unknown, errorClass: HarnessErrorClass<E>, code: string, fields: Readonly<Record<string, unknown>> = {}): E {
+function expectSeedRejects<E>(
+  action: () => unknown,
+  errorClass: HarnessErrorClass<E>,
+  code: string,
+  fields: Readonly<Record<string, unknown>> = {},
+): E {
   const listed = sessions.list()
   const announced = created.length
   const thrown = thrownBy(action)
@@ -102,7 +107,12 @@ describe('scenario 3: firstLiveSeq and the marker', () => {
     const seed = logOf([TS(1), SS(1, 1)])
     const withMarker = [seed[0], { type: 'session/end-seed', seq: 1, time: 5, data: {} }, { ...seed[1], seq: 2 }]
     const session = sessions.create({ seed: withMarker })
-    expect(session.events.map((event) => event.type)).toEqual(['turn/start', 'session/end-seed', 'step/start', 'session/end-seed'])
+    expect(session.events.map((event) => event.type)).toEqual([
+      'turn/start',
+      'session/end-seed',
+      'step/start',
+      'session/end-seed',
+    ])
     expect(session.at(1)?.time).toBe(5)
     expect(session.firstLiveSeq).toBe(3)
   })
@@ -185,8 +195,19 @@ describe('scenario 4: invalid message payloads in a seed', () => {
 
 describe('scenario 5 (beyond dsh): a seeded user/message without id', () => {
   test('rejects INVALID_PAYLOAD path data.id at index 0', () => {
-    const seed = [{ type: 'user/message', seq: 0, time: 1000, data: { role: 'user', content: [text('x')], source: { kind: 'user' } }, surfaceOp: 'append' }]
-    expectSeedRejects(() => sessions.create({ seed }), SessionEventError, 'INVALID_PAYLOAD', { index: 0, path: 'data.id' })
+    const seed = [
+      {
+        type: 'user/message',
+        seq: 0,
+        time: 1000,
+        data: { role: 'user', content: [text('x')], source: { kind: 'user' } },
+        surfaceOp: 'append',
+      },
+    ]
+    expectSeedRejects(() => sessions.create({ seed }), SessionEventError, 'INVALID_PAYLOAD', {
+      index: 0,
+      path: 'data.id',
+    })
   })
 })
 
@@ -194,7 +215,11 @@ describe('scenario 6: request/header adapterDefaults, as seed', () => {
   const header = { config: { provider: 'mock', model: 'm', maxTokens: 100 }, adapterDefaults: { maxTokens: true } }
 
   function headerPlan(adapterDefaults: unknown): EventPlan {
-    return { type: 'request/header', data: { header: { ...header, adapterDefaults } as never, reason: 'initial' }, options: {} }
+    return {
+      type: 'request/header',
+      data: { header: { ...header, adapterDefaults } as never, reason: 'initial' },
+      options: {},
+    }
   }
 
   test('a valid header is accepted and requestHeader() returns it frozen', () => {
@@ -209,17 +234,26 @@ describe('scenario 6: request/header adapterDefaults, as seed', () => {
     ['{unknown:true}', { unknown: true }],
     ['{maxTokens:false}', { maxTokens: false }],
     ['{reasoningEffort:true}', { reasoningEffort: true }],
-  ])('adapterDefaults %s rejects INVALID_PAYLOAD under data.header.adapterDefaults at index 2', (_label, adapterDefaults) => {
-    const seed = logOf([TS(1), SS(1, 1), headerPlan(adapterDefaults)])
-    const error = expectSeedRejects(() => sessions.create({ seed }), SessionEventError, 'INVALID_PAYLOAD', { index: 2 })
-    expect(error.path?.startsWith('data.header.adapterDefaults'), error.path).toBe(true)
-  })
+  ])(
+    'adapterDefaults %s rejects INVALID_PAYLOAD under data.header.adapterDefaults at index 2',
+    (_label, adapterDefaults) => {
+      const seed = logOf([TS(1), SS(1, 1), headerPlan(adapterDefaults)])
+      const error = expectSeedRejects(() => sessions.create({ seed }), SessionEventError, 'INVALID_PAYLOAD', {
+        index: 2,
+      })
+      expect(error.path?.startsWith('data.header.adapterDefaults'), error.path).toBe(true)
+    },
+  )
 })
 
 describe('scenario 9: seq and surface markers in a seed', () => {
   test('a seq gap rejects INVALID_ENVELOPE index 1, field seq, expected 1', () => {
     const seed = [rawEvent(TS(1), 0), rawEvent(TE(1, 'completed'), 5)]
-    expectSeedRejects(() => sessions.create({ seed }), SessionEventError, 'INVALID_ENVELOPE', { index: 1, field: 'seq', expected: 1 })
+    expectSeedRejects(() => sessions.create({ seed }), SessionEventError, 'INVALID_ENVELOPE', {
+      index: 1,
+      field: 'seq',
+      expected: 1,
+    })
   })
 
   test('a user/message without surfaceOp rejects SURFACE_MARKER_REQUIRED index 0', () => {
@@ -263,7 +297,12 @@ describe('scenario 12: the session header', () => {
     ['seedLength -1', { seedLength: -1 }, 'seedLength'],
     ['extra: 1', { extra: 1 }, 'extra'],
   ])('%s rejects INVALID_HEADER with that key as field', (_label, header, field) => {
-    expectSeedRejects(() => sessions.create({ id: 's9', header: header as never }), SessionHeaderError, 'INVALID_HEADER', { field })
+    expectSeedRejects(
+      () => sessions.create({ id: 's9', header: header as never }),
+      SessionHeaderError,
+      'INVALID_HEADER',
+      { field },
+    )
     expect(sessions.get('s9')).toBeUndefined()
   })
 
@@ -325,19 +364,32 @@ describe('§8 seed envelope rules, each failure with its index', () => {
     ['ignorable on a core type', () => ({ ...rawEvent(SS(1, 1), 1), ignorable: true }), 'ignorable'],
     ['ignorable false', () => ({ ...rawEvent(SS(1, 1), 1), ignorable: false }), 'ignorable'],
   ])('%s rejects INVALID_ENVELOPE at index 1 with its field', (_label, second, field) => {
-    expectSeedRejects(() => sessions.create({ seed: seedWith(second()) }), SessionEventError, 'INVALID_ENVELOPE', { index: 1, field })
+    expectSeedRejects(() => sessions.create({ seed: seedWith(second()) }), SessionEventError, 'INVALID_ENVELOPE', {
+      index: 1,
+      field,
+    })
   })
 
   test('a non-object seed event rejects INVALID_ENVELOPE at its index', () => {
-    expectSeedRejects(() => sessions.create({ seed: seedWith('turn/start') }), SessionEventError, 'INVALID_ENVELOPE', { index: 1 })
-    expectSeedRejects(() => sessions.create({ seed: seedWith(null) }), SessionEventError, 'INVALID_ENVELOPE', { index: 1 })
+    expectSeedRejects(() => sessions.create({ seed: seedWith('turn/start') }), SessionEventError, 'INVALID_ENVELOPE', {
+      index: 1,
+    })
+    expectSeedRejects(() => sessions.create({ seed: seedWith(null) }), SessionEventError, 'INVALID_ENVELOPE', {
+      index: 1,
+    })
   })
 
   test('a value that is not lossless JSON rejects NOT_JSON with a path from the event root', () => {
     const second = { ...rawEvent(SS(1, 1), 1), data: { turn: 1, step: 1n } }
-    expectSeedRejects(() => sessions.create({ seed: seedWith(second) }), SessionEventError, 'NOT_JSON', { index: 1, path: 'data.step' })
+    expectSeedRejects(() => sessions.create({ seed: seedWith(second) }), SessionEventError, 'NOT_JSON', {
+      index: 1,
+      path: 'data.step',
+    })
     const withUndefined = { ...rawEvent(SS(1, 1), 1), data: undefined }
-    expectSeedRejects(() => sessions.create({ seed: seedWith(withUndefined) }), SessionEventError, 'NOT_JSON', { index: 1, path: 'data' })
+    expectSeedRejects(() => sessions.create({ seed: seedWith(withUndefined) }), SessionEventError, 'NOT_JSON', {
+      index: 1,
+      path: 'data',
+    })
   })
 
   test('data: null on a registered type without schema is present, not missing', () => {
@@ -348,22 +400,38 @@ describe('§8 seed envelope rules, each failure with its index', () => {
 
   test('ignorable: true on a registered type is kept', () => {
     sessions.registerEventType('test/note')
-    const session = sessions.create({ seed: seedWith({ type: 'test/note', seq: 1, time: 1000, data: {}, ignorable: true }) })
+    const session = sessions.create({
+      seed: seedWith({ type: 'test/note', seq: 1, time: 1000, data: {}, ignorable: true }),
+    })
     expect(session.at(1)?.ignorable).toBe(true)
   })
 
   test('the first failing event throws: later bad events are not reached', () => {
     const seed = [rawEvent(TS(1), 0), { ...rawEvent(SS(1, 1), 1), time: 'x' }, { extra: true }]
-    expectSeedRejects(() => sessions.create({ seed }), SessionEventError, 'INVALID_ENVELOPE', { index: 1, field: 'time' })
+    expectSeedRejects(() => sessions.create({ seed }), SessionEventError, 'INVALID_ENVELOPE', {
+      index: 1,
+      field: 'time',
+    })
   })
 
   test('a failing seed leaves the id free', () => {
-    expectSeedRejects(() => sessions.create({ id: 'held', seed: seedWith({ extra: true }) }), SessionEventError, 'INVALID_ENVELOPE', { index: 1 })
+    expectSeedRejects(
+      () => sessions.create({ id: 'held', seed: seedWith({ extra: true }) }),
+      SessionEventError,
+      'INVALID_ENVELOPE',
+      { index: 1 },
+    )
     expect(sessions.create({ id: 'held' }).id).toBe('held')
   })
 
   test('unregistered createSession applies the same rules and reports the index', () => {
-    const error = thrownBy(() => createSession({ id: 'check', clock: fakeClock({ now: 1000 }), seed: seedWith({ ...rawEvent(SS(1, 1), 1), seq: 3 }) }))
+    const error = thrownBy(() =>
+      createSession({
+        id: 'check',
+        clock: fakeClock({ now: 1000 }),
+        seed: seedWith({ ...rawEvent(SS(1, 1), 1), seq: 3 }),
+      }),
+    )
     expect(SessionEventError.is(error)).toBe(true)
     expect(error).toMatchObject({ code: 'INVALID_ENVELOPE', index: 1, field: 'seq', expected: 1 })
   })
@@ -391,7 +459,14 @@ describe('createSession options (00-overview.md: options objects → InvalidOpti
 describe('§8 what a seed commits', () => {
   test('events are re-ordered to the envelope order, keep their time and are detached and frozen', () => {
     const first = { data: { turn: 1 }, time: 7, seq: 0, type: 'turn/start' }
-    const second = { sourceEventSeqs: [0], surfaceOp: 'append', data: UM('a').data, time: -3, seq: 1, type: 'user/message' }
+    const second = {
+      sourceEventSeqs: [0],
+      surfaceOp: 'append',
+      data: UM('a').data,
+      time: -3,
+      seq: 1,
+      type: 'user/message',
+    }
     const session = sessions.create({ seed: [first, second] })
     expect(Object.keys(session.at(0) ?? {})).toEqual(['type', 'seq', 'time', 'data'])
     expect(Object.keys(session.at(1) ?? {})).toEqual(['type', 'seq', 'time', 'data', 'surfaceOp', 'sourceEventSeqs'])
@@ -409,8 +484,13 @@ describe('§8 what a seed commits', () => {
   test('the payload, surface and structure rules apply to seeds', () => {
     expectSeedRejects(() => sessions.create({ seed: logOf([TS(1), TS(2)]) }), HarnessError, 'TURN_OPEN', { index: 1 })
     const split = logOf([TS(1), SS(1, 1), AM(1, 1, call('c1')), TC(1, 1, 'c1'), SE(1, 1)])
-    expectSeedRejects(() => sessions.create({ seed: split }), HarnessError, 'UNANSWERED_TOOL_CALL', { index: 4, callIds: ['c1'] })
-    expectSeedRejects(() => sessions.create({ seed: logOf([UM('a'), UM('a')]) }), HarnessError, 'MESSAGE_ID_REUSED', { index: 1 })
+    expectSeedRejects(() => sessions.create({ seed: split }), HarnessError, 'UNANSWERED_TOOL_CALL', {
+      index: 4,
+      callIds: ['c1'],
+    })
+    expectSeedRejects(() => sessions.create({ seed: logOf([UM('a'), UM('a')]) }), HarnessError, 'MESSAGE_ID_REUSED', {
+      index: 1,
+    })
   })
 
   test('no guards or observers run for seed events; session/created sees the finished session', () => {

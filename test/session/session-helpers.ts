@@ -28,7 +28,9 @@ export function freshHarness(options: HarnessOptions = {}): Promise<Harness> {
 }
 
 /** A {@link freshHarness} together with its session registry (`harness.ctx.sessions`). */
-export async function freshRegistry(options: HarnessOptions = {}): Promise<{ harness: Harness; sessions: SessionRegistry }> {
+export async function freshRegistry(
+  options: HarnessOptions = {},
+): Promise<{ harness: Harness; sessions: SessionRegistry }> {
   const harness = await freshHarness(options)
   return { harness, sessions: harness.ctx.sessions }
 }
@@ -55,8 +57,15 @@ export function appendAll(session: Session, plans: readonly EventPlan[]): Sessio
 }
 
 /** Asserts `error` is an instance of `errorClass` with `code` and the given `fields` (deep-equal); returns it typed. */
-export function expectError<E>(error: unknown, errorClass: HarnessErrorClass<E>, code: string, fields: Readonly<Record<string, unknown>> = {}): E {
-  expect((errorClass as unknown as typeof HarnessError).is(error), `${String(error)} is a ${errorClass.brand}`).toBe(true)
+export function expectError<E>(
+  error: unknown,
+  errorClass: HarnessErrorClass<E>,
+  code: string,
+  fields: Readonly<Record<string, unknown>> = {},
+): E {
+  expect((errorClass as unknown as typeof HarnessError).is(error), `${String(error)} is a ${errorClass.brand}`).toBe(
+    true,
+  )
   const record = error as Record<string, unknown>
   expect(record['code']).toBe(code)
   for (const [key, value] of Object.entries(fields)) expect(record[key], key).toEqual(value)

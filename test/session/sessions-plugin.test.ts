@@ -29,7 +29,13 @@ describe('the session entry', () => {
     const harness = await start()
     const entry = harness.describe().entries.find((candidate) => candidate.id === 'session')
     expect(entry).toBeDefined()
-    expect(entry).toMatchObject({ id: 'session', name: 'session', source: 'default', disabled: false, provides: ['sessions'] })
+    expect(entry).toMatchObject({
+      id: 'session',
+      name: 'session',
+      source: 'default',
+      disabled: false,
+      provides: ['sessions'],
+    })
     expect(entry?.provides).toEqual(['sessions'])
     expect(harness.describe().entries[0]?.id).toBe('session')
   })
@@ -113,7 +119,8 @@ describe('the session entry', () => {
         { id: 'session', disabled: true },
         { id: 'persistence', disabled: true },
         { id: 'retry', disabled: true },
-        { id: 'agent-loop', disabled: true }, { id: 'compaction', disabled: true },
+        { id: 'agent-loop', disabled: true },
+        { id: 'compaction', disabled: true },
       ],
     })
     expect(harness.describe().entries.find((entry) => entry.id === 'session')?.disabled).toBe(true)

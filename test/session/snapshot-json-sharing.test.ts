@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { createSession } from '../../src/session/create-session.js'
-import { adoptParsedJson, isJsonValue, isSharedSnapshot, markParsedJson, shareSnapshot, snapshotJson } from '../../src/session/snapshot-json.js'
+import {
+  adoptParsedJson,
+  isJsonValue,
+  isSharedSnapshot,
+  markParsedJson,
+  shareSnapshot,
+  snapshotJson,
+} from '../../src/session/snapshot-json.js'
 import { isDeepFrozen } from '../helpers/outcomes.js'
 
 describe('snapshotJson with sharing keeps its own earlier results', () => {
@@ -13,7 +20,10 @@ describe('snapshotJson with sharing keeps its own earlier results', () => {
     expect(copy.list).not.toBe(input.list)
     expect(copy.list[0]).toBe(chunk)
     expect(copy.list[1].inner).toBe(chunk)
-    expect(copy).toEqual({ turn: 1, list: [{ type: 'text-delta', index: 0, text: 'hi' }, { inner: { type: 'text-delta', index: 0, text: 'hi' } }] })
+    expect(copy).toEqual({
+      turn: 1,
+      list: [{ type: 'text-delta', index: 0, text: 'hi' }, { inner: { type: 'text-delta', index: 0, text: 'hi' } }],
+    })
     expect(isDeepFrozen(copy)).toBe(true)
     expect(isJsonValue(copy)).toBe(true)
     // An unrecorded result is copied again; recorded, it is kept.
@@ -28,8 +38,12 @@ describe('snapshotJson with sharing keeps its own earlier results', () => {
     expect(copy).not.toBe(frozen)
     expect(copy.a).not.toBe(frozen.a)
     const shared = shareSnapshot(snapshotJson({ ok: true }, 'data'))
-    expect(() => snapshotJson({ shared, bad: 1n }, 'data', undefined, true)).toThrow(/data\.bad is not lossless JSON \(bigint\)/)
-    expect(() => snapshotJson({ shared, nested: { n: Number.NaN } }, 'data', undefined, true)).toThrow(/data\.nested\.n is not lossless JSON/)
+    expect(() => snapshotJson({ shared, bad: 1n }, 'data', undefined, true)).toThrow(
+      /data\.bad is not lossless JSON \(bigint\)/,
+    )
+    expect(() => snapshotJson({ shared, nested: { n: Number.NaN } }, 'data', undefined, true)).toThrow(
+      /data\.nested\.n is not lossless JSON/,
+    )
   })
 
   it('without sharing every object is new, earlier results included', () => {
@@ -49,7 +63,10 @@ describe('snapshotJson with sharing keeps its own earlier results', () => {
 })
 
 describe('adoptParsedJson: a marked fresh parse is frozen in place and shared by seeds', () => {
-  const parsed = (): unknown[] => JSON.parse('[{"type":"test/note","seq":0,"time":1,"data":{"n":[1,{"__proto__":2}],"s":"x","b":true,"z":null},"ignorable":true}]') as unknown[]
+  const parsed = (): unknown[] =>
+    JSON.parse(
+      '[{"type":"test/note","seq":0,"time":1,"data":{"n":[1,{"__proto__":2}],"s":"x","b":true,"z":null},"ignorable":true}]',
+    ) as unknown[]
 
   it('adopts only a marked list, deep-freezes it and records it once', () => {
     const unmarked = parsed()
@@ -66,13 +83,22 @@ describe('adoptParsedJson: a marked fresh parse is frozen in place and shared by
   })
 
   it.each([
-    ['Infinity', (list: unknown[]) => Object.assign((list[0] as { data: object }).data, { x: Number.POSITIVE_INFINITY })],
+    [
+      'Infinity',
+      (list: unknown[]) => Object.assign((list[0] as { data: object }).data, { x: Number.POSITIVE_INFINITY }),
+    ],
     ['-0', (list: unknown[]) => Object.assign((list[0] as { data: object }).data, { x: -0 })],
     ['a Date', (list: unknown[]) => Object.assign((list[0] as { data: object }).data, { x: new Date(0) })],
     ['a function', (list: unknown[]) => Object.assign((list[0] as { data: object }).data, { x: () => 1 })],
     ['undefined', (list: unknown[]) => Object.assign((list[0] as { data: object }).data, { x: undefined })],
-    ['a cycle', (list: unknown[]) => Object.assign((list[0] as { data: object }).data, { x: (list[0] as { data: object }).data })],
-    ['a null-prototype object', (list: unknown[]) => Object.assign((list[0] as { data: object }).data, { x: Object.create(null) })],
+    [
+      'a cycle',
+      (list: unknown[]) => Object.assign((list[0] as { data: object }).data, { x: (list[0] as { data: object }).data }),
+    ],
+    [
+      'a null-prototype object',
+      (list: unknown[]) => Object.assign((list[0] as { data: object }).data, { x: Object.create(null) }),
+    ],
   ])('leaves a list holding %s unrecorded, so a seed checks it in full', (_label, spoil) => {
     const list = parsed()
     spoil(list)

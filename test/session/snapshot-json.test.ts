@@ -66,7 +66,13 @@ function shuffleKeys(value: JsonValue, seed: number): JsonValue {
     ;[keys[index], keys[other]] = [keys[other]!, keys[index]!]
   }
   const copy: Record<string, JsonValue> = {}
-  for (const key of keys) Object.defineProperty(copy, key, { value: shuffleKeys((value as Record<string, JsonValue>)[key]!, seed + 7), enumerable: true, writable: true, configurable: true })
+  for (const key of keys)
+    Object.defineProperty(copy, key, {
+      value: shuffleKeys((value as Record<string, JsonValue>)[key]!, seed + 7),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
   return copy
 }
 
@@ -123,19 +129,38 @@ describe('snapshotJson rejections (other cases)', () => {
     ['a non-identifier extra array key', Object.assign([1], { '-1': 0 }), 'data["-1"]', 'extra array key'],
     ['a symbol key on an array', Object.assign([1], { [symbolKey]: 1 }), 'data[Symbol(tag)]', 'symbol key'],
     ['a symbol key on an object', { a: 1, [symbolKey]: 2 }, 'data[Symbol(tag)]', 'symbol key'],
-    ['a non-enumerable key', Object.defineProperty({ a: 1 }, 'hidden', { value: 2 }), 'data.hidden', 'non-enumerable key'],
+    [
+      'a non-enumerable key',
+      Object.defineProperty({ a: 1 }, 'hidden', { value: 2 }),
+      'data.hidden',
+      'non-enumerable key',
+    ],
     ['an undefined property', { a: 1, b: undefined }, 'data.b', 'undefined'],
     ['an undefined element', [null, undefined], 'data[1]', 'undefined'],
     ['a non-identifier key', { 'a-b': { c: Number.NaN } }, 'data["a-b"].c', 'non-finite number'],
     ['a deep content block', { message: { content: [{ text: 1n }] } }, 'data.message.content[0].text', 'bigint'],
-    ['a cycle through an array', (() => { const list: unknown[] = []; list.push({ back: list }); return list })(), 'data[0].back', 'cycle'],
+    [
+      'a cycle through an array',
+      (() => {
+        const list: unknown[] = []
+        list.push({ back: list })
+        return list
+      })(),
+      'data[0].back',
+      'cycle',
+    ],
     ['a toJSON method', { toJSON: () => 1 }, 'data.toJSON', 'function'],
     ['a foreign Map', runInNewContext('new Map()'), 'data', 'not a plain object'],
     ['a foreign class instance', runInNewContext('new (class Point { x = 1 })()'), 'data', 'not a plain object'],
     ['a foreign forged prototype', runInNewContext('Object.create(Object.create(null))'), 'data', 'not a plain object'],
     ['a foreign array subclass', runInNewContext('class List extends Array {}; List.of(1)'), 'data', 'array subclass'],
     ['a foreign sparse array', runInNewContext('[1, , 3]'), 'data[1]', 'sparse array'],
-    ['a proxy that reports a bad array length', new Proxy([1], { get: (target, key) => (key === 'length' ? 'x' : Reflect.get(target, key)) }), 'data', 'invalid array length'],
+    [
+      'a proxy that reports a bad array length',
+      new Proxy([1], { get: (target, key) => (key === 'length' ? 'x' : Reflect.get(target, key)) }),
+      'data',
+      'invalid array length',
+    ],
   ])('rejects %s', (_label, value, path, reason) => {
     const error = rejectionOf(value)
     expect([error.path, error.reason]).toEqual([path, reason])
@@ -407,7 +432,9 @@ describe('canonicalJson', () => {
   })
 
   it('renders an own __proto__ key', () => {
-    expect(canonicalJson(JSON.parse('{"z":1,"__proto__":{"b":1,"a":2}}') as JsonValue)).toBe('{"__proto__":{"a":2,"b":1},"z":1}')
+    expect(canonicalJson(JSON.parse('{"z":1,"__proto__":{"b":1,"a":2}}') as JsonValue)).toBe(
+      '{"__proto__":{"a":2,"b":1},"z":1}',
+    )
   })
 
   it('renders a 20 000-level nest without a RangeError', () => {
@@ -468,13 +495,17 @@ describe('jsonEquals and canonicalJson on values that are not JSON', () => {
     c['self'] = c
     expect(jsonEquals(a as never, b as never)).toBe(true)
     expect(jsonEquals(a as never, c as never)).toBe(false)
-    expect(() => canonicalJson(a as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', argument: 'value' }))
+    expect(() => canonicalJson(a as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', argument: 'value' }),
+    )
   })
 
   it('a shared (acyclic) sub-value is fine; a bigint or undefined inside is InvalidArgumentError', () => {
     const shared = { k: [1, 2] }
     expect(canonicalJson({ b: shared, a: shared } as never)).toBe('{"a":{"k":[1,2]},"b":{"k":[1,2]}}')
     expect(() => canonicalJson(1n as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }))
-    expect(() => canonicalJson({ a: undefined } as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }))
+    expect(() => canonicalJson({ a: undefined } as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    )
   })
 })

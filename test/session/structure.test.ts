@@ -54,7 +54,9 @@ function notStartedResult(turn: number, step: number, callId: string): EventPlan
         id: `r-${callId}`,
         role: 'user',
         source: { kind: 'tool', callId },
-        content: [{ type: 'tool-result', toolCallId: callId, isError: true, content: [{ type: 'text', text: 'never ran' }] }],
+        content: [
+          { type: 'tool-result', toolCallId: callId, isError: true, content: [{ type: 'text', text: 'never ran' }] },
+        ],
       },
       error: { name: 'X', code: 'TOOL_NOT_STARTED' },
     },
@@ -62,7 +64,11 @@ function notStartedResult(turn: number, step: number, callId: string): EventPlan
   }
 }
 
-const requestContext = (): EventPlan => ({ type: 'request/context', data: { provider: 'mock', model: 'm' }, options: {} })
+const requestContext = (): EventPlan => ({
+  type: 'request/context',
+  data: { provider: 'mock', model: 'm' },
+  options: {},
+})
 const chunk = (turn: number, step: number, value: string): EventPlan => ({
   type: 'assistant/chunk',
   data: { turn, step, chunk: { type: 'text-delta', index: 0, text: value } },
@@ -250,7 +256,10 @@ describe('the tool-call table (scenario 25)', () => {
   test('a repeated block id in one message is DUPLICATE_TOOL_CALL', () => {
     const session = sessions.create()
     appendAll(session, [TS(1), SS(1, 1)])
-    expectStructureError(rejects(session, AM(1, 1, call('c1'), call('c1'))), { code: 'DUPLICATE_TOOL_CALL', callId: 'c1' })
+    expectStructureError(rejects(session, AM(1, 1, call('c1'), call('c1'))), {
+      code: 'DUPLICATE_TOOL_CALL',
+      callId: 'c1',
+    })
   })
 
   test('a block id already requested in the step is DUPLICATE_TOOL_CALL', () => {
@@ -276,13 +285,24 @@ describe('the tool-call table (scenario 25)', () => {
     appendAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1')), TC(1, 1, 'c1'), TR(1, 1, 'c1', 3)])
     const original = TR(1, 1, 'c1', 3)
     const data = original.data as JsonObject
-    const renamed: EventPlan = { ...original, data: { ...data, message: { ...(data['message'] as JsonObject), id: 'r-c1-again' } } }
+    const renamed: EventPlan = {
+      ...original,
+      data: { ...data, message: { ...(data['message'] as JsonObject), id: 'r-c1-again' } },
+    }
     expectStructureError(rejects(session, renamed), { code: 'UNKNOWN_TOOL_CALL', callId: 'c1' })
   })
 
   test('a tool-result rewrite (replace) needs an open turn only', () => {
     const session = sessions.create()
-    appendAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1')), TC(1, 1, 'c1'), TR(1, 1, 'c1', 3), SE(1, 1), TE(1, 'completed')])
+    appendAll(session, [
+      TS(1),
+      SS(1, 1),
+      AM(1, 1, call('c1')),
+      TC(1, 1, 'c1'),
+      TR(1, 1, 'c1', 3),
+      SE(1, 1),
+      TE(1, 'completed'),
+    ])
     const rewrite: EventPlan = {
       ...TR(1, 1, 'c1', 3),
       options: { surfaceOp: { op: 'replace', start: 4, end: 4 }, sourceEventSeqs: [4] },
@@ -313,7 +333,12 @@ describe('calls that never started (scenario 26)', () => {
     const answered = append(session, notStartedResult(1, 1, 'c1'))
     expect(answered.seq).toBe(3)
     expect('sourceEventSeqs' in answered).toBe(false)
-    expectStructureError(rejects(session, notStartedResult(1, 1, 'c2')), { code: 'UNKNOWN_TOOL_CALL', callId: 'c2', seq: 4, type: 'tool/result' })
+    expectStructureError(rejects(session, notStartedResult(1, 1, 'c2')), {
+      code: 'UNKNOWN_TOOL_CALL',
+      callId: 'c2',
+      seq: 4,
+      type: 'tool/result',
+    })
     expect(append(session, SE(1, 1)).seq).toBe(4)
     expect(append(session, TE(1, 'interrupted')).seq).toBe(5)
   })
@@ -321,7 +346,10 @@ describe('calls that never started (scenario 26)', () => {
   test('without TOOL_NOT_STARTED, an unstarted call cannot be answered', () => {
     const session = sessions.create()
     appendAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1'))])
-    expectStructureError(rejects(session, withSources(TR(1, 1, 'c1', 2), [2])), { code: 'UNKNOWN_TOOL_CALL', callId: 'c1' })
+    expectStructureError(rejects(session, withSources(TR(1, 1, 'c1', 2), [2])), {
+      code: 'UNKNOWN_TOOL_CALL',
+      callId: 'c1',
+    })
   })
 })
 
@@ -335,7 +363,10 @@ describe('message ids (scenario 27)', () => {
   test('a replace-form user/message reusing an id is MESSAGE_ID_REUSED', () => {
     const session = sessions.create()
     append(session, UM('a'))
-    const replace: EventPlan = { ...UM('a'), options: { surfaceOp: { op: 'replace', start: 0, end: 0 }, sourceEventSeqs: [0] } }
+    const replace: EventPlan = {
+      ...UM('a'),
+      options: { surfaceOp: { op: 'replace', start: 0, end: 0 }, sourceEventSeqs: [0] },
+    }
     expectStructureError(rejects(session, replace), { code: 'MESSAGE_ID_REUSED', messageId: 'u-a' })
   })
 

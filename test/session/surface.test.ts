@@ -49,18 +49,32 @@ function projectFromScratch(events: readonly SessionEvent[]): unknown[] {
 }
 
 /** The `tool/result` of `TR(turn, step, callId, ·)` with other result content, as a rewrite of `target`. */
-function rewriteOf(turn: number, step: number, callId: string, target: number, content: readonly JsonObject[]): EventPlan {
+function rewriteOf(
+  turn: number,
+  step: number,
+  callId: string,
+  target: number,
+  content: readonly JsonObject[],
+): EventPlan {
   const data = structuredClone(TR(turn, step, callId, 0).data) as JsonObject
   const message = data['message'] as { content: { content: unknown }[] }
   ;(message.content[0] as { content: unknown }).content = content
-  return { type: 'tool/result', data, options: { surfaceOp: { op: 'replace', start: target, end: target }, sourceEventSeqs: [target] } }
+  return {
+    type: 'tool/result',
+    data,
+    options: { surfaceOp: { op: 'replace', start: target, end: target }, sourceEventSeqs: [target] },
+  }
 }
 
 const scenario1: readonly EventPlan[] = [
   TS(1),
   SS(1, 1),
   UM('hello'),
-  { type: 'assistant/chunk', data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'let' } }, options: {} },
+  {
+    type: 'assistant/chunk',
+    data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'let' } },
+    options: {},
+  },
   withSources(AM(1, 1, text('let me check'), call('c1')), [3]),
   TC(1, 1, 'c1'),
   TR(1, 1, 'c1', 5),
@@ -100,14 +114,26 @@ describe('scenario 10: invalid surface ops and sources', () => {
     ['null', null],
   ])('a UM with surfaceOp %s rejects INVALID_SURFACE_OP', (_label, surfaceOp) => {
     const session = sessions.create()
-    expectRejects(session, () => append(session, withOptions(UM('a'), { surfaceOp })), SurfaceError, 'INVALID_SURFACE_OP', { seq: 0, type: 'user/message' })
+    expectRejects(
+      session,
+      () => append(session, withOptions(UM('a'), { surfaceOp })),
+      SurfaceError,
+      'INVALID_SURFACE_OP',
+      { seq: 0, type: 'user/message' },
+    )
   })
 
   test('sources [0, -1] reject INVALID_SOURCES not-integer (the whole array is checked for integers first)', () => {
     const session = sessions.create()
-    expectRejects(session, () => append(session, withOptions(UM('a'), { surfaceOp: 'append', sourceEventSeqs: [0, -1] })), SurfaceError, 'INVALID_SOURCES', {
-      reason: 'not-integer',
-    })
+    expectRejects(
+      session,
+      () => append(session, withOptions(UM('a'), { surfaceOp: 'append', sourceEventSeqs: [0, -1] })),
+      SurfaceError,
+      'INVALID_SOURCES',
+      {
+        reason: 'not-integer',
+      },
+    )
   })
 })
 
@@ -161,14 +187,24 @@ describe('scenario 13: surface invariants over random valid turns (property)', (
         if (logOnly) {
           for (let index = 0; index < shape.chunks; index++) {
             chunkSeqs.push(plans.length)
-            plans.push({ type: 'assistant/chunk', data: { turn, step, chunk: { type: 'text-delta', index: 0, text: `t${index}` } }, options: {} })
+            plans.push({
+              type: 'assistant/chunk',
+              data: { turn, step, chunk: { type: 'text-delta', index: 0, text: `t${index}` } },
+              options: {},
+            })
           }
         }
         const callIds = Array.from({ length: shape.calls }, (_unused, index) => `c${turn}-${step}-${index}`)
-        const blocks = [...Array.from({ length: shape.texts }, (_unused, index) => text(`answer ${index}`)), ...callIds.map(call)]
+        const blocks = [
+          ...Array.from({ length: shape.texts }, (_unused, index) => text(`answer ${index}`)),
+          ...callIds.map(call),
+        ]
         const assistant = withSources(AM(turn, step, ...blocks), chunkSeqs)
         const data = assistant.data as JsonObject
-        plans.push({ ...assistant, data: { ...data, message: { ...(data['message'] as JsonObject), id: `a-${turn}-${step}` } } })
+        plans.push({
+          ...assistant,
+          data: { ...data, message: { ...(data['message'] as JsonObject), id: `a-${turn}-${step}` } },
+        })
         note(shape.notes[2])
         for (const callId of callIds) {
           const callSeq = plans.length
@@ -238,24 +274,38 @@ describe('scenario 19: provenance rules', () => {
     ['[5, 0.5]', [5, 0.5], 'not-integer'],
   ])('a UM with sources %s rejects INVALID_SOURCES with the reason in the table', (_label, sources, reason) => {
     const session = twoUsers()
-    expectRejects(session, () => append(session, withOptions(UM('c'), { surfaceOp: 'append', sourceEventSeqs: sources })), SurfaceError, 'INVALID_SOURCES', {
-      reason,
-      seq: 2,
-    })
+    expectRejects(
+      session,
+      () => append(session, withOptions(UM('c'), { surfaceOp: 'append', sourceEventSeqs: sources })),
+      SurfaceError,
+      'INVALID_SOURCES',
+      {
+        reason,
+        seq: 2,
+      },
+    )
   })
 
   test('a hole rejects NOT_JSON at options.sourceEventSeqs[0]', () => {
     const session = twoUsers()
     // biome-ignore lint/suspicious/noSparseArray: a hole is the case under test
     const sparse = [, 0]
-    expectRejects(session, () => append(session, withOptions(UM('c'), { surfaceOp: 'append', sourceEventSeqs: sparse })), SessionEventError, 'NOT_JSON', {
-      path: 'options.sourceEventSeqs[0]',
-    })
+    expectRejects(
+      session,
+      () => append(session, withOptions(UM('c'), { surfaceOp: 'append', sourceEventSeqs: sparse })),
+      SessionEventError,
+      'NOT_JSON',
+      {
+        path: 'options.sourceEventSeqs[0]',
+      },
+    )
   })
 
   test('a replace {0,1} with sources [0] rejects REPLACE_UNCOVERED missing [1]', () => {
     const session = twoUsers()
-    expectRejects(session, () => append(session, replaceUM('c', 0, 1, [0])), SurfaceError, 'REPLACE_UNCOVERED', { missing: [1] })
+    expectRejects(session, () => append(session, replaceUM('c', 0, 1, [0])), SurfaceError, 'REPLACE_UNCOVERED', {
+      missing: [1],
+    })
   })
 
   test('AM with [] is accepted, other types may omit sources, and sources may point at any earlier type', () => {
@@ -296,7 +346,9 @@ describe('scenario 21: replace positions and failures', () => {
   ])('%s gives the nodes in the table', (_label, users, start, end, nodes) => {
     const session = sessions.create()
     appendAll(session, users.map(UM))
-    const sources = session.surfaceNodes().slice(session.surfaceNodes().indexOf(start), session.surfaceNodes().indexOf(end) + 1)
+    const sources = session
+      .surfaceNodes()
+      .slice(session.surfaceNodes().indexOf(start), session.surfaceNodes().indexOf(end) + 1)
     append(session, replaceUM('r', start, end, sources))
     expect(session.surfaceNodes()).toEqual(nodes)
   })
@@ -304,15 +356,21 @@ describe('scenario 21: replace positions and failures', () => {
   test('on [0,1]: start 5 and end 99 are not found; {1,0} is reversed', () => {
     const session = sessions.create()
     appendAll(session, [UM('a'), UM('b')])
-    expectRejects(session, () => append(session, replaceUM('r', 5, 1, [0, 1])), SurfaceError, 'REPLACE_NOT_FOUND', { which: 'start' })
-    expectRejects(session, () => append(session, replaceUM('r', 0, 99, [0, 1])), SurfaceError, 'REPLACE_NOT_FOUND', { which: 'end' })
+    expectRejects(session, () => append(session, replaceUM('r', 5, 1, [0, 1])), SurfaceError, 'REPLACE_NOT_FOUND', {
+      which: 'start',
+    })
+    expectRejects(session, () => append(session, replaceUM('r', 0, 99, [0, 1])), SurfaceError, 'REPLACE_NOT_FOUND', {
+      which: 'end',
+    })
     expectRejects(session, () => append(session, replaceUM('r', 1, 0, [0, 1])), SurfaceError, 'REPLACE_REVERSED')
   })
 
   test('a shadowed seq is no longer a node', () => {
     const session = sessions.create()
     appendAll(session, [UM('a'), UM('b'), replaceUM('c', 0, 0, [0])])
-    expectRejects(session, () => append(session, replaceUM('d', 0, 0, [0])), SurfaceError, 'REPLACE_NOT_FOUND', { which: 'start' })
+    expectRejects(session, () => append(session, replaceUM('d', 0, 0, [0])), SurfaceError, 'REPLACE_NOT_FOUND', {
+      which: 'start',
+    })
   })
 })
 
@@ -324,7 +382,11 @@ describe('scenario 22: what the surface holds and derives', () => {
       TS(1),
       SS(1, 1),
       UM('a'),
-      { type: 'assistant/chunk', data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'x' } }, options: {} },
+      {
+        type: 'assistant/chunk',
+        data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'x' } },
+        options: {},
+      },
       withSources(AM(1, 1), [3]),
       { type: 'test/note', data: { n: 1 }, options: {} },
       SE(1, 1),
@@ -375,18 +437,33 @@ describe('scenario 22: what the surface holds and derives', () => {
 describe('scenario 23 (beyond dsh): tool pairs are never split', () => {
   function toolTurn(): Session {
     const session = sessions.create()
-    appendAll(session, [TS(1), SS(1, 1), UM('q'), AM(1, 1, call('c1')), TC(1, 1, 'c1'), TR(1, 1, 'c1', 4), SE(1, 1), TE(1, 'completed')])
+    appendAll(session, [
+      TS(1),
+      SS(1, 1),
+      UM('q'),
+      AM(1, 1, call('c1')),
+      TC(1, 1, 'c1'),
+      TR(1, 1, 'c1', 4),
+      SE(1, 1),
+      TE(1, 'completed'),
+    ])
     expect(session.surfaceNodes()).toEqual([2, 3, 5])
     return session
   }
 
   test('a replace of {2,3} splits c1; a rewrite keeps the pair; a replace covering both is accepted', () => {
     const session = toolTurn()
-    expectRejects(session, () => append(session, replaceUM('s', 2, 3, [2, 3])), SurfaceError, 'REPLACE_SPLITS_TOOL_PAIR', {
-      callId: 'c1',
-      assistantSeq: 3,
-      resultSeq: 5,
-    })
+    expectRejects(
+      session,
+      () => append(session, replaceUM('s', 2, 3, [2, 3])),
+      SurfaceError,
+      'REPLACE_SPLITS_TOOL_PAIR',
+      {
+        callId: 'c1',
+        assistantSeq: 3,
+        resultSeq: 5,
+      },
+    )
     append(session, TS(2))
     const rewrite = append(session, rewriteOf(1, 1, 'c1', 5, [text('shortened')]))
     expect(rewrite.seq).toBe(9)
@@ -423,12 +500,23 @@ describe('§6 tool-result rewrites', () => {
   test('a rewrite must shadow exactly one node', () => {
     const session = toolTurnOpen()
     const plan = rewriteOf(1, 1, 'c1', 3, [text('x')])
-    expectRejects(session, () => append(session, withOptions(plan, { surfaceOp: { op: 'replace', start: 3, end: 5 }, sourceEventSeqs: [3, 5] })), SurfaceError, 'REWRITE_NOT_SINGLE')
+    expectRejects(
+      session,
+      () =>
+        append(session, withOptions(plan, { surfaceOp: { op: 'replace', start: 3, end: 5 }, sourceEventSeqs: [3, 5] })),
+      SurfaceError,
+      'REWRITE_NOT_SINGLE',
+    )
   })
 
   test('a rewrite must shadow a tool/result', () => {
     const session = toolTurnOpen()
-    expectRejects(session, () => append(session, rewriteOf(1, 1, 'c1', 2, [text('x')])), SurfaceError, 'REWRITE_NOT_TOOL_RESULT')
+    expectRejects(
+      session,
+      () => append(session, rewriteOf(1, 1, 'c1', 2, [text('x')])),
+      SurfaceError,
+      'REWRITE_NOT_TOOL_RESULT',
+    )
   })
 
   test('a rewrite may change only message.content[0].content (path of the first difference)', () => {
@@ -436,12 +524,24 @@ describe('§6 tool-result rewrites', () => {
     const plan = rewriteOf(1, 1, 'c1', 5, [text('x')])
     const data = structuredClone(plan.data) as { message: { id: string } }
     data.message.id = 'r-other'
-    expectRejects(session, () => append(session, { ...plan, data: data as never }), SurfaceError, 'REWRITE_NOT_CONTENT_ONLY', { path: 'data.message.id' })
+    expectRejects(
+      session,
+      () => append(session, { ...plan, data: data as never }),
+      SurfaceError,
+      'REWRITE_NOT_CONTENT_ONLY',
+      { path: 'data.message.id' },
+    )
     const flagged = structuredClone(plan.data) as { message: { content: { isError?: boolean }[] } }
     ;(flagged.message.content[0] as { isError?: boolean }).isError = true
-    expectRejects(session, () => append(session, { ...plan, data: flagged as never }), SurfaceError, 'REWRITE_NOT_CONTENT_ONLY', {
-      path: 'data.message.content[0].isError',
-    })
+    expectRejects(
+      session,
+      () => append(session, { ...plan, data: flagged as never }),
+      SurfaceError,
+      'REWRITE_NOT_CONTENT_ONLY',
+      {
+        path: 'data.message.content[0].isError',
+      },
+    )
   })
 
   test('key order is ignored when comparing a rewrite with its target', () => {
@@ -458,11 +558,27 @@ describe('§6 markers and foldSurface', () => {
   test('a log-only type may not carry surfaceOp or sourceEventSeqs', () => {
     const session = sessions.create()
     appendAll(session, [TS(1), SS(1, 1)])
-    const chunk: EventPlan = { type: 'assistant/chunk', data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'x' } }, options: {} }
-    expectRejects(session, () => append(session, withOptions(chunk, { surfaceOp: 'append' })), SurfaceError, 'SURFACE_MARKER_FORBIDDEN', { field: 'surfaceOp' })
-    expectRejects(session, () => append(session, withOptions(chunk, { sourceEventSeqs: [0] })), SurfaceError, 'SURFACE_MARKER_FORBIDDEN', {
-      field: 'sourceEventSeqs',
-    })
+    const chunk: EventPlan = {
+      type: 'assistant/chunk',
+      data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'x' } },
+      options: {},
+    }
+    expectRejects(
+      session,
+      () => append(session, withOptions(chunk, { surfaceOp: 'append' })),
+      SurfaceError,
+      'SURFACE_MARKER_FORBIDDEN',
+      { field: 'surfaceOp' },
+    )
+    expectRejects(
+      session,
+      () => append(session, withOptions(chunk, { sourceEventSeqs: [0] })),
+      SurfaceError,
+      'SURFACE_MARKER_FORBIDDEN',
+      {
+        field: 'sourceEventSeqs',
+      },
+    )
   })
 
   test('foldSurface replays with the same checks and errors', () => {

@@ -18,40 +18,60 @@ describe('fakeClock', () => {
   test.each([Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, '5', null])(
     'a now option of %s is refused with InvalidOptionsError at now',
     (now) => {
-      expectError(thrownBy(() => fakeClock({ now } as never)), InvalidOptionsError, 'INVALID_OPTIONS', {
-        field: 'now',
-        value: now,
-        issues: [{ path: ['now'], message: 'must be a finite number' }],
-      })
+      expectError(
+        thrownBy(() => fakeClock({ now } as never)),
+        InvalidOptionsError,
+        'INVALID_OPTIONS',
+        {
+          field: 'now',
+          value: now,
+          issues: [{ path: ['now'], message: 'must be a finite number' }],
+        },
+      )
     },
   )
 
   test.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '10'])(
     'a maxTimers option of %s is refused with InvalidOptionsError at maxTimers',
     (maxTimers) => {
-      expectError(thrownBy(() => fakeClock({ maxTimers } as never)), InvalidOptionsError, 'INVALID_OPTIONS', {
-        field: 'maxTimers',
-        value: maxTimers,
-        issues: [{ path: ['maxTimers'], message: 'must be a positive safe integer' }],
-      })
+      expectError(
+        thrownBy(() => fakeClock({ maxTimers } as never)),
+        InvalidOptionsError,
+        'INVALID_OPTIONS',
+        {
+          field: 'maxTimers',
+          value: maxTimers,
+          issues: [{ path: ['maxTimers'], message: 'must be a positive safe integer' }],
+        },
+      )
     },
   )
 
   test('an unknown option is refused; every issue is reported at once, in key order', () => {
-    expectError(thrownBy(() => fakeClock({ start: 5 } as never)), InvalidOptionsError, 'INVALID_OPTIONS', {
-      field: 'start',
-      value: 5,
-      issues: [{ path: ['start'], message: 'unknown option' }],
-    })
-    expectError(thrownBy(() => fakeClock({ maxTimers: 0, now: Number.NaN, startAt: 1 } as never)), InvalidOptionsError, 'INVALID_OPTIONS', {
-      field: 'maxTimers',
-      value: 0,
-      issues: [
-        { path: ['maxTimers'], message: 'must be a positive safe integer' },
-        { path: ['now'], message: 'must be a finite number' },
-        { path: ['startAt'], message: 'unknown option' },
-      ],
-    })
+    expectError(
+      thrownBy(() => fakeClock({ start: 5 } as never)),
+      InvalidOptionsError,
+      'INVALID_OPTIONS',
+      {
+        field: 'start',
+        value: 5,
+        issues: [{ path: ['start'], message: 'unknown option' }],
+      },
+    )
+    expectError(
+      thrownBy(() => fakeClock({ maxTimers: 0, now: Number.NaN, startAt: 1 } as never)),
+      InvalidOptionsError,
+      'INVALID_OPTIONS',
+      {
+        field: 'maxTimers',
+        value: 0,
+        issues: [
+          { path: ['maxTimers'], message: 'must be a positive safe integer' },
+          { path: ['now'], message: 'must be a finite number' },
+          { path: ['startAt'], message: 'unknown option' },
+        ],
+      },
+    )
   })
 
   test.each([
@@ -59,10 +79,15 @@ describe('fakeClock', () => {
     ['a number', 1_000],
     ['an array', []],
   ])('options that are %s are refused with one root issue', (_name, options) => {
-    const error = expectError(thrownBy(() => fakeClock(options as never)), InvalidOptionsError, 'INVALID_OPTIONS', {
-      field: '',
-      issues: [{ path: [], message: 'must be an options object { now?, maxTimers? }' }],
-    })
+    const error = expectError(
+      thrownBy(() => fakeClock(options as never)),
+      InvalidOptionsError,
+      'INVALID_OPTIONS',
+      {
+        field: '',
+        issues: [{ path: [], message: 'must be an options object { now?, maxTimers? }' }],
+      },
+    )
     expect(error.value).toBe(options)
   })
 
@@ -82,18 +107,26 @@ describe('fakeClock', () => {
     ['null', null],
     ['a string', 'tick'],
     ['an object', { call: () => undefined }],
-  ])('setTimer with a callback that is %s throws InvalidArgumentError argument callback; no timer is added', async (_name, callback) => {
-    const clock = fakeClock({ now: 5 })
-    const error = expectError(thrownBy(() => clock.setTimer(callback as never, 10)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'callback' })
-    expect(error.value).toBe(callback)
-    expect(clock.pending()).toEqual([])
-    const fired: string[] = []
-    clock.setTimer(() => fired.push('good'), 10)
-    expect(clock.pending()).toEqual([{ dueAt: 15, delayMs: 10 }])
-    await clock.runAll()
-    expect(fired).toEqual(['good'])
-    expect(clock.now()).toBe(15)
-  })
+  ])(
+    'setTimer with a callback that is %s throws InvalidArgumentError argument callback; no timer is added',
+    async (_name, callback) => {
+      const clock = fakeClock({ now: 5 })
+      const error = expectError(
+        thrownBy(() => clock.setTimer(callback as never, 10)),
+        InvalidArgumentError,
+        'INVALID_ARGUMENT',
+        { argument: 'callback' },
+      )
+      expect(error.value).toBe(callback)
+      expect(clock.pending()).toEqual([])
+      const fired: string[] = []
+      clock.setTimer(() => fired.push('good'), 10)
+      expect(clock.pending()).toEqual([{ dueAt: 15, delayMs: 10 }])
+      await clock.runAll()
+      expect(fired).toEqual(['good'])
+      expect(clock.now()).toBe(15)
+    },
+  )
 
   test('advance fires due timers in due order, ties in the order they were set, at their due time', async () => {
     const clock = fakeClock({ now: 100 })

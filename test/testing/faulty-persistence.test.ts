@@ -4,11 +4,14 @@ import { faultyPersistence } from 'yoke/testing'
 import { thrownBy } from '../helpers/outcomes.js'
 
 describe('faultyPersistence arguments', () => {
-  test.each([[null], [42], [{ name: 'x' }]])('an inner adapter %o that is not a PersistenceAdapter is InvalidArgumentError', (inner) => {
-    const error = thrownBy(() => faultyPersistence(inner as never))
-    expect(InvalidArgumentError.is(error)).toBe(true)
-    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'inner', value: inner })
-  })
+  test.each([[null], [42], [{ name: 'x' }]])(
+    'an inner adapter %o that is not a PersistenceAdapter is InvalidArgumentError',
+    (inner) => {
+      const error = thrownBy(() => faultyPersistence(inner as never))
+      expect(InvalidArgumentError.is(error)).toBe(true)
+      expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'inner', value: inner })
+    },
+  )
 
   test.each([
     [null, ''],

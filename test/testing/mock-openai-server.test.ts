@@ -51,7 +51,13 @@ function dataOf(text: string): unknown[] {
 
 /** A `chat.completion.chunk` event as the server renders it. */
 function chunk(number: number, delta: Record<string, unknown>, finishReason: string | null = null, model = 'gpt-test') {
-  return { id: `chatcmpl-${number}`, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finishReason }] }
+  return {
+    id: `chatcmpl-${number}`,
+    object: 'chat.completion.chunk',
+    created: 0,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  }
 }
 
 /** The deltas of the chunk events (usage events and `[DONE]` skipped). */
@@ -114,7 +120,9 @@ describe('startMockOpenAIServer: replies', () => {
       chunk(1, { role: 'assistant' }),
       chunk(1, { reasoning_content: 'think' }),
       chunk(1, { content: 'hi' }),
-      chunk(1, { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'echo', arguments: '{"x":1}' } }] }),
+      chunk(1, {
+        tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'echo', arguments: '{"x":1}' } }],
+      }),
       chunk(1, {}, 'tool_calls'),
       {
         id: 'chatcmpl-1',
@@ -142,7 +150,11 @@ describe('startMockOpenAIServer: replies', () => {
           reasoning: 'abc',
           text: 'a😀bcd',
           chunkSize: 2,
-          toolCalls: [{ name: 'f', arguments: '{"k":"v"}' }, { id: 'mine', name: 'g' }, { name: 'h', arguments: '' }],
+          toolCalls: [
+            { name: 'f', arguments: '{"k":"v"}' },
+            { id: 'mine', name: 'g' },
+            { name: 'h', arguments: '' },
+          ],
         },
         { toolCalls: [{ name: 'next' }] },
       ],
@@ -167,7 +179,9 @@ describe('startMockOpenAIServer: replies', () => {
     const second = await (await post(server)).text()
     expect(dataOf(second)).toEqual([
       chunk(2, { role: 'assistant' }),
-      chunk(2, { tool_calls: [{ index: 0, id: 'call_4', type: 'function', function: { name: 'next', arguments: '{}' } }] }),
+      chunk(2, {
+        tool_calls: [{ index: 0, id: 'call_4', type: 'function', function: { name: 'next', arguments: '{}' } }],
+      }),
       chunk(2, {}, 'tool_calls'),
       '[DONE]',
     ])
@@ -217,11 +231,23 @@ describe('startMockOpenAIServer: replies', () => {
   })
 
   test('chunkDelayMs spaces the events and delayMs holds the headers', async () => {
-    const server = await start({ script: [{ text: 'abcd', chunkSize: 1, chunkDelayMs: 20 }, { text: 'x', delayMs: 60 }] })
+    const server = await start({
+      script: [
+        { text: 'abcd', chunkSize: 1, chunkDelayMs: 20 },
+        { text: 'x', delayMs: 60 },
+      ],
+    })
     let began = performance.now()
     const text = await (await post(server)).text()
     expect(performance.now() - began).toBeGreaterThanOrEqual(6 * 20 - 5)
-    expect(deltasOf(text)).toEqual([{ role: 'assistant' }, { content: 'a' }, { content: 'b' }, { content: 'c' }, { content: 'd' }, {}])
+    expect(deltasOf(text)).toEqual([
+      { role: 'assistant' },
+      { content: 'a' },
+      { content: 'b' },
+      { content: 'c' },
+      { content: 'd' },
+      {},
+    ])
     began = performance.now()
     await post(server)
     expect(performance.now() - began).toBeGreaterThanOrEqual(55)
@@ -240,9 +266,13 @@ describe('startMockOpenAIServer: routing, recording and scripts', () => {
       error: { message: 'no route for GET /v1/models', type: 'invalid_request_error', code: 'not_found' },
     })
     expect((await fetch(`${server.baseURL}/chat/completions`, { headers: bearer })).status).toBe(404)
-    expect((await fetch(`${server.baseURL}/completions`, { method: 'POST', headers: bearer, body: '{}' })).status).toBe(404)
+    expect((await fetch(`${server.baseURL}/completions`, { method: 'POST', headers: bearer, body: '{}' })).status).toBe(
+      404,
+    )
 
-    const authBody = { error: { message: 'Incorrect API key provided', type: 'authentication_error', code: 'invalid_api_key' } }
+    const authBody = {
+      error: { message: 'Incorrect API key provided', type: 'authentication_error', code: 'invalid_api_key' },
+    }
     const missing = await post(server)
     expect(missing.status).toBe(401)
     expect(await missing.json()).toEqual(authBody)
@@ -256,10 +286,18 @@ describe('startMockOpenAIServer: routing, recording and scripts', () => {
       error: { message: 'request body is not valid JSON', type: 'invalid_request_error', code: 'invalid_json' },
     })
 
-    const first = await fetch(`${origin}/v1/chat/completions`, { method: 'POST', headers: bearer, body: JSON.stringify(streamingBody) })
+    const first = await fetch(`${origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: bearer,
+      body: JSON.stringify(streamingBody),
+    })
     expect(first.headers.get('x-request-id')).toBe('req_1')
     expect(deltasOf(await first.text())).toContainEqual({ content: 'one' })
-    const second = await fetch(`${origin}/chat/completions`, { method: 'POST', headers: bearer, body: JSON.stringify({ n: 2 }) })
+    const second = await fetch(`${origin}/chat/completions`, {
+      method: 'POST',
+      headers: bearer,
+      body: JSON.stringify({ n: 2 }),
+    })
     expect(second.headers.get('x-request-id')).toBe('req_2')
     expect(deltasOf(await second.text())).toContainEqual({ content: 'two' })
     server.assertComplete()
@@ -335,7 +373,9 @@ describe('startMockOpenAIServer: routing, recording and scripts', () => {
         return index < 2 ? { text: `reply ${index}` } : undefined
       },
     })
-    expect(deltasOf(await (await post(server, { q: 1 }, { 'x-session-id': 's' })).text())[1]).toEqual({ content: 'reply 0' })
+    expect(deltasOf(await (await post(server, { q: 1 }, { 'x-session-id': 's' })).text())[1]).toEqual({
+      content: 'reply 0',
+    })
     expect(deltasOf(await (await post(server, { q: 2 })).text())[1]).toEqual({ content: 'reply 1' })
     const exhausted = await post(server, { q: 3 })
     expect(exhausted.status).toBe(500)
@@ -398,8 +438,14 @@ describe('startMockOpenAIServer: routing, recording and scripts', () => {
   })
 
   test('the error value is the offending field’s value (09-api O2)', async () => {
-    expect(await rejectionOf(startMockOpenAIServer({ script: 5 } as never))).toMatchObject({ field: 'script', value: 5 })
-    expect(await rejectionOf(startMockOpenAIServer({ script: [], apiKey: 5 } as never))).toMatchObject({ field: 'apiKey', value: 5 })
+    expect(await rejectionOf(startMockOpenAIServer({ script: 5 } as never))).toMatchObject({
+      field: 'script',
+      value: 5,
+    })
+    expect(await rejectionOf(startMockOpenAIServer({ script: [], apiKey: 5 } as never))).toMatchObject({
+      field: 'apiKey',
+      value: 5,
+    })
   })
 })
 
@@ -416,27 +462,50 @@ describe('startMockOpenAIServer: fault steps', () => {
   })
 
   test('connection-reset afterEvents flushes that many events of its reply, then breaks the body', async () => {
-    const server = await start({ script: [{ fault: 'connection-reset', afterEvents: 3, text: 'hello world', chunkSize: 6 }] })
+    const server = await start({
+      script: [{ fault: 'connection-reset', afterEvents: 3, text: 'hello world', chunkSize: 6 }],
+    })
     const response = await post(server)
     expect(response.status).toBe(200)
     expect(response.headers.get('x-request-id')).toBe('req_1')
     const { text, error } = await readRest(response.body!.getReader())
     expect(error).toBeInstanceOf(TypeError)
-    expect(dataOf(text)).toEqual([chunk(1, { role: 'assistant' }), chunk(1, { content: 'hello ' }), chunk(1, { content: 'world' })])
+    expect(dataOf(text)).toEqual([
+      chunk(1, { role: 'assistant' }),
+      chunk(1, { content: 'hello ' }),
+      chunk(1, { content: 'world' }),
+    ])
   })
 
   test('streaming faults without reply fields send events of the reply "partial response"; afterEvents stops at the finish', async () => {
-    const server = await start({ script: [{ fault: 'partial-eof', afterEvents: 10 }, { fault: 'partial-eof', afterEvents: 5, reasoning: 'r' }] })
+    const server = await start({
+      script: [
+        { fault: 'partial-eof', afterEvents: 10 },
+        { fault: 'partial-eof', afterEvents: 5, reasoning: 'r' },
+      ],
+    })
     const first = await post(server)
     expect(first.headers.get('content-type')).toBe('text/event-stream')
-    expect(dataOf(await first.text())).toEqual([chunk(1, { role: 'assistant' }), chunk(1, { content: 'partial response' })])
-    expect(dataOf(await (await post(server)).text())).toEqual([chunk(2, { role: 'assistant' }), chunk(2, { reasoning_content: 'r' })])
+    expect(dataOf(await first.text())).toEqual([
+      chunk(1, { role: 'assistant' }),
+      chunk(1, { content: 'partial response' }),
+    ])
+    expect(dataOf(await (await post(server)).text())).toEqual([
+      chunk(2, { role: 'assistant' }),
+      chunk(2, { reasoning_content: 'r' }),
+    ])
   })
 
   test('partial-eof sends n events, then a clean end without finish_reason or [DONE]', async () => {
-    const server = await start({ script: [{ fault: 'partial-eof', afterEvents: 3, text: 'abcdef', chunkSize: 2 }, { fault: 'partial-eof' }] })
+    const server = await start({
+      script: [{ fault: 'partial-eof', afterEvents: 3, text: 'abcdef', chunkSize: 2 }, { fault: 'partial-eof' }],
+    })
     const text = await (await post(server)).text()
-    expect(dataOf(text)).toEqual([chunk(1, { role: 'assistant' }), chunk(1, { content: 'ab' }), chunk(1, { content: 'cd' })])
+    expect(dataOf(text)).toEqual([
+      chunk(1, { role: 'assistant' }),
+      chunk(1, { content: 'ab' }),
+      chunk(1, { content: 'cd' }),
+    ])
     const empty = await post(server)
     expect(empty.status).toBe(200)
     expect(await empty.text()).toBe('')
@@ -456,7 +525,10 @@ describe('startMockOpenAIServer: fault steps', () => {
     expect(response.status).toBe(200)
     const { text, reader } = await readEvents(response, 2)
     expect(dataOf(text)).toEqual([chunk(1, { role: 'assistant' }), chunk(1, { content: 'a' })])
-    const more = await Promise.race([reader.read(), new Promise((resolve) => setTimeout(() => resolve('silence'), 150))])
+    const more = await Promise.race([
+      reader.read(),
+      new Promise((resolve) => setTimeout(() => resolve('silence'), 150)),
+    ])
     expect(more).toBe('silence')
     let settled = false
     const closed = server.clientClosed(0).then((value) => {
@@ -502,17 +574,29 @@ describe('startMockOpenAIServer: fault steps', () => {
     const server = await start({ script: [{ fault: 'rate-limit' }, { fault: 'rate-limit', retryAfter: '2' }] })
     const body = { error: { message: 'Rate limit reached', type: 'rate_limit_error', code: 'rate_limit_exceeded' } }
     const first = await post(server)
-    expect([first.status, first.headers.get('retry-after'), first.headers.get('x-request-id')]).toEqual([429, '1', 'req_1'])
+    expect([first.status, first.headers.get('retry-after'), first.headers.get('x-request-id')]).toEqual([
+      429,
+      '1',
+      'req_1',
+    ])
     expect(first.headers.get('content-type')).toBe('application/json')
     expect(await first.json()).toEqual(body)
     const second = await post(server)
-    expect([second.status, second.headers.get('retry-after'), second.headers.get('x-request-id')]).toEqual([429, '2', 'req_2'])
+    expect([second.status, second.headers.get('retry-after'), second.headers.get('x-request-id')]).toEqual([
+      429,
+      '2',
+      'req_2',
+    ])
     expect(await second.json()).toEqual(body)
   })
 
   test.each([
     [{ fault: 'server-error' }, 500, { error: { message: 'The server had an error', type: 'server_error' } }],
-    [{ fault: 'server-error', status: 503 }, 503, { error: { message: 'The server had an error', type: 'server_error' } }],
+    [
+      { fault: 'server-error', status: 503 },
+      503,
+      { error: { message: 'The server had an error', type: 'server_error' } },
+    ],
     [
       { fault: 'context-overflow' },
       400,
@@ -524,8 +608,16 @@ describe('startMockOpenAIServer: fault steps', () => {
         },
       },
     ],
-    [{ fault: 'quota' }, 402, { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } }],
-    [{ fault: 'auth' }, 401, { error: { message: 'Incorrect API key provided', type: 'authentication_error', code: 'invalid_api_key' } }],
+    [
+      { fault: 'quota' },
+      402,
+      { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } },
+    ],
+    [
+      { fault: 'auth' },
+      401,
+      { error: { message: 'Incorrect API key provided', type: 'authentication_error', code: 'invalid_api_key' } },
+    ],
   ] as const)('%j answers %i with its JSON body', async (step, status, body) => {
     const server = await start({ script: [step] })
     const response = await post(server)
@@ -553,7 +645,11 @@ describe('startMockOpenAIServer: fault steps', () => {
 
   test('an events step sends exactly its data events: strings as is, values as JSON', async () => {
     const server = await start({
-      script: [{ events: [{ choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }] }, 'not json', 42, '[DONE]'] }],
+      script: [
+        {
+          events: [{ choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }] }, 'not json', 42, '[DONE]'],
+        },
+      ],
     })
     const response = await post(server)
     expect(response.headers.get('content-type')).toBe('text/event-stream')
@@ -567,20 +663,29 @@ describe('startMockOpenAIServer: fault steps', () => {
     const server = await start({
       script: [
         { fault: 'http', status: 418, body: '{}' },
-        { fault: 'http', status: 400, body: { error: { message: 'bad value', code: 'invalid_value' } }, headers: { 'x-request-id': 'mine', 'x-extra': 'y' } },
+        {
+          fault: 'http',
+          status: 400,
+          body: { error: { message: 'bad value', code: 'invalid_value' } },
+          headers: { 'x-request-id': 'mine', 'x-extra': 'y' },
+        },
         { fault: 'http', status: 204 },
       ],
     })
     const teapot = await post(server)
-    expect([teapot.status, teapot.headers.get('content-type'), teapot.headers.get('x-request-id')]).toEqual([418, 'text/plain; charset=utf-8', 'req_1'])
+    expect([teapot.status, teapot.headers.get('content-type'), teapot.headers.get('x-request-id')]).toEqual([
+      418,
+      'text/plain; charset=utf-8',
+      'req_1',
+    ])
     expect(await teapot.text()).toBe('{}')
     const bad = await post(server)
-    expect([bad.status, bad.headers.get('content-type'), bad.headers.get('x-request-id'), bad.headers.get('x-extra')]).toEqual([
-      400,
-      'application/json',
-      'mine',
-      'y',
-    ])
+    expect([
+      bad.status,
+      bad.headers.get('content-type'),
+      bad.headers.get('x-request-id'),
+      bad.headers.get('x-extra'),
+    ]).toEqual([400, 'application/json', 'mine', 'y'])
     expect(await bad.json()).toEqual({ error: { message: 'bad value', code: 'invalid_value' } })
     const none = await post(server)
     expect(none.status).toBe(204)
@@ -590,7 +695,9 @@ describe('startMockOpenAIServer: fault steps', () => {
   })
 
   test('x-request-id counts only requests that consumed a step, faults included', async () => {
-    const server = await start({ script: [{ fault: 'quota' }, { fault: 'connection-reset' }, { text: 'a' }, { fault: 'empty' }] })
+    const server = await start({
+      script: [{ fault: 'quota' }, { fault: 'connection-reset' }, { text: 'a' }, { fault: 'empty' }],
+    })
     expect((await post(server)).headers.get('x-request-id')).toBe('req_1')
     await rejectionOf(post(server))
     expect((await fetch(`${server.baseURL}/nothing`)).status).toBe(404)

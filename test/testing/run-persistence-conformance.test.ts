@@ -1,11 +1,21 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import { createMemoryStore, InvalidArgumentError, memoryPersistence, type PersistenceAdapter, PersistenceError } from 'yoke'
+import {
+  createMemoryStore,
+  InvalidArgumentError,
+  memoryPersistence,
+  type PersistenceAdapter,
+  PersistenceError,
+} from 'yoke'
 import { type ConformanceRunner, type ConformanceTarget, runPersistenceConformance } from 'yoke/testing'
 import { rejectionOf } from '../helpers/outcomes.js'
 
 interface Recorded {
   readonly groups: string[]
-  readonly tests: { readonly name: string; readonly body: () => Promise<void>; readonly timeoutMs: number | undefined }[]
+  readonly tests: {
+    readonly name: string
+    readonly body: () => Promise<void>
+    readonly timeoutMs: number | undefined
+  }[]
   readonly skipped: { readonly name: string; readonly reason: string }[]
   pending: Promise<void> | undefined
 }
@@ -111,7 +121,9 @@ describe('runPersistenceConformance', () => {
     const groups: string[] = []
     const tests: string[] = []
     const skipped: string[] = []
-    const globalTest = Object.assign((name: string) => void tests.push(name), { skip: (name: string) => void skipped.push(name) })
+    const globalTest = Object.assign((name: string) => void tests.push(name), {
+      skip: (name: string) => void skipped.push(name),
+    })
     scope['describe'] = (name: string, body: () => void) => {
       groups.push(name)
       body()
@@ -126,7 +138,10 @@ describe('runPersistenceConformance', () => {
   test('without a runner or globals, or with a bad argument, it throws InvalidArgumentError', () => {
     const cases: [string, () => void][] = [
       ['options.runner', () => runPersistenceConformance('none', () => bareTarget())],
-      ['options.largeBatch', () => runPersistenceConformance('x', () => bareTarget(), { largeBatch: 0, runner: recordingRunner().runner })],
+      [
+        'options.largeBatch',
+        () => runPersistenceConformance('x', () => bareTarget(), { largeBatch: 0, runner: recordingRunner().runner }),
+      ],
       ['name', () => runPersistenceConformance('', () => bareTarget(), { runner: recordingRunner().runner })],
     ]
     for (const [argument, call] of cases) {

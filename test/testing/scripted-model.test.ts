@@ -1,5 +1,14 @@
 import { describe, expect, test } from 'vitest'
-import { type Clock, createAssembler, InvalidArgumentError, InvalidOptionsError, LlmError, type ModelRequest, ScriptedModelError, type StreamChunk } from 'yoke'
+import {
+  type Clock,
+  createAssembler,
+  InvalidArgumentError,
+  InvalidOptionsError,
+  LlmError,
+  type ModelRequest,
+  ScriptedModelError,
+  type StreamChunk,
+} from 'yoke'
 import { call, cut, fail, fakeClock, hang, type ScriptedModel, scriptedModel, text, tool } from 'yoke/testing'
 
 const request = (controller = new AbortController()): ModelRequest => ({
@@ -36,7 +45,12 @@ const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve
 describe('scriptedModel: emission (acceptance 10)', () => {
   test('10. reasoning, text, tool call, usage and finish, exactly', async () => {
     const model = scriptedModel([
-      { reasoning: 'think', text: 'hi', toolCalls: [{ name: 'echo', arguments: { x: 1 } }], usage: { inputTokens: 3, outputTokens: 4 } },
+      {
+        reasoning: 'think',
+        text: 'hi',
+        toolCalls: [{ name: 'echo', arguments: { x: 1 } }],
+        usage: { inputTokens: 3, outputTokens: 4 },
+      },
     ])
     const controller = new AbortController()
     const sent = request(controller)
@@ -63,7 +77,12 @@ describe('scriptedModel: emission (acceptance 10)', () => {
 
   test('10. the chunks assemble into the reply', async () => {
     const model = scriptedModel([
-      { reasoning: 'think', text: 'hi', toolCalls: [{ name: 'echo', arguments: { x: 1 } }], usage: { inputTokens: 3, outputTokens: 4 } },
+      {
+        reasoning: 'think',
+        text: 'hi',
+        toolCalls: [{ name: 'echo', arguments: { x: 1 } }],
+        usage: { inputTokens: 3, outputTokens: 4 },
+      },
     ])
     const assembler = createAssembler()
     for (const chunk of await collect(model)) assembler.push(chunk)
@@ -93,21 +112,43 @@ describe('scriptedModel: emission (acceptance 10)', () => {
   })
 
   test('chunkSize splits deltas by code points, never inside an emoji', async () => {
-    const model = scriptedModel([{ text: 'a😀bc😀', chunkSize: 2, toolCalls: [{ name: 't', arguments: '{"e":"😀"}' }] }])
+    const model = scriptedModel([
+      { text: 'a😀bc😀', chunkSize: 2, toolCalls: [{ name: 't', arguments: '{"e":"😀"}' }] },
+    ])
     const chunks = await collect(model)
     expect(chunks.flatMap((chunk) => (chunk.type === 'text-delta' ? [chunk.text] : []))).toEqual(['a😀', 'bc', '😀'])
-    expect(chunks.flatMap((chunk) => (chunk.type === 'tool-call-delta' ? [chunk.argumentsDelta] : []))).toEqual(['{"', 'e"', ':"', '😀"', '}'])
-    expect(chunks.filter((chunk) => chunk.type === 'tool-call-delta').every((chunk) => chunk.id === 'call_1' && chunk.name === 't')).toBe(true)
-    expect(chunks.find((chunk) => chunk.type === 'block-end' && chunk.index === 0)).toEqual({ type: 'block-end', index: 0, block: { type: 'text', text: 'a😀bc😀' } })
+    expect(chunks.flatMap((chunk) => (chunk.type === 'tool-call-delta' ? [chunk.argumentsDelta] : []))).toEqual([
+      '{"',
+      'e"',
+      ':"',
+      '😀"',
+      '}',
+    ])
+    expect(
+      chunks
+        .filter((chunk) => chunk.type === 'tool-call-delta')
+        .every((chunk) => chunk.id === 'call_1' && chunk.name === 't'),
+    ).toBe(true)
+    expect(chunks.find((chunk) => chunk.type === 'block-end' && chunk.index === 0)).toEqual({
+      type: 'block-end',
+      index: 0,
+      block: { type: 'text', text: 'a😀bc😀' },
+    })
   })
 
   test('call ids count every tool call across the whole script from 1; arguments default to {}', async () => {
     const model = scriptedModel([
       tool('a', { n: 1 }),
-      { toolCalls: [{ id: 'own', name: 'b' }, { name: 'c', arguments: 'raw text' }] },
+      {
+        toolCalls: [
+          { id: 'own', name: 'b' },
+          { name: 'c', arguments: 'raw text' },
+        ],
+      },
       () => tool('d', {}),
     ])
-    const ends = async () => (await collect(model)).flatMap((chunk) => (chunk.type === 'block-end' ? [chunk.block] : []))
+    const ends = async () =>
+      (await collect(model)).flatMap((chunk) => (chunk.type === 'block-end' ? [chunk.block] : []))
     expect(await ends()).toEqual([{ type: 'tool-call', id: 'call_1', name: 'a', arguments: '{"n":1}' }])
     expect(await ends()).toEqual([
       { type: 'tool-call', id: 'own', name: 'b', arguments: '{}' },
@@ -137,7 +178,11 @@ describe('scriptedModel: emission (acceptance 10)', () => {
 
   test('a failure finishes with error: table defaults, response phase without blocks, streaming with', async () => {
     expect(await collect(scriptedModel([fail('RATE_LIMIT')]))).toStrictEqual([
-      { type: 'finish', reason: 'error', failure: { code: 'RATE_LIMIT', message: 'scripted failure RATE_LIMIT', retryable: true, phase: 'response' } },
+      {
+        type: 'finish',
+        reason: 'error',
+        failure: { code: 'RATE_LIMIT', message: 'scripted failure RATE_LIMIT', retryable: true, phase: 'response' },
+      },
     ])
     const usage = { inputTokens: 1, outputTokens: 1 }
     const chunks = await collect(scriptedModel([{ text: 'so far', usage, failure: { code: 'AUTH', status: 401 } }]))
@@ -150,11 +195,23 @@ describe('scriptedModel: emission (acceptance 10)', () => {
   })
 
   test('given failure fields override the defaults', async () => {
-    const chunks = await collect(scriptedModel([fail('SERVER', 'custom', { failure: { code: 'SERVER', message: 'custom', retryable: false, phase: 'connect', retryAfterMs: 5 } })]))
+    const chunks = await collect(
+      scriptedModel([
+        fail('SERVER', 'custom', {
+          failure: { code: 'SERVER', message: 'custom', retryable: false, phase: 'connect', retryAfterMs: 5 },
+        }),
+      ]),
+    )
     expect(chunks).toStrictEqual([
-      { type: 'finish', reason: 'error', failure: { code: 'SERVER', message: 'custom', retryable: false, phase: 'connect', retryAfterMs: 5 } },
+      {
+        type: 'finish',
+        reason: 'error',
+        failure: { code: 'SERVER', message: 'custom', retryable: false, phase: 'connect', retryAfterMs: 5 },
+      },
     ])
-    expect((await collect(scriptedModel([fail('TIMEOUT', 'took too long')])))[0]).toMatchObject({ failure: { message: 'took too long', retryable: true } })
+    expect((await collect(scriptedModel([fail('TIMEOUT', 'took too long')])))[0]).toMatchObject({
+      failure: { message: 'took too long', retryable: true },
+    })
   })
 
   test('chunks are emitted verbatim, even out of protocol', async () => {
@@ -162,7 +219,9 @@ describe('scriptedModel: emission (acceptance 10)', () => {
       { type: 'finish', reason: 'stop' },
       { type: 'text-delta', index: 7, text: 'after' },
     ]
-    const emitted = await collect(scriptedModel([{ chunks, text: 'ignored', toolCalls: [{ name: 'ignored' }] }, tool('next', {})]))
+    const emitted = await collect(
+      scriptedModel([{ chunks, text: 'ignored', toolCalls: [{ name: 'ignored' }] }, tool('next', {})]),
+    )
     expect(emitted).toStrictEqual(chunks)
   })
 })
@@ -229,7 +288,11 @@ describe('scriptedModel: timing and aborts', () => {
     expect(clock.pending()).toHaveLength(1)
     controller.abort()
     expect(await chunks).toStrictEqual([
-      { type: 'finish', reason: 'aborted', failure: { code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'response' } },
+      {
+        type: 'finish',
+        reason: 'aborted',
+        failure: { code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'response' },
+      },
     ])
     expect(clock.pending()).toEqual([])
   })
@@ -244,7 +307,11 @@ describe('scriptedModel: timing and aborts', () => {
     expect(await chunks).toStrictEqual([
       { type: 'block-start', index: 0, blockType: 'text' },
       { type: 'text-delta', index: 0, text: 'a' },
-      { type: 'finish', reason: 'aborted', failure: { code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'streaming' } },
+      {
+        type: 'finish',
+        reason: 'aborted',
+        failure: { code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'streaming' },
+      },
     ])
     expect(clock.pending()).toEqual([])
   })
@@ -255,7 +322,11 @@ describe('scriptedModel: timing and aborts', () => {
     const iterator = model.stream(request(controller), { signal: controller.signal })[Symbol.asyncIterator]()
     expect((await iterator.next()).value).toEqual({ type: 'block-start', index: 0, blockType: 'text' })
     controller.abort()
-    expect((await iterator.next()).value).toMatchObject({ type: 'finish', reason: 'aborted', failure: { code: 'ABORTED', phase: 'streaming' } })
+    expect((await iterator.next()).value).toMatchObject({
+      type: 'finish',
+      reason: 'aborted',
+      failure: { code: 'ABORTED', phase: 'streaming' },
+    })
     expect((await iterator.next()).done).toBe(true)
   })
 
@@ -263,7 +334,11 @@ describe('scriptedModel: timing and aborts', () => {
     const controller = new AbortController()
     controller.abort()
     const model = scriptedModel([text('x'), () => text('y')])
-    const aborted = { type: 'finish', reason: 'aborted', failure: { code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'response' } }
+    const aborted = {
+      type: 'finish',
+      reason: 'aborted',
+      failure: { code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'response' },
+    }
     expect(await collect(model, controller)).toStrictEqual([aborted])
     expect(await collect(model, controller)).toStrictEqual([aborted])
   })
@@ -302,7 +377,9 @@ describe('scriptedModel: timing and aborts', () => {
   })
 
   test('hang with tool calls emits their starts and deltas without block-ends, usage or finish', async () => {
-    const model = scriptedModel([{ toolCalls: [{ name: 'slow', arguments: { a: 1 } }], usage: { inputTokens: 1, outputTokens: 1 }, hang: true }])
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'slow', arguments: { a: 1 } }], usage: { inputTokens: 1, outputTokens: 1 }, hang: true },
+    ])
     const controller = new AbortController()
     const pending = collect(model, controller)
     await flush()
@@ -320,10 +397,17 @@ describe('scriptedModel: script use', () => {
       {
         type: 'finish',
         reason: 'error',
-        failure: { code: 'SCRIPT_EXHAUSTED', message: 'scripted model has no reply for request #2', retryable: false, phase: 'pre-request' },
+        failure: {
+          code: 'SCRIPT_EXHAUSTED',
+          message: 'scripted model has no reply for request #2',
+          retryable: false,
+          phase: 'pre-request',
+        },
       },
     ])
-    expect((await collect(model))[0]).toMatchObject({ failure: { message: 'scripted model has no reply for request #3' } })
+    expect((await collect(model))[0]).toMatchObject({
+      failure: { message: 'scripted model has no reply for request #3' },
+    })
     expect(model.requests).toHaveLength(3)
     const error = (() => {
       try {
@@ -370,7 +454,8 @@ describe('scriptedModel: script use', () => {
         return { text: `async ${index}`, chunkSize: 3 }
       },
     ])
-    const deltas = async () => (await collect(model)).flatMap((chunk) => (chunk.type === 'text-delta' ? [chunk.text] : []))
+    const deltas = async () =>
+      (await collect(model)).flatMap((chunk) => (chunk.type === 'text-delta' ? [chunk.text] : []))
     expect(await deltas()).toEqual(['static'])
     expect(await deltas()).toEqual(['sync 1'])
     expect(await deltas()).toEqual(['asy', 'nc ', '2'])
@@ -402,14 +487,20 @@ describe('scriptedModel: script use', () => {
     await flush()
     controller.abort()
     expect(await chunks).toStrictEqual([
-      { type: 'finish', reason: 'aborted', failure: { code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'response' } },
+      {
+        type: 'finish',
+        reason: 'aborted',
+        failure: { code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'response' },
+      },
     ])
     settle(text('too late'))
   })
 
   test('malformed replies are refused: static ones at construction, returned ones by the iterator', async () => {
     expect(() => scriptedModel([{ text: 'x', chunkSize: 0 }])).toThrow(InvalidArgumentError)
-    expect(() => scriptedModel([text('ok'), { delayMs: -1 }])).toThrow('invalid script[1].delayMs: must be a finite, non-negative number')
+    expect(() => scriptedModel([text('ok'), { delayMs: -1 }])).toThrow(
+      'invalid script[1].delayMs: must be a finite, non-negative number',
+    )
     expect(() => scriptedModel([{ toolCalls: [{ name: '' }] }])).toThrow('invalid script[0].toolCalls[0].name')
     expect(() => scriptedModel([{ failure: { code: '' } }])).toThrow(InvalidArgumentError)
     expect(() => scriptedModel('nope' as unknown as [])).toThrow(InvalidArgumentError)
@@ -423,10 +514,18 @@ describe('script builders', () => {
     const usage = { inputTokens: 1, outputTokens: 2 }
     expect(text('hi')).toStrictEqual({ text: 'hi' })
     expect(text('hi', { usage })).toStrictEqual({ text: 'hi', usage })
-    expect(call('c1', 'echo', '{"a":1}')).toStrictEqual({ toolCalls: [{ id: 'c1', name: 'echo', arguments: '{"a":1}' }] })
-    expect(call('c1', 'echo', '{', { text: 'calling' })).toStrictEqual({ toolCalls: [{ id: 'c1', name: 'echo', arguments: '{' }], text: 'calling' })
+    expect(call('c1', 'echo', '{"a":1}')).toStrictEqual({
+      toolCalls: [{ id: 'c1', name: 'echo', arguments: '{"a":1}' }],
+    })
+    expect(call('c1', 'echo', '{', { text: 'calling' })).toStrictEqual({
+      toolCalls: [{ id: 'c1', name: 'echo', arguments: '{' }],
+      text: 'calling',
+    })
     expect(tool('echo', { x: 1 })).toStrictEqual({ toolCalls: [{ name: 'echo', arguments: { x: 1 } }] })
-    expect(tool('echo', '{}', { finish: 'stop' })).toStrictEqual({ toolCalls: [{ name: 'echo', arguments: '{}' }], finish: 'stop' })
+    expect(tool('echo', '{}', { finish: 'stop' })).toStrictEqual({
+      toolCalls: [{ name: 'echo', arguments: '{}' }],
+      finish: 'stop',
+    })
     expect(cut('part')).toStrictEqual({ text: 'part', finish: 'max-tokens' })
     expect(cut('part', { finish: 'stop' })).toStrictEqual({ text: 'part', finish: 'stop' })
     expect(fail('AUTH')).toStrictEqual({ failure: { code: 'AUTH' } })
@@ -443,7 +542,11 @@ describe('script builders', () => {
       { type: 'finish', reason: 'tool-calls' },
     ])
     expect((await collect(model)).at(-1)).toStrictEqual({ type: 'finish', reason: 'max-tokens' })
-    expect((await collect(model)).at(-1)).toMatchObject({ type: 'finish', reason: 'error', failure: { code: 'SERVER', retryable: true, phase: 'response' } })
+    expect((await collect(model)).at(-1)).toMatchObject({
+      type: 'finish',
+      reason: 'error',
+      failure: { code: 'SERVER', retryable: true, phase: 'response' },
+    })
     model.assertComplete()
   })
 })
@@ -469,7 +572,16 @@ describe('scriptedModel options (08-models.md §11)', () => {
   })
 
   test('valid options are taken', () => {
-    const model = scriptedModel([], { provider: 'my-mock', model: 'm1', info: { contextWindow: 10 }, clock: fakeClock() })
-    expect([model.provider, model.defaultModel, model.describeModel('x')]).toEqual(['my-mock', 'm1', { contextWindow: 10 }])
+    const model = scriptedModel([], {
+      provider: 'my-mock',
+      model: 'm1',
+      info: { contextWindow: 10 },
+      clock: fakeClock(),
+    })
+    expect([model.provider, model.defaultModel, model.describeModel('x')]).toEqual([
+      'my-mock',
+      'm1',
+      { contextWindow: 10 },
+    ])
   })
 })

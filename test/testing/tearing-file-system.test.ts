@@ -35,7 +35,11 @@ function batches(): SessionEvent[][] {
   return [events.slice(0, first), events.slice(first, first + 2), events.slice(first + 2)]
 }
 
-const logName: Record<'none' | 'gzip' | 'zstd', string> = { none: 's1.jsonl', gzip: 's1.jsonl.gz', zstd: 's1.jsonl.zst' }
+const logName: Record<'none' | 'gzip' | 'zstd', string> = {
+  none: 's1.jsonl',
+  gzip: 's1.jsonl.gz',
+  zstd: 's1.jsonl.zst',
+}
 
 describe.each(['none', 'gzip', 'zstd'] as const)('tearingFileSystem (%s)', (compression) => {
   test("the third append's write is torn: it rejects, every later call rejects, and a restart keeps the acknowledged events and repairs the tail", async () => {
@@ -61,7 +65,9 @@ describe.each(['none', 'gzip', 'zstd'] as const)('tearingFileSystem (%s)', (comp
     await expect(adapter.append('s1', three, { expectedSeq: one.length + two.length, lease })).rejects.toBeDefined()
     await expect(fileSystem.stat(dir)).rejects.toThrow('simulated crash')
 
-    const restarted = await createHarness({ persistence: jsonlPersistence({ dir, compression, zstdEncoder, lock: false }) })
+    const restarted = await createHarness({
+      persistence: jsonlPersistence({ dir, compression, zstdEncoder, lock: false }),
+    })
     try {
       const inspected = await restarted.persistence.inspect('s1')
       expect(inspected.repairPending).toBe(true)

@@ -36,13 +36,22 @@ async function openStep(): Promise<Session> {
   return appendAll(harness.sessions.create(), [TS(1), SS(1, 1)])
 }
 
-const validAsked: JsonObject = { approvalId: 'a1', turn: 1, step: 1, callId: 'c1', toolName: 't', arguments: '{"path":"a"}' }
+const validAsked: JsonObject = {
+  approvalId: 'a1',
+  turn: 1,
+  step: 1,
+  callId: 'c1',
+  toolName: 't',
+  arguments: '{"path":"a"}',
+}
 
 describe('approval/asked and approval/decided payloads', () => {
   test('valid payloads commit verbatim; both schemas are strict', async () => {
     const session = await openStep()
     expect(session.append('approval/asked', validAsked).data).toEqual(validAsked)
-    expect(session.append('approval/asked', { ...validAsked, approvalId: 'a2', arguments: '', reason: 'r' }).data).toEqual({
+    expect(
+      session.append('approval/asked', { ...validAsked, approvalId: 'a2', arguments: '', reason: 'r' }).data,
+    ).toEqual({
       ...validAsked,
       approvalId: 'a2',
       arguments: '',
@@ -58,7 +67,9 @@ describe('approval/asked and approval/decided payloads', () => {
       expect(session.append('approval/decided', data).data).toEqual(data)
     }
     expect(approvalAskedEventDataSchema.safeParse({ ...validAsked, extra: 1 }).success).toBe(false)
-    expect(approvalDecidedEventDataSchema.safeParse({ approvalId: 'a1', outcome: 'allowed', by: 'host', note: 'x' }).success).toBe(false)
+    expect(
+      approvalDecidedEventDataSchema.safeParse({ approvalId: 'a1', outcome: 'allowed', by: 'host', note: 'x' }).success,
+    ).toBe(false)
   })
 
   test.each([
@@ -70,10 +81,16 @@ describe('approval/asked and approval/decided payloads', () => {
     ['parsed arguments instead of the raw text', { ...validAsked, arguments: { path: 'a' } }, 'data.arguments'],
     ['a numeric reason', { ...validAsked, reason: 5 }, 'data.reason'],
     ['an unknown key', { ...validAsked, outcome: 'allowed' }, 'data.outcome'],
-  ])('approval/asked with %s is refused with SessionEventError INVALID_PAYLOAD at its path', async (_name, data, path) => {
-    const session = await openStep()
-    expectRejects(session, () => session.append('approval/asked', data), SessionEventError, 'INVALID_PAYLOAD', { path, type: 'approval/asked' })
-  })
+  ])(
+    'approval/asked with %s is refused with SessionEventError INVALID_PAYLOAD at its path',
+    async (_name, data, path) => {
+      const session = await openStep()
+      expectRejects(session, () => session.append('approval/asked', data), SessionEventError, 'INVALID_PAYLOAD', {
+        path,
+        type: 'approval/asked',
+      })
+    },
+  )
 
   test.each([
     ['a missing approvalId', { outcome: 'allowed', by: 'host' }, 'data.approvalId'],
@@ -83,22 +100,37 @@ describe('approval/asked and approval/decided payloads', () => {
     ['denied by cancel', { approvalId: 'a1', outcome: 'denied', by: 'cancel' }, 'data.by'],
     ['a numeric denial reason', { approvalId: 'a1', outcome: 'denied', by: 'host', reason: 1 }, 'data.reason'],
     ['cancelled by the host', { approvalId: 'a1', outcome: 'cancelled', by: 'host' }, 'data.by'],
-  ])('approval/decided with %s is refused with SessionEventError INVALID_PAYLOAD at its path', async (_name, data, path) => {
-    const session = await openStep()
-    expectRejects(session, () => session.append('approval/decided', data), SessionEventError, 'INVALID_PAYLOAD', { path, type: 'approval/decided' })
-  })
+  ])(
+    'approval/decided with %s is refused with SessionEventError INVALID_PAYLOAD at its path',
+    async (_name, data, path) => {
+      const session = await openStep()
+      expectRejects(session, () => session.append('approval/decided', data), SessionEventError, 'INVALID_PAYLOAD', {
+        path,
+        type: 'approval/decided',
+      })
+    },
+  )
 
-  test.each(['approval/asked', 'approval/decided'])('%s outside an open step is refused with StructureError NO_OPEN_STEP', async (type) => {
-    const session = await openStep()
-    appendAll(session, [SE(1, 1)])
-    const data = type === 'approval/asked' ? validAsked : { approvalId: 'a1', outcome: 'cancelled', by: 'cancel' }
-    expectRejects(session, () => session.append(type, data), StructureError, 'NO_OPEN_STEP')
-  })
+  test.each(['approval/asked', 'approval/decided'])(
+    '%s outside an open step is refused with StructureError NO_OPEN_STEP',
+    async (type) => {
+      const session = await openStep()
+      appendAll(session, [SE(1, 1)])
+      const data = type === 'approval/asked' ? validAsked : { approvalId: 'a1', outcome: 'cancelled', by: 'cancel' }
+      expectRejects(session, () => session.append(type, data), StructureError, 'NO_OPEN_STEP')
+    },
+  )
 })
 
 describe('registerApprovalEventTypes', () => {
   async function bare(): Promise<Harness> {
-    const harness = await createHarness({ ids: fakeIds(), patches: [{ id: 'persistence', disabled: true }, { id: 'tools', disabled: true }] })
+    const harness = await createHarness({
+      ids: fakeIds(),
+      patches: [
+        { id: 'persistence', disabled: true },
+        { id: 'tools', disabled: true },
+      ],
+    })
     harnesses.push(harness)
     return harness
   }
@@ -108,7 +140,12 @@ describe('registerApprovalEventTypes', () => {
     expect(harness.sessions.eventTypes()).not.toContain('approval/asked')
     const unregister = registerApprovalEventTypes(harness.sessions)
     expect(harness.sessions.eventTypes()).toEqual(expect.arrayContaining(['approval/asked', 'approval/decided']))
-    expectError(thrownBy(() => registerApprovalEventTypes(harness.sessions)), EventTypeError, 'DUPLICATE_EVENT_TYPE', { eventType: 'approval/asked' })
+    expectError(
+      thrownBy(() => registerApprovalEventTypes(harness.sessions)),
+      EventTypeError,
+      'DUPLICATE_EVENT_TYPE',
+      { eventType: 'approval/asked' },
+    )
     unregister()
     expect(harness.sessions.eventTypes()).not.toContain('approval/asked')
     expect(harness.sessions.eventTypes()).not.toContain('approval/decided')
@@ -117,7 +154,12 @@ describe('registerApprovalEventTypes', () => {
   test('both or neither: when approval/decided is taken, approval/asked is not left registered', async () => {
     const harness = await bare()
     harness.sessions.registerEventType('approval/decided')
-    expectError(thrownBy(() => registerApprovalEventTypes(harness.sessions)), EventTypeError, 'DUPLICATE_EVENT_TYPE', { eventType: 'approval/decided' })
+    expectError(
+      thrownBy(() => registerApprovalEventTypes(harness.sessions)),
+      EventTypeError,
+      'DUPLICATE_EVENT_TYPE',
+      { eventType: 'approval/decided' },
+    )
     expect(harness.sessions.eventTypes()).not.toContain('approval/asked')
   })
 
@@ -125,9 +167,14 @@ describe('registerApprovalEventTypes', () => {
     const harness = await bare()
     const before = harness.sessions.eventTypes()
     for (const sessions of [undefined, null, 'sessions', {}, harness, { registerEventType: 'approval/asked' }]) {
-      const error = expectError(thrownBy(() => registerApprovalEventTypes(sessions as never)), InvalidArgumentError, 'INVALID_ARGUMENT', {
-        argument: 'sessions',
-      })
+      const error = expectError(
+        thrownBy(() => registerApprovalEventTypes(sessions as never)),
+        InvalidArgumentError,
+        'INVALID_ARGUMENT',
+        {
+          argument: 'sessions',
+        },
+      )
       expect(error.value).toBe(sessions)
     }
     expect(harness.sessions.eventTypes()).toEqual(before)

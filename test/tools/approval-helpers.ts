@@ -43,7 +43,12 @@ export interface Setup {
 /** A harness (fake clock at 1000, fake ids), the approval event types, a session with turn 1 step 1 open and one agent's broker on a scoped context. */
 export async function setup(): Promise<Setup> {
   const clock = fakeClock({ now: 1000 })
-  const harness = await createHarness({ clock, ids: fakeIds(), logger: recordingLogger(), patches: [{ id: 'persistence', disabled: true }] })
+  const harness = await createHarness({
+    clock,
+    ids: fakeIds(),
+    logger: recordingLogger(),
+    patches: [{ id: 'persistence', disabled: true }],
+  })
   harnesses.push(harness)
   harness.ctx.registerEvents(toolEvents)
   if (!harness.sessions.eventTypes().includes('approval/asked')) registerApprovalEventTypes(harness.sessions)
@@ -80,7 +85,9 @@ export const flush = (): Promise<void> => new Promise((resolve) => setImmediate(
 
 /** The `approval/*` events of a session, as `{ type, data }`. */
 export function approvalEvents(session: Session): { type: string; data: unknown }[] {
-  return session.events.filter((event) => event.type.startsWith('approval/')).map((event) => ({ type: event.type, data: event.data }))
+  return session.events
+    .filter((event) => event.type.startsWith('approval/'))
+    .map((event) => ({ type: event.type, data: event.data }))
 }
 
 /** The expected `approval/asked` of {@link callOf}'s call, id `a1`; `fields` override. */
@@ -89,7 +96,10 @@ export const asked = (fields: JsonObject = {}): { type: string; data: JsonObject
   data: { approvalId: 'a1', turn: 1, step: 1, callId: 'c1', toolName: 't', arguments: '{"path":"a"}', ...fields },
 })
 /** An expected `approval/decided` with id `a1` unless `data` names another. */
-export const decided = (data: JsonObject): { type: string; data: JsonObject } => ({ type: 'approval/decided', data: { approvalId: 'a1', ...data } })
+export const decided = (data: JsonObject): { type: string; data: JsonObject } => ({
+  type: 'approval/decided',
+  data: { approvalId: 'a1', ...data },
+})
 
 /** A promise the test resolves by hand. */
 export function gate<T>(): { promise: Promise<T>; open(value: T): void } {

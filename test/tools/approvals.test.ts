@@ -7,7 +7,13 @@
  * @module
  */
 import { afterEach, describe, expect, test } from 'vitest'
-import { ApprovalNotPendingError, type ApprovalDecision, type ApprovalRequestPayload, createApprovalBroker, InvalidArgumentError } from 'yoke'
+import {
+  ApprovalNotPendingError,
+  type ApprovalDecision,
+  type ApprovalRequestPayload,
+  createApprovalBroker,
+  InvalidArgumentError,
+} from 'yoke'
 import { thrownBy } from '../helpers/outcomes.js'
 import { expectError } from '../session/session-helpers.js'
 import { approvalEvents, asked, callOf, closeHarnesses, decided, flush, gate, setup } from './approval-helpers.js'
@@ -20,8 +26,16 @@ describe("scenario 18: 'auto' mode", () => {
     const outcome = await broker.ask(callOf(agent), { mode: 'auto' })
     expect(outcome).toEqual({ outcome: 'denied', by: 'default', reason: 'no approver answered' })
     expect(Object.isFrozen(outcome)).toBe(true)
-    expect(approvalEvents(session)).toEqual([asked(), decided({ outcome: 'denied', by: 'default', reason: 'no approver answered' })])
-    expect(session.events.map((event) => event.type)).toEqual(['turn/start', 'step/start', 'approval/asked', 'approval/decided'])
+    expect(approvalEvents(session)).toEqual([
+      asked(),
+      decided({ outcome: 'denied', by: 'default', reason: 'no approver answered' }),
+    ])
+    expect(session.events.map((event) => event.type)).toEqual([
+      'turn/start',
+      'step/start',
+      'approval/asked',
+      'approval/decided',
+    ])
     expect(broker.pending).toEqual([])
   })
 
@@ -37,7 +51,10 @@ describe("scenario 18: 'auto' mode", () => {
     const call = callOf(agent)
     const outcome = await broker.ask(call, { mode: 'auto', reason: 'writes a file' })
     expect(outcome).toEqual({ outcome: 'allowed', by: 'listener' })
-    expect(approvalEvents(session)).toEqual([asked({ reason: 'writes a file' }), decided({ outcome: 'allowed', by: 'listener' })])
+    expect(approvalEvents(session)).toEqual([
+      asked({ reason: 'writes a file' }),
+      decided({ outcome: 'allowed', by: 'listener' }),
+    ])
     expect(seen).toHaveLength(1)
     const payload = seen[0] as ApprovalRequestPayload
     expect(payload.agent).toBe(agent)
@@ -53,7 +70,11 @@ describe("scenario 18: 'auto' mode", () => {
     const { agent, broker, harness, session } = await setup()
     const answers: ApprovalDecision[] = [{ kind: 'deny', reason: 'looks risky' }, { kind: 'deny' }]
     harness.on('approval/request', () => answers.shift())
-    expect(await broker.ask(callOf(agent), { mode: 'auto' })).toEqual({ outcome: 'denied', by: 'listener', reason: 'looks risky' })
+    expect(await broker.ask(callOf(agent), { mode: 'auto' })).toEqual({
+      outcome: 'denied',
+      by: 'listener',
+      reason: 'looks risky',
+    })
     expect(await broker.ask(callOf(agent, { callId: 'c2' }), { mode: 'auto' })).toEqual({
       outcome: 'denied',
       by: 'listener',
@@ -79,20 +100,36 @@ describe("scenario 18: 'auto' mode", () => {
     expect(await broker.ask(callOf(agent), { mode: 'auto' })).toEqual({ outcome: 'allowed', by: 'listener' })
     expect(order).toEqual(['outer', 'inner'])
     await inner()
-    expect(await broker.ask(callOf(agent, { callId: 'c2' }), { mode: 'auto' })).toEqual({ outcome: 'denied', by: 'default', reason: 'no approver answered' })
+    expect(await broker.ask(callOf(agent, { callId: 'c2' }), { mode: 'auto' })).toEqual({
+      outcome: 'denied',
+      by: 'default',
+      reason: 'no approver answered',
+    })
   })
 
   test.each([
-    ['a synchronous throw', () => {
-      throw new Error('approver down')
-    }],
+    [
+      'a synchronous throw',
+      () => {
+        throw new Error('approver down')
+      },
+    ],
     ['a rejection', () => Promise.reject(new Error('approver down'))],
-  ])('a listener failure (%s) denies by error: "the approval listener failed: approver down"', async (_name, listener) => {
-    const { agent, broker, harness, session } = await setup()
-    harness.on('approval/request', listener)
-    expect(await broker.ask(callOf(agent), { mode: 'auto' })).toEqual({ outcome: 'denied', by: 'error', reason: 'the approval listener failed: approver down' })
-    expect(approvalEvents(session)[1]).toEqual(decided({ outcome: 'denied', by: 'error', reason: 'the approval listener failed: approver down' }))
-  })
+  ])(
+    'a listener failure (%s) denies by error: "the approval listener failed: approver down"',
+    async (_name, listener) => {
+      const { agent, broker, harness, session } = await setup()
+      harness.on('approval/request', listener)
+      expect(await broker.ask(callOf(agent), { mode: 'auto' })).toEqual({
+        outcome: 'denied',
+        by: 'error',
+        reason: 'the approval listener failed: approver down',
+      })
+      expect(approvalEvents(session)[1]).toEqual(
+        decided({ outcome: 'denied', by: 'error', reason: 'the approval listener failed: approver down' }),
+      )
+    },
+  )
 
   test.each([
     ['{ kind: maybe }', { kind: 'maybe' }, ' (kind is "maybe")'],
@@ -138,7 +175,10 @@ describe("scenario 18: 'auto' mode", () => {
     })
     const controller = new AbortController()
     controller.abort()
-    expect(await broker.ask(callOf(agent, { signal: controller.signal }), { mode: 'auto' })).toEqual({ outcome: 'cancelled', by: 'cancel' })
+    expect(await broker.ask(callOf(agent, { signal: controller.signal }), { mode: 'auto' })).toEqual({
+      outcome: 'cancelled',
+      by: 'cancel',
+    })
     expect(calls).toBe(0)
     expect(approvalEvents(session)).toEqual([asked(), decided({ outcome: 'cancelled', by: 'cancel' })])
   })
@@ -149,7 +189,9 @@ describe("scenario 18: 'manual' mode", () => {
     const { agent, broker, session } = await setup()
     const outcome = broker.ask(callOf(agent), { mode: 'manual', reason: 'outside cwd' })
     await flush()
-    expect(broker.pending).toEqual([{ approvalId: 'a1', callId: 'c1', toolName: 't', arguments: '{"path":"a"}', reason: 'outside cwd' }])
+    expect(broker.pending).toEqual([
+      { approvalId: 'a1', callId: 'c1', toolName: 't', arguments: '{"path":"a"}', reason: 'outside cwd' },
+    ])
     expect(Object.isFrozen(broker.pending)).toBe(true)
     expect(Object.isFrozen(broker.pending[0])).toBe(true)
     expect(approvalEvents(session)).toEqual([asked({ reason: 'outside cwd' })])
@@ -159,7 +201,10 @@ describe("scenario 18: 'manual' mode", () => {
     const length = session.length
     expect(broker.approve('a1', { kind: 'allow' })).toBe('already-decided')
     expect(session.length).toBe(length)
-    expect(approvalEvents(session)).toEqual([asked({ reason: 'outside cwd' }), decided({ outcome: 'denied', by: 'host', reason: 'no' })])
+    expect(approvalEvents(session)).toEqual([
+      asked({ reason: 'outside cwd' }),
+      decided({ outcome: 'denied', by: 'host', reason: 'no' }),
+    ])
   })
 
   test('approve(allow) → {allowed, by host}; a deny without a reason gets "denied by the host"', async () => {
@@ -176,7 +221,12 @@ describe("scenario 18: 'manual' mode", () => {
 
   test('approve for an id never asked throws ApprovalNotPendingError (APPROVAL_NOT_PENDING, approvalId)', async () => {
     const { broker } = await setup()
-    expectError(thrownBy(() => broker.approve('unknown', { kind: 'allow' })), ApprovalNotPendingError, 'APPROVAL_NOT_PENDING', { approvalId: 'unknown' })
+    expectError(
+      thrownBy(() => broker.approve('unknown', { kind: 'allow' })),
+      ApprovalNotPendingError,
+      'APPROVAL_NOT_PENDING',
+      { approvalId: 'unknown' },
+    )
   })
 
   test.each([
@@ -185,15 +235,23 @@ describe("scenario 18: 'manual' mode", () => {
     ['an allow with a reason', { kind: 'allow', reason: 'x' }],
     ['a deny with a numeric reason', { kind: 'deny', reason: 5 }],
     ['an array', [{ kind: 'allow' }]],
-  ])('a malformed decision (%s) throws InvalidArgumentError argument decision; the approval stays pending', async (_name, decision) => {
-    const { agent, broker, session } = await setup()
-    void broker.ask(callOf(agent), { mode: 'manual' })
-    await flush()
-    const length = session.length
-    expectError(thrownBy(() => broker.approve('a1', decision as unknown as ApprovalDecision)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'decision' })
-    expect(session.length).toBe(length)
-    expect(broker.pending.map((entry) => entry.approvalId)).toEqual(['a1'])
-  })
+  ])(
+    'a malformed decision (%s) throws InvalidArgumentError argument decision; the approval stays pending',
+    async (_name, decision) => {
+      const { agent, broker, session } = await setup()
+      void broker.ask(callOf(agent), { mode: 'manual' })
+      await flush()
+      const length = session.length
+      expectError(
+        thrownBy(() => broker.approve('a1', decision as unknown as ApprovalDecision)),
+        InvalidArgumentError,
+        'INVALID_ARGUMENT',
+        { argument: 'decision' },
+      )
+      expect(session.length).toBe(length)
+      expect(broker.pending.map((entry) => entry.approvalId)).toEqual(['a1'])
+    },
+  )
 
   test('without an answer the ask waits: a listener returning undefined does not decide', async () => {
     const { agent, broker, harness, session } = await setup()
@@ -223,7 +281,10 @@ describe("scenario 18: 'manual' mode", () => {
     expect(settled).toBe(false)
     await clock.advance(1)
     expect(await outcome).toEqual({ outcome: 'denied', by: 'timeout', reason: 'no decision within 30000 ms' })
-    expect(approvalEvents(session)).toEqual([asked(), decided({ outcome: 'denied', by: 'timeout', reason: 'no decision within 30000 ms' })])
+    expect(approvalEvents(session)).toEqual([
+      asked(),
+      decided({ outcome: 'denied', by: 'timeout', reason: 'no decision within 30000 ms' }),
+    ])
     expect(session.at(3)?.time).toBe(31_000)
     expect(broker.approve('a1', { kind: 'allow' })).toBe('already-decided')
   })
@@ -287,6 +348,11 @@ describe("scenario 18: 'manual' mode", () => {
     await flush()
     const resumed = createApprovalBroker({ ctx, agent })
     expect(resumed.pending).toEqual([])
-    expectError(thrownBy(() => resumed.approve('a1', { kind: 'allow' })), ApprovalNotPendingError, 'APPROVAL_NOT_PENDING', { approvalId: 'a1' })
+    expectError(
+      thrownBy(() => resumed.approve('a1', { kind: 'allow' })),
+      ApprovalNotPendingError,
+      'APPROVAL_NOT_PENDING',
+      { approvalId: 'a1' },
+    )
   })
 })

@@ -38,7 +38,14 @@ describe('defineTool with a zod input (scenario 1)', () => {
       required: ['path'],
     })
     expect(Object.hasOwn(definition.parameters, '$schema')).toBe(false)
-    expect(Object.keys(definition).sort()).toEqual(['description', 'execute', 'input', 'inputKind', 'name', 'parameters'])
+    expect(Object.keys(definition).sort()).toEqual([
+      'description',
+      'execute',
+      'input',
+      'inputKind',
+      'name',
+      'parameters',
+    ])
     expect(definition.inputKind).toBe('zod')
     expect(definition.input).toBe(input)
     expect(definition.execute).toBe(execute)
@@ -54,7 +61,11 @@ describe('defineTool with a zod input (scenario 1)', () => {
   })
 
   test('the JSON Schema describes the input side: defaults are optional, transforms show their input type', () => {
-    const input = z.object({ path: z.string(), depth: z.number().default(1), size: z.string().transform((text) => text.length) })
+    const input = z.object({
+      path: z.string(),
+      depth: z.number().default(1),
+      size: z.string().transform((text) => text.length),
+    })
     const definition = defineTool({ name: 'scan', description: 'Scan', input, execute })
     expect(definition.parameters).toEqual({
       type: 'object',
@@ -86,7 +97,11 @@ describe('defineTool with a raw JSON Schema input', () => {
     expect(definition.input).toBe(definition.parameters)
     expect(isDeepFrozen(definition.parameters)).toBe(true)
     schema.properties.path.type = 'number'
-    expect(definition.parameters).toEqual({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] })
+    expect(definition.parameters).toEqual({
+      type: 'object',
+      properties: { path: { type: 'string' } },
+      required: ['path'],
+    })
   })
 
   test('a raw schema is sent as it is, its top-level $schema included', () => {
@@ -99,19 +114,24 @@ describe('defineTool with a raw JSON Schema input', () => {
 
   test('a null-prototype schema object is accepted', () => {
     const schema = Object.assign(Object.create(null) as Record<string, unknown>, { type: 'object' })
-    expect(defineTool({ name: 'raw', description: 'Raw', input: schema as { type: 'object' }, execute }).parameters).toEqual({ type: 'object' })
+    expect(
+      defineTool({ name: 'raw', description: 'Raw', input: schema as { type: 'object' }, execute }).parameters,
+    ).toEqual({ type: 'object' })
   })
 })
 
 describe('definition errors (scenario 2 and the §1 field table)', () => {
-  test.each(['read file', '', 'a'.repeat(65), 'read.file', 'läsa'])('name %j throws with field name and the name as value', (name) => {
-    const error = definitionError({ ...base, name })
-    expect(error.field).toBe('name')
-    expect(error.value).toBe(name)
-    expect(error.toolName).toBeUndefined()
-    expect(error.message).toContain('name must be 1-64 characters of [A-Za-z0-9_-]')
-    expect(error.message).toContain(JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name))
-  })
+  test.each(['read file', '', 'a'.repeat(65), 'read.file', 'läsa'])(
+    'name %j throws with field name and the name as value',
+    (name) => {
+      const error = definitionError({ ...base, name })
+      expect(error.field).toBe('name')
+      expect(error.value).toBe(name)
+      expect(error.toolName).toBeUndefined()
+      expect(error.message).toContain('name must be 1-64 characters of [A-Za-z0-9_-]')
+      expect(error.message).toContain(JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name))
+    },
+  )
 
   test.each([42, undefined, null])('a non-string name %j throws with field name', (name) => {
     const error = definitionError({ ...base, name })
@@ -135,7 +155,9 @@ describe('definition errors (scenario 2 and the §1 field table)', () => {
     const input = z.string()
     const error = definitionError({ ...base, input })
     expect(error).toMatchObject({ field: 'input', value: input, toolName: 'read' })
-    expect(error.message).toBe('tool "read": input must describe an object (root type "object"), got root type "string"')
+    expect(error.message).toBe(
+      'tool "read": input must describe an object (root type "object"), got root type "string"',
+    )
     expect(error.cause).toBeUndefined()
   })
 
@@ -145,11 +167,16 @@ describe('definition errors (scenario 2 and the §1 field table)', () => {
     expect(error).toMatchObject({ field: 'input', value: input })
     expect(error.cause).toBeInstanceOf(Error)
     expect((error.cause as Error).message).toBe('BigInt cannot be represented in JSON Schema')
-    expect(error.message).toBe('tool "read": input cannot be converted to JSON Schema: BigInt cannot be represented in JSON Schema')
+    expect(error.message).toBe(
+      'tool "read": input cannot be converted to JSON Schema: BigInt cannot be represented in JSON Schema',
+    )
   })
 
   test('a zod union of objects has no root type and is refused', () => {
-    const error = definitionError({ ...base, input: z.union([z.object({ a: z.string() }), z.object({ b: z.string() })]) })
+    const error = definitionError({
+      ...base,
+      input: z.union([z.object({ a: z.string() }), z.object({ b: z.string() })]),
+    })
     expect(error.field).toBe('input')
     expect(error.message).toContain('got no root type')
   })
@@ -181,7 +208,13 @@ describe('definition errors (scenario 2 and the §1 field table)', () => {
     ['a bigint inside', { type: 'object', maximum: 10n }, 'input.maximum'],
     ['a Date inside', { type: 'object', default: new Date(0) }, 'input.default'],
     ['undefined inside', { type: 'object', title: undefined }, 'input.title'],
-    ['a class instance root', new (class Schema { type = 'object' })(), 'input'],
+    [
+      'a class instance root',
+      new (class Schema {
+        type = 'object'
+      })(),
+      'input',
+    ],
   ])('a raw JSON Schema that is not lossless JSON (%s) throws with field input', (_label, input, path) => {
     const error = definitionError({ ...base, input })
     expect(error.field).toBe('input')

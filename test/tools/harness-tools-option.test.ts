@@ -8,8 +8,18 @@ import { z } from 'zod'
 import { createHarness, defineTool, type Harness, InvalidOptionsError } from 'yoke'
 import { rejectionOf } from '../helpers/outcomes.js'
 
-const read = defineTool({ name: 'read', description: 'Read a file', input: z.object({ path: z.string() }), execute: () => 'ok' })
-const bash = defineTool({ name: 'bash', description: 'Run a command', input: z.object({ command: z.string() }), execute: () => 'ok' })
+const read = defineTool({
+  name: 'read',
+  description: 'Read a file',
+  input: z.object({ path: z.string() }),
+  execute: () => 'ok',
+})
+const bash = defineTool({
+  name: 'bash',
+  description: 'Run a command',
+  input: z.object({ command: z.string() }),
+  execute: () => 'ok',
+})
 
 let harness: Harness | undefined
 afterEach(async () => {

@@ -11,7 +11,18 @@ import { type AgentOptions, type ApprovalDecision, ApprovalNotPendingError, Inva
 import { call, text } from 'yoke/testing'
 import { thrownBy } from '../helpers/outcomes.js'
 import { expectError } from '../session/session-helpers.js'
-import { afterFirstAnchor, eventsOf, type LoopWorld, loopLog, loopWorld, rawTool, requestToolResults, settle, turnEnds, until } from './loop-helpers.js'
+import {
+  afterFirstAnchor,
+  eventsOf,
+  type LoopWorld,
+  loopLog,
+  loopWorld,
+  rawTool,
+  requestToolResults,
+  settle,
+  turnEnds,
+  until,
+} from './loop-helpers.js'
 
 /** A world whose tool `t` needs approval (by default) and counts its runs. */
 async function approvalWorld(options: AgentOptions = {}, needsApproval: () => boolean | undefined = () => true) {
@@ -29,7 +40,9 @@ async function approvalWorld(options: AgentOptions = {}, needsApproval: () => bo
 
 /** The `approval/*` payloads, as `'<type> <json>'`. */
 function approvalLog(world: LoopWorld): unknown[] {
-  return world.agent.session.events.filter((event) => event.type.startsWith('approval/')).map((event) => ({ type: event.type, ...(event.data as object) }))
+  return world.agent.session.events
+    .filter((event) => event.type.startsWith('approval/'))
+    .map((event) => ({ type: event.type, ...(event.data as object) }))
 }
 
 describe("approval through the loop, 'auto' mode (scenario 18)", () => {
@@ -40,8 +53,22 @@ describe("approval through the loop, 'auto' mode (scenario 18)", () => {
     expect(world.runs.count).toBe(0)
     const [asked] = approvalLog(world) as { approvalId: string }[]
     expect(approvalLog(world)).toEqual([
-      { type: 'approval/asked', approvalId: asked?.approvalId, turn: 1, step: 1, callId: 'c1', toolName: 't', arguments: '{"path":"a"}' },
-      { type: 'approval/decided', approvalId: asked?.approvalId, outcome: 'denied', by: 'default', reason: 'no approver answered' },
+      {
+        type: 'approval/asked',
+        approvalId: asked?.approvalId,
+        turn: 1,
+        step: 1,
+        callId: 'c1',
+        toolName: 't',
+        arguments: '{"path":"a"}',
+      },
+      {
+        type: 'approval/decided',
+        approvalId: asked?.approvalId,
+        outcome: 'denied',
+        by: 'default',
+        reason: 'no approver answered',
+      },
     ])
     expect(loopLog(world.agent, afterFirstAnchor(world.agent)).slice(0, 4)).toEqual([
       'tool/call c1',
@@ -49,7 +76,9 @@ describe("approval through the loop, 'auto' mode (scenario 18)", () => {
       'approval/decided',
       'tool/result c1 TOOL_DENIED',
     ])
-    expect(requestToolResults(world.model.requests[1])).toEqual(['c1 error: Tool error (TOOL_DENIED): "t" was not approved: no approver answered'])
+    expect(requestToolResults(world.model.requests[1])).toEqual([
+      'c1 error: Tool error (TOOL_DENIED): "t" was not approved: no approver answered',
+    ])
   })
 
   test("a listener on agent.ctx returning {kind: 'allow'}: decided {allowed, listener}, the body runs", async () => {
@@ -87,32 +116,54 @@ describe("approval through the loop, 'manual' mode (scenario 18)", () => {
     await until(() => agent.pendingApprovals.length > 0, 'the approval to be pending')
     await settle()
     const [pending] = agent.pendingApprovals
-    expect(agent.pendingApprovals).toEqual([{ approvalId: pending?.approvalId, callId: 'c1', toolName: 't', arguments: '{"path":"a"}' }])
+    expect(agent.pendingApprovals).toEqual([
+      { approvalId: pending?.approvalId, callId: 'c1', toolName: 't', arguments: '{"path":"a"}' },
+    ])
     const approvalId = pending?.approvalId as string
     expect(eventsOf(agent, 'approval/decided')).toEqual([])
     expect(agent.status).toBe('running')
-    expectError(thrownBy(() => agent.approve('unknown', { kind: 'allow' })), ApprovalNotPendingError, 'APPROVAL_NOT_PENDING', { approvalId: 'unknown' })
-    expectError(thrownBy(() => agent.approve(approvalId, { kind: 'maybe' } as unknown as ApprovalDecision)), InvalidArgumentError, 'INVALID_ARGUMENT', {
-      argument: 'decision',
-    })
+    expectError(
+      thrownBy(() => agent.approve('unknown', { kind: 'allow' })),
+      ApprovalNotPendingError,
+      'APPROVAL_NOT_PENDING',
+      { approvalId: 'unknown' },
+    )
+    expectError(
+      thrownBy(() => agent.approve(approvalId, { kind: 'maybe' } as unknown as ApprovalDecision)),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      {
+        argument: 'decision',
+      },
+    )
     expect(agent.pendingApprovals).toHaveLength(1)
     expect(agent.approve(approvalId, { kind: 'deny', reason: 'no' })).toBe('decided')
     expect((await running).reason).toEqual({ kind: 'completed' })
     expect(world.runs.count).toBe(0)
     expect(agent.pendingApprovals).toEqual([])
-    expect(approvalLog(world)[1]).toEqual({ type: 'approval/decided', approvalId, outcome: 'denied', by: 'host', reason: 'no' })
-    expect(requestToolResults(world.model.requests[1])).toEqual(['c1 error: Tool error (TOOL_DENIED): "t" was not approved: no'])
+    expect(approvalLog(world)[1]).toEqual({
+      type: 'approval/decided',
+      approvalId,
+      outcome: 'denied',
+      by: 'host',
+      reason: 'no',
+    })
+    expect(requestToolResults(world.model.requests[1])).toEqual([
+      'c1 error: Tool error (TOOL_DENIED): "t" was not approved: no',
+    ])
     const length = agent.session.length
     expect(agent.approve(approvalId, { kind: 'allow' })).toBe('already-decided')
     expect(agent.session.length).toBe(length)
     expect(eventsOf(agent, 'approval/decided')).toHaveLength(1)
   })
 
-  test("approve(allow) → decided {allowed, host}: the body runs and the next request holds its result", async () => {
+  test('approve(allow) → decided {allowed, host}: the body runs and the next request holds its result', async () => {
     const world = await approvalWorld({ approvalMode: 'manual' })
     const running = world.agent.run('go')
     await until(() => world.agent.pendingApprovals.length > 0, 'the approval to be pending')
-    expect(world.agent.approve(world.agent.pendingApprovals[0]?.approvalId as string, { kind: 'allow' })).toBe('decided')
+    expect(world.agent.approve(world.agent.pendingApprovals[0]?.approvalId as string, { kind: 'allow' })).toBe(
+      'decided',
+    )
     expect((await running).reason).toEqual({ kind: 'completed' })
     expect(world.runs.count).toBe(1)
     expect(approvalLog(world)[1]).toMatchObject({ outcome: 'allowed', by: 'host' })
@@ -128,8 +179,14 @@ describe("approval through the loop, 'manual' mode (scenario 18)", () => {
     expect(eventsOf(world.agent, 'approval/decided')).toEqual([])
     await world.clock.advance(1)
     expect((await running).reason).toEqual({ kind: 'completed' })
-    expect(approvalLog(world)[1]).toMatchObject({ outcome: 'denied', by: 'timeout', reason: 'no decision within 50 ms' })
-    expect(requestToolResults(world.model.requests[1])).toEqual(['c1 error: Tool error (TOOL_DENIED): "t" was not approved: no decision within 50 ms'])
+    expect(approvalLog(world)[1]).toMatchObject({
+      outcome: 'denied',
+      by: 'timeout',
+      reason: 'no decision within 50 ms',
+    })
+    expect(requestToolResults(world.model.requests[1])).toEqual([
+      'c1 error: Tool error (TOOL_DENIED): "t" was not approved: no decision within 50 ms',
+    ])
     expect(world.runs.count).toBe(0)
   })
 

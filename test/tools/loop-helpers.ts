@@ -19,7 +19,15 @@ import {
   type ToolDefinition,
   type ToolSpec,
 } from 'yoke'
-import { type FakeClock, fakeClock, fakeIds, type ScriptedModel, type ScriptedReply, type ScriptEntry, scriptedModel } from 'yoke/testing'
+import {
+  type FakeClock,
+  fakeClock,
+  fakeIds,
+  type ScriptedModel,
+  type ScriptedReply,
+  type ScriptEntry,
+  scriptedModel,
+} from 'yoke/testing'
 import { describeEvents } from './scheduler/scheduler-helpers.js'
 
 const open: Harness[] = []
@@ -82,7 +90,13 @@ export function calls(...calls: readonly (readonly [string, string, string?])[])
 
 /** A raw-JSON-Schema tool overlaid with `extra` (default body: returns `'<name> ok'`). */
 export function rawTool(name: string, extra: Partial<ToolSpec> = {}): ToolDefinition {
-  return defineTool({ name, description: `the ${name} tool`, input: { type: 'object' }, execute: () => `${name} ok`, ...extra } as ToolSpec)
+  return defineTool({
+    name,
+    description: `the ${name} tool`,
+    input: { type: 'object' },
+    execute: () => `${name} ok`,
+    ...extra,
+  } as ToolSpec)
 }
 
 /** Lets pending continuations run: `turns` macrotask turns. */
@@ -106,7 +120,9 @@ export async function until(condition: () => boolean, what = 'the condition'): P
 
 /** The log without `assistant/chunk` events, from `fromSeq` on (`tool/call <id>`, `tool/result <id> <CODE>`, else the type). */
 export function loopLog(agent: Agent, fromSeq = 0): string[] {
-  return describeEvents(agent.session.events.filter((event) => event.seq >= fromSeq && event.type !== 'assistant/chunk'))
+  return describeEvents(
+    agent.session.events.filter((event) => event.seq >= fromSeq && event.type !== 'assistant/chunk'),
+  )
 }
 
 /** The events of `type`, in order. */
@@ -132,7 +148,9 @@ export function requestToolResults(request: ModelRequest | undefined): string[] 
   return request.messages.flatMap((message) =>
     message.content.flatMap((block) =>
       block.type === 'tool-result'
-        ? [`${block.toolCallId}${block.isError ? ' error' : ''}: ${block.content.map((entry) => (entry.type === 'text' ? entry.text : `[${entry.type}]`)).join('')}`]
+        ? [
+            `${block.toolCallId}${block.isError ? ' error' : ''}: ${block.content.map((entry) => (entry.type === 'text' ? entry.text : `[${entry.type}]`)).join('')}`,
+          ]
         : [],
     ),
   )
@@ -148,7 +166,11 @@ export function requestUserTexts(request: ModelRequest | undefined): string[] {
 
 /** Every tool-call block of `messages` has exactly one matching tool-result message, right after its assistant message's results. */
 export function expectPaired(messages: readonly Message[]): void {
-  const callIds = messages.flatMap((message) => (message.role === 'assistant' ? message.content.flatMap((block) => (block.type === 'tool-call' ? [block.id] : [])) : []))
+  const callIds = messages.flatMap((message) =>
+    message.role === 'assistant'
+      ? message.content.flatMap((block) => (block.type === 'tool-call' ? [block.id] : []))
+      : [],
+  )
   expect(callIds.length).toBeGreaterThan(0)
   for (const callId of callIds) {
     const answers = messages.filter((message) => message.source.kind === 'tool' && message.source.callId === callId)

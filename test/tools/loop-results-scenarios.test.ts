@@ -6,11 +6,28 @@
  * @module
  */
 import { describe, expect, test } from 'vitest'
-import { type Agent, createHarness, type ModelRequest, PluginConfigError, PluginStartError, repeatToolReminder } from 'yoke'
+import {
+  type Agent,
+  createHarness,
+  type ModelRequest,
+  PluginConfigError,
+  PluginStartError,
+  repeatToolReminder,
+} from 'yoke'
 import { call, text } from 'yoke/testing'
 import { rejectionOf } from '../helpers/outcomes.js'
 import { expectError } from '../session/session-helpers.js'
-import { afterFirstAnchor, eventsOf, loopLog, loopWorld, rawTool, requestToolResults, requestUserTexts, turnEnds, until } from './loop-helpers.js'
+import {
+  afterFirstAnchor,
+  eventsOf,
+  loopLog,
+  loopWorld,
+  rawTool,
+  requestToolResults,
+  requestUserTexts,
+  turnEnds,
+  until,
+} from './loop-helpers.js'
 
 const toolContext = { kind: 'plugin', plugin: 'tools', form: 'tool-context' }
 
@@ -19,13 +36,18 @@ describe('size limit through the loop (scenario 22)', () => {
   const marker = '\n[… tool output truncated: 300000 bytes in total, limit 102400 bytes …]\n'
 
   test('default agent options: the stored and sent result is cut to 102400 bytes with the marker; meta has no full', async () => {
-    const { agent, model } = await loopWorld([call('c1', 'big', '{}'), text('done')], { tools: [rawTool('big', { execute: () => big })] })
+    const { agent, model } = await loopWorld([call('c1', 'big', '{}'), text('done')], {
+      tools: [rawTool('big', { execute: () => big })],
+    })
     const live: unknown[] = []
     agent.ctx.on('tools/result', (payload) => {
       live.push(payload.result.content)
     })
     expect((await agent.run('go')).reason).toEqual({ kind: 'completed' })
-    const stored = eventsOf(agent, 'tool/result')[0]?.data as { meta?: unknown; message: { content: { content: { type: string; text: string }[] }[] } }
+    const stored = eventsOf(agent, 'tool/result')[0]?.data as {
+      meta?: unknown
+      message: { content: { content: { type: string; text: string }[] }[] }
+    }
     const blocks = stored.message.content[0]?.content ?? []
     expect(blocks).toHaveLength(1)
     const sent = blocks[0]?.text ?? ''
@@ -47,11 +69,16 @@ describe('size limit through the loop (scenario 22)', () => {
       options: { toolResultSpill: 'meta', toolResultMaxBytes: 4096 },
     })
     expect((await agent.run('go')).reason).toEqual({ kind: 'completed' })
-    const stored = eventsOf(agent, 'tool/result')[0]?.data as { meta?: unknown; message: { content: { content: { type: string; text: string }[] }[] } }
+    const stored = eventsOf(agent, 'tool/result')[0]?.data as {
+      meta?: unknown
+      message: { content: { content: { type: string; text: string }[] }[] }
+    }
     const sent = stored.message.content[0]?.content[0]?.text ?? ''
     expect(Buffer.byteLength(sent, 'utf8')).toBeLessThanOrEqual(4096)
     expect(sent).toContain('tool output truncated: 300000 bytes in total, limit 4096 bytes')
-    expect(stored.meta).toEqual({ 'yoke:truncation': { originalBytes: 300_000, limitBytes: 4096, full: [{ type: 'text', text: big }] } })
+    expect(stored.meta).toEqual({
+      'yoke:truncation': { originalBytes: 300_000, limitBytes: 4096, full: [{ type: 'text', text: big }] },
+    })
     // The spill is log-only: the model sees the cut text.
     expect(requestToolResults(model.requests[1])).toEqual([`c1: ${sent}`])
   })
@@ -59,7 +86,9 @@ describe('size limit through the loop (scenario 22)', () => {
 
 describe('conclusion and contexts through the loop (scenario 24)', () => {
   test("a concluding result with a context: tool/result, the next-step splice holding 'note', a second step logging it; 2 requests", async () => {
-    const finish = rawTool('finish', { execute: () => ({ content: 'ok', concludesTurn: true, additionalContexts: ['note'] }) })
+    const finish = rawTool('finish', {
+      execute: () => ({ content: 'ok', concludesTurn: true, additionalContexts: ['note'] }),
+    })
     const { agent, model } = await loopWorld([call('c1', 'finish', '{}'), text('noted')], { tools: [finish] })
     const result = await agent.run('go')
     expect(result).toMatchObject({ turn: 1, reason: { kind: 'completed' }, text: 'noted' })
@@ -74,7 +103,11 @@ describe('conclusion and contexts through the loop (scenario 24)', () => {
       'user/message',
     ])
     const splice = agent.session.events.find((event) => event.seq >= from && event.type === 'agent/inbox/spliced')
-    expect(splice?.data).toMatchObject({ target: 'next-step', start: 0, inserted: [{ role: 'user', content: [{ type: 'text', text: 'note' }], source: toolContext }] })
+    expect(splice?.data).toMatchObject({
+      target: 'next-step',
+      start: 0,
+      inserted: [{ role: 'user', content: [{ type: 'text', text: 'note' }], source: toolContext }],
+    })
     expect(splice?.data).not.toHaveProperty('outcome')
     const logged = eventsOf(agent, 'user/message').map((event) => event.data)
     expect(logged).toHaveLength(2)
@@ -104,14 +137,20 @@ describe('conclusion and contexts through the loop (scenario 24)', () => {
     expect(result).toMatchObject({ reason: { kind: 'completed' }, text: 'recovered' })
     expect(model.requests).toHaveLength(2)
     expect(requestToolResults(model.requests[1])).toEqual(['c1 error: broken'])
-    expect(loopLog(agent, afterFirstAnchor(agent)).slice(0, 4)).toEqual(['tool/call c1', 'tool/result c1 TOOL_FAILED', 'step/end', 'step/start'])
+    expect(loopLog(agent, afterFirstAnchor(agent)).slice(0, 4)).toEqual([
+      'tool/call c1',
+      'tool/result c1 TOOL_FAILED',
+      'step/end',
+      'step/start',
+    ])
   })
 })
 
 const readA = '{"path":"a","n":1}'
 const readAReordered = '{"n":1,"path":"a"}'
 const readB = '{"path":"b","n":1}'
-const firstReminder = 'You have made the same tool call 3 times in a row with identical arguments. If it is not helping, try a different approach.'
+const firstReminder =
+  'You have made the same tool call 3 times in a row with identical arguments. If it is not helping, try a different approach.'
 
 /** One call per step: `[name, rawArguments]` in order, then a final text. */
 function steps(list: readonly (readonly [string, string])[]) {
@@ -126,7 +165,9 @@ async function reminderWorld(list: readonly (readonly [string, string])[], exclu
 
 /** The index of each request whose last message is the first-threshold reminder. */
 function remindedRequests(world: Awaited<ReturnType<typeof reminderWorld>>): number[] {
-  return world.model.requests.flatMap((request, index) => (requestUserTexts(request).at(-1) === firstReminder ? [index] : []))
+  return world.model.requests.flatMap((request, index) =>
+    requestUserTexts(request).at(-1) === firstReminder ? [index] : [],
+  )
 }
 
 describe('repeat reminder through the loop (scenario 25)', () => {
@@ -143,8 +184,14 @@ describe('repeat reminder through the loop (scenario 25)', () => {
     expect(requestUserTexts(world.model.requests[2])).toEqual(['go'])
     expect(requestUserTexts(world.model.requests[3])).toEqual(['go', firstReminder])
     expect(world.model.requests[3]?.messages.at(-1)?.source).toEqual({ kind: 'plugin', plugin: 'repeat-tool-reminder' })
-    expect(requestToolResults(world.model.requests[3])).toEqual(['c1: contents of a', 'c2: contents of a', 'c3: contents of a'])
-    const reminders = eventsOf(world.agent, 'user/message').filter((event) => (event.data as { source: { kind: string } }).source.kind === 'plugin')
+    expect(requestToolResults(world.model.requests[3])).toEqual([
+      'c1: contents of a',
+      'c2: contents of a',
+      'c3: contents of a',
+    ])
+    const reminders = eventsOf(world.agent, 'user/message').filter(
+      (event) => (event.data as { source: { kind: string } }).source.kind === 'plugin',
+    )
     expect(reminders).toHaveLength(1)
     // It was injected during c3's post-execute and entered step 4.
     const c3Result = eventsOf(world.agent, 'tool/result')[2]
@@ -201,7 +248,9 @@ describe('tool bodies run inside the initiator frame of their agent (05-tools.md
     })
     // Each agent calls `who` once, then answers: the reply depends on the request, not on which agent asked first.
     const reply = (request: ModelRequest) =>
-      request.messages.at(-1)?.source.kind === 'tool' ? text('done') : call(`c-${String(request.metadata.sessionId)}`, 'who', '{}')
+      request.messages.at(-1)?.source.kind === 'tool'
+        ? text('done')
+        : call(`c-${String(request.metadata.sessionId)}`, 'who', '{}')
     world = await loopWorld([reply, reply, reply, reply], { tools: [who] })
     const { harness, agent } = world
     const other = await harness.createAgent({ options: { verifyReconstruction: true } })

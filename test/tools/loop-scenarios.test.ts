@@ -34,7 +34,10 @@ const four = calls(['c1', 's'], ['c2', 's'], ['c3', 's'], ['c4', 's'])
 describe('rolling cap through the loop (scenario 10)', () => {
   test('cap 2, released in order: c3 is logged after tool/result c1; the next request answers c1..c4 in order', async () => {
     const gate = gates()
-    const { agent, model } = await loopWorld([four, text('done')], { tools: [rawTool('s', { ...safe, execute: gate.body })], options: { maxParallelToolCalls: 2 } })
+    const { agent, model } = await loopWorld([four, text('done')], {
+      tools: [rawTool('s', { ...safe, execute: gate.body })],
+      options: { maxParallelToolCalls: 2 },
+    })
     const running = agent.run('go')
     await until(() => gate.trace.length === 2, 'two bodies')
     await settle()
@@ -66,7 +69,10 @@ describe('rolling cap through the loop (scenario 10)', () => {
 
   test('cap 2, c2 released first: tool/call c3 follows at once, before any tool/result', async () => {
     const gate = gates()
-    const { agent, model } = await loopWorld([four, text('done')], { tools: [rawTool('s', { ...safe, execute: gate.body })], options: { maxParallelToolCalls: 2 } })
+    const { agent, model } = await loopWorld([four, text('done')], {
+      tools: [rawTool('s', { ...safe, execute: gate.body })],
+      options: { maxParallelToolCalls: 2 },
+    })
     const running = agent.run('go')
     await until(() => gate.trace.length === 2, 'two bodies')
     gate.release('c2')
@@ -77,7 +83,14 @@ describe('rolling cap through the loop (scenario 10)', () => {
     gate.release('c1')
     await until(() => gate.trace.includes('c4-start'), 'c4 to start')
     await settle()
-    expect(loopLog(agent, from)).toEqual(['tool/call c1', 'tool/call c2', 'tool/call c3', 'tool/result c1', 'tool/result c2', 'tool/call c4'])
+    expect(loopLog(agent, from)).toEqual([
+      'tool/call c1',
+      'tool/call c2',
+      'tool/call c3',
+      'tool/result c1',
+      'tool/result c2',
+      'tool/call c4',
+    ])
     gate.release('c4')
     await until(() => gate.trace.includes('c4-end'), 'c4 to end')
     await settle()
@@ -115,19 +128,24 @@ describe('rolling cap through the loop (scenario 10)', () => {
     expect(requestToolResults(model.requests[1])).toEqual(['c1: c1 done', 'c2: c2 done', 'c3: c3 done'])
   })
 
-  test.each([0, 1.5])('maxParallelToolCalls %s at create rejects InvalidOptionsError at [maxParallelToolCalls]', async (value) => {
-    const { harness } = await loopWorld([])
-    const error = await rejectionOf(harness.createAgent({ options: { maxParallelToolCalls: value } }))
-    expect(error).toBeInstanceOf(InvalidOptionsError)
-    expect((error as InvalidOptionsError).code).toBe('INVALID_OPTIONS')
-    expect((error as InvalidOptionsError).issues.map((issue) => issue.path)).toEqual([['maxParallelToolCalls']])
-  })
+  test.each([0, 1.5])(
+    'maxParallelToolCalls %s at create rejects InvalidOptionsError at [maxParallelToolCalls]',
+    async (value) => {
+      const { harness } = await loopWorld([])
+      const error = await rejectionOf(harness.createAgent({ options: { maxParallelToolCalls: value } }))
+      expect(error).toBeInstanceOf(InvalidOptionsError)
+      expect((error as InvalidOptionsError).code).toBe('INVALID_OPTIONS')
+      expect((error as InvalidOptionsError).issues.map((issue) => issue.path)).toEqual([['maxParallelToolCalls']])
+    },
+  )
 })
 
 describe('abort during pre-execute through the loop (scenario 12)', () => {
   test("c1's pre-execute cancels the turn and allows: no body runs, both calls end TOOL_ABORTED_BEFORE_DISPATCH, the turn ends aborted", async () => {
     let bodies = 0
-    const { agent, model } = await loopWorld([calls(['c1', 't'], ['c2', 't']), text('after')], { tools: [rawTool('t', { execute: () => void bodies++ })] })
+    const { agent, model } = await loopWorld([calls(['c1', 't'], ['c2', 't']), text('after')], {
+      tools: [rawTool('t', { execute: () => void bodies++ })],
+    })
     agent.ctx.on('tools/pre-execute', ({ call }) => {
       if (call.callId === 'c1') agent.cancel()
       return { kind: 'allow' }
@@ -169,10 +187,13 @@ describe('abort with in-flight calls through the loop (scenario 13)', () => {
       },
     })
     const x = rawTool('x', { execute: () => void (exclusiveRan = true) })
-    const { agent, model } = await loopWorld([calls(['c1', 's'], ['c2', 's'], ['c3', 's'], ['c4', 's'], ['x', 'x']), text('resumed')], {
-      tools: [s, x],
-      options: { maxParallelToolCalls: 2 },
-    })
+    const { agent, model } = await loopWorld(
+      [calls(['c1', 's'], ['c2', 's'], ['c3', 's'], ['c4', 's'], ['x', 'x']), text('resumed')],
+      {
+        tools: [s, x],
+        options: { maxParallelToolCalls: 2 },
+      },
+    )
     const running = agent.run('go')
     await until(() => gate.trace.length === 2, 'c1 and c2 to start')
     await settle()
@@ -204,22 +225,24 @@ describe('abort with in-flight calls through the loop (scenario 13)', () => {
       'turn/end',
     ])
     // The contexts accepted after the cancel park in next-step; none is logged as a user/message.
-    expect(agent.inbox.nextStep.map((message) => message.content)).toEqual([[{ type: 'text', text: 'ctx-c1' }], [{ type: 'text', text: 'ctx-c2' }]])
+    expect(agent.inbox.nextStep.map((message) => message.content)).toEqual([
+      [{ type: 'text', text: 'ctx-c1' }],
+      [{ type: 'text', text: 'ctx-c2' }],
+    ])
     expect(agent.inbox.nextStep.map((message) => message.source)).toEqual([
       { kind: 'plugin', plugin: 'tools', form: 'tool-context' },
       { kind: 'plugin', plugin: 'tools', form: 'tool-context' },
     ])
-    expect(eventsOf(agent, 'user/message').map((event) => (event.data as { content: { text: string }[] }).content[0]?.text)).toEqual(['go'])
+    expect(
+      eventsOf(agent, 'user/message').map((event) => (event.data as { content: { text: string }[] }).content[0]?.text),
+    ).toEqual(['go'])
     expect(model.requests).toHaveLength(1)
     // The next waking turn logs them (next-step first, then its prompt) and sends every call answered.
     const next = await agent.run('again')
     expect(next).toMatchObject({ turn: 2, reason: { kind: 'completed' }, text: 'resumed' })
-    expect(eventsOf(agent, 'user/message').map((event) => (event.data as { content: { text: string }[] }).content[0]?.text)).toEqual([
-      'go',
-      'ctx-c1',
-      'ctx-c2',
-      'again',
-    ])
+    expect(
+      eventsOf(agent, 'user/message').map((event) => (event.data as { content: { text: string }[] }).content[0]?.text),
+    ).toEqual(['go', 'ctx-c1', 'ctx-c2', 'again'])
     expect(agent.inbox.nextStep).toEqual([])
     expect(requestToolResults(model.requests[1])).toEqual([
       'c1 error: Tool error (TOOL_ABORTED): the call to "s" was cancelled while it was running',
@@ -261,7 +284,9 @@ describe('scheduler failure through the loop (scenario 14)', () => {
       'step/end',
       'turn/end',
     ])
-    expect(turnEnds(agent)).toEqual([{ turn: 1, reason: { kind: 'error', error: { message: 'scheduler exploded', code: 'UNKNOWN' } } }])
+    expect(turnEnds(agent)).toEqual([
+      { turn: 1, reason: { kind: 'error', error: { message: 'scheduler exploded', code: 'UNKNOWN' } } },
+    ])
     expect(result.reason).toEqual({ kind: 'error', error: { message: 'scheduler exploded', code: 'UNKNOWN' } })
     expect(errors).toEqual([{ message: 'scheduler exploded', code: 'UNKNOWN' }])
     expect(model.requests).toHaveLength(1)
@@ -312,9 +337,14 @@ describe('abandonment through the loop (scenario 21)', () => {
     expect(clock.now()).toBe(100)
     expect(result.reason).toEqual({ kind: 'aborted', reason: { kind: 'user' } })
     expect(loopLog(agent, from)).toEqual(['tool/call c1', 'tool/result c1 TOOL_ABORTED', 'step/end', 'turn/end'])
-    const stored = eventsOf(agent, 'tool/result')[0]?.data as { meta?: unknown; message: { content: { content: { text: string }[] }[] } }
+    const stored = eventsOf(agent, 'tool/result')[0]?.data as {
+      meta?: unknown
+      message: { content: { content: { text: string }[] }[] }
+    }
     expect(stored.meta).toEqual({ 'yoke:abandoned': true })
-    expect(stored.message.content[0]?.content).toEqual([{ type: 'text', text: 'Tool error (TOOL_ABORTED): the call to "t" was cancelled while it was running' }])
+    expect(stored.message.content[0]?.content).toEqual([
+      { type: 'text', text: 'Tool error (TOOL_ABORTED): the call to "t" was cancelled while it was running' },
+    ])
     expect(abandoned).toEqual([{ agent, callId: 'c1', name: 't' }])
     expect(agent.status).toBe('idle')
     // The body resolving at t=500 changes nothing.
@@ -365,18 +395,26 @@ describe('malformed arguments, unknown and throwing tools through the loop (scen
       ['c12', 'len', hugeInvalid, ' INVALID_ARGUMENTS'],
       ['c13', 'len', hugeValid, ''],
     ] as const
-    const { agent, model } = await loopWorld([calls(...script.map(([callId, name, rawArguments]) => [callId, name, rawArguments] as const)), text('done')], {
-      tools: [
-        rawTool('t', { execute: (args) => `t got ${JSON.stringify(args)}` }),
-        defineTool({ name: 'read', description: 'Read a file', input: z.object({ path: z.string() }), execute: (args) => `read ${args.path}` }),
-        thrower('boom', new Error('exploded')),
-        thrower('hostile', hostile),
-        thrower('harness', new ToolTimeoutError({ toolName: 'x', message: 'harness message' })),
-        rawTool('rejects', { execute: () => Promise.reject(new Error('rejected')) }),
-        rawTool('badmeta', { execute: () => ({ content: 'x', meta: { n: 1n } }) as never }),
-        rawTool('len', { execute: (args) => `len ${String((args as { blob: string }).blob.length)}` }),
-      ],
-    })
+    const { agent, model } = await loopWorld(
+      [calls(...script.map(([callId, name, rawArguments]) => [callId, name, rawArguments] as const)), text('done')],
+      {
+        tools: [
+          rawTool('t', { execute: (args) => `t got ${JSON.stringify(args)}` }),
+          defineTool({
+            name: 'read',
+            description: 'Read a file',
+            input: z.object({ path: z.string() }),
+            execute: (args) => `read ${args.path}`,
+          }),
+          thrower('boom', new Error('exploded')),
+          thrower('hostile', hostile),
+          thrower('harness', new ToolTimeoutError({ toolName: 'x', message: 'harness message' })),
+          rawTool('rejects', { execute: () => Promise.reject(new Error('rejected')) }),
+          rawTool('badmeta', { execute: () => ({ content: 'x', meta: { n: 1n } }) as never }),
+          rawTool('len', { execute: (args) => `len ${String((args as { blob: string }).blob.length)}` }),
+        ],
+      },
+    )
     const result = await agent.run('go')
     expect(result).toMatchObject({ turn: 1, reason: { kind: 'completed' }, text: 'done' })
     expect(model.requests).toHaveLength(2)
@@ -398,7 +436,11 @@ describe('malformed arguments, unknown and throwing tools through the loop (scen
       'c3 error: Tool error (INVALID_ARGUMENTS): arguments for "t" are not a valid JSON object',
       'c4 error: Tool error (UNKNOWN_TOOL): no tool named "nope" is available',
     ])
-    expect(results[4]?.startsWith('c5 error: Tool error (INVALID_ARGUMENTS): arguments for "read" do not match its input schema: path: ')).toBe(true)
+    expect(
+      results[4]?.startsWith(
+        'c5 error: Tool error (INVALID_ARGUMENTS): arguments for "read" do not match its input schema: path: ',
+      ),
+    ).toBe(true)
     expect(results.slice(5)).toEqual([
       'c6: read a',
       'c7 error: Tool error (TOOL_FAILED): exploded',

@@ -49,7 +49,13 @@ describe('the §1 ToolReturn table', () => {
 
   test('the object form with every field', () => {
     const result = normalizeToolReturn(
-      { content: 'ok', isError: false, meta: { lines: 3, nested: { list: [1, null] } }, concludesTurn: true, additionalContexts: ['note', [text('more'), image]] },
+      {
+        content: 'ok',
+        isError: false,
+        meta: { lines: 3, nested: { list: [1, null] } },
+        concludesTurn: true,
+        additionalContexts: ['note', [text('more'), image]],
+      },
       'read',
     )
     expect(result).toEqual({
@@ -75,7 +81,10 @@ describe('the §1 ToolReturn table', () => {
   })
 
   test('optional keys given as undefined count as absent', () => {
-    const result = normalizeToolReturn({ content: 'x', isError: undefined, meta: undefined, concludesTurn: undefined, additionalContexts: undefined }, 'read')
+    const result = normalizeToolReturn(
+      { content: 'x', isError: undefined, meta: undefined, concludesTurn: undefined, additionalContexts: undefined },
+      'read',
+    )
     expect(result).toEqual(success([text('x')]))
     expect(Object.hasOwn(result, 'meta')).toBe(false)
   })
@@ -120,12 +129,28 @@ describe('invalid returns become TOOL_FAILED naming the field', () => {
     ['isError 1', { content: 'x', isError: 1 }, 'isError is not a boolean'],
     ['concludesTurn a string', { content: 'x', concludesTurn: 'true' }, 'concludesTurn is not a boolean'],
     ['an unknown key', { content: 'x', foo: 1 }, 'foo is not a result field'],
-    ['an error key from a body', { content: 'x', isError: true, error: { code: 'TOOL_DENIED', message: 'no' } }, 'error is not a result field'],
+    [
+      'an error key from a body',
+      { content: 'x', isError: true, error: { code: 'TOOL_DENIED', message: 'no' } },
+      'error is not a result field',
+    ],
     ['a symbol key', { content: 'x', [Symbol('s')]: 1 }, 'Symbol(s) is not a result field'],
     ['additionalContexts a string', { content: 'x', additionalContexts: 'note' }, 'additionalContexts is not an array'],
-    ['a context number', { content: 'x', additionalContexts: ['ok', 3] }, 'additionalContexts[1] is not a string or an array of text and image blocks'],
-    ['a context object', { content: 'x', additionalContexts: [text('x')] }, 'additionalContexts[0] is not a string or an array of text and image blocks'],
-    ['a context reasoning block', { content: 'x', additionalContexts: [[text('a'), { type: 'reasoning', text: 'r' }]] }, 'additionalContexts[0][1] is a "reasoning" block; only text and image blocks are allowed'],
+    [
+      'a context number',
+      { content: 'x', additionalContexts: ['ok', 3] },
+      'additionalContexts[1] is not a string or an array of text and image blocks',
+    ],
+    [
+      'a context object',
+      { content: 'x', additionalContexts: [text('x')] },
+      'additionalContexts[0] is not a string or an array of text and image blocks',
+    ],
+    [
+      'a context reasoning block',
+      { content: 'x', additionalContexts: [[text('a'), { type: 'reasoning', text: 'r' }]] },
+      'additionalContexts[0][1] is a "reasoning" block; only text and image blocks are allowed',
+    ],
   ])('%s', (_label, value, problem) => {
     expect(normalizeToolReturn(value, 'read')).toEqual(failure(problem))
   })
@@ -133,23 +158,53 @@ describe('invalid returns become TOOL_FAILED naming the field', () => {
   test('the spec example message for meta', () => {
     const result = normalizeToolReturn({ content: 'x', meta: [] }, 'read')
     expect(result.error?.message).toBe('"read" returned an invalid result: meta is not a plain JSON object')
-    expect(result.content).toEqual([text('Tool error (TOOL_FAILED): "read" returned an invalid result: meta is not a plain JSON object')])
+    expect(result.content).toEqual([
+      text('Tool error (TOOL_FAILED): "read" returned an invalid result: meta is not a plain JSON object'),
+    ])
   })
 
   test.each([
-    ['a reasoning block', [{ type: 'reasoning', text: 'thinking' }], 'content[0] is a "reasoning" block; only text and image blocks are allowed'],
-    ['a tool-call block', [text('a'), { type: 'tool-call', id: 'c', name: 'x', arguments: '{}' }], 'content[1] is a "tool-call" block; only text and image blocks are allowed'],
-    ['a tool-result block', [{ type: 'tool-result', toolCallId: 'c', content: [] }], 'content[0] is a "tool-result" block; only text and image blocks are allowed'],
+    [
+      'a reasoning block',
+      [{ type: 'reasoning', text: 'thinking' }],
+      'content[0] is a "reasoning" block; only text and image blocks are allowed',
+    ],
+    [
+      'a tool-call block',
+      [text('a'), { type: 'tool-call', id: 'c', name: 'x', arguments: '{}' }],
+      'content[1] is a "tool-call" block; only text and image blocks are allowed',
+    ],
+    [
+      'a tool-result block',
+      [{ type: 'tool-result', toolCallId: 'c', content: [] }],
+      'content[0] is a "tool-result" block; only text and image blocks are allowed',
+    ],
     ['a string element', ['text'], 'content[0] is not a content block'],
     ['a null element', [null], 'content[0] is not a content block'],
     ['a hole', sparseBlocks(), 'content[1] is not a content block'],
     ['a block without type', [{ text: 'x' }], 'content[0] is not a content block'],
     ['a text block without text', [{ type: 'text' }], 'content[0].text is not a string'],
     ['a text block with a number', [{ type: 'text', text: 5 }], 'content[0].text is not a string'],
-    ['a text block with an extra key', [{ type: 'text', text: 'x', cache: true }], 'content[0].cache is not a text block field'],
-    ['an image without image media type', [{ type: 'image', mediaType: 'text/plain', uri: 'x' }], 'content[0].mediaType is not an image media type (image/…)'],
-    ['an image with an empty uri', [{ type: 'image', mediaType: 'image/png', uri: '' }], 'content[0].uri is not a non-empty string'],
-    ['an image with inline bytes', [{ type: 'image', mediaType: 'image/png', uri: 'x', data: 'AAAA' }], 'content[0].data is not an image block field'],
+    [
+      'a text block with an extra key',
+      [{ type: 'text', text: 'x', cache: true }],
+      'content[0].cache is not a text block field',
+    ],
+    [
+      'an image without image media type',
+      [{ type: 'image', mediaType: 'text/plain', uri: 'x' }],
+      'content[0].mediaType is not an image media type (image/…)',
+    ],
+    [
+      'an image with an empty uri',
+      [{ type: 'image', mediaType: 'image/png', uri: '' }],
+      'content[0].uri is not a non-empty string',
+    ],
+    [
+      'an image with inline bytes',
+      [{ type: 'image', mediaType: 'image/png', uri: 'x', data: 'AAAA' }],
+      'content[0].data is not an image block field',
+    ],
   ])('blocks: %s', (_label, blocks, problem) => {
     expect(normalizeToolReturn(blocks, 'read')).toEqual(failure(problem))
     expect(normalizeToolReturn({ content: blocks }, 'read')).toEqual(failure(problem))
@@ -192,16 +247,42 @@ describe('invalid returns become TOOL_FAILED naming the field', () => {
 
 describe('the middleware form (allowError)', () => {
   test('an error result with a code passes through', () => {
-    const value = { content: [text('nope')], isError: true, error: { code: 'TOOL_DENIED', message: 'nope' }, concludesTurn: false, additionalContexts: [] }
+    const value = {
+      content: [text('nope')],
+      isError: true,
+      error: { code: 'TOOL_DENIED', message: 'nope' },
+      concludesTurn: false,
+      additionalContexts: [],
+    }
     expect(normalizeToolReturn(value, 'read', { allowError: true })).toEqual(value)
   })
 
   test.each([
-    ['error on a success', { content: 'x', error: { code: 'TOOL_DENIED', message: 'n' } }, 'error is set on a result whose isError is not true'],
-    ['an unknown code', { content: 'x', isError: true, error: { code: 'NOPE', message: 'n' } }, 'error.code is not a tool result code'],
-    ['a non-string message', { content: 'x', isError: true, error: { code: 'TOOL_DENIED', message: 1 } }, 'error.message is not a string'],
-    ['an extra error key', { content: 'x', isError: true, error: { code: 'TOOL_DENIED', message: 'n', name: 'x' } }, 'error.name is not an error field'],
-    ['error not an object', { content: 'x', isError: true, error: 'TOOL_DENIED' }, 'error is not an object { code, message }'],
+    [
+      'error on a success',
+      { content: 'x', error: { code: 'TOOL_DENIED', message: 'n' } },
+      'error is set on a result whose isError is not true',
+    ],
+    [
+      'an unknown code',
+      { content: 'x', isError: true, error: { code: 'NOPE', message: 'n' } },
+      'error.code is not a tool result code',
+    ],
+    [
+      'a non-string message',
+      { content: 'x', isError: true, error: { code: 'TOOL_DENIED', message: 1 } },
+      'error.message is not a string',
+    ],
+    [
+      'an extra error key',
+      { content: 'x', isError: true, error: { code: 'TOOL_DENIED', message: 'n', name: 'x' } },
+      'error.name is not an error field',
+    ],
+    [
+      'error not an object',
+      { content: 'x', isError: true, error: 'TOOL_DENIED' },
+      'error is not an object { code, message }',
+    ],
   ])('%s is refused', (_label, value, problem) => {
     expect(normalizeToolReturn(value, 'read', { allowError: true })).toEqual(failure(problem))
   })

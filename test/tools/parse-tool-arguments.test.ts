@@ -17,14 +17,25 @@ describe('parsing the raw argument text (scenario 15)', () => {
   test.each(['not json', '[1]', 'null', '5', '"text"', 'true', '{"path":', ' ', '{} {}'])(
     '%j is not a valid JSON object',
     async (text) => {
-      expect(await parseToolArguments(text, read)).toEqual({ ok: false, message: 'arguments for "read" are not a valid JSON object' })
-      expect(await parseToolArguments(text, raw)).toEqual({ ok: false, message: 'arguments for "raw" are not a valid JSON object' })
+      expect(await parseToolArguments(text, read)).toEqual({
+        ok: false,
+        message: 'arguments for "read" are not a valid JSON object',
+      })
+      expect(await parseToolArguments(text, raw)).toEqual({
+        ok: false,
+        message: 'arguments for "raw" are not a valid JSON object',
+      })
     },
   )
 
   test("'' parses as {}", async () => {
     expect(await parseToolArguments('', raw)).toEqual({ ok: true, args: {} })
-    const optional = defineTool({ name: 'opt', description: 'Optional', input: z.object({ path: z.string().optional() }), execute })
+    const optional = defineTool({
+      name: 'opt',
+      description: 'Optional',
+      input: z.object({ path: z.string().optional() }),
+      execute,
+    })
     expect(await parseToolArguments('', optional)).toEqual({ ok: true, args: {} })
   })
 
@@ -39,7 +50,9 @@ describe('validating zod arguments (scenario 17)', () => {
     expect(parsed.ok).toBe(false)
     const message = (parsed as { message: string }).message
     expect(message).toContain('do not match its input schema: path:')
-    expect(message).toBe('arguments for "read" do not match its input schema: path: Invalid input: expected string, received undefined')
+    expect(message).toBe(
+      'arguments for "read" do not match its input schema: path: Invalid input: expected string, received undefined',
+    )
   })
 
   test('valid arguments give the parsed value', async () => {
@@ -48,7 +61,11 @@ describe('validating zod arguments (scenario 17)', () => {
 
   test("'' fails a schema with a required field", async () => {
     const parsed = await parseToolArguments('', read)
-    expect(parsed).toEqual({ ok: false, message: 'arguments for "read" do not match its input schema: path: Invalid input: expected string, received undefined' })
+    expect(parsed).toEqual({
+      ok: false,
+      message:
+        'arguments for "read" do not match its input schema: path: Invalid input: expected string, received undefined',
+    })
   })
 
   test('nested paths are dot-joined, array indices included', async () => {
@@ -61,7 +78,8 @@ describe('validating zod arguments (scenario 17)', () => {
     const parsed = await parseToolArguments('{"a":{"items":[{"name":"x"},{"name":3}]}}', tool)
     expect(parsed).toEqual({
       ok: false,
-      message: 'arguments for "nested" do not match its input schema: a.items.1.name: Invalid input: expected string, received number',
+      message:
+        'arguments for "nested" do not match its input schema: a.items.1.name: Invalid input: expected string, received number',
     })
   })
 
@@ -69,7 +87,9 @@ describe('validating zod arguments (scenario 17)', () => {
     const tool = defineTool({
       name: 'pair',
       description: 'Pair',
-      input: z.object({ a: z.number(), b: z.number() }).refine((value) => value.a < value.b, { message: 'a must be less than b' }),
+      input: z
+        .object({ a: z.number(), b: z.number() })
+        .refine((value) => value.a < value.b, { message: 'a must be less than b' }),
       execute,
     })
     expect(await parseToolArguments('{"a":2,"b":1}', tool)).toEqual({
@@ -79,7 +99,12 @@ describe('validating zod arguments (scenario 17)', () => {
   })
 
   test('several issues are joined by "; " in zod order', async () => {
-    const tool = defineTool({ name: 'two', description: 'Two', input: z.object({ path: z.string(), count: z.number() }), execute })
+    const tool = defineTool({
+      name: 'two',
+      description: 'Two',
+      input: z.object({ path: z.string(), count: z.number() }),
+      execute,
+    })
     expect(await parseToolArguments('{"count":"x"}', tool)).toEqual({
       ok: false,
       message:
@@ -88,7 +113,12 @@ describe('validating zod arguments (scenario 17)', () => {
   })
 
   test('custom zod messages are used as they are', async () => {
-    const tool = defineTool({ name: 'msg', description: 'Msg', input: z.object({ path: z.string().min(3, 'path is too short') }), execute })
+    const tool = defineTool({
+      name: 'msg',
+      description: 'Msg',
+      input: z.object({ path: z.string().min(3, 'path is too short') }),
+      execute,
+    })
     expect(await parseToolArguments('{"path":"a"}', tool)).toEqual({
       ok: false,
       message: 'arguments for "msg" do not match its input schema: path: path is too short',
@@ -107,7 +137,12 @@ describe('validating zod arguments (scenario 17)', () => {
 
   test('unknown keys follow the schema: stripped by z.object, refused by z.strictObject', async () => {
     expect(await parseToolArguments('{"path":"a","extra":1}', read)).toEqual({ ok: true, args: { path: 'a' } })
-    const strict = defineTool({ name: 'strict', description: 'Strict', input: z.strictObject({ path: z.string() }), execute })
+    const strict = defineTool({
+      name: 'strict',
+      description: 'Strict',
+      input: z.strictObject({ path: z.string() }),
+      execute,
+    })
     expect(await parseToolArguments('{"path":"a","extra":1}', strict)).toEqual({
       ok: false,
       message: 'arguments for "strict" do not match its input schema: (root): Unrecognized key: "extra"',
@@ -118,7 +153,9 @@ describe('validating zod arguments (scenario 17)', () => {
     const tool = defineTool({
       name: 'async',
       description: 'Async',
-      input: z.object({ path: z.string() }).refine(async (value) => value.path !== 'forbidden', { message: 'forbidden path', path: ['path'] }),
+      input: z
+        .object({ path: z.string() })
+        .refine(async (value) => value.path !== 'forbidden', { message: 'forbidden path', path: ['path'] }),
       execute,
     })
     expect(await parseToolArguments('{"path":"ok"}', tool)).toEqual({ ok: true, args: { path: 'ok' } })
@@ -147,7 +184,10 @@ describe('validating zod arguments (scenario 17)', () => {
 describe('raw JSON Schema tools', () => {
   test('get the parsed object unvalidated', async () => {
     expect(await parseToolArguments('{}', raw)).toEqual({ ok: true, args: {} })
-    expect(await parseToolArguments('{"path":5,"other":[1,{"x":null}]}', raw)).toEqual({ ok: true, args: { path: 5, other: [1, { x: null }] } })
+    expect(await parseToolArguments('{"path":5,"other":[1,{"x":null}]}', raw)).toEqual({
+      ok: true,
+      args: { path: 5, other: [1, { x: null }] },
+    })
   })
 
   test('a __proto__ key stays an own data property', async () => {
@@ -161,7 +201,12 @@ describe('raw JSON Schema tools', () => {
 
 describe('formatSchemaIssues', () => {
   test('formats paths with symbols and numbers, and an empty list as empty text', () => {
-    expect(formatSchemaIssues([{ path: ['a', 0, Symbol('s')], message: 'bad' }, { path: [], message: 'root' }])).toBe('a.0.Symbol(s): bad; (root): root')
+    expect(
+      formatSchemaIssues([
+        { path: ['a', 0, Symbol('s')], message: 'bad' },
+        { path: [], message: 'root' },
+      ]),
+    ).toBe('a.0.Symbol(s): bad; (root): root')
     expect(formatSchemaIssues([])).toBe('')
   })
 })
@@ -173,7 +218,12 @@ describe('formatSchemaIssues refuses what is not a list of { path, message }', (
     ['a string', 'path: bad'],
     ['an array-like object', { length: 0 }],
   ])('issues that are %s: argument issues with the value', (_name, issues) => {
-    const error = expectError(thrownBy(() => formatSchemaIssues(issues as never)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'issues' })
+    const error = expectError(
+      thrownBy(() => formatSchemaIssues(issues as never)),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      { argument: 'issues' },
+    )
     expect(error.value).toBe(issues)
   })
 
@@ -186,9 +236,14 @@ describe('formatSchemaIssues refuses what is not a list of { path, message }', (
     ['no message', { path: ['a'] }],
   ])('an entry that is %s: argument issues[<index>] with the entry', (_name, entry) => {
     const issues = [{ path: ['ok'], message: 'fine' }, entry]
-    const error = expectError(thrownBy(() => formatSchemaIssues(issues as never)), InvalidArgumentError, 'INVALID_ARGUMENT', {
-      argument: 'issues[1]',
-    })
+    const error = expectError(
+      thrownBy(() => formatSchemaIssues(issues as never)),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      {
+        argument: 'issues[1]',
+      },
+    )
     expect(error.value).toBe(entry)
   })
 })
@@ -204,9 +259,14 @@ describe('parseToolArguments rejects bad arguments (never a synchronous throw)',
     expect(() => {
       promise = parseToolArguments(text as never, read)
     }).not.toThrow()
-    const error = expectError(await rejectionOf(promise as Promise<unknown>), InvalidArgumentError, 'INVALID_ARGUMENT', {
-      argument: 'raw',
-    })
+    const error = expectError(
+      await rejectionOf(promise as Promise<unknown>),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      {
+        argument: 'raw',
+      },
+    )
     expect(error.value).toBe(text)
   })
 
@@ -217,15 +277,28 @@ describe('parseToolArguments rejects bad arguments (never a synchronous throw)',
     ['an object without a name', { description: 'x', input: { type: 'object' } }],
     ['an object with a numeric name', { name: 5, input: { type: 'object' } }],
   ])('a definition that is %s: InvalidArgumentError argument definition with the value', async (_name, definition) => {
-    const error = expectError(await rejectionOf(parseToolArguments('{}', definition as never)), InvalidArgumentError, 'INVALID_ARGUMENT', {
-      argument: 'definition',
-    })
+    const error = expectError(
+      await rejectionOf(parseToolArguments('{}', definition as never)),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      {
+        argument: 'definition',
+      },
+    )
     expect(error.value).toBe(definition)
   })
 
   test('raw is checked before the definition; bad argument text still resolves { ok: false }', async () => {
-    expectError(await rejectionOf(parseToolArguments(5 as never, null as never)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'raw' })
-    expect(await parseToolArguments('not json', read)).toEqual({ ok: false, message: 'arguments for "read" are not a valid JSON object' })
+    expectError(
+      await rejectionOf(parseToolArguments(5 as never, null as never)),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      { argument: 'raw' },
+    )
+    expect(await parseToolArguments('not json', read)).toEqual({
+      ok: false,
+      message: 'arguments for "read" are not a valid JSON object',
+    })
     expect(await parseToolArguments('{"path":"a"}', read)).toEqual({ ok: true, args: { path: 'a' } })
   })
 })

@@ -20,7 +20,13 @@ import { type RecordingLogger, recordingLogger } from '../helpers/recording-logg
 
 /** A raw-JSON-Schema tool named `name` (empty object input), overlaid with `extra`. */
 export function tool(name: string, extra: Partial<ToolSpec> = {}): ToolDefinition {
-  return defineTool({ name, description: `the ${name} tool`, input: { type: 'object' }, execute: () => name, ...extra } as ToolSpec)
+  return defineTool({
+    name,
+    description: `the ${name} tool`,
+    input: { type: 'object' },
+    execute: () => name,
+    ...extra,
+  } as ToolSpec)
 }
 
 /** Names of a definition or schema list, in order. */
@@ -35,7 +41,9 @@ afterEach(async () => {
 })
 
 /** A harness with fake host services and a recording logger, closed after the test. */
-export async function toolsHarness(options: HarnessOptions = {}): Promise<{ harness: Harness; logger: RecordingLogger }> {
+export async function toolsHarness(
+  options: HarnessOptions = {},
+): Promise<{ harness: Harness; logger: RecordingLogger }> {
   const logger = recordingLogger()
   const harness = await createHarness({ logger, clock: fakeClock({ now: 0 }), ids: fakeIds(), ...options })
   open.push(harness)

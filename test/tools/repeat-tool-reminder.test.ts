@@ -68,7 +68,12 @@ function agentOf(harness: Harness): RecordingAgent {
 }
 
 function result(text: string): ToolResult {
-  return Object.freeze({ content: Object.freeze([Object.freeze({ type: 'text', text })]), isError: false, concludesTurn: false, additionalContexts: Object.freeze([]) })
+  return Object.freeze({
+    content: Object.freeze([Object.freeze({ type: 'text', text })]),
+    isError: false,
+    concludesTurn: false,
+    additionalContexts: Object.freeze([]),
+  })
 }
 
 let callCount = 0
@@ -89,7 +94,11 @@ function callOf(agent: ToolAgent, name: string, rawArguments: string): ToolCallI
 /** Dispatches `tools/post-execute` for one call; asserts the result comes back as the same object. */
 async function postExecute(harness: Harness, agent: ToolAgent, name: string, rawArguments: string): Promise<void> {
   const given = result(`${name} ok`)
-  const returned = await harness.ctx.waterfall('tools/post-execute', Object.freeze({ call: callOf(agent, name, rawArguments), result: given }), (payload) => payload.result)
+  const returned = await harness.ctx.waterfall(
+    'tools/post-execute',
+    Object.freeze({ call: callOf(agent, name, rawArguments), result: given }),
+    (payload) => payload.result,
+  )
   expect(returned).toBe(given)
 }
 
@@ -101,7 +110,10 @@ const first = (count: number): string =>
   `You have made the same tool call ${count} times in a row with identical arguments. If it is not helping, try a different approach.`
 const later = (name: string, count: number, shown: string): string =>
   `"${name}" has now been called ${count} times in a row with the same arguments: ${shown}. Repeating it is unlikely to help; change the arguments, use another tool, or answer with what you have.`
-const reminder = (text: string) => ({ content: [{ type: 'text', text }], source: { kind: 'plugin', plugin: 'repeat-tool-reminder' } })
+const reminder = (text: string) => ({
+  content: [{ type: 'text', text }],
+  source: { kind: 'plugin', plugin: 'repeat-tool-reminder' },
+})
 
 const readA = ['read', '{"path":"a","n":1}'] as const
 const readAReordered = ['read', '{"n":1,"path":"a"}'] as const
@@ -162,21 +174,42 @@ describe('scenario 25: counting identical calls', () => {
     const { harness, agent } = await setup({ thresholds: [2, 3] })
     const ascii = `{"p":"${'x'.repeat(594)}"}`
     expect(ascii).toHaveLength(602)
-    await calls(harness, agent, [['w', ascii], ['w', ascii], ['w', ascii]])
+    await calls(harness, agent, [
+      ['w', ascii],
+      ['w', ascii],
+      ['w', ascii],
+    ])
     expect(agent.injected[1]).toEqual(reminder(later('w', 3, `${ascii.slice(0, 500)}… (+102 more chars)`)))
     const emoji = `{"p":"${'😀'.repeat(600)}"}`
-    await calls(harness, agent, [['w', emoji], ['w', emoji], ['w', emoji]])
+    await calls(harness, agent, [
+      ['w', emoji],
+      ['w', emoji],
+      ['w', emoji],
+    ])
     expect(agent.injected[3]).toEqual(reminder(later('w', 3, `{"p":"${'😀'.repeat(494)}… (+108 more chars)`)))
     const exact = `"${'y'.repeat(498)}"`
-    await calls(harness, agent, [['w', exact], ['w', exact], ['w', exact]])
+    await calls(harness, agent, [
+      ['w', exact],
+      ['w', exact],
+      ['w', exact],
+    ])
     expect(agent.injected[5]).toEqual(reminder(later('w', 3, exact)))
   })
 
   test('unparsable arguments compare as raw text; empty arguments equal {}', async () => {
     const { harness, agent } = await setup()
-    await calls(harness, agent, [['t', 'not json'], ['t', 'not json'], ['t', 'not json']])
+    await calls(harness, agent, [
+      ['t', 'not json'],
+      ['t', 'not json'],
+      ['t', 'not json'],
+    ])
     expect(agent.injected).toEqual([reminder(first(3))])
-    await calls(harness, agent, [['t', 'not json '], ['t', ''], ['t', '{}'], ['t', ' {} ']])
+    await calls(harness, agent, [
+      ['t', 'not json '],
+      ['t', ''],
+      ['t', '{}'],
+      ['t', ' {} '],
+    ])
     expect(agent.injected).toHaveLength(2)
   })
 
@@ -196,7 +229,8 @@ describe('scenario 25: counting identical calls', () => {
 describe('resets and delivery', () => {
   function userMessage(session: Session, kind: 'user' | 'plugin'): void {
     const plan = UM(`m${session.length}`)
-    const data = kind === 'user' ? plan.data : { ...(plan.data as object), source: { kind: 'plugin', plugin: 'someone' } }
+    const data =
+      kind === 'user' ? plan.data : { ...(plan.data as object), source: { kind: 'plugin', plugin: 'someone' } }
     append(session, { ...plan, data })
   }
 
@@ -227,7 +261,11 @@ describe('resets and delivery', () => {
     const bare: ToolAgent = Object.freeze({ id: session.id, session })
     await calls(harness, bare, [readA, readA, readA])
     expect(logger.at('warn')).toEqual([
-      { level: 'warn', message: 'repeat-tool-reminder: the agent has no inject(); the reminder was dropped', fields: { agent: session.id } },
+      {
+        level: 'warn',
+        message: 'repeat-tool-reminder: the agent has no inject(); the reminder was dropped',
+        fields: { agent: session.id },
+      },
     ])
   })
 
@@ -243,11 +281,15 @@ describe('resets and delivery', () => {
     })
     await calls(harness, failing, [readA, readA, readA])
     expect(logger.at('warn')).toEqual([
-      { level: 'warn', message: 'repeat-tool-reminder: agent.inject() threw; the reminder was dropped', fields: { agent: session.id, error: 'inbox closed' } },
+      {
+        level: 'warn',
+        message: 'repeat-tool-reminder: agent.inject() threw; the reminder was dropped',
+        fields: { agent: session.id, error: 'inbox closed' },
+      },
     ])
   })
 
-  test("it calls next() first and returns its result unchanged, whatever inner middleware returned", async () => {
+  test('it calls next() first and returns its result unchanged, whatever inner middleware returned', async () => {
     const { harness, agent } = await setup()
     const replaced = result('replaced')
     const order: string[] = []
@@ -256,7 +298,11 @@ describe('resets and delivery', () => {
       return replaced
     })
     for (let index = 0; index < 3; index++) {
-      const returned = await harness.ctx.waterfall('tools/post-execute', Object.freeze({ call: callOf(agent, ...readA), result: result('x') }), (payload) => payload.result)
+      const returned = await harness.ctx.waterfall(
+        'tools/post-execute',
+        Object.freeze({ call: callOf(agent, ...readA), result: result('x') }),
+        (payload) => payload.result,
+      )
       expect(returned).toBe(replaced)
     }
     expect(order).toEqual(['inner', 'inner', 'inner'])
@@ -274,25 +320,46 @@ describe('config', () => {
     ['a string', '3'],
   ])('thresholds %s fail the start with PluginConfigError at path [thresholds]', async (_name, thresholds) => {
     const plugin = repeatToolReminder({ thresholds } as unknown as RepeatToolReminderOptions)
-    const error = expectError(await rejectionOf(createHarness({ plugins: [plugin] })), PluginStartError, 'PLUGIN_START_FAILED', {
+    const error = expectError(
+      await rejectionOf(createHarness({ plugins: [plugin] })),
+      PluginStartError,
+      'PLUGIN_START_FAILED',
+      {
+        plugin: 'repeat-tool-reminder',
+      },
+    )
+    const cause = expectError(error.cause, PluginConfigError, 'PLUGIN_CONFIG_INVALID', {
       plugin: 'repeat-tool-reminder',
     })
-    const cause = expectError(error.cause, PluginConfigError, 'PLUGIN_CONFIG_INVALID', { plugin: 'repeat-tool-reminder' })
-    expect(cause.issues).toEqual([{ path: ['thresholds'], message: 'must be a non-empty, strictly increasing list of integers ≥ 2' }])
+    expect(cause.issues).toEqual([
+      { path: ['thresholds'], message: 'must be a non-empty, strictly increasing list of integers ≥ 2' },
+    ])
   })
 
   test('exclude must be tool names; unknown keys are refused', async () => {
-    const bad = await rejectionOf(createHarness({ plugins: [repeatToolReminder({ exclude: [1] } as unknown as RepeatToolReminderOptions)] }))
-    expect(expectError((bad as PluginStartError).cause, PluginConfigError, 'PLUGIN_CONFIG_INVALID').issues[0]?.path).toEqual(['exclude', 0])
-    const extra = await rejectionOf(createHarness({ plugins: [repeatToolReminder({ threshold: [3] } as unknown as RepeatToolReminderOptions)] }))
-    expect(expectError((extra as PluginStartError).cause, PluginConfigError, 'PLUGIN_CONFIG_INVALID').issues[0]?.path).toEqual(['threshold'])
+    const bad = await rejectionOf(
+      createHarness({ plugins: [repeatToolReminder({ exclude: [1] } as unknown as RepeatToolReminderOptions)] }),
+    )
+    expect(
+      expectError((bad as PluginStartError).cause, PluginConfigError, 'PLUGIN_CONFIG_INVALID').issues[0]?.path,
+    ).toEqual(['exclude', 0])
+    const extra = await rejectionOf(
+      createHarness({ plugins: [repeatToolReminder({ threshold: [3] } as unknown as RepeatToolReminderOptions)] }),
+    )
+    expect(
+      expectError((extra as PluginStartError).cause, PluginConfigError, 'PLUGIN_CONFIG_INVALID').issues[0]?.path,
+    ).toEqual(['threshold'])
   })
 
   test('the options are copied when the plugin is made; the entry is repeat-tool-reminder with the defaults filled in', async () => {
     const thresholds = [2, 4]
     const plugin = repeatToolReminder({ thresholds })
     thresholds.push(1)
-    const harness = await createHarness({ ids: fakeIds(), patches: [{ id: 'persistence', disabled: true }], plugins: [plugin] })
+    const harness = await createHarness({
+      ids: fakeIds(),
+      patches: [{ id: 'persistence', disabled: true }],
+      plugins: [plugin],
+    })
     harnesses.push(harness)
     expect(harness.describe().entries.find((entry) => entry.id === 'repeat-tool-reminder')?.disabled).toBe(false)
     const agent = agentOf(harness)

@@ -28,7 +28,11 @@ const table: readonly (readonly [ToolResultCode, string, string])[] = [
   ['TOOL_TIMEOUT', 'ToolTimeoutError', '"t" did not finish within 50 ms'],
   ['TOOL_ABORTED_BEFORE_DISPATCH', 'ToolAbortedError', 'the call to "t" was cancelled before it started'],
   ['TOOL_ABORTED', 'ToolAbortedError', 'the call to "t" was cancelled while it was running'],
-  ['TOOL_SCHEDULER_FAILED', 'ToolSchedulerError', 'the call to "t" was not completed because the tool scheduler failed'],
+  [
+    'TOOL_SCHEDULER_FAILED',
+    'ToolSchedulerError',
+    'the call to "t" was not completed because the tool scheduler failed',
+  ],
 ]
 
 describe('toolErrorResult and toolErrorName (§5)', () => {
@@ -47,7 +51,15 @@ describe('toolErrorResult and toolErrorName (§5)', () => {
   })
 
   test('every name is an exported error class of that code', () => {
-    const classes = { UnknownToolError, ToolArgumentsError, ToolDeniedError, ToolFailedError, ToolTimeoutError, ToolAbortedError, ToolSchedulerError }
+    const classes = {
+      UnknownToolError,
+      ToolArgumentsError,
+      ToolDeniedError,
+      ToolFailedError,
+      ToolTimeoutError,
+      ToolAbortedError,
+      ToolSchedulerError,
+    }
     for (const [code, name] of table) {
       const errorClass = classes[name as keyof typeof classes]
       expect(errorClass.brand).toBe(name)
@@ -57,7 +69,9 @@ describe('toolErrorResult and toolErrorName (§5)', () => {
 
   test('the scenario 16 text for an unknown tool', () => {
     const result = toolErrorResult('UNKNOWN_TOOL', 'no tool named "nope" is available')
-    expect(result.content).toEqual([{ type: 'text', text: 'Tool error (UNKNOWN_TOOL): no tool named "nope" is available' }])
+    expect(result.content).toEqual([
+      { type: 'text', text: 'Tool error (UNKNOWN_TOOL): no tool named "nope" is available' },
+    ])
     expect(resultErrorOf(result)).toEqual({ name: 'UnknownToolError', code: 'UNKNOWN_TOOL' })
   })
 
@@ -96,7 +110,11 @@ describe('resultErrorOf', () => {
   })
 
   test("a middleware's error code decides the name", () => {
-    const result = normalizeToolReturn({ content: 'nope', isError: true, error: { code: 'TOOL_DENIED', message: 'nope' } }, 't', { allowError: true })
+    const result = normalizeToolReturn(
+      { content: 'nope', isError: true, error: { code: 'TOOL_DENIED', message: 'nope' } },
+      't',
+      { allowError: true },
+    )
     expect(resultErrorOf(result)).toEqual({ name: 'ToolDeniedError', code: 'TOOL_DENIED' })
   })
 
@@ -106,7 +124,12 @@ describe('resultErrorOf', () => {
     ['a string', 'Tool error (TOOL_FAILED): x'],
     ['a boolean', true],
   ])('a result that is %s throws InvalidArgumentError argument result with the value', (_name, result) => {
-    expectError(thrownBy(() => resultErrorOf(result as never)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'result', value: result })
+    expectError(
+      thrownBy(() => resultErrorOf(result as never)),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      { argument: 'result', value: result },
+    )
   })
 })
 

@@ -121,7 +121,9 @@ describe('registration (scenario 3)', () => {
     const changes = recordChanges(harness.ctx)
     const error = thrownBy(() => view.register(tool('late')))
     expect(ContextDisposedError.is(error)).toBe(true)
-    expect(thrownBy(() => agent.ctx.tools.guard(() => undefined))).toSatisfy((value: unknown) => ContextDisposedError.is(value))
+    expect(thrownBy(() => agent.ctx.tools.guard(() => undefined))).toSatisfy((value: unknown) =>
+      ContextDisposedError.is(value),
+    )
     expect(harness.tools.get('late', agent.key)).toBeUndefined()
     expect(changes).toEqual([])
   })
@@ -141,10 +143,17 @@ describe('registration (scenario 3)', () => {
 
   test('a single invalid value throws with argument "tool"; a non-object option or scope throws too', async () => {
     const { harness } = await toolsHarness()
-    expect(thrownBy(() => harness.tools.register('read' as unknown as ToolDefinition))).toMatchObject({ argument: 'tool' })
+    expect(thrownBy(() => harness.tools.register('read' as unknown as ToolDefinition))).toMatchObject({
+      argument: 'tool',
+    })
     expect(thrownBy(() => harness.tools.register(tool('a'), 'global' as never))).toMatchObject({ argument: 'options' })
-    expect(thrownBy(() => harness.tools.register(tool('a'), { scope: 'agent' as never }))).toMatchObject({ argument: 'scope' })
-    expect(thrownBy(() => harness.tools.get('a', 7 as never))).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'scope' })
+    expect(thrownBy(() => harness.tools.register(tool('a'), { scope: 'agent' as never }))).toMatchObject({
+      argument: 'scope',
+    })
+    expect(thrownBy(() => harness.tools.get('a', 7 as never))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      argument: 'scope',
+    })
     expect(harness.tools.list()).toEqual([])
   })
 
@@ -217,7 +226,12 @@ describe('scoped shadowing (scenario 4)', () => {
     const a = agentOf(world.harness.ctx, 'agent-a')
     a.ctx.tools.register([tool('read', { execute: () => 'A read' }), tool('capture')])
     await world.run([block('c1', 'capture'), block('c2', 'read')])
-    expect(toolLog(world.session)).toEqual(['tool/call c1', 'tool/result c1 UNKNOWN_TOOL', 'tool/call c2', 'tool/result c2'])
+    expect(toolLog(world.session)).toEqual([
+      'tool/call c1',
+      'tool/result c1 UNKNOWN_TOOL',
+      'tool/call c2',
+      'tool/result c2',
+    ])
     const contents = world.live.results.map(({ result }) => result.content)
     expect(contents).toEqual([
       [{ type: 'text', text: 'Tool error (UNKNOWN_TOOL): no tool named "capture" is available' }],
@@ -267,7 +281,14 @@ describe('schemas (scenario 1, performance)', () => {
   test('a zod tool gives exactly { name, description, parameters } with the draft-07 input schema', async () => {
     const { harness } = await toolsHarness()
     const input = z.object({ path: z.string(), depth: z.number().int().optional() })
-    const read = defineTool({ name: 'read', description: 'Read a file', input, timeoutMs: 5, isConcurrencySafe: () => true, execute: () => 'x' })
+    const read = defineTool({
+      name: 'read',
+      description: 'Read a file',
+      input,
+      timeoutMs: 5,
+      isConcurrencySafe: () => true,
+      execute: () => 'x',
+    })
     harness.tools.register(read)
     const { $schema: _dialect, ...parameters } = z.toJSONSchema(input, { target: 'draft-07', io: 'input' })
     const schemas = harness.tools.schemas()
@@ -285,7 +306,11 @@ describe('schemas (scenario 1, performance)', () => {
 
   test('a nested raw JSON Schema is handed out deep-frozen', async () => {
     const { harness } = await toolsHarness()
-    const parameters = { type: 'object', properties: { path: { type: 'string', enum: ['a', 'b'] } }, required: ['path'] }
+    const parameters = {
+      type: 'object',
+      properties: { path: { type: 'string', enum: ['a', 'b'] } },
+      required: ['path'],
+    }
     harness.tools.register(tool('read', { input: parameters }))
     const [schema] = harness.tools.schemas()
     expect(schema?.parameters).toEqual(parameters)
@@ -416,14 +441,21 @@ describe('execution mode (scenario 6)', () => {
 })
 
 describe('guards (§2.3)', () => {
-  const named = (name: string): ToolGuard => Object.defineProperty((_call: ToolCallInfo) => undefined, 'name', { value: name })
+  const named = (name: string): ToolGuard =>
+    Object.defineProperty((_call: ToolCallInfo) => undefined, 'name', { value: name })
 
   test('guardsFor runs global guards first, then each chain scope from the farthest to the nearest, in registration order', async () => {
     const { harness } = await toolsHarness()
     const parent = agentOf(harness.ctx, 'parent')
     const child = agentOf(harness.ctx, 'child')
     harness.ctx.scopes.bindParent(child.key, parent.key)
-    const [g1, g2, p1, p2, c1] = ['g1', 'g2', 'p1', 'p2', 'c1'].map(named) as [ToolGuard, ToolGuard, ToolGuard, ToolGuard, ToolGuard]
+    const [g1, g2, p1, p2, c1] = ['g1', 'g2', 'p1', 'p2', 'c1'].map(named) as [
+      ToolGuard,
+      ToolGuard,
+      ToolGuard,
+      ToolGuard,
+      ToolGuard,
+    ]
     child.ctx.tools.guard(c1)
     parent.ctx.tools.guard(p1)
     harness.tools.guard(g1)
@@ -454,7 +486,10 @@ describe('guards (§2.3)', () => {
 
   test('a guard that is not a function throws InvalidArgumentError', async () => {
     const { harness } = await toolsHarness()
-    expect(thrownBy(() => harness.tools.guard('deny' as unknown as ToolGuard))).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'guard' })
+    expect(thrownBy(() => harness.tools.guard('deny' as unknown as ToolGuard))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      argument: 'guard',
+    })
     expect(harness.tools.guardsFor()).toEqual([])
   })
 })

@@ -184,7 +184,12 @@ describe('restriction errors (scenario 5)', () => {
     const { harness } = await scenario()
     const changes = recordChanges(harness.ctx)
     const error = restrictionErrorOf(() => harness.tools.restrict(scopeOf(harness.ctx) as object, { allow: ['read'] }))
-    expect(error).toMatchObject({ code: 'INVALID_RESTRICTION', problem: 'unscoped', names: undefined, known: undefined })
+    expect(error).toMatchObject({
+      code: 'INVALID_RESTRICTION',
+      problem: 'unscoped',
+      names: undefined,
+      known: undefined,
+    })
     expect(namesOf(harness.tools.list())).toEqual(['bash', 'read'])
     expect(changes).toEqual([])
   })
@@ -207,7 +212,12 @@ describe('restriction errors (scenario 5)', () => {
     const { harness, a } = await scenario()
     const changes = recordChanges(harness.ctx)
     const error = restrictionErrorOf(() => a.ctx.tools.restrict(a.key, options))
-    expect(error).toMatchObject({ code: 'INVALID_RESTRICTION', problem: 'unknown-name', names, known: ['bash', 'read'] })
+    expect(error).toMatchObject({
+      code: 'INVALID_RESTRICTION',
+      problem: 'unknown-name',
+      names,
+      known: ['bash', 'read'],
+    })
     expect(error.message).toContain('(inherited: bash, read)')
     expect(namesOf(a.ctx.tools.list())).toEqual(['bash', 'capture', 'read'])
     expect(changes).toEqual([])
@@ -304,20 +314,21 @@ const operation = (scopes: number): fc.Arbitrary<Operation> =>
         scope: fc.integer({ min: 0, max: scopes - 1 }),
         allow: fc.option(picks, { nil: undefined }),
         deny: fc.option(picks, { nil: undefined }),
-        stray: fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(...NAMES, 'zz') }),
+        stray: fc.oneof(
+          { weight: 6, arbitrary: fc.constant(undefined) },
+          { weight: 1, arbitrary: fc.constantFrom(...NAMES, 'zz') },
+        ),
       }),
     },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant('lift' as const), pick: fc.nat() }) },
   )
 
-const world = fc
-  .integer({ min: 1, max: 5 })
-  .chain((scopes) =>
-    fc.record({
-      parents: fc.tuple(...Array.from({ length: scopes }, (_, index) => fc.integer({ min: -1, max: index - 1 }))),
-      operations: fc.array(operation(scopes), { minLength: 10, maxLength: 40 }),
-    }),
-  )
+const world = fc.integer({ min: 1, max: 5 }).chain((scopes) =>
+  fc.record({
+    parents: fc.tuple(...Array.from({ length: scopes }, (_, index) => fc.integer({ min: -1, max: index - 1 }))),
+    operations: fc.array(operation(scopes), { minLength: 10, maxLength: 40 }),
+  }),
+)
 
 class NaiveTools {
   readonly registrations: ModelRegistration[] = []
@@ -331,17 +342,24 @@ class NaiveTools {
   }
 
   layerNames(layer: number): Set<string> {
-    return new Set(this.registrations.filter((registration) => registration.layer === layer).flatMap((registration) => [...registration.definitions.keys()]))
+    return new Set(
+      this.registrations
+        .filter((registration) => registration.layer === layer)
+        .flatMap((registration) => [...registration.definitions.keys()]),
+    )
   }
 
   find(layer: number, name: string): ToolDefinition | undefined {
-    for (const registration of this.registrations) if (registration.layer === layer && registration.definitions.has(name)) return registration.definitions.get(name)
+    for (const registration of this.registrations)
+      if (registration.layer === layer && registration.definitions.has(name)) return registration.definitions.get(name)
     return undefined
   }
 
   admits(scope: number, name: string): boolean {
     return this.restrictions.every(
-      (restriction) => restriction.scope !== scope || ((restriction.allow === undefined || restriction.allow.has(name)) && restriction.deny?.has(name) !== true),
+      (restriction) =>
+        restriction.scope !== scope ||
+        ((restriction.allow === undefined || restriction.allow.has(name)) && restriction.deny?.has(name) !== true),
     )
   }
 
@@ -394,29 +412,50 @@ describe('resolution property', () => {
             const taken = model.layerNames(step.layer)
             const clash = step.names.some((name, index) => taken.has(name) || step.names.indexOf(name) !== index)
             if (clash) {
-              expect(ToolConflictError.is(thrownBy(() => registry.register(batch, { scope: keyOf(step.layer) as object })))).toBe(true)
+              expect(
+                ToolConflictError.is(thrownBy(() => registry.register(batch, { scope: keyOf(step.layer) as object }))),
+              ).toBe(true)
             } else {
-              const dispose = registry.register(batch, step.layer === GLOBAL ? {} : { scope: keyOf(step.layer) as object })
-              model.registrations.push({ layer: step.layer, definitions: new Map(batch.map((definition) => [definition.name, definition])), dispose })
+              const dispose = registry.register(
+                batch,
+                step.layer === GLOBAL ? {} : { scope: keyOf(step.layer) as object },
+              )
+              model.registrations.push({
+                layer: step.layer,
+                definitions: new Map(batch.map((definition) => [definition.name, definition])),
+                dispose,
+              })
             }
           } else if (step.kind === 'dispose' || step.kind === 'lift') {
-            const list: { dispose?: Disposer; lift?: Disposer }[] = step.kind === 'dispose' ? model.registrations : model.restrictions
+            const list: { dispose?: Disposer; lift?: Disposer }[] =
+              step.kind === 'dispose' ? model.registrations : model.restrictions
             if (list.length === 0) continue
             const [picked] = list.splice(step.pick % list.length, 1)
             await (picked?.dispose ?? picked?.lift)?.()
           } else {
             const known = model.inherited(step.scope)
-            const pick = (list: readonly number[]): string[] => list.map((index) => known[index % known.length] ?? NAMES[index % NAMES.length] ?? 'a')
+            const pick = (list: readonly number[]): string[] =>
+              list.map((index) => known[index % known.length] ?? NAMES[index % NAMES.length] ?? 'a')
             const listedAllow = step.allow === undefined ? undefined : pick(step.allow)
-            const listedDeny = step.deny === undefined && step.stray === undefined ? undefined : [...pick(step.deny ?? []), ...(step.stray === undefined ? [] : [step.stray])]
+            const listedDeny =
+              step.deny === undefined && step.stray === undefined
+                ? undefined
+                : [...pick(step.deny ?? []), ...(step.stray === undefined ? [] : [step.stray])]
             const allow = listedAllow !== undefined && listedAllow.length > 0 ? new Set(listedAllow) : undefined
             const deny = listedDeny !== undefined && listedDeny.length > 0 ? new Set(listedDeny) : undefined
-            const options = { ...(listedAllow === undefined ? {} : { allow: listedAllow }), ...(listedDeny === undefined ? {} : { deny: listedDeny }) }
+            const options = {
+              ...(listedAllow === undefined ? {} : { allow: listedAllow }),
+              ...(listedDeny === undefined ? {} : { deny: listedDeny }),
+            }
             const unknown = [...new Set([...(allow ?? []), ...(deny ?? [])])].filter((name) => !known.includes(name))
             if (allow === undefined && deny === undefined) {
               expect(restrictionErrorOf(() => registry.restrict(keys[step.scope], options)).problem).toBe('empty')
             } else if (unknown.length > 0) {
-              expect(restrictionErrorOf(() => registry.restrict(keys[step.scope], options))).toMatchObject({ problem: 'unknown-name', names: unknown, known })
+              expect(restrictionErrorOf(() => registry.restrict(keys[step.scope], options))).toMatchObject({
+                problem: 'unknown-name',
+                names: unknown,
+                known,
+              })
             } else {
               const lift = registry.restrict(keys[step.scope], options)
               model.restrictions.push({ scope: step.scope, allow, deny, lift })

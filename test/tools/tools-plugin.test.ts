@@ -33,7 +33,8 @@ describe('the tools entry', () => {
 
   test('registers every tool event and the durable approval event types', async () => {
     const { harness } = await toolsHarness()
-    for (const name of Object.keys(toolEvents.modes)) expect(() => harness.on(name as 'tools/change', () => {})).not.toThrow()
+    for (const name of Object.keys(toolEvents.modes))
+      expect(() => harness.on(name as 'tools/change', () => {})).not.toThrow()
     expect(harness.sessions.eventTypes()).toEqual(expect.arrayContaining(['approval/asked', 'approval/decided']))
   })
 
@@ -84,14 +85,27 @@ describe('the tools entry', () => {
     const bash = tool('bash')
     const { harness } = await toolsHarness({ patches: [{ id: 'tools', merge: { tools: [read, bash] } }] })
     expect(harness.tools.list()).toEqual([bash, read])
-    expect(thrownBy(() => harness.tools.register(tool('read')))).toMatchObject({ code: 'TOOL_CONFLICT', toolName: 'read' })
+    expect(thrownBy(() => harness.tools.register(tool('read')))).toMatchObject({
+      code: 'TOOL_CONFLICT',
+      toolName: 'read',
+    })
   })
 
   test.each([
-    ['a repeated name', () => [tool('read'), tool('read')], [{ path: ['tools', 1, 'name'], message: 'repeats the tool name "read"' }]],
-    ['a value that is not a definition', () => [tool('read'), { name: 'x' }], [{ path: ['tools', 1], message: 'must be a tool definition made by defineTool()' }]],
+    [
+      'a repeated name',
+      () => [tool('read'), tool('read')],
+      [{ path: ['tools', 1, 'name'], message: 'repeats the tool name "read"' }],
+    ],
+    [
+      'a value that is not a definition',
+      () => [tool('read'), { name: 'x' }],
+      [{ path: ['tools', 1], message: 'must be a tool definition made by defineTool()' }],
+    ],
   ])('%s in the config fails the start with PluginConfigError', async (_label, tools, issues) => {
-    const error = await rejectionOf(createHarness({ logger: recordingLogger(), patches: [{ id: 'tools', config: { tools: tools() } }] }))
+    const error = await rejectionOf(
+      createHarness({ logger: recordingLogger(), patches: [{ id: 'tools', config: { tools: tools() } }] }),
+    )
     expect(PluginStartError.is(error)).toBe(true)
     const cause = (error as PluginStartError).cause
     expect(PluginConfigError.is(cause)).toBe(true)
@@ -110,7 +124,8 @@ describe('the tools entry', () => {
         { id: 'session', disabled: true },
         { id: 'persistence', disabled: true },
         { id: 'retry', disabled: true },
-        { id: 'agent-loop', disabled: true }, { id: 'compaction', disabled: true },
+        { id: 'agent-loop', disabled: true },
+        { id: 'compaction', disabled: true },
       ],
     })
     harness.tools.register(tool('read'))

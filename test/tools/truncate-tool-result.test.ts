@@ -1,11 +1,21 @@
 import { describe, expect, test } from 'vitest'
-import { defaultToolRunOptions, InvalidArgumentError, normalizeToolReturn, TRUNCATION_META_KEY, type ToolResult, toolErrorResult, truncateToolResult } from 'yoke'
+import {
+  defaultToolRunOptions,
+  InvalidArgumentError,
+  normalizeToolReturn,
+  TRUNCATION_META_KEY,
+  type ToolResult,
+  toolErrorResult,
+  truncateToolResult,
+} from 'yoke'
 import { thrownBy } from '../helpers/outcomes.js'
 import { expectError } from '../session/session-helpers.js'
 
 const bytes = (value: string): number => Buffer.byteLength(value, 'utf8')
-const marker = (original: number, limit: number): string => `\n[… tool output truncated: ${original} bytes in total, limit ${limit} bytes …]\n`
-const image = (name: string) => ({ type: 'image', mediaType: 'image/png', uri: `https://example.test/${name}.png` }) as const
+const marker = (original: number, limit: number): string =>
+  `\n[… tool output truncated: ${original} bytes in total, limit ${limit} bytes …]\n`
+const image = (name: string) =>
+  ({ type: 'image', mediaType: 'image/png', uri: `https://example.test/${name}.png` }) as const
 
 /** 300 000 ASCII characters whose first and last characters are distinct markers. */
 function asciiOutput(): string {
@@ -41,7 +51,9 @@ describe('the size limit (scenario 22)', () => {
     expect(text.endsWith('E')).toBe(true)
     const budget = 102_400 - bytes(marker(300_000, 102_400))
     const head = Math.floor(budget / 2)
-    expect(text).toBe(original.slice(0, head) + marker(300_000, 102_400) + original.slice(original.length - (budget - head)))
+    expect(text).toBe(
+      original.slice(0, head) + marker(300_000, 102_400) + original.slice(original.length - (budget - head)),
+    )
     expect(bytes(text)).toBe(102_400)
     expect(result.meta).toEqual({ [TRUNCATION_META_KEY]: { originalBytes: 300_000, limitBytes: 102_400 } })
     expect(Object.hasOwn(result.meta![TRUNCATION_META_KEY] as object, 'full')).toBe(false)
@@ -51,7 +63,13 @@ describe('the size limit (scenario 22)', () => {
   test("with spill 'meta', full equals the original content", () => {
     const before = normalizeToolReturn([{ type: 'text', text: original }, image('a')], 't')
     const result = truncateToolResult(before, { limitBytes: limit, spill: 'meta' })
-    expect(result.meta).toEqual({ 'yoke:truncation': { originalBytes: 300_000, limitBytes: 102_400, full: [{ type: 'text', text: original }, image('a')] } })
+    expect(result.meta).toEqual({
+      'yoke:truncation': {
+        originalBytes: 300_000,
+        limitBytes: 102_400,
+        full: [{ type: 'text', text: original }, image('a')],
+      },
+    })
     expect(result.content[1]).toEqual(image('a'))
   })
 
@@ -81,7 +99,9 @@ describe('code points are never split', () => {
     const cut = marker(360, 151)
     const budget = 151 - bytes(cut)
     const head = Math.floor(budget / 2)
-    expect(onlyText(result)).toBe(original.slice(0, Math.floor(head / 3)) + cut + original.slice(original.length - Math.floor((budget - head) / 3)))
+    expect(onlyText(result)).toBe(
+      original.slice(0, Math.floor(head / 3)) + cut + original.slice(original.length - Math.floor((budget - head) / 3)),
+    )
   })
 
   test('mixed widths under many limits: within the limit, well-formed, a prefix plus the marker plus a suffix', () => {
@@ -112,7 +132,10 @@ describe('several blocks', () => {
   test("text blocks are joined with '\\n' into one block placed first; other blocks keep their order after it", () => {
     const first = 'x'.repeat(100)
     const second = 'y'.repeat(100)
-    const before = normalizeToolReturn([image('a'), { type: 'text', text: first }, image('b'), { type: 'text', text: second }, image('c')], 't')
+    const before = normalizeToolReturn(
+      [image('a'), { type: 'text', text: first }, image('b'), { type: 'text', text: second }, image('c')],
+      't',
+    )
     const limitBytes = 150
     const result = truncateToolResult(before, { limitBytes })
     const joined = `${first}\n${second}`
@@ -129,7 +152,13 @@ describe('several blocks', () => {
   })
 
   test('the original count is the sum of the blocks before joining: exactly at the limit stays unchanged', () => {
-    const before = normalizeToolReturn([{ type: 'text', text: 'a'.repeat(50) }, { type: 'text', text: 'b'.repeat(50) }], 't')
+    const before = normalizeToolReturn(
+      [
+        { type: 'text', text: 'a'.repeat(50) },
+        { type: 'text', text: 'b'.repeat(50) },
+      ],
+      't',
+    )
     expect(truncateToolResult(before, { limitBytes: 100 })).toBe(before)
     expect(truncateToolResult(before, { limitBytes: 99 })).not.toBe(before)
   })
@@ -150,7 +179,12 @@ describe('what is kept', () => {
 
   test('existing meta is merged; other fields are kept; the result is frozen', () => {
     const before = normalizeToolReturn(
-      { content: 'z'.repeat(500), meta: { lines: 1, 'yoke:truncation': 'stale' }, concludesTurn: true, additionalContexts: ['note'] },
+      {
+        content: 'z'.repeat(500),
+        meta: { lines: 1, 'yoke:truncation': 'stale' },
+        concludesTurn: true,
+        additionalContexts: ['note'],
+      },
       't',
     )
     const result = truncateToolResult(before, { limitBytes: 200 })
@@ -177,14 +211,17 @@ describe('what is kept', () => {
     expect(onlyText(result)).toBe(marker(100, 10))
   })
 
-  test.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])('limitBytes %s throws InvalidArgumentError', (limitBytes) => {
-    expect(() => truncateToolResult(normalizeToolReturn('x', 't'), { limitBytes })).toThrow(InvalidArgumentError)
-    try {
-      truncateToolResult(normalizeToolReturn('x', 't'), { limitBytes })
-    } catch (error) {
-      expect((error as InvalidArgumentError).argument).toBe('limitBytes')
-    }
-  })
+  test.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])(
+    'limitBytes %s throws InvalidArgumentError',
+    (limitBytes) => {
+      expect(() => truncateToolResult(normalizeToolReturn('x', 't'), { limitBytes })).toThrow(InvalidArgumentError)
+      try {
+        truncateToolResult(normalizeToolReturn('x', 't'), { limitBytes })
+      } catch (error) {
+        expect((error as InvalidArgumentError).argument).toBe('limitBytes')
+      }
+    },
+  )
 })
 
 describe('bad arguments throw InvalidArgumentError naming the argument, even for a result within the limit', () => {
@@ -197,9 +234,14 @@ describe('bad arguments throw InvalidArgumentError naming the argument, even for
     ['an object without content', { isError: false }],
     ['content that is not an array', { content: 'text', isError: false }],
   ])('a result that is %s: argument result', (_name, result) => {
-    const error = expectError(thrownBy(() => truncateToolResult(result as never, { limitBytes: 100 })), InvalidArgumentError, 'INVALID_ARGUMENT', {
-      argument: 'result',
-    })
+    const error = expectError(
+      thrownBy(() => truncateToolResult(result as never, { limitBytes: 100 })),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      {
+        argument: 'result',
+      },
+    )
     expect(error.value).toBe(result)
   })
 
@@ -209,18 +251,28 @@ describe('bad arguments throw InvalidArgumentError naming the argument, even for
     ['a number', 100],
     ['an array', [100]],
   ])('options that are %s: argument options', (_name, options) => {
-    const error = expectError(thrownBy(() => truncateToolResult(small, options as never)), InvalidArgumentError, 'INVALID_ARGUMENT', {
-      argument: 'options',
-    })
+    const error = expectError(
+      thrownBy(() => truncateToolResult(small, options as never)),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      {
+        argument: 'options',
+      },
+    )
     expect(error.value).toBe(options)
   })
 
   test('an unknown option key (a typo of spill) is refused, the key named in the reason', () => {
     const options = { limitBytes: 100, spil: 'meta' }
-    const error = expectError(thrownBy(() => truncateToolResult(small, options as never)), InvalidArgumentError, 'INVALID_ARGUMENT', {
-      argument: 'options',
-      reason: 'unknown option "spil" (allowed: limitBytes, spill)',
-    })
+    const error = expectError(
+      thrownBy(() => truncateToolResult(small, options as never)),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      {
+        argument: 'options',
+        reason: 'unknown option "spil" (allowed: limitBytes, spill)',
+      },
+    )
     expect(error.value).toBe(options)
   })
 
@@ -229,24 +281,44 @@ describe('bad arguments throw InvalidArgumentError naming the argument, even for
     ['a numeric string', { limitBytes: '100' }, '100'],
     ['above the safe integers', { limitBytes: 2 ** 53 }, 2 ** 53],
   ])('limitBytes %s: argument limitBytes with the value', (_name, options, value) => {
-    expectError(thrownBy(() => truncateToolResult(small, options as never)), InvalidArgumentError, 'INVALID_ARGUMENT', {
-      argument: 'limitBytes',
-      value,
-    })
+    expectError(
+      thrownBy(() => truncateToolResult(small, options as never)),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      {
+        argument: 'limitBytes',
+        value,
+      },
+    )
   })
 
   test.each([['off'], [true], ['META'], [null]])('spill %j: argument spill with the value', (spill) => {
-    expectError(thrownBy(() => truncateToolResult(small, { limitBytes: 100, spill } as never)), InvalidArgumentError, 'INVALID_ARGUMENT', {
-      argument: 'spill',
-      value: spill,
-    })
+    expectError(
+      thrownBy(() => truncateToolResult(small, { limitBytes: 100, spill } as never)),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      {
+        argument: 'spill',
+        value: spill,
+      },
+    )
   })
 
   test('the result is checked first, then the options; a good call still returns the same result', () => {
-    expectError(thrownBy(() => truncateToolResult(null as never, null as never)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'result' })
-    expectError(thrownBy(() => truncateToolResult(small, { limitBytes: 0, spill: 'none' } as never)), InvalidArgumentError, 'INVALID_ARGUMENT', {
-      argument: 'limitBytes',
-    })
+    expectError(
+      thrownBy(() => truncateToolResult(null as never, null as never)),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      { argument: 'result' },
+    )
+    expectError(
+      thrownBy(() => truncateToolResult(small, { limitBytes: 0, spill: 'none' } as never)),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      {
+        argument: 'limitBytes',
+      },
+    )
     expect(truncateToolResult(small, Object.freeze({ limitBytes: 100, spill: 'meta' }))).toBe(small)
     const over = truncateToolResult(normalizeToolReturn('xyz', 't'), { limitBytes: 2, spill: undefined })
     expect(over.meta).toEqual({ 'yoke:truncation': { originalBytes: 3, limitBytes: 2 } })
@@ -258,7 +330,9 @@ describe('bad arguments throw InvalidArgumentError naming the argument, even for
   })
 
   test('an inherited enumerable key is not an unknown option', () => {
-    const options = Object.assign(Object.create({ inherited: true }) as object, { limitBytes: 100 }) as { limitBytes: number }
+    const options = Object.assign(Object.create({ inherited: true }) as object, { limitBytes: 100 }) as {
+      limitBytes: number
+    }
     expect(truncateToolResult(small, options)).toBe(small)
   })
 })

@@ -67,9 +67,7 @@ ctx.on('test/w', (payload, next) => {
 // --- serial listeners: the result type --------------------------------------------------------------
 
 expectTypeOf<ResultOf<'types/lookup'>>().toEqualTypeOf<number>()
-expectTypeOf<ReturnType<ListenerOf<'types/lookup'>>>().toEqualTypeOf<
-  number | undefined | Promise<number | undefined>
->()
+expectTypeOf<ReturnType<ListenerOf<'types/lookup'>>>().toEqualTypeOf<number | undefined | Promise<number | undefined>>()
 expectTypeOf(ctx.serial('types/lookup', { id: 'a' })).toEqualTypeOf<Promise<number | undefined>>()
 ctx.on('types/lookup', (payload) => payload.id.length)
 ctx.on('types/lookup', async () => undefined)

@@ -4,7 +4,14 @@
  */
 import { expectTypeOf } from 'vitest'
 import { z } from 'zod'
-import { defineTool, type JsonObject, type ToolArgs, type ToolContext, type ToolDefinition, type ToolReturn } from 'yoke'
+import {
+  defineTool,
+  type JsonObject,
+  type ToolArgs,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolReturn,
+} from 'yoke'
 
 // --- zod input: args is z.output<typeof input> --------------------------------------------------
 
@@ -16,9 +23,19 @@ const input = z.object({
 })
 
 // The output side differs from the input side: the default makes `depth` required, the transform makes `size` a number.
-expectTypeOf<z.input<typeof input>>().toEqualTypeOf<{ path: string; depth?: number | undefined; size: string; tags?: string[] | undefined }>()
+expectTypeOf<z.input<typeof input>>().toEqualTypeOf<{
+  path: string
+  depth?: number | undefined
+  size: string
+  tags?: string[] | undefined
+}>()
 expectTypeOf<ToolArgs<typeof input>>().toEqualTypeOf<z.output<typeof input>>()
-expectTypeOf<ToolArgs<typeof input>>().toEqualTypeOf<{ path: string; depth: number; size: number; tags?: string[] | undefined }>()
+expectTypeOf<ToolArgs<typeof input>>().toEqualTypeOf<{
+  path: string
+  depth: number
+  size: number
+  tags?: string[] | undefined
+}>()
 
 const scan = defineTool({
   name: 'scan',
@@ -50,7 +67,12 @@ expectTypeOf(scan.parameters).toEqualTypeOf<JsonObject>()
 expectTypeOf(scan.inputKind).toEqualTypeOf<'zod' | 'json-schema'>()
 
 // A typed definition is still a plain ToolDefinition for registries and schedulers.
-const generic: ToolDefinition = defineTool({ name: 'read', description: 'Read', input: z.object({ path: z.string() }), execute: () => undefined })
+const generic: ToolDefinition = defineTool({
+  name: 'read',
+  description: 'Read',
+  input: z.object({ path: z.string() }),
+  execute: () => undefined,
+})
 void generic
 
 // --- raw JSON Schema input: args is a JSON object -------------------------------------------------
@@ -70,7 +92,12 @@ defineTool({
 // --- return forms ----------------------------------------------------------------------------------
 
 defineTool({ name: 'a', description: 'a', input, execute: () => [{ type: 'text', text: 'x' }] })
-defineTool({ name: 'b', description: 'b', input, execute: () => ({ content: 'x', meta: { n: 1 }, additionalContexts: ['note'] }) })
+defineTool({
+  name: 'b',
+  description: 'b',
+  input,
+  execute: () => ({ content: 'x', meta: { n: 1 }, additionalContexts: ['note'] }),
+})
 defineTool({ name: 'c', description: 'c', input, execute: async () => undefined })
 expectTypeOf<ReturnType<ToolDefinition['execute']>>().toEqualTypeOf<ToolReturn | Promise<ToolReturn>>()
 // @ts-expect-error a number is not a tool return

@@ -122,7 +122,8 @@ export function createBodySplitter(options: BodySplitterOptions): BodySplitter {
           continue
         }
         const next = lineEnd + 2
-        if (!(templates as DeltaTemplates).match(bytes, start, lineEnd, append)) text(decoder.decode(bytes.subarray(start, next)))
+        if (!(templates as DeltaTemplates).match(bytes, start, lineEnd, append))
+          text(decoder.decode(bytes.subarray(start, next)))
         start = next
         lineEnd = bytes.indexOf(LF, start)
       }

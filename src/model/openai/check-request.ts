@@ -17,7 +17,8 @@ function imagesOf(message: Message): ImageBlock[] {
   const images: ImageBlock[] = []
   for (const block of message.content) {
     if (block.type === 'image') images.push(block)
-    else if (block.type === 'tool-result') for (const inner of block.content) if (inner.type === 'image') images.push(inner)
+    else if (block.type === 'tool-result')
+      for (const inner of block.content) if (inner.type === 'image') images.push(inner)
   }
   return images
 }
@@ -46,9 +47,14 @@ export function checkRequest(request: ModelRequest, info: ModelInfo | undefined)
   for (const [messageIndex, message] of request.messages.entries()) {
     for (const image of imagesOf(message)) {
       if (!acceptsImages) {
-        return modelFailure('UNSUPPORTED_CONTENT', `model ${request.model} does not accept image input`, 'pre-request', {
-          detail: { messageIndex, mediaType: image.mediaType },
-        })
+        return modelFailure(
+          'UNSUPPORTED_CONTENT',
+          `model ${request.model} does not accept image input`,
+          'pre-request',
+          {
+            detail: { messageIndex, mediaType: image.mediaType },
+          },
+        )
       }
       if (!sendableScheme.test(image.uri)) {
         const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(image.uri)?.[1]?.slice(0, 32) ?? '(none)'

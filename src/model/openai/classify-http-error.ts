@@ -23,7 +23,14 @@ const providerCodes: Readonly<Record<string, string>> = {
   invalid_api_key: 'AUTH',
   rate_limit_exceeded: 'RATE_LIMIT',
 }
-const overflowWording = ['maximum context length', 'context length', 'context window', 'too many tokens', 'prompt is too long', 'reduce the length']
+const overflowWording = [
+  'maximum context length',
+  'context length',
+  'context window',
+  'too many tokens',
+  'prompt is too long',
+  'reduce the length',
+]
 const quotaWording = ['insufficient balance', 'quota', 'billing', 'credit']
 
 /**
@@ -57,7 +64,9 @@ function parseJson(text: string): { readonly ok: boolean; readonly value?: unkno
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined
 }
 
 function codeForStatus(status: number | undefined): string {
@@ -82,10 +91,15 @@ function mentions(text: string, phrases: readonly string[]): boolean {
  *
  * @internal
  */
-export function classifyCode(status: number | undefined, providerCode: string | undefined, providerMessage: string): string {
+export function classifyCode(
+  status: number | undefined,
+  providerCode: string | undefined,
+  providerMessage: string,
+): string {
   const structured = providerCode === undefined ? undefined : providerCodes[providerCode]
   if (structured !== undefined) return structured
-  if ((status === 400 || status === 413 || status === 422) && mentions(providerMessage, overflowWording)) return 'CONTEXT_WINDOW_EXCEEDED'
+  if ((status === 400 || status === 413 || status === 422) && mentions(providerMessage, overflowWording))
+    return 'CONTEXT_WINDOW_EXCEEDED'
   if (status === 429 && mentions(providerMessage, quotaWording)) return 'QUOTA'
   return codeForStatus(status)
 }
@@ -104,10 +118,14 @@ export function classifyErrorBody(input: ErrorBodyInput): LlmFailure {
   const body = parsed.ok ? asRecord(parsed.value) : undefined
   const error = asRecord(body?.['error']) ?? body
   const rawCode = error?.['code'] ?? error?.['type']
-  const providerCode = typeof rawCode === 'string' && rawCode !== '' ? rawCode : typeof rawCode === 'number' ? String(rawCode) : undefined
+  const providerCode =
+    typeof rawCode === 'string' && rawCode !== '' ? rawCode : typeof rawCode === 'number' ? String(rawCode) : undefined
   const errorMessage = error?.['message'] ?? (typeof body?.['error'] === 'string' ? body['error'] : undefined)
   const quoted = input.bodyText.slice(0, MAX_QUOTED_CHARACTERS)
-  const providerMessage = redactText(typeof errorMessage === 'string' ? errorMessage : quoted === '' ? '(empty body)' : quoted, input.key)
+  const providerMessage = redactText(
+    typeof errorMessage === 'string' ? errorMessage : quoted === '' ? '(empty body)' : quoted,
+    input.key,
+  )
   const code = classifyCode(input.status, providerCode, providerMessage)
   const detail: Record<string, JsonValue> = {}
   if (providerCode !== undefined) detail['providerCode'] = redactText(providerCode, input.key)

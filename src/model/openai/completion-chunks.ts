@@ -35,7 +35,10 @@ export class CompletionChunks implements AsyncIterableIterator<StreamChunk, unde
    * @param batches - the call's batches, in order
    * @param failed - the `finish` chunk for an error the batches threw, given whether a chunk went out
    */
-  constructor(batches: AsyncGenerator<readonly StreamChunk[], void, undefined>, failed: (error: unknown, started: boolean) => StreamChunk) {
+  constructor(
+    batches: AsyncGenerator<readonly StreamChunk[], void, undefined>,
+    failed: (error: unknown, started: boolean) => StreamChunk,
+  ) {
     this.#batches = batches
     this.#failed = failed
   }

@@ -11,15 +11,26 @@ import { type OpenAICompatibleOptions, resolveOpenAIOptions } from './openai-opt
 const deepseekEfforts = Object.freeze(['off', 'low', 'high', 'max'])
 
 /** What `deepseek()` reports for a model id outside {@link DEEPSEEK_MODELS}: the same efforts, no context window. */
-const deepseekFallbackInfo: ModelInfo = Object.freeze({ reasoningEfforts: deepseekEfforts, defaultReasoningEffort: 'high' })
+const deepseekFallbackInfo: ModelInfo = Object.freeze({
+  reasoningEfforts: deepseekEfforts,
+  defaultReasoningEffort: 'high',
+})
 
 /**
  * The DeepSeek model catalog: `deepseek-v4-flash` and `deepseek-v4-pro`, each with a 1,000,000-token
  * context window and the efforts `off`, `low`, `high`, `max` (default `high`).
  */
 export const DEEPSEEK_MODELS: Readonly<Record<string, ModelInfo>> = Object.freeze({
-  'deepseek-v4-flash': Object.freeze({ contextWindow: 1_000_000, reasoningEfforts: deepseekEfforts, defaultReasoningEffort: 'high' }),
-  'deepseek-v4-pro': Object.freeze({ contextWindow: 1_000_000, reasoningEfforts: deepseekEfforts, defaultReasoningEffort: 'high' }),
+  'deepseek-v4-flash': Object.freeze({
+    contextWindow: 1_000_000,
+    reasoningEfforts: deepseekEfforts,
+    defaultReasoningEffort: 'high',
+  }),
+  'deepseek-v4-pro': Object.freeze({
+    contextWindow: 1_000_000,
+    reasoningEfforts: deepseekEfforts,
+    defaultReasoningEffort: 'high',
+  }),
 })
 
 /** Options of {@link deepseek}: those of `openaiCompatible`, with DeepSeek's defaults. */
@@ -59,7 +70,8 @@ export function deepseek(options: DeepSeekOptions = {}): OpenAICompatibleAdapter
     ...(options.apiKey === undefined && options.apiKeyEnv === undefined && { apiKeyEnv: 'DEEPSEEK_API_KEY' }),
     models: { ...DEEPSEEK_MODELS, ...(isObject(options.models) ? options.models : {}) },
   }
-  if (options.models !== undefined && !isObject(options.models)) return createOpenAIAdapter(resolveOpenAIOptions({ ...merged, models: options.models }))
+  if (options.models !== undefined && !isObject(options.models))
+    return createOpenAIAdapter(resolveOpenAIOptions({ ...merged, models: options.models }))
   return createOpenAIAdapter(resolveOpenAIOptions(merged), deepseekFallbackInfo)
 }
 

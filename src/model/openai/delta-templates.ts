@@ -81,8 +81,11 @@ function asRecord(value: unknown): JsonRecord | undefined {
 }
 
 /** The one text field of a lone text-delta event (and its delta), else `undefined`. */
-function loneTextField(event: JsonRecord): { readonly field: string; readonly kind: 'text' | 'reasoning'; readonly value: string } | undefined {
-  if ((event['error'] !== undefined && event['error'] !== null) || asRecord(event['usage']) !== undefined) return undefined
+function loneTextField(
+  event: JsonRecord,
+): { readonly field: string; readonly kind: 'text' | 'reasoning'; readonly value: string } | undefined {
+  if ((event['error'] !== undefined && event['error'] !== null) || asRecord(event['usage']) !== undefined)
+    return undefined
   const choices = event['choices']
   if (!Array.isArray(choices) || choices.length !== 1) return undefined
   const entry = asRecord(choices[0])
@@ -158,7 +161,12 @@ export function createDeltaTemplates(): DeltaTemplates {
       if (templates.length === MAX_TEMPLATES) templates.pop()
       const beforeBytes = Buffer.from(`data: ${before}`, 'utf8')
       const afterBytes = Buffer.from(after, 'utf8')
-      templates.unshift({ before: beforeBytes, after: afterBytes, minLength: beforeBytes.length + 2 + afterBytes.length, kind: lone.kind })
+      templates.unshift({
+        before: beforeBytes,
+        after: afterBytes,
+        minLength: beforeBytes.length + 2 + afterBytes.length,
+        kind: lone.kind,
+      })
     },
   }
 }

@@ -31,7 +31,11 @@ export interface IdleWatchdog {
  * @internal
  * @param options - the silence limit, the clock, and the callback run once on expiry
  */
-export function startIdleWatchdog(options: { readonly timeoutMs: number; readonly clock: Clock; readonly onExpire: () => void }): IdleWatchdog {
+export function startIdleWatchdog(options: {
+  readonly timeoutMs: number
+  readonly clock: Clock
+  readonly onExpire: () => void
+}): IdleWatchdog {
   const { timeoutMs, clock, onExpire } = options
   let lastActivity = clock.now()
   let expired = false

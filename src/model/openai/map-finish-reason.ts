@@ -25,7 +25,11 @@ export function mapFinishReason(reason: string): FinishChunk {
     case 'length':
       return { ...base, reason: 'max-tokens' }
     case 'content_filter':
-      return { ...base, reason: 'error', failure: modelFailure('CONTENT_FILTER', 'the provider content filter stopped the output', 'streaming') }
+      return {
+        ...base,
+        reason: 'error',
+        failure: modelFailure('CONTENT_FILTER', 'the provider content filter stopped the output', 'streaming'),
+      }
     case 'insufficient_system_resource':
       return {
         ...base,
@@ -34,7 +38,11 @@ export function mapFinishReason(reason: string): FinishChunk {
       }
     default: {
       const code = `FINISH_${reason.toUpperCase().replaceAll('-', '_')}`
-      return { ...base, reason: 'error', failure: modelFailure(code, `the provider finished with an unknown reason "${reason}"`, 'streaming') }
+      return {
+        ...base,
+        reason: 'error',
+        failure: modelFailure(code, `the provider finished with an unknown reason "${reason}"`, 'streaming'),
+      }
     }
   }
 }

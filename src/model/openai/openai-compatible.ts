@@ -63,7 +63,11 @@ export function createOpenAIAdapter(options: ResolvedOpenAIOptions, fallbackInfo
     stream(request: ModelRequest, streamOptions: ModelStreamOptions): AsyncIterable<StreamChunk> {
       // 08-models.md §8: timeouts and retry-after dates run on the harness clock of the call.
       const clock = options.ownClock ? undefined : streamOptions?.clock
-      return streamCompletion(clock === undefined ? options : { ...options, clock }, describeModel(request.model), request)
+      return streamCompletion(
+        clock === undefined ? options : { ...options, clock },
+        describeModel(request.model),
+        request,
+      )
     },
     describeModel,
     toJSON: () => description,

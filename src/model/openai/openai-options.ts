@@ -142,11 +142,16 @@ export type CredentialSource =
 const headerNamePattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const headerValuePattern = /^[\t\x20-\x7e]*$/
 const providerPattern = /^[a-z0-9][a-z0-9._-]{0,63}$/
-const positiveInteger = z.int({ error: 'must be a positive safe integer' }).min(1, { error: 'must be a positive safe integer' })
+const positiveInteger = z
+  .int({ error: 'must be a positive safe integer' })
+  .min(1, { error: 'must be a positive safe integer' })
 const nonEmpty = z.string({ error: 'must be a non-empty string' }).min(1, { error: 'must be a non-empty string' })
 const isFunction = (value: unknown): boolean => typeof value === 'function'
 const isClock = (value: unknown): boolean =>
-  typeof value === 'object' && value !== null && isFunction((value as Clock).now) && isFunction((value as Clock).setTimer)
+  typeof value === 'object' &&
+  value !== null &&
+  isFunction((value as Clock).now) &&
+  isFunction((value as Clock).setTimer)
 const headerName = z.string().regex(headerNamePattern, { error: 'must be an HTTP header name' })
 
 const modelInfoSchema = z.strictObject(
@@ -163,9 +168,13 @@ const modelInfoSchema = z.strictObject(
 const optionsSchema = z
   .strictObject(
     {
-      baseURL: z.string({ error: 'must be an http(s) URL' }).refine(isHttpUrl, { error: 'must be an http(s) URL without credentials' }),
+      baseURL: z
+        .string({ error: 'must be an http(s) URL' })
+        .refine(isHttpUrl, { error: 'must be an http(s) URL without credentials' }),
       apiKey: z
-        .union([z.string(), z.custom<() => string>(isFunction)], { error: 'must be a string or a function returning one' })
+        .union([z.string(), z.custom<() => string>(isFunction)], {
+          error: 'must be a string or a function returning one',
+        })
         .optional(),
       apiKeyEnv: nonEmpty.optional(),
       model: nonEmpty.optional(),
@@ -174,28 +183,46 @@ const optionsSchema = z
         .regex(providerPattern, { error: 'must be a provider id (^[a-z0-9][a-z0-9._-]{0,63}$)' })
         .optional(),
       headers: z
-        .record(headerName, z.string({ error: 'must be a string' }).regex(headerValuePattern, { error: 'must be a header-safe string' }), {
-          error: 'must be an object of string header values',
-        })
+        .record(
+          headerName,
+          z.string({ error: 'must be a string' }).regex(headerValuePattern, { error: 'must be a header-safe string' }),
+          {
+            error: 'must be an object of string header values',
+          },
+        )
         .optional(),
       idleTimeoutMs: positiveInteger.optional(),
       fetch: z.custom<FetchFunction>(isFunction, { error: 'must be a function' }).optional(),
       models: z.record(z.string(), modelInfoSchema, { error: 'must be an object of ModelInfo by model id' }).optional(),
-      reasoningStyle: z.enum(['openai', 'deepseek', 'none'], { error: "must be 'openai', 'deepseek' or 'none'" }).optional(),
+      reasoningStyle: z
+        .enum(['openai', 'deepseek', 'none'], { error: "must be 'openai', 'deepseek' or 'none'" })
+        .optional(),
       sendReasoning: z.boolean({ error: 'must be a boolean' }).optional(),
-      maxTokensField: z.enum(['max_tokens', 'max_completion_tokens'], { error: "must be 'max_tokens' or 'max_completion_tokens'" }).optional(),
-      sessionIdHeader: z.union([z.literal(false), headerName], { error: 'must be an HTTP header name or false' }).optional(),
+      maxTokensField: z
+        .enum(['max_tokens', 'max_completion_tokens'], { error: "must be 'max_tokens' or 'max_completion_tokens'" })
+        .optional(),
+      sessionIdHeader: z
+        .union([z.literal(false), headerName], { error: 'must be an HTTP header name or false' })
+        .optional(),
       clock: z.custom<Clock>(isClock, { error: 'must be a Clock { now(), setTimer() }' }).optional(),
     },
     { error: 'must be an options object' },
   )
   .superRefine((options, context) => {
     if (options.apiKey !== undefined && options.apiKeyEnv !== undefined) {
-      context.addIssue({ code: 'custom', path: ['apiKey'], message: 'apiKey and apiKeyEnv are mutually exclusive; give one' })
+      context.addIssue({
+        code: 'custom',
+        path: ['apiKey'],
+        message: 'apiKey and apiKeyEnv are mutually exclusive; give one',
+      })
     }
     for (const name of Object.keys(options.headers ?? {})) {
       if (name.toLowerCase() === 'authorization') {
-        context.addIssue({ code: 'custom', path: ['headers', name], message: 'must not be set here; use apiKey or apiKeyEnv' })
+        context.addIssue({
+          code: 'custom',
+          path: ['headers', name],
+          message: 'must not be set here; use apiKey or apiKeyEnv',
+        })
       }
     }
   })
@@ -208,7 +235,6 @@ function isHttpUrl(value: string): boolean {
     return false
   }
 }
-
 
 function toIssues(error: z.ZodError, options: unknown): ValidationIssue[] {
   const issues: ValidationIssue[] = []

@@ -26,7 +26,12 @@ function describeSource(source: CredentialSource): string {
 }
 
 function missing(source: CredentialSource, why: string): CredentialResolution {
-  return { ok: false, failure: modelFailure('MISSING_CREDENTIAL', `no API key: ${why}`, 'pre-request', { detail: { reference: describeSource(source) } }) }
+  return {
+    ok: false,
+    failure: modelFailure('MISSING_CREDENTIAL', `no API key: ${why}`, 'pre-request', {
+      detail: { reference: describeSource(source) },
+    }),
+  }
 }
 
 /**
@@ -95,7 +100,12 @@ export function redactJson(value: unknown, key: string | undefined): unknown {
   if (typeof value === 'object' && value !== null) {
     const copy: Record<string, unknown> = {}
     for (const [name, item] of Object.entries(value)) {
-      Object.defineProperty(copy, redactText(name, key), { value: redactJson(item, key), enumerable: true, writable: true, configurable: true })
+      Object.defineProperty(copy, redactText(name, key), {
+        value: redactJson(item, key),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      })
     }
     return copy
   }

@@ -21,16 +21,23 @@ export interface SerializeSettings {
 }
 
 type WireMessage = { [key: string]: JsonValue }
-type WirePart = { readonly type: 'text'; readonly text: string } | { readonly type: 'image_url'; readonly image_url: { readonly url: string } }
+type WirePart =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image_url'; readonly image_url: { readonly url: string } }
 
-function joinText(blocks: readonly { readonly type: string; readonly text?: string }[], type: 'text' | 'reasoning'): string {
+function joinText(
+  blocks: readonly { readonly type: string; readonly text?: string }[],
+  type: 'text' | 'reasoning',
+): string {
   const texts: string[] = []
   for (const block of blocks) if (block.type === type && block.text !== undefined) texts.push(block.text)
   return texts.join('\n\n')
 }
 
 function part(block: TextBlock | ImageBlock): WirePart {
-  return block.type === 'text' ? { type: 'text', text: block.text } : { type: 'image_url', image_url: { url: block.uri } }
+  return block.type === 'text'
+    ? { type: 'text', text: block.text }
+    : { type: 'image_url', image_url: { url: block.uri } }
 }
 
 /**
@@ -43,7 +50,8 @@ export function isToolResultMessage(message: Message): message is ToolResultMess
 }
 
 function userMessage(message: UserMessage): WireMessage {
-  if (!message.content.some((block) => block.type === 'image')) return { role: 'user', content: joinText(message.content, 'text') }
+  if (!message.content.some((block) => block.type === 'image'))
+    return { role: 'user', content: joinText(message.content, 'text') }
   return { role: 'user', content: message.content.map(part) }
 }
 
@@ -51,7 +59,8 @@ function assistantMessage(message: AssistantMessage, settings: SerializeSettings
   const wire: WireMessage = { role: 'assistant', content: joinText(message.content, 'text') }
   const calls: JsonObject[] = []
   for (const block of message.content as readonly AssistantContentBlock[]) {
-    if (block.type === 'tool-call') calls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: block.arguments } })
+    if (block.type === 'tool-call')
+      calls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: block.arguments } })
   }
   if (calls.length > 0) wire['tool_calls'] = calls
   if (settings.sendReasoning) {
@@ -86,7 +95,8 @@ function wireMessages(request: ModelRequest, settings: SerializeSettings): WireM
     const message = messages[index]!
     if (isToolResultMessage(message)) {
       const run: ToolResultMessage[] = [message]
-      while (index + 1 < messages.length && isToolResultMessage(messages[index + 1]!)) run.push(messages[++index] as ToolResultMessage)
+      while (index + 1 < messages.length && isToolResultMessage(messages[index + 1]!))
+        run.push(messages[++index] as ToolResultMessage)
       wire.push(...toolMessages(run))
     } else if (message.role === 'assistant') {
       wire.push(assistantMessage(message, settings))

@@ -49,12 +49,18 @@ function causeCode(error: unknown): { readonly code: string; readonly message: s
   return { code: 'Error', message: String(error) }
 }
 
-function buildHeaders(options: ResolvedOpenAIOptions, key: string | undefined, sessionId: string | undefined): Record<string, string> {
+function buildHeaders(
+  options: ResolvedOpenAIOptions,
+  key: string | undefined,
+  sessionId: string | undefined,
+): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' }
   if (key !== undefined) headers['authorization'] = `Bearer ${key}`
   headers['user-agent'] = `yoke/${YOKE_VERSION}`
   if (options.sessionIdHeader !== false && sessionId !== undefined) {
-    headers[options.sessionIdHeader.toLowerCase()] = headerSafeValue.test(sessionId) ? sessionId : encodeURIComponent(sessionId)
+    headers[options.sessionIdHeader.toLowerCase()] = headerSafeValue.test(sessionId)
+      ? sessionId
+      : encodeURIComponent(sessionId)
   }
   for (const [name, value] of Object.entries(options.headers)) headers[name.toLowerCase()] = value
   return headers
@@ -82,8 +88,11 @@ function isEventStream(contentType: string | null): boolean {
   return contentType?.split(';')[0]?.trim().toLowerCase() === 'text/event-stream'
 }
 
-
-async function readText(body: ReadableStream<Uint8Array>, watchdog: IdleWatchdog, signal: AbortSignal): Promise<string> {
+async function readText(
+  body: ReadableStream<Uint8Array>,
+  watchdog: IdleWatchdog,
+  signal: AbortSignal,
+): Promise<string> {
   const reader = body.getReader()
   const parts: Uint8Array[] = []
   let size = 0
@@ -107,7 +116,11 @@ async function readText(body: ReadableStream<Uint8Array>, watchdog: IdleWatchdog
  *
  * @internal
  */
-export function streamCompletion(options: ResolvedOpenAIOptions, info: ModelInfo | undefined, request: ModelRequest): AsyncIterableIterator<StreamChunk, undefined> {
+export function streamCompletion(
+  options: ResolvedOpenAIOptions,
+  info: ModelInfo | undefined,
+  request: ModelRequest,
+): AsyncIterableIterator<StreamChunk, undefined> {
   // The inner generator hands over one batch per body read: one async hop per read, not per chunk.
   return new CompletionChunks(streamOnce(options, info, request), (error, started) => {
     const phase = started ? 'streaming' : 'connect'
@@ -154,14 +167,20 @@ async function* streamOnce(
   const interrupted = (phase: LlmFailurePhase): LlmFailure | undefined => {
     if (interruption === 'caller' || signal.aborted) return aborted(phase)
     if (interruption === 'watchdog') {
-      return modelFailure('TIMEOUT', `no data from the provider for ${options.idleTimeoutMs} ms`, headersReceived ? 'streaming' : 'connect')
+      return modelFailure(
+        'TIMEOUT',
+        `no data from the provider for ${options.idleTimeoutMs} ms`,
+        headersReceived ? 'streaming' : 'connect',
+      )
     }
     return undefined
   }
   const transport = (error: unknown, phase: 'connect' | 'streaming'): LlmFailure => {
     const cause = causeCode(error)
     const what = phase === 'connect' ? `could not reach ${options.endpoint}` : 'the connection failed while streaming'
-    return modelFailure('TRANSPORT', redactText(`${what}: ${cause.code} (${cause.message})`, key), phase, { detail: { cause: cause.code } })
+    return modelFailure('TRANSPORT', redactText(`${what}: ${cause.code} (${cause.message})`, key), phase, {
+      detail: { cause: cause.code },
+    })
   }
 
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
@@ -174,7 +193,10 @@ async function* streamOnce(
       response = await raceSignal(pending, controller.signal)
     } catch (error) {
       // A fetch that ignored the abort may still answer: release that response.
-      pending?.then((late) => late.body?.cancel().catch(() => {}), () => {})
+      pending?.then(
+        (late) => late.body?.cancel().catch(() => {}),
+        () => {},
+      )
       return yield [finishFailure(interrupted('connect') ?? transport(error, 'connect'))]
     }
     headersReceived = true
@@ -193,7 +215,8 @@ async function* streamOnce(
       }
       return yield [finishFailure(classifyNonStream(response, text, requestId, key, options.clock.now()))]
     }
-    if (response.body === null) return yield [finishFailure(modelFailure('EMPTY_RESPONSE', 'the provider sent no body', 'response'))]
+    if (response.body === null)
+      return yield [finishFailure(modelFailure('EMPTY_RESPONSE', 'the provider sent no body', 'response'))]
 
     const bodyReader = response.body.getReader()
     reader = bodyReader
@@ -211,14 +234,20 @@ async function* streamOnce(
       try {
         result = await bodyReader.read()
       } catch (error) {
-        yield translator.fail(signal.aborted || interruption === 'caller' ? 'aborted' : 'error', interrupted('streaming') ?? transport(error, 'streaming'))
+        yield translator.fail(
+          signal.aborted || interruption === 'caller' ? 'aborted' : 'error',
+          interrupted('streaming') ?? transport(error, 'streaming'),
+        )
         return
       }
       // `interruption` is set as soon as either signal aborts (their listeners run synchronously),
       // so it stands for `signal.aborted` / `controller.signal.aborted` without their getters.
       if (interruption !== undefined) {
         // The read ended because the call was interrupted (or the body ended just then).
-        yield translator.fail(signal.aborted || interruption === 'caller' ? 'aborted' : 'error', interrupted('streaming') ?? aborted('streaming'))
+        yield translator.fail(
+          signal.aborted || interruption === 'caller' ? 'aborted' : 'error',
+          interrupted('streaming') ?? aborted('streaming'),
+        )
         return
       }
       const chunks = result.done ? translator.end() : translator.feedBytes(result.value)
@@ -239,7 +268,13 @@ async function* streamOnce(
   }
 }
 
-function classifyNonStream(response: Response, text: string, requestId: string | undefined, key: string | undefined, now: number): LlmFailure {
+function classifyNonStream(
+  response: Response,
+  text: string,
+  requestId: string | undefined,
+  key: string | undefined,
+  now: number,
+): LlmFailure {
   const fields = {
     status: response.status,
     bodyText: text,
@@ -249,7 +284,11 @@ function classifyNonStream(response: Response, text: string, requestId: string |
   }
   const retryAfterMs = retryAfterMsOf(response.headers, now)
   if (!response.ok) return classifyErrorBody({ ...fields, ...(retryAfterMs !== undefined && { retryAfterMs }) })
-  if (text.trim() === '') return modelFailure('EMPTY_RESPONSE', `the provider sent HTTP ${response.status} with no body`, 'response', { status: response.status, ...(requestId !== undefined && { requestId }) })
+  if (text.trim() === '')
+    return modelFailure('EMPTY_RESPONSE', `the provider sent HTTP ${response.status} with no body`, 'response', {
+      status: response.status,
+      ...(requestId !== undefined && { requestId }),
+    })
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
@@ -259,8 +298,13 @@ function classifyNonStream(response: Response, text: string, requestId: string |
   const error = typeof parsed === 'object' && parsed !== null ? (parsed as { error?: unknown }).error : undefined
   if (error !== undefined && error !== null) return classifyErrorBody({ ...fields, parsed })
   const contentType = response.headers.get('content-type') ?? '(none)'
-  return modelFailure('MALFORMED_RESPONSE', `expected a text/event-stream response, got HTTP ${response.status} ${contentType}`, 'response', {
-    status: response.status,
-    ...(requestId !== undefined && { requestId }),
-  })
+  return modelFailure(
+    'MALFORMED_RESPONSE',
+    `expected a text/event-stream response, got HTTP ${response.status} ${contentType}`,
+    'response',
+    {
+      status: response.status,
+      ...(requestId !== undefined && { requestId }),
+    },
+  )
 }

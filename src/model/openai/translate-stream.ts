@@ -58,7 +58,14 @@ export interface StreamTranslatorOptions {
 
 type OpenBlock =
   | { readonly kind: 'text' | 'reasoning'; readonly index: number; readonly parts: string[] }
-  | { readonly kind: 'tool-call'; readonly index: number; readonly parts: string[]; readonly wireIndex: number; readonly id: string; readonly name: string }
+  | {
+      readonly kind: 'tool-call'
+      readonly index: number
+      readonly parts: string[]
+      readonly wireIndex: number
+      readonly id: string
+      readonly name: string
+    }
 
 type JsonRecord = Readonly<Record<string, unknown>>
 
@@ -101,7 +108,11 @@ export function createStreamTranslator(options: StreamTranslatorOptions = {}): S
     current = undefined
     if (block.kind === 'tool-call') {
       endedWireIndexes.add(block.wireIndex)
-      push({ type: 'block-end', index: block.index, block: { type: 'tool-call', id: block.id, name: block.name, arguments: block.parts.join('') } })
+      push({
+        type: 'block-end',
+        index: block.index,
+        block: { type: 'tool-call', id: block.id, name: block.name, arguments: block.parts.join('') },
+      })
     } else {
       push({ type: 'block-end', index: block.index, block: { type: block.kind, text: block.parts.join('') } })
     }
@@ -114,7 +125,11 @@ export function createStreamTranslator(options: StreamTranslatorOptions = {}): S
   }
   const failWith = (failure: LlmFailure): void => terminate({ type: 'finish', reason: 'error', failure })
   const malformed = (message: string, detail?: Readonly<Record<string, string | number>>): void => {
-    failWith(modelFailure('MALFORMED_RESPONSE', redactText(message, key), 'streaming', { ...(detail !== undefined && { detail }) }))
+    failWith(
+      modelFailure('MALFORMED_RESPONSE', redactText(message, key), 'streaming', {
+        ...(detail !== undefined && { detail }),
+      }),
+    )
   }
   const complete = (): void => {
     closeCurrent()
@@ -159,7 +174,10 @@ export function createStreamTranslator(options: StreamTranslatorOptions = {}): S
     const id = nonEmptyString(fragment['id'])
     const name = nonEmptyString(wire?.['name'])
     if (id === undefined || name === undefined) {
-      malformed(`the first fragment of tool call ${wireIndex} lacks ${id === undefined ? 'an id' : 'a function name'}`, { wireIndex })
+      malformed(
+        `the first fragment of tool call ${wireIndex} lacks ${id === undefined ? 'an id' : 'a function name'}`,
+        { wireIndex },
+      )
       return
     }
     closeCurrent()
@@ -197,7 +215,8 @@ export function createStreamTranslator(options: StreamTranslatorOptions = {}): S
   }
   // Most events repeat an earlier one's bytes around a new text delta: those are read from the
   // bytes (feedBytes), without decoding, SSE parsing or JSON.parse.
-  const templates = deltaTemplates === true ? createDeltaTemplates() : deltaTemplates === false ? undefined : deltaTemplates
+  const templates =
+    deltaTemplates === true ? createDeltaTemplates() : deltaTemplates === false ? undefined : deltaTemplates
 
   const onEvent = (message: EventSourceMessage): void => {
     if (finished) return
@@ -219,7 +238,15 @@ export function createStreamTranslator(options: StreamTranslatorOptions = {}): S
       return
     }
     if (event['error'] !== undefined && event['error'] !== null) {
-      failWith(classifyErrorBody({ bodyText: data, parsed: event, key, phase: 'streaming', ...(requestId !== undefined && { requestId }) }))
+      failWith(
+        classifyErrorBody({
+          bodyText: data,
+          parsed: event,
+          key,
+          phase: 'streaming',
+          ...(requestId !== undefined && { requestId }),
+        }),
+      )
       return
     }
     templates?.learn(data, event)
@@ -235,7 +262,12 @@ export function createStreamTranslator(options: StreamTranslatorOptions = {}): S
   }
 
   const parser = createParser({ onEvent })
-  const splitter = createBodySplitter({ templates, text: (text) => parser.feed(text), append: appendDelta, stopped: () => finished })
+  const splitter = createBodySplitter({
+    templates,
+    text: (text) => parser.feed(text),
+    append: appendDelta,
+    stopped: () => finished,
+  })
 
   return {
     feedBytes(bytes) {

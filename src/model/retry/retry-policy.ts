@@ -116,7 +116,6 @@ export function resolveRetryPolicy(policy?: Partial<RetryPolicy>): RetryPolicy {
   throw new InvalidOptionsError({ issues, value: valueAt(policy, issues[0]?.path ?? []), subject: 'policy' })
 }
 
-
 /**
  * Whether a policy retries a failure (08-models.md §9): `retryableCodes`, when given, must list
  * its code; otherwise `failure.retryable` must be `true`. Counting and delays are not checked here.

@@ -86,7 +86,8 @@ function checkOptions(options: unknown): WithRetryOptions {
     issues.push({ path: [], message: 'must be an options object' })
   } else {
     const record = options as Readonly<Record<string, unknown>>
-    for (const key of Object.keys(record)) if (!optionKeys.has(key)) issues.push({ path: [key], message: 'unknown option' })
+    for (const key of Object.keys(record))
+      if (!optionKeys.has(key)) issues.push({ path: [key], message: 'unknown option' })
     const clock = record['clock'] as { readonly now?: unknown; readonly setTimer?: unknown } | null | undefined
     if (clock !== undefined && (typeof clock?.now !== 'function' || typeof clock.setTimer !== 'function')) {
       issues.push({ path: ['clock'], message: 'must be a Clock { now(), setTimer() }' })
@@ -94,12 +95,14 @@ function checkOptions(options: unknown): WithRetryOptions {
   }
   const first = issues[0]
   if (first === undefined) return options as WithRetryOptions
-  const value = first.path.length === 0 ? options : (options as Readonly<Record<string, unknown>>)[String(first.path[0])]
+  const value =
+    first.path.length === 0 ? options : (options as Readonly<Record<string, unknown>>)[String(first.path[0])]
   throw new InvalidOptionsError({ issues, value })
 }
 
 function abortedError(signal: AbortSignal, attempts: number, failure?: LlmFailure): LlmError {
-  const standing = failure?.code === 'ABORTED' ? failure : modelFailure('ABORTED', 'request aborted', failure?.phase ?? 'pre-request')
+  const standing =
+    failure?.code === 'ABORTED' ? failure : modelFailure('ABORTED', 'request aborted', failure?.phase ?? 'pre-request')
   return new LlmError(standing, { attempts, cause: signal.reason })
 }
 
@@ -124,9 +127,17 @@ function abortedError(signal: AbortSignal, attempts: number, failure?: LlmFailur
  * const { content, attempts } = await model.complete(request, { onRetry: ({ attempt, delayMs }) => log(attempt, delayMs) })
  * ```
  */
-export function withRetry(models: ModelRegistry, policy?: Partial<RetryPolicy>, options?: WithRetryOptions): RetryingModel {
+export function withRetry(
+  models: ModelRegistry,
+  policy?: Partial<RetryPolicy>,
+  options?: WithRetryOptions,
+): RetryingModel {
   if (typeof models !== 'object' || models === null || typeof (models as { stream?: unknown }).stream !== 'function') {
-    throw new InvalidArgumentError({ argument: 'models', reason: 'must be a ModelRegistry (an object with a stream method)', value: models })
+    throw new InvalidArgumentError({
+      argument: 'models',
+      reason: 'must be a ModelRegistry (an object with a stream method)',
+      value: models,
+    })
   }
   const resolved = resolveRetryPolicy(policy)
   const clock = checkOptions(options).clock ?? systemClock()

@@ -134,7 +134,11 @@ function runDecoder(bytes: Uint8Array): DecoderRun {
   }
   let failed = false
   try {
-    for (let at = 0, size = FIRST_PUSH_BYTES; at < bytes.length; at += size, size = Math.min(size * 2, MAXIMUM_PUSH_BYTES)) {
+    for (
+      let at = 0, size = FIRST_PUSH_BYTES;
+      at < bytes.length;
+      at += size, size = Math.min(size * 2, MAXIMUM_PUSH_BYTES)
+    ) {
       gunzip.push(bytes.subarray(at, at + size), false)
     }
   } catch (error) {
@@ -196,7 +200,9 @@ function findLaterMembers(file: Uint8Array, from: number): number[] {
 }
 
 function readUint32(bytes: Uint8Array, at: number): number {
-  return ((bytes[at] ?? 0) | ((bytes[at + 1] ?? 0) << 8) | ((bytes[at + 2] ?? 0) << 16) | ((bytes[at + 3] ?? 0) << 24)) >>> 0
+  return (
+    ((bytes[at] ?? 0) | ((bytes[at + 1] ?? 0) << 8) | ((bytes[at + 2] ?? 0) << 16) | ((bytes[at + 3] ?? 0) << 24)) >>> 0
+  )
 }
 
 function buildCrcTable(): Int32Array {

@@ -9,13 +9,26 @@ import { ErrorCode } from '../../errors/codes.js'
 import { PersistenceCorruptionError } from '../../errors/persistence-corruption-error.js'
 import { SessionFormatUnsupportedError } from '../../errors/session-format-unsupported-error.js'
 import type { SessionEvent } from '../../session/session-event.js'
-import { buildSessionHeader, isSessionId, SESSION_FORMAT_VERSION, type SessionHeader } from '../../session/session-header.js'
+import {
+  buildSessionHeader,
+  isSessionId,
+  SESSION_FORMAT_VERSION,
+  type SessionHeader,
+} from '../../session/session-header.js'
 import { type ChunkRunRow, isChunkRunRow, packRecords, unpackRow } from '../chunk-runs.js'
 import { handedOnJsonTexts, jsonText } from '../../session/json-text.js'
 import type { JsonValue } from '../../session/json-value.js'
 
 /** The optional header keys, in stored order (H1). */
-const optionalHeaderKeys = ['cwd', 'parentSession', 'seedLength', 'origin', 'delegationDepth', 'agentPreset', 'metadata'] as const
+const optionalHeaderKeys = [
+  'cwd',
+  'parentSession',
+  'seedLength',
+  'origin',
+  'delegationDepth',
+  'agentPreset',
+  'metadata',
+] as const
 
 /**
  * Encodes the header line (H1): `{"type":"session", …header}` with keys in the order `type,
@@ -55,7 +68,8 @@ export function encodeBatch(events: readonly SessionEvent[], options: EncodeBatc
   const texts = handedOnJsonTexts(events)
   let text = ''
   if (!options.packChunks) {
-    for (let index = 0; index < events.length; index++) text += `${texts?.[index] ?? jsonText(events[index] as unknown as JsonValue)}\n`
+    for (let index = 0; index < events.length; index++)
+      text += `${texts?.[index] ?? jsonText(events[index] as unknown as JsonValue)}\n`
     return text
   }
   let at = 0
@@ -80,7 +94,12 @@ function isSurfaceOp(value: unknown): boolean {
   if (value === 'append') return true
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
   const op = value as Record<string, unknown>
-  return op['op'] === 'replace' && isSafeNonNegative(op['start']) && isSafeNonNegative(op['end']) && Object.keys(op).length === 3
+  return (
+    op['op'] === 'replace' &&
+    isSafeNonNegative(op['start']) &&
+    isSafeNonNegative(op['end']) &&
+    Object.keys(op).length === 3
+  )
 }
 
 /**
@@ -280,12 +299,18 @@ class Scanner implements LogScanner {
     if (this.ended) throw new Error('LogScanner.end called twice')
     this.ended = true
     if (this.header === undefined) {
-      throw this.headerError(this.lineNumber === 0 && this.pendingLength === 0 ? 'the log is empty' : 'the header line is incomplete')
+      throw this.headerError(
+        this.lineNumber === 0 && this.pendingLength === 0 ? 'the log is empty' : 'the header line is incomplete',
+      )
     }
     if (this.pendingLength > 0 && !this.headerOnly) {
       const tail = this.takePending()
       if (this.defect === undefined) {
-        this.defect = { defect: tail.includes(0) ? 'nul' : 'unterminated', offset: this.offset, line: this.lineNumber + 1 }
+        this.defect = {
+          defect: tail.includes(0) ? 'nul' : 'unterminated',
+          offset: this.offset,
+          line: this.lineNumber + 1,
+        }
       }
     }
     const result: {
@@ -556,6 +581,9 @@ export function scanLog(bytes: Uint8Array | readonly Uint8Array[] | string, opti
  * @returns the validated header
  * @throws {@link PersistenceCorruptionError} `CORRUPT_HEADER`, {@link SessionFormatUnsupportedError}
  */
-export function scanHeader(bytes: Uint8Array | readonly Uint8Array[] | string, options: Pick<LogScannerOptions, 'sessionId' | 'location'>): SessionHeader {
+export function scanHeader(
+  bytes: Uint8Array | readonly Uint8Array[] | string,
+  options: Pick<LogScannerOptions, 'sessionId' | 'location'>,
+): SessionHeader {
   return scanLog(bytes, { ...options, headerOnly: true }).header
 }

@@ -33,7 +33,11 @@ export function errorCodeOf(error: unknown): string | undefined {
  *
  * @internal
  */
-export async function writeTempFile(fileSystem: JsonlFileSystem, path: string, chunks: readonly Uint8Array[]): Promise<string> {
+export async function writeTempFile(
+  fileSystem: JsonlFileSystem,
+  path: string,
+  chunks: readonly Uint8Array[],
+): Promise<string> {
   return fillTempFile(fileSystem, path, (handle) => writeChunks(fileSystem, handle, chunks, 0))
 }
 
@@ -85,7 +89,13 @@ export async function writeFully(
 ): Promise<void> {
   let written = 0
   while (written < bytes.byteLength) {
-    const { bytesWritten } = await fileSystem.write(handle, bytes, written, bytes.byteLength - written, position + written)
+    const { bytesWritten } = await fileSystem.write(
+      handle,
+      bytes,
+      written,
+      bytes.byteLength - written,
+      position + written,
+    )
     if (!(bytesWritten > 0)) throw new Error(`write made no progress at byte ${position + written}`)
     written += bytesWritten
   }
@@ -119,7 +129,12 @@ export async function fsyncDirectory(fileSystem: JsonlFileSystem, path: string):
  *
  * @internal
  */
-export async function readRange(fileSystem: JsonlFileSystem, handle: JsonlFileHandle, position: number, length: number): Promise<Uint8Array> {
+export async function readRange(
+  fileSystem: JsonlFileSystem,
+  handle: JsonlFileHandle,
+  position: number,
+  length: number,
+): Promise<Uint8Array> {
   const buffer = new Uint8Array(length)
   let filled = 0
   while (filled < length) {
@@ -149,7 +164,8 @@ export async function writePrefixedTemp(
     let position = 0
     while (position < keepBytes) {
       const piece = await readRange(fileSystem, source, position, Math.min(COPY_BYTES, keepBytes - position))
-      if (piece.length === 0) throw new Error(`${path} ended at byte ${position} while copying its first ${keepBytes} bytes`)
+      if (piece.length === 0)
+        throw new Error(`${path} ended at byte ${position} while copying its first ${keepBytes} bytes`)
       await writeFully(fileSystem, handle, piece, position)
       position += piece.length
     }
@@ -164,7 +180,12 @@ export async function writePrefixedTemp(
  * @internal
  * @throws the error of `exists()` when `path` is already there
  */
-export async function publishFile(fileSystem: JsonlFileSystem, tempPath: string, path: string, exists: () => Error): Promise<void> {
+export async function publishFile(
+  fileSystem: JsonlFileSystem,
+  tempPath: string,
+  path: string,
+  exists: () => Error,
+): Promise<void> {
   try {
     await fileSystem.link(tempPath, path)
     return

@@ -47,9 +47,21 @@ export interface JsonlFileSystem {
   /** Closes a handle. */
   close(handle: JsonlFileHandle): Promise<void>
   /** Reads up to `length` bytes at file `position` into `buffer` at `offset`. */
-  read(handle: JsonlFileHandle, buffer: Uint8Array, offset: number, length: number, position: number): Promise<BytesRead>
+  read(
+    handle: JsonlFileHandle,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+  ): Promise<BytesRead>
   /** Writes `length` bytes of `buffer` from `offset` at file `position`; may write fewer. */
-  write(handle: JsonlFileHandle, buffer: Uint8Array, offset: number, length: number, position: number): Promise<BytesWritten>
+  write(
+    handle: JsonlFileHandle,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+  ): Promise<BytesWritten>
   /** Flushes the file's data (`fdatasync`). */
   fdatasync(handle: JsonlFileHandle): Promise<void>
   /** Flushes the file's data and metadata (`fsync`); also used on directories. */

@@ -157,7 +157,10 @@ export class JsonlLeases {
     const sessionId = record.lease.sessionId
     if (!record.live) throw leaseLost(sessionId, 'the lease ended; nothing was written')
     if (token === null || token === record.lease.token) return
-    const error = leaseLost(sessionId, `the lock ${this.#options.lockPathOf(sessionId)} is missing or names another holder; nothing was written`)
+    const error = leaseLost(
+      sessionId,
+      `the lock ${this.#options.lockPathOf(sessionId)} is missing or names another holder; nothing was written`,
+    )
     this.#end(record, () => error)
     throw error
   }
@@ -176,7 +179,9 @@ export class JsonlLeases {
       code: ErrorCode.SESSION_LOCKED,
       sessionId,
       detail: `another writer holds the lock ${path}`,
-      ...(holder === undefined ? {} : { holder: { pid: holder.pid, host: holder.host, acquiredAt: holder.acquiredAt } }),
+      ...(holder === undefined
+        ? {}
+        : { holder: { pid: holder.pid, host: holder.host, acquiredAt: holder.acquiredAt } }),
       location: path,
     })
   }
@@ -186,7 +191,8 @@ export class JsonlLeases {
     if (!record.live) return
     const sessionId = record.lease.sessionId
     this.#end(record, () => leaseLost(sessionId, `the lease was ${how}`))
-    if (this.#options.lock) await removeLockFile(this.#options.fileSystem, this.#options.lockPathOf(sessionId), record.lease.token)
+    if (this.#options.lock)
+      await removeLockFile(this.#options.fileSystem, this.#options.lockPathOf(sessionId), record.lease.token)
   }
 
   /**

@@ -136,7 +136,8 @@ export async function takeLockFile(context: LockFileContext, sessionId: string, 
       const existing = await readLockFile(fileSystem, path)
       if (existing === null) continue
       if (existing === undefined || !isStale(existing)) throw lockedError(sessionId, path, existing)
-      if (await takeOver(fileSystem, sessionId, path, existing, tempPath)) return { token: ours.token, tookOver: holderOf(existing) }
+      if (await takeOver(fileSystem, sessionId, path, existing, tempPath))
+        return { token: ours.token, tookOver: holderOf(existing) }
     }
     throw lockedError(sessionId, path, (await readLockFile(fileSystem, path)) ?? undefined)
   } finally {
@@ -158,7 +159,12 @@ async function takeOver(
   tempPath: string,
 ): Promise<boolean> {
   const takeoverPath = `${path}.takeover`
-  const marker = encodeLock({ pid: process.pid, host: hostname(), token: randomHex(16), acquiredAt: existing.acquiredAt })
+  const marker = encodeLock({
+    pid: process.pid,
+    host: hostname(),
+    token: randomHex(16),
+    acquiredAt: existing.acquiredAt,
+  })
   const markerTemp = await writeTempFile(fileSystem, takeoverPath, [marker])
   try {
     try {

@@ -16,7 +16,10 @@ import { configInvalid } from './jsonl-persistence-options.js'
 import type { Compression } from './jsonl-repair.js'
 
 /** The file suffix of each codec (J1). */
-export const logExtensions = { none: '.jsonl', gzip: '.jsonl.gz', zstd: '.jsonl.zst' } as const satisfies Record<Compression, string>
+export const logExtensions = { none: '.jsonl', gzip: '.jsonl.gz', zstd: '.jsonl.zst' } as const satisfies Record<
+  Compression,
+  string
+>
 /** What follows a log's name in a leftover of it: a quarantine, a temp file, a sidecar index. */
 const LEFTOVER = /^\.(?:corrupt-\d+|[0-9a-f]{12}\.tmp|idx)$/
 /** Longest first, so `.jsonl.gz` is not read as an id ending in `.jsonl`. */
@@ -90,7 +93,10 @@ export class JsonlLogFiles {
       codec =
         compression === 'gzip'
           ? gzipCodec()
-          : zstdCodec({ onUnavailable: 'reject-writes', ...(this.#zstdEncoder === undefined ? {} : { zstdEncoder: this.#zstdEncoder }) })
+          : zstdCodec({
+              onUnavailable: 'reject-writes',
+              ...(this.#zstdEncoder === undefined ? {} : { zstdEncoder: this.#zstdEncoder }),
+            })
       this.#codecs.set(compression, codec)
     }
     return codec
@@ -150,7 +156,8 @@ export class JsonlLogFiles {
     const logNames = suffixes.map(([, suffix]) => `${fileNameOf(sessionId)}${suffix}`)
     const paths: string[] = []
     for (const name of names) {
-      if (logNames.some((logName) => name.startsWith(logName) && LEFTOVER.test(name.slice(logName.length)))) paths.push(join(this.dir, name))
+      if (logNames.some((logName) => name.startsWith(logName) && LEFTOVER.test(name.slice(logName.length))))
+        paths.push(join(this.dir, name))
     }
     return paths
   }

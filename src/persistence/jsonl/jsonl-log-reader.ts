@@ -71,7 +71,12 @@ export interface ReadLogOptions {
  *
  * @internal
  */
-export function revisionOf(stats: { readonly dev: bigint; readonly ino: bigint; readonly size: bigint; readonly mtimeNs: bigint }): string {
+export function revisionOf(stats: {
+  readonly dev: bigint
+  readonly ino: bigint
+  readonly size: bigint
+  readonly mtimeNs: bigint
+}): string {
   return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`
 }
 
@@ -92,7 +97,12 @@ export async function readLogFile(handle: JsonlFileHandle, options: ReadLogOptio
   return readFrames(bytes, options, options.frames, revision)
 }
 
-async function readPlain(handle: JsonlFileHandle, options: ReadLogOptions, size: number, revision: string): Promise<ReadLog> {
+async function readPlain(
+  handle: JsonlFileHandle,
+  options: ReadLogOptions,
+  size: number,
+  revision: string,
+): Promise<ReadLog> {
   const scanner = createLogScanner({
     sessionId: options.sessionId,
     location: options.path,
@@ -235,7 +245,11 @@ function readFrames(bytes: Uint8Array, options: ReadLogOptions, codec: FrameCode
     }
     return false
   }
-  const corruptLog = (offset: number, line: number, kind: 'unterminated' | 'unparsable' | 'nul' | 'frame'): PersistenceCorruptionError =>
+  const corruptLog = (
+    offset: number,
+    line: number,
+    kind: 'unterminated' | 'unparsable' | 'nul' | 'frame',
+  ): PersistenceCorruptionError =>
     new PersistenceCorruptionError({
       code: ErrorCode.CORRUPT_LOG,
       sessionId: options.sessionId,
@@ -259,7 +273,13 @@ function readFrames(bytes: Uint8Array, options: ReadLogOptions, codec: FrameCode
       if (!truncate) throw corruptLog(frame.offset, torn.line, torn.defect)
       kind = 'corrupt'
     }
-    const before = index === 0 ? 0 : scanLog(walk.frames.slice(0, index).map((each) => each.decoded), { sessionId: options.sessionId, location }).nextSeq
+    const before =
+      index === 0
+        ? 0
+        : scanLog(
+            walk.frames.slice(0, index).map((each) => each.decoded),
+            { sessionId: options.sessionId, location },
+          ).nextSeq
     const rewrite = result.events.slice(before)
     return {
       ...base,
@@ -270,7 +290,12 @@ function readFrames(bytes: Uint8Array, options: ReadLogOptions, codec: FrameCode
     }
   }
   if (defect === undefined) {
-    return { ...base, events: result.events, recovered: [], plan: { keepBytes: size, rewrite: [], nextSeq: result.nextSeq, rewriteHeader: false } }
+    return {
+      ...base,
+      events: result.events,
+      recovered: [],
+      plan: { keepBytes: size, rewrite: [], nextSeq: result.nextSeq, rewriteHeader: false },
+    }
   }
   let kind: 'torn' | 'corrupt' = 'torn'
   if (laterRecords()) {
@@ -283,7 +308,12 @@ function readFrames(bytes: Uint8Array, options: ReadLogOptions, codec: FrameCode
     events: recovered.length === 0 ? result.events : [...result.events, ...recovered],
     recovered,
     tail: { kind, defect: 'frame', offset: defect.offset, line: lines + 1, droppedBytes: size - defect.offset },
-    plan: { keepBytes: defect.offset, rewrite: recovered, nextSeq: result.nextSeq + recovered.length, rewriteHeader: false },
+    plan: {
+      keepBytes: defect.offset,
+      rewrite: recovered,
+      nextSeq: result.nextSeq + recovered.length,
+      rewriteHeader: false,
+    },
   }
 }
 

@@ -64,7 +64,8 @@ export interface JsonlPersistenceOptions {
  *
  * @internal
  */
-export type ValidatedJsonlOptions = Required<Omit<JsonlPersistenceOptions, 'zstdEncoder'>> & Pick<JsonlPersistenceOptions, 'zstdEncoder'>
+export type ValidatedJsonlOptions = Required<Omit<JsonlPersistenceOptions, 'zstdEncoder'>> &
+  Pick<JsonlPersistenceOptions, 'zstdEncoder'>
 
 /**
  * A `ConfigError CONFIG_INVALID` for `option`.
@@ -100,9 +101,23 @@ const knownKeys: Readonly<Record<string, OptionRule>> = Object.freeze({
  */
 export function validateJsonlOptions(options: JsonlPersistenceOptions): ValidatedJsonlOptions {
   // `dir` is required, so a missing options object is a root issue too.
-  checkOptions((options ?? null) as JsonlPersistenceOptions, knownKeys, '{ dir, compression?, packChunks?, lock?, readChunkBytes?, now?, zstdEncoder?, fileSystem? }', 'jsonlPersistence options')
-  const { dir, compression = 'none', packChunks = true, lock = true, readChunkBytes = 65_536, now = Date.now, fileSystem = nodeFileSystem } = options
-  if (typeof dir !== 'string' || dir.length === 0 || dir.includes('\0')) throw configInvalid('dir', dir, 'must be a non-empty path')
+  checkOptions(
+    (options ?? null) as JsonlPersistenceOptions,
+    knownKeys,
+    '{ dir, compression?, packChunks?, lock?, readChunkBytes?, now?, zstdEncoder?, fileSystem? }',
+    'jsonlPersistence options',
+  )
+  const {
+    dir,
+    compression = 'none',
+    packChunks = true,
+    lock = true,
+    readChunkBytes = 65_536,
+    now = Date.now,
+    fileSystem = nodeFileSystem,
+  } = options
+  if (typeof dir !== 'string' || dir.length === 0 || dir.includes('\0'))
+    throw configInvalid('dir', dir, 'must be a non-empty path')
   if (compression !== 'none' && compression !== 'gzip' && compression !== 'zstd') {
     throw configInvalid('compression', compression, "must be 'none', 'gzip' or 'zstd'")
   }
@@ -112,7 +127,8 @@ export function validateJsonlOptions(options: JsonlPersistenceOptions): Validate
     throw configInvalid('readChunkBytes', readChunkBytes, 'must be a positive safe integer')
   }
   if (typeof now !== 'function') throw configInvalid('now', now, 'must be a function returning epoch milliseconds')
-  if (typeof fileSystem !== 'object' || fileSystem === null) throw configInvalid('fileSystem', fileSystem, 'must be a JsonlFileSystem')
+  if (typeof fileSystem !== 'object' || fileSystem === null)
+    throw configInvalid('fileSystem', fileSystem, 'must be a JsonlFileSystem')
   if (options.zstdEncoder !== undefined && typeof options.zstdEncoder !== 'function') {
     throw configInvalid('zstdEncoder', options.zstdEncoder, 'must be a function (bytes, level) => Uint8Array')
   }

@@ -23,7 +23,9 @@ import type {
   RepairCommit,
   StoredListing,
   StoredLog,
-  TornTail, StoredSuffix } from '../persistence-adapter.js'
+  TornTail,
+  StoredSuffix,
+} from '../persistence-adapter.js'
 import { assertStorableId } from '../session-file-name.js'
 import { zstdCodec } from './frame-codec.js'
 import { encodeBatch, encodeHeaderLine, isEventEnvelope } from './jsonl-codec.js'
@@ -32,7 +34,11 @@ import { errorCodeOf, fsyncDirectory, publishFile, writeFully, writeTempFile } f
 import { JsonlLeases, type LeaseRecord } from './jsonl-leases.js'
 import { type FoundLog, JsonlLogFiles } from './jsonl-log-files.js'
 import { type ReadLog, type RepairPlan, readLogFile, readLogHeader, revisionOf } from './jsonl-log-reader.js'
-import { type JsonlPersistenceOptions, type ValidatedJsonlOptions, validateJsonlOptions } from './jsonl-persistence-options.js'
+import {
+  type JsonlPersistenceOptions,
+  type ValidatedJsonlOptions,
+  validateJsonlOptions,
+} from './jsonl-persistence-options.js'
 import { type Compression, type LogState, rewriteTail } from './jsonl-repair.js'
 import { markParsedJson } from '../../session/snapshot-json.js'
 
@@ -51,11 +57,7 @@ export interface JsonlPersistence extends PersistenceAdapter {
    * @returns the header and the suffix
    * @throws `InvalidArgumentError` (`fromSeq`), `PersistenceError SESSION_NOT_FOUND`, `PersistenceCorruptionError`
    */
-  readFrom(
-    sessionId: string,
-    fromSeq: number,
-    options?: ReadOptions,
-  ): Promise<StoredSuffix>
+  readFrom(sessionId: string, fromSeq: number, options?: ReadOptions): Promise<StoredSuffix>
   /**
    * Removes a stored log, its index and (when this instance leases it) the lease (J19).
    *
@@ -81,7 +83,11 @@ function checkBatch(events: readonly SessionEvent[], firstSeq: number, argument:
   for (let index = 0; index < events.length; index++) {
     const event = events[index]
     if (!isEventEnvelope(event)) {
-      throw new InvalidArgumentError({ argument, reason: `${argument}[${index}] is not a well-formed event envelope`, value: events })
+      throw new InvalidArgumentError({
+        argument,
+        reason: `${argument}[${index}] is not a well-formed event envelope`,
+        value: events,
+      })
     }
     if (event.seq !== firstSeq + index) {
       throw new InvalidArgumentError({
@@ -148,7 +154,9 @@ class JsonlAdapter implements JsonlPersistence {
       fileSystem: this.#fileSystem,
       zstdEncoder: options.zstdEncoder,
       // 'zstd' without a usable encoder throws ZSTD_UNAVAILABLE here, at construction (§8.1).
-      ...(options.compression === 'zstd' ? { zstd: zstdCodec(options.zstdEncoder === undefined ? {} : { zstdEncoder: options.zstdEncoder }) } : {}),
+      ...(options.compression === 'zstd'
+        ? { zstd: zstdCodec(options.zstdEncoder === undefined ? {} : { zstdEncoder: options.zstdEncoder }) }
+        : {}),
     })
     this.#leases = new JsonlLeases({
       fileSystem: this.#fileSystem,
@@ -184,7 +192,11 @@ class JsonlAdapter implements JsonlPersistence {
     if (events.length === 0) return
     const expectedSeq = options.expectedSeq
     if (!isSafeNonNegative(expectedSeq)) {
-      throw new InvalidArgumentError({ argument: 'expectedSeq', reason: 'must be a non-negative safe integer', value: expectedSeq })
+      throw new InvalidArgumentError({
+        argument: 'expectedSeq',
+        reason: 'must be a non-negative safe integer',
+        value: expectedSeq,
+      })
     }
     checkBatch(events, expectedSeq, 'events')
     await this.#serial(sessionId, () => this.#appendBatch(sessionId, events, expectedSeq, record))
@@ -196,7 +208,10 @@ class JsonlAdapter implements JsonlPersistence {
     options.signal?.throwIfAborted()
     const generation = this.#generations.get(sessionId)
     const found = await this.#files.find(sessionId)
-    const read = await this.#read(sessionId, found, { truncateAtCorruption: options.truncateAtCorruption === true, signal: options.signal })
+    const read = await this.#read(sessionId, found, {
+      truncateAtCorruption: options.truncateAtCorruption === true,
+      signal: options.signal,
+    })
     if (!this.#queues.has(sessionId) && this.#generations.get(sessionId) === generation) {
       this.#failures.delete(sessionId)
       this.#remember(sessionId, found, read)
@@ -213,7 +228,11 @@ class JsonlAdapter implements JsonlPersistence {
     return log
   }
 
-  async commitRepair(sessionId: string, torn: TornTail | undefined, closers: readonly SessionEvent[]): Promise<RepairCommit | undefined> {
+  async commitRepair(
+    sessionId: string,
+    torn: TornTail | undefined,
+    closers: readonly SessionEvent[],
+  ): Promise<RepairCommit | undefined> {
     this.#ensureOpen()
     assertStorableId(sessionId)
     const record = this.#leases.require(sessionId, undefined)
@@ -229,15 +248,15 @@ class JsonlAdapter implements JsonlPersistence {
     })
   }
 
-  async readFrom(
-    sessionId: string,
-    fromSeq: number,
-    options: ReadOptions = {},
-  ): Promise<StoredSuffix> {
+  async readFrom(sessionId: string, fromSeq: number, options: ReadOptions = {}): Promise<StoredSuffix> {
     this.#ensureOpen()
     assertStorableId(sessionId)
     if (!isSafeNonNegative(fromSeq)) {
-      throw new InvalidArgumentError({ argument: 'fromSeq', reason: 'must be a non-negative safe integer', value: fromSeq })
+      throw new InvalidArgumentError({
+        argument: 'fromSeq',
+        reason: 'must be a non-negative safe integer',
+        value: fromSeq,
+      })
     }
     options.signal?.throwIfAborted()
     const found = await this.#files.find(sessionId)
@@ -297,7 +316,10 @@ class JsonlAdapter implements JsonlPersistence {
     await this.#serial(sessionId, async () => {
       const record = this.#leases.current(sessionId)
       if (record !== undefined) await this.#leases.checkToken(record)
-      else await this.#leases.assertUnlocked(sessionId).catch((error: unknown) => Promise.reject(this.#files.dirError(error)))
+      else
+        await this.#leases
+          .assertUnlocked(sessionId)
+          .catch((error: unknown) => Promise.reject(this.#files.dirError(error)))
       const found = await this.#files.existing(sessionId)
       const registered = this.#registrations.delete(sessionId)
       if (found.length === 0 && !registered) throw this.#files.notFound(sessionId)
@@ -336,13 +358,23 @@ class JsonlAdapter implements JsonlPersistence {
     this.#logs.clear()
     this.#plans.clear()
     if (errors.length > 0) {
-      throw new PersistenceError({ code: ErrorCode.CLOSE_FAILED, detail: `releasing ${errors.length} lock file(s) failed`, errors, cause: errors[0] })
+      throw new PersistenceError({
+        code: ErrorCode.CLOSE_FAILED,
+        detail: `releasing ${errors.length} lock file(s) failed`,
+        errors,
+        cause: errors[0],
+      })
     }
   }
 
   // ---- writes -------------------------------------------------------------------------------
 
-  async #appendBatch(sessionId: string, events: readonly SessionEvent[], expectedSeq: number, record: LeaseRecord): Promise<void> {
+  async #appendBatch(
+    sessionId: string,
+    events: readonly SessionEvent[],
+    expectedSeq: number,
+    record: LeaseRecord,
+  ): Promise<void> {
     const failure = this.#failures.get(sessionId)
     if (failure !== undefined) throw failure
     let log = this.#logs.get(sessionId)
@@ -388,7 +420,13 @@ class JsonlAdapter implements JsonlPersistence {
   }
 
   /** J6/J7: one write, one `fdatasync`; on failure cut back to the remembered size. */
-  async #writeDurably(sessionId: string, handle: JsonlFileHandle, log: LogState, bytes: Uint8Array, count: number): Promise<void> {
+  async #writeDurably(
+    sessionId: string,
+    handle: JsonlFileHandle,
+    log: LogState,
+    bytes: Uint8Array,
+    count: number,
+  ): Promise<void> {
     try {
       await writeFully(this.#fileSystem, handle, bytes, log.size)
       await this.#fileSystem.fdatasync(handle)
@@ -430,7 +468,13 @@ class JsonlAdapter implements JsonlPersistence {
   }
 
   /** J8: header + first batch into an exclusive temp file, published with `link`. */
-  async #materialize(sessionId: string, header: SessionHeader, events: readonly SessionEvent[], expectedSeq: number, record: LeaseRecord): Promise<void> {
+  async #materialize(
+    sessionId: string,
+    header: SessionHeader,
+    events: readonly SessionEvent[],
+    expectedSeq: number,
+    record: LeaseRecord,
+  ): Promise<void> {
     if (expectedSeq !== 0) {
       throw new SeqConflictError({
         code: ErrorCode.SEQ_CONFLICT,
@@ -472,7 +516,12 @@ class JsonlAdapter implements JsonlPersistence {
   }
 
   /** A6, J12–J14. */
-  async #repair(sessionId: string, torn: TornTail, closers: readonly SessionEvent[], record: LeaseRecord): Promise<RepairCommit | undefined> {
+  async #repair(
+    sessionId: string,
+    torn: TornTail,
+    closers: readonly SessionEvent[],
+    record: LeaseRecord,
+  ): Promise<RepairCommit | undefined> {
     const found = await this.#files.find(sessionId)
     const handle = await this.#fileSystem.open(found.path, 'r+')
     try {
@@ -488,7 +537,10 @@ class JsonlAdapter implements JsonlPersistence {
       }
       let cached = this.#plans.get(sessionId)
       if (cached?.revision !== revision) {
-        const read = await readLogFile(handle, this.#readOptions(sessionId, found, { truncateAtCorruption: torn.kind === 'corrupt', signal: undefined }))
+        const read = await readLogFile(
+          handle,
+          this.#readOptions(sessionId, found, { truncateAtCorruption: torn.kind === 'corrupt', signal: undefined }),
+        )
         cached = { revision, header: read.header, plan: read.plan }
       }
       checkBatch(closers, cached.plan.nextSeq, 'closers')
@@ -506,7 +558,15 @@ class JsonlAdapter implements JsonlPersistence {
         writeDurably: (target: JsonlFileHandle, log: LogState, bytes: Uint8Array, count: number) =>
           this.#writeDurably(sessionId, target, log, bytes, count),
       }
-      const target = { handle, path: found.path, compression: found.compression, header: cached.header, plan: cached.plan, kind: torn.kind, closers }
+      const target = {
+        handle,
+        path: found.path,
+        compression: found.compression,
+        header: cached.header,
+        plan: cached.plan,
+        kind: torn.kind,
+        closers,
+      }
       const { quarantine, ...repaired } = await rewriteTail(context, target)
       this.#plans.delete(sessionId)
       this.#failures.delete(sessionId)
@@ -525,7 +585,11 @@ class JsonlAdapter implements JsonlPersistence {
 
   // ---- reads --------------------------------------------------------------------------------
 
-  #readOptions(sessionId: string, found: FoundLog, options: { truncateAtCorruption: boolean; signal: AbortSignal | undefined; fromSeq?: number }) {
+  #readOptions(
+    sessionId: string,
+    found: FoundLog,
+    options: { truncateAtCorruption: boolean; signal: AbortSignal | undefined; fromSeq?: number },
+  ) {
     return {
       fileSystem: this.#fileSystem,
       sessionId,
@@ -561,7 +625,12 @@ class JsonlAdapter implements JsonlPersistence {
   #remember(sessionId: string, found: FoundLog, read: ReadLog): void {
     if (read.tail === undefined) {
       this.#plans.delete(sessionId)
-      this.#logs.set(sessionId, { path: found.path, compression: found.compression, nextSeq: read.plan.nextSeq, size: read.size })
+      this.#logs.set(sessionId, {
+        path: found.path,
+        compression: found.compression,
+        nextSeq: read.plan.nextSeq,
+        size: read.size,
+      })
     } else {
       this.#logs.delete(sessionId)
       this.#plans.set(sessionId, { revision: read.revision, header: read.header, plan: read.plan })
@@ -593,7 +662,11 @@ class JsonlAdapter implements JsonlPersistence {
   // ---- plumbing -----------------------------------------------------------------------------
 
   #ensureOpen(): void {
-    if (this.#closed) throw new PersistenceError({ code: ErrorCode.CLOSED, detail: `the jsonl persistence adapter over ${this.dir} is closed` })
+    if (this.#closed)
+      throw new PersistenceError({
+        code: ErrorCode.CLOSED,
+        detail: `the jsonl persistence adapter over ${this.dir} is closed`,
+      })
   }
 
   #serial<T>(sessionId: string, task: () => Promise<T>): Promise<T> {
@@ -622,8 +695,10 @@ class JsonlAdapter implements JsonlPersistence {
   }
 
   #exists(sessionId: string, path: string): PersistenceError {
-    return new PersistenceError({ code: ErrorCode.SESSION_EXISTS, sessionId, detail: `another writer stored ${path} first; nothing was written` })
+    return new PersistenceError({
+      code: ErrorCode.SESSION_EXISTS,
+      sessionId,
+      detail: `another writer stored ${path} first; nothing was written`,
+    })
   }
-
-
 }

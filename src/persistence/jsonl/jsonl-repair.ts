@@ -73,12 +73,16 @@ export interface RepairTarget {
  * @internal
  * @returns the committed state of the repaired log, and the quarantine path of a `corrupt` tail
  */
-export async function rewriteTail(context: RepairContext, target: RepairTarget): Promise<LogState & { readonly quarantine?: string }> {
+export async function rewriteTail(
+  context: RepairContext,
+  target: RepairTarget,
+): Promise<LogState & { readonly quarantine?: string }> {
   const { fileSystem, packChunks } = context
   const { handle, path, compression, plan, closers } = target
   const rewrite = compression !== 'none' && (plan.rewrite.length > 0 || plan.rewriteHeader)
   if (target.kind !== 'corrupt' && !rewrite) {
-    const bytes = closers.length === 0 ? undefined : await context.encode(compression, encodeBatch(closers, { packChunks }))
+    const bytes =
+      closers.length === 0 ? undefined : await context.encode(compression, encodeBatch(closers, { packChunks }))
     await context.checkToken()
     await fileSystem.ftruncate(handle, plan.keepBytes)
     await fileSystem.fsync(handle)
@@ -108,7 +112,13 @@ export async function rewriteTail(context: RepairContext, target: RepairTarget):
   }
   let size = plan.keepBytes
   for (const chunk of chunks) size += chunk.length
-  return { path, compression, nextSeq: plan.nextSeq + closers.length, size, ...(quarantine === undefined ? {} : { quarantine }) }
+  return {
+    path,
+    compression,
+    nextSeq: plan.nextSeq + closers.length,
+    size,
+    ...(quarantine === undefined ? {} : { quarantine }),
+  }
 }
 
 /** How many quarantine names after `<file>.corrupt-<now()>` a repair tries before it gives up. */

@@ -81,7 +81,8 @@ export type ZstdFrameLayout =
  */
 export function readZstdFrameLayout(file: Uint8Array, offset: number): ZstdFrameLayout {
   const available = file.length - offset
-  if (available < 4) return magicPrefix(file, offset) ? { kind: 'incomplete' } : { kind: 'invalid', reason: 'bad-magic' }
+  if (available < 4)
+    return magicPrefix(file, offset) ? { kind: 'incomplete' } : { kind: 'invalid', reason: 'bad-magic' }
   const magic = readUint32(file, offset)
   if ((magic & 0xfffffff0) >>> 0 === SKIPPABLE_MAGIC) {
     if (available < 8) return { kind: 'incomplete' }
@@ -203,7 +204,11 @@ function decodeFrame(file: Uint8Array, offset: number): FrameResult {
       return { kind: 'incomplete', salvaged: salvageFrame(file.subarray(offset)) }
     case 'frame':
       try {
-        return { kind: 'complete', length: layout.length, decoded: decompress(file.subarray(offset, offset + layout.length)) }
+        return {
+          kind: 'complete',
+          length: layout.length,
+          decoded: decompress(file.subarray(offset, offset + layout.length)),
+        }
       } catch {
         return { kind: 'undecodable' }
       }
@@ -254,7 +259,9 @@ function magicPrefix(file: Uint8Array, offset: number): boolean {
 }
 
 function readUint32(bytes: Uint8Array, at: number): number {
-  return ((bytes[at] ?? 0) | ((bytes[at + 1] ?? 0) << 8) | ((bytes[at + 2] ?? 0) << 16) | ((bytes[at + 3] ?? 0) << 24)) >>> 0
+  return (
+    ((bytes[at] ?? 0) | ((bytes[at + 1] ?? 0) << 8) | ((bytes[at + 2] ?? 0) << 16) | ((bytes[at + 3] ?? 0) << 24)) >>> 0
+  )
 }
 
 /** The zstd of `node:zlib`, absent from Node 20's types, so it is looked up at run time. */
@@ -279,7 +286,8 @@ function nativeZstd(): { encode(text: Uint8Array): Uint8Array | Promise<Uint8Arr
   const options = { params: { [level]: ZSTD_LEVEL, [checksumFlag]: 1 } }
   return {
     encode(text) {
-      if (text.length <= ZSTD_ASYNC_BYTES || typeof zstd.zstdCompress !== 'function') return zstd.zstdCompressSync(text, options)
+      if (text.length <= ZSTD_ASYNC_BYTES || typeof zstd.zstdCompress !== 'function')
+        return zstd.zstdCompressSync(text, options)
       return new Promise((resolve, reject) => {
         zstd.zstdCompress(text, options, (error, result) => (error ? reject(error) : resolve(result)))
       })
@@ -305,7 +313,14 @@ function probeText(): Uint8Array {
   const lines: string[] = []
   for (let index = 0; index < 40; index++) {
     const text = index % 3 === 0 ? 'yoke zstd probe ü😀 ' : `line ${index * 7919} of the probe `
-    lines.push(JSON.stringify({ type: 'probe/line', seq: index, time: 1_700_000_000_000 + index, data: { text: text.repeat(1 + (index % 5)) } }))
+    lines.push(
+      JSON.stringify({
+        type: 'probe/line',
+        seq: index,
+        time: 1_700_000_000_000 + index,
+        data: { text: text.repeat(1 + (index % 5)) },
+      }),
+    )
   }
   return new TextEncoder().encode(`${lines.join('\n')}\n`)
 }
@@ -335,7 +350,8 @@ function probeFailure(host: HostZstdEncoder): { readonly reason: string; readonl
   if (!(frame instanceof Uint8Array)) return { reason: `it returned ${describe(frame)}, not a Uint8Array` }
   const layout = readZstdFrameLayout(frame, 0)
   if (layout.kind !== 'frame') return { reason: `its output is not a zstd frame (${layout.kind})` }
-  if (layout.length !== frame.length) return { reason: `its output has ${frame.length - layout.length} bytes after the frame` }
+  if (layout.length !== frame.length)
+    return { reason: `its output has ${frame.length - layout.length} bytes after the frame` }
   let decoded: Uint8Array
   try {
     decoded = decompress(frame)

@@ -46,7 +46,12 @@ const createCase: ConformanceCase = {
   needs: [],
   async run({ adapter, reopen }) {
     await adapter.create(headerOf('s1'))
-    expectError(await rejectionOf(() => adapter.create(headerOf('s1')), 'create(s1) twice'), PersistenceError, ErrorCode.SESSION_EXISTS, 'create(s1) twice')
+    expectError(
+      await rejectionOf(() => adapter.create(headerOf('s1')), 'create(s1) twice'),
+      PersistenceError,
+      ErrorCode.SESSION_EXISTS,
+      'create(s1) twice',
+    )
     await storeLog(adapter, headerOf('s2'), [baseLog()])
     const second = await reopen()
     expectError(
@@ -56,20 +61,47 @@ const createCase: ConformanceCase = {
       'create(s2) in a second instance over a stored log',
     )
     const tooNew = { ...headerOf('s3'), version: 2 } as unknown as SessionHeader
-    expectError(await rejectionOf(() => adapter.create(tooNew), 'create version 2'), SessionHeaderError, ErrorCode.INVALID_HEADER, 'create version 2', {
-      field: 'version',
-    })
+    expectError(
+      await rejectionOf(() => adapter.create(tooNew), 'create version 2'),
+      SessionHeaderError,
+      ErrorCode.INVALID_HEADER,
+      'create version 2',
+      {
+        field: 'version',
+      },
+    )
     const { version: _version, ...versionless } = headerOf('s3')
-    expectError(await rejectionOf(() => adapter.create(versionless as unknown as SessionHeader), 'create without version'), SessionHeaderError, ErrorCode.INVALID_HEADER, 'create without version', {
-      field: 'version',
-    })
+    expectError(
+      await rejectionOf(() => adapter.create(versionless as unknown as SessionHeader), 'create without version'),
+      SessionHeaderError,
+      ErrorCode.INVALID_HEADER,
+      'create without version',
+      {
+        field: 'version',
+      },
+    )
     for (const id of ['../x', 'a/b', '', '.hidden', 'a'.repeat(129)]) {
       const header = { ...headerOf('s4'), id } as SessionHeader
       const what = `create(${JSON.stringify(id.length > 20 ? `${id.slice(0, 8)}…` : id)})`
-      expectError(await rejectionOf(() => adapter.create(header), what), PersistenceError, ErrorCode.INVALID_SESSION_ID, what)
+      expectError(
+        await rejectionOf(() => adapter.create(header), what),
+        PersistenceError,
+        ErrorCode.INVALID_SESSION_ID,
+        what,
+      )
     }
-    expectError(await rejectionOf(() => adapter.load('../x'), "load('../x')"), PersistenceError, ErrorCode.INVALID_SESSION_ID, "load('../x')")
-    expectError(await rejectionOf(() => adapter.acquire('a/b'), "acquire('a/b')"), PersistenceError, ErrorCode.INVALID_SESSION_ID, "acquire('a/b')")
+    expectError(
+      await rejectionOf(() => adapter.load('../x'), "load('../x')"),
+      PersistenceError,
+      ErrorCode.INVALID_SESSION_ID,
+      "load('../x')",
+    )
+    expectError(
+      await rejectionOf(() => adapter.acquire('a/b'), "acquire('a/b')"),
+      PersistenceError,
+      ErrorCode.INVALID_SESSION_ID,
+      "acquire('a/b')",
+    )
     const listing = await adapter.list()
     assert.deepEqual(
       listing.headers.map((header) => header.id),
@@ -88,25 +120,34 @@ const seqChecksCase: ConformanceCase = {
     const lease = await adapter.acquire('s1')
     const before = await snapshotOf(target, adapter, 's1')
     const next = turnTwo()
-    const attempts: { what: string; events: readonly SessionEvent[]; expectedSeq: number; check(error: unknown, what: string): void }[] = [
+    const attempts: {
+      what: string
+      events: readonly SessionEvent[]
+      expectedSeq: number
+      check(error: unknown, what: string): void
+    }[] = [
       {
         what: 'append([L1[5]], { expectedSeq: 5 })',
         events: [log[5]!],
         expectedSeq: 5,
-        check: (error, what) => expectError(error, SeqConflictError, ErrorCode.SEQ_CONFLICT, what, { expectedSeq: 5, storedSeq: 6 }),
+        check: (error, what) =>
+          expectError(error, SeqConflictError, ErrorCode.SEQ_CONFLICT, what, { expectedSeq: 5, storedSeq: 6 }),
       },
       {
         what: 'append([TS(2)@7], { expectedSeq: 7 })',
         events: [withSeq(next[0]!, 7)],
         expectedSeq: 7,
-        check: (error, what) => expectError(error, SeqConflictError, ErrorCode.SEQ_CONFLICT, what, { expectedSeq: 7, storedSeq: 6 }),
+        check: (error, what) =>
+          expectError(error, SeqConflictError, ErrorCode.SEQ_CONFLICT, what, { expectedSeq: 7, storedSeq: 6 }),
       },
       {
         what: 'append([TS(2)@6, SS(2,1)@8], { expectedSeq: 6 })',
         events: [next[0]!, withSeq(next[1]!, 8)],
         expectedSeq: 6,
         check: (error, what) => {
-          const invalid = expectError(error, InvalidArgumentError, ErrorCode.INVALID_ARGUMENT, what, { argument: 'events' })
+          const invalid = expectError(error, InvalidArgumentError, ErrorCode.INVALID_ARGUMENT, what, {
+            argument: 'events',
+          })
           assert.match(invalid.reason, /\b1\b/, `${what}: the reason names index 1 (${invalid.reason})`)
         },
       },
@@ -115,7 +156,9 @@ const seqChecksCase: ConformanceCase = {
         events: [withSeq(next[0]!, 7)],
         expectedSeq: 6,
         check: (error, what) => {
-          const invalid = expectError(error, InvalidArgumentError, ErrorCode.INVALID_ARGUMENT, what, { argument: 'events' })
+          const invalid = expectError(error, InvalidArgumentError, ErrorCode.INVALID_ARGUMENT, what, {
+            argument: 'events',
+          })
           assert.match(invalid.reason, /\b0\b/, `${what}: the reason names index 0 (${invalid.reason})`)
         },
       },
@@ -123,17 +166,28 @@ const seqChecksCase: ConformanceCase = {
         what: 'append([TS(2)@6, TS(2)@6], { expectedSeq: 6 })',
         events: [next[0]!, next[0]!],
         expectedSeq: 6,
-        check: (error, what) => expectError(error, InvalidArgumentError, ErrorCode.INVALID_ARGUMENT, what, { argument: 'events' }),
+        check: (error, what) =>
+          expectError(error, InvalidArgumentError, ErrorCode.INVALID_ARGUMENT, what, { argument: 'events' }),
       },
     ]
     for (const attempt of attempts) {
-      const error = await rejectionOf(() => adapter.append('s1', attempt.events, { expectedSeq: attempt.expectedSeq, lease }), attempt.what)
+      const error = await rejectionOf(
+        () => adapter.append('s1', attempt.events, { expectedSeq: attempt.expectedSeq, lease }),
+        attempt.what,
+      )
       attempt.check(error, attempt.what)
       await assertUnchanged(target, adapter, 's1', before, `after the rejected ${attempt.what}`)
     }
     await assertUnchanged(target, await reopen(), 's1', before, 'a second instance after the rejected appends')
-    await expectResolves(() => adapter.append('s1', next, { expectedSeq: 6, lease }), 'append(TS(2)@6, SS(2,1)@7) after the rejections')
-    assertSameEvents((await adapter.load('s1')).events, [...log, ...next], 'load after the rejections and one good append')
+    await expectResolves(
+      () => adapter.append('s1', next, { expectedSeq: 6, lease }),
+      'append(TS(2)@6, SS(2,1)@7) after the rejections',
+    )
+    assertSameEvents(
+      (await adapter.load('s1')).events,
+      [...log, ...next],
+      'load after the rejections and one good append',
+    )
     await lease.release()
   },
 }
@@ -151,22 +205,49 @@ const checkOrderCase: ConformanceCase = {
     const gap = [next[0]!, withSeq(next[1]!, 8)]
 
     let what = "append('s1', …) under the lease of 's2'"
-    expectError(await rejectionOf(() => adapter.append('s1', next, { expectedSeq: 6, lease: other }), what), LeaseLostError, ErrorCode.LEASE_LOST, what)
+    expectError(
+      await rejectionOf(() => adapter.append('s1', next, { expectedSeq: 6, lease: other }), what),
+      LeaseLostError,
+      ErrorCode.LEASE_LOST,
+      what,
+    )
     what = "append('s1', []) under the lease of 's2'"
-    expectError(await rejectionOf(() => adapter.append('s1', [], { expectedSeq: 6, lease: other }), what), LeaseLostError, ErrorCode.LEASE_LOST, what)
+    expectError(
+      await rejectionOf(() => adapter.append('s1', [], { expectedSeq: 6, lease: other }), what),
+      LeaseLostError,
+      ErrorCode.LEASE_LOST,
+      what,
+    )
     what = "append('s1', …) under a copy of its lease"
-    expectError(await rejectionOf(() => adapter.append('s1', next, { expectedSeq: 6, lease: { ...lease } }), what), LeaseLostError, ErrorCode.LEASE_LOST, what)
+    expectError(
+      await rejectionOf(() => adapter.append('s1', next, { expectedSeq: 6, lease: { ...lease } }), what),
+      LeaseLostError,
+      ErrorCode.LEASE_LOST,
+      what,
+    )
     what = 'append([], { expectedSeq: 42 })'
-    await expectResolves(() => adapter.append('s1', [], { expectedSeq: 42, lease }), `${what} (an empty batch checks no seq)`)
+    await expectResolves(
+      () => adapter.append('s1', [], { expectedSeq: 42, lease }),
+      `${what} (an empty batch checks no seq)`,
+    )
     what = 'append(non-contiguous, { expectedSeq: 5 })'
-    expectError(await rejectionOf(() => adapter.append('s1', gap, { expectedSeq: 5, lease }), what), InvalidArgumentError, ErrorCode.INVALID_ARGUMENT, what, {
-      argument: 'events',
-    })
+    expectError(
+      await rejectionOf(() => adapter.append('s1', gap, { expectedSeq: 5, lease }), what),
+      InvalidArgumentError,
+      ErrorCode.INVALID_ARGUMENT,
+      what,
+      {
+        argument: 'events',
+      },
+    )
 
     const ghost = await adapter.acquire('ghost')
     what = "append('ghost', [TS@1], { expectedSeq: 0 }) of an unknown session"
     expectError(
-      await rejectionOf(() => adapter.append('ghost', eventsFrom(1, [turnStart(1)]), { expectedSeq: 0, lease: ghost }), what),
+      await rejectionOf(
+        () => adapter.append('ghost', eventsFrom(1, [turnStart(1)]), { expectedSeq: 0, lease: ghost }),
+        what,
+      ),
       InvalidArgumentError,
       ErrorCode.INVALID_ARGUMENT,
       what,
@@ -174,14 +255,20 @@ const checkOrderCase: ConformanceCase = {
     )
     what = "append('ghost', [TS@3], { expectedSeq: 3 }) of an unknown session"
     expectError(
-      await rejectionOf(() => adapter.append('ghost', eventsFrom(3, [turnStart(1)]), { expectedSeq: 3, lease: ghost }), what),
+      await rejectionOf(
+        () => adapter.append('ghost', eventsFrom(3, [turnStart(1)]), { expectedSeq: 3, lease: ghost }),
+        what,
+      ),
       PersistenceError,
       ErrorCode.SESSION_NOT_FOUND,
       what,
     )
     what = "append('ghost', [TS@0], { expectedSeq: 0 }) of an unknown session"
     expectError(
-      await rejectionOf(() => adapter.append('ghost', eventsFrom(0, [turnStart(1)]), { expectedSeq: 0, lease: ghost }), what),
+      await rejectionOf(
+        () => adapter.append('ghost', eventsFrom(0, [turnStart(1)]), { expectedSeq: 0, lease: ghost }),
+        what,
+      ),
       PersistenceError,
       ErrorCode.SESSION_NOT_FOUND,
       what,
@@ -192,7 +279,10 @@ const checkOrderCase: ConformanceCase = {
     const fresh = await adapter.acquire('s3')
     what = "the first append of 's3' at { expectedSeq: 3 }"
     expectError(
-      await rejectionOf(() => adapter.append('s3', eventsFrom(3, [turnStart(1)]), { expectedSeq: 3, lease: fresh }), what),
+      await rejectionOf(
+        () => adapter.append('s3', eventsFrom(3, [turnStart(1)]), { expectedSeq: 3, lease: fresh }),
+        what,
+      ),
       SeqConflictError,
       ErrorCode.SEQ_CONFLICT,
       what,
@@ -202,11 +292,26 @@ const checkOrderCase: ConformanceCase = {
 
     await lease.release()
     what = 'append(non-contiguous) under a released lease'
-    expectError(await rejectionOf(() => adapter.append('s1', gap, { expectedSeq: 5, lease }), what), LeaseLostError, ErrorCode.LEASE_LOST, what)
+    expectError(
+      await rejectionOf(() => adapter.append('s1', gap, { expectedSeq: 5, lease }), what),
+      LeaseLostError,
+      ErrorCode.LEASE_LOST,
+      what,
+    )
     what = 'append([]) under a released lease'
-    expectError(await rejectionOf(() => adapter.append('s1', [], { expectedSeq: 6, lease }), what), LeaseLostError, ErrorCode.LEASE_LOST, what)
+    expectError(
+      await rejectionOf(() => adapter.append('s1', [], { expectedSeq: 6, lease }), what),
+      LeaseLostError,
+      ErrorCode.LEASE_LOST,
+      what,
+    )
     what = 'append(TS(2)@6) under a released lease'
-    expectError(await rejectionOf(() => adapter.append('s1', next, { expectedSeq: 6, lease }), what), LeaseLostError, ErrorCode.LEASE_LOST, what)
+    expectError(
+      await rejectionOf(() => adapter.append('s1', next, { expectedSeq: 6, lease }), what),
+      LeaseLostError,
+      ErrorCode.LEASE_LOST,
+      what,
+    )
     await assertUnchanged(target, adapter, 's1', before, 'after every rejected append')
     await other.release()
   },
@@ -220,7 +325,12 @@ const emptyBatchCase: ConformanceCase = {
     const lease = await adapter.acquire('s1')
     await adapter.append('s1', [], { expectedSeq: 0, lease })
     assert.deepEqual((await adapter.list()).headers, [], 'list after an empty first batch')
-    expectError(await rejectionOf(() => adapter.load('s1'), "load('s1')"), PersistenceError, ErrorCode.SESSION_NOT_FOUND, "load('s1') after an empty first batch")
+    expectError(
+      await rejectionOf(() => adapter.load('s1'), "load('s1')"),
+      PersistenceError,
+      ErrorCode.SESSION_NOT_FOUND,
+      "load('s1') after an empty first batch",
+    )
     const second = await reopen()
     expectError(
       await rejectionOf(() => second.load('s1'), "second load('s1')"),
@@ -252,7 +362,11 @@ const durabilityCase: ConformanceCase = {
     assert.deepEqual((await second.list()).headers, [header], "the second instance's list()")
     const next = turnTwo()
     await adapter.append('s1', next, { expectedSeq: 6, lease })
-    assertSameEvents((await second.load('s1')).events, [...log, ...next], 'the same second instance loads the later append')
+    assertSameEvents(
+      (await second.load('s1')).events,
+      [...log, ...next],
+      'the same second instance loads the later append',
+    )
     const third = await reopen()
     assertSameEvents((await third.load('s1')).events, [...log, ...next], 'a third instance loads both batches')
     await lease.release()
@@ -260,7 +374,11 @@ const durabilityCase: ConformanceCase = {
     const closers = interruptedTurnClosers([...log, ...next])
     await third.append('s1', closers, { expectedSeq: 8, lease: writer })
     await writer.release()
-    assertSameEvents((await adapter.load('s1')).events, [...log, ...next, ...closers], 'the first instance loads what the third appended')
+    assertSameEvents(
+      (await adapter.load('s1')).events,
+      [...log, ...next, ...closers],
+      'the first instance loads what the third appended',
+    )
   },
 }
 
@@ -289,7 +407,11 @@ const revisionCase: ConformanceCase = {
     await adapter.commitRepair('s1', loaded.torn, closers)
     const repaired = (await adapter.load('s1')).revision
     assert.ok(!seen.has(repaired), `the revision after a repair is new (${repaired})`)
-    assert.equal((await (await reopen()).load('s1')).revision, repaired, "a second instance's revision of the repaired log")
+    assert.equal(
+      (await (await reopen()).load('s1')).revision,
+      repaired,
+      "a second instance's revision of the repaired log",
+    )
     await lease.release()
   },
 }
@@ -309,7 +431,12 @@ const largeBatchCase: ConformanceCase = {
       batch.push(
         index % 4 === 3
           ? { type: 'test/note', seq, time: conformanceTime, data: { index, text: `note ${index}` } }
-          : { type: 'assistant/chunk', seq, time: conformanceTime + index, data: { turn: 2, step: 1, chunk: { type: 'text-delta', index: 0, text: `t${index} ` } } },
+          : {
+              type: 'assistant/chunk',
+              seq,
+              time: conformanceTime + index,
+              data: { turn: 2, step: 1, chunk: { type: 'text-delta', index: 0, text: `t${index} ` } },
+            },
       )
     }
     await expectResolves(() => adapter.append('s1', batch, { expectedSeq: 6, lease }), `append of ${largeBatch} events`)

@@ -81,7 +81,12 @@ export function assistantMessage(turn: number, step: number, ...blocks: JsonObje
     data: {
       turn,
       step,
-      message: { id: `a-${seq}`, role: 'assistant', content: blocks, source: { kind: 'model', provider: 'mock', model: 'mock' } },
+      message: {
+        id: `a-${seq}`,
+        role: 'assistant',
+        content: blocks,
+        source: { kind: 'model', provider: 'mock', model: 'mock' },
+      },
     },
     surfaceOp: 'append',
     sourceEventSeqs: [],
@@ -175,7 +180,14 @@ export function tornTailFixture(): SessionEvent[] {
 export function twoTurnLog(): SessionEvent[] {
   return [
     ...baseLog(),
-    ...eventsFrom(6, [turnStart(2), stepStart(2, 1), userMessage('x'), assistantMessage(2, 1, textBlock('y')), stepEnd(2, 1), turnEnd(2)]),
+    ...eventsFrom(6, [
+      turnStart(2),
+      stepStart(2, 1),
+      userMessage('x'),
+      assistantMessage(2, 1, textBlock('y')),
+      stepEnd(2, 1),
+      turnEnd(2),
+    ]),
   ]
 }
 
@@ -183,4 +195,3 @@ export function twoTurnLog(): SessionEvent[] {
 export function turnTwo(): SessionEvent[] {
   return eventsFrom(6, [turnStart(2), stepStart(2, 1)])
 }
-

@@ -43,7 +43,6 @@ export interface ConformanceCase {
   run(context: ConformanceContext): Promise<void>
 }
 
-
 /** The compact JSON text of each event: the byte-exact comparison of H3. */
 export function jsonOf(events: readonly unknown[]): string[] {
   return events.map((event) => JSON.stringify(event))
@@ -80,8 +79,17 @@ export async function rejectionOf(action: () => Promise<unknown>, what: string):
  *
  * @returns the error, typed
  */
-export function expectError<T>(error: unknown, errorClass: HarnessErrorClass<T>, code: string, what: string, fields: Readonly<Record<string, unknown>> = {}): T {
-  assert.ok(HarnessError.is.call(errorClass, error), `${what}: expected ${errorClass.brand} ${code}, got ${describeError(error)}`)
+export function expectError<T>(
+  error: unknown,
+  errorClass: HarnessErrorClass<T>,
+  code: string,
+  what: string,
+  fields: Readonly<Record<string, unknown>> = {},
+): T {
+  assert.ok(
+    HarnessError.is.call(errorClass, error),
+    `${what}: expected ${errorClass.brand} ${code}, got ${describeError(error)}`,
+  )
   const record = error as Record<string, unknown>
   assert.equal(record['code'], code, `${what}: expected code ${code}, got ${describeError(error)}`)
   for (const [key, value] of Object.entries(fields)) {
@@ -99,7 +107,11 @@ export async function expectResolves<T>(action: () => Promise<T>, what: string):
   try {
     return await action()
   } catch (error) {
-    throw new assert.AssertionError({ message: `${what}: rejected with ${describeError(error)}`, actual: error, operator: 'resolves' })
+    throw new assert.AssertionError({
+      message: `${what}: rejected with ${describeError(error)}`,
+      actual: error,
+      operator: 'resolves',
+    })
   }
 }
 
@@ -132,7 +144,11 @@ export function copyBytes(bytes: Uint8Array): Uint8Array {
  * @param header - the header to create
  * @param batches - the batches, contiguous from seq 0
  */
-export async function storeLog(adapter: PersistenceAdapter, header: SessionHeader, batches: readonly (readonly SessionEvent[])[]): Promise<void> {
+export async function storeLog(
+  adapter: PersistenceAdapter,
+  header: SessionHeader,
+  batches: readonly (readonly SessionEvent[])[],
+): Promise<void> {
   await adapter.create(header)
   const lease = await adapter.acquire(header.id)
   try {
@@ -161,7 +177,11 @@ export interface StorageSnapshot {
  *
  * @returns the snapshot
  */
-export async function snapshotOf(target: ConformanceTarget, adapter: PersistenceAdapter, sessionId: string): Promise<StorageSnapshot> {
+export async function snapshotOf(
+  target: ConformanceTarget,
+  adapter: PersistenceAdapter,
+  sessionId: string,
+): Promise<StorageSnapshot> {
   const log = await expectResolves(() => adapter.load(sessionId), `load('${sessionId}')`)
   const bytes = target.bytes === undefined ? undefined : copyBytes(await target.bytes.read(sessionId))
   return { revision: log.revision, events: jsonOf(log.events), bytes }

@@ -47,7 +47,10 @@ import type { ConformanceBytes } from './conformance-target.js'
 const maxOffsets = 4096
 
 /** The fixture of scenario 43, written through the adapter in two batches (two frames when compressed). */
-async function writeFixture(adapter: PersistenceAdapter, bytes: ConformanceBytes): Promise<{ fixture: SessionEvent[]; full: Uint8Array }> {
+async function writeFixture(
+  adapter: PersistenceAdapter,
+  bytes: ConformanceBytes,
+): Promise<{ fixture: SessionEvent[]; full: Uint8Array }> {
   const fixture = tornTailFixture()
   await storeLog(adapter, headerOf('s1'), [fixture.slice(0, 6), fixture.slice(6)])
   return { fixture, full: copyBytes(await bytes.read('s1')) }
@@ -82,12 +85,19 @@ function offsetsBetween(from: number, to: number): number[] {
 
 /** Asserts a loaded log is a prefix of `fixture`, `torn.recovered` its tail and `torn.revision` its revision. */
 function assertPrefix(log: StoredLog, fixture: readonly SessionEvent[], what: string): void {
-  assert.ok(log.events.length <= fixture.length, `${what}: ${log.events.length} events, the fixture has ${fixture.length}`)
+  assert.ok(
+    log.events.length <= fixture.length,
+    `${what}: ${log.events.length} events, the fixture has ${fixture.length}`,
+  )
   assertSameEvents(log.events, fixture.slice(0, log.events.length), `${what}: the events are a prefix of the fixture`)
   if (log.torn === undefined) return
   assert.equal(log.torn.revision, log.revision, `${what}: torn.revision is the revision it was read at`)
   const recovered = log.torn.recovered
-  assertSameEvents(recovered, log.events.slice(log.events.length - recovered.length), `${what}: torn.recovered ends the events`)
+  assertSameEvents(
+    recovered,
+    log.events.slice(log.events.length - recovered.length),
+    `${what}: torn.recovered ends the events`,
+  )
 }
 
 const tornTailCase: ConformanceCase = {
@@ -105,7 +115,10 @@ const tornTailCase: ConformanceCase = {
       await bytes.write('s1', full.subarray(0, cut))
       const first = await expectResolves(() => adapter.load('s1'), `${what}: load`)
       assertPrefix(first, fixture, `${what}: load`)
-      assert.ok(first.events.length >= previous, `${what}: ${first.events.length} events, fewer than the ${previous} of a shorter cut`)
+      assert.ok(
+        first.events.length >= previous,
+        `${what}: ${first.events.length} events, fewer than the ${previous} of a shorter cut`,
+      )
       previous = first.events.length
       if (cut === full.length) {
         assert.equal(first.torn, undefined, `${what}: the whole log has no torn tail`)
@@ -118,9 +131,16 @@ const tornTailCase: ConformanceCase = {
       if (first.torn !== undefined || closers.length > 0) {
         assert.notEqual(second.revision, first.revision, `${what}: the repair changed the revision (A5)`)
       }
-      assertSameEvents(second.events, [...first.events, ...closers], `${what}: load after the repair returns the events and the closers`)
+      assertSameEvents(
+        second.events,
+        [...first.events, ...closers],
+        `${what}: load after the repair returns the events and the closers`,
+      )
       const repaired = copyBytes(await bytes.read('s1'))
-      await expectResolves(() => adapter.commitRepair('s1', second.torn, interruptedTurnClosers(second.events)), `${what}: a further commitRepair`)
+      await expectResolves(
+        () => adapter.commitRepair('s1', second.torn, interruptedTurnClosers(second.events)),
+        `${what}: a further commitRepair`,
+      )
       const third = await adapter.load('s1')
       assert.equal(third.revision, second.revision, `${what}: a further repair keeps the revision`)
       assert.ok(sameBytes(copyBytes(await bytes.read('s1')), repaired), `${what}: a further repair keeps the bytes`)
@@ -163,11 +183,17 @@ const staleRepairCase: ConformanceCase = {
     await bytes.write('s1', full.subarray(0, full.length - 2))
     const before = await snapshotOf(target, adapter, 's1')
     const what = 'commitRepair with a tail of an older revision'
-    const error = await rejectionOf(() => adapter.commitRepair('s1', stale.torn, interruptedTurnClosers(stale.events)), what)
+    const error = await rejectionOf(
+      () => adapter.commitRepair('s1', stale.torn, interruptedTurnClosers(stale.events)),
+      what,
+    )
     expectError(error, SeqConflictError, ErrorCode.SEQ_CONFLICT, what, { expectedRevision: stale.revision })
     await assertUnchanged(target, adapter, 's1', before, `after the rejected ${what}`)
     const current = await adapter.load('s1')
-    await expectResolves(() => adapter.commitRepair('s1', current.torn, interruptedTurnClosers(current.events)), 'commitRepair at the current revision')
+    await expectResolves(
+      () => adapter.commitRepair('s1', current.torn, interruptedTurnClosers(current.events)),
+      'commitRepair at the current revision',
+    )
     assert.equal((await adapter.load('s1')).torn, undefined, 'no torn tail after the repair')
     await lease.release()
   },
@@ -192,7 +218,10 @@ const appendAfterTornCase: ConformanceCase = {
       const lease = await writer.acquire('s1')
       for (const expectedSeq of new Set([committed, fixture.length])) {
         const what = `an append at seq ${expectedSeq} by ${label} after the torn tail`
-        await rejectionOf(() => writer.append('s1', eventsFrom(expectedSeq, [turnStart(3)]), { expectedSeq, lease }), what)
+        await rejectionOf(
+          () => writer.append('s1', eventsFrom(expectedSeq, [turnStart(3)]), { expectedSeq, lease }),
+          what,
+        )
         assert.ok(sameBytes(copyBytes(await bytes.read('s1')), torn), `${what}: the bytes changed`)
       }
       await lease.release()
@@ -203,14 +232,23 @@ const appendAfterTornCase: ConformanceCase = {
     await other.commitRepair('s1', current.torn, closers)
     const repaired = await other.load('s1')
     const after = eventsFrom(repaired.events.length, [turnStart(3)])
-    await expectResolves(() => other.append('s1', after, { expectedSeq: repaired.events.length, lease }), 'an append after the repair')
-    assertSameEvents((await adapter.load('s1')).events, [...repaired.events, ...after], 'load after the repair and the append')
+    await expectResolves(
+      () => other.append('s1', after, { expectedSeq: repaired.events.length, lease }),
+      'an append after the repair',
+    )
+    assertSameEvents(
+      (await adapter.load('s1')).events,
+      [...repaired.events, ...after],
+      'load after the repair and the append',
+    )
     await lease.release()
   },
 }
 
 /** Stores {@link twoTurnLog} in two batches, damages seq 3 and returns the log and the bytes after the damage. */
-async function damagedLog(context: ConformanceContext): Promise<{ log: SessionEvent[]; damaged: Uint8Array | undefined }> {
+async function damagedLog(
+  context: ConformanceContext,
+): Promise<{ log: SessionEvent[]; damaged: Uint8Array | undefined }> {
   const log = twoTurnLog()
   await storeLog(context.adapter, headerOf('s1'), [log.slice(0, 6), log.slice(6)])
   await context.target.damageRecord!('s1', 3)
@@ -224,16 +262,29 @@ const corruptionCase: ConformanceCase = {
   async run(context) {
     const { target, adapter } = context
     const { log, damaged } = await damagedLog(context)
-    const tolerant = await expectResolves(() => adapter.load('s1', { truncateAtCorruption: true }), 'load({ truncateAtCorruption: true })')
-    assert.equal(tolerant.torn?.kind, 'corrupt', 'with truncateAtCorruption the damage is returned as torn.kind corrupt')
-    assert.ok(tolerant.events.length <= 3, `the valid prefix ends before the damaged seq 3 (got ${tolerant.events.length} events)`)
+    const tolerant = await expectResolves(
+      () => adapter.load('s1', { truncateAtCorruption: true }),
+      'load({ truncateAtCorruption: true })',
+    )
+    assert.equal(
+      tolerant.torn?.kind,
+      'corrupt',
+      'with truncateAtCorruption the damage is returned as torn.kind corrupt',
+    )
+    assert.ok(
+      tolerant.events.length <= 3,
+      `the valid prefix ends before the damaged seq 3 (got ${tolerant.events.length} events)`,
+    )
     assertSameEvents(tolerant.events, log.slice(0, tolerant.events.length), 'the valid prefix')
     for (const [label, reader] of [
       ['load', adapter],
       ["a second instance's load", await context.reopen()],
     ] as const) {
       const error = await rejectionOf(() => reader.load('s1'), label)
-      assert.ok(PersistenceCorruptionError.is(error), `${label}: expected PersistenceCorruptionError, got ${describeError(error)}`)
+      assert.ok(
+        PersistenceCorruptionError.is(error),
+        `${label}: expected PersistenceCorruptionError, got ${describeError(error)}`,
+      )
       assert.equal(typeof error.location, 'string', `${label}: the error names the location`)
       assert.ok(
         error.offset !== undefined || error.line !== undefined || error.seq !== undefined,
@@ -255,7 +306,12 @@ const repairCase: ConformanceCase = {
   async run({ target, adapter, reopen }) {
     const log = [
       ...baseLog(),
-      ...eventsFrom(6, [turnStart(2), stepStart(2, 1), assistantMessage(2, 1, toolCallBlock('c1')), toolCall(2, 1, 'c1')]),
+      ...eventsFrom(6, [
+        turnStart(2),
+        stepStart(2, 1),
+        assistantMessage(2, 1, toolCallBlock('c1')),
+        toolCall(2, 1, 'c1'),
+      ]),
     ]
     await storeLog(adapter, headerOf('s1'), [log])
     const first = await adapter.load('s1')
@@ -268,7 +324,12 @@ const repairCase: ConformanceCase = {
     )
     const before = await snapshotOf(target, adapter, 's1')
     const what = 'commitRepair without a lease'
-    expectError(await rejectionOf(() => adapter.commitRepair('s1', first.torn, closers), what), LeaseLostError, ErrorCode.LEASE_LOST, what)
+    expectError(
+      await rejectionOf(() => adapter.commitRepair('s1', first.torn, closers), what),
+      LeaseLostError,
+      ErrorCode.LEASE_LOST,
+      what,
+    )
     await assertUnchanged(target, adapter, 's1', before, `after the rejected ${what}`)
     const lease = await adapter.acquire('s1')
     await adapter.commitRepair('s1', first.torn, closers)
@@ -280,7 +341,11 @@ const repairCase: ConformanceCase = {
     await adapter.commitRepair('s1', second.torn, [])
     await assertUnchanged(target, adapter, 's1', repaired, 'a further repair')
     await lease.release()
-    assertSameEvents((await (await reopen()).load('s1')).events, [...log, ...closers], "a second instance's load after the repair")
+    assertSameEvents(
+      (await (await reopen()).load('s1')).events,
+      [...log, ...closers],
+      "a second instance's load after the repair",
+    )
   },
 }
 
@@ -296,14 +361,25 @@ const corruptRepairCase: ConformanceCase = {
     await expectResolves(() => adapter.commitRepair('s1', tolerant.torn, closers), 'commitRepair of the corrupt tail')
     const second = await expectResolves(() => adapter.load('s1'), 'load after the repair')
     assert.equal(second.torn, undefined, 'no tail after the repair')
-    assertSameEvents(second.events, [...tolerant.events, ...closers], 'load after the repair returns the valid prefix and the closers')
+    assertSameEvents(
+      second.events,
+      [...tolerant.events, ...closers],
+      'load after the repair returns the valid prefix and the closers',
+    )
     assert.notEqual(second.revision, tolerant.revision, 'the repair changed the revision')
     const repaired = await snapshotOf(target, adapter, 's1')
     await adapter.commitRepair('s1', second.torn, interruptedTurnClosers(second.events))
     await assertUnchanged(target, adapter, 's1', repaired, 'a further repair')
     const next = eventsFrom(second.events.length, [turnStart(3)])
-    await expectResolves(() => adapter.append('s1', next, { expectedSeq: second.events.length, lease }), 'an append after the repair')
-    assertSameEvents((await (await context.reopen()).load('s1')).events, [...second.events, ...next], "a second instance's load")
+    await expectResolves(
+      () => adapter.append('s1', next, { expectedSeq: second.events.length, lease }),
+      'an append after the repair',
+    )
+    assertSameEvents(
+      (await (await context.reopen()).load('s1')).events,
+      [...second.events, ...next],
+      "a second instance's load",
+    )
     await lease.release()
   },
 }
@@ -316,17 +392,40 @@ const lockCase: ConformanceCase = {
     const lease = await adapter.acquire('s1')
     assert.equal(lease.sessionId, 's1', 'lease.sessionId')
     assert.equal(lease.signal.aborted, false, 'a fresh lease is live')
-    expectError(await rejectionOf(() => other.acquire('s1'), 'acquire in a second instance'), SessionLockedError, ErrorCode.SESSION_LOCKED, 'acquire in a second instance')
-    expectError(await rejectionOf(() => adapter.acquire('s1'), 'acquire again'), SessionLockedError, ErrorCode.SESSION_LOCKED, 'acquire again in the same instance')
+    expectError(
+      await rejectionOf(() => other.acquire('s1'), 'acquire in a second instance'),
+      SessionLockedError,
+      ErrorCode.SESSION_LOCKED,
+      'acquire in a second instance',
+    )
+    expectError(
+      await rejectionOf(() => adapter.acquire('s1'), 'acquire again'),
+      SessionLockedError,
+      ErrorCode.SESSION_LOCKED,
+      'acquire again in the same instance',
+    )
     const independent = await expectResolves(() => other.acquire('s2'), "acquire('s2') while 's1' is held")
     await lease.release()
     await expectResolves(() => lease.release(), 'a second release()')
     const taken = await expectResolves(() => other.acquire('s1'), 'acquire in the second instance after release')
-    expectError(await rejectionOf(() => adapter.acquire('s1'), 'acquire back'), SessionLockedError, ErrorCode.SESSION_LOCKED, 'acquire while the second instance holds it')
+    expectError(
+      await rejectionOf(() => adapter.acquire('s1'), 'acquire back'),
+      SessionLockedError,
+      ErrorCode.SESSION_LOCKED,
+      'acquire while the second instance holds it',
+    )
     await other.create(headerOf('s1'))
-    await expectResolves(() => other.append('s1', baseLog(), { expectedSeq: 0, lease: taken }), 'an append under the new lease')
+    await expectResolves(
+      () => other.append('s1', baseLog(), { expectedSeq: 0, lease: taken }),
+      'an append under the new lease',
+    )
     const what = 'an append under the released lease'
-    expectError(await rejectionOf(() => adapter.append('s1', eventsFrom(6, [turnStart(2)]), { expectedSeq: 6, lease }), what), LeaseLostError, ErrorCode.LEASE_LOST, what)
+    expectError(
+      await rejectionOf(() => adapter.append('s1', eventsFrom(6, [turnStart(2)]), { expectedSeq: 6, lease }), what),
+      LeaseLostError,
+      ErrorCode.LEASE_LOST,
+      what,
+    )
     await taken.release()
     await independent.release()
     assertSameEvents((await adapter.load('s1')).events, baseLog(), 'load')
@@ -343,13 +442,24 @@ const fencingCase: ConformanceCase = {
     await adapter.append('s1', log, { expectedSeq: 0, lease })
     await target.expireLease!('s1')
     const other = await reopen()
-    const taken = await expectResolves(() => other.acquire('s1'), 'acquire by a second instance after the lease expired')
+    const taken = await expectResolves(
+      () => other.acquire('s1'),
+      'acquire by a second instance after the lease expired',
+    )
     const next = eventsFrom(6, [turnStart(2)])
     const before = await snapshotOf(target, other, 's1')
     let what = 'an append by the old holder'
-    expectError(await rejectionOf(() => adapter.append('s1', next, { expectedSeq: 6, lease }), what), LeaseLostError, ErrorCode.LEASE_LOST, what)
+    expectError(
+      await rejectionOf(() => adapter.append('s1', next, { expectedSeq: 6, lease }), what),
+      LeaseLostError,
+      ErrorCode.LEASE_LOST,
+      what,
+    )
     assert.equal(lease.signal.aborted, true, 'the old lease.signal is aborted')
-    assert.ok(LeaseLostError.is(lease.signal.reason), `the old lease.signal aborted with LeaseLostError, got ${describeError(lease.signal.reason)}`)
+    assert.ok(
+      LeaseLostError.is(lease.signal.reason),
+      `the old lease.signal aborted with LeaseLostError, got ${describeError(lease.signal.reason)}`,
+    )
     what = 'a commitRepair by the old holder'
     expectError(
       await rejectionOf(() => adapter.commitRepair('s1', undefined, interruptedTurnClosers([...log, ...next])), what),
@@ -358,8 +468,15 @@ const fencingCase: ConformanceCase = {
       what,
     )
     await assertUnchanged(target, other, 's1', before, 'after the old holder was refused')
-    await expectResolves(() => other.append('s1', next, { expectedSeq: 6, lease: taken }), 'an append by the new holder')
-    assert.deepEqual(jsonOf((await adapter.load('s1')).events), jsonOf([...log, ...next]), 'the log holds the new holder’s append only')
+    await expectResolves(
+      () => other.append('s1', next, { expectedSeq: 6, lease: taken }),
+      'an append by the new holder',
+    )
+    assert.deepEqual(
+      jsonOf((await adapter.load('s1')).events),
+      jsonOf([...log, ...next]),
+      'the log holds the new holder’s append only',
+    )
     await taken.release()
   },
 }

@@ -39,7 +39,12 @@ const loadCase: ConformanceCase = {
   name: 'load returns fresh objects, never the appended ones, SESSION_NOT_FOUND for an absent id, and honours an aborted signal (A4)',
   needs: [],
   async run({ adapter }) {
-    expectError(await rejectionOf(() => adapter.load('nope'), "load('nope')"), PersistenceError, ErrorCode.SESSION_NOT_FOUND, "load('nope')")
+    expectError(
+      await rejectionOf(() => adapter.load('nope'), "load('nope')"),
+      PersistenceError,
+      ErrorCode.SESSION_NOT_FOUND,
+      "load('nope')",
+    )
     const log = baseLog()
     await storeLog(adapter, headerOf('s1'), [log])
     const first = await adapter.load('s1')
@@ -56,7 +61,11 @@ const loadCase: ConformanceCase = {
     const reason = new Error('stop reading')
     controller.abort(reason)
     const what = 'load with an aborted signal'
-    assert.equal(await rejectionOf(() => adapter.load('s1', { signal: controller.signal }), what), reason, `${what} rejects with signal.reason`)
+    assert.equal(
+      await rejectionOf(() => adapter.load('s1', { signal: controller.signal }), what),
+      reason,
+      `${what} rejects with signal.reason`,
+    )
   },
 }
 
@@ -86,7 +95,12 @@ const damagedHeaderCase: ConformanceCase = {
     assert.deepEqual(listing.headers, [headerOf('s1'), headerOf('s3')], 'list().headers')
     assert.equal(listing.damaged.length, 1, 'one damaged entry')
     assert.ok(PersistenceCorruptionError.is(listing.damaged[0]), 'the damaged entry is a PersistenceCorruptionError')
-    expectError(await rejectionOf(() => adapter.load('s2'), "load('s2')"), PersistenceCorruptionError, ErrorCode.CORRUPT_HEADER, "load('s2') of a damaged header")
+    expectError(
+      await rejectionOf(() => adapter.load('s2'), "load('s2')"),
+      PersistenceCorruptionError,
+      ErrorCode.CORRUPT_HEADER,
+      "load('s2') of a damaged header",
+    )
   },
 }
 
@@ -106,7 +120,12 @@ const readFromCase: ConformanceCase = {
     assertSameEvents((await readFrom('s1', 6)).events, log.slice(6), 'readFrom(6)')
     assertSameEvents((await readFrom('s1', 7)).events, [], 'readFrom(7), the end')
     assertSameEvents((await readFrom('s1', 1000)).events, [], 'readFrom(1000), past the end')
-    expectError(await rejectionOf(() => readFrom('nope', 0), "readFrom('nope')"), PersistenceError, ErrorCode.SESSION_NOT_FOUND, "readFrom('nope', 0)")
+    expectError(
+      await rejectionOf(() => readFrom('nope', 0), "readFrom('nope')"),
+      PersistenceError,
+      ErrorCode.SESSION_NOT_FOUND,
+      "readFrom('nope', 0)",
+    )
     assert.equal((await adapter.load('s1')).revision, before, 'readFrom changes no revision')
   },
 }
@@ -121,15 +140,35 @@ const deleteCase: ConformanceCase = {
     const lease = await adapter.acquire('s1')
     await expectResolves(() => remove('s1'), "delete('s1')")
     await lease.release()
-    expectError(await rejectionOf(() => adapter.load('s1'), "load('s1')"), PersistenceError, ErrorCode.SESSION_NOT_FOUND, "load('s1') after delete")
+    expectError(
+      await rejectionOf(() => adapter.load('s1'), "load('s1')"),
+      PersistenceError,
+      ErrorCode.SESSION_NOT_FOUND,
+      "load('s1') after delete",
+    )
     const second = await reopen()
-    expectError(await rejectionOf(() => second.load('s1'), "load('s1')"), PersistenceError, ErrorCode.SESSION_NOT_FOUND, "a second instance's load('s1') after delete")
+    expectError(
+      await rejectionOf(() => second.load('s1'), "load('s1')"),
+      PersistenceError,
+      ErrorCode.SESSION_NOT_FOUND,
+      "a second instance's load('s1') after delete",
+    )
     assert.deepEqual((await adapter.list()).headers, [headerOf('s2')], 'list after delete')
     const again = await adapter.acquire('s1')
-    expectError(await rejectionOf(() => remove('s1'), "delete('s1') again"), PersistenceError, ErrorCode.SESSION_NOT_FOUND, "delete('s1') again")
+    expectError(
+      await rejectionOf(() => remove('s1'), "delete('s1') again"),
+      PersistenceError,
+      ErrorCode.SESSION_NOT_FOUND,
+      "delete('s1') again",
+    )
     await again.release()
     const ghost = await adapter.acquire('nope')
-    expectError(await rejectionOf(() => remove('nope'), "delete('nope')"), PersistenceError, ErrorCode.SESSION_NOT_FOUND, "delete('nope')")
+    expectError(
+      await rejectionOf(() => remove('nope'), "delete('nope')"),
+      PersistenceError,
+      ErrorCode.SESSION_NOT_FOUND,
+      "delete('nope')",
+    )
     await ghost.release()
     const log = eventsFrom(0, [turnStart(1), turnEnd(1)])
     await expectResolves(() => storeLog(adapter, headerOf('s1'), [log]), "storing 's1' again after delete")
@@ -163,7 +202,10 @@ const closeCase: ConformanceCase = {
       expectError(await rejectionOf(call, what), PersistenceError, ErrorCode.CLOSED, what)
     }
     const second = await reopen()
-    const taken = await expectResolves(() => second.acquire('s1'), "a second instance's acquire('s1') after the holder closed")
+    const taken = await expectResolves(
+      () => second.acquire('s1'),
+      "a second instance's acquire('s1') after the holder closed",
+    )
     assertSameEvents((await second.load('s1')).events, log, 'load after close')
     await taken.release()
   },
@@ -178,8 +220,17 @@ const byteExactCase: ConformanceCase = {
       ...eventsFrom(6, [
         note({ z: 1, a: { y: 2, b: 3 } }),
         note({ b: 1, 10: 2, 2: 3, nested: [{ z: null, a: [true, false] }, [], {}] }),
-        note({ numbers: [0, -1, 0.1, 1e-7, 1.5e300, -2.5e-300, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER], empty: '' }),
-        { type: 'test/other', data: { kept: 'verbatim' }, ignorable: true, surfaceOp: { op: 'replace', start: 1, end: 3 }, sourceEventSeqs: [2, 3] },
+        note({
+          numbers: [0, -1, 0.1, 1e-7, 1.5e300, -2.5e-300, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER],
+          empty: '',
+        }),
+        {
+          type: 'test/other',
+          data: { kept: 'verbatim' },
+          ignorable: true,
+          surfaceOp: { op: 'replace', start: 1, end: 3 },
+          sourceEventSeqs: [2, 3],
+        },
         note('a string payload'),
         note(null),
         note([1, 'two', { three: 3 }]),
@@ -197,7 +248,17 @@ const unicodeCase: ConformanceCase = {
   name: "unicode round-trips, lone surrogates '\\uD83D' and '\\uDE00' in consecutive chunks included (scenario 44)",
   needs: [],
   async run({ adapter, reopen }) {
-    const texts = ['\uD83D', '\uDE00', 'ü', '😀', '\uDE00', '\uD83D', '\u2028\u2029', '\u0000\u001f\u007f', '\uFFFF\u{10FFFF}']
+    const texts = [
+      '\uD83D',
+      '\uDE00',
+      'ü',
+      '😀',
+      '\uDE00',
+      '\uD83D',
+      '\u2028\u2029',
+      '\u0000\u001f\u007f',
+      '\uFFFF\u{10FFFF}',
+    ]
     const events = [
       ...baseLog(),
       ...eventsFrom(6, [
@@ -221,7 +282,7 @@ const unicodeCase: ConformanceCase = {
       const loaded = (await reader.load('s1')).events
       assertSameEvents(loaded, events, label)
       const chunkText = (event: SessionEvent | undefined): unknown =>
-        ((event?.data as { readonly chunk?: { readonly text?: unknown } } | undefined)?.chunk)?.text
+        (event?.data as { readonly chunk?: { readonly text?: unknown } } | undefined)?.chunk?.text
       assert.equal(chunkText(loaded[8]), '\uD83D', `${label}: seq 8 is the lone high surrogate`)
       assert.equal(chunkText(loaded[9]), '\uDE00', `${label}: seq 9 is the lone low surrogate`)
       assert.deepEqual(
@@ -257,11 +318,19 @@ const forkHeaderCase: ConformanceCase = {
     ] as const) {
       const listing = await reader.list()
       assert.deepEqual(listing.headers, [parent, child, full], `${label}: list().headers`)
-      assert.deepEqual(jsonOf(listing.headers), jsonOf([parent, child, full]), `${label}: list() keeps header key order`)
+      assert.deepEqual(
+        jsonOf(listing.headers),
+        jsonOf([parent, child, full]),
+        `${label}: list() keeps header key order`,
+      )
       const loaded = await reader.load('s2')
       assert.equal(JSON.stringify(loaded.header), JSON.stringify(child), `${label}: load('s2').header`)
       assertSameEvents(loaded.events, seeded, `${label}: load('s2').events`)
-      assert.equal(JSON.stringify((await reader.load('s3')).header), JSON.stringify(full), `${label}: load('s3').header`)
+      assert.equal(
+        JSON.stringify((await reader.load('s3')).header),
+        JSON.stringify(full),
+        `${label}: load('s3').header`,
+      )
     }
   },
 }

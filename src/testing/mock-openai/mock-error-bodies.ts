@@ -19,11 +19,15 @@ export const mockErrorBodies = {
     },
   },
   /** The `quota` fault (402). */
-  quota: { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } },
+  quota: {
+    error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' },
+  },
   /** A script with no step left for the request (500). */
   exhausted: { error: { message: 'mock script exhausted', code: 'script_exhausted' } },
   /** A request body that is not JSON (400). */
-  invalidJson: { error: { message: 'request body is not valid JSON', type: 'invalid_request_error', code: 'invalid_json' } },
+  invalidJson: {
+    error: { message: 'request body is not valid JSON', type: 'invalid_request_error', code: 'invalid_json' },
+  },
 } as const satisfies Record<string, JsonObject>
 
 /**

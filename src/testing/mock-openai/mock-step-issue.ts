@@ -2,8 +2,10 @@ import { mockFaultNames } from './mock-step.js'
 
 type Fields = Readonly<Record<string, unknown>>
 
-const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value)
-const isStatus = (value: unknown): boolean => Number.isInteger(value) && (value as number) >= 100 && (value as number) <= 599
+const isObject = (value: unknown): value is Fields =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+const isStatus = (value: unknown): boolean =>
+  Number.isInteger(value) && (value as number) >= 100 && (value as number) <= 599
 const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0
 const isDelay = (value: unknown): boolean => typeof value === 'number' && Number.isFinite(value) && value >= 0
 
@@ -29,7 +31,8 @@ function faultIssue(step: Fields, fault: unknown): string | undefined {
   if (typeof fault !== 'string' || !(mockFaultNames as readonly string[]).includes(fault)) {
     return `fault must be one of ${mockFaultNames.join(', ')}`
   }
-  if (step['afterEvents'] !== undefined && !isCount(step['afterEvents'])) return 'afterEvents must be a safe integer >= 0'
+  if (step['afterEvents'] !== undefined && !isCount(step['afterEvents']))
+    return 'afterEvents must be a safe integer >= 0'
   if (fault === 'rate-limit' && step['retryAfter'] !== undefined && typeof step['retryAfter'] !== 'string') {
     return 'retryAfter must be a string'
   }

@@ -6,7 +6,10 @@ import type { ScriptedReply } from '../scripted-reply.js'
  * before the fault. With none of `text`, `reasoning` and `toolCalls`, the events are those of the
  * reply `{ text: 'partial response' }`.
  */
-export type MockStreamPrefix = Pick<ScriptedReply, 'text' | 'reasoning' | 'toolCalls' | 'chunkSize' | 'chunkDelayMs' | 'delayMs'>
+export type MockStreamPrefix = Pick<
+  ScriptedReply,
+  'text' | 'reasoning' | 'toolCalls' | 'chunkSize' | 'chunkDelayMs' | 'delayMs'
+>
 
 /**
  * The connection is destroyed (a TCP reset): before the response headers, or, with `afterEvents`,

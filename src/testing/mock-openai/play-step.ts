@@ -29,7 +29,8 @@ const resetGraceMs = 20
 
 const defaultPrefix: ScriptedReply = { text: 'partial response' }
 
-const wrongContentTypePage = '<!doctype html>\n<html><head><title>Welcome</title></head><body><h1>It works!</h1></body></html>\n'
+const wrongContentTypePage =
+  '<!doctype html>\n<html><head><title>Welcome</title></head><body><h1>It works!</h1></body></html>\n'
 
 const isObject = (value: JsonValue | undefined): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -59,7 +60,11 @@ function writeData(response: ServerResponse, data: string): Promise<void> {
 }
 
 /** Sends the events with `chunkDelayMs` between them; `false` when the client went away first. */
-async function sendEvents(exchange: StepExchange, events: readonly string[], chunkDelayMs: number | undefined): Promise<boolean> {
+async function sendEvents(
+  exchange: StepExchange,
+  events: readonly string[],
+  chunkDelayMs: number | undefined,
+): Promise<boolean> {
   for (const [position, data] of events.entries()) {
     if (position > 0) await wait(exchange, chunkDelayMs)
     if (isGone(exchange.response)) return false
@@ -77,8 +82,16 @@ function startStream(exchange: StepExchange): void {
   exchange.response.flushHeaders()
 }
 
-function sendBody(exchange: StepExchange, status: number, body: JsonValue | undefined, headers: OutgoingHttpHeaders = {}): void {
-  const type = body === undefined ? {} : { 'content-type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json' }
+function sendBody(
+  exchange: StepExchange,
+  status: number,
+  body: JsonValue | undefined,
+  headers: OutgoingHttpHeaders = {},
+): void {
+  const type =
+    body === undefined
+      ? {}
+      : { 'content-type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json' }
   exchange.response.writeHead(status, { ...type, 'x-request-id': `req_${exchange.requestNumber}`, ...headers })
   exchange.response.end(body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body))
 }
@@ -92,15 +105,26 @@ async function playReply(reply: ScriptedReply, exchange: StepExchange): Promise<
   const rendered = renderReplyEvents(reply, renderContext(exchange))
   await wait(exchange, reply.delayMs)
   startStream(exchange)
-  const events = [...rendered.body, rendered.finish, ...(rendered.usage === undefined ? [] : [rendered.usage]), '[DONE]']
+  const events = [
+    ...rendered.body,
+    rendered.finish,
+    ...(rendered.usage === undefined ? [] : [rendered.usage]),
+    '[DONE]',
+  ]
   if (await sendEvents(exchange, events, reply.chunkDelayMs)) exchange.response.end()
 }
 
-type StreamFault = Extract<MockFaultStep, { readonly fault: 'connection-reset' | 'stall' | 'partial-eof' | 'malformed-json' }>
+type StreamFault = Extract<
+  MockFaultStep,
+  { readonly fault: 'connection-reset' | 'stall' | 'partial-eof' | 'malformed-json' }
+>
 
 async function playStreamFault(step: StreamFault, exchange: StepExchange): Promise<void> {
   const given: MockStreamPrefix = step
-  const prefix = given.text === undefined && given.reasoning === undefined && given.toolCalls === undefined ? { ...defaultPrefix, ...given } : given
+  const prefix =
+    given.text === undefined && given.reasoning === undefined && given.toolCalls === undefined
+      ? { ...defaultPrefix, ...given }
+      : given
   const events = renderReplyEvents(prefix, renderContext(exchange)).body.slice(0, step.afterEvents ?? 0)
   await wait(exchange, prefix.delayMs)
   if (step.fault === 'connection-reset' && step.afterEvents === undefined) return destroyConnection(exchange)
@@ -164,7 +188,10 @@ export async function playStep(step: MockStep, exchange: StepExchange): Promise<
       }
       return
     case 'wrong-content-type':
-      exchange.response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'x-request-id': `req_${exchange.requestNumber}` })
+      exchange.response.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'x-request-id': `req_${exchange.requestNumber}`,
+      })
       exchange.response.end(wrongContentTypePage)
       return
     case 'http':

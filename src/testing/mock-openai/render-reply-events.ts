@@ -99,11 +99,16 @@ export function renderReplyEvents(reply: ScriptedReply, context: RenderContext):
     const number = context.nextToolCallNumber()
     const id = call.id ?? `call_${number}`
     const text =
-      call.arguments === undefined ? '{}' : typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments)
+      call.arguments === undefined
+        ? '{}'
+        : typeof call.arguments === 'string'
+          ? call.arguments
+          : JSON.stringify(call.arguments)
     const [first = '', ...rest] = splitCodePoints(text, size)
     const opening = { index, id, type: 'function', function: { name: call.name, arguments: first } }
     body.push(chunkEvent(context, { tool_calls: [opening] }, null))
-    for (const piece of rest) body.push(chunkEvent(context, { tool_calls: [{ index, function: { arguments: piece } }] }, null))
+    for (const piece of rest)
+      body.push(chunkEvent(context, { tool_calls: [{ index, function: { arguments: piece } }] }, null))
   })
   const finish = finishReasons[reply.finish ?? (toolCalls.length > 0 ? 'tool-calls' : 'stop')]
   const usage =

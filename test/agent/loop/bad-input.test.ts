@@ -29,7 +29,16 @@ import {
   type TurnResult,
   type UserMessageInput,
 } from 'yoke'
-import { call, fakeClock, fakeIds, faultyPersistence, type MockStep, scriptedModel, startMockOpenAIServer, text } from 'yoke/testing'
+import {
+  call,
+  fakeClock,
+  fakeIds,
+  faultyPersistence,
+  type MockStep,
+  scriptedModel,
+  startMockOpenAIServer,
+  text,
+} from 'yoke/testing'
 import { thrownBy } from '../../helpers/outcomes.js'
 import { recordingLogger } from '../../helpers/recording-logger.js'
 import { type AdapterKind, adapterKinds, dataOf, ofType, useScenarios } from './scenario-harness.js'
@@ -82,13 +91,19 @@ async function expectValidLog(harness: Harness, agent: Agent): Promise<void> {
 
 /** The turn's events in the log, from its `turn/start` to its `turn/end`. */
 function turnEvents(events: readonly SessionEvent[], turn: number): SessionEvent[] {
-  const from = events.findIndex((event) => event.type === 'turn/start' && (event.data as { turn: number }).turn === turn)
+  const from = events.findIndex(
+    (event) => event.type === 'turn/start' && (event.data as { turn: number }).turn === turn,
+  )
   const to = events.findIndex((event) => event.type === 'turn/end' && (event.data as { turn: number }).turn === turn)
   return events.slice(from, to + 1)
 }
 
 /** Streams `input` to its end: the drained events, which must be exactly turn `turn`'s, and the settled result. */
-async function streamedTurn(agent: Agent, input: string, turn: number): Promise<{ drained: { events: SessionEvent[]; error?: unknown }; result: Settled<TurnResult> }> {
+async function streamedTurn(
+  agent: Agent,
+  input: string,
+  turn: number,
+): Promise<{ drained: { events: SessionEvent[]; error?: unknown }; result: Settled<TurnResult> }> {
   const stream = agent.stream(input)
   const result = settled(stream.result)
   const drained = await drain(stream)
@@ -110,7 +125,12 @@ describe.each(adapterKinds)('bad input through the loop (%s adapter)', (kind) =>
     expect(run.value()).toMatchObject({ rejected: { code: 'AGENT_DISPOSED' } })
     const streamed = thrownBy(() => agent.stream('hi'))
     expect(streamed).toBeInstanceOf(AgentDisposedError)
-    for (const send of [() => agent.followup('x'), () => agent.steer('x'), () => agent.inject('x'), () => agent.send('x', 'next-turn', true)]) {
+    for (const send of [
+      () => agent.followup('x'),
+      () => agent.steer('x'),
+      () => agent.inject('x'),
+      () => agent.send('x', 'next-turn', true),
+    ]) {
       expect(thrownBy(send)).toBeInstanceOf(AgentDisposedError)
     }
     expect(agent.session.length).toBe(0)
@@ -123,26 +143,34 @@ describe.each(adapterKinds)('bad input through the loop (%s adapter)', (kind) =>
     { name: 'a Date text', input: { content: [{ type: 'text', text: new Date(0) }] }, field: 'content[0].text' },
     { name: 'a function block', input: { content: [() => 'x'] }, field: 'content[0]' },
     { name: 'a number input', input: 42, field: '' },
-  ])('a non-JSON message ($name) throws or rejects InvalidMessageError from every entry point; nothing is queued or logged', async ({ input, field }) => {
-    const { model, agent, statuses } = await scenarios.agent({ script: [text('ok')] })
-    const bad = input as UserMessageInput
-    for (const send of [() => agent.followup(bad), () => agent.steer(bad), () => agent.inject(bad), () => agent.stream(bad)]) {
-      const error = thrownBy(send)
-      expect(error).toBeInstanceOf(InvalidMessageError)
-      expect(error).toMatchObject({ code: 'INVALID_MESSAGE', field })
-    }
-    const run = settled(agent.run(bad))
-    await run.promise
-    expect(run.value()).toEqual({ rejected: expect.any(InvalidMessageError) })
-    expect(agent.session.length).toBe(0)
-    expect(agent.inbox.hasPending).toBe(false)
-    expect(agent.status).toBe('idle')
-    expect(statuses).toEqual([])
-    const next = await agent.run('fine')
-    expect(next).toMatchObject({ turn: 1, reason: { kind: 'completed' }, text: 'ok' })
-    expect(model.requests).toHaveLength(1)
-    expect(run.count()).toBe(1)
-  })
+  ])(
+    'a non-JSON message ($name) throws or rejects InvalidMessageError from every entry point; nothing is queued or logged',
+    async ({ input, field }) => {
+      const { model, agent, statuses } = await scenarios.agent({ script: [text('ok')] })
+      const bad = input as UserMessageInput
+      for (const send of [
+        () => agent.followup(bad),
+        () => agent.steer(bad),
+        () => agent.inject(bad),
+        () => agent.stream(bad),
+      ]) {
+        const error = thrownBy(send)
+        expect(error).toBeInstanceOf(InvalidMessageError)
+        expect(error).toMatchObject({ code: 'INVALID_MESSAGE', field })
+      }
+      const run = settled(agent.run(bad))
+      await run.promise
+      expect(run.value()).toEqual({ rejected: expect.any(InvalidMessageError) })
+      expect(agent.session.length).toBe(0)
+      expect(agent.inbox.hasPending).toBe(false)
+      expect(agent.status).toBe('idle')
+      expect(statuses).toEqual([])
+      const next = await agent.run('fine')
+      expect(next).toMatchObject({ turn: 1, reason: { kind: 'completed' }, text: 'ok' })
+      expect(model.requests).toHaveLength(1)
+      expect(run.count()).toBe(1)
+    },
+  )
 
   test('a second runMaintenance while busy throws AgentBusyError; the first task settles once and the latched run follows', async () => {
     const { harness, agent } = await scenarios.agent({ script: [text('after')] })
@@ -173,18 +201,27 @@ describe.each(adapterKinds)('bad input through the loop (%s adapter)', (kind) =>
         throw new Error('tool body broke')
       },
     })
-    const { harness, model, agent, errors } = await scenarios.agent({ tools: [broken], script: [call('c1', 'broken', '{}'), text('sorry'), call('c2', 'broken', '{}'), text('again')] })
+    const { harness, model, agent, errors } = await scenarios.agent({
+      tools: [broken],
+      script: [call('c1', 'broken', '{}'), text('sorry'), call('c2', 'broken', '{}'), text('again')],
+    })
     const run = settled(agent.run('go'))
     await run.promise
     expect(run.value()).toMatchObject({ resolved: { turn: 1, reason: { kind: 'completed' }, text: 'sorry' } })
-    const results = dataOf<{ message: { content: { toolCallId: string; isError: boolean; content: { text: string }[] }[] }; error: { code: string } }>(
-      agent.session.events,
-      'tool/result',
-    )
-    expect(results.map((data) => [data.message.content[0]?.toolCallId, data.message.content[0]?.isError, data.error.code])).toEqual([['c1', true, 'TOOL_FAILED']])
+    const results = dataOf<{
+      message: { content: { toolCallId: string; isError: boolean; content: { text: string }[] }[] }
+      error: { code: string }
+    }>(agent.session.events, 'tool/result')
+    expect(
+      results.map((data) => [data.message.content[0]?.toolCallId, data.message.content[0]?.isError, data.error.code]),
+    ).toEqual([['c1', true, 'TOOL_FAILED']])
     expect(results[0]?.message.content[0]?.content[0]?.text).toContain('tool body broke')
     expect(model.requests).toHaveLength(2)
-    expect(model.requests[1]?.messages.at(-1)?.content[0]).toMatchObject({ type: 'tool-result', toolCallId: 'c1', isError: true })
+    expect(model.requests[1]?.messages.at(-1)?.content[0]).toMatchObject({
+      type: 'tool-result',
+      toolCallId: 'c1',
+      isError: true,
+    })
     expect(errors).toEqual([])
 
     const { result } = await streamedTurn(agent, 'once more', 2)
@@ -226,7 +263,13 @@ describe.each(adapterKinds)('bad input through the loop (%s adapter)', (kind) =>
  * compaction trigger (07-compaction.md): on `CONTEXT_WINDOW_EXCEEDED` with history to compact it asks
  * the model for a summary (which fails here too), then lets the error through.
  */
-const faults: readonly { readonly name: string; readonly step: MockStep; readonly code: string; readonly summaries?: number; readonly stalls?: true }[] = [
+const faults: readonly {
+  readonly name: string
+  readonly step: MockStep
+  readonly code: string
+  readonly summaries?: number
+  readonly stalls?: true
+}[] = [
   { name: 'connection-reset', step: { fault: 'connection-reset' }, code: 'TRANSPORT' },
   { name: 'connection-reset after 3 events', step: { fault: 'connection-reset', afterEvents: 3 }, code: 'TRANSPORT' },
   { name: 'stall', step: { fault: 'stall', afterEvents: 2 }, code: 'TIMEOUT', stalls: true },
@@ -249,53 +292,64 @@ describe.each(adapterKinds)('every mock-server fault through the loop, retry dis
     for (const server of servers.splice(0)) await server.close()
   })
 
-  test.each(faults)('$name → run resolves error $code, stream settles with the same reason; no anchor; the log is valid', async ({ step, code, summaries = 0, stalls }) => {
-    const server = await startMockOpenAIServer({ script: [...Array.from({ length: 2 + summaries }, () => step), { text: 'ok' }] })
-    servers.push(server)
-    const { harness } = await scenarios.world({ wiring: 'registry', patches: [{ id: 'retry', disabled: true }] })
-    // The idle watchdog runs on its own fake clock, advanced while a turn is pending for the stall fault only
-    // (advancing it for the others would race their own failure with a TIMEOUT).
-    const watchdog = fakeClock({ now: 0 })
-    const pumped = async <T>(pending: Promise<T>): Promise<T> => {
-      let done = false
-      const tracked = pending.finally(() => {
-        done = true
+  test.each(faults)(
+    '$name → run resolves error $code, stream settles with the same reason; no anchor; the log is valid',
+    async ({ step, code, summaries = 0, stalls }) => {
+      const server = await startMockOpenAIServer({
+        script: [...Array.from({ length: 2 + summaries }, () => step), { text: 'ok' }],
       })
-      for (let round = 0; round < 2000 && !done; round++) {
-        await new Promise<void>((resolve) => setTimeout(resolve, 1))
-        if (!done && stalls === true) await watchdog.advance(10)
+      servers.push(server)
+      const { harness } = await scenarios.world({ wiring: 'registry', patches: [{ id: 'retry', disabled: true }] })
+      // The idle watchdog runs on its own fake clock, advanced while a turn is pending for the stall fault only
+      // (advancing it for the others would race their own failure with a TIMEOUT).
+      const watchdog = fakeClock({ now: 0 })
+      const pumped = async <T>(pending: Promise<T>): Promise<T> => {
+        let done = false
+        const tracked = pending.finally(() => {
+          done = true
+        })
+        for (let round = 0; round < 2000 && !done; round++) {
+          await new Promise<void>((resolve) => setTimeout(resolve, 1))
+          if (!done && stalls === true) await watchdog.advance(10)
+        }
+        return tracked
       }
-      return tracked
-    }
-    const model = deepseek({ baseURL: server.baseURL, apiKey: 'k', model: 'deepseek-v4-flash', idleTimeoutMs: 50, clock: watchdog })
-    const agent = await harness.createAgent({ model, options: { verifyReconstruction: true } })
-    const errors: unknown[] = []
-    agent.ctx.on('agent/error', (payload) => {
-      errors.push(payload.failure.code)
-    })
-    const run = settled(agent.run('go'))
-    await pumped(run.promise)
-    expect(run.value()).toMatchObject({ resolved: { turn: 1, reason: { kind: 'error', error: { code } }, text: '' } })
-    const stream = agent.stream('again')
-    const result = settled(stream.result)
-    const drained = await pumped(drain(stream))
-    await result.promise
-    expect(drained.error).toBeUndefined()
-    expect(drained.events).toEqual(turnEvents(agent.session.events, 2))
-    expect(result.value()).toMatchObject({ resolved: { turn: 2, reason: { kind: 'error', error: { code } } } })
-    const events = agent.session.events
-    expect(ofType(events, 'assistant/message')).toHaveLength(0)
-    expect(dataOf(events, 'step/end')).toEqual([
-      { turn: 1, step: 1 },
-      { turn: 2, step: 1 },
-    ])
-    expect(errors).toEqual([code, code])
-    expect(server.requests).toHaveLength(2 + summaries)
-    // The agent is still usable: the next turn completes.
-    expect(await agent.run('third')).toMatchObject({ turn: 3, reason: { kind: 'completed' }, text: 'ok' })
-    expect([run.count(), result.count()]).toEqual([1, 1])
-    await expectValidLog(harness, agent)
-  })
+      const model = deepseek({
+        baseURL: server.baseURL,
+        apiKey: 'k',
+        model: 'deepseek-v4-flash',
+        idleTimeoutMs: 50,
+        clock: watchdog,
+      })
+      const agent = await harness.createAgent({ model, options: { verifyReconstruction: true } })
+      const errors: unknown[] = []
+      agent.ctx.on('agent/error', (payload) => {
+        errors.push(payload.failure.code)
+      })
+      const run = settled(agent.run('go'))
+      await pumped(run.promise)
+      expect(run.value()).toMatchObject({ resolved: { turn: 1, reason: { kind: 'error', error: { code } }, text: '' } })
+      const stream = agent.stream('again')
+      const result = settled(stream.result)
+      const drained = await pumped(drain(stream))
+      await result.promise
+      expect(drained.error).toBeUndefined()
+      expect(drained.events).toEqual(turnEvents(agent.session.events, 2))
+      expect(result.value()).toMatchObject({ resolved: { turn: 2, reason: { kind: 'error', error: { code } } } })
+      const events = agent.session.events
+      expect(ofType(events, 'assistant/message')).toHaveLength(0)
+      expect(dataOf(events, 'step/end')).toEqual([
+        { turn: 1, step: 1 },
+        { turn: 2, step: 1 },
+      ])
+      expect(errors).toEqual([code, code])
+      expect(server.requests).toHaveLength(2 + summaries)
+      // The agent is still usable: the next turn completes.
+      expect(await agent.run('third')).toMatchObject({ turn: 3, reason: { kind: 'completed' }, text: 'ok' })
+      expect([run.count(), result.count()]).toEqual([1, 1])
+      await expectValidLog(harness, agent)
+    },
+  )
 })
 
 describe.each(adapterKinds)('a failing durability checkpoint through the loop (%s adapter)', (kind: AdapterKind) => {
@@ -325,7 +379,14 @@ describe.each(adapterKinds)('a failing durability checkpoint through the loop (%
       },
     })
     const model = scriptedModel(script)
-    const harness = await createHarness({ model, persistence: adapter, tools, clock: fakeClock({ now: 0 }), ids: fakeIds(), logger: recordingLogger() })
+    const harness = await createHarness({
+      model,
+      persistence: adapter,
+      tools,
+      clock: fakeClock({ now: 0 }),
+      ids: fakeIds(),
+      logger: recordingLogger(),
+    })
     harnesses.push(harness)
     const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     return { harness, model, agent, arm: () => (armed = true), failures: () => failures }
@@ -340,7 +401,9 @@ describe.each(adapterKinds)('a failing durability checkpoint through the loop (%
     await run.promise
     expect(failures()).toBe(1)
     expect(model.requests).toHaveLength(0)
-    expect(run.value()).toMatchObject({ resolved: { turn: 1, reason: { kind: 'error', error: { code: 'FLUSH_FAILED' } } } })
+    expect(run.value()).toMatchObject({
+      resolved: { turn: 1, reason: { kind: 'error', error: { code: 'FLUSH_FAILED' } } },
+    })
     const types = agent.session.events.map((event) => event.type)
     expect(types.slice(-3)).toEqual(['request/context', 'step/end', 'turn/end'])
     expect(types).not.toContain('assistant/chunk')
@@ -351,19 +414,39 @@ describe.each(adapterKinds)('a failing durability checkpoint through the loop (%
   })
 
   test('D3 failing once (before step 2 is derived): no second step, the turn ends error FLUSH_FAILED, run resolves once; the owed result reaches the next request', async () => {
-    const echo = defineTool({ name: 'echo', description: 'Echo', input: z.object({ text: z.string() }), execute: ({ text: said }) => `echo: ${said}` })
-    const { harness, model, agent, arm, failures } = await failingOnce([call('c1', 'echo', '{"text":"x"}'), text('later')], [echo])
+    const echo = defineTool({
+      name: 'echo',
+      description: 'Echo',
+      input: z.object({ text: z.string() }),
+      execute: ({ text: said }) => `echo: ${said}`,
+    })
+    const { harness, model, agent, arm, failures } = await failingOnce(
+      [call('c1', 'echo', '{"text":"x"}'), text('later')],
+      [echo],
+    )
     harness.on('session/event', ({ event }) => {
-      if (event.type === 'step/end' && (event.data as { step: number }).step === 1 && (event.data as { turn: number }).turn === 1) arm()
+      if (
+        event.type === 'step/end' &&
+        (event.data as { step: number }).step === 1 &&
+        (event.data as { turn: number }).turn === 1
+      )
+        arm()
     })
     const run = settled(agent.run('go'))
     await run.promise
     expect(failures()).toBe(1)
     expect(model.requests).toHaveLength(1)
-    expect(run.value()).toMatchObject({ resolved: { turn: 1, reason: { kind: 'error', error: { code: 'FLUSH_FAILED' } } } })
+    expect(run.value()).toMatchObject({
+      resolved: { turn: 1, reason: { kind: 'error', error: { code: 'FLUSH_FAILED' } } },
+    })
     const events = agent.session.events
     expect(dataOf(events, 'step/start')).toEqual([{ turn: 1, step: 1 }])
-    expect(events.map((event) => event.type).filter((type) => type !== 'assistant/chunk').slice(-4)).toEqual(['tool/call', 'tool/result', 'step/end', 'turn/end'])
+    expect(
+      events
+        .map((event) => event.type)
+        .filter((type) => type !== 'assistant/chunk')
+        .slice(-4),
+    ).toEqual(['tool/call', 'tool/result', 'step/end', 'turn/end'])
     const next = await agent.run('next')
     expect(next).toMatchObject({ turn: 2, reason: { kind: 'completed' }, text: 'later' })
     expect(model.requests[1]?.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'user'])

@@ -16,8 +16,16 @@ afterEach(async () => {
 
 test('scenario 30: every append failing — the model gets 0 requests and the turn ends error with the flush failure', async () => {
   const model = scriptedModel([text('never sent')])
-  const adapter = faultyPersistence(memoryPersistence(), { fail: (entry) => (entry.method === 'append' ? new Error('disk full') : undefined) })
-  harness = await createHarness({ model, persistence: adapter, clock: fakeClock({ now: 0 }), ids: fakeIds(), logger: recordingLogger() })
+  const adapter = faultyPersistence(memoryPersistence(), {
+    fail: (entry) => (entry.method === 'append' ? new Error('disk full') : undefined),
+  })
+  harness = await createHarness({
+    model,
+    persistence: adapter,
+    clock: fakeClock({ now: 0 }),
+    ids: fakeIds(),
+    logger: recordingLogger(),
+  })
   const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
   // The turn ends error (D1 failed); its turn-end checkpoint D4 fails too, so run() rejects with that flush error (09-api.md A1).
   const error = await agent.run('hi').then(
@@ -45,8 +53,17 @@ test('scenario 31: a tool call whose D2 flush fails — its body runs 0 times an
   })
   const model = scriptedModel([call('c1', 'echo', '{"text":"ping"}'), text('done')])
   let failing = false
-  const adapter = faultyPersistence(memoryPersistence(), { fail: (entry) => (failing && entry.method === 'append' ? new Error('disk full') : undefined) })
-  harness = await createHarness({ model, persistence: adapter, tools: [echo], clock: fakeClock({ now: 0 }), ids: fakeIds(), logger: recordingLogger() })
+  const adapter = faultyPersistence(memoryPersistence(), {
+    fail: (entry) => (failing && entry.method === 'append' ? new Error('disk full') : undefined),
+  })
+  harness = await createHarness({
+    model,
+    persistence: adapter,
+    tools: [echo],
+    clock: fakeClock({ now: 0 }),
+    ids: fakeIds(),
+    logger: recordingLogger(),
+  })
   const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
   harness.on('session/event', ({ event }) => {
     if (event.type === 'tool/call') failing = true

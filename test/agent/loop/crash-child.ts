@@ -59,7 +59,14 @@ const probe = defineTool({
 const script =
   options.scenario === 'stream'
     ? [text('first answer'), { text: streamedPieces.join(''), chunkSize: 4, hang: true }]
-    : [{ toolCalls: [{ id: 'c1', name: 'slow', arguments: '{}' }, { id: 'c2', name: 'probe', arguments: '{}' }] }]
+    : [
+        {
+          toolCalls: [
+            { id: 'c1', name: 'slow', arguments: '{}' },
+            { id: 'c2', name: 'probe', arguments: '{}' },
+          ],
+        },
+      ]
 
 const harness = await createHarness({
   persistence: { dir: options.dir },
@@ -72,13 +79,21 @@ const harness = await createHarness({
     error: (message) => process.stderr.write(`[child error] ${message}\n`),
   },
 })
-const agent = await harness.createAgent({ sessionId: options.sessionId, options: { maxParallelToolCalls: 1, verifyReconstruction: true } })
+const agent = await harness.createAgent({
+  sessionId: options.sessionId,
+  options: { maxParallelToolCalls: 1, verifyReconstruction: true },
+})
 
 if (options.scenario === 'stream') {
   const lastPiece = streamedPieces.at(-1)
   harness.on('session/event', ({ event }) => {
     const data = event.data as { turn?: number; chunk?: { type: string; text?: string } }
-    if (event.type === 'assistant/chunk' && data.turn === 2 && data.chunk?.type === 'text-delta' && data.chunk.text === lastPiece) {
+    if (
+      event.type === 'assistant/chunk' &&
+      data.turn === 2 &&
+      data.chunk?.type === 'text-delta' &&
+      data.chunk.text === lastPiece
+    ) {
       void reached('streaming', agent.session)
     }
   })

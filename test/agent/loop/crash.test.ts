@@ -48,7 +48,11 @@ interface Marker {
 async function killAtMarker(options: CrashChildOptions): Promise<{ marker: Marker; markers: Marker[] }> {
   const env = { ...process.env }
   delete env['NODE_OPTIONS']
-  const child: ChildProcess = spawn(process.execPath, [...childCommand, JSON.stringify(options)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child: ChildProcess = spawn(process.execPath, [...childCommand, JSON.stringify(options)], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   const markers: Marker[] = []
   let stderr = ''
   let pending = ''
@@ -96,7 +100,12 @@ async function durableLog(dir: string, id: string): Promise<readonly SessionEven
 
 /** The tools of the child, by name; the resumed harness offers them again but the model never calls them. */
 const tools = ['slow', 'probe'].map((name) =>
-  defineTool({ name, description: `${name} (resumed side)`, input: z.object({}), execute: () => `${name} must not run after resume` }),
+  defineTool({
+    name,
+    description: `${name} (resumed side)`,
+    input: z.object({}),
+    execute: () => `${name} must not run after resume`,
+  }),
 )
 
 /** Resumes `id` from `dir` in a fresh harness whose model answers `reply`. */
@@ -107,7 +116,11 @@ async function resumeFrom(dir: string, id: string, reply: string) {
   harnesses.push(harness)
   const agent = await harness.resumeAgent(id, { options: { verifyReconstruction: true } })
   // The dead child's lock (same host, dead pid) was taken over, with a warning.
-  expect(logger.at('warn').map((record) => [record.message.includes('took over the stale lock'), record.fields?.['sessionId']])).toEqual([[true, id]])
+  expect(
+    logger
+      .at('warn')
+      .map((record) => [record.message.includes('took over the stale lock'), record.fields?.['sessionId']]),
+  ).toEqual([[true, id]])
   return { harness, agent, model }
 }
 
@@ -115,17 +128,22 @@ async function resumeFrom(dir: string, id: string, reply: string) {
 function pairing(request: ModelRequest | undefined): { calls: string[]; results: string[] } {
   const messages = request?.messages ?? []
   const calls = messages.flatMap((message) =>
-    message.role === 'assistant' ? message.content.flatMap((block) => (block.type === 'tool-call' ? [block.id] : [])) : [],
+    message.role === 'assistant'
+      ? message.content.flatMap((block) => (block.type === 'tool-call' ? [block.id] : []))
+      : [],
   )
   const results = messages.flatMap((message) =>
-    message.content.flatMap((block) => (typeof block !== 'string' && block.type === 'tool-result' ? [block.toolCallId] : [])),
+    message.content.flatMap((block) =>
+      typeof block !== 'string' && block.type === 'tool-result' ? [block.toolCallId] : [],
+    ),
   )
   return { calls, results }
 }
 
 const outcomeUnknownText =
   'This tool call started, but the session stopped before its result was saved, so the outcome is unknown and it may already have changed something. Do not simply repeat it: call it again only if it just reads or is safe to repeat; otherwise check the current state first or ask the user.'
-const notStartedText = 'This tool call never started: the session stopped before the call was recorded, so nothing ran. Call the tool again if you still need its result.'
+const notStartedText =
+  'This tool call never started: the session stopped before the call was recorded, so nothing ran. Call the tool again if you still need its result.'
 
 /** The synthetic `tool/result` closer of 02-session.md §11 for `callId` at `seq`. */
 function syntheticResult(seq: number, time: number, callId: string, callSeq: number | undefined): SessionEvent {
@@ -142,7 +160,12 @@ function syntheticResult(seq: number, time: number, callId: string, callSeq: num
         role: 'user',
         source: { kind: 'tool', callId },
         content: [
-          { type: 'tool-result', toolCallId: callId, isError: true, content: [{ type: 'text', text: callSeq === undefined ? notStartedText : outcomeUnknownText }] },
+          {
+            type: 'tool-result',
+            toolCallId: callId,
+            isError: true,
+            content: [{ type: 'text', text: callSeq === undefined ? notStartedText : outcomeUnknownText }],
+          },
         ],
       },
       error: { name: 'InterruptedToolCallError', code },
@@ -157,7 +180,12 @@ function syntheticResult(seq: number, time: number, callId: string, callSeq: num
 function stepAndTurnClosers(seq: number, time: number, turn: number, step: number): SessionEvent[] {
   return [
     { type: 'step/end', seq, time, data: { turn, step, meta: { synthetic: true } } },
-    { type: 'turn/end', seq: seq + 1, time, data: { turn, reason: { kind: 'interrupted' }, meta: { synthetic: true } } },
+    {
+      type: 'turn/end',
+      seq: seq + 1,
+      time,
+      data: { turn, reason: { kind: 'interrupted' }, meta: { synthetic: true } },
+    },
   ]
 }
 
@@ -177,8 +205,13 @@ describe('SIGKILL through the agent loop, then resumeAgent (02-session.md §11, 
     // Everything the child had appended at the marker is durable: turn 1 closed, turn 2 open mid-stream.
     expect(cut).toHaveLength((marker.lastSeq ?? -1) + 1)
     const last = cut.at(-1) as SessionEvent
-    expect(last).toMatchObject({ type: 'assistant/chunk', data: { turn: 2, step: 1, chunk: { type: 'text-delta', index: 0, text: 'er' } } })
-    const turn2 = cut.slice(cut.findIndex((event) => event.type === 'turn/start' && (event.data as { turn: number }).turn === 2))
+    expect(last).toMatchObject({
+      type: 'assistant/chunk',
+      data: { turn: 2, step: 1, chunk: { type: 'text-delta', index: 0, text: 'er' } },
+    })
+    const turn2 = cut.slice(
+      cut.findIndex((event) => event.type === 'turn/start' && (event.data as { turn: number }).turn === 2),
+    )
     expect(turn2.map((event) => event.type)).toEqual([
       'turn/start',
       'agent/inbox/spliced',
@@ -220,9 +253,15 @@ describe('SIGKILL through the agent loop, then resumeAgent (02-session.md §11, 
     expect(cut).toHaveLength((marker.lastSeq ?? -1) + 1)
     // D2: c1's tool/call is durable before its body runs; c2 (maxParallelToolCalls 1) was never started.
     const last = cut.at(-1) as SessionEvent
-    expect(last).toMatchObject({ type: 'tool/call', data: { turn: 1, step: 1, callId: 'c1', name: 'slow', arguments: '{}' } })
+    expect(last).toMatchObject({
+      type: 'tool/call',
+      data: { turn: 1, step: 1, callId: 'c1', name: 'slow', arguments: '{}' },
+    })
     expect(cut.filter((event) => event.type === 'tool/call')).toHaveLength(1)
-    expect(cut.at(-2)).toMatchObject({ type: 'assistant/message', data: { message: { content: [{ id: 'c1' }, { id: 'c2' }] } } })
+    expect(cut.at(-2)).toMatchObject({
+      type: 'assistant/message',
+      data: { message: { content: [{ id: 'c1' }, { id: 'c2' }] } },
+    })
 
     const { harness, agent, model } = await resumeFrom(dir, id, 'recovered')
     const events = agent.session.events
@@ -243,7 +282,9 @@ describe('SIGKILL through the agent loop, then resumeAgent (02-session.md §11, 
     expect(request?.messages[2]?.content).toEqual([
       { type: 'tool-result', toolCallId: 'c1', isError: true, content: [{ type: 'text', text: outcomeUnknownText }] },
     ])
-    expect(request?.messages[3]?.content).toEqual([{ type: 'tool-result', toolCallId: 'c2', isError: true, content: [{ type: 'text', text: notStartedText }] }])
+    expect(request?.messages[3]?.content).toEqual([
+      { type: 'tool-result', toolCallId: 'c2', isError: true, content: [{ type: 'text', text: notStartedText }] },
+    ])
     expect(request?.messages[4]?.content).toEqual([{ type: 'text', text: 'next' }])
     await harness.close()
     await expectBalancedOnDisk(dir, id, agent.session.length - 1)
@@ -256,7 +297,11 @@ async function expectBalancedOnDisk(dir: string, id: string, lastSeq: number): P
   try {
     const inspected = await harness.persistence.inspect(id)
     expect(inspected.repairPending).toBe(false)
-    expect(inspected.events.at(-1)).toMatchObject({ seq: lastSeq, type: 'turn/end', data: { reason: { kind: 'completed' } } })
+    expect(inspected.events.at(-1)).toMatchObject({
+      seq: lastSeq,
+      type: 'turn/end',
+      data: { reason: { kind: 'completed' } },
+    })
   } finally {
     await harness.close()
   }

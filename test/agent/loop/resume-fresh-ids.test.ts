@@ -13,7 +13,12 @@ import { createHarness, defineTool, type Harness } from 'yoke'
 import { fakeClock, fakeIds, type ScriptEntry, scriptedModel, text, tool } from 'yoke/testing'
 import { recordingLogger } from '../../helpers/recording-logger.js'
 
-const lookup = defineTool({ name: 'lookup', description: 'Looks up', input: z.object({ q: z.string() }), execute: ({ q }) => `found ${q}` })
+const lookup = defineTool({
+  name: 'lookup',
+  description: 'Looks up',
+  input: z.object({ q: z.string() }),
+  execute: ({ q }) => `found ${q}`,
+})
 
 let dir: string
 const harnesses: Harness[] = []
@@ -29,12 +34,23 @@ afterEach(async () => {
 
 /** A harness of its own: its own fake clock and its own fresh `fakeIds()`, as a new process has. */
 async function process(script: ScriptEntry[]): Promise<Harness> {
-  const harness = await createHarness({ persistence: { dir }, model: scriptedModel(script), tools: [lookup], clock: fakeClock({ now: 0 }), ids: fakeIds(), logger: recordingLogger() })
+  const harness = await createHarness({
+    persistence: { dir },
+    model: scriptedModel(script),
+    tools: [lookup],
+    clock: fakeClock({ now: 0 }),
+    ids: fakeIds(),
+    logger: recordingLogger(),
+  })
   harnesses.push(harness)
   return harness
 }
 
-const messageIds = (harness: Harness, id: string): string[] => harness.sessions.get(id)?.deriveMessages().map((message) => message.id) ?? []
+const messageIds = (harness: Harness, id: string): string[] =>
+  harness.sessions
+    .get(id)
+    ?.deriveMessages()
+    .map((message) => message.id) ?? []
 
 describe('a second process with a fresh fakeIds()', () => {
   test('resumes a session and runs the next turn, tool results included', async () => {
@@ -58,7 +74,9 @@ describe('a second process with a fresh fakeIds()', () => {
     await first.close()
 
     const second = await process([text('forked')])
-    const child = await second.resumeAgent((await second.fork('s1', { id: 'child' })).id, { options: { verifyReconstruction: true } })
+    const child = await second.resumeAgent((await second.fork('s1', { id: 'child' })).id, {
+      options: { verifyReconstruction: true },
+    })
     const result = await child.run('and then?')
     expect(result).toMatchObject({ turn: 2, reason: { kind: 'completed' }, text: 'forked' })
     const ids = messageIds(second, 'child')

@@ -41,7 +41,12 @@ const stuck = defineTool({
 describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)', () => {
   test('a closed session resumes: turn 2, request/header resume, messages continue', async () => {
     const ids = fakeIds()
-    const first = await createHarness({ persistence: { dir }, model: scriptedModel([text('hello')]), clock: fakeClock(), ids })
+    const first = await createHarness({
+      persistence: { dir },
+      model: scriptedModel([text('hello')]),
+      clock: fakeClock(),
+      ids,
+    })
     const agent = await first.createAgent({ options: { verifyReconstruction: true } })
     await agent.run('hi')
     const id = agent.id
@@ -118,7 +123,13 @@ describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)
     expect(cutTypes).not.toContain('turn/end')
 
     const model = scriptedModel([text('recovered')])
-    const second = await createHarness({ persistence: { dir: crashDir }, model, clock: fakeClock(), ids, tools: [stuck] })
+    const second = await createHarness({
+      persistence: { dir: crashDir },
+      model,
+      clock: fakeClock(),
+      ids,
+      tools: [stuck],
+    })
     const resumed = await second.resumeAgent(id, { options: { verifyReconstruction: true } })
     const closers = resumed.session.events.slice(cut.length)
     expect(types(closers)).toEqual(['tool/result', 'step/end', 'turn/end', 'session/end-seed'])
@@ -128,16 +139,24 @@ describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)
     expect(closers[2]?.data).toMatchObject({ turn: 1, reason: { kind: 'interrupted' } })
     // Committed durably by prepare, before any turn ran.
     const repaired = (await readFile(join(crashDir, `${id}.jsonl`), 'utf8')).trim().split('\n').slice(1)
-    expect(repaired.map((line) => (JSON.parse(line) as { type: string }).type).slice(cut.length)).toEqual(['tool/result', 'step/end', 'turn/end'])
+    expect(repaired.map((line) => (JSON.parse(line) as { type: string }).type).slice(cut.length)).toEqual([
+      'tool/result',
+      'step/end',
+      'turn/end',
+    ])
 
     const result = await resumed.run('next')
     expect(result).toMatchObject({ turn: 2, reason: { kind: 'completed' }, text: 'recovered' })
     const request = model.requests[0]
     const callIds = (request?.messages ?? []).flatMap((message) =>
-      message.role === 'assistant' ? message.content.flatMap((block) => (block.type === 'tool-call' ? [block.id] : [])) : [],
+      message.role === 'assistant'
+        ? message.content.flatMap((block) => (block.type === 'tool-call' ? [block.id] : []))
+        : [],
     )
     const resultIds = (request?.messages ?? []).flatMap((message) =>
-      message.content.flatMap((block) => (typeof block !== 'string' && block.type === 'tool-result' ? [block.toolCallId] : [])),
+      message.content.flatMap((block) =>
+        typeof block !== 'string' && block.type === 'tool-result' ? [block.toolCallId] : [],
+      ),
     )
     expect(callIds).toEqual(['c1'])
     expect(resultIds).toEqual(['c1'])
@@ -145,39 +164,64 @@ describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)
   })
 
   test('resuming a live agent rejects AgentExistsError; an unknown id PersistenceError (scenario 17)', async () => {
-    const harness = await createHarness({ persistence: { dir }, model: scriptedModel([text('a')]), clock: fakeClock(), ids: fakeIds() })
+    const harness = await createHarness({
+      persistence: { dir },
+      model: scriptedModel([text('a')]),
+      clock: fakeClock(),
+      ids: fakeIds(),
+    })
     const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     await agent.run('hi')
-    const live = await harness.resumeAgent(agent.id, { options: { verifyReconstruction: true } }).catch((error: unknown) => error)
+    const live = await harness
+      .resumeAgent(agent.id, { options: { verifyReconstruction: true } })
+      .catch((error: unknown) => error)
     expect(live).toBeInstanceOf(AgentExistsError)
     expect(live).toMatchObject({ code: 'AGENT_EXISTS', agentId: agent.id })
     expect(harness.agents.get(agent.id)).toBe(agent)
-    const missing = await harness.resumeAgent('nope', { options: { verifyReconstruction: true } }).catch((error: unknown) => error)
+    const missing = await harness
+      .resumeAgent('nope', { options: { verifyReconstruction: true } })
+      .catch((error: unknown) => error)
     expect(missing).toBeInstanceOf(PersistenceError)
     expect(missing).toMatchObject({ code: 'SESSION_NOT_FOUND' })
     expect(harness.agents.get('nope')).toBeUndefined()
     await harness.close()
-    const closed = await harness.resumeAgent(agent.id, { options: { verifyReconstruction: true } }).catch((error: unknown) => error)
+    const closed = await harness
+      .resumeAgent(agent.id, { options: { verifyReconstruction: true } })
+      .catch((error: unknown) => error)
     expect(closed).toMatchObject({ code: 'HARNESS_CLOSED' })
   })
 
   test('a failed resume publishes nothing and leaves the id resumable', async () => {
     const ids = fakeIds()
-    const first = await createHarness({ persistence: { dir }, model: scriptedModel([text('a')]), clock: fakeClock(), ids })
+    const first = await createHarness({
+      persistence: { dir },
+      model: scriptedModel([text('a')]),
+      clock: fakeClock(),
+      ids,
+    })
     const id = (await first.createAgent({ options: { verifyReconstruction: true } })).id
     await first.agents.get(id)?.run('hi')
     await first.close()
 
-    const second = await createHarness({ persistence: { dir }, model: scriptedModel([text('b')]), clock: fakeClock(), ids })
+    const second = await createHarness({
+      persistence: { dir },
+      model: scriptedModel([text('b')]),
+      clock: fakeClock(),
+      ids,
+    })
     const broken = new Error('setup broke')
-    const setupFailure = await second.agents.resume(id, { setup: () => Promise.reject(broken) }).catch((error: unknown) => error)
+    const setupFailure = await second.agents
+      .resume(id, { setup: () => Promise.reject(broken) })
+      .catch((error: unknown) => error)
     expect(setupFailure).toBe(broken)
     expect(second.agents.get(id)).toBeUndefined()
     expect(second.sessions.get(id)).toBeUndefined()
 
     const controller = new AbortController()
     controller.abort('stop')
-    const aborted = await second.resumeAgent(id, { signal: controller.signal, options: { verifyReconstruction: true } }).catch((error: unknown) => error)
+    const aborted = await second
+      .resumeAgent(id, { signal: controller.signal, options: { verifyReconstruction: true } })
+      .catch((error: unknown) => error)
     expect(aborted).toMatchObject({ code: 'AGENT_CREATION_ABORTED', reason: 'stop' })
 
     // Prepended, so the veto comes before persistence binds: resume must release the preparation.
@@ -188,7 +232,9 @@ describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)
       },
       { prepend: true },
     )
-    const vetoed = await second.resumeAgent(id, { options: { verifyReconstruction: true } }).catch((error: unknown) => error)
+    const vetoed = await second
+      .resumeAgent(id, { options: { verifyReconstruction: true } })
+      .catch((error: unknown) => error)
     expect(vetoed).toMatchObject({ code: 'CREATE_VETOED', sessionId: id })
     veto()
 
@@ -238,7 +284,12 @@ describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)
 
   test('queued prompts survive resume and run only on wake()', async () => {
     const ids = fakeIds()
-    const first = await createHarness({ persistence: { dir }, model: scriptedModel([text('a')]), clock: fakeClock(), ids })
+    const first = await createHarness({
+      persistence: { dir },
+      model: scriptedModel([text('a')]),
+      clock: fakeClock(),
+      ids,
+    })
     const agent = await first.createAgent({ options: { verifyReconstruction: true } })
     await agent.run('hi')
     agent.inject('parked')

@@ -5,7 +5,16 @@
  */
 import { afterEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { createHarness, defineTool, ErrorCode, type Harness, RunDiscardedError, type SessionEvent, StreamOverflowError, type TurnResult } from 'yoke'
+import {
+  createHarness,
+  defineTool,
+  ErrorCode,
+  type Harness,
+  RunDiscardedError,
+  type SessionEvent,
+  StreamOverflowError,
+  type TurnResult,
+} from 'yoke'
 import { fail, fakeClock, fakeIds, hang, scriptedModel, text, tool } from 'yoke/testing'
 import { adapterKinds, dataOf, ofType, untilStreaming, useScenarios, userTexts } from './scenario-harness.js'
 
@@ -17,7 +26,10 @@ afterEach(async () => {
 
 const usage = { inputTokens: 10, outputTokens: 11 }
 
-async function start(script: Parameters<typeof scriptedModel>[0], extra: Omit<NonNullable<Parameters<typeof createHarness>[0]>, 'model'> = {}) {
+async function start(
+  script: Parameters<typeof scriptedModel>[0],
+  extra: Omit<NonNullable<Parameters<typeof createHarness>[0]>, 'model'> = {},
+) {
   const model = scriptedModel(script)
   harness = await createHarness({ model, clock: fakeClock(), ids: fakeIds(), ...extra })
   const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
@@ -35,7 +47,8 @@ function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 /** Resolves once the scripted model received `count` requests. */
 async function requestsReach(model: { readonly requests: readonly unknown[] }, count: number): Promise<void> {
-  for (let round = 0; round < 1000 && model.requests.length < count; round++) await new Promise((resolve) => setImmediate(resolve))
+  for (let round = 0; round < 1000 && model.requests.length < count; round++)
+    await new Promise((resolve) => setImmediate(resolve))
   expect(model.requests.length).toBeGreaterThanOrEqual(count)
 }
 
@@ -54,13 +67,24 @@ describe('agent.run (09-api.md A1)', () => {
   })
 
   test('scenario 7: a tool turn → text of the last answer, four messages, summed usage', async () => {
-    const echo = defineTool({ name: 'echo', description: 'Echo', input: z.object({ text: z.string() }), execute: ({ text: said }) => `echo: ${said}` })
-    const { agent } = await start([tool('echo', { text: 'ping' }, { usage }), text('done', { usage })], { tools: [echo] })
+    const echo = defineTool({
+      name: 'echo',
+      description: 'Echo',
+      input: z.object({ text: z.string() }),
+      execute: ({ text: said }) => `echo: ${said}`,
+    })
+    const { agent } = await start([tool('echo', { text: 'ping' }, { usage }), text('done', { usage })], {
+      tools: [echo],
+    })
     const result = await agent.run('go')
     expect(result.text).toBe('done')
     // The tool result travels as a user-role message holding one tool-result block (02-session.md §1).
     expect(result.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
-    expect(result.messages[2]?.content[0]).toMatchObject({ type: 'tool-result', isError: false, content: [{ type: 'text', text: 'echo: ping' }] })
+    expect(result.messages[2]?.content[0]).toMatchObject({
+      type: 'tool-result',
+      isError: false,
+      content: [{ type: 'text', text: 'echo: ping' }],
+    })
     expect(result.usage.inputTokens).toBe(20)
   })
 
@@ -79,7 +103,12 @@ describe('agent.run (09-api.md A1)', () => {
 
   test('with the retry entry disabled a model failure still ends the turn with its own failure', async () => {
     const model = scriptedModel([fail('AUTH', 'provider 401')])
-    harness = await createHarness({ model, clock: fakeClock(), ids: fakeIds(), patches: [{ id: 'retry', disabled: true }] })
+    harness = await createHarness({
+      model,
+      clock: fakeClock(),
+      ids: fakeIds(),
+      patches: [{ id: 'retry', disabled: true }],
+    })
     const agent = await harness.createAgent()
     const result = await agent.run('hi')
     expect(result.reason).toMatchObject({ kind: 'error', error: { code: 'AUTH', message: 'provider 401' } })
@@ -116,7 +145,10 @@ describe('agent.run (09-api.md A1)', () => {
     expect(agent.session.length).toBe(0)
     const aborted = new AbortController()
     aborted.abort()
-    expect(await rejection(agent.run('late', { signal: aborted.signal }))).toMatchObject({ code: ErrorCode.RUN_DISCARDED, reason: 'canceled' })
+    expect(await rejection(agent.run('late', { signal: aborted.signal }))).toMatchObject({
+      code: ErrorCode.RUN_DISCARDED,
+      reason: 'canceled',
+    })
     expect(agent.session.length).toBe(0)
     await agent.dispose()
     expect(await rejection(agent.run('hi'))).toMatchObject({ code: ErrorCode.AGENT_DISPOSED })
@@ -139,7 +171,10 @@ describe('agent.stream (09-api.md A1–A2)', () => {
     expect(JSON.parse(JSON.stringify(collected))).toEqual(collected)
     const streamed: TurnResult = await run.result
     const ran = await agent.run('go')
-    expect({ ...ran, turn: 1, messages: ran.messages.map((message) => message.role) }).toEqual({ ...streamed, messages: streamed.messages.map((message) => message.role) })
+    expect({ ...ran, turn: 1, messages: ran.messages.map((message) => message.role) }).toEqual({
+      ...streamed,
+      messages: streamed.messages.map((message) => message.role),
+    })
     expect(run.message.content).toEqual([{ type: 'text', text: 'go' }])
   })
 
@@ -177,25 +212,31 @@ describe('agent.stream (09-api.md A1–A2)', () => {
     const run = agent.stream('b')
     agent.cancel()
     await expect(run.result).rejects.toMatchObject({ code: ErrorCode.RUN_DISCARDED })
-    await expect((async () => {
-      for await (const _event of run) {
-        // nothing: the prompt was never claimed
-      }
-    })()).rejects.toMatchObject({ code: ErrorCode.RUN_DISCARDED })
+    await expect(
+      (async () => {
+        for await (const _event of run) {
+          // nothing: the prompt was never claimed
+        }
+      })(),
+    ).rejects.toMatchObject({ code: ErrorCode.RUN_DISCARDED })
   })
 
   test('an AgentRun iterates once: a second iterator throws InvalidArgumentError', async () => {
     const { agent } = await start([text('abc')])
     const run = agent.stream('go')
     const first = run[Symbol.asyncIterator]()
-    expect(() => run[Symbol.asyncIterator]()).toThrow(expect.objectContaining({ code: ErrorCode.INVALID_ARGUMENT, argument: 'iterator' }))
+    expect(() => run[Symbol.asyncIterator]()).toThrow(
+      expect.objectContaining({ code: ErrorCode.INVALID_ARGUMENT, argument: 'iterator' }),
+    )
     await first.return?.()
     expect((await run.result).reason).toEqual({ kind: 'completed' })
   })
 
   test('a bad highWaterMark throws InvalidArgumentError and queues nothing', async () => {
     const { agent } = await start([text('abc')])
-    expect(() => agent.stream('go', { highWaterMark: 0 })).toThrow(expect.objectContaining({ code: ErrorCode.INVALID_ARGUMENT, argument: 'highWaterMark' }))
+    expect(() => agent.stream('go', { highWaterMark: 0 })).toThrow(
+      expect.objectContaining({ code: ErrorCode.INVALID_ARGUMENT, argument: 'highWaterMark' }),
+    )
     expect(agent.session.length).toBe(0)
   })
 })
@@ -210,7 +251,9 @@ describe('agent.runMaintenance (04-agent.md §10)', () => {
           signal.addEventListener('abort', () => reject(failure), { once: true })
         }),
     )
-    expect(() => agent.runMaintenance(async () => 1)).toThrow(expect.objectContaining({ code: ErrorCode.AGENT_BUSY, phase: 'maintenance' }))
+    expect(() => agent.runMaintenance(async () => 1)).toThrow(
+      expect.objectContaining({ code: ErrorCode.AGENT_BUSY, phase: 'maintenance' }),
+    )
     expect(() => agent.runMaintenance('not a task' as unknown as () => Promise<number>)).toThrow(
       expect.objectContaining({ code: ErrorCode.INVALID_ARGUMENT, argument: 'task' }),
     )
@@ -218,9 +261,13 @@ describe('agent.runMaintenance (04-agent.md §10)', () => {
     expect(await rejection(task)).toBe(failure)
     agent.followup('go')
     await requestsReach(model, 1)
-    expect(() => agent.runMaintenance(async () => 1)).toThrow(expect.objectContaining({ code: ErrorCode.AGENT_BUSY, phase: 'running' }))
+    expect(() => agent.runMaintenance(async () => 1)).toThrow(
+      expect.objectContaining({ code: ErrorCode.AGENT_BUSY, phase: 'running' }),
+    )
     await agent.dispose()
-    expect(() => agent.runMaintenance(async () => 1)).toThrow(expect.objectContaining({ code: ErrorCode.AGENT_DISPOSED }))
+    expect(() => agent.runMaintenance(async () => 1)).toThrow(
+      expect.objectContaining({ code: ErrorCode.AGENT_DISPOSED }),
+    )
   })
 })
 
@@ -280,11 +327,15 @@ describe.each(adapterKinds)('04-agent.md scenarios 42, 45, 46 (%s adapter)', (ki
     const q = agent.run('q').finally(() => settled.q++)
     // Handled from the start: dispose rejects it before the test gets to look.
     const qRejected = rejection(q)
-    const cancelingBefore = dataOf(agent.session.events, 'agent/inbox/spliced').filter((data) => data['outcome'] === 'canceled').length
+    const cancelingBefore = dataOf(agent.session.events, 'agent/inbox/spliced').filter(
+      (data) => data['outcome'] === 'canceled',
+    ).length
     await agent.dispose()
     expect((await c).reason).toEqual({ kind: 'aborted', reason: { kind: 'disposed' } })
     expect(await qRejected).toMatchObject({ code: ErrorCode.RUN_DISCARDED, reason: 'disposed' })
-    expect(dataOf(agent.session.events, 'agent/inbox/spliced').filter((data) => data['outcome'] === 'canceled')).toHaveLength(cancelingBefore)
+    expect(
+      dataOf(agent.session.events, 'agent/inbox/spliced').filter((data) => data['outcome'] === 'canceled'),
+    ).toHaveLength(cancelingBefore)
     expect(agent.inbox.nextTurn.map((message) => message.content)).toEqual([[{ type: 'text', text: 'q' }]])
     await new Promise((resolve) => setTimeout(resolve, 0))
     expect(settled).toEqual({ a: 1, b: 1, c: 1, q: 1 })
@@ -302,7 +353,10 @@ describe.each(adapterKinds)('04-agent.md scenarios 42, 45, 46 (%s adapter)', (ki
     const discarded = await rejection(x)
     expect(discarded).toBeInstanceOf(RunDiscardedError)
     expect(discarded).toMatchObject({ code: ErrorCode.RUN_DISCARDED, reason: 'canceled', cause: { kind: 'user' } })
-    const canceling = dataOf<{ inserted: unknown[]; outcome?: string; removedCount?: number }>(agent.session.events, 'agent/inbox/spliced').at(-1)
+    const canceling = dataOf<{ inserted: unknown[]; outcome?: string; removedCount?: number }>(
+      agent.session.events,
+      'agent/inbox/spliced',
+    ).at(-1)
     expect(canceling).toEqual({ target: 'next-turn', start: 0, removedCount: 1, inserted: [], outcome: 'canceled' })
     expect(queuedId).toBeTypeOf('string')
     expect(agent.status).toBe('running')
@@ -336,15 +390,31 @@ describe('09-api.md scenarios 7, 10, 11 and 12 as written (A1, A2)', () => {
   })
 
   test('scenario 7: the messages are the prompt, the assistant tool call, the tool result and the final answer', async () => {
-    const echo = defineTool({ name: 'echo', description: 'Echo', input: z.object({ text: z.string() }), execute: ({ text: said }) => `echo: ${said}` })
-    const { agent } = await start([tool('echo', { text: 'ping' }, { usage }), text('done', { usage })], { tools: [echo] })
+    const echo = defineTool({
+      name: 'echo',
+      description: 'Echo',
+      input: z.object({ text: z.string() }),
+      execute: ({ text: said }) => `echo: ${said}`,
+    })
+    const { agent } = await start([tool('echo', { text: 'ping' }, { usage }), text('done', { usage })], {
+      tools: [echo],
+    })
     const result = await agent.run('go')
     expect(result.messages).toHaveLength(4)
     expect(result.messages[0]).toMatchObject({ role: 'user', content: [{ type: 'text', text: 'go' }] })
-    expect(result.messages[1]).toMatchObject({ role: 'assistant', content: [{ type: 'tool-call', name: 'echo', arguments: '{"text":"ping"}' }] })
+    expect(result.messages[1]).toMatchObject({
+      role: 'assistant',
+      content: [{ type: 'tool-call', name: 'echo', arguments: '{"text":"ping"}' }],
+    })
     expect(typeof (result.messages[1]?.content[0] as { readonly id?: unknown } | undefined)?.id).toBe('string')
     const callId = (result.messages[1]?.content[0] as { readonly id: string } | undefined)?.id
-    expect(result.messages[2]?.content).toEqual([expect.objectContaining({ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: 'echo: ping' }] })])
+    expect(result.messages[2]?.content).toEqual([
+      expect.objectContaining({
+        type: 'tool-result',
+        toolCallId: callId,
+        content: [{ type: 'text', text: 'echo: ping' }],
+      }),
+    ])
     expect(result.messages[3]).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: 'done' }] })
     expect(result.usage).toEqual({ inputTokens: 20, outputTokens: 22 })
   })
@@ -403,7 +473,11 @@ describe('09-api.md scenarios 7, 10, 11 and 12 as written (A1, A2)', () => {
     const collected: SessionEvent[] = []
     for await (const event of run) collected.push(event)
     const streamed = await run.result
-    const twin = await createHarness({ model: scriptedModel([text('abc', { usage })]), clock: fakeClock(), ids: fakeIds() })
+    const twin = await createHarness({
+      model: scriptedModel([text('abc', { usage })]),
+      clock: fakeClock(),
+      ids: fakeIds(),
+    })
     extra.push(twin)
     const ran = await (await twin.createAgent({ options: { verifyReconstruction: true } })).run('go')
     expect(streamed).toEqual(ran)
@@ -426,7 +500,12 @@ describe('09-api.md scenarios 7, 10, 11 and 12 as written (A1, A2)', () => {
     expect(seen[0]?.type).toBe('turn/start')
     expect(StreamOverflowError.is(error)).toBe(true)
     expect(error).toBeInstanceOf(StreamOverflowError)
-    expect(error).toMatchObject({ name: 'StreamOverflowError', code: 'STREAM_OVERFLOW', limit: 4, lastYieldedSeq: seen[3]?.seq })
+    expect(error).toMatchObject({
+      name: 'StreamOverflowError',
+      code: 'STREAM_OVERFLOW',
+      limit: 4,
+      lastYieldedSeq: seen[3]?.seq,
+    })
     const ends = agent.session.events.filter((event) => event.type === 'turn/end')
     expect(ends).toHaveLength(1)
   })

@@ -25,7 +25,15 @@ import {
   type SessionEvent,
   type ToolDefinition,
 } from 'yoke'
-import { type FakeClock, fakeClock, fakeIds, type ScriptEntry, type ScriptedModel, type ScriptedModelOptions, scriptedModel } from 'yoke/testing'
+import {
+  type FakeClock,
+  fakeClock,
+  fakeIds,
+  type ScriptEntry,
+  type ScriptedModel,
+  type ScriptedModelOptions,
+  scriptedModel,
+} from 'yoke/testing'
 import { type RecordingLogger, recordingLogger } from '../../helpers/recording-logger.js'
 
 /** The two persistence adapters every scenario runs over. */
@@ -35,7 +43,8 @@ export const adapterKinds = ['memory', 'jsonl'] as const
 export type AdapterKind = (typeof adapterKinds)[number]
 
 /** What a scenario harness takes beyond the fixed clock, ids, logger and persistence. */
-export interface ScenarioHarnessOptions extends Omit<HarnessOptions, 'model' | 'persistence' | 'clock' | 'ids' | 'logger'> {
+export interface ScenarioHarnessOptions
+  extends Omit<HarnessOptions, 'model' | 'persistence' | 'clock' | 'ids' | 'logger'> {
   /** The scripted model's entries (default none). */
   readonly script?: readonly ScriptEntry[]
   /** The scripted model's provider and model ids. */
@@ -204,7 +213,8 @@ export function line(message: Message): string {
   const parts = message.content.map((block) => {
     if (block.type === 'text') return block.text
     if (block.type === 'tool-call') return `call ${block.id}`
-    if (block.type === 'tool-result') return `result ${block.toolCallId}: ${block.content.map((item) => (item.type === 'text' ? item.text : item.type)).join('')}`
+    if (block.type === 'tool-result')
+      return `result ${block.toolCallId}: ${block.content.map((item) => (item.type === 'text' ? item.text : item.type)).join('')}`
     return block.type
   })
   return `${message.role}: ${parts.join(' | ')}`
@@ -267,5 +277,9 @@ export function tick(): Promise<void> {
  * @param harness - the harness
  */
 export function untilStreaming(harness: Harness): Promise<SessionEvent> {
-  return untilEvent(harness, (event) => event.type === 'assistant/chunk' && (event.data as { chunk: { type: string } }).chunk.type === 'text-delta')
+  return untilEvent(
+    harness,
+    (event) =>
+      event.type === 'assistant/chunk' && (event.data as { chunk: { type: string } }).chunk.type === 'text-delta',
+  )
 }

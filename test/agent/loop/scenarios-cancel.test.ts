@@ -5,7 +5,20 @@
 import { describe, expect, test } from 'vitest'
 import { AgentDisposedError, type CancelCause, type SessionEvent, type UserMessage } from 'yoke'
 import { call, hang, text } from 'yoke/testing'
-import { adapterKinds, dataOf, echo, echoRuns, line, lines, ofType, types, untilStreaming, useScenarios, userTexts, withoutChunks } from './scenario-harness.js'
+import {
+  adapterKinds,
+  dataOf,
+  echo,
+  echoRuns,
+  line,
+  lines,
+  ofType,
+  types,
+  untilStreaming,
+  useScenarios,
+  userTexts,
+  withoutChunks,
+} from './scenario-harness.js'
 
 const aborted = (reason: CancelCause): { kind: 'aborted'; reason: CancelCause } => ({ kind: 'aborted', reason })
 
@@ -31,7 +44,14 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
     await idle
     expect(settled).toBe(true)
     const events = agent.session.events
-    expect(types(events)).toEqual(['agent/inbox/spliced', 'turn/start', 'agent/inbox/spliced', 'agent/inbox/spliced', 'agent/inbox/spliced', 'turn/end'])
+    expect(types(events)).toEqual([
+      'agent/inbox/spliced',
+      'turn/start',
+      'agent/inbox/spliced',
+      'agent/inbox/spliced',
+      'agent/inbox/spliced',
+      'turn/end',
+    ])
     expect(events.map((event) => event.data)).toEqual([
       { target: 'next-turn', start: 0, inserted: [a] },
       { turn: 1 },
@@ -61,7 +81,12 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
     expect(chunkSeqs).toHaveLength(2)
     expect(withoutChunks(events).slice(-3)).toEqual(['assistant/message', 'step/end', 'turn/end'])
     const anchor = ofType(events, 'assistant/message')[0]
-    expect(anchor?.data).toMatchObject({ turn: 1, step: 1, interrupted: true, message: { role: 'assistant', content: [{ type: 'text', text: 'partial' }] } })
+    expect(anchor?.data).toMatchObject({
+      turn: 1,
+      step: 1,
+      interrupted: true,
+      message: { role: 'assistant', content: [{ type: 'text', text: 'partial' }] },
+    })
     expect(anchor?.sourceEventSeqs).toEqual(chunkSeqs)
     expect(events.at(-1)?.data).toEqual({ turn: 1, reason: aborted({ kind: 'user' }) })
     agent.followup('again')
@@ -72,7 +97,10 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
 
   test('scenario 34: cancel in an assistant/message observer — 0 runs, TOOL_ABORTED_BEFORE_DISPATCH pair, the next turn carries it', async () => {
     const before = echoRuns.count
-    const { harness, model, agent } = await scenarios.agent({ tools: [echo], script: [call('c1', 'echo', '{"text":"x"}'), text('recovered')] })
+    const { harness, model, agent } = await scenarios.agent({
+      tools: [echo],
+      script: [call('c1', 'echo', '{"text":"x"}'), text('recovered')],
+    })
     let canceled = false
     harness.on('session/event', ({ event }) => {
       if (event.type === 'assistant/message' && !canceled) {
@@ -84,15 +112,28 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
     await agent.whenIdle()
     expect(echoRuns.count - before).toBe(0)
     const events = agent.session.events
-    expect(withoutChunks(events).slice(-5)).toEqual(['assistant/message', 'tool/call', 'tool/result', 'step/end', 'turn/end'])
+    expect(withoutChunks(events).slice(-5)).toEqual([
+      'assistant/message',
+      'tool/call',
+      'tool/result',
+      'step/end',
+      'turn/end',
+    ])
     expect(dataOf(events, 'tool/call')[0]).toMatchObject({ callId: 'c1' })
-    const result = dataOf<{ message: { content: { toolCallId: string; isError: boolean }[] }; error: { code: string } }>(events, 'tool/result')[0]
+    const result = dataOf<{
+      message: { content: { toolCallId: string; isError: boolean }[] }
+      error: { code: string }
+    }>(events, 'tool/result')[0]
     expect(result?.message.content[0]).toMatchObject({ toolCallId: 'c1', isError: true })
     expect(result?.error.code).toBe('TOOL_ABORTED_BEFORE_DISPATCH')
     expect(events.at(-1)?.data).toEqual({ turn: 1, reason: aborted({ kind: 'user' }) })
     agent.followup('next')
     await agent.whenIdle()
-    expect(model.requests[1]?.messages.map(line).slice(0, 3)).toEqual(['user: go', 'assistant: call c1', expect.stringMatching(/^user: result c1: /)])
+    expect(model.requests[1]?.messages.map(line).slice(0, 3)).toEqual([
+      'user: go',
+      'assistant: call c1',
+      expect.stringMatching(/^user: result c1: /),
+    ])
     expect(turnEnds(agent.session.events)[1]).toEqual({ turn: 2, reason: { kind: 'completed' } })
   })
 
@@ -113,8 +154,13 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
     expect(echoRuns.count - before).toBe(0)
     const events = agent.session.events
     expect(dataOf<{ callId: string }>(events, 'tool/call').map((data) => data.callId)).toEqual(['c1', 'c2'])
-    const results = dataOf<{ message: { content: { toolCallId: string; isError: boolean }[] }; error: { code: string } }>(events, 'tool/result')
-    expect(results.map((data) => [data.message.content[0]?.toolCallId, data.message.content[0]?.isError, data.error.code])).toEqual([
+    const results = dataOf<{
+      message: { content: { toolCallId: string; isError: boolean }[] }
+      error: { code: string }
+    }>(events, 'tool/result')
+    expect(
+      results.map((data) => [data.message.content[0]?.toolCallId, data.message.content[0]?.isError, data.error.code]),
+    ).toEqual([
       ['c1', true, 'TOOL_ABORTED_BEFORE_DISPATCH'],
       ['c2', true, 'TOOL_ABORTED_BEFORE_DISPATCH'],
     ])
@@ -172,7 +218,9 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
     agent.cancel()
     await agent.whenIdle()
     expect(userTexts(agent.session.events)).toEqual(['A'])
-    expect(dataOf<{ inserted: UserMessage[]; outcome?: string }>(agent.session.events, 'agent/inbox/spliced').at(-1)).toEqual({
+    expect(
+      dataOf<{ inserted: UserMessage[]; outcome?: string }>(agent.session.events, 'agent/inbox/spliced').at(-1),
+    ).toEqual({
       target: 'next-turn',
       start: 0,
       removedCount: 1,
@@ -301,7 +349,9 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
     })
     agent.followup('one')
     await agent.whenIdle()
-    expect(turnEnds(agent.session.events)).toEqual([{ turn: 1, reason: aborted({ kind: 'user' }), cause: { message: 'late bug', code: 'UNKNOWN' } }])
+    expect(turnEnds(agent.session.events)).toEqual([
+      { turn: 1, reason: aborted({ kind: 'user' }), cause: { message: 'late bug', code: 'UNKNOWN' } },
+    ])
     expect(errors).toEqual([])
     mode = 'plain'
     agent.followup('two')
@@ -329,7 +379,9 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
       await expect(run).resolves.toMatchObject({ reason: aborted({ kind: 'user' }) })
       await agent.whenIdle()
       expect(agent.phase).toBe('idle')
-      expect(turnEnds(agent.session.events)).toEqual([expect.objectContaining({ turn: 1, reason: aborted({ kind: 'user' }) })])
+      expect(turnEnds(agent.session.events)).toEqual([
+        expect.objectContaining({ turn: 1, reason: aborted({ kind: 'user' }) }),
+      ])
     }
   })
 })

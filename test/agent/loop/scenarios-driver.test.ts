@@ -15,7 +15,16 @@ import {
 } from 'yoke'
 import { fail, hang, text } from 'yoke/testing'
 import { rejectionOf as rejection, thrownBy } from '../../helpers/outcomes.js'
-import { adapterKinds, dataOf, lines, ofType, tick, untilStreaming, useScenarios, userTexts } from './scenario-harness.js'
+import {
+  adapterKinds,
+  dataOf,
+  lines,
+  ofType,
+  tick,
+  untilStreaming,
+  useScenarios,
+  userTexts,
+} from './scenario-harness.js'
 
 describe.each(adapterKinds)('agent loop scenarios: driver (%s adapter)', (kind) => {
   const scenarios = useScenarios(kind)
@@ -69,7 +78,11 @@ describe.each(adapterKinds)('agent loop scenarios: driver (%s adapter)', (kind) 
       await agent.whenIdle()
       stop()
       expect({ k, sent }).toEqual({ k, sent: true })
-      expect({ k, pending: agent.inbox.hasPending, status: agent.status }).toEqual({ k, pending: false, status: 'idle' })
+      expect({ k, pending: agent.inbox.hasPending, status: agent.status }).toEqual({
+        k,
+        pending: false,
+        status: 'idle',
+      })
       expect({ k, users: userTexts(agent.session.events) }).toEqual({ k, users: ['start', `k${k}`] })
       expect({ k, ends: dataOf(agent.session.events, 'turn/end') }).toEqual({
         k,
@@ -114,7 +127,9 @@ describe.each(adapterKinds)('agent loop scenarios: driver (%s adapter)', (kind) 
     expect(agent.status).toBe('running')
     agent.cancel()
     await agent.whenIdle()
-    expect(dataOf(agent.session.events, 'turn/end')).toEqual([{ turn: 1, reason: { kind: 'aborted', reason: { kind: 'user' } } }])
+    expect(dataOf(agent.session.events, 'turn/end')).toEqual([
+      { turn: 1, reason: { kind: 'aborted', reason: { kind: 'user' } } },
+    ])
   })
 
   test('scenario 48: publication order — setup, then session/created, agent/created, agent/session-start {create}', async () => {
@@ -140,7 +155,13 @@ describe.each(adapterKinds)('agent loop scenarios: driver (%s adapter)', (kind) 
         record.push('setup:end')
       },
     })
-    expect(record).toEqual(['setup:start', 'setup:end', 'session/created', 'agent/created', 'agent/session-start create'])
+    expect(record).toEqual([
+      'setup:start',
+      'setup:end',
+      'session/created',
+      'agent/created',
+      'agent/session-start create',
+    ])
     expect(during).toBeUndefined()
     expect(harness.agents.get('published')).toBe(agent)
   })
@@ -158,7 +179,9 @@ describe.each(adapterKinds)('agent loop scenarios: driver (%s adapter)', (kind) 
     await tick()
     expect(model.requests).toHaveLength(1)
     expect(ofType(resumed.session.events, 'turn/start')).toHaveLength(1)
-    expect(resumed.inbox.nextStep.map((message) => lines({ messages: [message] } as never)[0])).toEqual(['user: pending'])
+    expect(resumed.inbox.nextStep.map((message) => lines({ messages: [message] } as never)[0])).toEqual([
+      'user: pending',
+    ])
     const live = await rejection(harness.resumeAgent(id))
     expect(live).toBeInstanceOf(AgentExistsError)
     expect(live).toMatchObject({ code: 'AGENT_EXISTS' })

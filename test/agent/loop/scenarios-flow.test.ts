@@ -5,15 +5,40 @@
  */
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { type Agent, agentEvents, agentLoopEvents, defineTool, type Message, modelEvents, type PreStepDecision, requestErrorEvents, systemPromptEvents, type UserMessage } from 'yoke'
+import {
+  type Agent,
+  agentEvents,
+  agentLoopEvents,
+  defineTool,
+  type Message,
+  modelEvents,
+  type PreStepDecision,
+  requestErrorEvents,
+  systemPromptEvents,
+  type UserMessage,
+} from 'yoke'
 import { call, cut, text } from 'yoke/testing'
-import { adapterKinds, dataOf, echo, echoRuns, line, lines, ofType, types, useScenarios, userTexts, withoutChunks } from './scenario-harness.js'
+import {
+  adapterKinds,
+  dataOf,
+  echo,
+  echoRuns,
+  line,
+  lines,
+  ofType,
+  types,
+  useScenarios,
+  userTexts,
+  withoutChunks,
+} from './scenario-harness.js'
 
 describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) => {
   const scenarios = useScenarios(kind)
 
   test('scenario 1: simple turn — exact event order, usage anchor, statuses despite a throwing listener', async () => {
-    const { harness, model, agent, statuses, errors } = await scenarios.agent({ script: [text('hello', { usage: { inputTokens: 10, outputTokens: 11 } })] })
+    const { harness, model, agent, statuses, errors } = await scenarios.agent({
+      script: [text('hello', { usage: { inputTokens: 10, outputTokens: 11 } })],
+    })
     harness.on('agent/status', () => {
       throw new Error('status listener broke')
     })
@@ -21,7 +46,13 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     await agent.whenIdle()
     const events = agent.session.events
     const chunks = ofType(events, 'assistant/chunk')
-    expect(chunks.map((event) => (event.data as { chunk: { type: string } }).chunk.type)).toEqual(['block-start', 'text-delta', 'block-end', 'usage', 'finish'])
+    expect(chunks.map((event) => (event.data as { chunk: { type: string } }).chunk.type)).toEqual([
+      'block-start',
+      'text-delta',
+      'block-end',
+      'usage',
+      'finish',
+    ])
     const firstChunk = events.indexOf(chunks[0] as (typeof events)[number])
     expect(types(events)).toEqual([
       'agent/inbox/spliced',
@@ -39,7 +70,12 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     expect(firstChunk).toBe(7)
     expect(dataOf(events, 'request/header')[0]).toMatchObject({ reason: 'initial' })
     const anchor = ofType(events, 'assistant/message')[0]
-    expect(anchor?.data).toMatchObject({ turn: 1, step: 1, usage: { inputTokens: 10, outputTokens: 11 }, message: { content: [{ type: 'text', text: 'hello' }] } })
+    expect(anchor?.data).toMatchObject({
+      turn: 1,
+      step: 1,
+      usage: { inputTokens: 10, outputTokens: 11 },
+      message: { content: [{ type: 'text', text: 'hello' }] },
+    })
     expect(anchor?.sourceEventSeqs).toEqual(chunks.map((event) => event.seq))
     expect(events.at(-1)?.data).toEqual({ turn: 1, reason: { kind: 'completed' } })
     expect(agent.session.deriveMessages().map((message) => message.role)).toEqual(['user', 'assistant'])
@@ -49,7 +85,11 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
   })
 
   test('T1–T23: every durable [D] and live event of a tool turn in order, each in its dispatch mode', async () => {
-    expect(agentEvents.modes).toMatchObject({ 'agent/inbox/inserted': 'emit', 'agent/inbox/discarded': 'emit', 'agent/inbox/claimed': 'emit' })
+    expect(agentEvents.modes).toMatchObject({
+      'agent/inbox/inserted': 'emit',
+      'agent/inbox/discarded': 'emit',
+      'agent/inbox/claimed': 'emit',
+    })
     expect(agentLoopEvents.modes).toMatchObject({
       'agent/status': 'emit',
       'agent/pre-step': 'waterfall',
@@ -60,7 +100,10 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     expect(requestErrorEvents.modes).toMatchObject({ 'agent/request-error': 'waterfall' })
     expect(modelEvents.modes).toMatchObject({ 'llm/stream': 'waterfall' })
     expect(systemPromptEvents.modes).toMatchObject({ 'system-prompt/assemble': 'waterfall' })
-    const { harness, agent } = await scenarios.agent({ tools: [echo], script: [call('c1', 'echo', '{"text":"ping"}'), text('done')] })
+    const { harness, agent } = await scenarios.agent({
+      tools: [echo],
+      script: [call('c1', 'echo', '{"text":"ping"}'), text('done')],
+    })
     const seen: string[] = []
     harness.on('session/event', ({ event }) => {
       if (event.type !== 'assistant/chunk' || seen.at(-1) !== 'D assistant/chunk') seen.push(`D ${event.type}`)
@@ -135,7 +178,10 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
 
   test('scenario 2: tool round trip — 2 requests, 2 steps, 1 turn, the c1 result in R[2]', async () => {
     const before = echoRuns.count
-    const { model, agent } = await scenarios.agent({ tools: [echo], script: [call('c1', 'echo', '{"text":"ping"}'), text('done')] })
+    const { model, agent } = await scenarios.agent({
+      tools: [echo],
+      script: [call('c1', 'echo', '{"text":"ping"}'), text('done')],
+    })
     agent.followup('go')
     await agent.whenIdle()
     expect(model.requests).toHaveLength(2)
@@ -154,13 +200,18 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     expect(seqOf('step/start')).toBeLessThan(seqOf('tool/call'))
     expect(seqOf('tool/call')).toBeLessThan(seqOf('tool/result'))
     expect(seqOf('tool/result')).toBeLessThan(stepEnd1)
-    expect(dataOf(events, 'tool/call')).toEqual([{ turn: 1, step: 1, callId: 'c1', name: 'echo', arguments: '{"text":"ping"}' }])
+    expect(dataOf(events, 'tool/call')).toEqual([
+      { turn: 1, step: 1, callId: 'c1', name: 'echo', arguments: '{"text":"ping"}' },
+    ])
     expect(dataOf(events, 'tool/result')[0]).toMatchObject({ turn: 1, step: 1 })
     expect(events.at(-1)?.data).toEqual({ turn: 1, reason: { kind: 'completed' } })
   })
 
   test('scenario 4: pre-step sees {1,1} with one message, then {1,2} with none, each with a signal, never right after step/start', async () => {
-    const { harness, agent } = await scenarios.agent({ tools: [echo], script: [call('c1', 'echo', '{"text":"ping"}'), text('done')] })
+    const { harness, agent } = await scenarios.agent({
+      tools: [echo],
+      script: [call('c1', 'echo', '{"text":"ping"}'), text('done')],
+    })
     const seen: { turn: number; step: number; messages: number; signal: boolean; after: string | undefined }[] = []
     harness.on('agent/pre-step', (payload) => {
       seen.push({
@@ -199,19 +250,38 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     expect(model.requests).toHaveLength(3)
     expect(dataOf(events, 'turn/start')).toEqual([{ turn: 1 }])
     expect(reasons).toEqual(['completed', 'completed', 'completed'])
-    expect(lines(model.requests[2])).toEqual(['user: go', 'assistant: one', 'user: more 1', 'assistant: two', 'user: more 2'])
+    expect(lines(model.requests[2])).toEqual([
+      'user: go',
+      'assistant: one',
+      'user: more 1',
+      'assistant: two',
+      'user: more 2',
+    ])
     expect(events.at(-1)?.data).toEqual({ turn: 1, reason: { kind: 'completed' } })
   })
 
   test('scenario 9: a tool concluding the turn — 1 request, tool/result logged, completed', async () => {
-    const conclude = defineTool({ name: 'conclude', description: 'ends the turn', input: z.object({}), execute: () => ({ content: 'ok', concludesTurn: true }) })
+    const conclude = defineTool({
+      name: 'conclude',
+      description: 'ends the turn',
+      input: z.object({}),
+      execute: () => ({ content: 'ok', concludesTurn: true }),
+    })
     const { model, agent } = await scenarios.agent({ tools: [conclude], script: [call('c1', 'conclude', '{}')] })
     agent.followup('go')
     await agent.whenIdle()
     expect(model.requests).toHaveLength(1)
     const events = agent.session.events
-    expect(dataOf<{ message: Message }>(events, 'tool/result').map((data) => line(data.message))).toEqual(['user: result c1: ok'])
-    expect(withoutChunks(events).slice(-5)).toEqual(['assistant/message', 'tool/call', 'tool/result', 'step/end', 'turn/end'])
+    expect(dataOf<{ message: Message }>(events, 'tool/result').map((data) => line(data.message))).toEqual([
+      'user: result c1: ok',
+    ])
+    expect(withoutChunks(events).slice(-5)).toEqual([
+      'assistant/message',
+      'tool/call',
+      'tool/result',
+      'step/end',
+      'turn/end',
+    ])
     expect(events.at(-1)?.data).toEqual({ turn: 1, reason: { kind: 'completed' } })
   })
 
@@ -243,10 +313,15 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
 
   test('scenario 11: pre-step rewriting the claimed message — the log and R[1] hold REWRITTEN, not the original', async () => {
     const { harness, model, agent } = await scenarios.agent({ script: [text('ok')] })
-    harness.on('agent/pre-step', (payload): PreStepDecision => ({
-      kind: 'enter',
-      messages: payload.messages.map((message): UserMessage => ({ ...message, content: [{ type: 'text', text: 'REWRITTEN' }] })),
-    }))
+    harness.on(
+      'agent/pre-step',
+      (payload): PreStepDecision => ({
+        kind: 'enter',
+        messages: payload.messages.map(
+          (message): UserMessage => ({ ...message, content: [{ type: 'text', text: 'REWRITTEN' }] }),
+        ),
+      }),
+    )
     agent.followup('original')
     await agent.whenIdle()
     expect(userTexts(agent.session.events)).toEqual(['REWRITTEN'])
@@ -311,7 +386,10 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
 
   test('scenario 20: sticky max-tokens keeps an owed follow-up — 3 requests, R[3] holds c1, turn/end max-tokens', async () => {
     const before = echoRuns.count
-    const { harness, model, agent } = await scenarios.agent({ tools: [echo], script: [cut('a'), call('c1', 'echo', '{"text":"x"}'), text('done')] })
+    const { harness, model, agent } = await scenarios.agent({
+      tools: [echo],
+      script: [cut('a'), call('c1', 'echo', '{"text":"x"}'), text('done')],
+    })
     const stopping: string[] = []
     harness.on('agent/turn-stopping', (payload) => {
       stopping.push(payload.reason.kind)
@@ -322,7 +400,13 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     await agent.whenIdle()
     expect(model.requests).toHaveLength(3)
     expect(echoRuns.count - before).toBe(1)
-    expect(lines(model.requests[2])).toEqual(['user: go', 'assistant: a', 'user: go on', 'assistant: call c1', 'user: result c1: echo: x'])
+    expect(lines(model.requests[2])).toEqual([
+      'user: go',
+      'assistant: a',
+      'user: go on',
+      'assistant: call c1',
+      'user: result c1: echo: x',
+    ])
     expect(stopping).toEqual(['max-tokens', 'max-tokens'])
     expect(dataOf(agent.session.events, 'step/start')).toHaveLength(3)
     expect(dataOf(agent.session.events, 'turn/end')).toEqual([{ turn: 1, reason: { kind: 'max-tokens' } }])
@@ -331,11 +415,16 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
   test('scenario 21: a closed tool-call block finishing max-tokens is dropped — no tool/call, 0 runs, empty anchor with usage', async () => {
     const before = echoRuns.count
     const usage = { inputTokens: 5, outputTokens: 7 }
-    const { model, agent } = await scenarios.agent({ tools: [echo], script: [call('c1', 'echo', '{"text":"x"}', { finish: 'max-tokens', usage })] })
+    const { model, agent } = await scenarios.agent({
+      tools: [echo],
+      script: [call('c1', 'echo', '{"text":"x"}', { finish: 'max-tokens', usage })],
+    })
     agent.followup('go')
     await agent.whenIdle()
     const events = agent.session.events
-    const chunks = dataOf<{ chunk: { type: string; blockType?: string } }>(events, 'assistant/chunk').map((data) => data.chunk.type)
+    const chunks = dataOf<{ chunk: { type: string; blockType?: string } }>(events, 'assistant/chunk').map(
+      (data) => data.chunk.type,
+    )
     expect(chunks).toEqual(['block-start', 'tool-call-delta', 'block-end', 'usage', 'finish'])
     expect(types(events)).not.toContain('tool/call')
     expect(echoRuns.count - before).toBe(0)

@@ -33,7 +33,11 @@ describe.each(adapterKinds)('agent loop scenarios: inbox (%s adapter)', (kind) =
     const events = agent.session.events
     expect(dataOf(events, 'turn/start')).toEqual([{ turn: 1 }, { turn: 2 }, { turn: 3 }])
     expect(userTexts(events)).toEqual(['one', 'two', 'three'])
-    expect(dataOf(events, 'turn/end').map((data) => data['reason'])).toEqual([{ kind: 'completed' }, { kind: 'completed' }, { kind: 'completed' }])
+    expect(dataOf(events, 'turn/end').map((data) => data['reason'])).toEqual([
+      { kind: 'completed' },
+      { kind: 'completed' },
+      { kind: 'completed' },
+    ])
     expect(statuses).toEqual(['running', 'idle'])
     expect(model.requests).toHaveLength(3)
   })
@@ -102,7 +106,13 @@ describe.each(adapterKinds)('agent loop scenarios: inbox (%s adapter)', (kind) =
     expect(users[1]?.seq).toBeGreaterThan(result)
     expect(users[2]?.seq).toBe((users[1]?.seq ?? 0) + 1)
     expect(lines(opened.model.requests[0])).toEqual(['user: go'])
-    expect(lines(opened.model.requests[1])).toEqual(['user: go', 'assistant: call c1', 'user: result c1: done', 'user: A', 'user: B'])
+    expect(lines(opened.model.requests[1])).toEqual([
+      'user: go',
+      'assistant: call c1',
+      'user: result c1: done',
+      'user: A',
+      'user: B',
+    ])
   })
 
   test('scenario 10: inserted [X, P], discarded [X] with a canceled splice, claimed [{P, turn 1}] after turn/start', async () => {
@@ -224,9 +234,15 @@ describe.each(adapterKinds)('agent loop scenarios: inbox (%s adapter)', (kind) =
     agent.followup('first')
     agent.followup('second')
     await agent.whenIdle()
-    expect(dataOf(agent.session.events, 'turn/end')).toEqual([{ turn: 1, reason: { kind: 'error', error: { message: 'prompt hook broke', code: 'UNKNOWN' } } }])
+    expect(dataOf(agent.session.events, 'turn/end')).toEqual([
+      { turn: 1, reason: { kind: 'error', error: { message: 'prompt hook broke', code: 'UNKNOWN' } } },
+    ])
     expect(errors).toHaveLength(1)
-    expect(errors[0]).toMatchObject({ turn: 1, queued: { nextTurn: 1, nextStep: 1 }, failure: { message: 'prompt hook broke', code: 'UNKNOWN' } })
+    expect(errors[0]).toMatchObject({
+      turn: 1,
+      queued: { nextTurn: 1, nextStep: 1 },
+      failure: { message: 'prompt hook broke', code: 'UNKNOWN' },
+    })
     expect(errors[0]?.error).toEqual(new Error('prompt hook broke'))
     expect(statuses).toEqual(['running', 'idle'])
     expect(model.requests).toHaveLength(0)

@@ -23,7 +23,9 @@ describe.each(adapterKinds)('agent loop scenarios: model (%s adapter)', (kind) =
   const scenarios = useScenarios(kind)
 
   test('scenario 22: a finish error ends the turn error with the failure verbatim and one agent/error', async () => {
-    const { model, agent, errors, statuses } = await scenarios.agent({ script: [fail('AUTH', 'provider 401', { failure: { code: 'AUTH', message: 'provider 401', status: 401 } })] })
+    const { model, agent, errors, statuses } = await scenarios.agent({
+      script: [fail('AUTH', 'provider 401', { failure: { code: 'AUTH', message: 'provider 401', status: 401 } })],
+    })
     agent.followup('go')
     await agent.whenIdle()
     const events = agent.session.events
@@ -42,9 +44,17 @@ describe.each(adapterKinds)('agent loop scenarios: model (%s adapter)', (kind) =
   })
 
   test('scenario 22: an adapter finish aborted not caused by the turn signal ends error with code ABORTED', async () => {
-    const upstream: LlmFailure = { code: 'UPSTREAM_GONE', message: 'upstream dropped us', retryable: false, phase: 'streaming' }
+    const upstream: LlmFailure = {
+      code: 'UPSTREAM_GONE',
+      message: 'upstream dropped us',
+      retryable: false,
+      phase: 'streaming',
+    }
     const { agent, errors } = await scenarios.agent({
-      script: [{ chunks: [{ type: 'finish', reason: 'aborted', failure: upstream }] }, { chunks: [{ type: 'finish', reason: 'aborted', failure: { ...upstream, code: 'ABORTED' } }] }],
+      script: [
+        { chunks: [{ type: 'finish', reason: 'aborted', failure: upstream }] },
+        { chunks: [{ type: 'finish', reason: 'aborted', failure: { ...upstream, code: 'ABORTED' } }] },
+      ],
     })
     agent.followup('one')
     await agent.whenIdle()
@@ -63,10 +73,14 @@ describe.each(adapterKinds)('agent loop scenarios: model (%s adapter)', (kind) =
       script: [fail('RATE_LIMIT', 'slow'), fail('SERVER', 'down'), text('recovered')],
     })
     const seen: { turn: number; step: number; attempt: number; code: string }[] = []
-    harness.on('agent/request-error', (payload) => {
-      seen.push({ turn: payload.turn, step: payload.step, attempt: payload.attempt, code: payload.failure.code })
-      return { kind: 'retry' }
-    }, outermost)
+    harness.on(
+      'agent/request-error',
+      (payload) => {
+        seen.push({ turn: payload.turn, step: payload.step, attempt: payload.attempt, code: payload.failure.code })
+        return { kind: 'retry' }
+      },
+      outermost,
+    )
     agent.followup('go')
     await agent.whenIdle()
     expect(seen).toEqual([
@@ -77,7 +91,9 @@ describe.each(adapterKinds)('agent loop scenarios: model (%s adapter)', (kind) =
     expect(ofType(events, 'step/start')).toHaveLength(1)
     expect(model.requests).toHaveLength(3)
     const chunks = ofType(events, 'assistant/chunk')
-    const finishes = chunks.filter((event) => (event.data as unknown as { chunk: StreamChunk }).chunk.type === 'finish').map((event) => event.seq)
+    const finishes = chunks
+      .filter((event) => (event.data as unknown as { chunk: StreamChunk }).chunk.type === 'finish')
+      .map((event) => event.seq)
     expect(finishes).toHaveLength(3)
     const attempt3 = chunks.filter((event) => event.seq > (finishes[1] ?? 0)).map((event) => event.seq)
     const anchors = ofType(events, 'assistant/message')
@@ -101,7 +117,9 @@ describe.each(adapterKinds)('agent loop scenarios: model (%s adapter)', (kind) =
     }
     await agent.whenIdle()
     const events = agent.session.events
-    expect(dataOf<{ attempt: number; delayMs: number }>(events, 'llm/retry').map((retry) => [retry.attempt, retry.delayMs])).toEqual([
+    expect(
+      dataOf<{ attempt: number; delayMs: number }>(events, 'llm/retry').map((retry) => [retry.attempt, retry.delayMs]),
+    ).toEqual([
       [1, 500],
       [2, 1000],
     ])
@@ -113,10 +131,14 @@ describe.each(adapterKinds)('agent loop scenarios: model (%s adapter)', (kind) =
   test('scenario 24: a throwing agent/request middleware is not offered to request-error — 0 requests, turn error', async () => {
     const { harness, model, agent, errors } = await scenarios.agent({ script: [text('never')] })
     let offered = 0
-    harness.on('agent/request-error', () => {
-      offered++
-      return { kind: 'retry' }
-    }, outermost)
+    harness.on(
+      'agent/request-error',
+      () => {
+        offered++
+        return { kind: 'retry' }
+      },
+      outermost,
+    )
     harness.on('agent/request', () => {
       throw new Error('config hook broke')
     })
@@ -125,18 +147,33 @@ describe.each(adapterKinds)('agent loop scenarios: model (%s adapter)', (kind) =
     expect(offered).toBe(0)
     expect(model.requests).toHaveLength(0)
     const events = agent.session.events
-    expect(types(events)).toEqual(['agent/inbox/spliced', 'turn/start', 'agent/inbox/spliced', 'step/start', 'user/message', 'step/end', 'turn/end'])
-    expect(events.at(-1)?.data).toEqual({ turn: 1, reason: { kind: 'error', error: { message: 'config hook broke', code: 'UNKNOWN' } } })
+    expect(types(events)).toEqual([
+      'agent/inbox/spliced',
+      'turn/start',
+      'agent/inbox/spliced',
+      'step/start',
+      'user/message',
+      'step/end',
+      'turn/end',
+    ])
+    expect(events.at(-1)?.data).toEqual({
+      turn: 1,
+      reason: { kind: 'error', error: { message: 'config hook broke', code: 'UNKNOWN' } },
+    })
     expect(errors).toHaveLength(1)
     expect(errors[0]).toMatchObject({ turn: 1, step: 1 })
   })
 
   test('scenario 25: cancel inside request-error beats its retry — 1 request, aborted {user}, no anchor', async () => {
     const { harness, model, agent, errors } = await scenarios.agent({ script: [fail('SERVER', 'down'), text('never')] })
-    harness.on('agent/request-error', () => {
-      agent.cancel()
-      return { kind: 'retry' }
-    }, outermost)
+    harness.on(
+      'agent/request-error',
+      () => {
+        agent.cancel()
+        return { kind: 'retry' }
+      },
+      outermost,
+    )
     agent.followup('go')
     await agent.whenIdle()
     expect(model.requests).toHaveLength(1)
@@ -148,7 +185,11 @@ describe.each(adapterKinds)('agent loop scenarios: model (%s adapter)', (kind) =
   })
 
   test('scenario 26: no provider or model — turn error MISSING_MODEL, 0 requests; an agent/request listener fixes it', async () => {
-    const { harness, model } = await scenarios.world({ wiring: 'registry', modelOptions: { provider: 'p', model: 'm' }, script: [text('ok')] })
+    const { harness, model } = await scenarios.world({
+      wiring: 'registry',
+      modelOptions: { provider: 'p', model: 'm' },
+      script: [text('ok')],
+    })
     const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     expect(agent.options.provider).toBeUndefined()
     expect(agent.options.model).toBeUndefined()

@@ -43,7 +43,9 @@ describe.each(adapterKinds)('agent loop scenarios: requests (%s adapter)', (kind
       expect(Object.isFrozen(request.metadata)).toBe(true)
       expect(Object.isFrozen(request.signal)).toBe(false)
       expect(() => {
-        ;(request.messages as ModelRequest['messages'][number][]).push(request.messages[0] as ModelRequest['messages'][number])
+        ;(request.messages as ModelRequest['messages'][number][]).push(
+          request.messages[0] as ModelRequest['messages'][number],
+        )
       }).toThrow(TypeError)
     }
     const headers = dataOf(agent.session.events, 'request/header')
@@ -74,7 +76,10 @@ describe.each(adapterKinds)('agent loop scenarios: requests (%s adapter)', (kind
     })
     agent.followup('first')
     await agent.whenIdle()
-    const [first] = dataOf<{ reason: { kind: string; error: { code: string; message: string } } }>(agent.session.events, 'turn/end')
+    const [first] = dataOf<{ reason: { kind: string; error: { code: string; message: string } } }>(
+      agent.session.events,
+      'turn/end',
+    )
     expect(first?.reason.kind).toBe('error')
     expect(first?.reason.error.code).toBe('UNKNOWN')
     expect(errors[0]?.error).toBeInstanceOf(TypeError)
@@ -85,7 +90,10 @@ describe.each(adapterKinds)('agent loop scenarios: requests (%s adapter)', (kind
     agent.followup('second')
     await agent.whenIdle()
     expect(model.requests[0]?.model).toBe('other-model')
-    const headers = dataOf<{ header: { config: { model: string } }; reason: string }>(agent.session.events, 'request/header')
+    const headers = dataOf<{ header: { config: { model: string } }; reason: string }>(
+      agent.session.events,
+      'request/header',
+    )
     expect(headers).toHaveLength(1)
     expect(headers[0]?.header.config.model).toBe('other-model')
     expect(headers[0]?.reason).toBe('initial')
@@ -96,11 +104,18 @@ describe.each(adapterKinds)('agent loop scenarios: requests (%s adapter)', (kind
     expect(seeds[2]).toMatchObject({ provider: 'mock', model: 'other-model' })
     expect(model.requests[1]?.model).toBe('other-model')
     expect(dataOf(agent.session.events, 'request/header')).toHaveLength(1)
-    expect(dataOf(agent.session.events, 'turn/end').map((end) => (end['reason'] as { kind: string }).kind)).toEqual(['error', 'completed', 'completed'])
+    expect(dataOf(agent.session.events, 'turn/end').map((end) => (end['reason'] as { kind: string }).kind)).toEqual([
+      'error',
+      'completed',
+      'completed',
+    ])
   })
 
   test('scenario 29: identical renders log one header; a section added before turn 3 logs a change and extends the history', async () => {
-    const { model, agent } = await scenarios.agent({ instructions: 'You are helpful.', script: [text('one'), text('two'), text('three')] })
+    const { model, agent } = await scenarios.agent({
+      instructions: 'You are helpful.',
+      script: [text('one'), text('two'), text('three')],
+    })
     agent.followup('first')
     await agent.whenIdle()
     agent.followup('second')
@@ -114,21 +129,37 @@ describe.each(adapterKinds)('agent loop scenarios: requests (%s adapter)', (kind
       ['initial', 'You are helpful.'],
       ['change', 'You are helpful.\n\nRule A.'],
     ])
-    expect(model.requests.map((request) => request.system)).toEqual(['You are helpful.', 'You are helpful.', 'You are helpful.\n\nRule A.'])
+    expect(model.requests.map((request) => request.system)).toEqual([
+      'You are helpful.',
+      'You are helpful.',
+      'You are helpful.\n\nRule A.',
+    ])
     const second = model.requests[1]?.messages ?? []
     const third = model.requests[2]?.messages ?? []
     expect(third.length).toBe(second.length + 2)
     second.forEach((message, position) => {
       expect(third[position]).toBe(message)
     })
-    expect(lines(model.requests[2])).toEqual(['user: first', 'assistant: one', 'user: second', 'assistant: two', 'user: third'])
+    expect(lines(model.requests[2])).toEqual([
+      'user: first',
+      'assistant: one',
+      'user: second',
+      'assistant: two',
+      'user: third',
+    ])
   })
 
   test('scenario 30: rebuildRequest deep-equals every recorded attempt (retries and a tool turn); attempt 4 is REQUEST_NOT_FOUND', async () => {
     const { model, agent, clock } = await scenarios.agent({
       tools: [echo],
       patches: [{ id: 'retry', merge: { jitter: 0 } }],
-      script: [fail('RATE_LIMIT', 'slow'), fail('SERVER', 'down'), text('recovered'), call('c1', 'echo', '{"text":"x"}'), text('done')],
+      script: [
+        fail('RATE_LIMIT', 'slow'),
+        fail('SERVER', 'down'),
+        text('recovered'),
+        call('c1', 'echo', '{"text":"x"}'),
+        text('done'),
+      ],
     })
     agent.followup('go')
     for (let round = 0; round < 50 && agent.status === 'running'; round++) {
@@ -170,7 +201,14 @@ describe.each(adapterKinds)('agent loop scenarios: requests (%s adapter)', (kind
     const { harness, model, agent, errors } = await scenarios.agent({
       tools: [echo],
       instructions: 'Be brief.',
-      modelOptions: { info: { contextWindow: 8000, defaultMaxTokens: 64, reasoningEfforts: ['low', 'high'], defaultReasoningEffort: 'low' } },
+      modelOptions: {
+        info: {
+          contextWindow: 8000,
+          defaultMaxTokens: 64,
+          reasoningEfforts: ['low', 'high'],
+          defaultReasoningEffort: 'low',
+        },
+      },
       options: { temperature: 0.5, stop: ['STOP'] },
       script: [call('c1', 'echo', '{"text":"a"}'), text('one'), text('two')],
     })
@@ -182,9 +220,18 @@ describe.each(adapterKinds)('agent loop scenarios: requests (%s adapter)', (kind
     await agent.whenIdle()
     expect(errors).toEqual([])
     expect(model.requests).toHaveLength(3)
-    expect(model.requests[0]).toMatchObject({ temperature: 0.5, stop: ['STOP'], maxTokens: 64, reasoningEffort: 'low', system: 'Be brief.' })
+    expect(model.requests[0]).toMatchObject({
+      temperature: 0.5,
+      stop: ['STOP'],
+      maxTokens: 64,
+      reasoningEffort: 'low',
+      system: 'Be brief.',
+    })
     expect(model.requests[2]).toMatchObject({ model: 'bigger', reasoningEffort: 'high', maxTokens: 64 })
-    const headers = dataOf<{ header: { adapterDefaults?: Record<string, boolean> }; reason: string }>(agent.session.events, 'request/header')
+    const headers = dataOf<{ header: { adapterDefaults?: Record<string, boolean> }; reason: string }>(
+      agent.session.events,
+      'request/header',
+    )
     expect(headers.map((header) => header.reason)).toEqual(['initial', 'change'])
     expect(headers[0]?.header.adapterDefaults).toEqual({ maxTokens: true, reasoningEffort: true })
     expect(JSON.stringify(model.requests[0]?.messages)).toContain('cwd is /w')

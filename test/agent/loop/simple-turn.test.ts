@@ -27,7 +27,11 @@ describe('agent loop: simple turn (04-agent.md scenario 1)', () => {
     harness.on('agent/error', (payload) => errors.push(payload.error))
     agent.followup('hi')
     expect(agent.status).toBe('running')
-    expect(types(agent.session.events).slice(0, 3)).toEqual(['agent/inbox/spliced', 'turn/start', 'agent/inbox/spliced'])
+    expect(types(agent.session.events).slice(0, 3)).toEqual([
+      'agent/inbox/spliced',
+      'turn/start',
+      'agent/inbox/spliced',
+    ])
     await agent.whenIdle()
     const events = agent.session.events
     const chunkSeqs = events.filter((event) => event.type === 'assistant/chunk').map((event) => event.seq)

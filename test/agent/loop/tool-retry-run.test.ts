@@ -37,7 +37,12 @@ describe('agent loop: tools, retry, run, cancel', () => {
   test('the retry entry retries inside the step (08-models.md scenario 18)', async () => {
     const clock = fakeClock()
     const model = scriptedModel([fail('RATE_LIMIT'), fail('SERVER'), text('recovered')])
-    const harness = await createHarness({ model, clock, ids: fakeIds(), patches: [{ id: 'retry', merge: { jitter: 0 } }] })
+    const harness = await createHarness({
+      model,
+      clock,
+      ids: fakeIds(),
+      patches: [{ id: 'retry', merge: { jitter: 0 } }],
+    })
     const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     const statuses: string[] = []
     harness.on('agent/status', (payload) => statuses.push(payload.status))
@@ -49,7 +54,9 @@ describe('agent loop: tools, retry, run, cancel', () => {
     const result = await pending
     expect(result.reason).toEqual({ kind: 'completed' })
     const events = agent.session.events
-    const retries = events.filter((event) => event.type === 'llm/retry').map((event) => event.data as { attempt: number; delayMs: number })
+    const retries = events
+      .filter((event) => event.type === 'llm/retry')
+      .map((event) => event.data as { attempt: number; delayMs: number })
     expect(retries.map((retry) => [retry.attempt, retry.delayMs])).toEqual([
       [1, 500],
       [2, 1000],
@@ -57,8 +64,12 @@ describe('agent loop: tools, retry, run, cancel', () => {
     expect(events.filter((event) => event.type === 'step/start')).toHaveLength(1)
     const anchors = events.filter((event) => event.type === 'assistant/message')
     expect(anchors).toHaveLength(1)
-    const lastStarted = Math.max(...events.filter((event) => event.type === 'llm/retry-started').map((event) => event.seq))
-    const attempt3 = events.filter((event) => event.type === 'assistant/chunk' && event.seq > lastStarted).map((event) => event.seq)
+    const lastStarted = Math.max(
+      ...events.filter((event) => event.type === 'llm/retry-started').map((event) => event.seq),
+    )
+    const attempt3 = events
+      .filter((event) => event.type === 'assistant/chunk' && event.seq > lastStarted)
+      .map((event) => event.seq)
     expect(anchors[0]?.sourceEventSeqs).toEqual(attempt3)
     expect(statuses).toEqual(['running', 'idle'])
     expect(model.requests).toHaveLength(3)
@@ -66,13 +77,23 @@ describe('agent loop: tools, retry, run, cancel', () => {
   })
 
   test('a finish error ends the turn error with one agent/error (scenario 22)', async () => {
-    const model = scriptedModel([fail('AUTH', 'provider 401', { failure: { code: 'AUTH', message: 'provider 401', status: 401 } })])
+    const model = scriptedModel([
+      fail('AUTH', 'provider 401', { failure: { code: 'AUTH', message: 'provider 401', status: 401 } }),
+    ])
     const harness = await createHarness({ model, clock: fakeClock(), ids: fakeIds() })
     const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     const errors: { turn?: number; step?: number }[] = []
-    harness.on('agent/error', (payload) => errors.push({ ...(payload.turn === undefined ? {} : { turn: payload.turn }), ...(payload.step === undefined ? {} : { step: payload.step }) }))
+    harness.on('agent/error', (payload) =>
+      errors.push({
+        ...(payload.turn === undefined ? {} : { turn: payload.turn }),
+        ...(payload.step === undefined ? {} : { step: payload.step }),
+      }),
+    )
     const result = await agent.run('go')
-    expect(result.reason).toMatchObject({ kind: 'error', error: { code: 'AUTH', message: 'provider 401', status: 401 } })
+    expect(result.reason).toMatchObject({
+      kind: 'error',
+      error: { code: 'AUTH', message: 'provider 401', status: 401 },
+    })
     expect(errors).toEqual([{ turn: 1, step: 1 }])
     const types = agent.session.events.map((event) => event.type)
     expect(types).not.toContain('assistant/message')
@@ -85,7 +106,8 @@ describe('agent loop: tools, retry, run, cancel', () => {
     const harness = await createHarness({ model, clock: fakeClock(), ids: fakeIds() })
     const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     const pending = agent.run('go')
-    while (!agent.session.events.some((event) => event.type === 'assistant/chunk')) await new Promise((resolve) => setTimeout(resolve, 0))
+    while (!agent.session.events.some((event) => event.type === 'assistant/chunk'))
+      await new Promise((resolve) => setTimeout(resolve, 0))
     agent.cancel()
     const result = await pending
     expect(result.reason).toEqual({ kind: 'aborted', reason: { kind: 'user' } })

@@ -114,7 +114,10 @@ describe('a turn/end append that throws', () => {
     expect(queued).toMatchObject({ status: 'rejected', reason: expect.any(SessionVetoError) })
     await agent.dispose()
     const resumed = await world.resumeAgent(agent.id, { options: { verifyReconstruction: true } })
-    const ends = () => resumed.session.events.filter((event) => event.type === 'turn/end').map((event) => (event.data as { reason: { kind: string } }).reason.kind)
+    const ends = () =>
+      resumed.session.events
+        .filter((event) => event.type === 'turn/end')
+        .map((event) => (event.data as { reason: { kind: string } }).reason.kind)
     expect(ends()).toEqual(['interrupted'])
     expect(resumed.wake()).toBe(true)
     await resumed.whenIdle()
@@ -153,7 +156,12 @@ describe('a turn/end append that throws', () => {
         return new Error('disk full once')
       },
     })
-    harness = await createHarness({ model: scriptedModel([text('one'), text('two')]), persistence: adapter, clock: fakeClock(), ids: fakeIds() })
+    harness = await createHarness({
+      model: scriptedModel([text('one'), text('two')]),
+      persistence: adapter,
+      clock: fakeClock(),
+      ids: fakeIds(),
+    })
     const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     harness.on('session/event', ({ event }) => {
       if (event.type === 'turn/end' && (event.data as { turn: number }).turn === 1) failing = true
@@ -180,14 +188,17 @@ describe('a step/end append that throws', () => {
 })
 
 describe('other failed appends end the turn error and leave the agent usable', () => {
-  test.each(['step/start', 'assistant/message', 'user/message'])('a vetoed %s: the run resolves error APPEND_VETOED; the next run completes', async (type) => {
-    const { agent } = await vetoingOnce(type)
-    const result = await agent.run('a')
-    expect(result.reason).toMatchObject({ kind: 'error', error: { code: ErrorCode.APPEND_VETOED } })
-    expect(agent.session.turnState().openTurn).toBeNull()
-    const next = await agent.run('b')
-    expect(next.reason).toEqual({ kind: 'completed' })
-  })
+  test.each(['step/start', 'assistant/message', 'user/message'])(
+    'a vetoed %s: the run resolves error APPEND_VETOED; the next run completes',
+    async (type) => {
+      const { agent } = await vetoingOnce(type)
+      const result = await agent.run('a')
+      expect(result.reason).toMatchObject({ kind: 'error', error: { code: ErrorCode.APPEND_VETOED } })
+      expect(agent.session.turnState().openTurn).toBeNull()
+      const next = await agent.run('b')
+      expect(next.reason).toEqual({ kind: 'completed' })
+    },
+  )
 
   test('a vetoed turn/start keeps the prompt queued and its run pending (T3); the next waking send runs both', async () => {
     const { agent, errors } = await vetoingOnce('turn/start')

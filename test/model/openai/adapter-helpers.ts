@@ -23,7 +23,10 @@ afterEach(async () => {
 })
 
 /** Starts a mock server that is closed after the test. */
-export async function mockServer(script: MockOpenAIServerOptions['script'], options: Omit<MockOpenAIServerOptions, 'script'> = {}): Promise<MockOpenAIServer> {
+export async function mockServer(
+  script: MockOpenAIServerOptions['script'],
+  options: Omit<MockOpenAIServerOptions, 'script'> = {},
+): Promise<MockOpenAIServer> {
   const server = await startMockOpenAIServer({ script, ...options })
   servers.push(server)
   return server
@@ -42,7 +45,10 @@ export function req(overlay: Partial<ModelRequest> = {}): ModelRequest {
 }
 
 /** `oa(x)` of the acceptance scenarios. */
-export function oa(server: MockOpenAIServer, overlay: Partial<OpenAICompatibleOptions> = {}): ReturnType<typeof openaiCompatible> {
+export function oa(
+  server: MockOpenAIServer,
+  overlay: Partial<OpenAICompatibleOptions> = {},
+): ReturnType<typeof openaiCompatible> {
   return openaiCompatible({ baseURL: server.baseURL, apiKey: 'test-key', model: 'gpt-test', ...overlay })
 }
 
@@ -82,8 +88,11 @@ export function assemble(chunks: readonly StreamChunk[]): AssemblerOutcome {
 }
 
 /** The failure of the stream's finish; throws when it has none. */
-export function failureOf(chunks: readonly StreamChunk[]): NonNullable<Extract<StreamChunk, { type: 'finish' }>['failure']> {
+export function failureOf(
+  chunks: readonly StreamChunk[],
+): NonNullable<Extract<StreamChunk, { type: 'finish' }>['failure']> {
   const last = chunks.at(-1)
-  if (last?.type !== 'finish' || last.failure === undefined) throw new Error(`expected a failed finish, got ${JSON.stringify(last)}`)
+  if (last?.type !== 'finish' || last.failure === undefined)
+    throw new Error(`expected a failed finish, got ${JSON.stringify(last)}`)
   return last.failure
 }

@@ -2,7 +2,12 @@ import { describe, expect, test } from 'vitest'
 import { classifyErrorBody, requestIdOf, retryAfterMsOf } from '../../../src/model/openai/classify-http-error.js'
 
 const classify = (status: number, body: unknown, key?: string) =>
-  classifyErrorBody({ status, bodyText: typeof body === 'string' ? body : JSON.stringify(body), key, phase: 'response' })
+  classifyErrorBody({
+    status,
+    bodyText: typeof body === 'string' ? body : JSON.stringify(body),
+    key,
+    phase: 'response',
+  })
 
 describe('classifyErrorBody', () => {
   test.each([
@@ -43,14 +48,18 @@ describe('classifyErrorBody', () => {
   })
 
   test('the exact failure: message format, table retryable, detail with providerCode and the parsed body', () => {
-    expect(classifyErrorBody({
-      status: 429,
-      bodyText: JSON.stringify({ error: { message: 'Rate limit reached', type: 'rate_limit_error', code: 'rate_limit_exceeded' } }),
-      requestId: 'req_1',
-      retryAfterMs: 2000,
-      key: undefined,
-      phase: 'response',
-    })).toEqual({
+    expect(
+      classifyErrorBody({
+        status: 429,
+        bodyText: JSON.stringify({
+          error: { message: 'Rate limit reached', type: 'rate_limit_error', code: 'rate_limit_exceeded' },
+        }),
+        requestId: 'req_1',
+        retryAfterMs: 2000,
+        key: undefined,
+        phase: 'response',
+      }),
+    ).toEqual({
       code: 'RATE_LIMIT',
       message: 'model request failed with HTTP 429 (RATE_LIMIT): Rate limit reached',
       retryable: true,
@@ -70,7 +79,9 @@ describe('classifyErrorBody', () => {
       message: 'model request failed with HTTP 400 (INVALID_REQUEST): top level',
       detail: { providerCode: 'invalid_request_error' },
     })
-    expect(classify(500, { error: 'plain string error' }).message).toBe('model request failed with HTTP 500 (SERVER): plain string error')
+    expect(classify(500, { error: 'plain string error' }).message).toBe(
+      'model request failed with HTTP 500 (SERVER): plain string error',
+    )
   })
 
   test('an unstructured body is quoted (first 500 characters) and kept out of detail', () => {
@@ -86,7 +97,11 @@ describe('classifyErrorBody', () => {
   })
 
   test('the key is redacted from the message and from detail.body', () => {
-    const failure = classify(401, { error: { message: 'Incorrect API key provided: sk-live-42.', code: 'invalid_api_key' } }, 'sk-live-42')
+    const failure = classify(
+      401,
+      { error: { message: 'Incorrect API key provided: sk-live-42.', code: 'invalid_api_key' } },
+      'sk-live-42',
+    )
     expect(failure.message).toBe('model request failed with HTTP 401 (AUTH): Incorrect API key provided: [redacted].')
     expect(JSON.stringify(failure)).not.toContain('sk-live-42')
     expect(failure.detail).toEqual({
@@ -96,13 +111,15 @@ describe('classifyErrorBody', () => {
   })
 
   test('without a status (an in-stream error) the default is SERVER and the message has no HTTP part', () => {
-    expect(classifyErrorBody({ bodyText: '{"error":{"message":"boom"}}', key: undefined, phase: 'streaming' })).toEqual({
-      code: 'SERVER',
-      message: 'model request failed (SERVER): boom',
-      retryable: true,
-      phase: 'streaming',
-      detail: { body: { error: { message: 'boom' } } },
-    })
+    expect(classifyErrorBody({ bodyText: '{"error":{"message":"boom"}}', key: undefined, phase: 'streaming' })).toEqual(
+      {
+        code: 'SERVER',
+        message: 'model request failed (SERVER): boom',
+        retryable: true,
+        phase: 'streaming',
+        detail: { body: { error: { message: 'boom' } } },
+      },
+    )
   })
 })
 

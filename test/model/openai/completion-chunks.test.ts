@@ -13,11 +13,19 @@ const stop: StreamChunk = { type: 'finish', reason: 'stop' }
 const failedWith = (error: unknown, started: boolean): StreamChunk => ({
   type: 'finish',
   reason: 'error',
-  failure: { code: 'UNKNOWN', message: `${String(error)} started=${started}`, retryable: false, phase: started ? 'streaming' : 'connect' },
+  failure: {
+    code: 'UNKNOWN',
+    message: `${String(error)} started=${started}`,
+    retryable: false,
+    phase: started ? 'streaming' : 'connect',
+  },
 })
 
 /** A batch generator that records whether its cleanup (`finally`) ran and how far it got. */
-function recorded(batches: readonly (readonly StreamChunk[])[], thenThrow?: unknown): {
+function recorded(
+  batches: readonly (readonly StreamChunk[])[],
+  thenThrow?: unknown,
+): {
   readonly generator: AsyncGenerator<readonly StreamChunk[], void, undefined>
   readonly log: string[]
 } {
@@ -60,9 +68,14 @@ describe('CompletionChunks', () => {
 
   test('a batch error becomes one failure finish; started tells whether a chunk went out', async () => {
     const before = recorded([], new Error('boom'))
-    expect(await drain(new CompletionChunks(before.generator, failedWith))).toEqual([failedWith(new Error('boom'), false)])
+    expect(await drain(new CompletionChunks(before.generator, failedWith))).toEqual([
+      failedWith(new Error('boom'), false),
+    ])
     const after = recorded([[delta('a')]], new Error('boom'))
-    expect(await drain(new CompletionChunks(after.generator, failedWith))).toEqual([delta('a'), failedWith(new Error('boom'), true)])
+    expect(await drain(new CompletionChunks(after.generator, failedWith))).toEqual([
+      delta('a'),
+      failedWith(new Error('boom'), true),
+    ])
     expect(after.log).toEqual(['batch 0', 'cleanup'])
   })
 

@@ -21,9 +21,16 @@ async function routed(): Promise<{ harness: Harness; requests: () => number }> {
 test("reg.stream with effort 'medium' finishes UNSUPPORTED_REASONING_EFFORT (pre-request) and sends nothing", async () => {
   const { harness, requests } = await routed()
   const models = harness.ctx.models
-  const chunks = await collect({ provider: 'deepseek', stream: (request) => models.stream(request) }, req({ provider: 'deepseek', model: 'deepseek-v4-flash', reasoningEffort: 'medium' }))
+  const chunks = await collect(
+    { provider: 'deepseek', stream: (request) => models.stream(request) },
+    req({ provider: 'deepseek', model: 'deepseek-v4-flash', reasoningEffort: 'medium' }),
+  )
   expect(chunks).toHaveLength(1)
-  expect(chunks[0]).toMatchObject({ type: 'finish', reason: 'error', failure: { code: 'UNSUPPORTED_REASONING_EFFORT', phase: 'pre-request', retryable: false } })
+  expect(chunks[0]).toMatchObject({
+    type: 'finish',
+    reason: 'error',
+    failure: { code: 'UNSUPPORTED_REASONING_EFFORT', phase: 'pre-request', retryable: false },
+  })
   expect(requests()).toBe(0)
 })
 

@@ -17,7 +17,8 @@ const joined = (lines: readonly string[], field: 'content' | 'reasoning_content'
 
 const lastUsage = (lines: readonly string[]): JsonObject => JSON.parse(lines.at(-1)!).usage as JsonObject
 
-const deepseekRequest = (overlay: Partial<ModelRequest> = {}): ModelRequest => req({ provider: 'deepseek', model: 'deepseek-v4-flash', ...overlay })
+const deepseekRequest = (overlay: Partial<ModelRequest> = {}): ModelRequest =>
+  req({ provider: 'deepseek', model: 'deepseek-v4-flash', ...overlay })
 
 function blocksOf(chunks: readonly StreamChunk[]): unknown[] {
   return chunks.flatMap((chunk) => (chunk.type === 'block-end' ? [chunk.block] : []))
@@ -34,7 +35,11 @@ describe('DeepSeek reasoning (scenario 17)', () => {
     const adapter = deepseek({ baseURL: srv.baseURL, apiKey: 'k', model: 'deepseek-v4-flash' })
     await collect(adapter, deepseekRequest(effort === undefined ? {} : { reasoningEffort: effort }))
     const body = srv.requests[0]?.body as JsonObject
-    expect({ thinking: body['thinking'], reasoning_effort: body['reasoning_effort'] }).toEqual({ thinking: undefined, reasoning_effort: undefined, ...expected })
+    expect({ thinking: body['thinking'], reasoning_effort: body['reasoning_effort'] }).toEqual({
+      thinking: undefined,
+      reasoning_effort: undefined,
+      ...expected,
+    })
     expect(srv.requests[0]?.headers['authorization']).toBe('Bearer k')
   })
 
@@ -56,7 +61,9 @@ describe('DeepSeek reasoning (scenario 17)', () => {
       },
     ])
     expect(srv.requests).toEqual([])
-    expect(failureOf(await collect(adapter, deepseekRequest({ model: 'deepseek-v9', reasoningEffort: 'medium' }))).code).toBe('UNSUPPORTED_REASONING_EFFORT')
+    expect(
+      failureOf(await collect(adapter, deepseekRequest({ model: 'deepseek-v9', reasoningEffort: 'medium' }))).code,
+    ).toBe('UNSUPPORTED_REASONING_EFFORT')
   })
 
   test("purpose title with 'high' disables thinking; history reasoning is sent as reasoning_content", async () => {
@@ -128,15 +135,32 @@ describe('DeepSeek fixtures served through the mock server', () => {
 
   test('tool call: reasoning, then the weather call; cache hits subtracted; finish tool-calls', async () => {
     const { chunks, lines } = await serve('deepseek-tool-call')
-    const toolCall = { type: 'tool-call', id: 'call_00_IhCAliIHtM9gKpgfqbBV9873', name: 'weather', arguments: '{"location": "San Francisco"}' }
-    const reasoning = { type: 'reasoning', text: 'The user asks about the weather in San Francisco. I should use the weather tool.' }
+    const toolCall = {
+      type: 'tool-call',
+      id: 'call_00_IhCAliIHtM9gKpgfqbBV9873',
+      name: 'weather',
+      arguments: '{"location": "San Francisco"}',
+    }
+    const reasoning = {
+      type: 'reasoning',
+      text: 'The user asks about the weather in San Francisco. I should use the weather tool.',
+    }
     expect(blocksOf(chunks)).toEqual([reasoning, toolCall])
     expect(chunks.slice(-2)).toEqual([
-      { type: 'usage', usage: { inputTokens: 118, outputTokens: 61, cacheReadTokens: 256, reasoningTokens: 17, raw: lastUsage(lines) } },
+      {
+        type: 'usage',
+        usage: { inputTokens: 118, outputTokens: 61, cacheReadTokens: 256, reasoningTokens: 17, raw: lastUsage(lines) },
+      },
       { type: 'finish', reason: 'tool-calls', providerFinishReason: 'tool_calls' },
     ])
     const deltas = chunks.filter((chunk) => chunk.type === 'tool-call-delta')
-    expect(deltas[0]).toEqual({ type: 'tool-call-delta', index: 1, id: toolCall.id, name: 'weather', argumentsDelta: '' })
+    expect(deltas[0]).toEqual({
+      type: 'tool-call-delta',
+      index: 1,
+      id: toolCall.id,
+      name: 'weather',
+      argumentsDelta: '',
+    })
     expect(deltas).toHaveLength(11)
     expect(assemble(chunks)).toEqual({
       kind: 'message',
@@ -157,7 +181,10 @@ describe('DeepSeek fixtures served through the mock server', () => {
     const firstEnd = chunks.findIndex((chunk) => chunk.type === 'block-end')
     expect(chunks[firstEnd + 1]).toEqual({ type: 'block-start', index: 1, blockType: 'text' })
     expect(chunks.slice(-2)).toEqual([
-      { type: 'usage', usage: { inputTokens: 97, outputTokens: 106, cacheReadTokens: 0, reasoningTokens: 88, raw: lastUsage(lines) } },
+      {
+        type: 'usage',
+        usage: { inputTokens: 97, outputTokens: 106, cacheReadTokens: 0, reasoningTokens: 88, raw: lastUsage(lines) },
+      },
       { type: 'finish', reason: 'stop', providerFinishReason: 'stop' },
     ])
     expect(assemble(chunks)).toMatchObject({ kind: 'message', finishReason: 'stop' })
@@ -181,10 +208,17 @@ describe('DeepSeek fixtures served through the mock server', () => {
       { type: 'block-start', index: 0, blockType: 'text' },
       { type: 'text-delta', index: 0, text: 'sanitized' },
       { type: 'block-end', index: 0, block: { type: 'text', text: 'sanitized' } },
-      { type: 'usage', usage: { inputTokens: 88, outputTokens: 4, cacheReadTokens: 0, reasoningTokens: 4, raw: lastUsage(lines) } },
+      {
+        type: 'usage',
+        usage: { inputTokens: 88, outputTokens: 4, cacheReadTokens: 0, reasoningTokens: 4, raw: lastUsage(lines) },
+      },
       { type: 'finish', reason: 'max-tokens', providerFinishReason: 'length' },
     ])
-    expect(assemble(chunks)).toMatchObject({ kind: 'message', content: [{ type: 'text', text: 'sanitized' }], finishReason: 'max-tokens' })
+    expect(assemble(chunks)).toMatchObject({
+      kind: 'message',
+      content: [{ type: 'text', text: 'sanitized' }],
+      finishReason: 'max-tokens',
+    })
   })
 
   test('system fingerprint: text OK', async () => {

@@ -10,12 +10,23 @@ import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { createDeltaTemplates, type DeltaTemplates } from '../../../src/model/openai/delta-templates.js'
-import { sse, translate, translateBytes, translateBytesByRead, translateDecoded, translateDecodedByRead } from './sse-helpers.js'
+import {
+  sse,
+  translate,
+  translateBytes,
+  translateBytesByRead,
+  translateDecoded,
+  translateDecodedByRead,
+} from './sse-helpers.js'
 
-const fixture = (name: string): string => readFileSync(new URL(`../../fixtures/deepseek/${name}.chunks.txt`, import.meta.url), 'utf8')
+const fixture = (name: string): string =>
+  readFileSync(new URL(`../../fixtures/deepseek/${name}.chunks.txt`, import.meta.url), 'utf8')
 
 /** DeepSeek's event shape: a constant header, one choice, `usage: null`. */
-function event(delta: Record<string, unknown>, options: { id?: string; finish?: string | null; usage?: unknown } = {}): Record<string, unknown> {
+function event(
+  delta: Record<string, unknown>,
+  options: { id?: string; finish?: string | null; usage?: unknown } = {},
+): Record<string, unknown> {
   return {
     id: options.id ?? 'b1e2',
     object: 'chat.completion.chunk',
@@ -28,7 +39,10 @@ function event(delta: Record<string, unknown>, options: { id?: string; finish?: 
 }
 
 /** What `match` hands over for the event `data: <data>\n\n`, or `undefined` when no shape fits. */
-function matched(templates: DeltaTemplates, data: string): { readonly kind: string; readonly text: string } | undefined {
+function matched(
+  templates: DeltaTemplates,
+  data: string,
+): { readonly kind: string; readonly text: string } | undefined {
   let delta: { readonly kind: string; readonly text: string } | undefined
   const bytes = Buffer.from(`data: ${data}\n\n`, 'utf8')
   const fit = templates.match(bytes, 0, bytes.length - 2, (kind, text) => {
@@ -45,7 +59,10 @@ const reasoning = (value: unknown): Record<string, unknown> => event({ content: 
  * The byte path and the reference path over the same body, cut at the same byte offsets: the
  * chunks of each read, so a chunk held back to a later read shows as a difference too.
  */
-function bothPaths(body: string | Uint8Array, cuts: readonly number[] = []): { readonly fast: unknown; readonly full: unknown } {
+function bothPaths(
+  body: string | Uint8Array,
+  cuts: readonly number[] = [],
+): { readonly fast: unknown; readonly full: unknown } {
   const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body
   return { fast: translateBytesByRead(bytes, cuts), full: translateDecodedByRead(bytes, cuts) }
 }
@@ -97,8 +114,12 @@ describe('createDeltaTemplates', () => {
   test('does not match an event whose other bytes differ', () => {
     const templates = createDeltaTemplates()
     templates.learn(first, JSON.parse(first))
-    expect(matched(templates, JSON.stringify(event({ content: 'x', reasoning_content: null }, { id: 'other' })))).toBeUndefined()
-    expect(matched(templates, JSON.stringify(event({ content: 'x', reasoning_content: null }, { finish: 'stop' })))).toBeUndefined()
+    expect(
+      matched(templates, JSON.stringify(event({ content: 'x', reasoning_content: null }, { id: 'other' }))),
+    ).toBeUndefined()
+    expect(
+      matched(templates, JSON.stringify(event({ content: 'x', reasoning_content: null }, { finish: 'stop' }))),
+    ).toBeUndefined()
     expect(matched(templates, ` ${JSON.stringify(text('x'))}`)).toBeUndefined()
   })
 
@@ -109,7 +130,16 @@ describe('createDeltaTemplates', () => {
     ['tool calls', event({ content: 'Hello', tool_calls: [] })],
     ['two text fields', event({ content: 'Hello', reasoning_content: 'Hi' })],
     ['an empty text', event({ content: '' })],
-    ['a second choice', { ...text('Hello'), choices: [{ index: 0, delta: { content: 'Hello' } }, { index: 1, delta: { content: 'x' } }] }],
+    [
+      'a second choice',
+      {
+        ...text('Hello'),
+        choices: [
+          { index: 0, delta: { content: 'Hello' } },
+          { index: 1, delta: { content: 'x' } },
+        ],
+      },
+    ],
     ['another choice index', { ...text('Hello'), choices: [{ index: 1, delta: { content: 'Hello' } }] }],
     ['the value twice in the text', event({ content: 'Hello', role: 'Hello' })],
   ])('learns nothing from an event with %s', (_name, value) => {
@@ -162,24 +192,31 @@ describe('createDeltaTemplates', () => {
 })
 
 describe('the translator with and without the fast path', () => {
-  test.each(['deepseek-reasoning', 'deepseek-text', 'deepseek-tool-call', 'deepseek-system-fingerprint', 'issue-19789-live-usage'])(
-    'the %s fixture gives the same chunks',
-    (name) => {
-      const body = sse(
-        fixture(name)
-          .split('\n')
-          .filter((line) => line.trim() !== ''),
-      )
-      const { fast, full } = bothPaths(`${body}data: [DONE]\n\n`)
-      expect(fast).toEqual(full)
-    },
-  )
+  test.each([
+    'deepseek-reasoning',
+    'deepseek-text',
+    'deepseek-tool-call',
+    'deepseek-system-fingerprint',
+    'issue-19789-live-usage',
+  ])('the %s fixture gives the same chunks', (name) => {
+    const body = sse(
+      fixture(name)
+        .split('\n')
+        .filter((line) => line.trim() !== ''),
+    )
+    const { fast, full } = bothPaths(`${body}data: [DONE]\n\n`)
+    expect(fast).toEqual(full)
+  })
 
   test('a stream of repeated shapes: reasoning, then text, then a finish and usage', () => {
     const events: unknown[] = [event({ role: 'assistant', content: null, reasoning_content: '' })]
     for (let index = 0; index < 20; index++) events.push(reasoning(` r${index}`))
     for (let index = 0; index < 20; index++) events.push(text(` t${index} “q” \\ "x"`))
-    events.push(event({ content: '', reasoning_content: null }, { finish: 'stop' }), event({}, { usage: { prompt_tokens: 3, completion_tokens: 40 } }), '[DONE]')
+    events.push(
+      event({ content: '', reasoning_content: null }, { finish: 'stop' }),
+      event({}, { usage: { prompt_tokens: 3, completion_tokens: 40 } }),
+      '[DONE]',
+    )
     const body = sse(events)
     const { fast, full } = bothPaths(body)
     expect(fast).toEqual(full)
@@ -213,7 +250,9 @@ describe('the translator with and without the fast path', () => {
     { weight: 1, arbitrary: fc.constant(event({}, { usage: { prompt_tokens: 2, completion_tokens: 3 } })) },
     {
       weight: 1,
-      arbitrary: fc.constant(event({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] })),
+      arbitrary: fc.constant(
+        event({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] }),
+      ),
     },
     { weight: 1, arbitrary: deltaText.map((value) => withToken(text('@'), `"${value}`)) },
     { weight: 1, arbitrary: fc.constant({ error: { message: 'overloaded', code: 'server_error' } }) },
@@ -235,14 +274,26 @@ describe('the translator with and without the fast path', () => {
     (json) => `data: ${json}\n`,
   )
   /** Bytes that are not UTF-8 (a lone continuation byte, a cut sequence, an overlong form), put inside a delta. */
-  const badBytes = fc.constantFrom(Buffer.from([0x80]), Buffer.from([0xe2, 0x80]), Buffer.from([0xc0, 0xaf]), Buffer.from([0xff]))
+  const badBytes = fc.constantFrom(
+    Buffer.from([0x80]),
+    Buffer.from([0xe2, 0x80]),
+    Buffer.from([0xc0, 0xaf]),
+    Buffer.from([0xff]),
+  )
 
   /** One event's bytes: a JSON event in some framing, or a delta with bytes that are not UTF-8. */
   const anEventBytes = fc.oneof(
-    { weight: 12, arbitrary: anEvent.map((value) => Buffer.from(`data: ${typeof value === 'string' ? value : JSON.stringify(value)}\n\n`, 'utf8')) },
+    {
+      weight: 12,
+      arbitrary: anEvent.map((value) =>
+        Buffer.from(`data: ${typeof value === 'string' ? value : JSON.stringify(value)}\n\n`, 'utf8'),
+      ),
+    },
     {
       weight: 2,
-      arbitrary: fc.tuple(anEvent, framing).map(([value, frame]) => Buffer.from(frame(typeof value === 'string' ? value : JSON.stringify(value)), 'utf8')),
+      arbitrary: fc
+        .tuple(anEvent, framing)
+        .map(([value, frame]) => Buffer.from(frame(typeof value === 'string' ? value : JSON.stringify(value)), 'utf8')),
     },
     {
       weight: 1,
@@ -255,13 +306,23 @@ describe('the translator with and without the fast path', () => {
 
   test('random streams, cut at random byte offsets, give the same chunks on both paths', () => {
     fc.assert(
-      fc.property(fc.array(anEventBytes, { maxLength: 40 }), fc.boolean(), fc.boolean(), fc.array(fc.nat(), { maxLength: 6 }), (events, bom, done, rawCuts) => {
-        const parts = [...(bom ? [Buffer.from([0xef, 0xbb, 0xbf])] : []), ...events, ...(done ? [Buffer.from('data: [DONE]\n\n')] : [])]
-        const body = Buffer.concat(parts)
-        const cuts = [...new Set(rawCuts.map((cut) => cut % (body.length + 1)))].sort((left, right) => left - right)
-        const { fast, full } = bothPaths(body, cuts)
-        expect(fast).toEqual(full)
-      }),
+      fc.property(
+        fc.array(anEventBytes, { maxLength: 40 }),
+        fc.boolean(),
+        fc.boolean(),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (events, bom, done, rawCuts) => {
+          const parts = [
+            ...(bom ? [Buffer.from([0xef, 0xbb, 0xbf])] : []),
+            ...events,
+            ...(done ? [Buffer.from('data: [DONE]\n\n')] : []),
+          ]
+          const body = Buffer.concat(parts)
+          const cuts = [...new Set(rawCuts.map((cut) => cut % (body.length + 1)))].sort((left, right) => left - right)
+          const { fast, full } = bothPaths(body, cuts)
+          expect(fast).toEqual(full)
+        },
+      ),
       { numRuns: 400 },
     )
   })
@@ -309,7 +370,11 @@ describe('the translator with and without the fast path', () => {
 
   test('a BOM at the start of the body is dropped, one later is kept (as a streaming decoder does)', () => {
     for (const cuts of [[], [1], [2], [3], [5]]) {
-      const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(sse([text('a'), text('b')])), Buffer.from('\ufeffdata: x\n\n')])
+      const body = Buffer.concat([
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.from(sse([text('a'), text('b')])),
+        Buffer.from('\ufeffdata: x\n\n'),
+      ])
       const { fast, full } = bothPaths(body, cuts)
       expect(fast).toEqual(full)
     }

@@ -24,16 +24,38 @@ const rateLimited = async (): Promise<Response> =>
   })
 
 test('through the harness, an HTTP-date retry-after counts from the harness clock', async () => {
-  harness = await createHarness({ model: openaiCompatible({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k', model: 'm', fetch: rateLimited }), clock: fakeClock({ now }) })
+  harness = await createHarness({
+    model: openaiCompatible({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k', model: 'm', fetch: rateLimited }),
+    clock: fakeClock({ now }),
+  })
   const models = harness.ctx.models
-  const chunks = await collect({ provider: 'openai-compatible', stream: (request) => models.stream(request) }, req({ provider: 'openai-compatible', model: 'm' }))
-  expect(chunks.at(-1)).toMatchObject({ type: 'finish', reason: 'error', failure: { code: 'RATE_LIMIT', retryAfterMs: 5_000 } })
+  const chunks = await collect(
+    { provider: 'openai-compatible', stream: (request) => models.stream(request) },
+    req({ provider: 'openai-compatible', model: 'm' }),
+  )
+  expect(chunks.at(-1)).toMatchObject({
+    type: 'finish',
+    reason: 'error',
+    failure: { code: 'RATE_LIMIT', retryAfterMs: 5_000 },
+  })
 })
 
 test("the adapter's own clock option wins over the harness clock", async () => {
   const own = fakeClock({ now: now + 2_000 })
-  harness = await createHarness({ model: openaiCompatible({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k', model: 'm', fetch: rateLimited, clock: own }), clock: fakeClock({ now }) })
+  harness = await createHarness({
+    model: openaiCompatible({
+      baseURL: 'http://127.0.0.1:9/v1',
+      apiKey: 'k',
+      model: 'm',
+      fetch: rateLimited,
+      clock: own,
+    }),
+    clock: fakeClock({ now }),
+  })
   const models = harness.ctx.models
-  const chunks = await collect({ provider: 'openai-compatible', stream: (request) => models.stream(request) }, req({ provider: 'openai-compatible', model: 'm' }))
+  const chunks = await collect(
+    { provider: 'openai-compatible', stream: (request) => models.stream(request) },
+    req({ provider: 'openai-compatible', model: 'm' }),
+  )
   expect(chunks.at(-1)).toMatchObject({ type: 'finish', failure: { code: 'RATE_LIMIT', retryAfterMs: 3_000 } })
 })

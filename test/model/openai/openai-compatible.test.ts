@@ -4,7 +4,11 @@ import { fakeClock } from 'yoke/testing'
 import { YOKE_VERSION } from '../../../src/version.js'
 import { collect, failureOf, mockServer, oa, req } from './adapter-helpers.js'
 
-const echoTool = { name: 'echo', description: 'Echoes its input', parameters: { type: 'object', properties: { a: { type: 'number' } } } }
+const echoTool = {
+  name: 'echo',
+  description: 'Echoes its input',
+  parameters: { type: 'object', properties: { a: { type: 'number' } } },
+}
 
 describe('wire shape (scenario 11)', () => {
   test('one POST to /v1/chat/completions with the serialized body and the headers', async () => {
@@ -51,10 +55,19 @@ describe('wire shape (scenario 11)', () => {
       messages: [
         { role: 'system', content: 'S' },
         { role: 'user', content: 'hi' },
-        { role: 'assistant', content: 'calling', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'echo', arguments: '{"a":1}' } }] },
+        {
+          role: 'assistant',
+          content: 'calling',
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'echo', arguments: '{"a":1}' } }],
+        },
         { role: 'tool', tool_call_id: 'c1', content: 'ok' },
       ],
-      tools: [{ type: 'function', function: { name: 'echo', description: echoTool.description, parameters: echoTool.parameters } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'echo', description: echoTool.description, parameters: echoTool.parameters },
+        },
+      ],
       max_tokens: 100,
       temperature: 0.2,
       stop: ['END'],
@@ -72,9 +85,16 @@ describe('wire shape (scenario 11)', () => {
   test('custom headers come last; sessionIdHeader renames or disables the session header; no key, no authorization', async () => {
     const srv = await mockServer([{ text: 'a' }, { text: 'b' }])
     const request = req({ metadata: { sessionId: 's2', purpose: 'conversation' } })
-    await collect(oa(srv, { headers: { 'User-Agent': 'my-app/1', 'x-extra': 'yes' }, sessionIdHeader: 'x-conversation' }), request)
+    await collect(
+      oa(srv, { headers: { 'User-Agent': 'my-app/1', 'x-extra': 'yes' }, sessionIdHeader: 'x-conversation' }),
+      request,
+    )
     await collect(oa(srv, { apiKey: undefined, sessionIdHeader: false }), request)
-    expect(srv.requests[0]?.headers).toMatchObject({ 'user-agent': 'my-app/1', 'x-extra': 'yes', 'x-conversation': 's2' })
+    expect(srv.requests[0]?.headers).toMatchObject({
+      'user-agent': 'my-app/1',
+      'x-extra': 'yes',
+      'x-conversation': 's2',
+    })
     expect(srv.requests[0]?.headers).not.toHaveProperty('x-session-id')
     expect(srv.requests[1]?.headers).not.toHaveProperty('x-session-id')
     expect(srv.requests[1]?.headers).not.toHaveProperty('authorization')
@@ -95,7 +115,13 @@ describe('wire shape (scenario 11)', () => {
 
 describe('translation end to end (scenarios 12, 13)', () => {
   test('early block ends, usage with cache hits subtracted and raw kept, finish stop', async () => {
-    const srv = await mockServer([{ reasoning: 'r', text: 'hi', usage: { inputTokens: 60, outputTokens: 20, cacheReadTokens: 40, reasoningTokens: 5 } }])
+    const srv = await mockServer([
+      {
+        reasoning: 'r',
+        text: 'hi',
+        usage: { inputTokens: 60, outputTokens: 20, cacheReadTokens: 40, reasoningTokens: 5 },
+      },
+    ])
     const chunks = await collect(oa(srv), req())
     expect(chunks).toEqual([
       { type: 'block-start', index: 0, blockType: 'reasoning' },
@@ -152,21 +178,40 @@ describe('translation end to end (scenarios 12, 13)', () => {
   test('a further fragment for index 0 after index 1 started is MALFORMED_RESPONSE', async () => {
     const late = fragment({ tool_calls: [{ index: 0, function: { arguments: ' ' } }] })
     const srv = await mockServer([{ events: [...fragments, late, fragment({}, 'tool_calls'), '[DONE]'] }])
-    expect(failureOf(await collect(oa(srv), req()))).toMatchObject({ code: 'MALFORMED_RESPONSE', retryable: false, phase: 'streaming' })
+    expect(failureOf(await collect(oa(srv), req()))).toMatchObject({
+      code: 'MALFORMED_RESPONSE',
+      retryable: false,
+      phase: 'streaming',
+    })
   })
 })
 
 describe('HTTP classification (scenario 14)', () => {
   test.each([
-    [{ fault: 'rate-limit', retryAfter: '2' }, { code: 'RATE_LIMIT', retryable: true, status: 429, retryAfterMs: 2000, requestId: 'req_1', phase: 'response' }],
-    [{ fault: 'server-error', status: 503 }, { code: 'SERVER', retryable: true, status: 503, requestId: 'req_1', phase: 'response' }],
+    [
+      { fault: 'rate-limit', retryAfter: '2' },
+      { code: 'RATE_LIMIT', retryable: true, status: 429, retryAfterMs: 2000, requestId: 'req_1', phase: 'response' },
+    ],
+    [
+      { fault: 'server-error', status: 503 },
+      { code: 'SERVER', retryable: true, status: 503, requestId: 'req_1', phase: 'response' },
+    ],
     [
       { fault: 'context-overflow' },
-      { code: 'CONTEXT_WINDOW_EXCEEDED', retryable: false, status: 400, phase: 'response', detail: { providerCode: 'context_length_exceeded' } },
+      {
+        code: 'CONTEXT_WINDOW_EXCEEDED',
+        retryable: false,
+        status: 400,
+        phase: 'response',
+        detail: { providerCode: 'context_length_exceeded' },
+      },
     ],
     [{ fault: 'quota' }, { code: 'QUOTA', retryable: false, status: 402, phase: 'response' }],
     [{ fault: 'auth' }, { code: 'AUTH', retryable: false, status: 401, phase: 'response' }],
-    [{ fault: 'http', status: 418, body: {} }, { code: 'HTTP_418', retryable: false, status: 418, phase: 'response' }],
+    [
+      { fault: 'http', status: 418, body: {} },
+      { code: 'HTTP_418', retryable: false, status: 418, phase: 'response' },
+    ],
     [
       { fault: 'http', status: 400, body: { error: { message: 'Please reduce the length of the messages.' } } },
       { code: 'CONTEXT_WINDOW_EXCEEDED', retryable: false, status: 400 },
@@ -175,9 +220,15 @@ describe('HTTP classification (scenario 14)', () => {
       { fault: 'http', status: 400, body: { error: { message: 'bad value', code: 'invalid_value' } } },
       { code: 'INVALID_REQUEST', retryable: false, status: 400, detail: { providerCode: 'invalid_value' } },
     ],
-    [{ fault: 'http', status: 408 }, { code: 'TIMEOUT', retryable: true, status: 408 }],
+    [
+      { fault: 'http', status: 408 },
+      { code: 'TIMEOUT', retryable: true, status: 408 },
+    ],
     // Bad input of issue #5, end to end: 403, the default 5xx and a quota worded 429.
-    [{ fault: 'http', status: 403, body: { error: { message: 'forbidden' } } }, { code: 'AUTH', retryable: false, status: 403, phase: 'response' }],
+    [
+      { fault: 'http', status: 403, body: { error: { message: 'forbidden' } } },
+      { code: 'AUTH', retryable: false, status: 403, phase: 'response' },
+    ],
     [{ fault: 'server-error' }, { code: 'SERVER', retryable: true, status: 500, phase: 'response' }],
     [
       { fault: 'http', status: 429, body: { error: { message: 'You exceeded your current quota' } } },
@@ -215,12 +266,26 @@ describe('HTTP classification (scenario 14)', () => {
 
   test('retry-after as an HTTP date is measured against the clock option; retry-after-ms wins', async () => {
     const srv = await mockServer([
-      { fault: 'http', status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after': 'Tue, 01 Jan 2030 00:00:30 GMT' } },
-      { fault: 'http', status: 503, body: {}, headers: { 'retry-after': '9', 'retry-after-ms': '1234', 'x-request-id': 'own-id' } },
+      {
+        fault: 'http',
+        status: 429,
+        body: { error: { message: 'slow down' } },
+        headers: { 'retry-after': 'Tue, 01 Jan 2030 00:00:30 GMT' },
+      },
+      {
+        fault: 'http',
+        status: 503,
+        body: {},
+        headers: { 'retry-after': '9', 'retry-after-ms': '1234', 'x-request-id': 'own-id' },
+      },
     ])
     const adapter = oa(srv, { clock: fakeClock({ now: Date.parse('2030-01-01T00:00:00Z') }) })
     expect(failureOf(await collect(adapter, req()))).toMatchObject({ code: 'RATE_LIMIT', retryAfterMs: 30_000 })
-    expect(failureOf(await collect(adapter, req()))).toMatchObject({ code: 'SERVER', retryAfterMs: 1234, requestId: 'own-id' })
+    expect(failureOf(await collect(adapter, req()))).toMatchObject({
+      code: 'SERVER',
+      retryAfterMs: 1234,
+      requestId: 'own-id',
+    })
   })
 
   test('a 2xx response that is not SSE: a JSON error body is classified, anything else is MALFORMED_RESPONSE, no body is EMPTY_RESPONSE', async () => {
@@ -240,7 +305,11 @@ describe('HTTP classification (scenario 14)', () => {
       phase: 'response',
       detail: { providerCode: 'server_error', body: { error: { message: 'overloaded', type: 'server_error' } } },
     })
-    expect(failureOf(await collect(adapter, req()))).toMatchObject({ code: 'MALFORMED_RESPONSE', phase: 'response', status: 200 })
+    expect(failureOf(await collect(adapter, req()))).toMatchObject({
+      code: 'MALFORMED_RESPONSE',
+      phase: 'response',
+      status: 200,
+    })
     expect(failureOf(await collect(adapter, req()))).toEqual({
       code: 'MALFORMED_RESPONSE',
       message: 'expected a text/event-stream response, got HTTP 200 text/html; charset=utf-8',
@@ -249,11 +318,22 @@ describe('HTTP classification (scenario 14)', () => {
       requestId: 'req_3',
       phase: 'response',
     })
-    expect(failureOf(await collect(adapter, req()))).toMatchObject({ code: 'EMPTY_RESPONSE', retryable: true, phase: 'response' })
+    expect(failureOf(await collect(adapter, req()))).toMatchObject({
+      code: 'EMPTY_RESPONSE',
+      retryable: true,
+      phase: 'response',
+    })
   })
 
   test('an in-stream error event finishes with its classification and the request id', async () => {
-    const srv = await mockServer([{ events: [{ choices: [{ index: 0, delta: { content: 'a' } }] }, { error: { message: 'overloaded', type: 'server_error' } }] }])
+    const srv = await mockServer([
+      {
+        events: [
+          { choices: [{ index: 0, delta: { content: 'a' } }] },
+          { error: { message: 'overloaded', type: 'server_error' } },
+        ],
+      },
+    ])
     const chunks = await collect(oa(srv), req())
     expect(chunks.map((chunk) => chunk.type)).toEqual(['block-start', 'text-delta', 'finish'])
     expect(failureOf(chunks)).toMatchObject({ code: 'SERVER', retryable: true, requestId: 'req_1', phase: 'streaming' })
@@ -285,17 +365,28 @@ describe('credentials (scenario 16)', () => {
     expect(failureOf(await collect(adapter, req()))).toMatchObject({ code: 'INVALID_CREDENTIAL', phase: 'pre-request' })
     expect(srv.requests).toHaveLength(2)
     expect(JSON.stringify(adapter)).not.toContain('k2')
-    expect(JSON.parse(JSON.stringify(adapter))).toEqual({ provider: 'openai-compatible', baseURL: srv.baseURL, model: 'gpt-test', apiKeyEnv: variable })
+    expect(JSON.parse(JSON.stringify(adapter))).toEqual({
+      provider: 'openai-compatible',
+      baseURL: srv.baseURL,
+      model: 'gpt-test',
+      apiKeyEnv: variable,
+    })
   })
 
   test('a 401 whose message echoes the key is redacted in the message and the detail', async () => {
     const srv = await mockServer([
-      { fault: 'http', status: 401, body: { error: { message: 'Incorrect API key provided: k2. Check k2 again.', code: 'invalid_api_key' } } },
+      {
+        fault: 'http',
+        status: 401,
+        body: { error: { message: 'Incorrect API key provided: k2. Check k2 again.', code: 'invalid_api_key' } },
+      },
     ])
     process.env[variable] = 'k2'
     const failure = failureOf(await collect(oa(srv, { apiKey: undefined, apiKeyEnv: variable }), req()))
     expect(failure.code).toBe('AUTH')
-    expect(failure.message).toBe('model request failed with HTTP 401 (AUTH): Incorrect API key provided: [redacted]. Check [redacted] again.')
+    expect(failure.message).toBe(
+      'model request failed with HTTP 401 (AUTH): Incorrect API key provided: [redacted]. Check [redacted] again.',
+    )
     expect(JSON.stringify(failure)).not.toContain('k2')
   })
 
@@ -311,7 +402,11 @@ describe('credentials (scenario 16)', () => {
     })
     await collect(adapter, req())
     const rejected = failureOf(await collect(adapter, req()))
-    expect(rejected).toMatchObject({ code: 'MISSING_CREDENTIAL', message: 'no API key: the apiKey function failed', phase: 'pre-request' })
+    expect(rejected).toMatchObject({
+      code: 'MISSING_CREDENTIAL',
+      message: 'no API key: the apiKey function failed',
+      phase: 'pre-request',
+    })
     expect(JSON.stringify(rejected)).not.toContain('vault')
     await collect(adapter, req())
     expect(srv.requests.map((request) => request.headers['authorization'])).toEqual(['Bearer fn-1', 'Bearer fn-3'])
@@ -321,11 +416,23 @@ describe('credentials (scenario 16)', () => {
 describe('pre-request checks', () => {
   test('an image the model cannot take and an effort it does not offer fail without I/O', async () => {
     const srv = await mockServer([])
-    const adapter = oa(srv, { models: { 'gpt-test': { inputModalities: ['text'], reasoningEfforts: ['low', 'high'] } } })
-    const image = req({
-      messages: [{ id: 'u', role: 'user', content: [{ type: 'image', mediaType: 'image/png', uri: 'data:image/png;base64,AA' }], source: { kind: 'user' } }],
+    const adapter = oa(srv, {
+      models: { 'gpt-test': { inputModalities: ['text'], reasoningEfforts: ['low', 'high'] } },
     })
-    expect(failureOf(await collect(adapter, image))).toMatchObject({ code: 'UNSUPPORTED_CONTENT', phase: 'pre-request' })
+    const image = req({
+      messages: [
+        {
+          id: 'u',
+          role: 'user',
+          content: [{ type: 'image', mediaType: 'image/png', uri: 'data:image/png;base64,AA' }],
+          source: { kind: 'user' },
+        },
+      ],
+    })
+    expect(failureOf(await collect(adapter, image))).toMatchObject({
+      code: 'UNSUPPORTED_CONTENT',
+      phase: 'pre-request',
+    })
     expect(failureOf(await collect(adapter, req({ reasoningEffort: 'max' })))).toMatchObject({
       code: 'UNSUPPORTED_REASONING_EFFORT',
       phase: 'pre-request',

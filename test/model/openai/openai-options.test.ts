@@ -59,7 +59,12 @@ describe('options', () => {
 
   test('toJSON shows provider, baseURL (one trailing / trimmed), model and the key only as [redacted]', () => {
     const withKey = openaiCompatible({ baseURL: 'http://h/v1/', apiKey: 'secret-key', model: 'm' })
-    expect(JSON.parse(JSON.stringify(withKey))).toEqual({ provider: 'openai-compatible', baseURL: 'http://h/v1', model: 'm', apiKey: '[redacted]' })
+    expect(JSON.parse(JSON.stringify(withKey))).toEqual({
+      provider: 'openai-compatible',
+      baseURL: 'http://h/v1',
+      model: 'm',
+      apiKey: '[redacted]',
+    })
     const withFunction = openaiCompatible({ baseURL: 'http://h', apiKey: () => 'secret-key', provider: 'p' })
     expect(withFunction.toJSON()).toEqual({ provider: 'p', baseURL: 'http://h', apiKey: '[redacted]' })
     expect(openaiCompatible({ baseURL: 'http://h', apiKeyEnv: 'MY_KEY' }).toJSON()).toEqual({
@@ -67,11 +72,19 @@ describe('options', () => {
       baseURL: 'http://h',
       apiKeyEnv: 'MY_KEY',
     })
-    expect(openaiCompatible({ baseURL: 'http://h' }).toJSON()).toEqual({ provider: 'openai-compatible', baseURL: 'http://h' })
+    expect(openaiCompatible({ baseURL: 'http://h' }).toJSON()).toEqual({
+      provider: 'openai-compatible',
+      baseURL: 'http://h',
+    })
   })
 
   test('provider, defaultModel and describeModel come from the options', () => {
-    const adapter = openaiCompatible({ baseURL: 'http://h', provider: 'local', model: 'm1', models: { m1: { contextWindow: 8192, inputModalities: ['text'] } } })
+    const adapter = openaiCompatible({
+      baseURL: 'http://h',
+      provider: 'local',
+      model: 'm1',
+      models: { m1: { contextWindow: 8192, inputModalities: ['text'] } },
+    })
     expect(adapter.provider).toBe('local')
     expect(adapter.defaultModel).toBe('m1')
     expect(adapter.describeModel('m1')).toEqual({ contextWindow: 8192, inputModalities: ['text'] })
@@ -84,18 +97,29 @@ describe('options', () => {
 describe('deepseek defaults', () => {
   test('provider, baseURL, key variable and catalog', () => {
     const adapter = deepseek()
-    expect(adapter.toJSON()).toEqual({ provider: 'deepseek', baseURL: 'https://api.deepseek.com', apiKeyEnv: 'DEEPSEEK_API_KEY' })
+    expect(adapter.toJSON()).toEqual({
+      provider: 'deepseek',
+      baseURL: 'https://api.deepseek.com',
+      apiKeyEnv: 'DEEPSEEK_API_KEY',
+    })
     expect(adapter.describeModel('deepseek-v4-flash')).toEqual({
       contextWindow: 1_000_000,
       reasoningEfforts: ['off', 'low', 'high', 'max'],
       defaultReasoningEffort: 'high',
     })
     expect(adapter.describeModel('deepseek-v4-pro')).toEqual(DEEPSEEK_MODELS['deepseek-v4-pro'])
-    expect(adapter.describeModel('deepseek-v9')).toEqual({ reasoningEfforts: ['off', 'low', 'high', 'max'], defaultReasoningEffort: 'high' })
+    expect(adapter.describeModel('deepseek-v9')).toEqual({
+      reasoningEfforts: ['off', 'low', 'high', 'max'],
+      defaultReasoningEffort: 'high',
+    })
   })
 
   test('an apiKey replaces the default key variable; both given is refused', () => {
-    expect(deepseek({ apiKey: 'k' }).toJSON()).toEqual({ provider: 'deepseek', baseURL: 'https://api.deepseek.com', apiKey: '[redacted]' })
+    expect(deepseek({ apiKey: 'k' }).toJSON()).toEqual({
+      provider: 'deepseek',
+      baseURL: 'https://api.deepseek.com',
+      apiKey: '[redacted]',
+    })
     expect(deepseek({ apiKeyEnv: 'OTHER' }).toJSON()).toMatchObject({ apiKeyEnv: 'OTHER' })
     const error = thrownBy(() => deepseek({ apiKey: 'k', apiKeyEnv: 'OTHER' }))
     expect(InvalidOptionsError.is(error) && error.field).toBe('apiKey')
@@ -153,10 +177,16 @@ describe('resolveCredential', () => {
     const source = { kind: 'value' as const, apiKey: async () => `key-${++calls}` }
     expect(await resolveCredential(source)).toEqual({ ok: true, key: 'key-1' })
     expect(await resolveCredential(source)).toEqual({ ok: true, key: 'key-2' })
-    const rejected = await resolveCredential({ kind: 'value', apiKey: () => Promise.reject(new Error('vault says sk-leaked')) })
+    const rejected = await resolveCredential({
+      kind: 'value',
+      apiKey: () => Promise.reject(new Error('vault says sk-leaked')),
+    })
     expect(rejected.ok).toBe(false)
     expect(JSON.stringify(rejected)).not.toContain('sk-leaked')
-    expect(!rejected.ok && rejected.failure).toMatchObject({ code: 'MISSING_CREDENTIAL', message: 'no API key: the apiKey function failed' })
+    expect(!rejected.ok && rejected.failure).toMatchObject({
+      code: 'MISSING_CREDENTIAL',
+      message: 'no API key: the apiKey function failed',
+    })
     const thrown = await resolveCredential({
       kind: 'value',
       apiKey: () => {
@@ -168,16 +198,19 @@ describe('resolveCredential', () => {
     expect(!notString.ok && notString.failure.code).toBe('MISSING_CREDENTIAL')
   })
 
-  test.each([' k 3', 'k\u00e9y', 'a\tb', 'k\u0000'])('%j is INVALID_CREDENTIAL (the key is not in the failure)', async (key) => {
-    const result = await resolveCredential({ kind: 'value', apiKey: key })
-    expect(!result.ok && result.failure).toEqual({
-      code: 'INVALID_CREDENTIAL',
-      message: 'the API key from the apiKey option is not header-safe (printable ASCII without spaces)',
-      retryable: false,
-      phase: 'pre-request',
-      detail: { reference: 'the apiKey option' },
-    })
-  })
+  test.each([' k 3', 'k\u00e9y', 'a\tb', 'k\u0000'])(
+    '%j is INVALID_CREDENTIAL (the key is not in the failure)',
+    async (key) => {
+      const result = await resolveCredential({ kind: 'value', apiKey: key })
+      expect(!result.ok && result.failure).toEqual({
+        code: 'INVALID_CREDENTIAL',
+        message: 'the API key from the apiKey option is not header-safe (printable ASCII without spaces)',
+        retryable: false,
+        phase: 'pre-request',
+        detail: { reference: 'the apiKey option' },
+      })
+    },
+  )
 
   test('redactText replaces plain and JSON-escaped occurrences', () => {
     expect(redactText('a k2 b k2', 'k2')).toBe('a [redacted] b [redacted]')

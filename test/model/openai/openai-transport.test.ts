@@ -26,7 +26,12 @@ describe('transport faults (scenario 15)', () => {
     const srv = await mockServer([{ fault: 'partial-eof', afterEvents: 3, text: 'abcdef', chunkSize: 2 }])
     const chunks = await collect(oa(srv), req())
     expect(chunks.map((chunk) => chunk.type)).toEqual(['block-start', 'text-delta', 'text-delta', 'finish'])
-    expect(failureOf(chunks)).toEqual({ code: 'STREAM_CLOSED', message: 'the stream ended before the model finished', retryable: false, phase: 'streaming' })
+    expect(failureOf(chunks)).toEqual({
+      code: 'STREAM_CLOSED',
+      message: 'the stream ended before the model finished',
+      retryable: false,
+      phase: 'streaming',
+    })
   })
 
   test('malformed-json is MALFORMED_RESPONSE', async () => {
@@ -40,7 +45,12 @@ describe('transport faults (scenario 15)', () => {
     const srv = await mockServer([{ fault: 'stall', afterEvents: 2 }])
     const chunks = await collect(oa(srv, { idleTimeoutMs: 50 }), req())
     expect(chunks.map((chunk) => chunk.type)).toEqual(['block-start', 'text-delta', 'finish'])
-    expect(failureOf(chunks)).toEqual({ code: 'TIMEOUT', message: 'no data from the provider for 50 ms', retryable: true, phase: 'streaming' })
+    expect(failureOf(chunks)).toEqual({
+      code: 'TIMEOUT',
+      message: 'no data from the provider for 50 ms',
+      retryable: true,
+      phase: 'streaming',
+    })
     expect(await srv.clientClosed(0)).toBe(true)
   })
 
@@ -62,7 +72,11 @@ describe('transport faults (scenario 15)', () => {
       pull(controller) {
         if (sent) return new Promise<void>(() => {})
         sent = true
-        controller.enqueue(new TextEncoder().encode(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'hi' } }] })}\n\n`))
+        controller.enqueue(
+          new TextEncoder().encode(
+            `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'hi' } }] })}\n\n`,
+          ),
+        )
         return undefined
       },
       cancel: () => new Promise<void>(() => {}),
@@ -74,7 +88,12 @@ describe('transport faults (scenario 15)', () => {
     const srv = await mockServer([])
     const chunks = await collect(oa(srv, { idleTimeoutMs: 30, fetch: stuckBodyFetch }), req())
     expect(chunks.map((chunk) => chunk.type)).toEqual(['block-start', 'text-delta', 'finish'])
-    expect(failureOf(chunks)).toEqual({ code: 'TIMEOUT', message: 'no data from the provider for 30 ms', retryable: true, phase: 'streaming' })
+    expect(failureOf(chunks)).toEqual({
+      code: 'TIMEOUT',
+      message: 'no data from the provider for 30 ms',
+      retryable: true,
+      phase: 'streaming',
+    })
   })
 
   test('a caller abort ends a body that stops and ignores cancellation: ABORTED in the streaming phase', async () => {
@@ -87,7 +106,11 @@ describe('transport faults (scenario 15)', () => {
       if (chunk.type === 'text-delta') setTimeout(() => controller.abort(), 10)
     }
     expect(chunks.map((chunk) => chunk.type)).toEqual(['block-start', 'text-delta', 'finish'])
-    expect(chunks.at(-1)).toMatchObject({ type: 'finish', reason: 'aborted', failure: { code: 'ABORTED', phase: 'streaming' } })
+    expect(chunks.at(-1)).toMatchObject({
+      type: 'finish',
+      reason: 'aborted',
+      failure: { code: 'ABORTED', phase: 'streaming' },
+    })
   })
 
   test('wrong-content-type is MALFORMED_RESPONSE in the response phase', async () => {
@@ -99,7 +122,10 @@ describe('transport faults (scenario 15)', () => {
     const srv = await mockServer([{ fault: 'empty' }])
     const chunks = await collect(oa(srv), req())
     expect(chunks).toEqual([{ type: 'finish', reason: 'stop', providerFinishReason: 'stop' }])
-    expect(assemble(chunks)).toMatchObject({ kind: 'failure', failure: { code: 'EMPTY_RESPONSE', retryable: true, phase: 'streaming' } })
+    expect(assemble(chunks)).toMatchObject({
+      kind: 'failure',
+      failure: { code: 'EMPTY_RESPONSE', retryable: true, phase: 'streaming' },
+    })
   })
 
   test('a refused connection is TRANSPORT naming ECONNREFUSED', async () => {
@@ -112,7 +138,12 @@ describe('transport faults (scenario 15)', () => {
     })
     const srv = await mockServer([])
     const failure = failureOf(await collect(oa(srv, { baseURL: `http://127.0.0.1:${port}/v1` }), req()))
-    expect(failure).toMatchObject({ code: 'TRANSPORT', retryable: true, phase: 'connect', detail: { cause: 'ECONNREFUSED' } })
+    expect(failure).toMatchObject({
+      code: 'TRANSPORT',
+      retryable: true,
+      phase: 'connect',
+      detail: { cause: 'ECONNREFUSED' },
+    })
     expect(failure.message).toContain('ECONNREFUSED')
   })
 })
@@ -141,7 +172,13 @@ describe('abort', () => {
     const controller = new AbortController()
     setTimeout(() => controller.abort(), 30)
     const chunks = await collect(oa(srv), req({ signal: controller.signal }))
-    expect(chunks).toEqual([{ type: 'finish', reason: 'aborted', failure: { code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'connect' } }])
+    expect(chunks).toEqual([
+      {
+        type: 'finish',
+        reason: 'aborted',
+        failure: { code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'connect' },
+      },
+    ])
   })
 
   test('an abort while a key function hangs finishes aborted before any request', async () => {
@@ -150,7 +187,11 @@ describe('abort', () => {
     setTimeout(() => controller.abort(), 20)
     const adapter = oa(srv, { apiKey: () => new Promise<string>(() => {}) })
     expect(await collect(adapter, req({ signal: controller.signal }))).toEqual([
-      { type: 'finish', reason: 'aborted', failure: { code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'pre-request' } },
+      {
+        type: 'finish',
+        reason: 'aborted',
+        failure: { code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'pre-request' },
+      },
     ])
     expect(srv.requests).toEqual([])
   })
@@ -160,7 +201,11 @@ describe('abort', () => {
     const controller = new AbortController()
     controller.abort()
     expect(await collect(oa(srv), req({ signal: controller.signal }))).toEqual([
-      { type: 'finish', reason: 'aborted', failure: { code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'pre-request' } },
+      {
+        type: 'finish',
+        reason: 'aborted',
+        failure: { code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'pre-request' },
+      },
     ])
     expect(srv.requests).toEqual([])
   })
@@ -168,7 +213,8 @@ describe('abort', () => {
   test('a consumer that stops early closes the connection', async () => {
     const srv = await mockServer([{ fault: 'stall', afterEvents: 2 }])
     const request = req()
-    for await (const chunk of oa(srv).stream(request, { signal: request.signal })) if (chunk.type === 'text-delta') break
+    for await (const chunk of oa(srv).stream(request, { signal: request.signal }))
+      if (chunk.type === 'text-delta') break
     expect(await srv.clientClosed(0)).toBe(true)
   })
 })
@@ -191,7 +237,11 @@ describe('idle watchdog', () => {
           sent += 1
           if (sent <= 8) controller.enqueue(encoder.encode(': keep-alive\n\n'))
           else {
-            controller.enqueue(encoder.encode('data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'))
+            controller.enqueue(
+              encoder.encode(
+                'data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n',
+              ),
+            )
             controller.close()
           }
         },
@@ -220,15 +270,25 @@ test('the adapter never throws out of stream(): a fetch that throws synchronousl
   const throwing: FetchFunction = () => {
     throw new TypeError('boom')
   }
-  expect(failureOf(await collect(oa(srv, { fetch: throwing }), req()))).toMatchObject({ code: 'TRANSPORT', phase: 'connect' })
+  expect(failureOf(await collect(oa(srv, { fetch: throwing }), req()))).toMatchObject({
+    code: 'TRANSPORT',
+    phase: 'connect',
+  })
 })
 
 test('the adapter never throws out of stream(): unserializable tools and a fetch resolving to a non-Response are finishes', async () => {
   const srv = await mockServer([])
   const bigTool = req({ tools: [{ name: 'x', description: 'd', parameters: { big: 1n } as never }] })
-  expect(failureOf(await collect(oa(srv), bigTool))).toMatchObject({ code: 'UNKNOWN', retryable: false, phase: 'connect' })
+  expect(failureOf(await collect(oa(srv), bigTool))).toMatchObject({
+    code: 'UNKNOWN',
+    retryable: false,
+    phase: 'connect',
+  })
   const notAResponse: FetchFunction = async () => ({}) as never
-  expect(failureOf(await collect(oa(srv, { fetch: notAResponse }), req()))).toMatchObject({ code: 'UNKNOWN', retryable: false })
+  expect(failureOf(await collect(oa(srv, { fetch: notAResponse }), req()))).toMatchObject({
+    code: 'UNKNOWN',
+    retryable: false,
+  })
   expect(srv.requests).toEqual([])
 })
 

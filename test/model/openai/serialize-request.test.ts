@@ -3,10 +3,23 @@ import type { AssistantMessage, Message, ModelRequest, ToolResultMessage, UserMe
 import { checkRequest } from '../../../src/model/openai/check-request.js'
 import { type SerializeSettings, serializeRequest } from '../../../src/model/openai/serialize-request.js'
 
-const openaiSettings: SerializeSettings = { reasoningStyle: 'openai', sendReasoning: false, maxTokensField: 'max_tokens' }
-const deepseekSettings: SerializeSettings = { reasoningStyle: 'deepseek', sendReasoning: true, maxTokensField: 'max_tokens' }
+const openaiSettings: SerializeSettings = {
+  reasoningStyle: 'openai',
+  sendReasoning: false,
+  maxTokensField: 'max_tokens',
+}
+const deepseekSettings: SerializeSettings = {
+  reasoningStyle: 'deepseek',
+  sendReasoning: true,
+  maxTokensField: 'max_tokens',
+}
 
-const user = (content: UserMessage['content']): UserMessage => ({ id: 'u', role: 'user', content, source: { kind: 'user' } })
+const user = (content: UserMessage['content']): UserMessage => ({
+  id: 'u',
+  role: 'user',
+  content,
+  source: { kind: 'user' },
+})
 const assistant = (content: AssistantMessage['content']): AssistantMessage => ({
   id: 'a',
   role: 'assistant',
@@ -62,10 +75,16 @@ describe('serializeRequest', () => {
         messages: [
           { role: 'system', content: 'S' },
           { role: 'user', content: 'hi' },
-          { role: 'assistant', content: 'calling', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'echo', arguments: '{"a":1}' } }] },
+          {
+            role: 'assistant',
+            content: 'calling',
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'echo', arguments: '{"a":1}' } }],
+          },
           { role: 'tool', tool_call_id: 'c1', content: 'ok' },
         ],
-        tools: [{ type: 'function', function: { name: 'echo', description: 'Echoes', parameters: { type: 'object' } } }],
+        tools: [
+          { type: 'function', function: { name: 'echo', description: 'Echoes', parameters: { type: 'object' } } },
+        ],
         max_tokens: 100,
         temperature: 0.2,
         stop: ['END'],
@@ -80,18 +99,40 @@ describe('serializeRequest', () => {
       stream_options: { include_usage: true },
       messages: [{ role: 'user', content: 'hi' }],
     })
-    expect(serializeRequest(request({ maxTokens: 7 }), { ...openaiSettings, maxTokensField: 'max_completion_tokens' })).toMatchObject({
+    expect(
+      serializeRequest(request({ maxTokens: 7 }), { ...openaiSettings, maxTokensField: 'max_completion_tokens' }),
+    ).toMatchObject({
       max_completion_tokens: 7,
     })
-    expect(serializeRequest(request({ maxTokens: 7 }), { ...openaiSettings, maxTokensField: 'max_completion_tokens' })).not.toHaveProperty('max_tokens')
+    expect(
+      serializeRequest(request({ maxTokens: 7 }), { ...openaiSettings, maxTokensField: 'max_completion_tokens' }),
+    ).not.toHaveProperty('max_tokens')
   })
 
   test('user text blocks join with a blank line; with images the content is a parts array in block order', () => {
-    expect(serializeRequest(request({ messages: [user([{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }])] }), openaiSettings)['messages']).toEqual([
-      { role: 'user', content: 'a\n\nb' },
-    ])
+    expect(
+      serializeRequest(
+        request({
+          messages: [
+            user([
+              { type: 'text', text: 'a' },
+              { type: 'text', text: 'b' },
+            ]),
+          ],
+        }),
+        openaiSettings,
+      )['messages'],
+    ).toEqual([{ role: 'user', content: 'a\n\nb' }])
     const withImage = serializeRequest(
-      request({ messages: [user([{ type: 'text', text: 'look' }, { ...png, uri: 'https://example.com/a.png' }, { type: 'text', text: 'and' }])] }),
+      request({
+        messages: [
+          user([
+            { type: 'text', text: 'look' },
+            { ...png, uri: 'https://example.com/a.png' },
+            { type: 'text', text: 'and' },
+          ]),
+        ],
+      }),
       openaiSettings,
     )
     expect(withImage['messages']).toEqual([
@@ -154,9 +195,16 @@ describe('serializeRequest', () => {
     expect(serializeRequest(request({ messages: [message] }), deepseekSettings)['messages']).toEqual([
       { role: 'assistant', content: 'a\n\nb', reasoning_content: 'r1\n\nr2' },
     ])
-    expect(serializeRequest(request({ messages: [message] }), openaiSettings)['messages']).toEqual([{ role: 'assistant', content: 'a\n\nb' }])
-    const emptyReasoning = assistant([{ type: 'reasoning', text: '' }, { type: 'text', text: 'x' }])
-    expect(serializeRequest(request({ messages: [emptyReasoning] }), deepseekSettings)['messages']).toEqual([{ role: 'assistant', content: 'x' }])
+    expect(serializeRequest(request({ messages: [message] }), openaiSettings)['messages']).toEqual([
+      { role: 'assistant', content: 'a\n\nb' },
+    ])
+    const emptyReasoning = assistant([
+      { type: 'reasoning', text: '' },
+      { type: 'text', text: 'x' },
+    ])
+    expect(serializeRequest(request({ messages: [emptyReasoning] }), deepseekSettings)['messages']).toEqual([
+      { role: 'assistant', content: 'x' },
+    ])
   })
 
   test.each([
@@ -205,8 +253,13 @@ describe('checkRequest', () => {
       phase: 'pre-request',
       detail: { messageIndex: 0, scheme: 'file' },
     })
-    const inToolResult = request({ messages: [user([{ type: 'text', text: 'x' }]), toolResult('c', [{ ...png, uri: 's3://bucket/a.png' }])] })
-    expect(checkRequest(inToolResult, undefined)).toMatchObject({ code: 'UNSUPPORTED_CONTENT', detail: { messageIndex: 1, scheme: 's3' } })
+    const inToolResult = request({
+      messages: [user([{ type: 'text', text: 'x' }]), toolResult('c', [{ ...png, uri: 's3://bucket/a.png' }])],
+    })
+    expect(checkRequest(inToolResult, undefined)).toMatchObject({
+      code: 'UNSUPPORTED_CONTENT',
+      detail: { messageIndex: 1, scheme: 's3' },
+    })
   })
 
   test('any image for a model without the image modality is UNSUPPORTED_CONTENT', () => {

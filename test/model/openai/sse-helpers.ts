@@ -14,16 +14,28 @@ export function sse(events: readonly unknown[]): string {
 
 /** A chat.completion.chunk event with one choice. */
 export function delta(value: Record<string, unknown>, finishReason: string | null = null): Record<string, unknown> {
-  return { id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: value, finish_reason: finishReason }] }
+  return {
+    id: 'c',
+    object: 'chat.completion.chunk',
+    choices: [{ index: 0, delta: value, finish_reason: finishReason }],
+  }
 }
 
 /** Runs the translator over `bytes` cut at `cuts` (sorted byte offsets), as the adapter does (`feedBytes`), then ends the body. */
-export function translateBytes(bytes: Uint8Array, cuts: readonly number[] = [], options?: StreamTranslatorOptions): StreamChunk[] {
+export function translateBytes(
+  bytes: Uint8Array,
+  cuts: readonly number[] = [],
+  options?: StreamTranslatorOptions,
+): StreamChunk[] {
   return translateBytesByRead(bytes, cuts, options).flat()
 }
 
 /** {@link translateBytes}, with the chunks each read (and the end) returned, one array per read. */
-export function translateBytesByRead(bytes: Uint8Array, cuts: readonly number[] = [], options?: StreamTranslatorOptions): StreamChunk[][] {
+export function translateBytesByRead(
+  bytes: Uint8Array,
+  cuts: readonly number[] = [],
+  options?: StreamTranslatorOptions,
+): StreamChunk[][] {
   const translator = createStreamTranslator(options)
   const reads: StreamChunk[][] = []
   let start = 0
@@ -40,12 +52,20 @@ export function translateBytesByRead(bytes: Uint8Array, cuts: readonly number[] 
  * The reference path: the same bytes decoded by a standard streaming `TextDecoder` and fed as
  * text (`feed`), without delta shapes: what the translator did before it read bytes.
  */
-export function translateDecoded(bytes: Uint8Array, cuts: readonly number[] = [], options?: StreamTranslatorOptions): StreamChunk[] {
+export function translateDecoded(
+  bytes: Uint8Array,
+  cuts: readonly number[] = [],
+  options?: StreamTranslatorOptions,
+): StreamChunk[] {
   return translateDecodedByRead(bytes, cuts, options).flat()
 }
 
 /** {@link translateDecoded}, with the chunks each read (and the end) returned, one array per read. */
-export function translateDecodedByRead(bytes: Uint8Array, cuts: readonly number[] = [], options?: StreamTranslatorOptions): StreamChunk[][] {
+export function translateDecodedByRead(
+  bytes: Uint8Array,
+  cuts: readonly number[] = [],
+  options?: StreamTranslatorOptions,
+): StreamChunk[][] {
   const translator = createStreamTranslator({ ...options, deltaTemplates: false })
   const decoder = new TextDecoder()
   const reads: StreamChunk[][] = []

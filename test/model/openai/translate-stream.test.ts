@@ -64,7 +64,13 @@ describe('translation', () => {
   })
 
   test('a fragment for a wire index that already ended is MALFORMED_RESPONSE', () => {
-    const chunks = translate(sse([...toolFragments, delta({ tool_calls: [{ index: 0, function: { arguments: 'x' } }] }), delta({}, 'tool_calls')]))
+    const chunks = translate(
+      sse([
+        ...toolFragments,
+        delta({ tool_calls: [{ index: 0, function: { arguments: 'x' } }] }),
+        delta({}, 'tool_calls'),
+      ]),
+    )
     expect(chunks.map((chunk) => chunk.type)).toEqual([
       'block-start',
       'tool-call-delta',
@@ -89,7 +95,11 @@ describe('translation', () => {
 
   test('a tool call interrupted by text cannot be continued', () => {
     const chunks = translate(
-      sse([toolFragments[0], delta({ content: 'note' }), delta({ tool_calls: [{ index: 0, function: { arguments: ':1}' } }] })]),
+      sse([
+        toolFragments[0],
+        delta({ content: 'note' }),
+        delta({ tool_calls: [{ index: 0, function: { arguments: ':1}' } }] }),
+      ]),
     )
     expect(finishOf(chunks).failure?.code).toBe('MALFORMED_RESPONSE')
   })
@@ -99,13 +109,18 @@ describe('translation', () => {
     ['a function name', { index: 0, id: 'a', type: 'function', function: { arguments: '' } }],
   ])('the first fragment of a call without %s is MALFORMED_RESPONSE', (what, fragment) => {
     const failure = finishOf(translate(sse([delta({ tool_calls: [fragment] })]))).failure
-    expect(failure).toMatchObject({ code: 'MALFORMED_RESPONSE', message: `the first fragment of tool call 0 lacks ${what}` })
+    expect(failure).toMatchObject({
+      code: 'MALFORMED_RESPONSE',
+      message: `the first fragment of tool call 0 lacks ${what}`,
+    })
   })
 
   test('a first fragment with empty arguments still sends the delta that names the call; empty later fragments send nothing', () => {
     const chunks = translate(
       sse([
-        delta({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'weather', arguments: '' } }] }),
+        delta({
+          tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'weather', arguments: '' } }],
+        }),
         delta({ tool_calls: [{ index: 0, function: { arguments: '' } }] }),
         delta({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] }),
         delta({}, 'tool_calls'),
@@ -158,7 +173,11 @@ describe('translation', () => {
   })
 
   test('the end of the body after a finish_reason completes the stream (no [DONE] needed)', () => {
-    expect(translate(sse([delta({ content: 'ok' }), { ...delta({}, 'stop'), usage: { prompt_tokens: 3, completion_tokens: 1 } }]))).toEqual([
+    expect(
+      translate(
+        sse([delta({ content: 'ok' }), { ...delta({}, 'stop'), usage: { prompt_tokens: 3, completion_tokens: 1 } }]),
+      ),
+    ).toEqual([
       { type: 'block-start', index: 0, blockType: 'text' },
       { type: 'text-delta', index: 0, text: 'ok' },
       { type: 'block-end', index: 0, block: { type: 'text', text: 'ok' } },
@@ -174,7 +193,12 @@ describe('translation', () => {
       {
         type: 'finish',
         reason: 'error',
-        failure: { code: 'STREAM_CLOSED', message: 'the stream ended before the model finished', retryable: false, phase: 'streaming' },
+        failure: {
+          code: 'STREAM_CLOSED',
+          message: 'the stream ended before the model finished',
+          retryable: false,
+          phase: 'streaming',
+        },
       },
     ])
     expect(finishOf(translate('')).failure?.code).toBe('STREAM_CLOSED')
@@ -190,7 +214,11 @@ describe('translation', () => {
   test.each([
     ['not JSON', 'data: {"choices": [\n\n', 'the provider sent an event that is not JSON: {"choices": ['],
     ['not an object', 'data: 42\n\n', 'the provider sent an event that is not a JSON object: 42'],
-    ['a final event without its blank line', 'data: {"choices": [', 'the provider sent an event that is not JSON: {"choices": ['],
+    [
+      'a final event without its blank line',
+      'data: {"choices": [',
+      'the provider sent an event that is not JSON: {"choices": [',
+    ],
   ])('data that is %s is MALFORMED_RESPONSE', (_what, text, message) => {
     expect(finishOf(translate(sse([delta({ content: 'a' })]) + text))).toEqual({
       type: 'finish',
@@ -205,7 +233,11 @@ describe('translation', () => {
   })
 
   test('an in-stream error object finishes with the classified failure (default SERVER) and the request id', () => {
-    const server = finishOf(translate(sse([delta({ content: 'a' }), { error: { message: 'overloaded', type: 'server_error' } }]), { requestId: 'req_9' }))
+    const server = finishOf(
+      translate(sse([delta({ content: 'a' }), { error: { message: 'overloaded', type: 'server_error' } }]), {
+        requestId: 'req_9',
+      }),
+    )
     expect(server).toEqual({
       type: 'finish',
       reason: 'error',
@@ -218,7 +250,9 @@ describe('translation', () => {
         detail: { providerCode: 'server_error', body: { error: { message: 'overloaded', type: 'server_error' } } },
       },
     })
-    const overflow = finishOf(translate(sse([{ error: { message: 'too long', code: 'context_length_exceeded' } }]))).failure
+    const overflow = finishOf(
+      translate(sse([{ error: { message: 'too long', code: 'context_length_exceeded' } }])),
+    ).failure
     expect(overflow).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', retryable: false, phase: 'streaming' })
   })
 
@@ -232,7 +266,15 @@ describe('translation', () => {
       ]),
     )
     expect(chunks.filter((chunk) => chunk.type === 'usage')).toEqual([
-      { type: 'usage', usage: { inputTokens: 6, outputTokens: 2, cacheReadTokens: 4, raw: { prompt_tokens: 10, completion_tokens: 2, prompt_cache_hit_tokens: 4 } } },
+      {
+        type: 'usage',
+        usage: {
+          inputTokens: 6,
+          outputTokens: 2,
+          cacheReadTokens: 4,
+          raw: { prompt_tokens: 10, completion_tokens: 2, prompt_cache_hit_tokens: 4 },
+        },
+      },
     ])
     expect(finishOf(chunks)).toEqual({ type: 'finish', reason: 'max-tokens', providerFinishReason: 'length' })
   })
@@ -265,24 +307,46 @@ describe('finish reasons', () => {
     ['length', { reason: 'max-tokens' }],
     [
       'content_filter',
-      { reason: 'error', failure: { code: 'CONTENT_FILTER', message: 'the provider content filter stopped the output', retryable: false, phase: 'streaming' } },
+      {
+        reason: 'error',
+        failure: {
+          code: 'CONTENT_FILTER',
+          message: 'the provider content filter stopped the output',
+          retryable: false,
+          phase: 'streaming',
+        },
+      },
     ],
     [
       'insufficient_system_resource',
       {
         reason: 'error',
-        failure: { code: 'SERVER', message: 'the provider stopped the output: insufficient system resource', retryable: true, phase: 'streaming' },
+        failure: {
+          code: 'SERVER',
+          message: 'the provider stopped the output: insufficient system resource',
+          retryable: true,
+          phase: 'streaming',
+        },
       },
     ],
     [
       'weird-thing',
       {
         reason: 'error',
-        failure: { code: 'FINISH_WEIRD_THING', message: 'the provider finished with an unknown reason "weird-thing"', retryable: false, phase: 'streaming' },
+        failure: {
+          code: 'FINISH_WEIRD_THING',
+          message: 'the provider finished with an unknown reason "weird-thing"',
+          retryable: false,
+          phase: 'streaming',
+        },
       },
     ],
   ])('%s', (raw, expected) => {
-    expect(finishOf(translate(sse([delta({ content: 'x' }), delta({}, raw)])))).toEqual({ type: 'finish', providerFinishReason: raw, ...expected })
+    expect(finishOf(translate(sse([delta({ content: 'x' }), delta({}, raw)])))).toEqual({
+      type: 'finish',
+      providerFinishReason: raw,
+      ...expected,
+    })
   })
 })
 
@@ -311,7 +375,12 @@ describe('SSE framing', () => {
     expect(whole.at(-1)).toEqual({ type: 'finish', reason: 'tool-calls', providerFinishReason: 'tool_calls' })
     fc.assert(
       fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 40 }), (cuts) => {
-        expect(translateBytes(bytes, [...cuts].sort((left, right) => left - right))).toEqual(whole)
+        expect(
+          translateBytes(
+            bytes,
+            [...cuts].sort((left, right) => left - right),
+          ),
+        ).toEqual(whole)
       }),
       { numRuns: 300 },
     )

@@ -32,7 +32,11 @@ export function inlineRegistry(script: readonly (readonly StreamChunk[])[]): Inl
     prepareCall: unused('prepareCall'),
     stream(request, options) {
       const chunks = script[calls.length] ?? [
-        { type: 'finish', reason: 'error', failure: { code: 'SCRIPT_EXHAUSTED', message: 'no chunks left', retryable: false, phase: 'pre-request' } },
+        {
+          type: 'finish',
+          reason: 'error',
+          failure: { code: 'SCRIPT_EXHAUSTED', message: 'no chunks left', retryable: false, phase: 'pre-request' },
+        },
       ]
       calls.push({ request, options })
       return (async function* () {
@@ -53,6 +57,16 @@ export function textChunks(text: string): readonly StreamChunk[] {
 }
 
 /** The chunks of a failed call. */
-export function failureChunks(code: string, retryable: boolean, extra: { readonly retryAfterMs?: number } = {}): readonly StreamChunk[] {
-  return [{ type: 'finish', reason: 'error', failure: { code, message: `failed ${code}`, retryable, phase: 'response', ...extra } }]
+export function failureChunks(
+  code: string,
+  retryable: boolean,
+  extra: { readonly retryAfterMs?: number } = {},
+): readonly StreamChunk[] {
+  return [
+    {
+      type: 'finish',
+      reason: 'error',
+      failure: { code, message: `failed ${code}`, retryable, phase: 'response', ...extra },
+    },
+  ]
 }

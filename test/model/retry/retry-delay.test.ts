@@ -83,7 +83,9 @@ describe('retryDelay: Retry-After', () => {
 
   test('retryAfterMs above maxDelayMs gives up (undefined)', () => {
     expect(retryDelay(defaultRetryPolicy, { retry: 1, seed: 's1:1:1:1', retryAfterMs: 10001 })).toBeUndefined()
-    expect(retryDelay({ ...defaultRetryPolicy, maxDelayMs: 600 }, { retry: 1, seed: 's', retryAfterMs: 601 })).toBeUndefined()
+    expect(
+      retryDelay({ ...defaultRetryPolicy, maxDelayMs: 600 }, { retry: 1, seed: 's', retryAfterMs: 601 }),
+    ).toBeUndefined()
   })
 
   test('with honorRetryAfter false the hint is ignored, however large', () => {

@@ -5,7 +5,15 @@
  * @module
  */
 import { afterEach, describe, expect, test } from 'vitest'
-import { createHarness, type Harness, type JsonObject, retryEventDataSchema, retryStartedEventDataSchema, SessionEventError, StructureError } from 'yoke'
+import {
+  createHarness,
+  type Harness,
+  type JsonObject,
+  retryEventDataSchema,
+  retryStartedEventDataSchema,
+  SessionEventError,
+  StructureError,
+} from 'yoke'
 import { fakeIds } from 'yoke/testing'
 import { SE, SS, TS } from '../../session/builders.js'
 import { appendAll, expectRejects } from '../../session/session-helpers.js'
@@ -49,11 +57,18 @@ describe('llm/retry payload', () => {
     ['a string delayMs', { ...retry, delayMs: '500' }, 'data.delayMs'],
     ['a failure without a message', { ...retry, failure: { code: 'SERVER' } }, 'data.failure.message'],
     ['a failure with an empty code', { ...retry, failure: { ...failure, code: '' } }, 'data.failure.code'],
-    ['a failure with an HTTP status out of range', { ...retry, failure: { ...failure, status: 700 } }, 'data.failure.status'],
+    [
+      'a failure with an HTTP status out of range',
+      { ...retry, failure: { ...failure, status: 700 } },
+      'data.failure.status',
+    ],
     ['an unknown key', { ...retry, extra: true }, 'data.extra'],
   ])('%s is refused with SessionEventError INVALID_PAYLOAD at %s', async (_name, data, path) => {
     const session = await openStep()
-    expectRejects(session, () => session.append('llm/retry', data), SessionEventError, 'INVALID_PAYLOAD', { path, type: 'llm/retry' })
+    expectRejects(session, () => session.append('llm/retry', data), SessionEventError, 'INVALID_PAYLOAD', {
+      path,
+      type: 'llm/retry',
+    })
   })
 
   test('the schema is exported and strict', () => {
@@ -71,7 +86,10 @@ describe('llm/retry-started payload', () => {
     ['a delayMs (not part of it)', { ...started, delayMs: 500 }, 'data.delayMs'],
   ])('%s is refused with SessionEventError INVALID_PAYLOAD at %s', async (_name, data, path) => {
     const session = await openStep()
-    expectRejects(session, () => session.append('llm/retry-started', data), SessionEventError, 'INVALID_PAYLOAD', { path, type: 'llm/retry-started' })
+    expectRejects(session, () => session.append('llm/retry-started', data), SessionEventError, 'INVALID_PAYLOAD', {
+      path,
+      type: 'llm/retry-started',
+    })
   })
 
   test('the schema is exported and strict', () => {
@@ -81,10 +99,13 @@ describe('llm/retry-started payload', () => {
 })
 
 describe('enclosure step', () => {
-  test.each(['llm/retry', 'llm/retry-started'])('%s outside an open step is refused with StructureError NO_OPEN_STEP', async (type) => {
-    const session = await openStep()
-    appendAll(session, [SE(1, 1)])
-    const data = type === 'llm/retry' ? retry : started
-    expectRejects(session, () => session.append(type, data), StructureError, 'NO_OPEN_STEP')
-  })
+  test.each(['llm/retry', 'llm/retry-started'])(
+    '%s outside an open step is refused with StructureError NO_OPEN_STEP',
+    async (type) => {
+      const session = await openStep()
+      appendAll(session, [SE(1, 1)])
+      const data = type === 'llm/retry' ? retry : started
+      expectRejects(session, () => session.append(type, data), StructureError, 'NO_OPEN_STEP')
+    },
+  )
 })

@@ -21,7 +21,13 @@ import { SE, SS, TE, TS } from '../../session/builders.js'
 import { append, appendAll } from '../../session/session-helpers.js'
 import { referenceDelay } from './reference-fnv.js'
 
-const rateLimit: LlmFailure = { code: 'RATE_LIMIT', message: 'slow down', retryable: true, status: 429, phase: 'response' }
+const rateLimit: LlmFailure = {
+  code: 'RATE_LIMIT',
+  message: 'slow down',
+  retryable: true,
+  status: 429,
+  phase: 'response',
+}
 const server: LlmFailure = { code: 'SERVER', message: 'down', retryable: true, status: 503, phase: 'response' }
 const auth: LlmFailure = { code: 'AUTH', message: 'provider 401', retryable: false, status: 401, phase: 'response' }
 
@@ -55,14 +61,32 @@ async function setup(merge?: JsonObject): Promise<Setup> {
 
 /** Logs a failed attempt's finish chunk, as the loop would (T15). */
 function failedAttempt(session: Session, turn: number, step: number, failure: LlmFailure): void {
-  append(session, { type: 'assistant/chunk', data: { turn, step, chunk: { type: 'finish', reason: 'error', failure: { ...failure } } }, options: {} })
+  append(session, {
+    type: 'assistant/chunk',
+    data: { turn, step, chunk: { type: 'finish', reason: 'error', failure: { ...failure } } },
+    options: {},
+  })
 }
 
-function payload(session: Session, fields: Partial<RequestErrorPayload> & { readonly failure: LlmFailure }): RequestErrorPayload {
-  return { agent: { id: session.id, session }, turn: 1, step: 1, attempt: 1, signal: new AbortController().signal, ...fields }
+function payload(
+  session: Session,
+  fields: Partial<RequestErrorPayload> & { readonly failure: LlmFailure },
+): RequestErrorPayload {
+  return {
+    agent: { id: session.id, session },
+    turn: 1,
+    step: 1,
+    attempt: 1,
+    signal: new AbortController().signal,
+    ...fields,
+  }
 }
 
-function dispatch(harness: Harness, request: RequestErrorPayload, inner: () => RequestErrorResult = () => undefined): Promise<RequestErrorResult> {
+function dispatch(
+  harness: Harness,
+  request: RequestErrorPayload,
+  inner: () => RequestErrorResult = () => undefined,
+): Promise<RequestErrorResult> {
   return harness.ctx.waterfall('agent/request-error', request, inner)
 }
 
@@ -92,7 +116,10 @@ describe('scenario 18: retry in the step', () => {
     const first = dispatch(harness, payload(session, { attempt: 1, failure: rateLimit }), inner)
     await flush()
     expect(since(session, 3)).toEqual([
-      { type: 'llm/retry', data: { retryId: 'r1', turn: 1, step: 1, attempt: 1, maxRetries: 5, delayMs: 500, failure: rateLimit } },
+      {
+        type: 'llm/retry',
+        data: { retryId: 'r1', turn: 1, step: 1, attempt: 1, maxRetries: 5, delayMs: 500, failure: rateLimit },
+      },
     ])
     expect(session.at(3)?.time).toBe(1000)
     expect(clock.pending()).toEqual([{ dueAt: 1500, delayMs: 500 }])
@@ -100,20 +127,27 @@ describe('scenario 18: retry in the step', () => {
     expect(session.length).toBe(4)
     await clock.advance(1)
     await expect(first).resolves.toEqual({ kind: 'retry' })
-    expect(since(session, 4)).toEqual([{ type: 'llm/retry-started', data: { retryId: 'r1', turn: 1, step: 1, attempt: 1 } }])
+    expect(since(session, 4)).toEqual([
+      { type: 'llm/retry-started', data: { retryId: 'r1', turn: 1, step: 1, attempt: 1 } },
+    ])
     expect(session.at(4)?.time).toBe(1500)
 
     failedAttempt(session, 1, 1, server)
     const second = dispatch(harness, payload(session, { attempt: 2, failure: server }), inner)
     await flush()
     expect(since(session, 6)).toEqual([
-      { type: 'llm/retry', data: { retryId: 'r2', turn: 1, step: 1, attempt: 2, maxRetries: 5, delayMs: 1000, failure: server } },
+      {
+        type: 'llm/retry',
+        data: { retryId: 'r2', turn: 1, step: 1, attempt: 2, maxRetries: 5, delayMs: 1000, failure: server },
+      },
     ])
     await clock.advance(999)
     expect(session.length).toBe(7)
     await clock.advance(1)
     await expect(second).resolves.toEqual({ kind: 'retry' })
-    expect(since(session, 7)).toEqual([{ type: 'llm/retry-started', data: { retryId: 'r2', turn: 1, step: 1, attempt: 2 } }])
+    expect(since(session, 7)).toEqual([
+      { type: 'llm/retry-started', data: { retryId: 'r2', turn: 1, step: 1, attempt: 2 } },
+    ])
     expect(session.events.map((event) => event.type)).toEqual([
       'turn/start',
       'step/start',
@@ -154,7 +188,9 @@ describe('when the failure stands', () => {
   test('a failure without retryable is not retried', async () => {
     const { harness, session } = await setup()
     const inner = vi.fn((): RequestErrorResult => undefined)
-    await expect(dispatch(harness, payload(session, { failure: { code: 'SERVER', message: 'x' } }), inner)).resolves.toBeUndefined()
+    await expect(
+      dispatch(harness, payload(session, { failure: { code: 'SERVER', message: 'x' } }), inner),
+    ).resolves.toBeUndefined()
     expect(inner).toHaveBeenCalledTimes(1)
     expect(session.length).toBe(2)
   })
@@ -166,7 +202,9 @@ describe('when the failure stands', () => {
     await clock.advance(500)
     await expect(first).resolves.toEqual({ kind: 'retry' })
     expect(session.length).toBe(4)
-    await expect(dispatch(harness, payload(session, { attempt: 2, failure: rateLimit }), inner)).resolves.toBeUndefined()
+    await expect(
+      dispatch(harness, payload(session, { attempt: 2, failure: rateLimit }), inner),
+    ).resolves.toBeUndefined()
     expect(inner).toHaveBeenCalledTimes(1)
     expect(session.length).toBe(4)
     expect(clock.pending()).toEqual([])
@@ -183,7 +221,9 @@ describe('when the failure stands', () => {
   test('a retryAfterMs above maxDelayMs gives up → next(), nothing appended', async () => {
     const { clock, harness, session } = await setup()
     const inner = vi.fn((): RequestErrorResult => undefined)
-    await expect(dispatch(harness, payload(session, { failure: { ...rateLimit, retryAfterMs: 10001 } }), inner)).resolves.toBeUndefined()
+    await expect(
+      dispatch(harness, payload(session, { failure: { ...rateLimit, retryAfterMs: 10001 } }), inner),
+    ).resolves.toBeUndefined()
     expect(inner).toHaveBeenCalledTimes(1)
     expect(session.length).toBe(2)
     expect(clock.pending()).toEqual([])
@@ -273,7 +313,9 @@ describe('cancellation', () => {
     const controller = new AbortController()
     controller.abort()
     const inner = vi.fn((): RequestErrorResult => undefined)
-    await expect(dispatch(harness, payload(session, { failure: rateLimit, signal: controller.signal }), inner)).resolves.toBeUndefined()
+    await expect(
+      dispatch(harness, payload(session, { failure: rateLimit, signal: controller.signal }), inner),
+    ).resolves.toBeUndefined()
     expect(session.length).toBe(2)
     expect(clock.pending()).toEqual([])
     expect(inner).toHaveBeenCalledTimes(1)

@@ -21,11 +21,21 @@ import { rejectionOf, thrownBy } from '../../helpers/outcomes.js'
 import { expectError } from '../../session/session-helpers.js'
 import { inlineRegistry } from './inline-registry.js'
 
-const failure = (code: string, retryable?: boolean): LlmFailure => ({ code, message: code, ...(retryable === undefined ? {} : { retryable }) })
+const failure = (code: string, retryable?: boolean): LlmFailure => ({
+  code,
+  message: code,
+  ...(retryable === undefined ? {} : { retryable }),
+})
 
 describe('defaults', () => {
   test('the default policy is { maxRetries: 5, initialDelayMs: 500, maxDelayMs: 10000, jitter: 0.1, honorRetryAfter: true }, frozen', () => {
-    expect(defaultRetryPolicy).toEqual({ maxRetries: 5, initialDelayMs: 500, maxDelayMs: 10000, jitter: 0.1, honorRetryAfter: true })
+    expect(defaultRetryPolicy).toEqual({
+      maxRetries: 5,
+      initialDelayMs: 500,
+      maxDelayMs: 10000,
+      jitter: 0.1,
+      honorRetryAfter: true,
+    })
     expect(Object.isFrozen(defaultRetryPolicy)).toBe(true)
     expect(retryPolicySchema.parse({})).toEqual(defaultRetryPolicy)
   })
@@ -63,9 +73,14 @@ const invalid: readonly [string, Readonly<Record<string, unknown>>, string, unkn
 
 describe('validation through withRetry: InvalidOptionsError naming the field', () => {
   test.each(invalid)('%s → field %j', (_name, policy, field, value) => {
-    const error = expectError(thrownBy(() => withRetry(inlineRegistry([]), policy as Partial<RetryPolicy>)), InvalidOptionsError, 'INVALID_OPTIONS', {
-      field,
-    })
+    const error = expectError(
+      thrownBy(() => withRetry(inlineRegistry([]), policy as Partial<RetryPolicy>)),
+      InvalidOptionsError,
+      'INVALID_OPTIONS',
+      {
+        field,
+      },
+    )
     expect(error.message.startsWith(`policy.${field}: `)).toBe(true)
     expect(Object.is((error as unknown as { value: unknown }).value, value)).toBe(true)
   })
@@ -81,18 +96,28 @@ describe('validation through withRetry: InvalidOptionsError naming the field', (
   })
 
   test('a policy that is not an object is refused at the root', () => {
-    const error = expectError(thrownBy(() => withRetry(inlineRegistry([]), 5 as unknown as Partial<RetryPolicy>)), InvalidOptionsError, 'INVALID_OPTIONS', {
-      field: '',
-    })
+    const error = expectError(
+      thrownBy(() => withRetry(inlineRegistry([]), 5 as unknown as Partial<RetryPolicy>)),
+      InvalidOptionsError,
+      'INVALID_OPTIONS',
+      {
+        field: '',
+      },
+    )
     expect(error.message).toBe('policy: must be a retry policy object')
   })
 })
 
 describe('validation through the retry entry: PluginConfigError at the field path', () => {
   test.each(invalid.filter(([name]) => name !== 'an unknown key'))('%s → path %j', async (_name, config, field) => {
-    const error = expectError(await rejectionOf(createHarness({ patches: [{ id: 'retry', config }] })), PluginStartError, 'PLUGIN_START_FAILED', {
-      plugin: 'retry',
-    })
+    const error = expectError(
+      await rejectionOf(createHarness({ patches: [{ id: 'retry', config }] })),
+      PluginStartError,
+      'PLUGIN_START_FAILED',
+      {
+        plugin: 'retry',
+      },
+    )
     const cause = expectError(error.cause, PluginConfigError, 'PLUGIN_CONFIG_INVALID', { plugin: 'retry' })
     expect(cause.issues[0]?.path.join('.')).toBe(field)
   })
@@ -103,7 +128,10 @@ describe('validation through the retry entry: PluginConfigError at the field pat
       PluginStartError,
       'PLUGIN_START_FAILED',
     )
-    expect(expectError(error.cause, PluginConfigError, 'PLUGIN_CONFIG_INVALID').issues[0]).toEqual({ path: ['maxDelayMs'], message: 'must be ≥ initialDelayMs' })
+    expect(expectError(error.cause, PluginConfigError, 'PLUGIN_CONFIG_INVALID').issues[0]).toEqual({
+      path: ['maxDelayMs'],
+      message: 'must be ≥ initialDelayMs',
+    })
   })
 })
 

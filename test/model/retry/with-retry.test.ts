@@ -49,7 +49,9 @@ function recorder(clock: { now(): number }) {
 describe('withRetry against an inline registry', () => {
   test('a first-time success resolves { content, finishReason, usage, attempts: 1, provider, model }, frozen', async () => {
     const registry = inlineRegistry([textChunks('hello')])
-    const completion = await withRetry(registry, undefined, { clock: fakeClock() }).complete(req({ provider: 'p', model: 'm' }))
+    const completion = await withRetry(registry, undefined, { clock: fakeClock() }).complete(
+      req({ provider: 'p', model: 'm' }),
+    )
     expect(completion).toEqual({
       content: [{ type: 'text', text: 'hello' }],
       finishReason: 'stop',
@@ -88,15 +90,26 @@ describe('withRetry against an inline registry', () => {
     await clock.advance(499)
     expect(registry.calls).toHaveLength(1)
     await clock.advance(1)
-    await expect(result).resolves.toMatchObject({ content: [{ type: 'text', text: 'ok' }], finishReason: 'stop', attempts: 2 })
-    expect(notices).toEqual([{ attempt: 1, delayMs: 500, failure: expect.objectContaining({ code: 'TIMEOUT' }), at: 500 }])
+    await expect(result).resolves.toMatchObject({
+      content: [{ type: 'text', text: 'ok' }],
+      finishReason: 'stop',
+      attempts: 2,
+    })
+    expect(notices).toEqual([
+      { attempt: 1, delayMs: 500, failure: expect.objectContaining({ code: 'TIMEOUT' }), at: 500 },
+    ])
   })
 
   test('a non-retryable failure rejects LlmError with that failure and attempts 1, without waiting', async () => {
     const clock = fakeClock()
     const registry = inlineRegistry([failureChunks('AUTH', false)])
     const onRetry = vi.fn()
-    const error = expectError(await rejectionOf(withRetry(registry, {}, { clock }).complete(req(), { onRetry })), LlmError, 'AUTH', { attempts: 1 })
+    const error = expectError(
+      await rejectionOf(withRetry(registry, {}, { clock }).complete(req(), { onRetry })),
+      LlmError,
+      'AUTH',
+      { attempts: 1 },
+    )
     expect(error.failure).toEqual({ code: 'AUTH', message: 'failed AUTH', retryable: false, phase: 'response' })
     expect(clock.pending()).toEqual([])
     expect(onRetry).not.toHaveBeenCalled()
@@ -104,7 +117,12 @@ describe('withRetry against an inline registry', () => {
 
   test('after maxRetries retries the last failure stands: 1 + maxRetries calls, backoff 500 then 1000', async () => {
     const clock = fakeClock({ now: 0 })
-    const registry = inlineRegistry([failureChunks('RATE_LIMIT', true), failureChunks('SERVER', true), failureChunks('TRANSPORT', true), textChunks('late')])
+    const registry = inlineRegistry([
+      failureChunks('RATE_LIMIT', true),
+      failureChunks('SERVER', true),
+      failureChunks('TRANSPORT', true),
+      textChunks('late'),
+    ])
     const { notices, onRetry } = recorder(clock)
     const result = withRetry(registry, { maxRetries: 2, jitter: 0 }, { clock }).complete(req(), { onRetry })
     const settled = rejectionOf(result)
@@ -119,14 +137,23 @@ describe('withRetry against an inline registry', () => {
 
   test('maxRetries 0 never retries', async () => {
     const registry = inlineRegistry([failureChunks('SERVER', true), textChunks('ok')])
-    expectError(await rejectionOf(withRetry(registry, { maxRetries: 0 }, { clock: fakeClock() }).complete(req())), LlmError, 'SERVER', { attempts: 1 })
+    expectError(
+      await rejectionOf(withRetry(registry, { maxRetries: 0 }, { clock: fakeClock() }).complete(req())),
+      LlmError,
+      'SERVER',
+      { attempts: 1 },
+    )
     expect(registry.calls).toHaveLength(1)
   })
 
   test('a Retry-After within the cap is the delay; above it the failure stands at once', async () => {
     const clock = fakeClock({ now: 0 })
     const { notices, onRetry } = recorder(clock)
-    const within = withRetry(inlineRegistry([failureChunks('RATE_LIMIT', true, { retryAfterMs: 2000 }), textChunks('ok')]), {}, { clock })
+    const within = withRetry(
+      inlineRegistry([failureChunks('RATE_LIMIT', true, { retryAfterMs: 2000 }), textChunks('ok')]),
+      {},
+      { clock },
+    )
     const result = within.complete(req(), { onRetry })
     await flush()
     expect(clock.pending()).toEqual([{ dueAt: 2000, delayMs: 2000 }])
@@ -135,7 +162,9 @@ describe('withRetry against an inline registry', () => {
     expect(notices.map((notice) => notice.delayMs)).toEqual([2000])
 
     const above = inlineRegistry([failureChunks('RATE_LIMIT', true, { retryAfterMs: 10001 }), textChunks('ok')])
-    expectError(await rejectionOf(withRetry(above, {}, { clock }).complete(req())), LlmError, 'RATE_LIMIT', { attempts: 1 })
+    expectError(await rejectionOf(withRetry(above, {}, { clock }).complete(req())), LlmError, 'RATE_LIMIT', {
+      attempts: 1,
+    })
     expect(above.calls).toHaveLength(1)
   })
 
@@ -146,26 +175,41 @@ describe('withRetry against an inline registry', () => {
     await clock.advance(500)
     await expect(result).resolves.toMatchObject({ attempts: 2 })
     const refused = inlineRegistry([failureChunks('SERVER', true), textChunks('ok')])
-    expectError(await rejectionOf(withRetry(refused, { retryableCodes: ['AUTH'] }, { clock }).complete(req())), LlmError, 'SERVER', { attempts: 1 })
+    expectError(
+      await rejectionOf(withRetry(refused, { retryableCodes: ['AUTH'] }, { clock }).complete(req())),
+      LlmError,
+      'SERVER',
+      { attempts: 1 },
+    )
   })
 
   test.each([
     ['s9', 'compaction', 's9:compaction:1'],
     [undefined, 'compaction', ':compaction:1'],
     [undefined, 'title', ':title:1'],
-  ] as const)('the jitter is seeded by "<sessionId>:<purpose>:<n>" (sessionId %j, purpose %s → %s)', async (sessionId, purpose, seed) => {
-    const clock = fakeClock({ now: 0 })
-    const { notices, onRetry } = recorder(clock)
-    const request = req({ metadata: { purpose, ...(sessionId === undefined ? {} : { sessionId }) } })
-    const result = withRetry(inlineRegistry([failureChunks('SERVER', true), textChunks('ok')]), {}, { clock }).complete(request, { onRetry })
-    await clock.runAll()
-    await result
-    expect(notices[0]?.delayMs).toBe(referenceDelay(500, 0.1, 10000, seed))
-    if (seed === ':compaction:1') expect(notices[0]?.delayMs).toBe(473)
-  })
+  ] as const)(
+    'the jitter is seeded by "<sessionId>:<purpose>:<n>" (sessionId %j, purpose %s → %s)',
+    async (sessionId, purpose, seed) => {
+      const clock = fakeClock({ now: 0 })
+      const { notices, onRetry } = recorder(clock)
+      const request = req({ metadata: { purpose, ...(sessionId === undefined ? {} : { sessionId }) } })
+      const result = withRetry(
+        inlineRegistry([failureChunks('SERVER', true), textChunks('ok')]),
+        {},
+        { clock },
+      ).complete(request, { onRetry })
+      await clock.runAll()
+      await result
+      expect(notices[0]?.delayMs).toBe(referenceDelay(500, 0.1, 10000, seed))
+      if (seed === ':compaction:1') expect(notices[0]?.delayMs).toBe(473)
+    },
+  )
 
   test('without a clock option the system clock waits', async () => {
-    const result = withRetry(inlineRegistry([failureChunks('SERVER', true), textChunks('ok')]), { initialDelayMs: 1, maxDelayMs: 1 }).complete(req())
+    const result = withRetry(inlineRegistry([failureChunks('SERVER', true), textChunks('ok')]), {
+      initialDelayMs: 1,
+      maxDelayMs: 1,
+    }).complete(req())
     await expect(result).resolves.toMatchObject({ attempts: 2 })
   })
 })
@@ -181,7 +225,12 @@ describe('aborts', () => {
     expect(clock.pending()).toHaveLength(1)
     controller.abort('stop')
     const error = expectError(await rejectionOf(result), LlmError, 'ABORTED', { attempts: 1 })
-    expect(error.failure).toEqual({ code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'pre-request' })
+    expect(error.failure).toEqual({
+      code: 'ABORTED',
+      message: 'request aborted',
+      retryable: false,
+      phase: 'pre-request',
+    })
     expect(error.cause).toBe('stop')
     expect(clock.pending()).toEqual([])
     await clock.runAll()
@@ -193,7 +242,12 @@ describe('aborts', () => {
     const controller = new AbortController()
     controller.abort()
     const registry = inlineRegistry([textChunks('ok')])
-    expectError(await rejectionOf(withRetry(registry).complete(req({ signal: controller.signal }))), LlmError, 'ABORTED', { attempts: 0 })
+    expectError(
+      await rejectionOf(withRetry(registry).complete(req({ signal: controller.signal }))),
+      LlmError,
+      'ABORTED',
+      { attempts: 0 },
+    )
     expect(registry.calls).toHaveLength(0)
   })
 
@@ -203,12 +257,21 @@ describe('aborts', () => {
       ...inlineRegistry([]),
       stream: async function* (): AsyncIterable<StreamChunk> {
         controller.abort()
-        yield { type: 'finish', reason: 'error', failure: { code: 'TRANSPORT', message: 'reset', retryable: true, phase: 'streaming' } }
+        yield {
+          type: 'finish',
+          reason: 'error',
+          failure: { code: 'TRANSPORT', message: 'reset', retryable: true, phase: 'streaming' },
+        }
       },
     }
-    const error = expectError(await rejectionOf(withRetry(registry, {}, { clock: fakeClock() }).complete(req({ signal: controller.signal }))), LlmError, 'ABORTED', {
-      attempts: 1,
-    })
+    const error = expectError(
+      await rejectionOf(withRetry(registry, {}, { clock: fakeClock() }).complete(req({ signal: controller.signal }))),
+      LlmError,
+      'ABORTED',
+      {
+        attempts: 1,
+      },
+    )
     expect(error.failure).toEqual({ code: 'ABORTED', message: 'request aborted', retryable: false, phase: 'streaming' })
   })
 
@@ -222,7 +285,12 @@ describe('aborts', () => {
         yield { type: 'finish', reason: 'aborted', failure: aborted }
       },
     }
-    const error = expectError(await rejectionOf(withRetry(registry).complete(req({ signal: controller.signal }))), LlmError, 'ABORTED', { attempts: 1 })
+    const error = expectError(
+      await rejectionOf(withRetry(registry).complete(req({ signal: controller.signal }))),
+      LlmError,
+      'ABORTED',
+      { attempts: 1 },
+    )
     expect(error.failure).toEqual(aborted)
   })
 })
@@ -244,7 +312,12 @@ describe('callback and argument contracts', () => {
   })
 
   test.each([undefined, null, {}, { stream: 'no' }])('models %j → InvalidArgumentError argument "models"', (models) => {
-    expectError(thrownBy(() => withRetry(models as unknown as ModelRegistry)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'models' })
+    expectError(
+      thrownBy(() => withRetry(models as unknown as ModelRegistry)),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      { argument: 'models' },
+    )
   })
 
   test.each([
@@ -254,16 +327,36 @@ describe('callback and argument contracts', () => {
     [{ timer: 1 }, 'timer'],
     ['fast', ''],
   ])('options %j → InvalidOptionsError field %j', (options, field) => {
-    expectError(thrownBy(() => withRetry(inlineRegistry([]), {}, options as unknown as WithRetryOptions)), InvalidOptionsError, 'INVALID_OPTIONS', { field })
+    expectError(
+      thrownBy(() => withRetry(inlineRegistry([]), {}, options as unknown as WithRetryOptions)),
+      InvalidOptionsError,
+      'INVALID_OPTIONS',
+      { field },
+    )
   })
 
   test('a request that is not an object, or has no AbortSignal, and a non-function onRetry reject InvalidArgumentError', async () => {
     const model = withRetry(inlineRegistry([textChunks('ok')]))
-    expectError(await rejectionOf(model.complete(null as unknown as ModelRequest)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'request' })
-    expectError(await rejectionOf(model.complete({ ...req(), signal: {} } as unknown as ModelRequest)), InvalidArgumentError, 'INVALID_ARGUMENT', {
-      argument: 'request.signal',
-    })
-    expectError(await rejectionOf(model.complete(req(), { onRetry: 'x' } as never)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'options.onRetry' })
+    expectError(
+      await rejectionOf(model.complete(null as unknown as ModelRequest)),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      { argument: 'request' },
+    )
+    expectError(
+      await rejectionOf(model.complete({ ...req(), signal: {} } as unknown as ModelRequest)),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      {
+        argument: 'request.signal',
+      },
+    )
+    expectError(
+      await rejectionOf(model.complete(req(), { onRetry: 'x' } as never)),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      { argument: 'options.onRetry' },
+    )
   })
 })
 
@@ -294,8 +387,16 @@ describe('withRetry through the harness registry (scenario 19)', () => {
     await flush()
     expect(notices).toEqual([])
     await clock.advance(500)
-    expect(await result).toEqual({ content: [{ type: 'text', text: 'ok' }], finishReason: 'stop', attempts: 2, provider: 'mock', model: 'mock' })
-    expect(notices).toEqual([{ attempt: 1, delayMs: 500, failure: expect.objectContaining({ code: 'TIMEOUT', retryable: true }), at: 500 }])
+    expect(await result).toEqual({
+      content: [{ type: 'text', text: 'ok' }],
+      finishReason: 'stop',
+      attempts: 2,
+      provider: 'mock',
+      model: 'mock',
+    })
+    expect(notices).toEqual([
+      { attempt: 1, delayMs: 500, failure: expect.objectContaining({ code: 'TIMEOUT', retryable: true }), at: 500 },
+    ])
     model.assertComplete()
     expect(model.requests).toHaveLength(2)
     expect(written).toEqual([])

@@ -13,7 +13,15 @@
 import { writeSync } from 'node:fs'
 import { createHarness, type JsonlFileSystem, jsonlPersistence, type Logger, type Session } from '../../../src/index.js'
 import { nodeFileSystem } from '../../../src/persistence/jsonl/jsonl-file-system.js'
-import { type ChildOptions, between, deriveSeed, logDigest, mulberry32, sessionIdsOf, TurnProducer } from './workload.js'
+import {
+  type ChildOptions,
+  between,
+  deriveSeed,
+  logDigest,
+  mulberry32,
+  sessionIdsOf,
+  TurnProducer,
+} from './workload.js'
 
 const options = JSON.parse(process.argv[2] ?? '{}') as ChildOptions
 const ackFd = 3
@@ -26,7 +34,9 @@ if (options.compression === 'zstd') {
 }
 
 const stderr = (level: string) => (message: string, fields?: Readonly<Record<string, unknown>>) => {
-  process.stderr.write(`[child ${level}] ${message}${fields === undefined ? '' : ` ${JSON.stringify(fields, (_key, value: unknown) => (value instanceof Error ? String(value) : value))}`}\n`)
+  process.stderr.write(
+    `[child ${level}] ${message}${fields === undefined ? '' : ` ${JSON.stringify(fields, (_key, value: unknown) => (value instanceof Error ? String(value) : value))}`}\n`,
+  )
 }
 const logger: Logger = { debug: () => {}, info: () => {}, warn: stderr('warn'), error: stderr('error') }
 
@@ -51,7 +61,9 @@ const harness = await createHarness({
     dir: options.dir,
     compression: options.compression,
     ...(zstdEncoder === undefined ? {} : { zstdEncoder }),
-    ...(options.shortWrites ? { fileSystem: shortWriting(mulberry32(deriveSeed(options.seed, options.run, 0xfff))) } : {}),
+    ...(options.shortWrites
+      ? { fileSystem: shortWriting(mulberry32(deriveSeed(options.seed, options.run, 0xfff))) }
+      : {}),
   }),
   writeBehind: { windowMs: options.windowMs },
   logger,
@@ -92,7 +104,10 @@ if (options.mode === 'repair') {
       // The parent decides what is allowed (only SESSION_NOT_FOUND, for a session never written).
       failure = `${(error as { code?: string }).code ?? 'UNKNOWN'}: ${String(error)}`
     }
-    writeSync(ackFd, `${JSON.stringify({ repaired: id, ms: Math.round(performance.now() - ready), ...(failure === undefined ? {} : { failure }) })}\n`)
+    writeSync(
+      ackFd,
+      `${JSON.stringify({ repaired: id, ms: Math.round(performance.now() - ready), ...(failure === undefined ? {} : { failure }) })}\n`,
+    )
   }
   await harness.close()
 } else {

@@ -24,7 +24,13 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import * as wasmZstd from '@foxglove/wasm-zstd'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHarness, createSession, jsonlPersistence, PersistenceError, type SessionEvent } from '../../../src/index.js'
+import {
+  createHarness,
+  createSession,
+  jsonlPersistence,
+  PersistenceError,
+  type SessionEvent,
+} from '../../../src/index.js'
 import { type Bundle, bundle } from '../../helpers/child-process.js'
 import { type LogRecord, recordingLogger } from '../../helpers/recording-logger.js'
 import { type Ack, between, type ChildOptions, deriveSeed, digestOf, mulberry32, sessionIdsOf } from './workload.js'
@@ -194,7 +200,8 @@ async function killChild(context: RunContext, log: string[]): Promise<Map<string
   const exit = await child.closed
   log.push(child.stderr())
   if (how !== 'line') throw new RunFailure(`the child ${how} before its first ack: ${JSON.stringify(exit)}`)
-  if (exit.signal !== 'SIGKILL') throw new RunFailure(`the child exited on its own (${JSON.stringify(exit)}) before the kill`)
+  if (exit.signal !== 'SIGKILL')
+    throw new RunFailure(`the child exited on its own (${JSON.stringify(exit)}) before the kill`)
   const acks = new Map<string, Ack[]>()
   for (const line of child.lines) {
     const ack = line as unknown as Ack
@@ -228,9 +235,12 @@ async function killRepair(context: RunContext, delayMs: number, log: string[]): 
   const exit = await child.closed
   log.push(child.stderr())
   if (how !== 'line') throw new RunFailure(`the repairing child ${how} before it was ready: ${JSON.stringify(exit)}`)
-  if (exit.signal !== 'SIGKILL' && exit.code !== 0) throw new RunFailure(`the repairing child failed: ${JSON.stringify(exit)}`)
+  if (exit.signal !== 'SIGKILL' && exit.code !== 0)
+    throw new RunFailure(`the repairing child failed: ${JSON.stringify(exit)}`)
   const done = child.lines.filter((line) => typeof line['repaired'] === 'string')
-  const failed = done.filter((line) => line['failure'] !== undefined && !String(line['failure']).startsWith('SESSION_NOT_FOUND'))
+  const failed = done.filter(
+    (line) => line['failure'] !== undefined && !String(line['failure']).startsWith('SESSION_NOT_FOUND'),
+  )
   if (failed.length > 0) throw new RunFailure(`the repairing child's load failed: ${JSON.stringify(failed)}`)
   return done.length
 }
@@ -251,7 +261,11 @@ async function snapshotOf(context: RunContext): Promise<Map<string, Buffer>> {
 }
 
 async function keepSnapshot(context: RunContext, files: Map<string, Buffer>, details: unknown): Promise<string> {
-  const target = join(tmpdir(), 'yoke-crash-failures', `${baseSeed}-${context.compression}-run${context.run}-${randomBytes(3).toString('hex')}`)
+  const target = join(
+    tmpdir(),
+    'yoke-crash-failures',
+    `${baseSeed}-${context.compression}-run${context.run}-${randomBytes(3).toString('hex')}`,
+  )
   await mkdir(target, { recursive: true })
   for (const [name, bytes] of files) await writeFile(join(target, name), bytes)
   await writeFile(join(target, 'details.json'), JSON.stringify(details, null, 2))
@@ -260,7 +274,17 @@ async function keepSnapshot(context: RunContext, files: Map<string, Buffer>, det
 
 /** Reopens every session of a killed run in a fresh harness and checks §6–§8's promises. */
 async function verifyRun(context: RunContext, acks: Map<string, Ack[]>): Promise<RunOutcome> {
-  const outcome: RunOutcome = { loaded: 0, missing: 0, torn: {}, salvaged: 0, closed: 0, takeovers: 0, repairKills: {}, acks: 0, unacked: 0 }
+  const outcome: RunOutcome = {
+    loaded: 0,
+    missing: 0,
+    torn: {},
+    salvaged: 0,
+    closed: 0,
+    takeovers: 0,
+    repairKills: {},
+    acks: 0,
+    unacked: 0,
+  }
   const persistence = jsonlPersistence({ dir: context.dir, compression: context.compression, zstdEncoder })
   // A second instance only observes the raw state (torn tails) for the statistics; it never writes.
   const observer = jsonlPersistence({ dir: context.dir })
@@ -268,7 +292,10 @@ async function verifyRun(context: RunContext, acks: Map<string, Ack[]>): Promise
   const harness = await createHarness({ persistence, logger, writeBehind: { windowMs } })
   const before = (await readdir(context.dir)).filter((name) => name.startsWith(`run${context.run}-`))
   const describeFile = async (name: string): Promise<string> => {
-    const text = name.endsWith('.takeover') || name.endsWith('.lock') ? await readFile(join(context.dir, name), 'utf8').catch(() => '(gone)') : ''
+    const text =
+      name.endsWith('.takeover') || name.endsWith('.lock')
+        ? await readFile(join(context.dir, name), 'utf8').catch(() => '(gone)')
+        : ''
     return text === '' ? name : `${name} ${text}`
   }
   const listing = await Promise.all(before.map(describeFile))
@@ -285,7 +312,12 @@ async function verifyRun(context: RunContext, acks: Map<string, Ack[]>): Promise
       try {
         loaded = await harness.persistence.load(id)
       } catch (error) {
-        if (sessionAcks.length === 0 && raw === undefined && PersistenceError.is(error) && error.code === 'SESSION_NOT_FOUND') {
+        if (
+          sessionAcks.length === 0 &&
+          raw === undefined &&
+          PersistenceError.is(error) &&
+          error.code === 'SESSION_NOT_FOUND'
+        ) {
           outcome.missing++
           continue
         }
@@ -304,25 +336,34 @@ async function verifyRun(context: RunContext, acks: Map<string, Ack[]>): Promise
       if ((raw?.torn?.recovered.length ?? 0) > 0) outcome.salvaged++
       const events: readonly SessionEvent[] = loaded.events
       events.forEach((event, index) => {
-        if (event.seq !== index) throw new RunFailure(`${id}: event ${index} has seq ${event.seq}: the log is not contiguous`)
+        if (event.seq !== index)
+          throw new RunFailure(`${id}: event ${index} has seq ${event.seq}: the log is not contiguous`)
       })
       for (const ack of sessionAcks) {
         if (ack.acked >= events.length) {
-          throw new RunFailure(`${id}: seq ${ack.acked} was acknowledged as durable, but the loaded log has ${events.length} events`)
+          throw new RunFailure(
+            `${id}: seq ${ack.acked} was acknowledged as durable, but the loaded log has ${events.length} events`,
+          )
         }
         const digest = digestOf(events, ack.acked + 1)
-        if (digest !== ack.digest) throw new RunFailure(`${id}: events 0..${ack.acked} differ from what was acknowledged`)
+        if (digest !== ack.digest)
+          throw new RunFailure(`${id}: events 0..${ack.acked} differ from what was acknowledged`)
         outcome.acks++
       }
       const lastAcked = sessionAcks.at(-1)?.acked ?? -1
-      const synthetic = events.filter((event) => (event.data as { meta?: { synthetic?: boolean } }).meta?.synthetic === true).length
+      const synthetic = events.filter(
+        (event) => (event.data as { meta?: { synthetic?: boolean } }).meta?.synthetic === true,
+      ).length
       if (synthetic > 0) outcome.closed++
       outcome.unacked += Math.max(0, events.length - synthetic - lastAcked - 1)
       const seeded = createSession({ id, seed: events })
-      if (seeded.turnState().openTurn !== null) throw new RunFailure(`${id}: turn ${seeded.turnState().openTurn} is still open after load`)
+      if (seeded.turnState().openTurn !== null)
+        throw new RunFailure(`${id}: turn ${seeded.turnState().openTurn} is still open after load`)
       const again = await harness.persistence.load(id)
-      if (again.revision !== loaded.revision) throw new RunFailure(`${id}: a second load changed the revision (${loaded.revision} → ${again.revision})`)
-      if (JSON.stringify(again.events) !== JSON.stringify(events)) throw new RunFailure(`${id}: a second load returned other events`)
+      if (again.revision !== loaded.revision)
+        throw new RunFailure(`${id}: a second load changed the revision (${loaded.revision} → ${again.revision})`)
+      if (JSON.stringify(again.events) !== JSON.stringify(events))
+        throw new RunFailure(`${id}: a second load returned other events`)
       const inspected = await harness.persistence.inspect(id)
       if (inspected.repairPending) throw new RunFailure(`${id}: a repair is still pending after load`)
       const base = join(context.dir, id)
@@ -332,8 +373,11 @@ async function verifyRun(context: RunContext, acks: Map<string, Ack[]>): Promise
     await harness.close()
     await observer.close()
   }
-  const tookOver = (record: LogRecord): boolean => record.level === 'warn' && /took over the stale lock/.test(record.message)
-  const unexpected = logger.records.filter((record) => record.level !== 'debug' && record.level !== 'info' && !tookOver(record))
+  const tookOver = (record: LogRecord): boolean =>
+    record.level === 'warn' && /took over the stale lock/.test(record.message)
+  const unexpected = logger.records.filter(
+    (record) => record.level !== 'debug' && record.level !== 'info' && !tookOver(record),
+  )
   if (unexpected.length > 0) throw new RunFailure(`unexpected log records: ${JSON.stringify(unexpected)}`)
   // The dead children's locks (same host, dead pid) were taken over as stale, each with a warning.
   for (const name of before.filter((entry) => entry.endsWith('.lock'))) {
@@ -362,9 +406,13 @@ async function crashRun(context: RunContext): Promise<RunOutcome> {
     const failing = /^(run\d+-s\d+)/.exec(error instanceof Error ? error.message : '')?.[1]
     const log = failing === undefined ? undefined : files.get(`${failing}${extensions[context.compression]}`)
     const childLog = stderr.join('').trim()
-    const kept = await keepSnapshot(context, files, { run: describeRun(context), error: String(error), acks: [...acks], repaired, stderr: childLog }).catch(
-      (keepError: unknown) => `(snapshot failed: ${String(keepError)})`,
-    )
+    const kept = await keepSnapshot(context, files, {
+      run: describeRun(context),
+      error: String(error),
+      acks: [...acks],
+      repaired,
+      stderr: childLog,
+    }).catch((keepError: unknown) => `(snapshot failed: ${String(keepError)})`)
     throw new RunFailure(
       `${describeRun(context)}\n${error instanceof Error ? error.message : String(error)}\n` +
         `${repaired === undefined ? '' : `(a repairing child was killed after finishing ${repaired} of ${sessionsPerRun} sessions)\n`}` +
@@ -379,7 +427,8 @@ describe('crash: SIGKILL of a real child process at random points', () => {
   const totals = { kills: 0, ms: 0 }
 
   afterAll(() => {
-    if (totals.kills > 0) console.log(`crash tests: ${totals.kills} kills in ${(totals.ms / 1000).toFixed(1)} s (seed ${baseSeed})`)
+    if (totals.kills > 0)
+      console.log(`crash tests: ${totals.kills} kills in ${(totals.ms / 1000).toFixed(1)} s (seed ${baseSeed})`)
   })
 
   it.each(compressions.map((compression, index) => [compression, index] as const))(
@@ -395,7 +444,17 @@ describe('crash: SIGKILL of a real child process at random points', () => {
       const started = performance.now()
       const dir = await mkdtemp(join(tmpdir(), `yoke-crash-${compression}-`))
       const failures: string[] = []
-      const sum: RunOutcome = { loaded: 0, missing: 0, torn: {}, salvaged: 0, closed: 0, takeovers: 0, repairKills: {}, acks: 0, unacked: 0 }
+      const sum: RunOutcome = {
+        loaded: 0,
+        missing: 0,
+        torn: {},
+        salvaged: 0,
+        closed: 0,
+        takeovers: 0,
+        repairKills: {},
+        acks: 0,
+        unacked: 0,
+      }
       const queue = [...selected]
       const lane = async (): Promise<void> => {
         for (let run = queue.shift(); run !== undefined; run = queue.shift()) {
@@ -413,11 +472,13 @@ describe('crash: SIGKILL of a real child process at random points', () => {
             sum.missing += outcome.missing
             sum.closed += outcome.closed
             sum.salvaged += outcome.salvaged
-            for (const [done, count] of Object.entries(outcome.repairKills)) sum.repairKills[done] = (sum.repairKills[done] ?? 0) + count
+            for (const [done, count] of Object.entries(outcome.repairKills))
+              sum.repairKills[done] = (sum.repairKills[done] ?? 0) + count
             sum.takeovers += outcome.takeovers
             sum.acks += outcome.acks
             sum.unacked += outcome.unacked
-            for (const [defect, count] of Object.entries(outcome.torn)) sum.torn[defect] = (sum.torn[defect] ?? 0) + count
+            for (const [defect, count] of Object.entries(outcome.torn))
+              sum.torn[defect] = (sum.torn[defect] ?? 0) + count
           } catch (error) {
             failures.push(error instanceof Error ? error.message : String(error))
           }
@@ -429,7 +490,9 @@ describe('crash: SIGKILL of a real child process at random points', () => {
       // Every log in the dir, reopened once more by a fresh instance: listed, undamaged, nothing left to repair.
       let leftovers = 0
       if (failures.length === 0) {
-        leftovers = (await readdir(dir)).filter((name) => name.endsWith('.tmp') || name.endsWith('.lock') || name.endsWith('.takeover')).length
+        leftovers = (await readdir(dir)).filter(
+          (name) => name.endsWith('.tmp') || name.endsWith('.lock') || name.endsWith('.takeover'),
+        ).length
         const final = jsonlPersistence({ dir, compression, zstdEncoder })
         try {
           const listing = await final.list()

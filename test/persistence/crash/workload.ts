@@ -42,7 +42,8 @@ const alphabet = 'abcdefghijklmnopqrstuvwxyz ü😀é\u00a0—'
 function randomText(random: () => number): string {
   // Mostly short deltas; now and then a long one, so a batch spans many pages and a kill can land mid-write.
   const roll = random()
-  const length = roll < 0.9 ? between(random, 0, 24) : roll < 0.98 ? between(random, 200, 2_000) : between(random, 20_000, 60_000)
+  const length =
+    roll < 0.9 ? between(random, 0, 24) : roll < 0.98 ? between(random, 200, 2_000) : between(random, 20_000, 60_000)
   const characters = [...alphabet]
   let text = ''
   for (let index = 0; index < length; index++) text += characters[Math.floor(random() * characters.length)]
@@ -93,7 +94,11 @@ export class TurnProducer {
         deltas.push(delta)
         queue.push((seq) => {
           chunkSeqs.push(seq)
-          return { type: 'assistant/chunk', data: { turn, step, chunk: { type: 'text-delta', index: 0, text: delta } }, options: {} }
+          return {
+            type: 'assistant/chunk',
+            data: { turn, step, chunk: { type: 'text-delta', index: 0, text: delta } },
+            options: {},
+          }
         })
       }
       const calls = Array.from({ length: between(random, 0, 2) }, (_, index) => ({
@@ -122,7 +127,11 @@ export class TurnProducer {
         const result = randomText(random)
         queue.push((seq) => {
           callSeq = seq
-          return { type: 'tool/call', data: { turn, step, callId: call.id, name: 'search', arguments: call.arguments }, options: {} }
+          return {
+            type: 'tool/call',
+            data: { turn, step, callId: call.id, name: 'search', arguments: call.arguments },
+            options: {},
+          }
         })
         queue.push(() => ({
           type: 'tool/result',

@@ -33,8 +33,13 @@ describe('abort during pre-execute (scenario 12)', () => {
       'tool/call c2',
       'tool/result c2 TOOL_ABORTED_BEFORE_DISPATCH',
     ])
-    expect(resultText(world.session, 'c1')).toBe('Tool error (TOOL_ABORTED_BEFORE_DISPATCH): the call to "t" was cancelled before it started')
-    expect(resultData(world.session, 'c2').error).toEqual({ name: 'ToolAbortedError', code: 'TOOL_ABORTED_BEFORE_DISPATCH' })
+    expect(resultText(world.session, 'c1')).toBe(
+      'Tool error (TOOL_ABORTED_BEFORE_DISPATCH): the call to "t" was cancelled before it started',
+    )
+    expect(resultData(world.session, 'c2').error).toEqual({
+      name: 'ToolAbortedError',
+      code: 'TOOL_ABORTED_BEFORE_DISPATCH',
+    })
     // Every call is answered: the loop can close the step and the turn.
     append(world.session, SE(1, 1))
     append(world.session, TE(1, { kind: 'aborted', reason: { kind: 'user' } }))
@@ -78,9 +83,12 @@ describe('abort with in-flight calls (scenario 13)', () => {
       }),
       tool('x', { execute: () => void (exclusiveRan = true) }),
     ])
-    const running = world.run([block('c1', 's'), block('c2', 's'), block('c3', 's'), block('c4', 's'), block('x', 'x')], {
-      options: { maxParallelToolCalls: 2 },
-    })
+    const running = world.run(
+      [block('c1', 's'), block('c2', 's'), block('c3', 's'), block('c4', 's'), block('x', 'x')],
+      {
+        options: { maxParallelToolCalls: 2 },
+      },
+    )
     await settle()
     expect(gate.trace).toEqual(['c1-start', 'c2-start'])
     world.turn.abort({ kind: 'user' })
@@ -105,8 +113,13 @@ describe('abort with in-flight calls (scenario 13)', () => {
       'tool/call x',
       'tool/result x TOOL_ABORTED_BEFORE_DISPATCH',
     ])
-    expect(resultText(world.session, 'c1')).toBe('Tool error (TOOL_ABORTED): the call to "s" was cancelled while it was running')
-    expect(world.contexts.map((message) => message.content)).toEqual([[{ type: 'text', text: 'ctx-c1' }], [{ type: 'text', text: 'ctx-c2' }]])
+    expect(resultText(world.session, 'c1')).toBe(
+      'Tool error (TOOL_ABORTED): the call to "s" was cancelled while it was running',
+    )
+    expect(world.contexts.map((message) => message.content)).toEqual([
+      [{ type: 'text', text: 'ctx-c1' }],
+      [{ type: 'text', text: 'ctx-c2' }],
+    ])
     expect(world.session.events.some((event) => event.type === 'user/message')).toBe(false)
     expect(world.live.results.map((payload) => `${payload.call.callId} ${payload.result.error?.code}`)).toEqual([
       'c1 TOOL_ABORTED',
@@ -128,7 +141,12 @@ describe('cancellation matrix (scenario 19)', () => {
       return { kind: 'deny', reason: 'no thanks' }
     })
     await world.run([block('c1', 't'), block('c2', 't')])
-    expect(toolLog(world.session)).toEqual(['tool/call c1', 'tool/result c1 TOOL_DENIED', 'tool/call c2', 'tool/result c2 TOOL_ABORTED_BEFORE_DISPATCH'])
+    expect(toolLog(world.session)).toEqual([
+      'tool/call c1',
+      'tool/result c1 TOOL_DENIED',
+      'tool/call c2',
+      'tool/result c2 TOOL_ABORTED_BEFORE_DISPATCH',
+    ])
     expect(resultText(world.session, 'c1')).toBe('Tool error (TOOL_DENIED): no thanks')
   })
 
@@ -149,7 +167,12 @@ describe('cancellation matrix (scenario 19)', () => {
     world.ctx.on('tools/execute', async (_payload, next) => {
       await next()
       world.turn.abort({ kind: 'user' })
-      return { content: [{ type: 'text', text: 'wrapped' }], isError: false, concludesTurn: true, additionalContexts: ['kept'] }
+      return {
+        content: [{ type: 'text', text: 'wrapped' }],
+        isError: false,
+        concludesTurn: true,
+        additionalContexts: ['kept'],
+      }
     })
     const postExecuted: string[] = []
     world.ctx.on('tools/post-execute', ({ result }) => {
@@ -159,7 +182,9 @@ describe('cancellation matrix (scenario 19)', () => {
     const report = await world.run([block('c1', 't')])
     expect(report).toEqual({ outcome: 'owed' })
     expect(postExecuted).toEqual(['TOOL_ABORTED'])
-    expect(resultText(world.session, 'c1')).toBe('Tool error (TOOL_ABORTED): the call to "t" was cancelled while it was running')
+    expect(resultText(world.session, 'c1')).toBe(
+      'Tool error (TOOL_ABORTED): the call to "t" was cancelled while it was running',
+    )
     expect(world.contexts.map((message) => message.content)).toEqual([[{ type: 'text', text: 'kept' }]])
   })
 

@@ -93,7 +93,9 @@ describe('deadline (scenario 20)', () => {
     world.turn.abort({ kind: 'user' })
     await world.clock.advance(50)
     await running
-    expect(resultText(world.session, 'c1')).toBe('Tool error (TOOL_ABORTED): the call to "first" was cancelled while it was running')
+    expect(resultText(world.session, 'c1')).toBe(
+      'Tool error (TOOL_ABORTED): the call to "first" was cancelled while it was running',
+    )
     expect(resultText(world.session, 'c2')).toBe('Tool error (TOOL_TIMEOUT): "second" did not finish within 10 ms')
   })
 })
@@ -101,7 +103,9 @@ describe('deadline (scenario 20)', () => {
 describe('abandonment (scenario 21)', () => {
   test('grace 100, a body ignoring its signal, cancel at t=0: abandoned at t=100, tools/abandoned once, the late settlement ignored', async () => {
     const world = await schedulerWorld()
-    world.tools.register(tool('t', { execute: lateBody(world, 500, { content: 'ignored', additionalContexts: ['never'] }) }))
+    world.tools.register(
+      tool('t', { execute: lateBody(world, 500, { content: 'ignored', additionalContexts: ['never'] }) }),
+    )
     let done = false
     const running = world.run([block('c1', 't')], { options: { toolAbortGraceMs: 100 } }).then((report) => {
       done = true
@@ -114,7 +118,9 @@ describe('abandonment (scenario 21)', () => {
     await world.clock.advance(1)
     expect(await running).toEqual({ outcome: 'owed' })
     expect(world.clock.now()).toBe(100)
-    expect(resultText(world.session, 'c1')).toBe('Tool error (TOOL_ABORTED): the call to "t" was cancelled while it was running')
+    expect(resultText(world.session, 'c1')).toBe(
+      'Tool error (TOOL_ABORTED): the call to "t" was cancelled while it was running',
+    )
     expect(resultData(world.session, 'c1').meta).toEqual({ 'yoke:abandoned': true })
     expect(world.live.abandoned).toEqual([{ agent: world.agent, callId: 'c1', name: 't' }])
     const length = world.session.length

@@ -8,7 +8,15 @@
  * @module
  */
 import { describe, expect, test } from 'vitest'
-import { InvalidArgumentError, type JsonObject, type Message, runToolCalls, ServiceMissingError, services, type ToolContextMessage } from 'yoke'
+import {
+  InvalidArgumentError,
+  type JsonObject,
+  type Message,
+  runToolCalls,
+  ServiceMissingError,
+  services,
+  type ToolContextMessage,
+} from 'yoke'
 import { injectSchedulerFault } from 'yoke/testing'
 import { rejectionOf, thrownBy } from '../../helpers/outcomes.js'
 import { AM, SE, SS } from '../../session/builders.js'
@@ -19,7 +27,9 @@ const safe = { isConcurrencySafe: () => true }
 
 /** Every tool-call block of the derived history has exactly one matching tool-result message. */
 function expectPaired(messages: readonly Message[]): void {
-  const calls = messages.flatMap((message) => (message.role === 'assistant' ? message.content.filter((entry) => entry.type === 'tool-call') : []))
+  const calls = messages.flatMap((message) =>
+    message.role === 'assistant' ? message.content.filter((entry) => entry.type === 'tool-call') : [],
+  )
   expect(calls.length).toBeGreaterThan(0)
   for (const call of calls) {
     const answers = messages.filter((message) => message.source.kind === 'tool' && message.source.callId === call.id)
@@ -63,9 +73,14 @@ describe('scheduler failure closes every call (scenario 14)', () => {
       'Tool error (TOOL_SCHEDULER_FAILED): the call to "s" was not completed because the tool scheduler failed',
     )
     const closer = world.session.events.find(
-      (event) => event.type === 'tool/result' && (event.data as { message: { source: { callId: string } } }).message.source.callId === 'c3',
+      (event) =>
+        event.type === 'tool/result' &&
+        (event.data as { message: { source: { callId: string } } }).message.source.callId === 'c3',
     )
-    expect((closer?.data as { error?: unknown } | undefined)?.error).toEqual({ name: 'ToolSchedulerError', code: 'TOOL_SCHEDULER_FAILED' })
+    expect((closer?.data as { error?: unknown } | undefined)?.error).toEqual({
+      name: 'ToolSchedulerError',
+      code: 'TOOL_SCHEDULER_FAILED',
+    })
     expectPaired(world.session.deriveMessages())
     expect(world.live.results.map((payload) => `${payload.call.callId} ${payload.result.error?.code}`)).toEqual([
       'c1 undefined',
@@ -145,7 +160,13 @@ describe('scheduler failure closes every call (scenario 14)', () => {
     injectSchedulerFault(world.agent, { at: 'commit', callId: 'c3', error: new Error('closing failed') })
     const report = await world.run([block('c1', 's'), block('c2', 's'), block('c3', 's'), block('c4', 's')])
     expect(report.failure).toBe(first)
-    expect(toolLog(world.session)).toEqual(['tool/call c1', 'tool/result c1', 'tool/call c2', 'tool/result c2 TOOL_SCHEDULER_FAILED', 'tool/call c3'])
+    expect(toolLog(world.session)).toEqual([
+      'tool/call c1',
+      'tool/result c1',
+      'tool/call c2',
+      'tool/result c2 TOOL_SCHEDULER_FAILED',
+      'tool/call c3',
+    ])
     expect(world.session.turnState().pendingCallIds).toEqual(['c3', 'c4'])
   })
 
@@ -185,7 +206,12 @@ describe('scheduler failure closes every call (scenario 14)', () => {
       },
     })
     expect(report.failure).toBe(error)
-    expect(toolLog(world.session)).toEqual(['tool/call c1', 'tool/result c1', 'tool/call c2', 'tool/result c2 TOOL_SCHEDULER_FAILED'])
+    expect(toolLog(world.session)).toEqual([
+      'tool/call c1',
+      'tool/result c1',
+      'tool/call c2',
+      'tool/result c2 TOOL_SCHEDULER_FAILED',
+    ])
   })
 
   test('a missing tool registry closes every call TOOL_SCHEDULER_FAILED', async () => {
@@ -193,7 +219,12 @@ describe('scheduler failure closes every call (scenario 14)', () => {
     const bare = world.harness.ctx.child('bare', { isolate: [services.tools] })
     const report = await world.run([block('c1', 't'), block('c2', 't')], { step: { ctx: bare } })
     expect(ServiceMissingError.is(report.failure)).toBe(true)
-    expect(toolLog(world.session)).toEqual(['tool/call c1', 'tool/result c1 TOOL_SCHEDULER_FAILED', 'tool/call c2', 'tool/result c2 TOOL_SCHEDULER_FAILED'])
+    expect(toolLog(world.session)).toEqual([
+      'tool/call c1',
+      'tool/result c1 TOOL_SCHEDULER_FAILED',
+      'tool/call c2',
+      'tool/result c2 TOOL_SCHEDULER_FAILED',
+    ])
   })
 })
 
@@ -214,7 +245,11 @@ describe('runToolCalls refuses malformed arguments (a rejection, not a §6.4 fai
   }
 
   /** Nothing ran, nothing was logged past `length`, no live result, no checkpoint. */
-  async function expectNothingHappened(world: Awaited<ReturnType<typeof schedulerWorld>>, runs: () => number, length: number): Promise<void> {
+  async function expectNothingHappened(
+    world: Awaited<ReturnType<typeof schedulerWorld>>,
+    runs: () => number,
+    length: number,
+  ): Promise<void> {
     await settle()
     expect(runs()).toBe(0)
     expect(world.session.length).toBe(length)
@@ -234,7 +269,12 @@ describe('runToolCalls refuses malformed arguments (a rejection, not a §6.4 fai
     expect(() => {
       promise = runToolCalls(calls as never, world.stepContext())
     }).not.toThrow()
-    const error = expectError(await rejectionOf(promise as Promise<unknown>), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'calls' })
+    const error = expectError(
+      await rejectionOf(promise as Promise<unknown>),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      { argument: 'calls' },
+    )
     expect(error.value).toBe(calls)
     await expectNothingHappened(world, runs, length)
   })
@@ -245,8 +285,20 @@ describe('runToolCalls refuses malformed arguments (a rejection, not a §6.4 fai
     append(world.session, AM(1, 1, ...(calls as unknown as JsonObject[])))
     const length = world.session.length
     const { ctx: _ctx, ...withoutCtx } = world.stepContext()
-    for (const step of [undefined, null, 'step', withoutCtx, { ...world.stepContext(), ctx: null }, { ...world.stepContext(), ctx: 'agent' }]) {
-      const error = expectError(await rejectionOf(runToolCalls(calls, step as never)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'step' })
+    for (const step of [
+      undefined,
+      null,
+      'step',
+      withoutCtx,
+      { ...world.stepContext(), ctx: null },
+      { ...world.stepContext(), ctx: 'agent' },
+    ]) {
+      const error = expectError(
+        await rejectionOf(runToolCalls(calls, step as never)),
+        InvalidArgumentError,
+        'INVALID_ARGUMENT',
+        { argument: 'step' },
+      )
       expect(error.value).toBe(step)
     }
     await expectNothingHappened(world, runs, length)
@@ -257,7 +309,12 @@ describe('runToolCalls refuses malformed arguments (a rejection, not a §6.4 fai
   })
 
   test('calls are checked before the step', async () => {
-    expectError(await rejectionOf(runToolCalls(null as never, null as never)), InvalidArgumentError, 'INVALID_ARGUMENT', { argument: 'calls' })
+    expectError(
+      await rejectionOf(runToolCalls(null as never, null as never)),
+      InvalidArgumentError,
+      'INVALID_ARGUMENT',
+      { argument: 'calls' },
+    )
   })
 })
 

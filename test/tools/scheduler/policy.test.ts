@@ -7,7 +7,15 @@
  */
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool, services, type ToolCallInfo, type ToolContext, type ToolRegistry, ToolTimeoutError, UnknownToolError } from 'yoke'
+import {
+  defineTool,
+  services,
+  type ToolCallInfo,
+  type ToolContext,
+  type ToolRegistry,
+  ToolTimeoutError,
+  UnknownToolError,
+} from 'yoke'
 import { block, resultData, resultText, schedulerWorld, tool, toolLog } from './scheduler-helpers.js'
 
 describe('denial and policy throw (scenario 11)', () => {
@@ -30,7 +38,9 @@ describe('denial and policy throw (scenario 11)', () => {
     expect(ran).toEqual(['c1'])
     expect(postExecuted).toEqual(['c1', 'c2', 'c3'])
     expect(resultText(world.session, 'c2')).toBe('Tool error (TOOL_DENIED): blocked by policy')
-    expect(resultText(world.session, 'c3')).toBe('Tool error (TOOL_DENIED): a policy check for "t" failed: pre exploded')
+    expect(resultText(world.session, 'c3')).toBe(
+      'Tool error (TOOL_DENIED): a policy check for "t" failed: pre exploded',
+    )
     expect(resultData(world.session, 'c2').error).toEqual({ name: 'ToolDeniedError', code: 'TOOL_DENIED' })
     expect(toolLog(world.session)).toEqual([
       'tool/call c1',
@@ -44,9 +54,21 @@ describe('denial and policy throw (scenario 11)', () => {
 
   test.each([
     ['a deny without a reason', { kind: 'deny' }, '"t" was denied by policy'],
-    ['an unknown kind', { kind: 'maybe' }, 'a policy check for "t" failed: tools/pre-execute returned an invalid decision'],
-    ['an extra key', { kind: 'allow', args: {} }, 'a policy check for "t" failed: tools/pre-execute returned an invalid decision'],
-    ['a non-string reason', { kind: 'deny', reason: 7 }, 'a policy check for "t" failed: tools/pre-execute returned an invalid decision'],
+    [
+      'an unknown kind',
+      { kind: 'maybe' },
+      'a policy check for "t" failed: tools/pre-execute returned an invalid decision',
+    ],
+    [
+      'an extra key',
+      { kind: 'allow', args: {} },
+      'a policy check for "t" failed: tools/pre-execute returned an invalid decision',
+    ],
+    [
+      'a non-string reason',
+      { kind: 'deny', reason: 7 },
+      'a policy check for "t" failed: tools/pre-execute returned an invalid decision',
+    ],
   ])('%s denies with the §5 text', async (_label, decision, message) => {
     const world = await schedulerWorld()
     let ran = false
@@ -83,10 +105,14 @@ describe('malformed arguments (scenario 15)', () => {
     await world.run([block('c1', 't', 'not json'), block('c2', 't', ''), block('c3', 't', '[1]')])
     const call = world.session.events.find((event) => event.type === 'tool/call')
     expect(call?.data).toEqual({ turn: 1, step: 1, callId: 'c1', name: 't', arguments: 'not json' })
-    expect(resultText(world.session, 'c1')).toBe('Tool error (INVALID_ARGUMENTS): arguments for "t" are not a valid JSON object')
+    expect(resultText(world.session, 'c1')).toBe(
+      'Tool error (INVALID_ARGUMENTS): arguments for "t" are not a valid JSON object',
+    )
     expect(resultData(world.session, 'c1').error).toEqual({ name: 'ToolArgumentsError', code: 'INVALID_ARGUMENTS' })
     expect(received).toEqual([{}])
-    expect(resultText(world.session, 'c3')).toBe('Tool error (INVALID_ARGUMENTS): arguments for "t" are not a valid JSON object')
+    expect(resultText(world.session, 'c3')).toBe(
+      'Tool error (INVALID_ARGUMENTS): arguments for "t" are not a valid JSON object',
+    )
   })
 })
 
@@ -162,7 +188,9 @@ describe('unknown and throwing (scenario 16)', () => {
     const world = await schedulerWorld()
     world.tools.register(tool('read', { execute: () => ({ content: 'x', meta: [] }) as never }))
     await world.run([block('c1', 'read')])
-    expect(resultText(world.session, 'c1')).toBe('Tool error (TOOL_FAILED): "read" returned an invalid result: meta is not a plain JSON object')
+    expect(resultText(world.session, 'c1')).toBe(
+      'Tool error (TOOL_FAILED): "read" returned an invalid result: meta is not a plain JSON object',
+    )
   })
 })
 
@@ -186,7 +214,9 @@ describe('invalid arguments (scenario 17)', () => {
     ])
     await world.run([block('c1', 'read', '{}'), block('c2', 'read', '{"path":"a"}'), block('c3', 'raw', '{}')])
     const text = resultText(world.session, 'c1')
-    expect(text.startsWith('Tool error (INVALID_ARGUMENTS): arguments for "read" do not match its input schema: path:')).toBe(true)
+    expect(
+      text.startsWith('Tool error (INVALID_ARGUMENTS): arguments for "read" do not match its input schema: path:'),
+    ).toBe(true)
     expect(received).toEqual([{ path: 'a', limit: 10 }, {}])
   })
 })
@@ -199,7 +229,9 @@ describe('approval and guards', () => {
     await world.run([block('c1', 't')])
     expect(ran).toBe(false)
     expect(resultText(world.session, 'c1')).toBe('Tool error (TOOL_DENIED): "t" was not approved: no approver answered')
-    const types = world.session.events.map((event) => event.type).filter((type) => type.startsWith('approval/') || type.startsWith('tool/'))
+    const types = world.session.events
+      .map((event) => event.type)
+      .filter((type) => type.startsWith('approval/') || type.startsWith('tool/'))
     expect(types).toEqual(['tool/call', 'approval/asked', 'approval/decided', 'tool/result'])
   })
 
@@ -240,9 +272,13 @@ describe('approval and guards', () => {
     await world.run([block('c1', 'maybe', '{"x":1}'), block('c2', 'never'), block('c3', 'broken')])
     expect(seen[0]?.args).toEqual({ x: 1 })
     expect(seen[0]?.context.callId).toBe('c1')
-    expect(resultText(world.session, 'c1')).toBe('Tool error (TOOL_DENIED): "maybe" was not approved: no approver answered')
+    expect(resultText(world.session, 'c1')).toBe(
+      'Tool error (TOOL_DENIED): "maybe" was not approved: no approver answered',
+    )
     expect(resultText(world.session, 'c2')).toBe('never')
-    expect(resultText(world.session, 'c3')).toBe('Tool error (TOOL_DENIED): a policy check for "broken" failed: approval check exploded')
+    expect(resultText(world.session, 'c3')).toBe(
+      'Tool error (TOOL_DENIED): a policy check for "broken" failed: approval check exploded',
+    )
   })
 
   test('guards run after approval allowed: a string denies with it, a throw denies, undefined allows', async () => {
@@ -257,7 +293,9 @@ describe('approval and guards', () => {
     })
     await world.run([block('c1', 'a'), block('c2', 'b'), block('c3', 'c')])
     expect(resultText(world.session, 'c1')).toBe('Tool error (TOOL_DENIED): no a today')
-    expect(resultText(world.session, 'c2')).toBe('Tool error (TOOL_DENIED): a policy check for "b" failed: guard exploded')
+    expect(resultText(world.session, 'c2')).toBe(
+      'Tool error (TOOL_DENIED): a policy check for "b" failed: guard exploded',
+    )
     expect(resultText(world.session, 'c3')).toBe('c')
     expect(order).toEqual(['agent:c1', 'agent:c2', 'agent:c3'])
   })

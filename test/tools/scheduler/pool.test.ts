@@ -71,13 +71,22 @@ describe('exclusive barrier (scenario 8)', () => {
   test('a call without a classifier, an unknown tool and a classifier returning a truthy non-true value are barriers', async () => {
     const world = await schedulerWorld()
     const gate = gates()
-    world.tools.register([tool('s', { ...safe, execute: gate.body }), tool('one', { isConcurrencySafe: (() => 1) as never, execute: gate.body })])
+    world.tools.register([
+      tool('s', { ...safe, execute: gate.body }),
+      tool('one', { isConcurrencySafe: (() => 1) as never, execute: gate.body }),
+    ])
     const running = world.run([block('c1', 's'), block('c2', 'nope'), block('c3', 'one'), block('c4', 's')])
     await settle()
     expect(toolLog(world.session)).toEqual(['tool/call c1'])
     gate.release('c1')
     await settle()
-    expect(toolLog(world.session)).toEqual(['tool/call c1', 'tool/result c1', 'tool/call c2', 'tool/result c2 UNKNOWN_TOOL', 'tool/call c3'])
+    expect(toolLog(world.session)).toEqual([
+      'tool/call c1',
+      'tool/result c1',
+      'tool/call c2',
+      'tool/result c2 UNKNOWN_TOOL',
+      'tool/call c3',
+    ])
     gate.release('c3')
     await settle()
     expect(gate.trace).toEqual(['c1-start', 'c1-end', 'c3-start', 'c3-end', 'c4-start'])
@@ -100,7 +109,9 @@ describe('model-order commit (scenario 9)', () => {
     gate.release('c1')
     await running
     expect(toolLog(world.session)).toEqual(['tool/call c1', 'tool/call c2', 'tool/result c1', 'tool/result c2'])
-    const derived = world.session.deriveMessages().filter((message): message is ToolResultMessage => message.source.kind === 'tool')
+    const derived = world.session
+      .deriveMessages()
+      .filter((message): message is ToolResultMessage => message.source.kind === 'tool')
     expect(derived.map((message) => message.source.callId)).toEqual(['c1', 'c2'])
     expect(world.live.results.map((payload) => payload.call.callId)).toEqual(['c2', 'c1'])
     expect(world.live.results[0]?.result.content).toEqual([{ type: 'text', text: 'c2 done' }])
@@ -112,7 +123,9 @@ describe('rolling cap (scenario 10)', () => {
     const world = await schedulerWorld()
     const gate = gates()
     world.tools.register(tool('s', { ...safe, execute: gate.body }))
-    const running = world.run([block('c1', 's'), block('c2', 's'), block('c3', 's'), block('c4', 's')], { options: { maxParallelToolCalls: 2 } })
+    const running = world.run([block('c1', 's'), block('c2', 's'), block('c3', 's'), block('c4', 's')], {
+      options: { maxParallelToolCalls: 2 },
+    })
     await settle()
     expect(toolLog(world.session)).toEqual(['tool/call c1', 'tool/call c2'])
     for (const id of ['c1', 'c2', 'c3', 'c4']) {
@@ -136,7 +149,9 @@ describe('rolling cap (scenario 10)', () => {
     const world = await schedulerWorld()
     const gate = gates()
     world.tools.register(tool('s', { ...safe, execute: gate.body }))
-    const running = world.run([block('c1', 's'), block('c2', 's'), block('c3', 's'), block('c4', 's')], { options: { maxParallelToolCalls: 2 } })
+    const running = world.run([block('c1', 's'), block('c2', 's'), block('c3', 's'), block('c4', 's')], {
+      options: { maxParallelToolCalls: 2 },
+    })
     await settle()
     gate.release('c2')
     await settle()
@@ -155,7 +170,9 @@ describe('rolling cap (scenario 10)', () => {
     const world = await schedulerWorld()
     const gate = gates()
     world.tools.register(tool('s', { ...safe, execute: gate.body }))
-    const running = world.run([block('c1', 's'), block('c2', 's'), block('c3', 's')], { options: { maxParallelToolCalls: 1 } })
+    const running = world.run([block('c1', 's'), block('c2', 's'), block('c3', 's')], {
+      options: { maxParallelToolCalls: 1 },
+    })
     for (const id of ['c1', 'c2', 'c3']) {
       await settle()
       gate.release(id)

@@ -35,7 +35,9 @@ describe('size limit (scenario 22)', () => {
     world.tools.register(tool('t', { execute: () => big }))
     await world.run([block('c1', 't')], { options: { toolResultSpill: 'meta', toolResultMaxBytes: 4096 } })
     const { meta } = resultData(world.session, 'c1')
-    expect(meta).toEqual({ 'yoke:truncation': { originalBytes: 300_000, limitBytes: 4096, full: [{ type: 'text', text: big }] } })
+    expect(meta).toEqual({
+      'yoke:truncation': { originalBytes: 300_000, limitBytes: 4096, full: [{ type: 'text', text: big }] },
+    })
     expect(Buffer.byteLength(resultText(world.session, 'c1'), 'utf8')).toBeLessThanOrEqual(4096)
   })
 
@@ -58,9 +60,7 @@ describe('post-execute is monotonic (scenario 23)', () => {
     args = '{}',
   ): Promise<{ text: string; data: ReturnType<typeof resultData>; seen: ToolResult[] }> {
     const world = await schedulerWorld()
-    world.tools.register(
-      tool('t', { input: { type: 'object' }, execute: body as never }),
-    )
+    world.tools.register(tool('t', { input: { type: 'object' }, execute: body as never }))
     const seen: ToolResult[] = []
     world.ctx.on('tools/post-execute', ({ result }) => {
       seen.push(result)
@@ -73,17 +73,29 @@ describe('post-execute is monotonic (scenario 23)', () => {
   test('turning INVALID_ARGUMENTS into a success gives TOOL_FAILED', async () => {
     const { text, data } = await postExecuted(
       () => 'never',
-      () => ({ content: [{ type: 'text', text: 'fine' }], isError: false, concludesTurn: false, additionalContexts: [] }),
+      () => ({
+        content: [{ type: 'text', text: 'fine' }],
+        isError: false,
+        concludesTurn: false,
+        additionalContexts: [],
+      }),
       'not json',
     )
-    expect(text).toBe('Tool error (TOOL_FAILED): a post-execute listener for "t" turned a result with code INVALID_ARGUMENTS into a success')
+    expect(text).toBe(
+      'Tool error (TOOL_FAILED): a post-execute listener for "t" turned a result with code INVALID_ARGUMENTS into a success',
+    )
     expect(data.error).toEqual({ name: 'ToolFailedError', code: 'TOOL_FAILED' })
   })
 
   test('a block of a success with TOOL_DENIED gives exactly that', async () => {
     const { text, data } = await postExecuted(
       () => ({ content: 'secret', meta: { kept: 1 } }),
-      (result) => ({ ...result, isError: true, error: { code: 'TOOL_DENIED', message: 'nope' }, content: [{ type: 'text', text: 'nope' }] }),
+      (result) => ({
+        ...result,
+        isError: true,
+        error: { code: 'TOOL_DENIED', message: 'nope' },
+        content: [{ type: 'text', text: 'nope' }],
+      }),
     )
     expect(text).toBe('nope')
     expect(data.error).toEqual({ name: 'ToolDeniedError', code: 'TOOL_DENIED' })
@@ -105,7 +117,9 @@ describe('post-execute is monotonic (scenario 23)', () => {
       () => 'ok',
       (result) => ({ ...result, isError: true, error: { code: 'TOOL_TIMEOUT', message: 'x' } }),
     )
-    expect(text).toBe('Tool error (TOOL_FAILED): a post-execute listener for "t" turned a success into TOOL_TIMEOUT; only TOOL_DENIED may block a success')
+    expect(text).toBe(
+      'Tool error (TOOL_FAILED): a post-execute listener for "t" turned a success into TOOL_TIMEOUT; only TOOL_DENIED may block a success',
+    )
   })
 
   test('an error keeps its code while its content and meta change; another code gives TOOL_FAILED', async () => {
@@ -122,7 +136,9 @@ describe('post-execute is monotonic (scenario 23)', () => {
       (result) => ({ ...result, error: { code: 'TOOL_DENIED', message: 'd' } }),
       'not json',
     )
-    expect(changed.text).toBe('Tool error (TOOL_FAILED): a post-execute listener for "t" changed the result code INVALID_ARGUMENTS into TOOL_DENIED')
+    expect(changed.text).toBe(
+      'Tool error (TOOL_FAILED): a post-execute listener for "t" changed the result code INVALID_ARGUMENTS into TOOL_DENIED',
+    )
   })
 
   test('an invalid shape gives TOOL_FAILED naming the problem', async () => {
@@ -185,7 +201,14 @@ describe('middleware receives the normalized form from the layer inside it (§1)
       return 'inner plain string' as unknown as ToolResult
     })
     await world.run([block('c1', 't')])
-    expect(seen).toEqual([{ content: [{ type: 'text', text: 'inner plain string' }], isError: false, concludesTurn: false, additionalContexts: [] }])
+    expect(seen).toEqual([
+      {
+        content: [{ type: 'text', text: 'inner plain string' }],
+        isError: false,
+        concludesTurn: false,
+        additionalContexts: [],
+      },
+    ])
     expect(Object.isFrozen(seen[0])).toBe(true)
     expect(resultText(world.session, 'c1')).toBe('inner plain string')
     expect(resultData(world.session, 'c1').error).toBeUndefined()
@@ -205,7 +228,9 @@ describe('middleware receives the normalized form from the layer inside it (§1)
       return 'redacted' as unknown as ToolResult
     })
     await world.run([block('c1', 't')])
-    expect(seen).toEqual([{ content: [{ type: 'text', text: 'redacted' }], isError: false, concludesTurn: false, additionalContexts: [] }])
+    expect(seen).toEqual([
+      { content: [{ type: 'text', text: 'redacted' }], isError: false, concludesTurn: false, additionalContexts: [] },
+    ])
     expect(resultText(world.session, 'c1')).toBe('redacted')
     expect(resultData(world.session, 'c1').error).toBeUndefined()
     expect(world.contexts.map((message) => message.content[0])).toEqual([{ type: 'text', text: 'audit' }])
@@ -221,7 +246,10 @@ describe('middleware receives the normalized form from the layer inside it (§1)
     })
     world.ctx.on('tools/execute', async () => ({ content: 'x', meta: 5 }) as unknown as ToolResult)
     await world.run([block('c1', 't')])
-    expect(seen[0]?.error).toEqual({ code: 'TOOL_FAILED', message: '"t" returned an invalid result: meta is not a plain JSON object' })
+    expect(seen[0]?.error).toEqual({
+      code: 'TOOL_FAILED',
+      message: '"t" returned an invalid result: meta is not a plain JSON object',
+    })
     expect(resultData(world.session, 'c1').error?.code).toBe('TOOL_FAILED')
   })
 })
@@ -230,7 +258,15 @@ describe('conclusion and contexts (scenario 24)', () => {
   test('a concluding success: tool/result, then its contexts inserted with the tools source; the step is concluded', async () => {
     const world = await schedulerWorld()
     const order: string[] = []
-    world.tools.register(tool('t', { execute: () => ({ content: 'ok', concludesTurn: true, additionalContexts: ['note', [{ type: 'text', text: 'second' }]] }) }))
+    world.tools.register(
+      tool('t', {
+        execute: () => ({
+          content: 'ok',
+          concludesTurn: true,
+          additionalContexts: ['note', [{ type: 'text', text: 'second' }]],
+        }),
+      }),
+    )
     const report = await world.run([block('c1', 't')], {
       step: {
         insertContext: (message) => {
@@ -242,8 +278,18 @@ describe('conclusion and contexts (scenario 24)', () => {
     expect(report).toEqual({ outcome: 'concluded' })
     expect(order).toEqual(['tool/result c1 then context', 'tool/result c1 then context'])
     expect(world.contexts).toEqual([
-      { id: 'm2', role: 'user', content: [{ type: 'text', text: 'note' }], source: { kind: 'plugin', plugin: 'tools', form: 'tool-context' } },
-      { id: 'm3', role: 'user', content: [{ type: 'text', text: 'second' }], source: { kind: 'plugin', plugin: 'tools', form: 'tool-context' } },
+      {
+        id: 'm2',
+        role: 'user',
+        content: [{ type: 'text', text: 'note' }],
+        source: { kind: 'plugin', plugin: 'tools', form: 'tool-context' },
+      },
+      {
+        id: 'm3',
+        role: 'user',
+        content: [{ type: 'text', text: 'second' }],
+        source: { kind: 'plugin', plugin: 'tools', form: 'tool-context' },
+      },
     ])
     expect(resultData(world.session, 'c1').message.id).toBe('m1')
     expect(Object.isFrozen(world.contexts[0])).toBe(true)
@@ -253,7 +299,9 @@ describe('conclusion and contexts (scenario 24)', () => {
   test('concludesTurn on an isError result is ignored (owed); contexts of several calls follow model order', async () => {
     const world = await schedulerWorld()
     world.tools.register([
-      tool('err', { execute: () => ({ content: 'failed', isError: true, concludesTurn: true, additionalContexts: ['from err'] }) }),
+      tool('err', {
+        execute: () => ({ content: 'failed', isError: true, concludesTurn: true, additionalContexts: ['from err'] }),
+      }),
       tool('ok', { execute: () => ({ content: 'fine', additionalContexts: ['from ok'] }) }),
     ])
     const report = await world.run([block('c1', 'err'), block('c2', 'ok')])

@@ -76,11 +76,18 @@ async function runSeed(seed: number): Promise<Outcome> {
           throw new Error('flaky failed')
         }),
     }),
-    tool('note', { ...safe, execute: (args) => delayed(() => ({ content: 'noted', additionalContexts: [(args as { text: string }).text] })) }),
-    tool('write', { execute: (args) => delayed(() => ({ content: `wrote ${(args as { path: string }).path}`, meta: { bytes: 3 } })) }),
+    tool('note', {
+      ...safe,
+      execute: (args) => delayed(() => ({ content: 'noted', additionalContexts: [(args as { text: string }).text] })),
+    }),
+    tool('write', {
+      execute: (args) => delayed(() => ({ content: `wrote ${(args as { path: string }).path}`, meta: { bytes: 3 } })),
+    }),
   ])
   world.ctx.on('tools/pre-execute', ({ call }) =>
-    (call.args as { path?: string }).path === 'secret' ? { kind: 'deny', reason: 'secret files are off limits' } : undefined,
+    (call.args as { path?: string }).path === 'secret'
+      ? { kind: 'deny', reason: 'secret files are off limits' }
+      : undefined,
   )
   let done = false
   const running = world.run(batch).then((report) => {
@@ -150,8 +157,18 @@ describe('schedule explorer', () => {
       'tool/result u11 UNKNOWN_TOOL',
     ])
     expect(reference.contexts).toEqual([
-      { id: 'm5', role: 'user', content: [{ type: 'text', text: 'ctx-4' }], source: { kind: 'plugin', plugin: 'tools', form: 'tool-context' } },
-      { id: 'm9', role: 'user', content: [{ type: 'text', text: 'ctx-7' }], source: { kind: 'plugin', plugin: 'tools', form: 'tool-context' } },
+      {
+        id: 'm5',
+        role: 'user',
+        content: [{ type: 'text', text: 'ctx-4' }],
+        source: { kind: 'plugin', plugin: 'tools', form: 'tool-context' },
+      },
+      {
+        id: 'm9',
+        role: 'user',
+        content: [{ type: 'text', text: 'ctx-7' }],
+        source: { kind: 'plugin', plugin: 'tools', form: 'tool-context' },
+      },
     ])
   }, 60_000)
 })

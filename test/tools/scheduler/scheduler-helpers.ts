@@ -70,7 +70,13 @@ export function block(id: string, name: string, args = '{}'): CallBlock {
 
 /** A raw-JSON-Schema tool overlaid with `extra` (default body: returns its name). */
 export function tool(name: string, extra: Partial<ToolSpec> = {}): ToolDefinition {
-  return defineTool({ name, description: `the ${name} tool`, input: { type: 'object' }, execute: () => name, ...extra } as ToolSpec)
+  return defineTool({
+    name,
+    description: `the ${name} tool`,
+    input: { type: 'object' },
+    execute: () => name,
+    ...extra,
+  } as ToolSpec)
 }
 
 /** Everything live the step's listeners heard, in order. */
@@ -196,7 +202,10 @@ export interface Gates {
 
 /** Makes a {@link Gates} set: `gate(id)` bodies keyed by the call id. */
 export function gates(): Gates {
-  const waiting = new Map<string, { promise: Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void }>()
+  const waiting = new Map<
+    string,
+    { promise: Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void }
+  >()
   const trace: string[] = []
   const signals = new Map<string, AbortSignal>()
   const gateOf = (callId: string) => {
@@ -256,7 +265,8 @@ export function toolLog(session: Session): string[] {
 /** The data of the `tool/result` answering `callId`. */
 export function resultData(session: Session, callId: string): ToolResultData {
   const found = session.events.find(
-    (event) => event.type === 'tool/result' && (event.data as unknown as ToolResultData).message.source.callId === callId,
+    (event) =>
+      event.type === 'tool/result' && (event.data as unknown as ToolResultData).message.source.callId === callId,
   )
   if (found === undefined) throw new Error(`no tool/result for ${callId}`)
   return found.data as unknown as ToolResultData
