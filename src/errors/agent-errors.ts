@@ -2,7 +2,7 @@ import { causeOf } from './cause-of.js'
 import { ErrorCode } from './codes.js'
 import { HarnessError } from './harness-error.js'
 
-/** A user message input is malformed (04-agent.md §2); nothing was queued or logged. */
+/** A user message input is malformed; nothing was queued or logged. */
 export class InvalidMessageError extends HarnessError {
   static override readonly brand: string = 'InvalidMessageError'
   /** The offending field, e.g. `'content[0].text'`. */
@@ -27,7 +27,7 @@ export class InvalidMessageError extends HarnessError {
   }
 }
 
-/** A message id is already pending in the inbox (04-agent.md §5); nothing changed. */
+/** A message id is already pending in the inbox; nothing changed. */
 export class DuplicateMessageError extends HarnessError {
   static override readonly brand: string = 'DuplicateMessageError'
   /** The repeated id. */
@@ -40,7 +40,7 @@ export class DuplicateMessageError extends HarnessError {
   }
 }
 
-/** The agent was disposed (04-agent.md §4): nothing is queued. */
+/** The agent was disposed: nothing is queued. */
 export class AgentDisposedError extends HarnessError {
   static override readonly brand: string = 'AgentDisposedError'
   /** The agent id. */
@@ -56,7 +56,7 @@ export class AgentDisposedError extends HarnessError {
   }
 }
 
-/** The agent is running or in maintenance (04-agent.md §10). */
+/** The agent is running or in maintenance. */
 export class AgentBusyError extends HarnessError {
   static override readonly brand: string = 'AgentBusyError'
   /** The agent id. */
@@ -72,7 +72,7 @@ export class AgentBusyError extends HarnessError {
   }
 }
 
-/** No provider or model for a request (04-agent.md §12.1). */
+/** No provider or model for a request. */
 export class MissingModelError extends HarnessError {
   static override readonly brand: string = 'MissingModelError'
   /** The missing fields. */
@@ -88,7 +88,7 @@ export class MissingModelError extends HarnessError {
   }
 }
 
-/** A loop request differs from what the log rebuilds (04-agent.md §12.4, `verifyReconstruction`). */
+/** A loop request differs from what the log rebuilds (`verifyReconstruction`). */
 export class ReconstructionError extends HarnessError {
   static override readonly brand: string = 'ReconstructionError'
   /** The first difference, in `$.a[0].b` form (`$` for an unmarked or unfrozen request). */
@@ -110,7 +110,7 @@ export class ReconstructionError extends HarnessError {
   }
 }
 
-/** The log holds no such request attempt (04-agent.md §12.4). */
+/** The log holds no such request attempt. */
 export class RequestNotFoundError extends HarnessError {
   static override readonly brand: string = 'RequestNotFoundError'
   /** The turn asked for. */
@@ -132,7 +132,7 @@ export class RequestNotFoundError extends HarnessError {
   }
 }
 
-/** A live agent already drives the session (04-agent.md §13). */
+/** A live agent already drives the session. */
 export class AgentExistsError extends HarnessError {
   static override readonly brand: string = 'AgentExistsError'
   /** The agent (= session) id. */
@@ -145,7 +145,7 @@ export class AgentExistsError extends HarnessError {
   }
 }
 
-/** The agent's creation was aborted by the caller's signal (04-agent.md §13.2); nothing was published. */
+/** The agent's creation was aborted by the caller's signal; nothing was published. */
 export class AgentCreationAbortedError extends HarnessError {
   static override readonly brand: string = 'AgentCreationAbortedError'
   /** The signal's reason. */
@@ -158,10 +158,10 @@ export class AgentCreationAbortedError extends HarnessError {
   }
 }
 
-/** Why a run's message was discarded (04-agent.md §14). */
+/** Why a run's message was discarded. */
 export type RunDiscardReason = 'canceled' | 'removed' | 'disposed'
 
-/** No turn of the agent claimed the run's message (04-agent.md §14). */
+/** No turn of the agent claimed the run's message. */
 export class RunDiscardedError extends HarnessError {
   static override readonly brand: string = 'RunDiscardedError'
   /** Why. */
@@ -181,7 +181,7 @@ export class RunDiscardedError extends HarnessError {
   }
 }
 
-/** A stream consumer fell more than `highWaterMark` events behind (04-agent.md §14). */
+/** A stream consumer fell more than `highWaterMark` events behind. */
 export class StreamOverflowError extends HarnessError {
   static override readonly brand: string = 'StreamOverflowError'
   /** The buffer limit. */

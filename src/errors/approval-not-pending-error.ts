@@ -1,7 +1,7 @@
 import { ErrorCode } from './codes.js'
 import { HarnessError } from './harness-error.js'
 
-/** `approve()` named an approval that was never asked, or was voided by a crash (05-tools.md §9). */
+/** `approve()` named an approval that was never asked, or was voided by a crash. */
 export class ApprovalNotPendingError extends HarnessError {
   static override readonly brand: string = 'ApprovalNotPendingError'
   /** The id given. */

@@ -176,7 +176,7 @@ export const ErrorCode = {
   SEQ_CONFLICT: 'SEQ_CONFLICT',
   /** Unwritten events reached the high-water mark and the last write failed. */
   PERSISTENCE_BACKPRESSURE: 'PERSISTENCE_BACKPRESSURE',
-  /** Model failure (08-models.md §4.1): a 429 that is not a quota problem. */
+  /** Model failure: a 429 that is not a quota problem. */
   RATE_LIMIT: 'RATE_LIMIT',
   /** Model failure: a 5xx, an in-stream server error, or an `insufficient_system_resource` finish. */
   SERVER: 'SERVER',

@@ -2,7 +2,7 @@ import { causeOf } from './cause-of.js'
 import type { ErrorCode } from './codes.js'
 import { HarnessError } from './harness-error.js'
 
-/** The codes of {@link CompactionError} (07-compaction.md §9). */
+/** The codes of {@link CompactionError}. */
 export type CompactionErrorCode =
   | typeof ErrorCode.COMPACTION_BUSY
   | typeof ErrorCode.COMPACTION_STALE
@@ -39,7 +39,7 @@ export interface CompactionErrorFields {
 }
 
 /**
- * A compaction failed or was refused (07-compaction.md §9). A failure inside a bracket is also
+ * A compaction failed or was refused. A failure inside a bracket is also
  * logged as `compaction/end { error: { code, message } }`; the surface is unchanged.
  */
 export class CompactionError extends HarnessError {

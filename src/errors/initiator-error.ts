@@ -4,7 +4,7 @@ import { HarnessError } from './harness-error.js'
 /** The codes of {@link InitiatorError}. */
 export type InitiatorErrorCode = typeof ErrorCode.NO_INITIATOR | typeof ErrorCode.INITIATOR_CLOSED
 
-/** The initiator has no frame (`require()`), or the harness is closing (`run()`) (06-prompt-scope.md §6). */
+/** The initiator has no frame (`require()`), or the harness is closing (`run()`). */
 export class InitiatorError extends HarnessError {
   static override readonly brand: string = 'InitiatorError'
 

@@ -12,7 +12,7 @@ export interface LlmErrorOptions {
 }
 
 /**
- * A model call failed (08-models.md §4.1). `code` is `failure.code` (e.g. `'RATE_LIMIT'`,
+ * A model call failed. `code` is `failure.code` (e.g. `'RATE_LIMIT'`,
  * `'HTTP_404'`, `'FINISH_OTHER'`) and `message` is `failure.message`; the failure itself is kept,
  * frozen, on {@link LlmError.failure}. Thrown by `prepareCall`, `withRetry` and adapters that
  * prefer throwing to yielding a failure (the registry normalizes it to a `finish` chunk).

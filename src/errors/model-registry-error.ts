@@ -24,7 +24,7 @@ export interface ModelRegistryErrorOptions {
   readonly cause?: unknown
 }
 
-/** A model registry operation was refused (08-models.md §5); nothing was registered or streamed. */
+/** A model registry operation was refused; nothing was registered or streamed. */
 export class ModelRegistryError extends HarnessError {
   static override readonly brand: string = 'ModelRegistryError'
   /** The provider id concerned, when there is one. */

@@ -2,7 +2,7 @@ import { causeOf } from './cause-of.js'
 import { ErrorCode } from './codes.js'
 import { HarnessError } from './harness-error.js'
 
-/** No preset of this harness has the name (06-prompt-scope.md §5); nothing was created. */
+/** No preset of this harness has the name; nothing was created. */
 export class UnknownPresetError extends HarnessError {
   static override readonly brand: string = 'UnknownPresetError'
   /** The name asked for. */
@@ -22,7 +22,7 @@ export class UnknownPresetError extends HarnessError {
   }
 }
 
-/** A resume asked for another preset than the session recorded (06-prompt-scope.md §5). */
+/** A resume asked for another preset than the session recorded. */
 export class PresetMismatchError extends HarnessError {
   static override readonly brand: string = 'PresetMismatchError'
   /** The preset in the session header (`undefined` when none was recorded). */

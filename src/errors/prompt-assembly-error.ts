@@ -28,8 +28,8 @@ export interface PromptAssemblyErrorFields {
 }
 
 /**
- * `assemble()` failed (06-prompt-scope.md §1.3); nothing was cached. Where the spec names a
- * `name` field, `name` holds that contribution or tool name (test the class with `is()`).
+ * `assemble()` failed; nothing was cached. Where a failure concerns one
+ * contribution or tool, `name` holds that contribution or tool name (test the class with `is()`).
  */
 export class PromptAssemblyError extends HarnessError {
   static override readonly brand: string = 'PromptAssemblyError'

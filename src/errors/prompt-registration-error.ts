@@ -1,7 +1,7 @@
 import { ErrorCode } from './codes.js'
 import { HarnessError } from './harness-error.js'
 
-/** The kinds of system-prompt contribution (06-prompt-scope.md §1.1). */
+/** The kinds of system-prompt contribution. */
 export type PromptContributionKind = 'section' | 'context' | 'variable' | 'tools' | 'suppressor'
 
 /** The codes of {@link PromptRegistrationError}. */
@@ -10,9 +10,8 @@ export type PromptRegistrationErrorCode =
   | typeof ErrorCode.DUPLICATE_PROMPT_CONTRIBUTION
 
 /**
- * A system-prompt contribution was refused (06-prompt-scope.md §1.2); nothing was registered. For
- * `DUPLICATE_PROMPT_CONTRIBUTION`, `name` holds the taken contribution name (as the spec's field
- * list says); test the class with `PromptRegistrationError.is()`.
+ * A system-prompt contribution was refused; nothing was registered. For
+ * `DUPLICATE_PROMPT_CONTRIBUTION`, `name` holds the taken contribution name; test the class with `PromptRegistrationError.is()`.
  */
 export class PromptRegistrationError extends HarnessError {
   static override readonly brand: string = 'PromptRegistrationError'
@@ -50,7 +49,7 @@ export class PromptRegistrationError extends HarnessError {
     this.kind = options.kind
     this.field = options.code === ErrorCode.INVALID_PROMPT_CONTRIBUTION ? options.field : undefined
     this.value = options.code === ErrorCode.INVALID_PROMPT_CONTRIBUTION ? options.value : undefined
-    // 06-prompt-scope.md §7 names the field `name`: for a duplicate it is the taken contribution name
+    // The field is `name`: for a duplicate it is the taken contribution name
     // (identify the class with `is()`, which reads the brand, not `error.name`).
     if (options.code === ErrorCode.DUPLICATE_PROMPT_CONTRIBUTION) this.name = options.name
     if (options.code === ErrorCode.DUPLICATE_PROMPT_CONTRIBUTION && options.scope !== undefined) {

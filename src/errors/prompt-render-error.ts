@@ -9,7 +9,7 @@ export type PromptRenderErrorCode =
 
 const MAX_REFERENCE = 40
 
-/** A `{{variable}}` reference could not be rendered (06-prompt-scope.md §2). */
+/** A `{{variable}}` reference could not be rendered. */
 export class PromptRenderError extends HarnessError {
   static override readonly brand: string = 'PromptRenderError'
   /** The reference as written (cut to 40 characters plus `…`). */

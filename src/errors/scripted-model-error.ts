@@ -5,7 +5,7 @@ import { HarnessError } from './harness-error.js'
 export type ScriptedModelErrorCode = typeof ErrorCode.SCRIPT_INCOMPLETE | typeof ErrorCode.SCRIPT_OVERRUN
 
 /**
- * A scripted model's `assertComplete()` failed (08-models.md §6): a request came after the script
+ * A scripted model's `assertComplete()` failed: a request came after the script
  * ran out (`SCRIPT_OVERRUN`, checked first) or entries were left unused (`SCRIPT_INCOMPLETE`).
  */
 export class ScriptedModelError extends HarnessError {

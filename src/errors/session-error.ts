@@ -34,7 +34,7 @@ function locationText(location: SessionErrorLocation): string {
 }
 
 /**
- * Base class of the session errors (02-session.md §13): a stable `code` and the location fields
+ * Base class of the session errors: a stable `code` and the location fields
  * `sessionId`, `type`, `seq` and `index`.
  */
 export class SessionError<C extends ErrorCode = ErrorCode> extends HarnessError {

@@ -20,7 +20,7 @@ export interface SessionForkErrorFields {
   readonly nearestBalancedSeq?: number | null | undefined
 }
 
-/** A fork was refused (02-session.md §10); nothing was created. */
+/** A fork was refused; nothing was created. */
 export class SessionForkError extends SessionError<SessionForkErrorCode> {
   static override readonly brand: string = 'SessionForkError'
   /** For `INVALID_BOUNDARY`: the boundary asked for. */

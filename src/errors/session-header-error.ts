@@ -10,7 +10,7 @@ export interface SessionHeaderErrorFields {
   readonly field?: string | undefined
 }
 
-/** A session header is malformed (02-session.md §8). */
+/** A session header is malformed. */
 export class SessionHeaderError extends SessionError<SessionHeaderErrorCode> {
   static override readonly brand: string = 'SessionHeaderError'
   /** The header key concerned. */

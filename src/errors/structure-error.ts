@@ -31,7 +31,7 @@ export interface StructureErrorFields {
   readonly messageId?: string | undefined
 }
 
-/** An event breaks the turn/step nesting, numbering or tool-call pairing (02-session.md §5). */
+/** An event breaks the turn/step nesting, numbering or tool-call pairing. */
 export class StructureError extends SessionError<StructureErrorCode> {
   static override readonly brand: string = 'StructureError'
   /** What the structure expected (`{ turn, step }` or a number). */

@@ -35,7 +35,7 @@ export interface SurfaceErrorFields {
   readonly path?: string | undefined
 }
 
-/** A surface marker, provenance list or replace is invalid (02-session.md §6). */
+/** A surface marker, provenance list or replace is invalid. */
 export class SurfaceError extends SessionError<SurfaceErrorCode> {
   static override readonly brand: string = 'SurfaceError'
   /** The option concerned (`surfaceOp`, `sourceEventSeqs`). */

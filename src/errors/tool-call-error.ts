@@ -15,7 +15,7 @@ export interface ToolCallErrorOptions {
 }
 
 /**
- * Base of the errors a tool result stands for (05-tools.md §5). Tool failures never throw into the
+ * Base of the errors a tool result stands for. Tool failures never throw into the
  * loop — they become results whose `error.name` is one of these classes' names; the classes exist
  * so hosts can route on them (e.g. a call signal aborted by its deadline has a
  * {@link ToolTimeoutError} as its reason).

@@ -2,8 +2,8 @@ import { ErrorCode } from './codes.js'
 import { HarnessError } from './harness-error.js'
 
 /**
- * A tool name is already registered in the target layer, or appears twice in one batch
- * (05-tools.md §2); nothing was registered.
+ * A tool name is already registered in the target layer, or appears twice in one batch;
+ * nothing was registered.
  */
 export class ToolConflictError extends HarnessError {
   static override readonly brand: string = 'ToolConflictError'

@@ -2,7 +2,7 @@ import { causeOf } from './cause-of.js'
 import { ErrorCode } from './codes.js'
 import { HarnessError } from './harness-error.js'
 
-/** A `defineTool` declaration failed validation (05-tools.md §1); nothing was defined. */
+/** A `defineTool` declaration failed validation; nothing was defined. */
 export class ToolDefinitionError extends HarnessError {
   static override readonly brand: string = 'ToolDefinitionError'
   /** The tool's name, when it was readable. */

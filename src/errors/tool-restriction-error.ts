@@ -1,10 +1,10 @@
 import { ErrorCode } from './codes.js'
 import { HarnessError } from './harness-error.js'
 
-/** What is wrong with a restriction (05-tools.md §2.2). */
+/** What is wrong with a restriction. */
 export type ToolRestrictionProblem = 'unscoped' | 'empty' | 'unknown-name'
 
-/** A tool restriction was refused (05-tools.md §2.2); nothing was restricted. */
+/** A tool restriction was refused; nothing was restricted. */
 export class ToolRestrictionError extends HarnessError {
   static override readonly brand: string = 'ToolRestrictionError'
   /** What is wrong. */
