@@ -38,7 +38,7 @@ function typeOf(value: unknown): string | null {
   }
 }
 
-/** Copies and checks one adapter chunk: lossless JSON and one of the shapes of 08-models.md §2. O(chunk size). */
+/** Copies and checks one adapter chunk: lossless JSON and one of the chunk shapes. O(chunk size). */
 function admit(value: unknown): Admission {
   let copy: unknown
   try {
@@ -94,7 +94,7 @@ export function failedStream(failure: LlmFailure): AsyncGenerator<StreamChunk, v
 }
 
 /**
- * 08-models.md §4.1: the registry always sets a failure's `retryable` (the table default when the
+ * The registry always sets a failure's `retryable` (the table default when the
  * adapter left it out) and `phase` (`'streaming'` once a chunk went through, else `'response'`).
  */
 function completeFailure(chunk: StreamChunk, streamed: boolean): StreamChunk {
@@ -112,11 +112,11 @@ function completeFailure(chunk: StreamChunk, streamed: boolean): StreamChunk {
 }
 
 /**
- * Calls `adapter.stream(request, { signal: request.signal })` and enforces the chunk protocol of
- * 08-models.md §2 on what comes back, so the consumer always receives valid, frozen chunks ending
+ * Calls `adapter.stream(request, { signal: request.signal })` and enforces the chunk protocol on
+ * what comes back, so the consumer always receives valid, frozen chunks ending
  * in exactly one `finish`:
  *
- * - `stream()` throws, or the iterator rejects → one normalized `finish` error (§4.2) after the
+ * - `stream()` throws, or the iterator rejects → one normalized `finish` error after the
  *   chunks already forwarded;
  * - the iteration ends without `finish` → `finish` error `STREAM_CLOSED` (`phase: 'streaming'`);
  * - a chunk after `finish` → never read: the boundary stops at `finish` and calls `return()`;

@@ -5,7 +5,7 @@ import type { FinishChunk, StreamChunk, TokenUsage } from '../session/stream-chu
 import { modelFailure } from './failure-defaults.js'
 
 /**
- * What one model call produced (08-models.md §3): a message (possibly empty only for
+ * What one model call produced: a message (possibly empty only for
  * `max-tokens`), or a failure. Frozen.
  */
 export type AssemblerOutcome =
@@ -33,7 +33,7 @@ export type AssemblerOutcome =
     }
 
 /**
- * Turns the chunks of one model call into content (08-models.md §3). Work is O(bytes): deltas are
+ * Turns the chunks of one model call into content. Work is O(bytes): deltas are
  * collected and joined once per block.
  */
 export interface Assembler {
@@ -55,7 +55,7 @@ export interface Assembler {
   outcome(): AssemblerOutcome
   /**
    * The text and reasoning blocks, closed or still open, whose text has a non-whitespace
-   * character: what survives an interruption (`04-agent.md` §7). Tool calls never do.
+   * character: what survives an interruption. Tool calls never do.
    *
    * @returns the frozen blocks, in order of first appearance
    */

@@ -4,7 +4,7 @@ import type { JsonValue } from '../session/json-value.js'
 const retryableCodes: ReadonlySet<string> = new Set(['RATE_LIMIT', 'SERVER', 'TIMEOUT', 'TRANSPORT', 'EMPTY_RESPONSE'])
 
 /**
- * Whether a failure code is retryable by default (the table of 08-models.md §4.1): `RATE_LIMIT`,
+ * Whether a failure code is retryable by default: `RATE_LIMIT`,
  * `SERVER`, `TIMEOUT`, `TRANSPORT` and `EMPTY_RESPONSE` are; every other code is not.
  *
  * @param code - a failure code

@@ -36,8 +36,8 @@ export function effortFailure(effort: string, info: ModelInfo | undefined): LlmF
 
 /**
  * Fills `maxTokens` from `info.defaultMaxTokens` and `reasoningEffort` from
- * `info.defaultReasoningEffort` where a validated config lacks them (08-models.md §5
- * `prepareCall`), then checks the effort against `info.reasoningEfforts`.
+ * `info.defaultReasoningEffort` where a validated config lacks them (as
+ * `prepareCall` does), then checks the effort against `info.reasoningEfforts`.
  *
  * @param config - a config that passed `validateCallConfig`
  * @param info - the routed model's info, if any

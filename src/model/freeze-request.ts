@@ -41,7 +41,7 @@ function deepFrozen(value: unknown, known: WeakSet<object>, knownPrefix = 0): un
 }
 
 /**
- * Deep-freezes a validated request, its `signal` excepted (08-models.md §1). Already-frozen
+ * Deep-freezes a validated request, its `signal` excepted. Already-frozen
  * objects are not copied: a deep-frozen request (a loop request) is returned as it is, and frozen
  * sub-objects (logged messages) are shared by the copy. The caller's unfrozen objects are never
  * modified; they are copied.

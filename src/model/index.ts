@@ -1,5 +1,5 @@
 /**
- * The model layer (08-models.md): the adapter contract, the registry, the assembler, the
+ * The model layer: the adapter contract, the registry, the assembler, the
  * OpenAI-compatible and DeepSeek adapters, and retry.
  *
  * @module

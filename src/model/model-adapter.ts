@@ -3,7 +3,7 @@ import type { CallConfig } from '../session/request-header.js'
 import type { StreamChunk } from '../session/stream-chunk.js'
 import type { ModelRequest } from './model-request.js'
 
-/** What an adapter knows about one model (08-models.md §1). */
+/** What an adapter knows about one model. */
 export interface ModelInfo {
   /** The context window in tokens. */
   readonly contextWindow?: number
@@ -29,7 +29,7 @@ export interface ModelStreamOptions {
 }
 
 /**
- * Turns one {@link ModelRequest} into one stream of {@link StreamChunk}s (08-models.md §1–2). An
+ * Turns one {@link ModelRequest} into one stream of {@link StreamChunk}s. An
  * adapter never sees the session, never retries and never throws for a model or transport outcome:
  * every outcome is a terminal `finish` chunk. The model registry enforces the chunk protocol at the
  * boundary, so a misbehaving adapter cannot put an invalid stream in the log.
@@ -68,7 +68,7 @@ export interface ModelAdapter {
 }
 
 /**
- * An adapter plus call-config defaults (08-models.md §5 "Routes"): registers `adapter` under
+ * An adapter plus call-config defaults: registers `adapter` under
  * `provider ?? adapter.provider`; the other fields, with `model ?? adapter.defaultModel`, become
  * the agent's call-config defaults.
  */

@@ -20,7 +20,7 @@ export interface LlmAdaptersChangePayload {
   readonly scope?: ScopeKey
 }
 
-/** The live events of the `model` entry (08-models.md §5). */
+/** The live events of the `model` entry. */
 export type ModelEvents = {
   /**
    * Wraps every model stream (dispatched with the call's `{ scope }`): middleware may observe,

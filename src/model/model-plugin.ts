@@ -61,9 +61,9 @@ function adapterIssues(adapter: ModelAdapter, path: readonly string[], provided:
 }
 
 /**
- * The problems of a harness `model` option (09-api.md): an adapter with a provider-id `provider`,
+ * The problems of a harness `model` option: an adapter with a provider-id `provider`,
  * or a route `{ adapter, provider?, model?, reasoningEffort?, temperature?, maxTokens?, stop? }`
- * whose fields follow the request rules of 08-models.md §1.
+ * whose fields follow the model request rules.
  *
  * @param value - the candidate
  * @returns the issues, paths relative to the option; empty when valid
@@ -98,7 +98,7 @@ export function modelOptionIssues(value: unknown): ValidationIssue[] {
 
 /**
  * The zod schema of the harness `model` option, used by the options schema and the `model`
- * entry's config. Passes the value through by reference (09-api.md O4).
+ * entry's config. Passes the value through by reference.
  *
  * @internal
  */
@@ -108,7 +108,7 @@ export const modelOptionSchema: z.ZodType<ModelAdapter | ModelRoute> = z.unknown
 }) as unknown as z.ZodType<ModelAdapter | ModelRoute>
 
 /**
- * Resolves a harness or agent `model` value (08-models.md §5 "Routes"): a route registers
+ * Resolves a harness or agent `model` value: a route registers
  * `route.adapter` under `route.provider ?? adapter.provider`, and its other fields, with `model ??
  * adapter.defaultModel`, become call-config defaults.
  *

@@ -44,7 +44,7 @@ export interface ModelRegistration extends Disposer {
   replace(adapter: ModelAdapter): void
 }
 
-/** A call bound to its adapter, with model defaults filled in (08-models.md §5 `prepareCall`). */
+/** A call bound to its adapter, with model defaults filled in (`prepareCall`). */
 export interface PreparedCall {
   /** The validated config, with `maxTokens` / `reasoningEffort` filled from model defaults. */
   readonly config: CallConfig
@@ -64,7 +64,7 @@ export interface PreparedCall {
 }
 
 /**
- * `services.models` (08-models.md §5): routes provider ids to adapters in scope layers, validates
+ * `services.models`: routes provider ids to adapters in scope layers, validates
  * requests, and enforces the chunk protocol at the adapter boundary. Registrations made through
  * `ctx.get(services.models)` are effects of `ctx` and land in `ctx.scope`'s layer.
  */

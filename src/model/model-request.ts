@@ -1,7 +1,7 @@
 import type { Message } from '../session/message.js'
 import type { ToolSchema } from '../session/request-header.js'
 
-/** Why a model call is made (08-models.md §1). */
+/** Why a model call is made. */
 export type ModelPurpose = 'conversation' | 'compaction' | 'title'
 
 /** Facts about a request that are not sent as model input. */
@@ -13,7 +13,7 @@ export interface ModelRequestMetadata {
 }
 
 /**
- * One model call (08-models.md §1): everything an adapter needs, as plain data. The registry
+ * One model call: everything an adapter needs, as plain data. The registry
  * validates it before the adapter sees it and deep-freezes it (the signal excepted).
  */
 export interface ModelRequest {

@@ -30,7 +30,7 @@ import {
 } from './validate-model-request.js'
 
 /**
- * The call-config defaults of a {@link ModelRoute} (08-models.md §5 "Routes"): the route's
+ * The call-config defaults of a {@link ModelRoute}: the route's
  * provider, `model ?? adapter.defaultModel`, and its other call-config fields.
  */
 export interface ModelRouteDefaults extends Partial<CallConfig> {
@@ -109,8 +109,8 @@ function checkProviders(adapter: ModelAdapter, options: ModelRegisterOptions | u
 /**
  * The default {@link ModelRegistry} (`services.models`, the `model` entry): routes provider ids to
  * adapters in a global layer plus one layer per scope key, validates and freezes requests,
- * dispatches `llm/stream`, and enforces the chunk protocol at the adapter boundary (08-models.md
- * §5). Resolved through `ctx.get(services.models)`, it is bound to `ctx`: `register` then lands in
+ * dispatches `llm/stream`, and enforces the chunk protocol at the adapter boundary.
+ * Resolved through `ctx.get(services.models)`, it is bound to `ctx`: `register` then lands in
  * `ctx.scope`'s layer (global without a scope) and is an effect of `ctx`. Calls without a `scope`
  * option resolve from the global layer, whichever context they come through.
  */
@@ -176,7 +176,7 @@ export class ModelRouter implements ModelRegistry {
   }
 
   /**
-   * Validates a call config (§1 rules), binds the routed adapter and fills `maxTokens` and
+   * Validates a call config against the request rules, binds the routed adapter and fills `maxTokens` and
    * `reasoningEffort` from its model defaults (listed in `adapterDefaults`). An unrouted provider
    * is not an error: the prepared call then has no `info`.
    *

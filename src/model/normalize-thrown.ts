@@ -79,7 +79,7 @@ function cleanFailure(failure: LlmFailure, phase: LlmFailurePhase): LlmFailure {
 
 /**
  * Normalizes a value an adapter threw (or its iterator rejected with) into the `finish` chunk the
- * consumer receives (08-models.md §4.2), in order: the request signal is aborted → `finish aborted`
+ * consumer receives, in order: the request signal is aborted → `finish aborted`
  * `ABORTED`; a thrown `AbortError` while the signal is not aborted → `finish error` `ABORTED`; an
  * `LlmError` → its failure; another `HarnessError` → `{ code, message }`; anything else → `UNKNOWN`
  * with the error's own `message` data property (a `DOMException`'s native message), `String(value)` for a non-Error, or

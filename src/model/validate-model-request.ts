@@ -9,7 +9,7 @@ import { toolSchemaSchema } from '../session/request-header.js'
 import { isJsonValue, snapshotJson } from '../session/snapshot-json.js'
 import { modelFailure } from './failure-defaults.js'
 
-/** One violation of the request rules of 08-models.md §1. */
+/** One violation of the model request rules. */
 export interface RequestViolation {
   /** The dotted path of the offending field, e.g. `'maxTokens'`, `'messages.0.content'`, `'stop.1'`. */
   readonly field: string
@@ -19,7 +19,7 @@ export interface RequestViolation {
   readonly message: string
 }
 
-/** The provider id pattern of 08-models.md §5. */
+/** What a provider id looks like. */
 const providerIdPattern = /^[a-z0-9][a-z0-9._-]{0,63}$/
 const requestKeys: ReadonlySet<string> = new Set([
   'provider',
@@ -47,7 +47,7 @@ const purposes: ReadonlySet<unknown> = new Set(['conversation', 'compaction', 't
 const nonEmpty = 'must be a non-empty string'
 
 /**
- * Whether `value` is a provider id: `^[a-z0-9][a-z0-9._-]{0,63}$` (08-models.md §5).
+ * Whether `value` is a provider id: `^[a-z0-9][a-z0-9._-]{0,63}$`.
  *
  * @param value - anything
  * @returns `true` for a provider id
@@ -66,7 +66,7 @@ function violation(field: string, value: unknown, message: string): RequestViola
 
 /**
  * Checks one call-config field (`provider`, `model`, `maxTokens`, `temperature`, `stop`,
- * `reasoningEffort`) by the rules of 08-models.md §1; `undefined` counts as absent.
+ * `reasoningEffort`) by the model request rules; `undefined` counts as absent.
  *
  * @param key - the field name
  * @param value - its value
@@ -199,7 +199,7 @@ function checkMetadata(metadata: unknown): RequestViolation | undefined {
 }
 
 /**
- * Checks a model request against every rule of 08-models.md §1, without I/O: `provider`, `model`
+ * Checks a model request against every model request rule, without I/O: `provider`, `model`
  * non-empty; `messages` valid messages (user or assistant) and lossless JSON; `system` a string;
  * `tools` valid tool schemas with unique names; `maxTokens` a positive safe integer; `temperature`
  * finite in [0, 2]; `stop` non-empty strings; `reasoningEffort` non-empty; `metadata` `{ purpose,
@@ -239,7 +239,7 @@ export function validateModelRequest(
 }
 
 /**
- * Checks a call config (`prepareCall`, 08-models.md §5) by the same rules: `provider`, `model`
+ * Checks a call config (`prepareCall`) by the same rules: `provider`, `model`
  * non-empty, `maxTokens`, `temperature`, `stop`, `reasoningEffort` as for a request, no other key.
  *
  * @param config - the candidate config

@@ -1,5 +1,5 @@
 /**
- * The pre-request checks of the OpenAI-compatible adapter (08-models.md §8): images and reasoning
+ * The pre-request checks of the OpenAI-compatible adapter: images and reasoning
  * efforts the model cannot take fail before any I/O.
  *
  * @module

@@ -1,6 +1,5 @@
 /**
- * HTTP and in-stream error classification of the OpenAI-compatible adapter (08-models.md §8
- * "HTTP errors").
+ * HTTP and in-stream error classification of the OpenAI-compatible adapter.
  *
  * @module
  */
@@ -105,7 +104,7 @@ export function classifyCode(
 }
 
 /**
- * Classifies an error body (08-models.md §8): `error = body.error ?? body`, `providerCode =
+ * Classifies an error body: `error = body.error ?? body`, `providerCode =
  * error.code ?? error.type`, `providerMessage = error.message` (else the first 500 characters of
  * the body). The message is `model request failed with HTTP <status> (<code>): <providerMessage>`
  * (without `with HTTP <status>` for an in-stream error), with the key redacted; `detail` holds

@@ -1,6 +1,5 @@
 /**
- * `deepseek()`: the OpenAI-compatible adapter with DeepSeek's defaults and model catalog
- * (08-models.md §8).
+ * `deepseek()`: the OpenAI-compatible adapter with DeepSeek's defaults and model catalog.
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * A fast path for the bulk of a Chat Completions stream: events that differ from an earlier one
- * only in their one text delta (08-models.md §12, the SSE figure).
+ * only in their one text delta (the SSE figure).
  *
  * A streamed answer is thousands of events like
  * `data: {"id":"…","created":…,"choices":[{"index":0,"delta":{"content":" token"},…}],"usage":null}`

@@ -1,5 +1,5 @@
 /**
- * The idle watchdog of an HTTP model call (08-models.md §8 "Transport failures").
+ * The idle watchdog of an HTTP model call.
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * Chat Completions `finish_reason` → `finish` chunk (08-models.md §8 "Finish reasons").
+ * Chat Completions `finish_reason` → `finish` chunk.
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * Chat Completions `usage` → {@link TokenUsage} (08-models.md §8).
+ * Chat Completions `usage` → {@link TokenUsage}.
  *
  * @module
  */

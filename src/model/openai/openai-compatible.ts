@@ -1,6 +1,5 @@
 /**
- * `openaiCompatible()`: a {@link ModelAdapter} for any Chat Completions API that streams SSE
- * (08-models.md §8).
+ * `openaiCompatible()`: a {@link ModelAdapter} for any Chat Completions API that streams SSE.
  *
  * @module
  */
@@ -61,7 +60,7 @@ export function createOpenAIAdapter(options: ResolvedOpenAIOptions, fallbackInfo
     provider: options.provider,
     ...(options.model !== undefined && { defaultModel: options.model }),
     stream(request: ModelRequest, streamOptions: ModelStreamOptions): AsyncIterable<StreamChunk> {
-      // 08-models.md §8: timeouts and retry-after dates run on the harness clock of the call.
+      // Timeouts and retry-after dates run on the harness clock of the call.
       const clock = options.ownClock ? undefined : streamOptions?.clock
       return streamCompletion(
         clock === undefined ? options : { ...options, clock },
@@ -79,7 +78,7 @@ export function createOpenAIAdapter(options: ResolvedOpenAIOptions, fallbackInfo
  * exactly one streaming `POST <baseURL>/chat/completions`; the key is resolved per request; every
  * outcome (HTTP error, transport failure, idle timeout, abort) is a `finish` chunk, never a throw.
  *
- * @param options - the endpoint, credential and wire settings (08-models.md §8)
+ * @param options - the endpoint, credential and wire settings
  * @returns the adapter
  * @throws {@link InvalidOptionsError} for a bad option (`field` names it; `apiKey` with `apiKeyEnv`
  *   is reported at `apiKey`)

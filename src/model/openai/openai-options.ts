@@ -1,5 +1,5 @@
 /**
- * The options of `openaiCompatible` and `deepseek` (08-models.md §8) and their construction-time
+ * The options of `openaiCompatible` and `deepseek` and their construction-time
  * validation.
  *
  * @module
@@ -19,7 +19,7 @@ export type FetchFunction = (input: string, init: RequestInit) => Promise<Respon
 /** How a request's `reasoningEffort` goes on the wire. */
 export type ReasoningStyle = 'openai' | 'deepseek' | 'none'
 
-/** Options of {@link openaiCompatible} (08-models.md §8). Checked at construction. */
+/** Options of {@link openaiCompatible}. Checked at construction. */
 export interface OpenAICompatibleOptions {
   /** The API root, an `http(s)` URL; requests go to `<baseURL>/chat/completions` (one trailing `/` trimmed). */
   readonly baseURL: string

@@ -1,5 +1,5 @@
 /**
- * Per-request API key resolution and redaction (08-models.md §8 "Credentials").
+ * Per-request API key resolution and redaction.
  *
  * @module
  */

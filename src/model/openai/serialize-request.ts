@@ -1,5 +1,5 @@
 /**
- * `ModelRequest` → Chat Completions JSON body (08-models.md §8 "Serialization").
+ * `ModelRequest` → Chat Completions JSON body.
  *
  * @module
  */
@@ -108,7 +108,7 @@ function wireMessages(request: ModelRequest, settings: SerializeSettings): WireM
 }
 
 /**
- * Builds the request body, keys in the order of 08-models.md §8: `model`, `stream`,
+ * Builds the request body, keys in this fixed order: `model`, `stream`,
  * `stream_options`, `messages`, `tools`, the max-tokens field, `temperature`, `stop`, then the
  * reasoning keys of the style. Pure; run the pre-request checks first.
  *

@@ -1,6 +1,6 @@
 /**
  * One streamed Chat Completions call: pre-request checks, credential, the POST, HTTP error
- * classification, SSE translation, watchdog and abort (08-models.md §8 "Transport").
+ * classification, SSE translation, watchdog and abort.
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * Chat Completions SSE → {@link StreamChunk}s, in one pass (08-models.md §8 "Translation").
+ * Chat Completions SSE → {@link StreamChunk}s, in one pass.
  *
  * @module
  */

@@ -34,7 +34,7 @@ export function fnv1a32(text: string): number {
 }
 
 /**
- * The delay before retry `n` (08-models.md §9). With `honorRetryAfter` and a `retryAfterMs`: that
+ * The delay before retry `n`. With `honorRetryAfter` and a `retryAfterMs`: that
  * value exactly when it is at most `maxDelayMs`, else `undefined` (give up: the failure stands).
  * Otherwise `round(min(initialDelayMs × 2^(n−1), maxDelayMs) × (1 + jitter × (2u − 1)))` clamped to
  * `[0, maxDelayMs]`, where `u = fnv1a32(seed) / 2^32` ∈ [0, 1): the same seed always gives the same

@@ -11,7 +11,7 @@ import {
 import type { Session } from '../../session/session.js'
 
 /**
- * Data of the durable `llm/retry` event (08-models.md §9): a failed attempt will be retried after
+ * Data of the durable `llm/retry` event: a failed attempt will be retried after
  * `delayMs`. Appended before the wait, inside the step.
  */
 export interface RetryEventData {
@@ -79,7 +79,7 @@ export const retryEventTypes: Readonly<Record<'llm/retry' | 'llm/retry-started',
 
 /**
  * What `agent/request-error` listeners need of the agent: its id and its session (where the
- * `retry` plugin counts and appends). The full `Agent` handle (04-agent.md §2) satisfies it.
+ * `retry` plugin counts and appends). The full `Agent` handle satisfies it.
  */
 export interface RequestErrorAgent {
   /** The agent id, equal to its session id. */
@@ -88,7 +88,7 @@ export interface RequestErrorAgent {
   readonly session: Session
 }
 
-/** Payload of the `agent/request-error` waterfall (04-agent.md T16): a model attempt failed. */
+/** Payload of the `agent/request-error` waterfall: a model attempt failed. */
 export interface RequestErrorPayload {
   /** The agent whose request failed. */
   readonly agent: RequestErrorAgent
@@ -116,7 +116,7 @@ export type RequestErrorResult = RequestErrorRetry | undefined
 /** The live events of the request-error hook. */
 export type RequestErrorEvents = {
   /**
-   * A model attempt failed (T16). Middleware around the default `undefined`; returning
+   * A model attempt failed. Middleware around the default `undefined`; returning
    * `{ kind: 'retry' }` makes the loop re-request in the same step. A listener that throws rejects
    * the dispatch with that error; one that waits must stop when `signal` aborts.
    */

@@ -38,7 +38,7 @@ function retriesInStep(session: Session, turn: number, step: number): number {
 }
 
 /**
- * The `retry` entry of the default bundle (08-models.md §9): on `agent/request-error` it retries
+ * The `retry` entry of the default bundle: on `agent/request-error` it retries
  * a retryable failure inside the same step, with exponential backoff and deterministic jitter,
  * logging `llm/retry` before the wait and `llm/retry-started` after it. Its config is a
  * {@link RetryPolicy} (every field optional; patch it with `{ id: 'retry', merge: { maxRetries: 2 } }`).
@@ -48,7 +48,7 @@ function retriesInStep(session: Session, turn: number, step: number): number {
  * failure stands); otherwise append `llm/retry`, wait on the harness clock (cancelled by the turn
  * signal or by the plugin's disposal: nothing more is appended, no opinion), append
  * `llm/retry-started` and return `{ kind: 'retry' }`. "No opinion" is `undefined` without calling
- * `next()`, which the kernel passes through exactly as `next()` would (01-kernel.md V10).
+ * `next()`, which the kernel passes through exactly as `next()` would.
  *
  * @returns a plugin definition
  * @example

@@ -5,7 +5,7 @@ import type { LlmFailure } from '../../session/llm-failure.js'
 import { typedSchema } from '../../session/schema-primitives.js'
 
 /**
- * When and how long to retry a failed model call (08-models.md §9). The `retry` plugin and
+ * When and how long to retry a failed model call. The `retry` plugin and
  * {@link withRetry} share it; every field but `retryableCodes` has a default.
  */
 export interface RetryPolicy {
@@ -53,7 +53,7 @@ const positiveInteger = 'must be a positive integer'
 const positiveIntegerSchema = z.int({ error: positiveInteger }).min(1, { error: positiveInteger })
 
 /**
- * The schema of a {@link RetryPolicy}: strict, every default applied, with the §9 rules
+ * The schema of a {@link RetryPolicy}: strict, every default applied, with these rules
  * (`maxRetries` an integer ≥ 0, delays positive integers, `maxDelayMs ≥ initialDelayMs`,
  * `0 ≤ jitter ≤ 1`). It is the `retry` entry's config schema.
  */
@@ -117,7 +117,7 @@ export function resolveRetryPolicy(policy?: Partial<RetryPolicy>): RetryPolicy {
 }
 
 /**
- * Whether a policy retries a failure (08-models.md §9): `retryableCodes`, when given, must list
+ * Whether a policy retries a failure: `retryableCodes`, when given, must list
  * its code; otherwise `failure.retryable` must be `true`. Counting and delays are not checked here.
  *
  * @param policy - the policy

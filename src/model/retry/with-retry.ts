@@ -47,7 +47,7 @@ export interface CompleteOptions {
 
 /** A successful call through {@link withRetry}. */
 export interface ModelCompletion {
-  /** The assembled content (08-models.md §3). */
+  /** The assembled content. */
   readonly content: readonly AssistantContentBlock[]
   /** `tool-calls` iff `content` has a tool call, `max-tokens` when the output was cut. */
   readonly finishReason: 'stop' | 'tool-calls' | 'max-tokens'
@@ -108,7 +108,7 @@ function abortedError(signal: AbortSignal, attempts: number, failure?: LlmFailur
 
 /**
  * Gives direct model callers (compaction, titles, hosts) the retry policy of the `retry` plugin
- * (08-models.md §9, beyond dsh). Each attempt is a fresh `models.stream(request, { scope })` read
+ * (beyond dsh). Each attempt is a fresh `models.stream(request, { scope })` read
  * through an assembler. A failure the policy retries waits (the delay rule of {@link retryDelay},
  * jitter seeded by `"<sessionId>:<purpose>:<n>"`, `sessionId` `''` when the request has none), calls
  * `onRetry`, and tries again; any other failure, a retry beyond `maxRetries` or a `retryAfterMs`
