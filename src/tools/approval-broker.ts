@@ -1,6 +1,6 @@
 import type { ToolCallInfo } from './tool-call-info.js'
 
-/** A host's or listener's answer to an approval request (05-tools.md §9). */
+/** A host's or listener's answer to an approval request. */
 export type ApprovalDecision =
   | {
       /** Run the call. */
@@ -61,7 +61,7 @@ export interface ApprovalAskOptions {
 }
 
 /**
- * One agent's approvals (05-tools.md §9): durable `approval/asked` / `approval/decided` events,
+ * One agent's approvals: durable `approval/asked` / `approval/decided` events,
  * the `approval/request` waterfall, host decisions. Exactly one decision per request; the first
  * wins and is final.
  */

@@ -10,7 +10,7 @@ import {
 } from '../session/schema-primitives.js'
 
 /**
- * Data of the durable `approval/asked` event (05-tools.md §9): a call waits for an approval
+ * Data of the durable `approval/asked` event: a call waits for an approval
  * decision. Appended inside the call's step, before `approval/request` is dispatched.
  */
 export interface ApprovalAskedEventData {
@@ -63,7 +63,7 @@ export interface ApprovalCancelledEventData {
 }
 
 /**
- * Data of the durable `approval/decided` event (05-tools.md §9): how an approval ended. Exactly one
+ * Data of the durable `approval/decided` event: how an approval ended. Exactly one
  * follows each `approval/asked`, in the same step.
  */
 export type ApprovalDecidedEventData = ApprovalAllowedEventData | ApprovalDeniedEventData | ApprovalCancelledEventData
@@ -128,7 +128,7 @@ export const approvalEventTypes: Readonly<Record<'approval/asked' | 'approval/de
   })
 
 /**
- * Registers `approval/asked` and `approval/decided` in a harness's session catalog (05-tools.md §9).
+ * Registers `approval/asked` and `approval/decided` in a harness's session catalog.
  * Both or neither: when the second registration throws, the first is undone. Through a plugin's
  * `ctx.get(services.sessions)` the registrations are effects of that plugin (the `tools` entry).
  *

@@ -1,7 +1,7 @@
 import { ToolTimeoutError } from '../errors/tool-call-error.js'
 import type { Clock } from '../kernel/host-services.js'
 
-/** What interrupted a call first: its deadline or the turn signal (05-tools.md §8). */
+/** What interrupted a call first: its deadline or the turn signal. */
 export type CallInterruption = 'deadline' | 'abort'
 
 /** What {@link CallDeadline} needs. */
@@ -21,7 +21,7 @@ export interface CallDeadlineOptions {
 }
 
 /**
- * One call's signal, deadline and abandonment timer (05-tools.md §8). The call signal follows
+ * One call's signal, deadline and abandonment timer. The call signal follows
  * the turn signal from creation; {@link CallDeadline.arm} (at dispatch) starts the deadline, on
  * whose expiry the call signal aborts with a {@link ToolTimeoutError}. The first of the two
  * decides {@link CallDeadline.interruption}. Once the call signal aborted during dispatch, the

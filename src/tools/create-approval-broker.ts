@@ -103,7 +103,7 @@ interface OpenApproval {
 }
 
 /**
- * Creates one agent's {@link ApprovalBroker} (05-tools.md §9). `ask` appends `approval/asked`,
+ * Creates one agent's {@link ApprovalBroker}. `ask` appends `approval/asked`,
  * then dispatches the `approval/request` waterfall (default `undefined`). The first decision wins
  * and is logged as the one `approval/decided` of that ask:
  *

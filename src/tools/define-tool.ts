@@ -99,12 +99,12 @@ function checkInput(input: unknown, toolName: string): CheckedInput {
   }
   if (object['type'] !== 'object')
     return fail(`must describe an object (root type "object"), got ${describeType(object)}`)
-  // A raw schema is sent as it is (05-tools.md §1), `$schema` included; only zod's output loses it.
+  // A raw schema is sent as it is, `$schema` included; only zod's output loses it.
   return { input: object, inputKind: 'json-schema', parameters: object as JsonSchemaObject }
 }
 
 /**
- * Declares a tool (05-tools.md §1): validates every field, computes the JSON Schema the model sees
+ * Declares a tool: validates every field, computes the JSON Schema the model sees
  * once, and returns a frozen, inert declaration (registering it is what makes it visible). With a
  * zod v4 `input`, `args` is typed `z.output<typeof input>` and validated on each call; a raw JSON
  * Schema `input` is sent as is and its arguments are not validated.

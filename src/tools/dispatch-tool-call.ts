@@ -33,7 +33,7 @@ function abortedResult(toolName: string, extra: ToolErrorExtras): ToolResult {
 }
 
 /**
- * Stages P10–P11 of one call (05-tools.md §4, §8): arms the deadline, runs the body inside the
+ * The dispatch stage of one call: arms the deadline, runs the body inside the
  * `tools/execute` waterfall without awaiting it, and settles the call exactly once, firing the
  * live `tools/result` (completion order) and `environment.onSettled`:
  *
@@ -94,7 +94,7 @@ export function dispatchToolCall(environment: SchedulerEnvironment, request: Dis
     bodyResult = normalizeToolReturn(await definition.execute(slot.call.args, context.context), name)
     return bodyResult
   }
-  // 05-tools.md §1: normalized after the body and after each middleware (a listener's own value).
+  // Normalized after the body and after each middleware (a listener's own value).
   const normalizeLayer = (value: unknown): ToolResult => normalizeToolReturn(value, name, { allowError: true })
   let running: Promise<unknown>
   try {

@@ -1,5 +1,5 @@
 /**
- * Tools (05-tools.md): definitions, the scoped registry, the scheduler and its per-call pipeline,
+ * Tools: definitions, the scoped registry, the scheduler and its per-call pipeline,
  * approvals, the repeat-tool reminder.
  *
  * @module

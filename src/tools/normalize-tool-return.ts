@@ -188,8 +188,8 @@ function success(content: readonly ToolContentBlock[]): ToolResult {
 }
 
 /**
- * Normalizes what a tool body (or a middleware) returned into a frozen {@link ToolResult}
- * (05-tools.md §1): `undefined` → no content; a string → one text block; text and image blocks as
+ * Normalizes what a tool body (or a middleware) returned into a frozen {@link ToolResult}:
+ * `undefined` → no content; a string → one text block; text and image blocks as
  * they are; the object form with `content`, `isError?`, `meta?` (a lossless-JSON plain object),
  * `concludesTurn?` and `additionalContexts?` (strings or block arrays), and no other key. Blocks
  * and `meta` are copied. A value that breaks a rule becomes a `TOOL_FAILED` result whose message

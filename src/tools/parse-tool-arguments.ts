@@ -15,7 +15,7 @@ export interface ParsedToolArgumentsSuccess {
 export interface ParsedToolArgumentsFailure {
   /** Always `false`. */
   readonly ok: false
-  /** The `INVALID_ARGUMENTS` message (05-tools.md §5). */
+  /** The `INVALID_ARGUMENTS` message. */
   readonly message: string
 }
 
@@ -31,8 +31,7 @@ export interface ToolSchemaIssue {
 }
 
 /**
- * Formats schema issues as `<path or (root)>: <message>`, the path dot-joined, joined by `; `
- * (05-tools.md §5).
+ * Formats schema issues as `<path or (root)>: <message>`, the path dot-joined, joined by `; `.
  *
  * @param issues - the zod issues, in zod's order
  * @returns the issue list of an `INVALID_ARGUMENTS` message
@@ -74,7 +73,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Parses and validates a call's raw argument text (05-tools.md §3, stages P4–P5). `''` is `{}`;
+ * Parses and validates a call's raw argument text. `''` is `{}`;
  * anything else goes through `JSON.parse` and must give a JSON object. A zod tool's arguments
  * then go through `input.safeParseAsync`, whose output (defaults, transforms applied) is `args`;
  * a raw JSON Schema tool gets the parsed object unvalidated. Bad argument text never rejects: a

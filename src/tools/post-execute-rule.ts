@@ -16,7 +16,7 @@ export function resultCodeOf(result: ToolResult): ToolResultCode | undefined {
 }
 
 /**
- * Applies the monotonic rule of `tools/post-execute` (05-tools.md §4) to what the waterfall
+ * Applies the monotonic rule of `tools/post-execute` to what the waterfall
  * returned for `before`: success → success (anything may change), success → `TOOL_DENIED` (a
  * block), error `X` → error `X` (content and meta may change). Any other output, or one that is
  * not a valid result, gives `TOOL_FAILED` naming the problem.

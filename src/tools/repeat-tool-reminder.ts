@@ -34,7 +34,7 @@ export interface RepeatToolReminderConfig {
   readonly exclude: readonly string[]
 }
 
-/** What the reminder asks of a call's agent: the `inject` of the agent handle (04-agent.md §2). */
+/** What the reminder asks of a call's agent: the `inject` of the agent handle. */
 interface InjectingAgent {
   inject(input: { readonly content: readonly TextBlock[]; readonly source: PluginMessageSource }): unknown
 }
@@ -91,7 +91,7 @@ function shownArguments(raw: string): string {
   return points <= ARGUMENTS_SHOWN ? raw : `${raw.slice(0, cut)}… (+${points - ARGUMENTS_SHOWN} more chars)`
 }
 
-/** The reminder text for `count` identical calls (05-tools.md §12). */
+/** The reminder text for `count` identical calls. */
 function reminderText(call: Pick<ToolCallInfo, 'name' | 'arguments'>, count: number, first: boolean): string {
   if (first)
     return `You have made the same tool call ${count} times in a row with identical arguments. If it is not helping, try a different approach.`
@@ -109,7 +109,7 @@ interface Chain {
 }
 
 /**
- * The advisory repeat-tool reminder (05-tools.md §12), entry id `repeat-tool-reminder`; not in the
+ * The advisory repeat-tool reminder, entry id `repeat-tool-reminder`; not in the
  * default bundle. It never blocks a call or changes a result: on `tools/post-execute` it calls
  * `next()` first and returns its result unchanged, then counts. Per agent, a call with the same
  * name and the same arguments (canonical JSON, object keys sorted; unparsable arguments compare as

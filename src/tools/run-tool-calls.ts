@@ -13,7 +13,7 @@ function unavailable(error: unknown): never {
 }
 
 /**
- * One step's scheduler (05-tools.md §6): one action at a time, a start or a commit; every
+ * One step's scheduler: one action at a time, a start or a commit; every
  * settlement wakes it. Bookkeeping is O(calls): indices into the slots and two counters.
  */
 class StepScheduler {
@@ -144,7 +144,7 @@ class StepScheduler {
     }
   }
 
-  /** §3, re-done right before each start with the registry of that moment; a throw is `'exclusive'`. */
+  /** Parallel or exclusive, re-done right before each start with the registry of that moment; a throw is `'exclusive'`. */
   async #classify(slot: CallSlot): Promise<'parallel' | 'exclusive'> {
     try {
       const mode = await this.#environment.tools.executionMode(
@@ -157,7 +157,7 @@ class StepScheduler {
     }
   }
 
-  /** §6.2: an exclusive call waits for every started call to commit; a parallel one for room in the pool. */
+  /** An exclusive call waits for every started call to commit; a parallel one for room in the pool. */
   #canStart(mode: 'parallel' | 'exclusive'): boolean {
     if (this.#barrier >= this.#committed) return false
     if (mode === 'exclusive') return this.#committed === this.#next
@@ -196,7 +196,7 @@ class StepScheduler {
     }
   }
 
-  /** §7: after an abort, every call never started gets a synthetic pair, in model order. */
+  /** After an abort, every call never started gets a synthetic pair, in model order. */
   #closeUnstarted(): void {
     for (let index = this.#next; index < this.#slots.length; index++) {
       try {
@@ -208,7 +208,7 @@ class StepScheduler {
     }
   }
 
-  /** §6.4: every call without a committed `tool/result` is closed `TOOL_SCHEDULER_FAILED`; a closing throw stops writing. */
+  /** Every call without a committed `tool/result` is closed `TOOL_SCHEDULER_FAILED`; a closing throw stops writing. */
   #closeAfterFailure(): void {
     for (const slot of this.#slots) {
       if (slot.state === 'committed') continue
@@ -226,15 +226,15 @@ class StepScheduler {
 }
 
 /**
- * Runs one step's tool calls (05-tools.md §6), the function the agent loop calls with the step's
+ * Runs one step's tool calls, the function the agent loop calls with the step's
  * tool-call blocks in model order. Each call goes through classify (re-done right before each
- * start), pre-execute (P1–P9, one call at a time, model order), dispatch (overlapping, a rolling
- * pool of at most `maxParallelToolCalls`, exclusive calls as barriers) and commit (P12–P15, model
+ * start), pre-execute (one call at a time, model order), dispatch (overlapping, a rolling
+ * pool of at most `maxParallelToolCalls`, exclusive calls as barriers) and commit (model
  * order); the live `tools/result` fires in completion order. Tool and policy failures become
  * results. On abort, no call starts any more, running calls are awaited (bounded by their
  * deadline and the abort grace) and committed, and every unstarted call gets a synthetic
  * `TOOL_ABORTED_BEFORE_DISPATCH` pair; it returns normally. A failure of the scheduler's own
- * machinery (§6.4) closes every remaining call `TOOL_SCHEDULER_FAILED` and is reported as
+ * machinery closes every remaining call `TOOL_SCHEDULER_FAILED` and is reported as
  * `failure`. Never rejects for well-formed arguments.
  *
  * @example

@@ -1,6 +1,6 @@
 import type { ToolAgent } from './tool-call-info.js'
 
-/** Where an injected scheduler fault strikes (05-tools.md §6.4). */
+/** Where an injected scheduler fault strikes. */
 export type SchedulerFaultSite = 'start' | 'commit'
 
 /** One injected scheduler fault: throw `error` in place of one append of one call. */

@@ -1,5 +1,5 @@
 /**
- * The scheduler's "something settled" latch (05-tools.md §6.2): a settlement that happens while
+ * The scheduler's "something settled" latch: a settlement that happens while
  * nobody waits is remembered, so a wait that starts after it returns at once and no wake-up is
  * lost. One waiter at a time (the scheduler loop).
  *

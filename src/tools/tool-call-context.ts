@@ -15,7 +15,7 @@ export interface ToolCallContext {
 }
 
 /**
- * Builds the context of one call (05-tools.md §1): its signal (turn cancel or deadline), ids,
+ * Builds the context of one call: its signal (turn cancel or deadline), ids,
  * agent, session, turn and step, and `reportProgress`, which emits `tools/progress` with a
  * lossless-JSON copy of the value until the call settles.
  *
@@ -69,7 +69,7 @@ export function createToolCallContext(
 }
 
 /**
- * Fires the live `tools/result` of a call once (05-tools.md §4 P11), in completion order. A
+ * Fires the live `tools/result` of a call once, in completion order. A
  * dispatch failure (an undefined event) is a scheduler failure, reported, never thrown.
  *
  * @internal

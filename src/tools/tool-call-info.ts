@@ -12,7 +12,7 @@ export interface ToolAgent {
   readonly session: Session
 }
 
-/** One call as policy listeners and guards see it (05-tools.md §4), frozen. */
+/** One call as policy listeners and guards see it, frozen. */
 export interface ToolCallInfo {
   /** The calling agent. */
   readonly agent: ToolAgent

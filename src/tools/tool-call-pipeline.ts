@@ -16,7 +16,7 @@ import { truncateToolResult } from './truncate-tool-result.js'
 
 const contextSource = Object.freeze({ kind: 'plugin', plugin: 'tools', form: 'tool-context' } as const)
 
-/** Logs the call's `tool/call` (P1, or a closer's synthetic one) and keeps its seq. */
+/** Logs the call's `tool/call` (or a closer's synthetic one) and keeps its seq. */
 function appendToolCall(environment: SchedulerEnvironment, slot: CallSlot): void {
   const { step } = environment
   const { block } = slot
@@ -25,7 +25,7 @@ function appendToolCall(environment: SchedulerEnvironment, slot: CallSlot): void
   slot.callSeq = step.session.append('tool/call', data).seq
 }
 
-/** Logs the call's `tool/result` (P14) after its `tool/call`; the slot is committed from then on. */
+/** Logs the call's `tool/result` after its `tool/call`; the slot is committed from then on. */
 function appendToolResult(environment: SchedulerEnvironment, slot: CallSlot, result: ToolResult): void {
   const { step } = environment
   const callId = slot.block.id
@@ -42,7 +42,7 @@ function appendToolResult(environment: SchedulerEnvironment, slot: CallSlot, res
   slot.state = 'committed'
 }
 
-/** One additional context as the next-step message of §11. */
+/** One additional context as a message for the next step. */
 function contextMessage(
   environment: SchedulerEnvironment,
   context: string | readonly ToolContentBlock[],
@@ -52,7 +52,7 @@ function contextMessage(
   return Object.freeze({ id: environment.ids('message'), role: 'user', content, source: contextSource })
 }
 
-/** Ends a call in its pre-execute phase (P2–P9): the result is its dispatch outcome, fired live at once. */
+/** Ends a call in its pre-execute phase: the result is its dispatch outcome, fired live at once. */
 function endBeforeDispatch(environment: SchedulerEnvironment, slot: CallSlot, result: ToolResult): void {
   slot.result = result
   slot.state = 'settled'
@@ -60,9 +60,9 @@ function endBeforeDispatch(environment: SchedulerEnvironment, slot: CallSlot, re
 }
 
 /**
- * The start action of one call (05-tools.md §4 P1–P9, then P10 launched, not awaited): logs
+ * The start action of one call (then the dispatch is launched, not awaited): logs
  * `tool/call` before any policy or side effect, checks the turn signal, resolves the visible
- * definition, parses the arguments, runs pre-execute, approval and guards, flushes (D2) and
+ * definition, parses the arguments, runs pre-execute, approval and guards, flushes and
  * re-checks the signal. A call that ends here is `settled` (its live `tools/result` fired); one
  * that passes is `running`.
  *
@@ -119,7 +119,7 @@ export async function startToolCall(environment: SchedulerEnvironment, slot: Cal
   dispatchToolCall(environment, { slot, definition, context, deadline })
 }
 
-/** P12: the `tools/post-execute` waterfall under the monotonic rule. */
+/** The `tools/post-execute` waterfall under the monotonic rule. */
 async function postExecute(environment: SchedulerEnvironment, slot: CallSlot, result: ToolResult): Promise<ToolResult> {
   const name = slot.block.name
   let output: unknown
@@ -139,7 +139,7 @@ async function postExecute(environment: SchedulerEnvironment, slot: CallSlot, re
 }
 
 /**
- * The commit action of one settled call (05-tools.md §4 P12–P15), in model order:
+ * The commit action of one settled call, in model order:
  * post-execute (skipped for `TOOL_ABORTED_BEFORE_DISPATCH` and `TOOL_SCHEDULER_FAILED`), the size
  * limit, the durable `tool/result` after its `tool/call`, then each additional context inserted
  * into the next-step inbox.
@@ -167,7 +167,7 @@ export async function commitToolCall(environment: SchedulerEnvironment, slot: Ca
 }
 
 /**
- * Closes a call the scheduler will not run or finish (05-tools.md §6.4, §7): its `tool/call` if
+ * Closes a call the scheduler will not run or finish: its `tool/call` if
  * none was logged, its live `tools/result` if none fired, and a `tool/result` with `code`
  * (post-execute skipped).
  *

@@ -8,7 +8,7 @@ import type { ToolResult } from './tool-result.js'
 const allow: PreExecuteDecision = Object.freeze({ kind: 'allow' })
 
 /**
- * The §5 text of a policy throw (a pre-execute listener, `needsApproval`, a guard, post-execute).
+ * The result text of a policy throw (a pre-execute listener, `needsApproval`, a guard, post-execute).
  *
  * @internal
  * @param toolName - the tool's name
@@ -20,7 +20,7 @@ export function policyFailedMessage(toolName: string, error: unknown): string {
 }
 
 /**
- * The §5 `TOOL_ABORTED_BEFORE_DISPATCH` result.
+ * The `TOOL_ABORTED_BEFORE_DISPATCH` result.
  *
  * @internal
  * @param toolName - the tool's name
@@ -51,7 +51,7 @@ function readDecision(value: unknown): PreExecuteDecision | undefined {
   }
 }
 
-/** Whether the approval stage must ask: P6 said `ask`, or `needsApproval` answered anything but exactly `false`. */
+/** Whether the approval stage must ask: pre-execute said `ask`, or `needsApproval` answered anything but exactly `false`. */
 async function needsApproval(
   definition: ToolDefinition,
   args: unknown,
@@ -64,7 +64,7 @@ async function needsApproval(
 }
 
 /**
- * Stages P6–P8 of one call (05-tools.md §4): the `tools/pre-execute` waterfall, approval, the
+ * The policy stages of one call: the `tools/pre-execute` waterfall, approval, the
  * guards. A denial, a policy throw and an invalid decision end the call `TOOL_DENIED`; a
  * cancelled approval ends it `TOOL_ABORTED_BEFORE_DISPATCH`. Once the turn signal aborted, no
  * approval is asked any more: a call that needs one ends `TOOL_ABORTED_BEFORE_DISPATCH` at once.

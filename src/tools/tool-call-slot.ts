@@ -14,9 +14,9 @@ import type { ToolStepContext } from './tool-step-context.js'
 export type SchedulerToolLookup = Pick<ToolRegistry, 'resolve' | 'executionMode' | 'guardsFor'>
 
 /**
- * Where one call is (05-tools.md §6.1): not started yet, in its pre-execute phase, dispatched,
+ * Where one call is: not started yet, in its pre-execute phase, dispatched,
  * settled (a result waits for its commit), committed (its `tool/result` is logged), or failed
- * (the scheduler's own machinery threw while starting it, §6.4).
+ * (the scheduler's own machinery threw while starting it).
  *
  * @internal
  */

@@ -4,7 +4,7 @@ import type { ImageBlock, TextBlock } from '../session/content-block.js'
 import type { JsonObject, JsonValue } from '../session/json-value.js'
 import type { ToolAgent } from './tool-call-info.js'
 
-/** A raw JSON Schema object whose root `type` is `'object'` (05-tools.md §1). */
+/** A raw JSON Schema object whose root `type` is `'object'`. */
 export type JsonSchemaObject = JsonObject
 
 /** The arguments type of a tool whose input is `Input`: `z.output<Input>` for zod, a JSON object otherwise. */
@@ -13,7 +13,7 @@ export type ToolArgs<Input> = Input extends ZodType<infer Output> ? Output : Jso
 /** A block a tool may return: text or an image reference. */
 export type ToolContentBlock = TextBlock | ImageBlock
 
-/** The object form of a tool's return value (05-tools.md §1). */
+/** The object form of a tool's return value. */
 export interface ToolReturnObject {
   /** The content: a string (one text block) or text and image blocks. */
   readonly content: string | readonly ToolContentBlock[]
@@ -30,7 +30,7 @@ export interface ToolReturnObject {
 /** What a tool body may return: nothing, a string, content blocks, or the object form. */
 export type ToolReturn = undefined | void | string | readonly ToolContentBlock[] | ToolReturnObject
 
-/** What a tool body receives besides its arguments (05-tools.md §1). */
+/** What a tool body receives besides its arguments. */
 export interface ToolContext {
   /** Aborts on turn cancellation or this call's deadline. */
   readonly signal: AbortSignal
@@ -53,7 +53,7 @@ export interface ToolContext {
   reportProgress(progress: JsonValue): void
 }
 
-/** The declaration `defineTool` takes (05-tools.md §1). */
+/** The declaration `defineTool` takes. */
 export interface ToolSpec<Input extends ZodType | JsonSchemaObject = ZodType | JsonSchemaObject> {
   /** 1–64 characters of `[A-Za-z0-9_-]`. */
   readonly name: string
@@ -75,7 +75,7 @@ export interface ToolSpec<Input extends ZodType | JsonSchemaObject = ZodType | J
 }
 
 /**
- * A validated, frozen tool declaration (what `defineTool` returns): the spec plus the JSON Schema
+ * A validated, frozen tool declaration (what `defineTool` returns): the declaration plus the JSON Schema
  * the model sees. Inert: registering it is what makes it visible.
  */
 export interface ToolDefinition<Input extends ZodType | JsonSchemaObject = ZodType | JsonSchemaObject>

@@ -4,7 +4,7 @@ import type { JsonObject } from '../session/json-value.js'
 import type { ToolContentBlock } from './tool-definition.js'
 import type { ToolResult, ToolResultCode } from './tool-result.js'
 
-/** The `name` of each result code (05-tools.md §5): the exported `HarnessError` class it stands for. */
+/** The `name` of each result code: the exported `HarnessError` class it stands for. */
 const errorNames: Readonly<Record<ToolResultCode, string>> = Object.freeze({
   UNKNOWN_TOOL: 'UnknownToolError',
   INVALID_ARGUMENTS: 'ToolArgumentsError',
@@ -25,7 +25,7 @@ export interface ToolErrorExtras {
 }
 
 /**
- * The `name` column of 05-tools.md §5 for a result code.
+ * The error `name` a result code stands for.
  *
  * @param code - a result code
  * @returns the error class name, e.g. `'UnknownToolError'` for `UNKNOWN_TOOL`
@@ -35,7 +35,7 @@ export function toolErrorName(code: ToolResultCode): string {
 }
 
 /**
- * A runtime error result (05-tools.md §5): content `[text "Tool error (<CODE>): <message>"]`,
+ * A runtime error result: content `[text "Tool error (<CODE>): <message>"]`,
  * `isError: true`, `error: { code, message }`, not concluding the turn. The result, its content and
  * its context list are frozen.
  *
@@ -72,7 +72,7 @@ function isError(value: unknown): value is Error {
 }
 
 /**
- * The `TOOL_FAILED` message for a thrown value (05-tools.md §5): an `Error`'s message (a
+ * The `TOOL_FAILED` message for a thrown value: an `Error`'s message (a
  * `HarnessError`'s too), `String(value)` for anything else, `(unprintable thrown value)` when
  * that throws (a hostile Proxy, an object whose `toString` throws). Never throws.
  *
@@ -96,7 +96,7 @@ export function thrownMessage(value: unknown): string {
 }
 
 /**
- * The durable `tool/result.error` of a result (05-tools.md §5): `{ name, code }` of its runtime
+ * The durable `tool/result.error` of a result: `{ name, code }` of its runtime
  * error, `{ name: 'ToolFailedError', code: 'TOOL_FAILED' }` for a tool's own `isError` result,
  * `undefined` for a success.
  *

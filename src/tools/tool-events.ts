@@ -41,7 +41,7 @@ export type PreExecuteDecision =
       readonly reason?: string
     }
   | {
-      /** Ask for approval (05-tools.md §9). */
+      /** Ask for approval. */
       readonly kind: 'ask'
       /** Why approval is asked. */
       readonly reason?: string
@@ -105,7 +105,7 @@ export interface ApprovalRequestPayload {
   readonly signal: AbortSignal
 }
 
-/** The live events of the tool layer (05-tools.md). */
+/** The live events of the tool layer. */
 export type ToolEvents = {
   /** A registry change was committed (listener throws are contained). */
   readonly 'tools/change': Emit<ToolsChangePayload>

@@ -13,13 +13,13 @@ import { type ToolGuardRegistration, ToolLayers, type ToolRegistration } from '.
 import { checkRestrictedNames, readRestriction, type ToolRestrictOptions } from './tool-restrictions.js'
 
 /**
- * A synchronous policy check run after pre-execute and approval allowed a call (05-tools.md §2.3):
+ * A synchronous policy check run after pre-execute and approval allowed a call:
  * `undefined` lets the call through; any other value denies it (`TOOL_DENIED`, a string becomes
  * the message). A throw denies too. No later guard, listener or approval can re-allow it.
  */
 export type ToolGuard = (call: ToolCallInfo) => string | undefined
 
-/** How a call may be scheduled (05-tools.md §3): next to its neighbours, or alone. */
+/** How a call may be scheduled: next to its neighbours, or alone. */
 export type ToolExecutionMode = 'parallel' | 'exclusive'
 
 /** Options of {@link ToolRegistry.register} and {@link ToolRegistry.guard}. */
@@ -78,8 +78,8 @@ function checkBatch(tools: unknown): readonly ToolDefinition[] {
 }
 
 /**
- * The tool registry (05-tools.md §2): one global layer and one layer per scope key, with
- * nearest-scope-wins resolution along the scope chain, restrictions (§2.2) and guards (§2.3).
+ * The tool registry: one global layer and one layer per scope key, with
+ * nearest-scope-wins resolution along the scope chain, restrictions and guards.
  * `harness.tools` and `ctx.tools` are views of one per-harness registry: a view made from a context
  * owns what it registers (undone when that context disposes) and defaults `scope` to that
  * context's scope. Every committed change dispatches one `tools/change`.
@@ -149,8 +149,7 @@ export class ToolRegistry {
 
   /**
    * Every tool name the scope knows: registered in the global layer or along its chain, including
-   * names a restriction hides (prompt assembly uses it so `toolOrder` may list a restricted tool,
-   * 06-prompt-scope.md §1.5).
+   * names a restriction hides (prompt assembly uses it so `toolOrder` may list a restricted tool).
    *
    * @param scope - the scope to resolve from (default: the view's scope)
    * @returns the names, sorted (code-unit order)
@@ -183,7 +182,7 @@ export class ToolRegistry {
 
   /**
    * Restricts the tools a scope inherits (from the global layer and its ancestors), for it and
-   * every descendant; its own and its descendants' tools are never filtered (05-tools.md §2.2).
+   * every descendant; its own and its descendants' tools are never filtered.
    * The filters are copied. Emits `tools/change { kind: 'restrict' }`, and `unrestrict` when lifted.
    *
    * @param scope - the restricted scope (a `Context` stands for its scope)
@@ -212,7 +211,7 @@ export class ToolRegistry {
   }
 
   /**
-   * Adds a guard to a layer, after the layer's other guards (05-tools.md §2.3).
+   * Adds a guard to a layer, after the layer's other guards.
    *
    * @param guard - the check; see {@link ToolGuard} for its contract
    * @param options - the layer
@@ -232,7 +231,7 @@ export class ToolRegistry {
   }
 
   /**
-   * Classifies a call (05-tools.md §3), failing closed: `'parallel'` only when the visible
+   * Classifies a call, failing closed: `'parallel'` only when the visible
    * definition exists, the arguments parse and validate, and its `isConcurrencySafe(args)`
    * returns exactly `true` (it receives the parsed, validated arguments). Never rejects for the
    * call's content.
@@ -263,7 +262,7 @@ export class ToolRegistry {
   }
 
   /**
-   * The visible definition of a call's tool, for the scheduler (stage P3).
+   * The visible definition of a call's tool, for the scheduler's lookup stage.
    *
    * @param name - a tool name
    * @param scope - the scope to resolve from (default: the view's scope)
@@ -277,7 +276,7 @@ export class ToolRegistry {
 
   /**
    * The guards for a scope in run order (global first, then each chain scope from the farthest to
-   * the nearest, each in registration order), for the scheduler (stage P8).
+   * the nearest, each in registration order), for the scheduler's guard stage.
    *
    * @param scope - the scope (default: the view's scope)
    * @returns a frozen snapshot

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { ToolRestrictionError } from '../errors/tool-restriction-error.js'
 
-/** The filters of `ToolRegistry.restrict` (05-tools.md §2.2); copied when the restriction is made. */
+/** The filters of `ToolRegistry.restrict`; copied when the restriction is made. */
 export interface ToolRestrictOptions {
   /**
    * Only these inherited names stay visible; tools registered later are excluded. An empty list

@@ -3,10 +3,10 @@ import type { ToolResultMessage } from '../session/message.js'
 import type { ToolResult } from './tool-result.js'
 
 /**
- * The tool-result message of a committed result (05-tools.md §4, `02-session.md`): role `user`,
+ * The tool-result message of a committed result: role `user`,
  * `source { kind: 'tool', callId }`, and one `tool-result` block `{ toolCallId, isError, content }`
- * whose `isError` is always set: `true` for an error result, `false` for a success (04-agent.md
- * scenario 2 shows `isError: false`). Frozen, with its own copy of the content list.
+ * whose `isError` is always set: `true` for an error result, `false` for a success (never
+ * omitted). Frozen, with its own copy of the content list.
  *
  * @example
  * ```ts

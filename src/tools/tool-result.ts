@@ -2,7 +2,7 @@ import type { JsonObject } from '../session/json-value.js'
 import type { UserMessage } from '../session/message.js'
 import type { ToolContentBlock } from './tool-definition.js'
 
-/** The runtime's result codes (05-tools.md §5). */
+/** The runtime's result codes. */
 export type ToolResultCode =
   | 'UNKNOWN_TOOL'
   | 'INVALID_ARGUMENTS'
@@ -22,7 +22,7 @@ export interface ToolResultFailure {
 }
 
 /**
- * The normalized result of one call (05-tools.md §1), what `tools/execute` and
+ * The normalized result of one call, what `tools/execute` and
  * `tools/post-execute` middleware receive and return. Frozen when handed to a listener.
  */
 export interface ToolResult {
@@ -40,8 +40,8 @@ export interface ToolResult {
   readonly additionalContexts: readonly (string | readonly ToolContentBlock[])[]
 }
 
-/** A step's tool outcome (05-tools.md §6.3): `concluded` when a committed success concluded the turn. */
+/** A step's tool outcome: `concluded` when a committed success concluded the turn. */
 export type ToolStepOutcome = 'concluded' | 'owed'
 
-/** The message an additional context becomes (05-tools.md §11), for the agent's next-step inbox. */
+/** The message an additional context becomes, for the agent's next-step inbox. */
 export type ToolContextMessage = UserMessage

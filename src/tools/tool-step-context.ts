@@ -6,7 +6,7 @@ import type { ApprovalBroker } from './approval-broker.js'
 import type { ToolAgent } from './tool-call-info.js'
 import type { ToolContextMessage, ToolStepOutcome } from './tool-result.js'
 
-/** The agent options the tool layer reads (04-agent.md §2.1), already validated. */
+/** The agent options the tool layer reads, already validated. */
 export interface ToolRunOptions {
   /** The rolling pool's cap (default 10). */
   readonly maxParallelToolCalls: number
@@ -24,7 +24,7 @@ export interface ToolRunOptions {
   readonly approvalTimeoutMs?: number
 }
 
-/** The default {@link ToolRunOptions} (04-agent.md §2.1). */
+/** The default {@link ToolRunOptions}. */
 export const defaultToolRunOptions: ToolRunOptions = Object.freeze({
   maxParallelToolCalls: 10,
   toolAbortGraceMs: 10_000,
@@ -53,24 +53,24 @@ export interface ToolStepContext {
   readonly scope?: ScopeKey
   /** The agent's tool options. */
   readonly options: ToolRunOptions
-  /** Durability checkpoint D2 (03-persistence.md §7): resolves once `tool/call` is stored. */
+  /** The durability checkpoint before a tool runs: resolves once `tool/call` is stored. */
   checkpoint(): Promise<void>
   /**
    * Inserts an additional context into the agent's next-step inbox, right after the call's
-   * `tool/result` (05-tools.md §11).
+   * `tool/result`.
    *
    * @param message - the context message
    */
   insertContext(message: ToolContextMessage): void
-  /** The agent's approvals (05-tools.md §9). */
+  /** The agent's approvals. */
   readonly approvals: ApprovalBroker
 }
 
 /** What {@link ToolStepContext} produces for the loop. */
 export interface ToolStepReport {
-  /** `concluded` or `owed` (05-tools.md §6.3). */
+  /** `concluded` or `owed`. */
   readonly outcome: ToolStepOutcome
-  /** The first internal failure (§6.4): the turn then ends `error`. */
+  /** The first internal failure: the turn then ends `error`. */
   readonly failure?: unknown
 }
 

@@ -27,7 +27,7 @@ function isDefinitionLike(value: unknown): boolean {
 }
 
 /**
- * The zod schema of a `tools` option (09-api.md): an array of definitions from `defineTool`, each
+ * The zod schema of a `tools` option: an array of definitions from `defineTool`, each
  * name once (a repeat is an issue at `[i, 'name']`). Passes the definitions through by reference.
  *
  * @internal

@@ -99,7 +99,7 @@ function checkArguments(result: ToolResult, options: TruncateToolResultOptions):
 }
 
 /**
- * Applies the result size limit (05-tools.md §10). When the UTF-8 bytes of all text blocks exceed
+ * Applies the result size limit. When the UTF-8 bytes of all text blocks exceed
  * `limitBytes`, the text blocks are joined with `\n` into one text block placed first (other
  * blocks keep their order after it, uncounted and uncut) and cut to `head + marker + tail`, with
  * marker `\n[… tool output truncated: <original> bytes in total, limit <limit> bytes …]\n`; head
