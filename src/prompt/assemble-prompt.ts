@@ -199,7 +199,7 @@ function collectTools(
   return { schemas, known }
 }
 
-/** Orders the schemas (06-prompt-scope.md §1.5): by name, or by `toolOrder` with the rest at `'*'`. */
+/** Orders the schemas: by name, or by `toolOrder` with the rest at `'*'`. */
 function orderTools(
   schemas: Map<string, ToolSchema>,
   known: Set<string>,
@@ -303,7 +303,7 @@ async function assemble(source: AssembleSource, input: AssembleInput): Promise<P
 }
 
 /**
- * Assembles the system prompt for a scope (06-prompt-scope.md §1.3, steps 1–9): merges the global
+ * Assembles the system prompt for a scope: merges the global
  * layer and the scope's chain (nearest last, shadowed contributions never evaluated), evaluates
  * variables, collects and orders tool schemas, sorts and evaluates sections and contexts (`[]` when
  * suppressed), runs the `system-prompt/assemble` waterfall over the deep-frozen result, checks the
@@ -314,7 +314,7 @@ async function assemble(source: AssembleSource, input: AssembleInput): Promise<P
  * @param source - the dispatching context, the layers and the `toolOrder` option
  * @param input - `{ agent?, scope?, signal }`
  * @returns a fresh, deep-frozen assembly
- * @throws {@link PromptAssemblyError} (rejects) for each failure of §1.3; {@link InvalidArgumentError} for a malformed input; what a listener throws
+ * @throws {@link PromptAssemblyError} (rejects) for each assembly failure; {@link InvalidArgumentError} for a malformed input; what a listener throws
  */
 export function assemblePrompt(source: AssembleSource, input: AssembleInput): Promise<PromptAssembly> {
   try {

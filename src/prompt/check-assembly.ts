@@ -140,7 +140,7 @@ function build(value: unknown, own: ReadonlySet<object>): PromptAssembly {
 
 /**
  * Checks what the `system-prompt/assemble` waterfall resolved with and copies it into fresh frozen
- * objects (06-prompt-scope.md §1.3 step 8): only the fields of {@link PromptAssembly}, a variables
+ * objects: only the fields of {@link PromptAssembly}, a variables
  * record with a null prototype, tool `parameters` structured-cloned (schemas this assembly built
  * itself, listed in `own`, are kept as they are).
  *

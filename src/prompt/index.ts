@@ -1,5 +1,5 @@
 /**
- * What the model is told besides the message history (06-prompt-scope.md): strict
+ * What the model is told besides the message history: strict
  * `{{variable}}` rendering, the system prompt and the runtime-context projection.
  *
  * @module

@@ -39,7 +39,7 @@ export function instructionsIssues(value: unknown): { path: (string | number)[];
 }
 
 /**
- * The zod schema of an `instructions` option (06-prompt-scope.md §1.2): a string, or an array of
+ * The zod schema of an `instructions` option: a string, or an array of
  * `{ name, order?, text }` sections (names non-empty without whitespace and distinct, orders
  * finite, no other field). Passes the value through unchanged.
  *
@@ -51,7 +51,7 @@ export const instructionsSchema: z.ZodType<Instructions> = z.unknown().superRefi
 }) as unknown as z.ZodType<Instructions>
 
 /**
- * The sections an `instructions` option registers (06-prompt-scope.md §1.2): a string `s` is the
+ * The sections an `instructions` option registers: a string `s` is the
  * section `{ name: 'instructions', order: 0, text: s }`; each array entry is a section whose
  * `order` defaults to 0; absent → none.
  *

@@ -4,7 +4,7 @@ import type { ToolSchema } from '../session/request-header.js'
 /**
  * What every provider (section and context text, variable values, tool schemas) and every
  * `system-prompt/assemble` listener receives: the agent and scope being assembled for, and the
- * signal to honour (06-prompt-scope.md §1.1). Frozen.
+ * signal to honour. Frozen.
  */
 export interface AssembleInput {
   /** The agent assembled for (the agent loop's `Agent` handle, also its scope key); absent outside an agent. */
@@ -38,7 +38,7 @@ export interface AssembledContext {
 }
 
 /**
- * What `assemble()` resolves with (06-prompt-scope.md §1.3): the sorted, evaluated sections and
+ * What `assemble()` resolves with: the sorted, evaluated sections and
  * contexts, the variable values (a null-prototype record) and the ordered tool schemas. Deep-frozen;
  * every `assemble` builds fresh objects.
  */
@@ -49,6 +49,6 @@ export interface PromptAssembly {
   readonly contexts: readonly AssembledContext[]
   /** The variable values by name (null-prototype); `undefined` is a value that renders as an error. */
   readonly variables: Readonly<Record<string, string | undefined>>
-  /** The tool schemas of the request, ordered by name or by the `toolOrder` option (§1.5). */
+  /** The tool schemas of the request, ordered by name or by the `toolOrder` option. */
   readonly tools: readonly ToolSchema[]
 }

@@ -10,7 +10,7 @@ import type { AssembleInput } from './prompt-assembly.js'
  */
 export type PromptText = string | ((input: AssembleInput) => string | undefined)
 
-/** A system-prompt section (06-prompt-scope.md §1.1); the nearest scope wins its name. */
+/** A system-prompt section; the nearest scope wins its name. */
 export interface SectionDefinition {
   /** Non-empty, without whitespace; one per layer. */
   readonly name: string
@@ -26,7 +26,7 @@ export interface SectionDefinition {
   readonly complete?: boolean
 }
 
-/** A runtime-context entry (06-prompt-scope.md §3); the nearest scope wins its name. */
+/** A runtime-context entry; the nearest scope wins its name. */
 export interface ContextDefinition {
   /** Non-empty, without whitespace; one per layer. */
   readonly name: string
@@ -88,7 +88,7 @@ function invalid(kind: PromptContributionKind, field: string, value: unknown, re
 }
 
 /**
- * Checks a section or context definition (06-prompt-scope.md §1.2) and copies it.
+ * Checks a section or context definition and copies it.
  *
  * @internal
  * @throws {@link PromptRegistrationError} `INVALID_PROMPT_CONTRIBUTION` naming the field
@@ -114,7 +114,7 @@ export function checkTextDefinition(kind: 'section' | 'context', definition: unk
 }
 
 /**
- * Checks a variable registration (06-prompt-scope.md §1.2).
+ * Checks a variable registration.
  *
  * @internal
  * @throws {@link PromptRegistrationError} `INVALID_PROMPT_CONTRIBUTION` with `field: 'name'` or `'value'`

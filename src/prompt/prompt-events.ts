@@ -3,7 +3,7 @@ import { defineEvents, type Emit, type EventCatalog, type Waterfall } from '../k
 import type { ScopeKey } from '../kernel/scope-graph.js'
 import type { AssembleInput, PromptAssembly } from './prompt-assembly.js'
 
-/** Payload of `system-prompt/change`: one contribution was registered or removed (06-prompt-scope.md §1.2). */
+/** Payload of `system-prompt/change`: one contribution was registered or removed. */
 export interface SystemPromptChangePayload {
   /** `'add'` after a successful registration, `'remove'` after an effective dispose. */
   readonly change: 'add' | 'remove'
@@ -21,7 +21,7 @@ export interface SystemPromptAssemblePayload extends AssembleInput {
   readonly assembly: PromptAssembly
 }
 
-/** The events of the `system-prompt` entry (06-prompt-scope.md §1). */
+/** The events of the `system-prompt` entry. */
 export type SystemPromptEvents = {
   /**
    * A contribution was added or removed (emitted with the layer's `{ scope }`). Listener throws are

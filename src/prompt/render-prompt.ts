@@ -33,7 +33,7 @@ interface Where {
 }
 
 /**
- * Renders a template with strict `{{variable}}` interpolation (06-prompt-scope.md §2): each
+ * Renders a template with strict `{{variable}}` interpolation: each
  * section is interpolated in one left-to-right pass, sections whose result is empty or
  * whitespace-only are dropped and the rest are joined with `"\n\n"`. A string template is one
  * section named `'template'`. Values are copied verbatim and never scanned again; a `{{` with no

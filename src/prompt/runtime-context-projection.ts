@@ -23,7 +23,7 @@ export interface RuntimeContextProjectionOptions {
   readonly ids: IdSource
 }
 
-/** The runtime-context projection of one agent (06-prompt-scope.md §3). */
+/** The runtime-context projection of one agent. */
 export interface RuntimeContextProjection {
   /**
    * The snapshot message for this step, or `undefined` when none is due: nothing was ever logged

@@ -18,7 +18,7 @@ export interface SystemPromptEntryConfig {
    */
   readonly instructions?: Instructions
   /**
-   * The tool order (06-prompt-scope.md §1.5): must contain `'*'` exactly once and no duplicate.
+   * The tool order: must contain `'*'` exactly once and no duplicate.
    *
    * @default by name, in code-unit order
    */
@@ -43,7 +43,7 @@ const configSchema = z.strictObject({
 })
 
 /**
- * The part of the tool registry (05-tools.md §2) the `system-prompt` entry reads: the visible
+ * The part of the tool registry the `system-prompt` entry reads: the visible
  * schemas and definitions of a scope and, when the registry offers `knownNames`, every name known
  * there (restricted ones included), so a restricted name in `toolOrder` is simply absent.
  */
@@ -62,7 +62,7 @@ function registryProvider(registry: ToolSchemaSource): ToolSchemaProvider {
 }
 
 /**
- * The `system-prompt` entry of the default bundle (06-prompt-scope.md §1): provides the
+ * The `system-prompt` entry of the default bundle: provides the
  * {@link SystemPrompt} as `services.systemPrompt`, registers the `system-prompt/*` events,
  * registers the harness `instructions` in the global layer, and registers the tool registry's
  * schemas as one tool-schema provider when the `tools` entry runs. Configure the tool order with

@@ -23,7 +23,7 @@ import { createPromptLayer, isPromptLayerEmpty, type PromptLayer } from './promp
 /** Options of the {@link SystemPrompt} constructor. */
 export interface SystemPromptOptions {
   /**
-   * The tool order of every assembly (06-prompt-scope.md §1.5): listed names take their listed
+   * The tool order of every assembly: listed names take their listed
    * positions, every other tool is inserted at the one `'*'`, in code-unit order. Checked by the
    * `system-prompt` entry's config schema.
    *
@@ -33,7 +33,7 @@ export interface SystemPromptOptions {
 }
 
 /**
- * The system prompt (`services.systemPrompt`, the `system-prompt` entry; 06-prompt-scope.md §1):
+ * The system prompt (`services.systemPrompt`, the `system-prompt` entry):
  * sections, runtime contexts, variables, tool-schema providers and runtime-context suppressors in
  * a global layer plus one layer per scope, assembled per request. `ctx.get(services.systemPrompt)`
  * returns it bound to `ctx`: each registration is then an effect of `ctx` (undone, in reverse
@@ -124,7 +124,7 @@ export class SystemPrompt {
   }
 
   /**
-   * Assembles the prompt for a scope (06-prompt-scope.md §1.3). Whatever context it goes through,
+   * Assembles the prompt for a scope. Whatever context it goes through,
    * it reads the layers of `input.scope` (the global layer alone without one).
    *
    * @param input - `{ agent?, scope?, signal }`; the signal is passed to every provider and listener
