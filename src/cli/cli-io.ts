@@ -1,5 +1,5 @@
 /**
- * What a `yoke` command reads from and writes to its process (09-api.md L6: results to stdout,
+ * What a `yoke` command reads from and writes to its process (results to stdout,
  * diagnostics to stderr). Commands take it as a parameter, so they never touch `process` directly.
  *
  * @module

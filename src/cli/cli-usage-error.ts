@@ -3,7 +3,7 @@ import { HarnessError } from '../errors/harness-error.js'
 
 /**
  * A `yoke` command line that cannot run: an unknown command or flag, a missing or extra
- * argument, a bad `--format` (09-api.md L6, exit code 2). Code `INVALID_ARGUMENT`.
+ * argument, a bad `--format` (exit code 2). Code `INVALID_ARGUMENT`.
  */
 export class CliUsageError extends HarnessError {
   static override readonly brand: string = 'CliUsageError'

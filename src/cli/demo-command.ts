@@ -1,5 +1,5 @@
 /**
- * `yoke demo [--dir <path>]` (09-api.md L5): runs the repository's main job (R3) against
+ * `yoke demo [--dir <path>]`: runs the repository's main job against
  * `--dir` (default `./sessions`), streaming the answer and the tool calls to stdout.
  *
  * @module

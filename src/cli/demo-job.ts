@@ -1,5 +1,5 @@
 /**
- * The pieces of the repository's main job (09-api.md R3): the two tools, the question, the
+ * The pieces of the repository's main job: the two tools, the question, the
  * scripted model and the DeepSeek switch. `examples/main.ts` shows the same job written against
  * the public API; a test checks both print the same transcript.
  *

@@ -1,5 +1,5 @@
 /**
- * The exit codes and error lines of the `yoke` CLI (09-api.md L6).
+ * The exit codes and error lines of the `yoke` CLI.
  *
  * @module
  */
@@ -11,7 +11,7 @@ import { SessionFormatUnsupportedError } from '../errors/session-format-unsuppor
 import { SessionLockedError } from '../errors/session-locked-error.js'
 import { CliUsageError } from './cli-usage-error.js'
 
-/** The exit codes of 09-api.md L6. */
+/** The exit codes of the `yoke` CLI. */
 export const ExitCode = {
   /** Success (also: nothing to repair), `--help`, `--version`. */
   ok: 0,

@@ -1,5 +1,5 @@
 /**
- * `yoke export <session> --format json|markdown [--dir <path>] [--out <file>]` (09-api.md L4):
+ * `yoke export <session> --format json|markdown [--dir <path>] [--out <file>]`:
  * reads like `inspect` (never writes the log), closers included in memory.
  *
  * @module

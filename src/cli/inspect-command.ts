@@ -1,5 +1,5 @@
 /**
- * `yoke inspect <session> [--dir <path>] [--json] [--check]` (09-api.md L2): never writes.
+ * `yoke inspect <session> [--dir <path>] [--json] [--check]`: never writes.
  *
  * @module
  */

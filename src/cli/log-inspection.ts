@@ -1,5 +1,5 @@
 /**
- * What a cold log looks like to `inspect`, `repair --dry-run` and `export` (09-api.md L2–L4):
+ * What a cold log looks like to `inspect`, `repair --dry-run` and `export`:
  * the coordinator's `inspect` (read gates, closers in memory, no lease, no write), split into the
  * stored events and the closers a repair would append.
  *
@@ -31,7 +31,7 @@ const attempts = 3
 
 /**
  * Inspects a cold log without changing it. A log needing repair is read a second time through
- * the adapter (also read-only, 03-persistence.md A4) to tell the stored events from the
+ * the adapter (also read-only) to tell the stored events from the
  * closers; both reads must see the same revision.
  *
  * @param harness - a harness over the log's directory

@@ -1,6 +1,6 @@
 /**
  * The harness a log command reads through: the JSONL adapter over one directory, the default
- * catalog (so the read gates of 03-persistence.md §5.3 run as in any harness), no model.
+ * catalog (so the cold-read checks run as in any harness), no model.
  *
  * @module
  */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `yoke` bin (`dist/cli.js`, 09-api.md §7).
+ * The `yoke` bin (`dist/cli.js`).
  *
  * @module
  */

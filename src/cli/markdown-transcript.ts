@@ -1,7 +1,7 @@
 /**
- * The `export --format markdown` transcript (09-api.md L4): `# Session <id>`, then per turn
+ * The `export --format markdown` transcript: `# Session <id>`, then per turn
  * `## Turn <n> (<reason>)` and that turn's user, assistant and tool messages from
- * `deriveMessages` (02-session.md §6).
+ * `deriveMessages`.
  *
  * @module
  */

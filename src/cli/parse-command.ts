@@ -1,6 +1,6 @@
 /**
  * Argument parsing of one `yoke` command with `node:util` `parseArgs`, turning every parse
- * failure into a {@link CliUsageError} (09-api.md L6, exit code 2).
+ * failure into a {@link CliUsageError} (exit code 2).
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
- * `yoke repair <session> [--dir <path>] [--json] [--dry-run] [--truncate-at-corruption]`
- * (09-api.md L3): persistence `repair` under the session's lease.
+ * `yoke repair <session> [--dir <path>] [--json] [--dry-run] [--truncate-at-corruption]`:
+ * persistence `repair` under the session's lease.
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
- * The `yoke` command line (09-api.md §7): picks the command, parses its arguments, runs it, and
- * turns any failure into one stderr line and an exit code (L6).
+ * The `yoke` command line: picks the command, parses its arguments, runs it, and
+ * turns any failure into one stderr line and an exit code.
  *
  * @module
  */
@@ -77,7 +77,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
  *
  * @param argv - the arguments after `yoke`
  * @param io - where to write, and the environment
- * @returns the exit code (09-api.md L6)
+ * @returns the exit code
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   try {

@@ -1,6 +1,6 @@
 /**
- * Where a `<session>` argument points (09-api.md L1): a path to an existing log file, or a
- * session id looked up in `--dir` (default `./sessions`) with the layout of 03-persistence.md §8.2.
+ * Where a `<session>` argument points: a path to an existing log file, or a
+ * session id looked up in `--dir` (default `./sessions`) with the JSONL adapter's file layout.
  *
  * @module
  */
@@ -92,7 +92,7 @@ async function headerIdOf(
     })
     return { id: header.id, compression }
   } catch (error) {
-    // A header of a format this Yoke does not read: a log all the same, unreadable (L6 exit 4).
+    // A header of a format this Yoke does not read: a log all the same, unreadable (exit code 4).
     if (SessionFormatUnsupportedError.is(error)) throw error
     // Not a header (CORRUPT_HEADER), no zstd decoder: not a readable log.
     if (HarnessError.is(error)) return undefined
@@ -102,7 +102,7 @@ async function headerIdOf(
   }
 }
 
-/** The id a log's file name stores (J1), if its name is a log name. */
+/** The id a log's file name stores, if its name is a log name. */
 function idOfFileName(path: string): { readonly id: string; readonly suffix: string } | undefined {
   const name = basename(path)
   const suffix = suffixes.find((candidate) => name.endsWith(candidate) && name.length > candidate.length)
@@ -112,7 +112,7 @@ function idOfFileName(path: string): { readonly id: string; readonly suffix: str
 }
 
 /**
- * A log file given by path (L1): the id comes from its header. A file named for that id is read
+ * A log file given by path: the id comes from its header. A file named for that id is read
  * in its own directory; one named otherwise is linked under its id's name into a temporary
  * directory (read-only commands only: `repair` rewrites the log in place and needs its own name).
  */
@@ -149,7 +149,7 @@ async function targetOfFile(path: string, options: SessionTargetOptions): Promis
 }
 
 /**
- * Resolves a `<session>` argument (L1). An existing log file is read by path, `--dir` ignored, and
+ * Resolves a `<session>` argument. An existing log file is read by path, `--dir` ignored, and
  * the id is the one its header names. Anything else is a session id in `dir`: an existing file
  * that is not a log (no readable header, no log name) does not shadow an id of the same name.
  *

@@ -1,5 +1,5 @@
 /**
- * Per-turn figures of a log for `inspect` (09-api.md L2): steps, tool calls, usage and how each
+ * Per-turn figures of a log for `inspect`: steps, tool calls, usage and how each
  * turn ended, read from the structure events.
  *
  * @module
