@@ -13,7 +13,7 @@ export interface FakeIdsOptions {
   readonly prefixes?: Readonly<Record<string, string>>
 }
 
-/** The rules of `fakeIds` options (00-overview.md: factory options → `InvalidOptionsError`). */
+/** The rules of `fakeIds` options (factory options → `InvalidOptionsError`). */
 const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({ prefixes: optionRule.plainObject })
 
 /** The issues of `fakeIds` options: the shared check, then one per prefix that is not a non-empty string. */

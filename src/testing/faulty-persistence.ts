@@ -34,7 +34,7 @@ export interface FaultyPersistenceOptions {
   readonly hold?: (call: PersistenceCall) => Promise<void> | undefined
 }
 
-/** The rules of `faultyPersistence` options (00-overview.md: factory options → `InvalidOptionsError`). */
+/** The rules of `faultyPersistence` options (factory options → `InvalidOptionsError`). */
 const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
   fail: optionRule.function,
   hold: optionRule.function,
@@ -49,7 +49,7 @@ export interface FaultyPersistence extends PersistenceAdapter {
 }
 
 /**
- * Wraps an adapter to count its calls and fail or hold any of them (03-persistence.md M2).
+ * Wraps an adapter to count its calls and fail or hold any of them.
  *
  * @param inner - the adapter to wrap
  * @param options - `fail` and `hold` hooks

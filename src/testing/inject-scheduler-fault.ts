@@ -20,7 +20,7 @@ const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
 })
 
 /**
- * Makes the tool scheduler's own machinery fail once (05-tools.md §6.4): the next `tool/call`
+ * Makes the tool scheduler's own machinery fail once: the next `tool/call`
  * (`at: 'start'`) or `tool/result` (`at: 'commit'`) append of `callId` by this agent throws
  * `error` instead of appending. One-shot: the fault is consumed when it strikes. The fault is
  * kept on the agent object itself, so two harnesses never see each other's faults.

@@ -39,7 +39,7 @@ export interface MockRecordedRequest {
   readonly body: JsonValue
 }
 
-/** A running mock OpenAI-compatible server (08-models.md §7). Dispose it or call `close()`. */
+/** A running mock OpenAI-compatible server. Dispose it or call `close()`. */
 export interface MockOpenAIServer extends AsyncDisposable {
   /** `http://127.0.0.1:<port>/v1`. */
   readonly baseURL: string
@@ -122,7 +122,7 @@ function sendJson(response: ServerResponse, status: number, body: JsonValue): vo
 
 /**
  * Starts a real HTTP server on `127.0.0.1` (random port) that speaks the OpenAI chat-completions
- * streaming protocol from a script (08-models.md §7), for testing OpenAI-compatible adapters.
+ * streaming protocol from a script, for testing OpenAI-compatible adapters.
  * Routes: `POST /v1/chat/completions` and `POST /chat/completions`; anything else gets 404. A wrong
  * bearer (with `apiKey`) gets 401 and a non-JSON body 400; neither consumes a step. Each accepted
  * request consumes one step and gets `x-request-id: req_<n>` (`n` counting accepted requests from
@@ -138,7 +138,7 @@ function sendJson(response: ServerResponse, status: number, body: JsonValue): vo
  * ```
  */
 export async function startMockOpenAIServer(options: MockOpenAIServerOptions): Promise<MockOpenAIServer> {
-  // The error's value is the first issue's field (O2), the whole options for a root issue.
+  // The error's value is the first issue's field, the whole options for a root issue.
   throwOptionIssues(mockOptionIssues(options), options, 'startMockOpenAIServer options')
   const cursor = createScriptCursor(options.script)
   const sessionIdHeader = (options.sessionIdHeader ?? 'x-session-id').toLowerCase()

@@ -1,6 +1,6 @@
 /**
- * The persistence conformance suite (03-persistence.md M3): one set of tests every
- * `PersistenceAdapter` must pass, registered with any test runner. Imports no test runner (X7);
+ * The persistence conformance suite: one set of tests every
+ * `PersistenceAdapter` must pass, registered with any test runner. Imports no test runner;
  * asserts with `node:assert/strict`.
  *
  * @module
@@ -24,7 +24,7 @@ export interface PersistenceConformanceOptions {
    */
   readonly runner?: ConformanceRunner
   /**
-   * How many events the large-batch test appends in one call (scenario 46).
+   * How many events the large-batch test appends in one call.
    *
    * @default 150_000
    */
@@ -156,11 +156,11 @@ function register(
 }
 
 /**
- * Registers the persistence conformance suite for an adapter (03-persistence.md M3): contiguity
- * and the order of the append checks (A2, A3), durability across instances, a torn tail at
- * every byte offset (scenario 43), corruption detection, repair idempotence, fork header
- * lineage, lock exclusion, fencing after lease loss, large batches, unicode, byte-exact records
- * (H3), revisions, load, list, readFrom, delete and close.
+ * Registers the persistence conformance suite for an adapter: contiguity
+ * and the order of the append checks, durability across instances, a torn tail at
+ * every byte offset, corruption detection, repair idempotence, fork header
+ * lineage, lock exclusion, fencing after lease loss, large batches, unicode, byte-exact records,
+ * revisions, load, list, readFrom, delete and close.
  *
  * `makeTarget` is called once per test and must return fresh, empty storage; it is also called
  * once while registering, to see which hooks exist (that target is closed and cleaned up at

@@ -14,8 +14,8 @@ import type { ScriptedReply } from './scripted-reply.js'
 /**
  * One entry of a {@link scriptedModel} script: a reply, or a function of the request and the
  * entry's 0-based index that returns one. A function that throws or rejects makes the stream's
- * iterator reject with that value (the model registry normalizes it to a `finish` error, 08-models.md
- * §4.2, so throwing an `LlmError` scripts that failure); it may honor `request.signal`, and an abort
+ * iterator reject with that value (the model registry normalizes it to a `finish` error,
+ * so throwing an `LlmError` scripts that failure); it may honor `request.signal`, and an abort
  * while its promise is pending ends the stream as aborted.
  */
 export type ScriptEntry =
@@ -46,7 +46,7 @@ export interface ScriptedModelOptions {
   readonly clock?: Clock
 }
 
-/** A {@link ModelAdapter} that replays a script, one entry per `stream()` call (08-models.md §6). */
+/** A {@link ModelAdapter} that replays a script, one entry per `stream()` call. */
 export interface ScriptedModel extends ModelAdapter {
   /** Every request received, in order, as the same objects. */
   readonly requests: readonly ModelRequest[]
@@ -68,7 +68,7 @@ export interface ScriptedModel extends ModelAdapter {
   describeModel(model: string): ModelInfo | undefined
 }
 
-/** The rules of `scriptedModel` options (08-models.md §11: factory options → `InvalidOptionsError`). */
+/** The rules of `scriptedModel` options (factory options → `InvalidOptionsError`). */
 const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
   provider: (value) => (isProviderId(value) ? undefined : 'must be a provider id (^[a-z0-9][a-z0-9._-]{0,63}$)'),
   model: optionRule.nonEmptyString,

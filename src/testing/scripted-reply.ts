@@ -19,7 +19,7 @@ export interface ScriptedFailure extends Partial<LlmFailure> {
 }
 
 /**
- * One scripted model reply (08-models.md §6), used by `scriptedModel` and, for the fields that
+ * One scripted model reply, used by `scriptedModel` and, for the fields that
  * make sense on the wire, by `startMockOpenAIServer`.
  */
 export interface ScriptedReply {

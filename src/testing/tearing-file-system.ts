@@ -58,7 +58,7 @@ const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
 
 /**
  * A file system for `jsonlPersistence({ fileSystem })` that simulates a process killed in the
- * middle of a write (03-persistence.md; issue: "tear the Nth write at byte K"). Its `write`-th
+ * middle of a write (issue: "tear the Nth write at byte K"). Its `write`-th
  * `write` call puts only the first `atByte` bytes of that write in the file, and from then on
  * every call rejects, as if the process had died at that instant: the adapter can neither roll the
  * write back nor sync nor release its lock, so the torn bytes stay on disk (as after `kill -9`,

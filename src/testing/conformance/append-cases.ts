@@ -1,5 +1,5 @@
 /**
- * Conformance cases of writing (03-persistence.md §3): create, the append checks and their
+ * Conformance cases of writing: create, the append checks and their
  * order, empty batches, durability across instances, revisions and a large batch.
  *
  * @module
@@ -42,7 +42,7 @@ function withSeq(event: SessionEvent, seq: number): SessionEvent {
 }
 
 const createCase: ConformanceCase = {
-  name: 'create refuses an id already registered or stored, and bad headers and ids (A1, H2, H4)',
+  name: 'create refuses an id already registered or stored, and bad headers and ids',
   needs: [],
   async run({ adapter, reopen }) {
     await adapter.create(headerOf('s1'))
@@ -112,7 +112,7 @@ const createCase: ConformanceCase = {
 }
 
 const seqChecksCase: ConformanceCase = {
-  name: 'append rejects a stale or ahead expectedSeq and non-contiguous seqs, leaving the log unchanged (A2, A3)',
+  name: 'append rejects a stale or ahead expectedSeq and non-contiguous seqs, leaving the log unchanged',
   needs: [],
   async run({ target, adapter, reopen }) {
     const log = baseLog()
@@ -127,7 +127,7 @@ const seqChecksCase: ConformanceCase = {
       check(error: unknown, what: string): void
     }[] = [
       {
-        what: 'append([L1[5]], { expectedSeq: 5 })',
+        what: 'append([baseLog()[5]], { expectedSeq: 5 })',
         events: [log[5]!],
         expectedSeq: 5,
         check: (error, what) =>
@@ -193,7 +193,7 @@ const seqChecksCase: ConformanceCase = {
 }
 
 const checkOrderCase: ConformanceCase = {
-  name: 'append checks the lease first, then an empty batch, then seqs, then the session, then expectedSeq (A2)',
+  name: 'append checks the lease first, then an empty batch, then seqs, then the session, then expectedSeq',
   needs: [],
   async run({ target, adapter }) {
     const log = baseLog()
@@ -318,7 +318,7 @@ const checkOrderCase: ConformanceCase = {
 }
 
 const emptyBatchCase: ConformanceCase = {
-  name: 'an empty batch resolves, writes nothing and materializes nothing (A2)',
+  name: 'an empty batch resolves, writes nothing and materializes nothing',
   needs: [],
   async run({ adapter, reopen }) {
     await adapter.create(headerOf('s1'))
@@ -340,7 +340,7 @@ const emptyBatchCase: ConformanceCase = {
     )
     await adapter.append('s1', baseLog(), { expectedSeq: 0, lease })
     await adapter.append('s1', [], { expectedSeq: 6, lease })
-    assertSameEvents((await second.load('s1')).events, baseLog(), 'load after L1 and an empty batch')
+    assertSameEvents((await second.load('s1')).events, baseLog(), 'load after the base log and an empty batch')
     await lease.release()
   },
 }
@@ -383,7 +383,7 @@ const durabilityCase: ConformanceCase = {
 }
 
 const revisionCase: ConformanceCase = {
-  name: 'the revision is equal for equal storage, changes after every append and repair, and never repeats (A5)',
+  name: 'the revision is equal for equal storage, changes after every append and repair, and never repeats',
   needs: [],
   async run({ adapter, reopen }) {
     const log = baseLog()
@@ -417,7 +417,7 @@ const revisionCase: ConformanceCase = {
 }
 
 const largeBatchCase: ConformanceCase = {
-  name: 'one append of a large batch resolves and loads whole (scenario 46)',
+  name: 'one append of a large batch resolves and loads whole',
   needs: [],
   timeoutMs: 120_000,
   async run({ adapter, reopen, largeBatch }) {

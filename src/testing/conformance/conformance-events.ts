@@ -1,6 +1,7 @@
 /**
- * Event and header builders of the conformance suite, after the notation of 02-session.md's
- * acceptance scenarios (`TS`, `SS`, `UM`, `AM`, `CH`, `L1`, clock fixed at 1000). Adapters do not
+ * Event and header builders of the conformance suite. Comments use a compact notation: `TS` turn
+ * start, `SS` step start, `UM` user message, `AM` assistant message, `SE` step end, `TE` turn end,
+ * `CH` text chunk; the clock is fixed at 1000. Adapters do not
  * validate event types, so `test/*` envelopes are fine too.
  *
  * @module
@@ -34,7 +35,7 @@ export interface PlannedEvent {
 export type HeaderExtra = Omit<SessionHeader, 'version' | 'id' | 'createdAt'>
 
 /**
- * `{ version: 1, id, createdAt: 1000, cwd: '/w', ...extra }` (the scenarios' `H1` for `'s1'`).
+ * `{ version: 1, id, createdAt: 1000, cwd: '/w', ...extra }`.
  *
  * @param id - the session id
  * @param extra - more header fields, in header key order
@@ -148,7 +149,7 @@ export function eventsFrom(firstSeq: number, plans: readonly EventPlan[]): Sessi
   })
 }
 
-/** The scenarios' `L1` (seqs 0–5): `TS(1) SS(1,1) UM('hi') AM(1,1,text('hello')) SE(1,1) TE(1,'completed')`. */
+/** The base log, one completed turn (seqs 0–5): `TS(1) SS(1,1) UM('hi') AM(1,1,text('hello')) SE(1,1) TE(1,'completed')`. */
 export function baseLog(): SessionEvent[] {
   return eventsFrom(0, [
     turnStart(1),
@@ -160,7 +161,7 @@ export function baseLog(): SessionEvent[] {
   ])
 }
 
-/** Scenario 43's fixture: `L1 + [TS(2), SS(2,1), UM('ü😀'), CH('a'), CH('b'), CH('c'), CH('d')]` (seqs 0–12). */
+/** A turn cut mid-stream, for the torn-tail cases: `baseLog() + [TS(2), SS(2,1), UM('ü😀'), CH('a'), CH('b'), CH('c'), CH('d')]` (seqs 0–12). */
 export function tornTailFixture(): SessionEvent[] {
   return [
     ...baseLog(),
@@ -176,7 +177,7 @@ export function tornTailFixture(): SessionEvent[] {
   ]
 }
 
-/** `L1` plus a closed turn 2 (seqs 0–11): records on both sides of any seq to damage. */
+/** The base log plus a closed turn 2 (seqs 0–11): records on both sides of any seq to damage. */
 export function twoTurnLog(): SessionEvent[] {
   return [
     ...baseLog(),
@@ -191,7 +192,7 @@ export function twoTurnLog(): SessionEvent[] {
   ]
 }
 
-/** `[TS(2)@6, SS(2,1)@7]`: what comes after `L1`. */
+/** `[TS(2)@6, SS(2,1)@7]`: what comes after the base log. */
 export function turnTwo(): SessionEvent[] {
   return eventsFrom(6, [turnStart(2), stepStart(2, 1)])
 }

@@ -43,7 +43,7 @@ export interface ConformanceCase {
   run(context: ConformanceContext): Promise<void>
 }
 
-/** The compact JSON text of each event: the byte-exact comparison of H3. */
+/** The compact JSON text of each event: what the byte-exact comparisons compare. */
 export function jsonOf(events: readonly unknown[]): string[] {
   return events.map((event) => JSON.stringify(event))
 }
@@ -115,7 +115,7 @@ export async function expectResolves<T>(action: () => Promise<T>, what: string):
   }
 }
 
-/** Asserts two event lists are byte-exact (H3), reporting the first differing index. */
+/** Asserts two event lists are byte-exact, reporting the first differing index. */
 export function assertSameEvents(actual: readonly unknown[], expected: readonly unknown[], what: string): void {
   const left = jsonOf(actual)
   const right = jsonOf(expected)
@@ -187,7 +187,7 @@ export async function snapshotOf(
   return { revision: log.revision, events: jsonOf(log.events), bytes }
 }
 
-/** Asserts a log is as `before` (A3: byte-for-byte, same revision, same events). */
+/** Asserts a log is as `before` (byte-for-byte, same revision, same events). */
 export async function assertUnchanged(
   target: ConformanceTarget,
   adapter: PersistenceAdapter,

@@ -1,5 +1,5 @@
 /**
- * Conformance cases of crashes, damage and leases (03-persistence.md §3 A4, A6, A10, A12):
+ * Conformance cases of crashes, damage and leases:
  * a torn tail at every byte offset, corruption detection, repair idempotence, lock exclusion and
  * fencing after lease loss.
  *
@@ -46,7 +46,7 @@ import type { ConformanceBytes } from './conformance-target.js'
 /** Above this many candidate offsets, the every-offset test samples them. */
 const maxOffsets = 4096
 
-/** The fixture of scenario 43, written through the adapter in two batches (two frames when compressed). */
+/** The torn-tail fixture, written through the adapter in two batches (two frames when compressed). */
 async function writeFixture(
   adapter: PersistenceAdapter,
   bytes: ConformanceBytes,
@@ -101,7 +101,7 @@ function assertPrefix(log: StoredLog, fixture: readonly SessionEvent[], what: st
 }
 
 const tornTailCase: ConformanceCase = {
-  name: 'a log cut at every byte offset loads a prefix, repairs once with its closers, and a further repair is a no-op (scenario 43)',
+  name: 'a log cut at every byte offset loads a prefix, repairs once with its closers, and a further repair is a no-op',
   needs: ['bytes'],
   timeoutMs: 120_000,
   async run({ target, adapter }) {
@@ -129,7 +129,7 @@ const tornTailCase: ConformanceCase = {
       const second = await expectResolves(() => adapter.load('s1'), `${what}: load after the repair`)
       assert.equal(second.torn, undefined, `${what}: no torn tail after the repair`)
       if (first.torn !== undefined || closers.length > 0) {
-        assert.notEqual(second.revision, first.revision, `${what}: the repair changed the revision (A5)`)
+        assert.notEqual(second.revision, first.revision, `${what}: the repair changed the revision`)
       }
       assertSameEvents(
         second.events,
@@ -150,7 +150,7 @@ const tornTailCase: ConformanceCase = {
 }
 
 const readFromTornCase: ConformanceCase = {
-  name: 'readFrom of a torn log returns committed events only, never salvaged ones, and changes nothing (A7)',
+  name: 'readFrom of a torn log returns committed events only, never salvaged ones, and changes nothing',
   needs: ['bytes', 'adapter.readFrom'],
   async run({ target, adapter }) {
     const bytes = target.bytes!
@@ -171,7 +171,7 @@ const readFromTornCase: ConformanceCase = {
 }
 
 const staleRepairCase: ConformanceCase = {
-  name: 'commitRepair of a tail read at an older revision rejects SeqConflictError expectedRevision and changes nothing (A6)',
+  name: 'commitRepair of a tail read at an older revision rejects SeqConflictError expectedRevision and changes nothing',
   needs: ['bytes'],
   async run({ target, adapter }) {
     const bytes = target.bytes!
@@ -200,7 +200,7 @@ const staleRepairCase: ConformanceCase = {
 }
 
 const appendAfterTornCase: ConformanceCase = {
-  name: 'an append to a log with a torn tail rejects and changes nothing until the tail is repaired (A3, J6)',
+  name: 'an append to a log with a torn tail rejects and changes nothing until the tail is repaired',
   needs: ['bytes'],
   async run({ target, adapter, reopen }) {
     const bytes = target.bytes!
@@ -257,7 +257,7 @@ async function damagedLog(
 }
 
 const corruptionCase: ConformanceCase = {
-  name: 'a damaged record fails load with PersistenceCorruptionError naming where, and storage and revision stay unchanged (A4, A12)',
+  name: 'a damaged record fails load with PersistenceCorruptionError naming where, and storage and revision stay unchanged',
   needs: ['damageRecord'],
   async run(context) {
     const { target, adapter } = context
@@ -301,7 +301,7 @@ const corruptionCase: ConformanceCase = {
 }
 
 const repairCase: ConformanceCase = {
-  name: 'commitRepair needs a live lease, appends the closers once, and repairing again is a no-op (A6)',
+  name: 'commitRepair needs a live lease, appends the closers once, and repairing again is a no-op',
   needs: [],
   async run({ target, adapter, reopen }) {
     const log = [
@@ -350,7 +350,7 @@ const repairCase: ConformanceCase = {
 }
 
 const corruptRepairCase: ConformanceCase = {
-  name: 'a corrupt tail returned with truncateAtCorruption is repaired once, and repairing again is a no-op (A6)',
+  name: 'a corrupt tail returned with truncateAtCorruption is repaired once, and repairing again is a no-op',
   needs: ['damageRecord'],
   async run(context) {
     const { target, adapter } = context
@@ -385,7 +385,7 @@ const corruptRepairCase: ConformanceCase = {
 }
 
 const lockCase: ConformanceCase = {
-  name: 'a held lease excludes every other acquire, in this and another instance, until released (A10)',
+  name: 'a held lease excludes every other acquire, in this and another instance, until released',
   needs: [],
   async run({ adapter, reopen }) {
     const other = await reopen()
@@ -433,7 +433,7 @@ const lockCase: ConformanceCase = {
 }
 
 const fencingCase: ConformanceCase = {
-  name: 'after its lease expired and another instance took it, the old holder cannot write (fencing, A10)',
+  name: 'after its lease expired and another instance took it, the old holder cannot write (fencing)',
   needs: ['expireLease'],
   async run({ target, adapter, reopen }) {
     const log = baseLog()

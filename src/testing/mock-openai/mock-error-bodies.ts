@@ -1,6 +1,6 @@
 import type { JsonObject } from '../../session/json-value.js'
 
-/** The JSON error bodies of the mock OpenAI server (08-models.md §7), OpenAI's `{ error }` shape. */
+/** The JSON error bodies of the mock OpenAI server, OpenAI's `{ error }` shape. */
 export const mockErrorBodies = {
   /** A failed `apiKey` check and the `auth` fault (401). */
   auth: {

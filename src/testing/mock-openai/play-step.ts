@@ -148,7 +148,7 @@ async function playStreamFault(step: StreamFault, exchange: StepExchange): Promi
 }
 
 /**
- * Answers one accepted request with its script step (08-models.md §7): a reply as SSE, a stream
+ * Answers one accepted request with its script step: a reply as SSE, a stream
  * fault, an error response, raw events or a verbatim response. Resolves when the response is
  * done (a `stall` when the client goes away); rejects with an `AbortError` when the server closes
  * during a delay.

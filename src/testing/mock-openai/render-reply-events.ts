@@ -76,7 +76,7 @@ function usageObject(usage: TokenUsage): JsonObject {
 }
 
 /**
- * Renders a {@link ScriptedReply} as OpenAI chat-completion SSE data (08-models.md §7): a
+ * Renders a {@link ScriptedReply} as OpenAI chat-completion SSE data: a
  * `{ role: 'assistant' }` delta, `reasoning_content` deltas, `content` deltas, `tool_calls`
  * fragments (the first of each call with `id`, `type` and `function.name`; ids default to
  * `call_<k>`, `k` counting every tool call rendered), the final empty delta
