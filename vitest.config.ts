@@ -45,7 +45,7 @@ export default defineConfig({
     // Vitest's default on a 2-core machine is one worker (cpus - 1), and most of our tests wait on
     // fsync, child processes or sockets rather than the CPU: two workers halve the wall time.
     maxWorkers: 2,
-    // The library has no module-level state (09-api.md X2), so test files share one module graph
+    // The library has no module-level state, so test files share one module graph
     // per worker instead of re-importing all of src for each of ~160 files (~2 s apiece).
     isolate: false,
     sequence: { sequencer: SlowFirstSequencer },

@@ -1,9 +1,9 @@
 /**
- * Agent-loop benchmarks (04-agent.md §16, issue figures). A scripted model and one no-op tool;
+ * Agent-loop benchmarks (issue figures). A scripted model and one no-op tool;
  * every turn has two steps (a tool call, then text).
  *
  * - 1,000 fresh sessions of one turn, memory persistence: µs of runtime per step (goal ≤ 50 µs).
- * - The same on JSONL at the default checkpoints (D1–D5), against a hand-written loop in this
+ * - The same on JSONL at the default checkpoints, against a hand-written loop in this
  *   bench that writes the same events as JSON lines with the same durable syscalls: the lock file
  *   (write + fsync), the first batch with the header (write + fsync + directory fsync), every
  *   later batch (write + fdatasync), the lock's removal. The batches are the ones the harness

@@ -1,5 +1,5 @@
 /**
- * Kernel benchmarks (01-kernel.md §11): each case next to a plain-loop floor measured in the same
+ * Kernel benchmarks: each case next to a plain-loop floor measured in the same
  * run. The ratio says how many times slower than the floor the kernel path is.
  */
 import { createRootContext, defineEvents, type Emit, type Logger, type Waterfall } from 'yoke'

@@ -1,5 +1,5 @@
 /**
- * Model-layer benchmark (issue: bench/models.bench.ts, 08-models.md §12): a 2,000-chunk SSE stream
+ * Model-layer benchmark (issue: bench/models.bench.ts): a 2,000-chunk SSE stream
  * translated end to end by `openaiCompatible` (fetch stubbed with an in-memory `Response`, so no
  * socket noise) and folded by `createAssembler`, against the floor of `eventsource-parser` alone
  * on the same bytes (decode + parse, every event delivered). Goal ≤ 2×. Two bodies: a synthetic

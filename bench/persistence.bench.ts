@@ -1,11 +1,11 @@
 /**
- * Persistence benchmarks (03-persistence.md §11), each against a floor measured in the same run:
+ * Persistence benchmarks, each against a floor measured in the same run:
  *
- * - P1: `load` of a 100,000-event plain JSONL log, through the adapter and through the
- *   coordinator (lease, read gates G1–G4, closers), vs `readFile` + `split('\n')` + `JSON.parse`
+ * - Load: `load` of a 100,000-event plain JSONL log, through the adapter and through the
+ *   coordinator (lease, the cold-read checks, closers), vs `readFile` + `split('\n')` + `JSON.parse`
  *   of every line (target ≤ 2×); the same log stored gzip and zstd, loaded by the adapter, vs the
  *   same plain floor.
- * - P2: append throughput at the default write-behind: 10,000 events appended to a live session
+ * - Append: append throughput at the default write-behind: 10,000 events appended to a live session
  *   and flushed, vs the raw floor of one `writeSync` of the same batch bytes + `fdatasync` per
  *   batch, at the batch sizes the write-behind produced (target ≤ 1.5×). Reported twice: end to
  *   end (including `session.append`'s validation of every event) and the adapter's `append` alone
@@ -242,7 +242,7 @@ export async function runPersistenceBench(): Promise<Record<string, number>> {
   const ratios: Record<string, number> = {}
   const dir = await mkdtemp(join(tmpdir(), 'yoke-bench-persistence-'))
   try {
-    // ---- P1: load of a 100,000-event log ------------------------------------------------------
+    // ---- Load: a 100,000-event log ------------------------------------------------------
     const events = logOf(100_000)
     // Write-behind batches of 100 events: 1,000 lines groups, and 1,000 frames when compressed.
     const writer = jsonlPersistence({ dir })
@@ -276,7 +276,7 @@ export async function runPersistenceBench(): Promise<Record<string, number>> {
         },
       },
       {
-        name: 'persistence.load (lease, gates G1–G4)',
+        name: 'persistence.load (lease, read checks)',
         run: async () => {
           if ((await harness.persistence.load('p1')).events.length !== events.length) throw new Error('short load')
         },
@@ -303,7 +303,7 @@ export async function runPersistenceBench(): Promise<Record<string, number>> {
       await compressed.close()
     }
 
-    // ---- P2: append throughput at the default write-behind ----------------------------------
+    // ---- Append: throughput at the default write-behind ----------------------------------
     const p2dir = join(dir, 'p2')
     const { adapter, batches } = recordingSizes(jsonlPersistence({ dir: p2dir }))
     const live = await createHarness({ persistence: adapter })

@@ -1,5 +1,5 @@
 /**
- * Session benchmarks (02-session.md §14, issue targets): append of a typical step's 10 events
+ * Session benchmarks (issue targets): append of a typical step's 10 events
  * against a `structuredClone` + push floor, and `deriveMessages()` cost at 1,000 vs 100,000 events.
  */
 import { createSession, type Session } from 'yoke'
@@ -151,7 +151,7 @@ export async function runSessionBench(): Promise<Record<string, number>> {
   ratios['derive-per-event@100k/1k'] = report(perEventLarge, perEventSmall).ratio
 
   // Reported for transparency: one step + deriveMessages() on a long session. The fold is
-  // incremental, but the frozen array the spec asks for is a fresh O(messages) pointer copy.
+  // incremental, but the frozen array the API promises is a fresh O(messages) pointer copy.
   const deriveSmall = deriveAt(1_000, 200)
   const deriveLarge = deriveAt(100_000, 200)
   ratios['step+derive@100k/1k'] = report(deriveLarge, deriveSmall).ratio

@@ -1,5 +1,5 @@
 /**
- * Tool-scheduler benchmark (issue: bench/tools.bench.ts, 05-tools.md): one step of 100
+ * Tool-scheduler benchmark (issue: bench/tools.bench.ts): one step of 100
  * concurrency-safe no-op calls scheduled by `runToolCalls` on a real session (memory persistence),
  * against the floor of a bare `Promise.all` of the same 100 bodies in the same run (goal ≤ 5×).
  *

@@ -1,5 +1,5 @@
 /**
- * A persistence adapter of its own (03-persistence.md §3, 09-api.md R4): every session log is a
+ * A persistence adapter of its own: every session log is a
  * byte string in a `Map` — a header line, then one JSON line per event — the shape a key-value
  * store, a blob store or a database row would give you. It passes `runPersistenceConformance`
  * from `yoke/testing` (see test/examples/custom-persistence.test.ts), which is how you know an

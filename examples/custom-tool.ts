@@ -1,5 +1,5 @@
 /**
- * The tools guide's example (docs/tools.md, 09-api.md R4): two tools defined with `defineTool` —
+ * The tools guide's example (docs/tools.md): two tools defined with `defineTool` —
  * one with a zod schema that may run in parallel and honours the abort signal, one with a raw JSON
  * Schema that runs alone — and an agent whose model calls them. The results go back to the model
  * in the second request of the turn, which answers from them.

@@ -1,5 +1,5 @@
 /**
- * Forking a conversation (09-api.md H5, R4): an agent answers two turns, then the session is
+ * Forking a conversation: an agent answers two turns, then the session is
  * forked right after turn 1 and both branches go on. The fork copies events 0…`at` into a new
  * session whose header names its parent; the parent's log does not change.
  *

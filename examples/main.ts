@@ -1,5 +1,5 @@
 /**
- * `npm start` — the main job (09-api.md R3): an agent with two tools over the JSONL session
+ * `npm start` — the main job: an agent with two tools over the JSONL session
  * `readme-demo` in `./sessions`, asked about the weather in Paris and 2 + 3.
  *
  * The model is the scripted one (no network) unless `DEEPSEEK_API_KEY` is set; then it is the

@@ -1,5 +1,5 @@
 /**
- * Quickstart (09-api.md R4): the smallest complete program. Build a harness, create an agent,
+ * Quickstart: the smallest complete program. Build a harness, create an agent,
  * run one turn, print the answer.
  *
  * The model is the scripted one from `yoke/testing`, so this runs offline and always prints the

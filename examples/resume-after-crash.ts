@@ -1,5 +1,5 @@
 /**
- * Resuming after a crash (09-api.md H3, R4): a process is killed (SIGKILL, no cleanup at all)
+ * Resuming after a crash: a process is killed (SIGKILL, no cleanup at all)
  * while one of its tools is running; a new process resumes the session. Crash repair closes the
  * open turn with synthetic events — a `tool/result` for the call whose outcome is unknown, then
  * `step/end` and `turn/end` `interrupted` — and the agent goes on with turn 2.

@@ -1,5 +1,5 @@
 /**
- * Testing an agent without a network (09-api.md R4): a vitest file you can copy. `scriptedModel`
+ * Testing an agent without a network: a vitest file you can copy. `scriptedModel`
  * answers each request with the next reply of its script and records every request; `fakeClock`
  * replaces time (timers fire only when the test says so); `fakeIds` makes ids `s1`, `m1`, … So
  * a test can assert the exact event sequence of a turn, and the same test always sees the same log.
