@@ -1,5 +1,5 @@
 /**
- * The inbox as a projection of the log (04-agent.md §5, 02-session.md §8): construction replays
+ * The inbox as a projection of the log: construction replays
  * every splice after `header.seedLength`, seeds and forks included, with `Array.prototype.splice`
  * coordinates; and a property test against a naive model, live and replayed.
  *

@@ -1,5 +1,5 @@
 /**
- * The agent inbox (04-agent.md §5): every row of the operation table with its exact durable
+ * The agent inbox: every row of the operation table with its exact durable
  * splices and live notifications, the append-before-change rule, failing appends, duplicate ids
  * and the frozen views.
  *
@@ -95,7 +95,7 @@ describe('send: an insertion splice at the end of the target list', () => {
     ])
   })
 
-  test('scenario 6: an inject while idle is exactly one next-step splice', () => {
+  test('an inject while idle is exactly one next-step splice', () => {
     inbox.insert(message('ctx'), 'next-step')
     expect(session.events.map((event) => [event.type, (event.data as { target: string }).target])).toEqual([
       ['agent/inbox/spliced', 'next-step'],
@@ -158,7 +158,7 @@ describe('remove: a canceled deletion splice', () => {
     ])
   })
 
-  test('scenario 10: inserted [X, P], discarded [X] with a canceled splice, claimed [{P, turn 1}] after turn/start', () => {
+  test('inserted [X, P], discarded [X] with a canceled splice, claimed [{P, turn 1}] after turn/start', () => {
     const x = message('X')
     const p = message('P')
     inbox.insert(x, 'next-step')
@@ -290,7 +290,7 @@ describe('clear: next-step first, then next-turn, as canceled deletions', () => 
     expect(session.length).toBe(length)
   })
 
-  test('scenario 32 (inbox part): spliced(a), turn/start, spliced(claim), spliced(b), spliced(b, canceled)', () => {
+  test('spliced(a), turn/start, spliced(claim), spliced(b), spliced(b, canceled)', () => {
     const [a, b] = [message('a'), message('b')]
     inbox.insert(a, 'next-turn')
     session.append('turn/start', { turn: 1 })
@@ -416,7 +416,7 @@ describe('the durable event comes first', () => {
   })
 })
 
-describe('scenario 18: a failing append leaves the lists unchanged and rethrows', () => {
+describe('a failing append leaves the lists unchanged and rethrows', () => {
   beforeEach(() => {
     inbox.insert(message('t1'), 'next-turn')
     inbox.insert(message('s1'), 'next-step')

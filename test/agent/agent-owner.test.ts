@@ -1,5 +1,5 @@
 /**
- * The owner of an agent (04-agent.md §13.1–13.2): the calling context of `ctx.agents.create` /
+ * The owner of an agent: the calling context of `ctx.agents.create` /
  * `resume`. Disposing it disposes the agent; a creation still pending rejects
  * `ContextDisposedError` and leaves nothing published; `harness.agents` agents belong to the
  * agent-loop entry.
@@ -42,7 +42,7 @@ describe('the owner of an agent', () => {
     expect(harness.sessions.get('owned')).toBeUndefined()
   })
 
-  test('ctx.get(services.agents) is the same owner-bound view as ctx.agents (01-kernel C6, P10)', async () => {
+  test('ctx.get(services.agents) is the same owner-bound view as ctx.agents', async () => {
     const harness = await harnessOf()
     const owner = harness.ctx.child('owner')
     expect(owner.get(services.agents)).toBe(owner.agents)
@@ -108,7 +108,7 @@ describe('the owner of an agent', () => {
     expect((await agent.run('hi')).reason.kind).toBe('completed')
   })
 
-  test('ctx.agent is the nearest agent, also under a child tagged with a scope of its own (01-kernel.md C6)', async () => {
+  test('ctx.agent is the nearest agent, also under a child tagged with a scope of its own', async () => {
     const harness = await harnessOf()
     const agent = await harness.createAgent({ sessionId: 'tagged' })
     expect(agent.ctx.agent).toBe(agent)

@@ -1,6 +1,6 @@
 /**
- * `agents.create` options (04-agent.md §13.1–13.2): `seed` and `meta`, and the typed errors for
- * a bad options object (00-overview.md naming: an options object → `InvalidOptionsError`).
+ * `agents.create` options: `seed` and `meta`, and the typed errors for
+ * a bad options object (an options object → `InvalidOptionsError`).
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -89,7 +89,7 @@ describe('agents.create seed and meta', () => {
     harnesses.splice(0)
     const again = await harnessOf(dir)
     const resumed = await again.resumeAgent('seeded')
-    // A resume seeds the loaded log, so its own marker follows (03-persistence.md).
+    // A resume seeds the loaded log, so its own marker follows.
     expect(resumed.session.events.map((event) => event.type)).toEqual([...written, 'session/end-seed'])
     expect(written.filter((type) => type === 'session/end-seed')).toHaveLength(1)
   })
@@ -158,7 +158,7 @@ describe('harness and run options get typed errors', () => {
   })
 })
 
-describe('a disposed agent’s inbox and cancel (04-agent.md §13.3)', () => {
+describe('a disposed agent’s inbox and cancel', () => {
   test('cancel() after dispose is a no-op that keeps the queued work; inbox edits throw AgentDisposedError', async () => {
     const harness = await harnessOf()
     const agent = await harness.createAgent({ sessionId: 'q' })

@@ -1,5 +1,5 @@
 /**
- * The loop request object (04-agent.md §12.3): its exact shape and key order, deep freezing that
+ * The loop request object: its exact shape and key order, deep freezing that
  * stops at frozen objects and spares the signal, and the per-harness loop-request marks.
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * Reconstruction (04-agent.md §12.4): `rebuildRequest` over hand-built loop logs (a tool step, a
+ * Reconstruction: `rebuildRequest` over hand-built loop logs (a tool step, a
  * retried step, a header change, a reopened log) and `verifyReconstruction` for live, unmarked,
  * unfrozen and altered requests.
  *
@@ -59,7 +59,7 @@ function withoutSignal(request: ModelRequest): Omit<ModelRequest, 'signal'> {
   return rest
 }
 
-/** T13–T14: log the header and context when due, build the request from the live session and verify it (pending attempt). */
+/** Log the header and context when due, build the request from the live session and verify it (pending attempt). */
 function requestPoint(
   log: LoopLog,
   header: RequestHeader,
@@ -83,12 +83,12 @@ function requestPoint(
   return request
 }
 
-/** T15: logs the chunks; returns their seqs. */
+/** Logs the chunks; returns their seqs. */
 function stream(session: Session, turn: number, step: number, chunks: readonly StreamChunk[]): number[] {
   return chunks.map((chunk) => session.append('assistant/chunk', { turn, step, chunk }).seq)
 }
 
-/** T17: the anchor citing the attempt's chunks. */
+/** The anchor citing the attempt's chunks. */
 function answer(
   session: Session,
   turn: number,

@@ -1,5 +1,5 @@
 /**
- * Header and context logging (04-agent.md §12.2, T13): the canonical header, when a
+ * Header and context logging: the canonical header, when a
  * `request/header` is due and with which reason, and when a `request/context` differs.
  *
  * @module

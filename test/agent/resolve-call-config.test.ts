@@ -1,5 +1,5 @@
 /**
- * The seed call config of a request (04-agent.md §12.1): the last header minus its adapter
+ * The seed call config of a request: the last header minus its adapter
  * defaults, the options overlay on a driver's first request, the dropped reasoning effort on a
  * switch, the frozen clone, and the missing-model check.
  *

@@ -1,5 +1,5 @@
 /**
- * `normalizeUserMessage` (04-agent.md §2): strings and `{ content, source? }` become frozen,
+ * `normalizeUserMessage`: strings and `{ content, source? }` become frozen,
  * detached `UserMessage` snapshots; every bad input throws `InvalidMessageError` naming its field.
  *
  * @module
@@ -169,7 +169,7 @@ describe('normalizeUserMessage: every invalid input names its field', () => {
     { name: 'undefined', input: undefined, field: '', value: undefined },
     { name: 'an array input', input: [{ type: 'text', text: 'x' }], field: '', value: undefined },
     {
-      name: 'a bigint text (scenario 47)',
+      name: 'a bigint text',
       input: { content: [{ type: 'text', text: bigText }] },
       field: 'content[0].text',
       value: bigText,

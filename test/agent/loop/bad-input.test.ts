@@ -2,8 +2,8 @@
  * The bad input of issue #8 through the whole loop, over the memory and the JSONL adapter, with
  * `verifyReconstruction: true`: `run()`/`stream()` on a disposed agent, non-JSON messages, a second
  * `runMaintenance` while busy, every fault of the mock OpenAI-compatible server, a throwing tool, a
- * throwing pre-step listener and failing durability checkpoints (D1, D3). Each ends in the documented
- * `TurnEndReason` or typed error (04-agent.md §8.2, §15; 09-api.md A1; 03-persistence.md §7), the stored
+ * throwing pre-step listener and failing durability checkpoints. Each ends in the documented
+ * `TurnEndReason` or typed error, the stored
  * log is balanced and equals the session, and every `run()`/`stream()` settles exactly once.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -259,8 +259,8 @@ describe.each(adapterKinds)('bad input through the loop (%s adapter)', (kind) =>
 
 /**
  * Every fault step of the mock server, and the `TurnEndReason` error code it ends the turn with when
- * nothing retries (08-models.md §7, scenarios 14–15). `summaries` counts the extra requests of the
- * compaction trigger (07-compaction.md): on `CONTEXT_WINDOW_EXCEEDED` with history to compact it asks
+ * nothing retries. `summaries` counts the extra requests of the
+ * compaction trigger: on `CONTEXT_WINDOW_EXCEEDED` with history to compact it asks
  * the model for a summary (which fails here too), then lets the error through.
  */
 const faults: readonly {
@@ -392,7 +392,7 @@ describe.each(adapterKinds)('a failing durability checkpoint through the loop (%
     return { harness, model, agent, arm: () => (armed = true), failures: () => failures }
   }
 
-  test('D1 failing once: the model is not called, the turn ends error FLUSH_FAILED, run resolves once (D4 retries the buffered events); the next run completes', async () => {
+  test('the flush before the model request failing once: the model is not called, the turn ends error FLUSH_FAILED, run resolves once (the turn-end flush retries the buffered events); the next run completes', async () => {
     const { harness, model, agent, arm, failures } = await failingOnce([text('ok')])
     harness.on('session/event', ({ event }) => {
       if (event.type === 'request/context') arm()
@@ -413,7 +413,7 @@ describe.each(adapterKinds)('a failing durability checkpoint through the loop (%
     await expectValidLog(harness, agent)
   })
 
-  test('D3 failing once (before step 2 is derived): no second step, the turn ends error FLUSH_FAILED, run resolves once; the owed result reaches the next request', async () => {
+  test('the flush between steps failing once (before step 2 is derived): no second step, the turn ends error FLUSH_FAILED, run resolves once; the owed result reaches the next request', async () => {
     const echo = defineTool({
       name: 'echo',
       description: 'Echo',

@@ -1,5 +1,5 @@
 /**
- * Durability checkpoints through the agent loop (03-persistence.md §7, scenarios 30 and 31): a
+ * Durability checkpoints through the agent loop: a
  * failing flush before the model request or before a tool body fails closed.
  */
 import { afterEach, expect, test } from 'vitest'
@@ -14,7 +14,7 @@ afterEach(async () => {
   harness = undefined
 })
 
-test('scenario 30: every append failing — the model gets 0 requests and the turn ends error with the flush failure', async () => {
+test('every append failing — the model gets 0 requests and the turn ends error with the flush failure', async () => {
   const model = scriptedModel([text('never sent')])
   const adapter = faultyPersistence(memoryPersistence(), {
     fail: (entry) => (entry.method === 'append' ? new Error('disk full') : undefined),
@@ -27,7 +27,7 @@ test('scenario 30: every append failing — the model gets 0 requests and the tu
     logger: recordingLogger(),
   })
   const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
-  // The turn ends error (D1 failed); its turn-end checkpoint D4 fails too, so run() rejects with that flush error (09-api.md A1).
+  // The turn ends error (the flush before the request failed); its turn-end checkpoint fails too, so run() rejects with that flush error.
   const error = await agent.run('hi').then(
     () => undefined,
     (rejection: unknown) => rejection,
@@ -40,7 +40,7 @@ test('scenario 30: every append failing — the model gets 0 requests and the tu
   expect(JSON.stringify(end?.data)).toContain('FLUSH_FAILED')
 })
 
-test('scenario 31: a tool call whose D2 flush fails — its body runs 0 times and its tool/result is an error', async () => {
+test('a tool call whose flush before the body fails — its body runs 0 times and its tool/result is an error', async () => {
   let bodies = 0
   const echo = defineTool({
     name: 'echo',

@@ -1,6 +1,5 @@
 /**
- * Crash tests through the agent loop (04-agent.md §6, §13.4; 03-persistence.md §7; 02-session.md
- * §11): a real child process (`crash-child.ts`) drives an agent over a JSONL dir and is killed
+ * Crash tests through the agent loop: a real child process (`crash-child.ts`) drives an agent over a JSONL dir and is killed
  * with SIGKILL at a deterministic point it announces on stdout, mid-stream or inside a tool body.
  * The parent then resumes the agent with a fresh harness and checks the durable prefix, the
  * crash-repair closers (exact events), the next turn's number and its request's tool pairing.
@@ -145,7 +144,7 @@ const outcomeUnknownText =
 const notStartedText =
   'This tool call never started: the session stopped before the call was recorded, so nothing ran. Call the tool again if you still need its result.'
 
-/** The synthetic `tool/result` closer of 02-session.md §11 for `callId` at `seq`. */
+/** The synthetic `tool/result` crash-repair closer for `callId` at `seq`. */
 function syntheticResult(seq: number, time: number, callId: string, callSeq: number | undefined): SessionEvent {
   const code = callSeq === undefined ? 'TOOL_NOT_STARTED' : 'TOOL_OUTCOME_UNKNOWN'
   return {
@@ -195,7 +194,7 @@ async function freshDir(): Promise<string> {
   return dir
 }
 
-describe('SIGKILL through the agent loop, then resumeAgent (02-session.md §11, 04-agent.md §13.4)', () => {
+describe('SIGKILL through the agent loop, then resumeAgent', () => {
   test('killed while the model streams (turn 2): step/end and turn/end interrupted close it; the next run is turn 3', async () => {
     const dir = await freshDir()
     const id = 'crash-stream'
@@ -225,7 +224,7 @@ describe('SIGKILL through the agent loop, then resumeAgent (02-session.md §11, 
     expect(events.slice(0, cut.length)).toEqual(cut)
     expect(events.slice(cut.length, -1)).toEqual(stepAndTurnClosers(cut.length, last.time, 2, 1))
     expect(events.at(-1)?.type).toBe('session/end-seed')
-    // Interrupted by the crash, not by the turn signal: no partial assistant/message anchor (04-agent.md §7).
+    // Interrupted by the crash, not by the turn signal: no partial assistant/message anchor.
     expect(events.filter((event) => event.type === 'assistant/message')).toHaveLength(1)
     expect(model.requests).toHaveLength(0)
 
@@ -251,7 +250,7 @@ describe('SIGKILL through the agent loop, then resumeAgent (02-session.md §11, 
     expect(markers.map((entry) => entry.reached)).not.toContain('probe-ran')
     const cut = await durableLog(dir, id)
     expect(cut).toHaveLength((marker.lastSeq ?? -1) + 1)
-    // D2: c1's tool/call is durable before its body runs; c2 (maxParallelToolCalls 1) was never started.
+    // c1's tool/call is durable before its body runs; c2 (maxParallelToolCalls 1) was never started.
     const last = cut.at(-1) as SessionEvent
     expect(last).toMatchObject({
       type: 'tool/call',

@@ -1,7 +1,7 @@
 /**
  * A loop listener that throws a hostile value (a proxy whose traps throw, so neither `instanceof`
- * nor a property read works) ends the turn `error` with `(unprintable thrown value)` `UNKNOWN`
- * (04-agent.md §8.2, §11): the status never strands, and the next prompt runs.
+ * nor a property read works) ends the turn `error` with `(unprintable thrown value)` `UNKNOWN`:
+ * the status never strands, and the next prompt runs.
  */
 import { describe, expect, test } from 'vitest'
 import { HarnessError } from 'yoke'

@@ -1,7 +1,7 @@
 /**
  * A deterministic id source restarts with every process: a second harness with its own
  * `fakeIds()` draws `m1`, `m2`, … again, ids the stored log already holds. Resuming (or forking)
- * must still work (09-api.md H3, H4; "harnesses use fakeClock() and fakeIds()"): the agent skips
+ * must still work (tests use `fakeClock()` and `fakeIds()`): the agent skips
  * message ids its session already used.
  */
 import { mkdtemp, rm } from 'node:fs/promises'

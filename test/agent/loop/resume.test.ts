@@ -38,7 +38,7 @@ const stuck = defineTool({
     }),
 })
 
-describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)', () => {
+describe('agents.resume / harness.resumeAgent', () => {
   test('a closed session resumes: turn 2, request/header resume, messages continue', async () => {
     const ids = fakeIds()
     const first = await createHarness({
@@ -81,7 +81,7 @@ describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)
       'step/end',
       'turn/end',
     ])
-    // T13: request/context only when it differs from the last one; the model did not change.
+    // Request/context only when it differs from the last one; the model did not change.
     expect(turn2.find((event) => event.type === 'turn/start')?.data).toEqual({ turn: 2 })
     expect(turn2.find((event) => event.type === 'request/header')?.data).toMatchObject({ reason: 'resume' })
     const after = resumed.session.deriveMessages()
@@ -95,7 +95,7 @@ describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)
     expect(stored.map((line) => (JSON.parse(line) as { type: string }).type)).toEqual(types(resumed.session.events))
   })
 
-  test('a log cut mid-turn: resume commits the closers and the next request is valid (scenario 16)', async () => {
+  test('a log cut mid-turn: resume commits the closers and the next request is valid', async () => {
     const ids = fakeIds()
     const first = await createHarness({
       persistence: { dir },
@@ -163,7 +163,7 @@ describe('agents.resume / harness.resumeAgent (04-agent.md §13.4, 09-api.md H3)
     await second.close()
   })
 
-  test('resuming a live agent rejects AgentExistsError; an unknown id PersistenceError (scenario 17)', async () => {
+  test('resuming a live agent rejects AgentExistsError; an unknown id PersistenceError', async () => {
     const harness = await createHarness({
       persistence: { dir },
       model: scriptedModel([text('a')]),

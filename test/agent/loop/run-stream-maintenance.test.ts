@@ -1,7 +1,6 @@
 /**
- * `agent.run`, `agent.stream` and `agent.runMaintenance` (04-agent.md §10, §14; 09-api.md A1–A2):
- * 04-agent.md scenarios 42, 45, 46 (also over the memory and the JSONL adapter, at the end) and
- * 09-api.md scenarios 6–12.
+ * `agent.run`, `agent.stream` and `agent.runMaintenance`, the last group over both the memory and
+ * the JSONL adapter.
  */
 import { afterEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
@@ -52,8 +51,8 @@ async function requestsReach(model: { readonly requests: readonly unknown[] }, c
   expect(model.requests.length).toBeGreaterThanOrEqual(count)
 }
 
-describe('agent.run (09-api.md A1)', () => {
-  test('scenario 6: one text turn → turn 1, completed, text, messages, usage', async () => {
+describe('agent.run', () => {
+  test('one text turn → turn 1, completed, text, messages, usage', async () => {
     const { agent } = await start([text('hello', { usage })])
     const result = await agent.run('hi')
     expect(result).toEqual({
@@ -66,7 +65,7 @@ describe('agent.run (09-api.md A1)', () => {
     expect(JSON.parse(JSON.stringify(result))).toEqual(result)
   })
 
-  test('scenario 7: a tool turn → text of the last answer, four messages, summed usage', async () => {
+  test('a tool turn → text of the last answer, four messages, summed usage', async () => {
     const echo = defineTool({
       name: 'echo',
       description: 'Echo',
@@ -78,7 +77,7 @@ describe('agent.run (09-api.md A1)', () => {
     })
     const result = await agent.run('go')
     expect(result.text).toBe('done')
-    // The tool result travels as a user-role message holding one tool-result block (02-session.md §1).
+    // The tool result travels as a user-role message holding one tool-result block.
     expect(result.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
     expect(result.messages[2]?.content[0]).toMatchObject({
       type: 'tool-result',
@@ -88,13 +87,13 @@ describe('agent.run (09-api.md A1)', () => {
     expect(result.usage.inputTokens).toBe(20)
   })
 
-  test('scenario 8: concurrent runs get turns 1 and 2', async () => {
+  test('concurrent runs get turns 1 and 2', async () => {
     const { agent } = await start([text('one'), text('two')])
     const [first, second] = await Promise.all([agent.run('a'), agent.run('b')])
     expect([first.turn, first.text, second.turn, second.text]).toEqual([1, 'one', 2, 'two'])
   })
 
-  test('scenario 9: a model error resolves as a result', async () => {
+  test('a model error resolves as a result', async () => {
     const { agent } = await start([{ failure: { code: 'AUTH', message: 'provider 401', status: 401 } }])
     const result = await agent.run('hi')
     expect(result.reason).toMatchObject({ kind: 'error', error: { code: 'AUTH', message: 'provider 401' } })
@@ -155,8 +154,8 @@ describe('agent.run (09-api.md A1)', () => {
   })
 })
 
-describe('agent.stream (09-api.md A1–A2)', () => {
-  test('scenario 11: the events equal the log from turn/start to turn/end; result equals run', async () => {
+describe('agent.stream', () => {
+  test('the events equal the log from turn/start to turn/end; result equals run', async () => {
     const { agent, harness: live } = await start([text('abc', { usage }), text('abc', { usage })])
     const other = await live.createAgent()
     other.inject('noise')
@@ -178,7 +177,7 @@ describe('agent.stream (09-api.md A1–A2)', () => {
     expect(run.message.content).toEqual([{ type: 'text', text: 'go' }])
   })
 
-  test('scenario 12: highWaterMark 4 read after the turn → 4 events, then StreamOverflowError; result completes', async () => {
+  test('highWaterMark 4 read after the turn → 4 events, then StreamOverflowError; result completes', async () => {
     const { agent } = await start([text('abc')])
     const run = agent.stream('go', { highWaterMark: 4 })
     const result = await run.result
@@ -241,7 +240,7 @@ describe('agent.stream (09-api.md A1–A2)', () => {
   })
 })
 
-describe('agent.runMaintenance (04-agent.md §10)', () => {
+describe('agent.runMaintenance', () => {
   test('cancel aborts the task signal; a rejection comes back unchanged; busy and disposed throw typed errors', async () => {
     const { model, agent } = await start([hang()])
     const failure = new Error('task broke')
@@ -271,10 +270,10 @@ describe('agent.runMaintenance (04-agent.md §10)', () => {
   })
 })
 
-describe.each(adapterKinds)('04-agent.md scenarios 42, 45, 46 (%s adapter)', (kind) => {
+describe.each(adapterKinds)('run, stream and maintenance end to end (%s adapter)', (kind) => {
   const scenarios = useScenarios(kind)
 
-  test('scenario 42: a followup during maintenance latches (status stays idle, no turn); after the task one turn and 1 request; a removed one runs nothing', async () => {
+  test('a followup during maintenance latches (status stays idle, no turn); after the task one turn and 1 request; a removed one runs nothing', async () => {
     const { model, agent, statuses } = await scenarios.agent({ script: [text('done')] })
     let release: (value: string) => void = () => undefined
     const task = agent.runMaintenance(() => new Promise<string>((resolve) => (release = resolve)))
@@ -306,7 +305,7 @@ describe.each(adapterKinds)('04-agent.md scenarios 42, 45, 46 (%s adapter)', (ki
     expect(statuses).toEqual(['running', 'idle'])
   })
 
-  test("scenario 45: cancel() rejects the queued run('b') RUN_DISCARDED canceled, run('a') resolves aborted {user}; at dispose run('q') rejects 'disposed' with no canceling splice; each settles once", async () => {
+  test("cancel() rejects the queued run('b') RUN_DISCARDED canceled, run('a') resolves aborted {user}; at dispose run('q') rejects 'disposed' with no canceling splice; each settles once", async () => {
     const { harness, agent } = await scenarios.agent({ script: [hang(), hang()] })
     const settled = { a: 0, b: 0, c: 0, q: 0 }
     let streaming = untilStreaming(harness)
@@ -341,7 +340,7 @@ describe.each(adapterKinds)('04-agent.md scenarios 42, 45, 46 (%s adapter)', (ki
     expect(settled).toEqual({ a: 1, b: 1, c: 1, q: 1 })
   })
 
-  test("scenario 46: aborting a queued run's signal logs x's canceling splice and rejects it canceled {user}; the hang continues; aborting x's own turn ends it aborted {user} and the prompt behind still runs", async () => {
+  test("aborting a queued run's signal logs x's canceling splice and rejects it canceled {user}; the hang continues; aborting x's own turn ends it aborted {user} and the prompt behind still runs", async () => {
     const { harness, agent } = await scenarios.agent({ script: [hang(), hang(), text('behind')] })
     let streaming = untilStreaming(harness)
     const first = agent.run('first')
@@ -377,19 +376,19 @@ describe.each(adapterKinds)('04-agent.md scenarios 42, 45, 46 (%s adapter)', (ki
     const result = await running
     expect(result.reason).toEqual({ kind: 'aborted', reason: { kind: 'user' } })
     expect(agent.inbox.nextTurn.map((message) => message.content)).toEqual([[{ type: 'text', text: 'behind' }]])
-    // keepInbox parked 'behind' (§9): it runs on the next waking send or wake().
+    // keepInbox parked 'behind': it runs on the next waking send or wake().
     expect(agent.wake()).toBe(true)
     expect(await behind).toMatchObject({ turn: 3, reason: { kind: 'completed' }, text: 'behind' })
   })
 })
 
-describe('09-api.md scenarios 7, 10, 11 and 12 as written (A1, A2)', () => {
+describe('run and stream, step by step as the API documents them', () => {
   const extra: Harness[] = []
   afterEach(async () => {
     for (const other of extra.splice(0)) await other.close().catch(() => undefined)
   })
 
-  test('scenario 7: the messages are the prompt, the assistant tool call, the tool result and the final answer', async () => {
+  test('the messages are the prompt, the assistant tool call, the tool result and the final answer', async () => {
     const echo = defineTool({
       name: 'echo',
       description: 'Echo',
@@ -419,7 +418,7 @@ describe('09-api.md scenarios 7, 10, 11 and 12 as written (A1, A2)', () => {
     expect(result.usage).toEqual({ inputTokens: 20, outputTokens: 22 })
   })
 
-  test('scenario 10: the queued run rejects RunDiscardedError; once the hanging turn 1 is released the agent goes idle with no second turn', async () => {
+  test('the queued run rejects RunDiscardedError; once the hanging turn 1 is released the agent goes idle with no second turn', async () => {
     let release: () => void = () => {}
     const gate = new Promise<void>((resolve) => {
       release = resolve
@@ -449,7 +448,7 @@ describe('09-api.md scenarios 7, 10, 11 and 12 as written (A1, A2)', () => {
     expect(userTexts(agent.session.events)).toEqual(['a'])
   })
 
-  test("scenario 11: another agent's concurrent turn never appears in the stream", async () => {
+  test("another agent's concurrent turn never appears in the stream", async () => {
     const { agent, harness: live } = await start([text('abc', { usage })])
     const other = await live.createAgent({ model: scriptedModel([text('other', { usage })]) })
     const run = agent.stream('go')
@@ -467,7 +466,7 @@ describe('09-api.md scenarios 7, 10, 11 and 12 as written (A1, A2)', () => {
     expect(collected.some((event) => otherEvents.has(event))).toBe(false)
   })
 
-  test('scenario 11: run.result deep-equals what run returns for the same script in a fresh harness; both are lossless JSON', async () => {
+  test('run.result deep-equals what run returns for the same script in a fresh harness; both are lossless JSON', async () => {
     const { agent } = await start([text('abc', { usage })])
     const run = agent.stream('go')
     const collected: SessionEvent[] = []
@@ -485,7 +484,7 @@ describe('09-api.md scenarios 7, 10, 11 and 12 as written (A1, A2)', () => {
     expect(JSON.parse(JSON.stringify(collected))).toEqual(collected)
   })
 
-  test('scenario 12: the overflow is a StreamOverflowError (class and code)', async () => {
+  test('the overflow is a StreamOverflowError (class and code)', async () => {
     const { agent } = await start([text('abc')])
     const run = agent.stream('go', { highWaterMark: 4 })
     expect((await run.result).reason).toEqual({ kind: 'completed' })

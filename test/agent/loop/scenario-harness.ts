@@ -1,5 +1,5 @@
 /**
- * The notation of 04-agent.md's acceptance scenarios for the end-to-end loop suites: a harness
+ * Shared setup of the end-to-end loop suites: a harness
  * over the memory or the JSONL adapter with a scripted model, a fake clock and ids, an agent with
  * `verifyReconstruction: true`, the `echo` tool, and small readers of the log and the requests.
  * Every harness a suite opens is closed (and every JSONL directory removed) in `afterEach`.

@@ -1,5 +1,5 @@
 /**
- * 04-agent.md acceptance scenarios 32–41 (cancellation windows, keepInbox, the wake latch, first
+ * Cancellation end to end (cancellation windows, keepInbox, the wake latch, first
  * cause wins, dispose mid-turn, the kept cause), end to end over the memory and the JSONL adapter.
  */
 import { describe, expect, test } from 'vitest'
@@ -29,7 +29,7 @@ function turnEnds(events: readonly SessionEvent[]): unknown[] {
 describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) => {
   const scenarios = useScenarios(kind)
 
-  test('scenario 32: an idle cancel arms nothing; a cancel right after a waking burst aborts turn 1 with zero steps', async () => {
+  test('an idle cancel arms nothing; a cancel right after a waking burst aborts turn 1 with zero steps', async () => {
     const { model, agent, statuses } = await scenarios.agent({ script: [text('ok')] })
     agent.cancel()
     expect(agent.session.length).toBe(0)
@@ -69,7 +69,7 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
     expect(statuses).toEqual(['running', 'idle', 'running', 'idle'])
   })
 
-  test('scenario 33: cancel mid-stream — interrupted anchor citing every chunk, step/end, turn/end aborted; the next turn sees "partial"', async () => {
+  test('cancel mid-stream — interrupted anchor citing every chunk, step/end, turn/end aborted; the next turn sees "partial"', async () => {
     const { harness, model, agent } = await scenarios.agent({ script: [hang(), text('next')] })
     const streaming = untilStreaming(harness)
     agent.followup('go')
@@ -95,7 +95,7 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
     expect(turnEnds(agent.session.events)[1]).toEqual({ turn: 2, reason: { kind: 'completed' } })
   })
 
-  test('scenario 34: cancel in an assistant/message observer — 0 runs, TOOL_ABORTED_BEFORE_DISPATCH pair, the next turn carries it', async () => {
+  test('cancel in an assistant/message observer — 0 runs, TOOL_ABORTED_BEFORE_DISPATCH pair, the next turn carries it', async () => {
     const before = echoRuns.count
     const { harness, model, agent } = await scenarios.agent({
       tools: [echo],
@@ -137,7 +137,7 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
     expect(turnEnds(agent.session.events)[1]).toEqual({ turn: 2, reason: { kind: 'completed' } })
   })
 
-  test('scenario 34: with two parallel-safe calls both get aborted pairs', async () => {
+  test('with two parallel-safe calls both get aborted pairs', async () => {
     const before = echoRuns.count
     const twoCalls = {
       toolCalls: [
@@ -168,7 +168,7 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
     expect(events.at(-1)?.data).toEqual({ turn: 1, reason: aborted({ kind: 'user' }) })
   })
 
-  test('scenario 35: keepInbox keeps a prompt queued during the turn; it runs (turn 2) before the waking one (turn 3)', async () => {
+  test('keepInbox keeps a prompt queued during the turn; it runs (turn 2) before the waking one (turn 3)', async () => {
     const { harness, model, agent } = await scenarios.agent({ script: [hang(), text('p'), text('w')] })
     const streaming = untilStreaming(harness)
     agent.followup('go')
@@ -191,7 +191,7 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
     expect(model.requests).toHaveLength(3)
   })
 
-  test('scenario 36: a followup after a keepInbox cancel latches and runs as turn 2 by itself', async () => {
+  test('a followup after a keepInbox cancel latches and runs as turn 2 by itself', async () => {
     const { harness, model, agent, statuses } = await scenarios.agent({ script: [hang(), text('b')] })
     const streaming = untilStreaming(harness)
     agent.followup('A')
@@ -208,7 +208,7 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
     expect(agent.inbox.hasPending).toBe(false)
   })
 
-  test('scenario 37: a plain cancel after the latch drops B; a steer removed before convergence replays nothing', async () => {
+  test('a plain cancel after the latch drops B; a steer removed before convergence replays nothing', async () => {
     const { harness, model, agent, statuses } = await scenarios.agent({ script: [hang(), hang()] })
     let streaming = untilStreaming(harness)
     agent.followup('A')
@@ -247,7 +247,7 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
     expect(agent.status).toBe('idle')
   })
 
-  test('scenario 38: the running listener cancels — no turn/start; a followup it sends then runs B alone as turn 1', async () => {
+  test('the running listener cancels — no turn/start; a followup it sends then runs B alone as turn 1', async () => {
     const first = await scenarios.agent({ script: [] })
     let once = true
     first.agent.ctx.on('agent/status', (payload) => {
@@ -282,7 +282,7 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
     expect(second.statuses).toEqual(['running', 'idle', 'running', 'idle'])
   })
 
-  test('scenario 39: the first cause wins — parent before user; a user cancel before dispose records user', async () => {
+  test('the first cause wins — parent before user; a user cancel before dispose records user', async () => {
     const { harness, model, agent } = await scenarios.agent({ script: [hang(), hang()] })
     let streaming = untilStreaming(harness)
     agent.followup('one')
@@ -305,7 +305,7 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
     ])
   })
 
-  test('scenario 40: dispose mid-turn — aborted {disposed}, the queued tail kept for resume + wake; send afterwards throws', async () => {
+  test('dispose mid-turn — aborted {disposed}, the queued tail kept for resume + wake; send afterwards throws', async () => {
     const { harness, model, agent, statuses } = await scenarios.agent({ script: [hang(), text('tail done')] })
     const streaming = untilStreaming(harness)
     agent.followup('go')
@@ -339,7 +339,7 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
     expect(model.requests).toHaveLength(2)
   })
 
-  test('scenario 41: a pre-step listener cancels then throws — aborted {user} with the cause kept, no agent/error; a plain cancel writes no cause', async () => {
+  test('a pre-step listener cancels then throws — aborted {user} with the cause kept, no agent/error; a plain cancel writes no cause', async () => {
     const { harness, agent, errors } = await scenarios.agent({ script: [] })
     let mode: 'throw' | 'plain' = 'throw'
     harness.on('agent/pre-step', (payload) => {
@@ -359,7 +359,7 @@ describe.each(adapterKinds)('agent loop scenarios: cancel (%s adapter)', (kind) 
     expect(turnEnds(agent.session.events)[1]).toEqual({ turn: 2, reason: aborted({ kind: 'user' }) })
     expect(errors).toEqual([])
   })
-  test('a listener that ignores the turn signal cannot hold a cancel up (§9): pre-step, agent/request, turn-stopping', async () => {
+  test('a listener that ignores the turn signal cannot hold a cancel up: pre-step, agent/request, turn-stopping', async () => {
     for (const event of ['agent/pre-step', 'agent/request', 'agent/turn-stopping'] as const) {
       const { harness, agent } = await scenarios.agent({ script: [text('ok')] })
       let entered!: () => void

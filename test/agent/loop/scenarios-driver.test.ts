@@ -1,5 +1,5 @@
 /**
- * 04-agent.md acceptance scenarios 43, 44, 47, 48, 49 (the driver after an error, no wake gap,
+ * The turn driver end to end (the driver after an error, no wake gap,
  * bad input, publication order, resume), end to end over the memory and the JSONL adapter.
  */
 import { describe, expect, test } from 'vitest'
@@ -29,7 +29,7 @@ import {
 describe.each(adapterKinds)('agent loop scenarios: driver (%s adapter)', (kind) => {
   const scenarios = useScenarios(kind)
 
-  test('scenario 43: an error turn stops the driver with b still queued; wake() runs it, then returns false', async () => {
+  test('an error turn stops the driver with b still queued; wake() runs it, then returns false', async () => {
     const { model, agent, statuses, errors } = await scenarios.agent({ script: [fail('AUTH', 'x'), text('ok')] })
     agent.followup('a')
     const b = agent.followup('b')
@@ -50,15 +50,15 @@ describe.each(adapterKinds)('agent loop scenarios: driver (%s adapter)', (kind) 
     expect(statuses).toEqual(['running', 'idle', 'running', 'idle'])
   })
 
-  test('scenario 44: no wake gap — a followup k microtasks after turn/end (k = 0..20) is always claimed and completed', async () => {
+  test('no wake gap — a followup k microtasks after turn/end (k = 0..20) is always claimed and completed', async () => {
     const { harness } = await scenarios.world({ script: Array.from({ length: 42 }, (_, index) => text(`r${index}`)) })
     for (let k = 0; k <= 20; k++) {
       const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
       let sent = false
       const stop = harness.on('session/event', ({ session, event }) => {
         if (session.id !== agent.id || event.type !== 'turn/end' || (event.data as { turn: number }).turn !== 1) return
-        // The observer runs inside the commit, where an append is REENTRANT_APPEND (02-session.md
-        // §4): "after k microtasks" counts from the first legal moment, one queueMicrotask away.
+        // The observer runs inside the commit, where an append is REENTRANT_APPEND:
+        // "after k microtasks" counts from the first legal moment, one queueMicrotask away.
         let hops = k
         const later = (): void => {
           if (hops-- > 0) {
@@ -94,7 +94,7 @@ describe.each(adapterKinds)('agent loop scenarios: driver (%s adapter)', (kind) 
     }
   })
 
-  test('scenario 47: bad options, bad input, maintenance while running, a bogus cancel cause', async () => {
+  test('bad options, bad input, maintenance while running, a bogus cancel cause', async () => {
     const { harness, agent } = await scenarios.agent({ script: [hang()] })
     const zero = await rejection(harness.agents.create({ id: 'bad-1', options: { maxTokens: 0 } }))
     expect(zero).toBeInstanceOf(InvalidOptionsError)
@@ -132,7 +132,7 @@ describe.each(adapterKinds)('agent loop scenarios: driver (%s adapter)', (kind) 
     ])
   })
 
-  test('scenario 48: publication order — setup, then session/created, agent/created, agent/session-start {create}', async () => {
+  test('publication order — setup, then session/created, agent/created, agent/session-start {create}', async () => {
     const { harness } = await scenarios.world({ script: [] })
     const record: string[] = []
     let during: Agent | undefined | 'unset' = 'unset'
@@ -166,7 +166,7 @@ describe.each(adapterKinds)('agent loop scenarios: driver (%s adapter)', (kind) 
     expect(harness.agents.get('published')).toBe(agent)
   })
 
-  test('scenario 49: resume — idle, no turn; the next turn is 2 with a resume header over the history, pending and next', async () => {
+  test('resume — idle, no turn; the next turn is 2 with a resume header over the history, pending and next', async () => {
     const { harness, model, agent } = await scenarios.agent({ script: [text('hello'), text('again')] })
     agent.followup('hi')
     await agent.whenIdle()

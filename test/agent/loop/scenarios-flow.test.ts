@@ -1,6 +1,6 @@
 /**
- * 04-agent.md acceptance scenarios 1, 2, 4, 8, 9, 11, 12, 13, 19, 20, 21 (turn and step flow,
- * continuation, end reasons) and the T1–T23 order of durable and live events, end to end over the
+ * Turn and step flow end to end (continuation, end reasons) and the order of durable and live
+ * events through a whole turn, end to end over the
  * memory and the JSONL adapter.
  */
 import { describe, expect, test } from 'vitest'
@@ -35,7 +35,7 @@ import {
 describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) => {
   const scenarios = useScenarios(kind)
 
-  test('scenario 1: simple turn — exact event order, usage anchor, statuses despite a throwing listener', async () => {
+  test('simple turn — exact event order, usage anchor, statuses despite a throwing listener', async () => {
     const { harness, model, agent, statuses, errors } = await scenarios.agent({
       script: [text('hello', { usage: { inputTokens: 10, outputTokens: 11 } })],
     })
@@ -84,7 +84,7 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     expect(model.requests).toHaveLength(1)
   })
 
-  test('T1–T23: every durable [D] and live event of a tool turn in order, each in its dispatch mode', async () => {
+  test('every durable [D] and live event of a tool turn in order, each in its dispatch mode', async () => {
     expect(agentEvents.modes).toMatchObject({
       'agent/inbox/inserted': 'emit',
       'agent/inbox/discarded': 'emit',
@@ -176,7 +176,7 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     ])
   })
 
-  test('scenario 2: tool round trip — 2 requests, 2 steps, 1 turn, the c1 result in R[2]', async () => {
+  test('tool round trip — 2 requests, 2 steps, 1 turn, the c1 result in R[2]', async () => {
     const before = echoRuns.count
     const { model, agent } = await scenarios.agent({
       tools: [echo],
@@ -207,7 +207,7 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     expect(events.at(-1)?.data).toEqual({ turn: 1, reason: { kind: 'completed' } })
   })
 
-  test('scenario 4: pre-step sees {1,1} with one message, then {1,2} with none, each with a signal, never right after step/start', async () => {
+  test('pre-step sees {1,1} with one message, then {1,2} with none, each with a signal, never right after step/start', async () => {
     const { harness, agent } = await scenarios.agent({
       tools: [echo],
       script: [call('c1', 'echo', '{"text":"ping"}'), text('done')],
@@ -231,7 +231,7 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     ])
   })
 
-  test('scenario 8: a turn-stopping listener steering while fewer than 3 steps ran — 3 steps, 3 requests, 1 turn', async () => {
+  test('a turn-stopping listener steering while fewer than 3 steps ran — 3 steps, 3 requests, 1 turn', async () => {
     const { harness, model, agent } = await scenarios.agent({ script: [text('one'), text('two'), text('three')] })
     const reasons: string[] = []
     harness.on('agent/turn-stopping', (payload) => {
@@ -260,7 +260,7 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     expect(events.at(-1)?.data).toEqual({ turn: 1, reason: { kind: 'completed' } })
   })
 
-  test('scenario 9: a tool concluding the turn — 1 request, tool/result logged, completed', async () => {
+  test('a tool concluding the turn — 1 request, tool/result logged, completed', async () => {
     const conclude = defineTool({
       name: 'conclude',
       description: 'ends the turn',
@@ -285,7 +285,7 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     expect(events.at(-1)?.data).toEqual({ turn: 1, reason: { kind: 'completed' } })
   })
 
-  test('scenario 9: steering arriving during the concluding tool opens step 2 with it', async () => {
+  test('steering arriving during the concluding tool opens step 2 with it', async () => {
     let agent: Agent | undefined
     const conclude = defineTool({
       name: 'conclude',
@@ -311,7 +311,7 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     expect(agent.session.events.at(-1)?.data).toEqual({ turn: 1, reason: { kind: 'completed' } })
   })
 
-  test('scenario 11: pre-step rewriting the claimed message — the log and R[1] hold REWRITTEN, not the original', async () => {
+  test('pre-step rewriting the claimed message — the log and R[1] hold REWRITTEN, not the original', async () => {
     const { harness, model, agent } = await scenarios.agent({ script: [text('ok')] })
     harness.on(
       'agent/pre-step',
@@ -330,7 +330,7 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     expect(agent.session.deriveMessages().map(line)).toEqual(['user: REWRITTEN', 'assistant: ok'])
   })
 
-  test('scenario 12: pre-step reject — only turn/end {blocked} after the claim, 0 requests', async () => {
+  test('pre-step reject — only turn/end {blocked} after the claim, 0 requests', async () => {
     const { harness, model, agent } = await scenarios.agent({ script: [] })
     harness.on('agent/pre-step', () => ({ kind: 'reject' }))
     agent.followup('go')
@@ -342,7 +342,7 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     expect(model.requests).toHaveLength(0)
   })
 
-  test('scenario 13: an empty first enter — turn/start, claim, turn/end {turn 1, completed}, 0 requests', async () => {
+  test('an empty first enter — turn/start, claim, turn/end {turn 1, completed}, 0 requests', async () => {
     const { harness, model, agent } = await scenarios.agent({ script: [] })
     harness.on('agent/pre-step', () => ({ kind: 'enter', messages: [] }))
     agent.followup('go')
@@ -353,7 +353,7 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     expect(model.requests).toHaveLength(0)
   })
 
-  test('scenario 19: a lone cut — 1 request, max-tokens', async () => {
+  test('a lone cut — 1 request, max-tokens', async () => {
     const { model, agent } = await scenarios.agent({ script: [cut('x')] })
     agent.followup('go')
     await agent.whenIdle()
@@ -361,7 +361,7 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     expect(agent.session.events.at(-1)?.data).toEqual({ turn: 1, reason: { kind: 'max-tokens' } })
   })
 
-  test('scenario 19: sticky max-tokens across a steered step; the next turn ends completed', async () => {
+  test('sticky max-tokens across a steered step; the next turn ends completed', async () => {
     const { harness, model, agent } = await scenarios.agent({ script: [cut('first half'), text('ok'), text('fresh')] })
     let steered = false
     harness.on('agent/turn-stopping', (payload) => {
@@ -384,7 +384,7 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     ])
   })
 
-  test('scenario 20: sticky max-tokens keeps an owed follow-up — 3 requests, R[3] holds c1, turn/end max-tokens', async () => {
+  test('sticky max-tokens keeps an owed follow-up — 3 requests, R[3] holds c1, turn/end max-tokens', async () => {
     const before = echoRuns.count
     const { harness, model, agent } = await scenarios.agent({
       tools: [echo],
@@ -412,7 +412,7 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
     expect(dataOf(agent.session.events, 'turn/end')).toEqual([{ turn: 1, reason: { kind: 'max-tokens' } }])
   })
 
-  test('scenario 21: a closed tool-call block finishing max-tokens is dropped — no tool/call, 0 runs, empty anchor with usage', async () => {
+  test('a closed tool-call block finishing max-tokens is dropped — no tool/call, 0 runs, empty anchor with usage', async () => {
     const before = echoRuns.count
     const usage = { inputTokens: 5, outputTokens: 7 }
     const { model, agent } = await scenarios.agent({

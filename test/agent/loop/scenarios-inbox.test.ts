@@ -1,5 +1,5 @@
 /**
- * 04-agent.md acceptance scenarios 3, 5, 6, 7, 10, 14, 15, 16, 17, 18 (routing, the inbox,
+ * Input end to end (routing, the inbox,
  * staged input, rejects and a failing append), end to end over the memory and the JSONL adapter.
  */
 import { describe, expect, test } from 'vitest'
@@ -24,7 +24,7 @@ function textOf(message: UserMessage): string {
 describe.each(adapterKinds)('agent loop scenarios: inbox (%s adapter)', (kind) => {
   const scenarios = useScenarios(kind)
 
-  test('scenario 3: three followups in one tick — turns 1–3, one user/message each, S = [running, idle]', async () => {
+  test('three followups in one tick — turns 1–3, one user/message each, S = [running, idle]', async () => {
     const { model, agent, statuses } = await scenarios.agent({ script: [text('a'), text('b'), text('c')] })
     agent.followup('one')
     agent.followup('two')
@@ -42,7 +42,7 @@ describe.each(adapterKinds)('agent loop scenarios: inbox (%s adapter)', (kind) =
     expect(model.requests).toHaveLength(3)
   })
 
-  test('scenario 5: an idle steer runs synchronously to its claim; a second steer enters step 2', async () => {
+  test('an idle steer runs synchronously to its claim; a second steer enters step 2', async () => {
     const { model, agent } = await scenarios.agent({ script: [text('a'), text('b')] })
     agent.steer('A')
     expect(agent.status).toBe('running')
@@ -60,7 +60,7 @@ describe.each(adapterKinds)('agent loop scenarios: inbox (%s adapter)', (kind) =
     ])
   })
 
-  test('scenario 6: inject while idle parks one next-step splice; the next followup carries it first', async () => {
+  test('inject while idle parks one next-step splice; the next followup carries it first', async () => {
     const { model, agent, statuses } = await scenarios.agent({ script: [text('ok')] })
     const injected = agent.inject('ctx')
     expect(types(agent.session.events)).toEqual(['agent/inbox/spliced'])
@@ -77,7 +77,7 @@ describe.each(adapterKinds)('agent loop scenarios: inbox (%s adapter)', (kind) =
     ])
   })
 
-  test('scenario 7: inject during a tool — both messages enter step 2 after the tool/result, in order, with their original texts', async () => {
+  test('inject during a tool — both messages enter step 2 after the tool/result, in order, with their original texts', async () => {
     let agent: Agent | undefined
     const body = defineTool({
       name: 'body',
@@ -115,7 +115,7 @@ describe.each(adapterKinds)('agent loop scenarios: inbox (%s adapter)', (kind) =
     ])
   })
 
-  test('scenario 10: inserted [X, P], discarded [X] with a canceled splice, claimed [{P, turn 1}] after turn/start', async () => {
+  test('inserted [X, P], discarded [X] with a canceled splice, claimed [{P, turn 1}] after turn/start', async () => {
     const { model, agent } = await scenarios.agent({ script: [text('ok')] })
     const inserted: string[] = []
     const discarded: string[] = []
@@ -143,7 +143,7 @@ describe.each(adapterKinds)('agent loop scenarios: inbox (%s adapter)', (kind) =
     expect(model.requests).toHaveLength(1)
   })
 
-  test('scenario 14: input staged while the first pre-step is pending enters step 2 after the prompt', async () => {
+  test('input staged while the first pre-step is pending enters step 2 after the prompt', async () => {
     const { harness, model, agent } = await scenarios.agent({ script: [text('a'), text('b')] })
     const pending = gate()
     const entered = gate()
@@ -166,7 +166,7 @@ describe.each(adapterKinds)('agent loop scenarios: inbox (%s adapter)', (kind) =
     expect(dataOf(agent.session.events, 'turn/start')).toEqual([{ turn: 1 }])
   })
 
-  test('scenario 15: staged input after a reject — turn 1 blocked, turn 2 claims [ctx, s] and completes', async () => {
+  test('staged input after a reject — turn 1 blocked, turn 2 claims [ctx, s] and completes', async () => {
     const { harness, model, agent, statuses } = await scenarios.agent({ script: [text('b')] })
     const pending = gate()
     const entered = gate()
@@ -200,7 +200,7 @@ describe.each(adapterKinds)('agent loop scenarios: inbox (%s adapter)', (kind) =
     expect(statuses).toEqual(['running', 'idle'])
   })
 
-  test('scenario 16: a queued prompt after a reject — turn 1 blocked, turn 2 completed, one request with "safe" only', async () => {
+  test('a queued prompt after a reject — turn 1 blocked, turn 2 completed, one request with "safe" only', async () => {
     const { harness, model, agent } = await scenarios.agent({ script: [text('ok')] })
     harness.on('agent/pre-step', (payload, next) =>
       payload.messages.some((message) => textOf(message).includes('secret')) ? { kind: 'reject' } : next(),
@@ -218,7 +218,7 @@ describe.each(adapterKinds)('agent loop scenarios: inbox (%s adapter)', (kind) =
     expect(userTexts(agent.session.events)).toEqual(['safe'])
   })
 
-  test('scenario 17: a throwing pre-step stops the driver; wake() runs [st, second]', async () => {
+  test('a throwing pre-step stops the driver; wake() runs [st, second]', async () => {
     const { harness, model, agent, statuses, errors } = await scenarios.agent({ script: [text('ok')] })
     let thrown = false
     harness.on('agent/pre-step', (payload, next) => {
@@ -257,7 +257,7 @@ describe.each(adapterKinds)('agent loop scenarios: inbox (%s adapter)', (kind) =
     expect(agent.inbox.hasPending).toBe(false)
   })
 
-  test('scenario 18: an inbox append vetoed once — followup rethrows, the log stays empty, status idle', async () => {
+  test('an inbox append vetoed once — followup rethrows, the log stays empty, status idle', async () => {
     const { harness, model, agent, statuses } = await scenarios.agent({ script: [text('ok')] })
     const boom = new Error('disk on fire')
     let vetoes = 0

@@ -1,5 +1,5 @@
 /**
- * 04-agent.md acceptance scenarios 22–26 (model failures, retries inside a step, middleware
+ * Model failures end to end (model failures, retries inside a step, middleware
  * failures, cancel beating a retry, a missing model), end to end over the memory and the JSONL
  * adapter.
  */
@@ -22,7 +22,7 @@ function finishFailures(chunks: readonly { chunk: StreamChunk }[]): LlmFailure[]
 describe.each(adapterKinds)('agent loop scenarios: model (%s adapter)', (kind) => {
   const scenarios = useScenarios(kind)
 
-  test('scenario 22: a finish error ends the turn error with the failure verbatim and one agent/error', async () => {
+  test('a finish error ends the turn error with the failure verbatim and one agent/error', async () => {
     const { model, agent, errors, statuses } = await scenarios.agent({
       script: [fail('AUTH', 'provider 401', { failure: { code: 'AUTH', message: 'provider 401', status: 401 } })],
     })
@@ -43,7 +43,7 @@ describe.each(adapterKinds)('agent loop scenarios: model (%s adapter)', (kind) =
     expect(statuses).toEqual(['running', 'idle'])
   })
 
-  test('scenario 22: an adapter finish aborted not caused by the turn signal ends error with code ABORTED', async () => {
+  test('an adapter finish aborted not caused by the turn signal ends error with code ABORTED', async () => {
     const upstream: LlmFailure = {
       code: 'UPSTREAM_GONE',
       message: 'upstream dropped us',
@@ -68,7 +68,7 @@ describe.each(adapterKinds)('agent loop scenarios: model (%s adapter)', (kind) =
     expect(types(agent.session.events)).not.toContain('assistant/message')
   })
 
-  test('scenario 23: request-error retry stays inside the step — attempts 1 and 2 seen, one anchor citing attempt 3 only', async () => {
+  test('request-error retry stays inside the step — attempts 1 and 2 seen, one anchor citing attempt 3 only', async () => {
     const { harness, model, agent, statuses } = await scenarios.agent({
       script: [fail('RATE_LIMIT', 'slow'), fail('SERVER', 'down'), text('recovered')],
     })
@@ -105,7 +105,7 @@ describe.each(adapterKinds)('agent loop scenarios: model (%s adapter)', (kind) =
     expect(lines(model.requests[2])).toEqual(['user: go'])
   })
 
-  test('scenario 23: the default retry entry retries on the fake clock with the same anchor rules', async () => {
+  test('the default retry entry retries on the fake clock with the same anchor rules', async () => {
     const { model, agent, clock } = await scenarios.agent({
       patches: [{ id: 'retry', merge: { jitter: 0 } }],
       script: [fail('RATE_LIMIT', 'slow'), fail('SERVER', 'down'), text('recovered')],
@@ -128,7 +128,7 @@ describe.each(adapterKinds)('agent loop scenarios: model (%s adapter)', (kind) =
     expect(dataOf(events, 'turn/end')).toEqual([{ turn: 1, reason: { kind: 'completed' } }])
   })
 
-  test('scenario 24: a throwing agent/request middleware is not offered to request-error — 0 requests, turn error', async () => {
+  test('a throwing agent/request middleware is not offered to request-error — 0 requests, turn error', async () => {
     const { harness, model, agent, errors } = await scenarios.agent({ script: [text('never')] })
     let offered = 0
     harness.on(
@@ -164,7 +164,7 @@ describe.each(adapterKinds)('agent loop scenarios: model (%s adapter)', (kind) =
     expect(errors[0]).toMatchObject({ turn: 1, step: 1 })
   })
 
-  test('scenario 25: cancel inside request-error beats its retry — 1 request, aborted {user}, no anchor', async () => {
+  test('cancel inside request-error beats its retry — 1 request, aborted {user}, no anchor', async () => {
     const { harness, model, agent, errors } = await scenarios.agent({ script: [fail('SERVER', 'down'), text('never')] })
     harness.on(
       'agent/request-error',
@@ -184,7 +184,7 @@ describe.each(adapterKinds)('agent loop scenarios: model (%s adapter)', (kind) =
     expect(errors).toEqual([])
   })
 
-  test('scenario 26: no provider or model — turn error MISSING_MODEL, 0 requests; an agent/request listener fixes it', async () => {
+  test('no provider or model — turn error MISSING_MODEL, 0 requests; an agent/request listener fixes it', async () => {
     const { harness, model } = await scenarios.world({
       wiring: 'registry',
       modelOptions: { provider: 'p', model: 'm' },

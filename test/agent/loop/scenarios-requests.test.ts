@@ -1,5 +1,5 @@
 /**
- * 04-agent.md acceptance scenarios 27–31 (request construction, freezing, header logging, the
+ * Requests end to end (request construction, freezing, header logging, the
  * rebuild helper and `verifyReconstruction`), end to end over the memory and the JSONL adapter.
  */
 import { describe, expect, test } from 'vitest'
@@ -15,7 +15,7 @@ function withoutSignal(request: ModelRequest | undefined): Omit<ModelRequest, 's
 describe.each(adapterKinds)('agent loop scenarios: requests (%s adapter)', (kind) => {
   const scenarios = useScenarios(kind)
 
-  test('scenario 27: a 3-step tool turn — prefix extension, deep freezing, a live signal, one initial header', async () => {
+  test('a 3-step tool turn — prefix extension, deep freezing, a live signal, one initial header', async () => {
     const { harness, model, agent } = await scenarios.agent({
       tools: [echo],
       script: [call('c1', 'echo', '{"text":"a"}'), call('c2', 'echo', '{"text":"b"}'), text('done'), hang()],
@@ -64,7 +64,7 @@ describe.each(adapterKinds)('agent loop scenarios: requests (%s adapter)', (kind
     expect(dataOf(agent.session.events, 'request/header')).toHaveLength(1)
   })
 
-  test('scenario 28: mutating the seed throws TypeError (turn error); a model switch is logged and persists; an unchanged seed logs no header', async () => {
+  test('mutating the seed throws TypeError (turn error); a model switch is logged and persists; an unchanged seed logs no header', async () => {
     const { harness, model, agent, errors } = await scenarios.agent({ script: [text('one'), text('two')] })
     const seeds: Record<string, unknown>[] = []
     let mode: 'mutate' | 'switch' | 'same' = 'mutate'
@@ -111,7 +111,7 @@ describe.each(adapterKinds)('agent loop scenarios: requests (%s adapter)', (kind
     ])
   })
 
-  test('scenario 29: identical renders log one header; a section added before turn 3 logs a change and extends the history', async () => {
+  test('identical renders log one header; a section added before turn 3 logs a change and extends the history', async () => {
     const { model, agent } = await scenarios.agent({
       instructions: 'You are helpful.',
       script: [text('one'), text('two'), text('three')],
@@ -149,7 +149,7 @@ describe.each(adapterKinds)('agent loop scenarios: requests (%s adapter)', (kind
     ])
   })
 
-  test('scenario 30: rebuildRequest deep-equals every recorded attempt (retries and a tool turn); attempt 4 is REQUEST_NOT_FOUND', async () => {
+  test('rebuildRequest deep-equals every recorded attempt (retries and a tool turn); attempt 4 is REQUEST_NOT_FOUND', async () => {
     const { model, agent, clock } = await scenarios.agent({
       tools: [echo],
       patches: [{ id: 'retry', merge: { jitter: 0 } }],
@@ -197,7 +197,7 @@ describe.each(adapterKinds)('agent loop scenarios: requests (%s adapter)', (kind
     expect(() => rebuildRequest(agent.session, { turn: 3, step: 1 })).toThrow(RequestNotFoundError)
   })
 
-  test('scenario 30: verification and rebuild agree with adapter defaults, call options, a system prompt, runtime context and a model switch', async () => {
+  test('verification and rebuild agree with adapter defaults, call options, a system prompt, runtime context and a model switch', async () => {
     const { harness, model, agent, errors } = await scenarios.agent({
       tools: [echo],
       instructions: 'Be brief.',
@@ -245,7 +245,7 @@ describe.each(adapterKinds)('agent loop scenarios: requests (%s adapter)', (kind
     })
   })
 
-  test('scenario 31: an llm/stream middleware replacing the request fails verification at $; without it 3 tool steps complete', async () => {
+  test('an llm/stream middleware replacing the request fails verification at $; without it 3 tool steps complete', async () => {
     const { harness, model, agent, errors } = await scenarios.agent({
       tools: [echo],
       script: [call('c1', 'echo', '{"text":"a"}'), call('c2', 'echo', '{"text":"b"}'), text('done')],

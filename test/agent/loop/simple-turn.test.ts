@@ -12,7 +12,7 @@ function types(events: readonly SessionEvent[]): string[] {
   return events.map((event) => event.type)
 }
 
-describe('agent loop: simple turn (04-agent.md scenario 1)', () => {
+describe('agent loop: simple turn', () => {
   test('followup runs one turn with the exact durable event order', async () => {
     const { model, harness } = await setup([text('hello', { usage: { inputTokens: 10, outputTokens: 11 } })])
     const agent = await harness.createAgent({ options: { verifyReconstruction: true } })

@@ -4,7 +4,7 @@ import { createHarness, defineTool } from 'yoke'
 import { call, fail, fakeClock, fakeIds, hang, scriptedModel, text } from 'yoke/testing'
 
 describe('agent loop: tools, retry, run, cancel', () => {
-  test('a tool round trip runs two steps in one turn (scenario 2)', async () => {
+  test('a tool round trip runs two steps in one turn', async () => {
     const echo = defineTool({
       name: 'echo',
       description: 'echoes',
@@ -34,7 +34,7 @@ describe('agent loop: tools, retry, run, cancel', () => {
     await harness.close()
   })
 
-  test('the retry entry retries inside the step (08-models.md scenario 18)', async () => {
+  test('the retry entry retries inside the step', async () => {
     const clock = fakeClock()
     const model = scriptedModel([fail('RATE_LIMIT'), fail('SERVER'), text('recovered')])
     const harness = await createHarness({
@@ -76,7 +76,7 @@ describe('agent loop: tools, retry, run, cancel', () => {
     await harness.close()
   })
 
-  test('a finish error ends the turn error with one agent/error (scenario 22)', async () => {
+  test('a finish error ends the turn error with one agent/error', async () => {
     const model = scriptedModel([
       fail('AUTH', 'provider 401', { failure: { code: 'AUTH', message: 'provider 401', status: 401 } }),
     ])
@@ -101,7 +101,7 @@ describe('agent loop: tools, retry, run, cancel', () => {
     await harness.close()
   })
 
-  test('cancel mid-stream writes the interrupted anchor and ends aborted (scenario 33)', async () => {
+  test('cancel mid-stream writes the interrupted anchor and ends aborted', async () => {
     const model = scriptedModel([hang(), text('next')])
     const harness = await createHarness({ model, clock: fakeClock(), ids: fakeIds() })
     const agent = await harness.createAgent({ options: { verifyReconstruction: true } })

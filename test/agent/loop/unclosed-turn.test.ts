@@ -1,5 +1,5 @@
 /**
- * A turn the loop could not close (04-agent.md T19, T21): a `turn/end` or `step/end` append that
+ * A turn the loop could not close: a `turn/end` or `step/end` append that
  * throws leaves the turn open in the session, so no later `turn/start` can be logged. Every
  * `run()` / `stream()` still settles (the issue's "settle exactly once"), the log stays a valid,
  * crash-shaped one, `dispose()` and `close()` complete, and a resume repairs it.
@@ -96,7 +96,7 @@ describe('a turn/end append that throws', () => {
     await expect(run.result).rejects.toMatchObject({ code: ErrorCode.TURN_OPEN })
     await expect(iterated).rejects.toMatchObject({ code: ErrorCode.TURN_OPEN })
 
-    // The log is valid and crash-shaped: turn 1 is open, its closer is a turn/end; the prompts stay queued (T3).
+    // The log is valid and crash-shaped: turn 1 is open, its closer is a turn/end; the prompts stay queued.
     expect(agent.session.turnState().openTurn).toBe(1)
     expect(types(interruptedTurnClosers(agent.session.events))).toEqual(['turn/end'])
     expect(agent.inbox.nextTurn.map((message) => message.content)).toEqual([
@@ -147,7 +147,7 @@ describe('a turn/end append that throws', () => {
     await world.close()
   })
 
-  test('a failed turn-end checkpoint D4 leaves no open turn: its run rejects with the flush error, the queued run still runs', async () => {
+  test('a failed turn-end checkpoint leaves no open turn: its run rejects with the flush error, the queued run still runs', async () => {
     let failing = false
     const adapter = faultyPersistence(memoryPersistence(), {
       fail: (entry) => {
@@ -200,7 +200,7 @@ describe('other failed appends end the turn error and leave the agent usable', (
     },
   )
 
-  test('a vetoed turn/start keeps the prompt queued and its run pending (T3); the next waking send runs both', async () => {
+  test('a vetoed turn/start keeps the prompt queued and its run pending; the next waking send runs both', async () => {
     const { agent, errors } = await vetoingOnce('turn/start')
     const first = agent.run('a')
     expect(await outcomeOf(first)).toBe('pending')
