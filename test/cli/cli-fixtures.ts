@@ -66,7 +66,7 @@ export async function logLines(file: string): Promise<string[]> {
 }
 
 /**
- * Scenario 16's fixture: the two-turn log cut right after turn 2's `tool/call` `c1`.
+ * A crashed log: the two-turn log cut right after turn 2's `tool/call` `c1`.
  *
  * @param dir - a fresh directory
  * @returns the log file and its line count

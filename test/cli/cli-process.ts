@@ -83,7 +83,7 @@ export function jsonOf(outcome: Outcome): Record<string, unknown> {
 }
 
 /**
- * Asserts a failed command (09-api.md L6): nothing on stdout, one line `yoke: <CODE>: …` on
+ * Asserts a failed command: nothing on stdout, one line `yoke: <CODE>: …` on
  * stderr, and exit `code`.
  *
  * @param outcome - the command's outcome

@@ -1,5 +1,5 @@
 /**
- * `yoke demo` (09-api.md L5, R3; scenario 40): the main job into a fresh directory, and the same
+ * `yoke demo`: the main job into a fresh directory, and the same
  * transcript as `examples/main.ts`, which shows the job written against the public API, so the
  * two cannot drift.
  */
@@ -24,8 +24,8 @@ function lastLine(text: string): string {
   return text.trimEnd().split('\n').at(-1) ?? ''
 }
 
-describe('yoke demo (L5)', () => {
-  test('scenario 40: "yoke demo --dir t" answers into a fresh t; a rerun is turn 2', async () => {
+describe('yoke demo', () => {
+  test('"yoke demo --dir t" answers into a fresh t; a rerun is turn 2', async () => {
     const cwd = await freshDir()
     const first = await yoke(cwd, 'demo', '--dir', 't')
     expect(first.stderr).toBe('')

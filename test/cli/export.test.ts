@@ -1,5 +1,5 @@
 /**
- * `yoke export` as a child process (09-api.md L4; scenario 39): lossless JSON and a Markdown
+ * `yoke export` as a child process: lossless JSON and a Markdown
  * transcript, the log never written.
  */
 import { readFile } from 'node:fs/promises'
@@ -12,8 +12,8 @@ import { useCli } from './cli-process.js'
 
 const { yoke, freshDir, file: cliFile } = useCli()
 
-describe('yoke export (L4)', () => {
-  test('scenario 39: json is { header, events, repairPending: false } equal to a load; markdown shows turns and prompts', async () => {
+describe('yoke export', () => {
+  test('json is { header, events, repairPending: false } equal to a load; markdown shows turns and prompts', async () => {
     const cwd = await freshDir()
     const d = join(cwd, 'd')
     const { file, events } = await writeTwoTurns(d)

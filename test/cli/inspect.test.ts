@@ -1,5 +1,5 @@
 /**
- * `yoke inspect` as a child process (09-api.md L1, L2; scenario 35): reads, never writes.
+ * `yoke inspect` as a child process: reads, never writes.
  */
 import { copyFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -10,8 +10,8 @@ import { jsonOf, useCli } from './cli-process.js'
 const { yoke, freshDir } = useCli()
 const usage = { inputTokens: 10, outputTokens: 11 }
 
-describe('yoke inspect (L2)', () => {
-  test('scenario 35: a clean log → turns completed, no repair needed, the file untouched; text form and a log path too', async () => {
+describe('yoke inspect', () => {
+  test('a clean log → turns completed, no repair needed, the file untouched; text form and a log path too', async () => {
     const cwd = await freshDir()
     const d = join(cwd, 'd')
     const { events, file } = await writeTwoTurns(d)
@@ -47,7 +47,7 @@ describe('yoke inspect (L2)', () => {
       ].join('\n'),
     )
 
-    // L1: a path to an existing log: --dir is ignored, the id is the file's; --check exits 0 on a clean log.
+    // A path to an existing log: --dir is ignored, the id is the file's; --check exits 0 on a clean log.
     expect(byPath.code).toBe(0)
     expect(jsonOf(byPath)).toMatchObject({ id: fixtureId, file, events: events.length, repair: { needed: false } })
     expect(await snapshot(d)).toEqual(before)
@@ -62,7 +62,7 @@ describe('yoke inspect (L2)', () => {
   })
 })
 
-describe('a log file path: the id comes from the header (L1)', () => {
+describe('a log file path: the id comes from the header', () => {
   test('a renamed log, one with another extension, and a non-log file that shares an id name', async () => {
     const cwd = await freshDir()
     const d = join(cwd, 'd')

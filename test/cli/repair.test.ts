@@ -1,6 +1,5 @@
 /**
- * `yoke inspect` and `yoke repair` on damaged logs as a child process (09-api.md L2, L3;
- * scenarios 36, 37).
+ * `yoke inspect` and `yoke repair` on damaged logs as a child process.
  */
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -13,7 +12,7 @@ const { yoke, freshDir } = useCli()
 const usage = { inputTokens: 10, outputTokens: 11 }
 const closers = ['tool/result', 'step/end', 'turn/end']
 
-describe('a crashed log (scenario 36)', () => {
+describe('a crashed log', () => {
   test('inspect reports the open turn and its closers, --check exits 5, repair closes it once', async () => {
     const cwd = await freshDir()
     const d = join(cwd, 'd')
@@ -111,7 +110,7 @@ describe('a crashed log (scenario 36)', () => {
   })
 })
 
-describe('a torn tail (scenario 37)', () => {
+describe('a torn tail', () => {
   test('inspect counts the 17 stray bytes; repair drops them and the log reloads', async () => {
     const cwd = await freshDir()
     const d = join(cwd, 'd')

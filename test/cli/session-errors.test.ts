@@ -1,5 +1,5 @@
 /**
- * Session errors of `yoke` (09-api.md L6; scenario 38): exits 3, 4, 6 and 1 with one stderr line,
+ * Session errors of `yoke`: exits 3, 4, 6 and 1 with one stderr line,
  * nothing on stdout, and no file changed.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises'
@@ -11,7 +11,7 @@ import { failed, jsonOf, useCli } from './cli-process.js'
 
 const { yoke, freshDir } = useCli()
 
-describe('session errors (scenario 38)', () => {
+describe('session errors', () => {
   test('a missing session exits 3 with SESSION_NOT_FOUND, for an id and for a path; nothing is created', async () => {
     const cwd = await freshDir()
     const d = join(cwd, 'd')
@@ -39,7 +39,7 @@ describe('session errors (scenario 38)', () => {
     const cwd = await freshDir()
     const d = join(cwd, 'd')
     const file = await writeNewerFormatLog(d)
-    // The same log given by a path whose name is not a log name (L1: the id comes from the header).
+    // The same log given by a path whose name is not a log name (the id comes from the header).
     await writeFile(join(d, 'renamed.txt'), await readFile(file))
     const before = await snapshot(d)
     const outcomes = await Promise.all([

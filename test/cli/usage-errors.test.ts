@@ -1,5 +1,5 @@
 /**
- * Usage errors of `yoke` (09-api.md L6, exit 2; scenario 38), `--help` and `--version`.
+ * Usage errors of `yoke` (exit 2), `--help` and `--version`.
  */
 import { readdir } from 'node:fs/promises'
 import { describe, expect, test } from 'vitest'
