@@ -24,7 +24,7 @@ afterEach(async () => {
   harness = undefined
 })
 
-describe('basicCompaction options (07-compaction.md §1)', () => {
+describe('basicCompaction options', () => {
   test('basicCompaction returns the entry patch of the compaction entry', () => {
     const options = { threshold: 0.5 }
     expect(basicCompaction(options)).toEqual({ id: 'compaction', plugin: BasicCompactionPlugin, config: options })
@@ -136,7 +136,7 @@ describe('basicCompaction options (07-compaction.md §1)', () => {
   })
 })
 
-describe('modelSummarizer options (07-compaction.md §6)', () => {
+describe('modelSummarizer options', () => {
   test.each([
     [null, ''],
     [8192, ''],

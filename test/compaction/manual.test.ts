@@ -25,8 +25,8 @@ afterEach(async () => {
   harness = undefined
 })
 
-describe('manual compaction (07-compaction.md §8)', () => {
-  test('scenario 1: the happy path appends one bracket and replaces q1…a2', async () => {
+describe('manual compaction', () => {
+  test('the happy path appends one bracket and replaces q1…a2', async () => {
     const summarizer = stub('S')
     const made = await setup({ script: replies(3), compaction: { summarizer } })
     harness = made.harness
@@ -99,7 +99,7 @@ describe('manual compaction (07-compaction.md §8)', () => {
     expect(agent.phase).toBe('idle')
   })
 
-  test('scenario 2: nothing to compact resolves null and appends nothing', async () => {
+  test('nothing to compact resolves null and appends nothing', async () => {
     const made = await setup({ script: replies(1), compaction: { summarizer: stub('S') } })
     harness = made.harness
     const agent = await harness.createAgent()
@@ -109,7 +109,7 @@ describe('manual compaction (07-compaction.md §8)', () => {
     expect(agent.session.length).toBe(before)
   })
 
-  test('scenario 3: busy during a turn (AGENT_BUSY) and during a compaction (COMPACTION_BUSY)', async () => {
+  test('busy during a turn (AGENT_BUSY) and during a compaction (COMPACTION_BUSY)', async () => {
     const hold = gate()
     const made = await setup({
       script: [...replies(3), text(reply(4))],
@@ -146,7 +146,7 @@ describe('manual compaction (07-compaction.md §8)', () => {
     await turn
   })
 
-  test('scenario 4: a prompt sent during manual compaction runs after it and sees the checkpoint', async () => {
+  test('a prompt sent during manual compaction runs after it and sees the checkpoint', async () => {
     const hold = gate()
     const made = await setup({
       script: [...replies(3), text(reply(4))],
@@ -175,7 +175,7 @@ describe('manual compaction (07-compaction.md §8)', () => {
     expect(texts(made.model.requests[3]?.messages ?? [])).toEqual([CHK('S'), prompt(3), reply(3), 'next'])
   })
 
-  test('scenario 5: a summarizer failure closes the bracket with SUMMARY_FAILED and the session stays usable', async () => {
+  test('a summarizer failure closes the bracket with SUMMARY_FAILED and the session stays usable', async () => {
     const summarizer = async () => {
       throw new LlmError(modelFailure('AUTH', 'bad key', 'response', { status: 401 }))
     }
@@ -199,7 +199,7 @@ describe('manual compaction (07-compaction.md §8)', () => {
     expect(result).toMatchObject({ reason: { kind: 'completed' }, text: 'fine' })
   })
 
-  test('scenario 6: a summary not smaller than the span fails SUMMARY_NOT_SMALLER', async () => {
+  test('a summary not smaller than the span fails SUMMARY_NOT_SMALLER', async () => {
     const made = await setup({ script: replies(3), compaction: { summarizer: stub('y'.repeat(5000)) } })
     harness = made.harness
     const agent = await harness.createAgent()
@@ -217,7 +217,7 @@ describe('manual compaction (07-compaction.md §8)', () => {
     expect(agent.session.deriveMessages()).toBe(messages)
   })
 
-  test('scenario 7: a replace inside the span makes it stale; a log-only append does not', async () => {
+  test('a replace inside the span makes it stale; a log-only append does not', async () => {
     for (const variant of ['replace', 'note'] as const) {
       const hold = gate()
       const made = await setup({ script: replies(3), compaction: { summarizer: gatedStub('S', hold) } })
@@ -343,7 +343,7 @@ describe('manual compaction (07-compaction.md §8)', () => {
     expect(agent.phase).toBe('idle')
   })
 
-  test('scenario 8: invalid ranges are refused with their reason and append nothing', async () => {
+  test('invalid ranges are refused with their reason and append nothing', async () => {
     const made = await setup({
       script: [{ toolCalls: [{ id: 'c1', name: 'echo', arguments: {} }] }, text(reply(1)), text(reply(2))],
       compaction: { summarizer: stub('S') },
@@ -386,7 +386,7 @@ describe('manual compaction (07-compaction.md §8)', () => {
     expect(compactionEvents(agent.session.events)[0]?.data).toMatchObject({ trigger: 'range' })
   })
 
-  test('scenario 21: a summary request that overflows retries once with the older half of the head', async () => {
+  test('a summary request that overflows retries once with the older half of the head', async () => {
     const made = await setup({
       script: [...replies(5), fail('CONTEXT_WINDOW_EXCEEDED'), text('S')],
       compaction: { auto: false },
@@ -477,8 +477,8 @@ describe('failure injected at every append of the bracket', () => {
   })
 })
 
-describe('scenarios 3 and 5 in the exact form the spec states', () => {
-  test('scenario 3: during a turn blocked in a tool, compact() rejects AGENT_BUSY and appends nothing', async () => {
+describe('manual compaction while busy and after a failure, exact logs', () => {
+  test('during a turn blocked in a tool, compact() rejects AGENT_BUSY and appends nothing', async () => {
     const hold = gate()
     const pause = defineTool({
       name: 'pause',
@@ -513,7 +513,7 @@ describe('scenarios 3 and 5 in the exact form the spec states', () => {
     expect(compactionEvents(agent.session.events)).toEqual([])
   })
 
-  test('scenario 5: after a SUMMARY_FAILED manual compaction, followup(x) completes a turn over the unchanged surface', async () => {
+  test('after a SUMMARY_FAILED manual compaction, followup(x) completes a turn over the unchanged surface', async () => {
     const failure = new LlmError(modelFailure('AUTH', 'bad key', 'response', { status: 401 }))
     const summarizer = async () => {
       throw failure

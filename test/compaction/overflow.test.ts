@@ -34,7 +34,7 @@ function conversation(requests: readonly ModelRequest[]): ModelRequest[] {
   return requests.filter((request) => request.metadata.purpose === 'conversation')
 }
 
-/** Scenario 14's run: two turns, then an overflow in turn 3 that compacts and retries. */
+/** Two turns, then an overflow in turn 3 that compacts and retries. */
 async function overflowInTurn3(): Promise<{
   readonly made: Awaited<ReturnType<typeof setup>>
   readonly events: readonly SessionEvent[]
@@ -49,11 +49,11 @@ async function overflowInTurn3(): Promise<{
   return { made, events: agent.session.events }
 }
 
-/** Scenario 15's run: three turns, then turn 4 overflows three times (two recoveries, the cap). */
+/** Three turns, then turn 4 overflows three times (two recoveries, the cap). */
 async function cappedOverflows(): Promise<{ readonly made: Awaited<ReturnType<typeof setup>>; readonly agent: Agent }> {
   const overflow = () => fail('CONTEXT_WINDOW_EXCEEDED')
   const made = await setup({
-    script: [...replies(3), overflow(), text('S1'), overflow(), text('S2'), overflow()],
+    script: [...replies(3), overflow(), text('s1'), overflow(), text('s2'), overflow()],
     model: { info: { contextWindow: 100000 } },
   })
   harness = made.harness
@@ -62,8 +62,8 @@ async function cappedOverflows(): Promise<{ readonly made: Awaited<ReturnType<ty
   return { made, agent }
 }
 
-describe('context-overflow recovery (07-compaction.md §2)', () => {
-  test('scenario 14: an overflow compacts inside the step and the retry succeeds', async () => {
+describe('context-overflow recovery', () => {
+  test('an overflow compacts inside the step and the retry succeeds', async () => {
     const { made, events } = await overflowInTurn3()
     const turn3 = turnEvents(events, 3)
     const types = typesWithoutChunks(turn3)
@@ -96,7 +96,7 @@ describe('context-overflow recovery (07-compaction.md §2)', () => {
     made.model.assertComplete()
   })
 
-  test('scenario 15: the overflow cap — two recoveries, then the failure stands', async () => {
+  test('the overflow cap — two recoveries, then the failure stands', async () => {
     const { made, agent } = await cappedOverflows()
     const events = agent.session.events
     const [q1, a1, q2, a2, q3, a3] = [1, 2, 3].flatMap((k) => [seqOf(events, prompt(k)), seqOf(events, reply(k))])
@@ -124,14 +124,14 @@ describe('context-overflow recovery (07-compaction.md §2)', () => {
       reason: { kind: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } },
     })
     expect(conversation(made.model.requests.slice(3))).toHaveLength(3)
-    expect(texts(agent.session.deriveMessages())).toEqual([CHK('S2'), prompt(4)])
+    expect(texts(agent.session.deriveMessages())).toEqual([CHK('s2'), prompt(4)])
     made.model.assertComplete()
   })
 
   test('maxOverflowRetries 1 stops after one recovery even when another cut is usable', async () => {
     const overflow = () => fail('CONTEXT_WINDOW_EXCEEDED')
     const made = await setup({
-      script: [...replies(3), overflow(), text('S1'), overflow()],
+      script: [...replies(3), overflow(), text('s1'), overflow()],
       compaction: { maxOverflowRetries: 1 },
       model: { info: { contextWindow: 100000 } },
     })
@@ -146,7 +146,7 @@ describe('context-overflow recovery (07-compaction.md §2)', () => {
     made.model.assertComplete()
   })
 
-  test('scenario 16: an overflow with nothing to compact lets the failure stand; the session stays usable', async () => {
+  test('an overflow with nothing to compact lets the failure stand; the session stays usable', async () => {
     const made = await setup({
       script: [fail('CONTEXT_WINDOW_EXCEEDED'), text('fine')],
       compaction: { summarizer: stub('S') },
@@ -166,7 +166,7 @@ describe('context-overflow recovery (07-compaction.md §2)', () => {
     expect(agent.session.events.at(-1)?.data).toEqual({ turn: 2, reason: { kind: 'completed' } })
   })
 
-  test('scenario 17: another failure is delegated; maxOverflowRetries 0 disables recovery', async () => {
+  test('another failure is delegated; maxOverflowRetries 0 disables recovery', async () => {
     const auth = await setup({
       script: [...replies(2), fail('AUTH')],
       compaction: { summarizer: stub('S') },
@@ -217,8 +217,8 @@ describe('context-overflow recovery (07-compaction.md §2)', () => {
   })
 })
 
-describe('scenarios 14 and 15 in the exact form the spec states', () => {
-  test('scenario 14: failed chunks, bracket, then the retry chunks and a3 in the one step', async () => {
+describe('overflow recovery in one step and up to the cap, exact logs', () => {
+  test('failed chunks, bracket, then the retry chunks and a3 in the one step', async () => {
     const { made, events } = await overflowInTurn3()
     const [q1, a1] = [seqOf(events, prompt(1)), seqOf(events, reply(1))]
     const turn3 = turnEvents(events, 3)
@@ -258,7 +258,7 @@ describe('scenarios 14 and 15 in the exact form the spec states', () => {
     expect(made.compactionLive).toEqual([])
   })
 
-  test('scenario 15: both recoveries bracket in turn 4 step 1; the second uses the open-step cut; no prune; one step', async () => {
+  test('both recoveries bracket in turn 4 step 1; the second uses the open-step cut; no prune; one step', async () => {
     const { made, agent } = await cappedOverflows()
     const before = agent.session.events
     const [q1, a2, a3] = [seqOf(before, prompt(1)), seqOf(before, reply(2)), seqOf(before, reply(3))]
@@ -276,7 +276,7 @@ describe('scenarios 14 and 15 in the exact form the spec states', () => {
       { start: q1, end: a2 },
       { start: checkpoint, end: a3 },
     ])
-    expect(summaries.map((event) => (event.data as { summary: string }).summary)).toEqual(['S1', 'S2'])
+    expect(summaries.map((event) => (event.data as { summary: string }).summary)).toEqual(['s1', 's2'])
     expect(turn4.some((event) => event.type === 'compaction/prune')).toBe(false)
     expect(turn4.filter((event) => event.type === 'step/start')).toHaveLength(1)
     expect(turn4.filter((event) => event.type === 'step/end')).toHaveLength(1)
@@ -287,8 +287,8 @@ describe('scenarios 14 and 15 in the exact form the spec states', () => {
       'compaction',
       'conversation',
     ])
-    expect(texts(made.model.requests[5]?.messages ?? []).slice(0, -1)).toEqual([CHK('S1'), prompt(3), reply(3)])
-    expect(texts(made.model.requests[7]?.messages ?? [])).toEqual([CHK('S2'), prompt(4)])
+    expect(texts(made.model.requests[5]?.messages ?? []).slice(0, -1)).toEqual([CHK('s1'), prompt(3), reply(3)])
+    expect(texts(made.model.requests[7]?.messages ?? [])).toEqual([CHK('s2'), prompt(4)])
     expect(turn4.at(-1)?.data).toMatchObject({
       turn: 4,
       reason: { kind: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } },

@@ -33,7 +33,7 @@ afterEach(async () => {
   harness = undefined
 })
 
-/** Scenario 10's script: a1, a2 with usage, the summary 'S', a3. */
+/** A pressure script: a1, a2 with usage, the summary 'S', a3. */
 function calibratedScript() {
   return [text(reply(1)), text(reply(2), { usage: { inputTokens: 700, outputTokens: 50 } }), text('S'), text(reply(3))]
 }
@@ -46,8 +46,8 @@ function turnEvents(events: readonly SessionEvent[], turn: number): SessionEvent
   return events.slice(start, end + 1)
 }
 
-describe('pressure trigger (07-compaction.md §2, §4)', () => {
-  test('scenario 9: below the limit nothing is appended or emitted', async () => {
+describe('pressure trigger', () => {
+  test('below the limit nothing is appended or emitted', async () => {
     const made = await setup({
       script: replies(2),
       model: { info: { contextWindow: 10000 } },
@@ -63,7 +63,7 @@ describe('pressure trigger (07-compaction.md §2, §4)', () => {
     expect(engine.estimate({ agent })).toBeGreaterThanOrEqual(4 * 104)
   })
 
-  test('scenario 10: calibrated pressure compacts before step/start, with the default summarizer', async () => {
+  test('calibrated pressure compacts before step/start, with the default summarizer', async () => {
     const made = await setup({ script: calibratedScript() })
     harness = made.harness
     const agent = await harness.createAgent()
@@ -110,7 +110,7 @@ describe('pressure trigger (07-compaction.md §2, §4)', () => {
     made.model.assertComplete()
   })
 
-  test('scenario 11: no context window emits one skipped event per agent and compacts nothing', async () => {
+  test('no context window emits one skipped event per agent and compacts nothing', async () => {
     const made = await setup({ script: replies(3), model: { info: {} }, compaction: { summarizer: stub('S') } })
     harness = made.harness
     const agent = await harness.createAgent()
@@ -119,7 +119,7 @@ describe('pressure trigger (07-compaction.md §2, §4)', () => {
     expect(compactionEvents(agent.session.events)).toEqual([])
   })
 
-  test('scenario 12: a failing summarizer reports failed then unrelieved, and the turn completes', async () => {
+  test('a failing summarizer reports failed then unrelieved, and the turn completes', async () => {
     const summarizer = async () => {
       throw new Error('summarizer down')
     }
@@ -146,7 +146,7 @@ describe('pressure trigger (07-compaction.md §2, §4)', () => {
     ])
   })
 
-  test('scenario 13: nothing to summarize falls back to pruning the large tool result', async () => {
+  test('nothing to summarize falls back to pruning the large tool result', async () => {
     const dump = defineTool({
       name: 'dump',
       description: 'dumps',
@@ -186,7 +186,7 @@ describe('pressure trigger (07-compaction.md §2, §4)', () => {
     expect(made.compactionLive).toEqual([])
   })
 
-  test('scenario 17: auto false installs no trigger listener and compact() still works', async () => {
+  test('auto false installs no trigger listener and compact() still works', async () => {
     const made = await setup({
       script: [...calibratedScript().filter((_, index) => index !== 2), text('S')],
       compaction: { auto: false },
@@ -229,7 +229,7 @@ describe('pressure trigger (07-compaction.md §2, §4)', () => {
     ).toEqual(['listener:agent/pre-step', 'listener:agent/request-error'])
   })
 
-  test('scenario 18: cancel during a pressure summary closes COMPACTION_ABORTED and the turn ends aborted', async () => {
+  test('cancel during a pressure summary closes COMPACTION_ABORTED and the turn ends aborted', async () => {
     const hold = gate()
     const made = await setup({
       script: [text(reply(1)), text(reply(2), { usage: { inputTokens: 700, outputTokens: 50 } })],
@@ -252,7 +252,7 @@ describe('pressure trigger (07-compaction.md §2, §4)', () => {
     hold.open()
   })
 
-  test('scenario 20: the default summarizer retries RATE_LIMIT on the harness clock; no llm/retry is logged', async () => {
+  test('the default summarizer retries RATE_LIMIT on the harness clock; no llm/retry is logged', async () => {
     const made = await setup({
       script: [
         text(reply(1)),
@@ -278,8 +278,8 @@ describe('pressure trigger (07-compaction.md §2, §4)', () => {
   })
 })
 
-describe('scenarios 10 and 11 in the exact form the spec states', () => {
-  test('scenario 10: the bracket, its replacement, the claimed q3 and the summary request are exactly as stated', async () => {
+describe('the pressure trigger and a model without info, exact logs', () => {
+  test('the bracket, its replacement, the claimed q3 and the summary request are exactly as stated', async () => {
     const made = await setup({ script: calibratedScript() })
     harness = made.harness
     const agent = await harness.createAgent()
@@ -342,7 +342,7 @@ describe('scenarios 10 and 11 in the exact form the spec states', () => {
     expect(harness.sessions.create({ seed: events }).deriveMessages()).toEqual(agent.session.deriveMessages())
   })
 
-  test('scenario 11: a model without info gives exactly one no-context-window skip per agent and no compaction/* event', async () => {
+  test('a model without info gives exactly one no-context-window skip per agent and no compaction/* event', async () => {
     const live: { readonly agent: string; readonly outcome: string; readonly reason?: string }[] = []
     harness = await createHarness({
       model: scriptedModel(replies(6)),

@@ -74,7 +74,7 @@ function results(events: readonly SessionEvent[]): SessionEvent[] {
   return events.filter((event) => event.type === 'tool/result' && event.surfaceOp === 'append')
 }
 
-describe('pruneToolResults (07-compaction.md §7, scenario 22)', () => {
+describe('pruneToolResults', () => {
   test('rewrites only results above minChars, once; a seeded copy derives the same messages', async () => {
     const { agent, finish } = await openTurnWith(['r1', 'r2', 'r3'])
     const session = agent.session

@@ -28,7 +28,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-describe('compacted sessions replay (07-compaction.md §3)', () => {
+describe('compacted sessions replay', () => {
   test('a compacted session resumed from JSONL derives the same messages and continues from the checkpoint', async () => {
     const ids = fakeIds()
     const first = await setup({ script: replies(3), compaction: { summarizer: stub('S') }, persistence: { dir }, ids })
@@ -54,7 +54,7 @@ describe('compacted sessions replay (07-compaction.md §3)', () => {
     expect(texts(second.model.requests[0]?.messages ?? [])).toEqual([CHK('S'), prompt(3), reply(3), prompt(4)])
   })
 
-  test('scenario 19: an unmatched compaction/start in a loaded log does not block a new bracket', async () => {
+  test('an unmatched compaction/start in a loaded log does not block a new bracket', async () => {
     const first = await setup({ script: replies(3), compaction: { summarizer: stub('S') }, persistence: { dir } })
     open.push(first.harness)
     const agent = await first.harness.createAgent()
