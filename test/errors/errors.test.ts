@@ -1329,7 +1329,7 @@ describe('tool error variants', () => {
 })
 
 describe('prompt errors whose spec field list includes `name`', () => {
-  test('a duplicate contribution carries the taken name in `name` (06-prompt-scope.md §7), and is() still recognises the class', () => {
+  test('a duplicate contribution carries the taken name in `name`, and is() still recognises the class', () => {
     const error = new errors.PromptRegistrationError({
       code: ErrorCode.DUPLICATE_PROMPT_CONTRIBUTION,
       kind: 'section',
