@@ -1,5 +1,5 @@
 /**
- * `examples/custom-persistence.ts` (09-api.md R4, scenario 43): the example's own Map-backed
+ * `examples/custom-persistence.ts`: the example's own Map-backed
  * adapter passes `runPersistenceConformance`, with every hook, so no conformance case is skipped
  * (a skip fails here, naming the missing hook). The example's demo runs as a program too.
  */

@@ -1,6 +1,6 @@
 /**
  * Runs `examples/custom-tool.ts` (imported, so `yoke` resolves to the source) and checks what it
- * prints (09-api.md R4, scenario 43): the parallel weather calls finish out of order, the log
+ * prints: the parallel weather calls finish out of order, the log
  * commits them in model order, the exclusive note runs last, and every result reaches the
  * model's second request. docs/tools.md quotes this output, so it never rots.
  */

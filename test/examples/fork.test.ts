@@ -1,5 +1,5 @@
 /**
- * `examples/fork.ts` (09-api.md R4, H5, scenario 43): two turns, a fork after turn 1, both
+ * `examples/fork.ts`: two turns, a fork after turn 1, both
  * branches continued. Both final answers are printed and the fork leaves the parent's log as it
  * was: the parent's file only ever grows by its own turns, and the child's starts with a copy.
  */

@@ -1,5 +1,5 @@
 /**
- * The main job (`npm start` = examples/main.ts, 09-api.md R3, scenarios 40 and 41), run as a real
+ * The main job (`npm start` = examples/main.ts), run as a real
  * child process: bundled once with esbuild, `yoke` aliased to the source.
  */
 import { execFileSync } from 'node:child_process'
@@ -40,7 +40,7 @@ function lastLine(text: string): string {
   return text.trimEnd().split('\n').at(-1) ?? ''
 }
 
-test('scenario 40: the scripted main job answers, prints the tools, and a rerun resumes with turn 2', async () => {
+test('the scripted main job answers, prints the tools, and a rerun resumes with turn 2', async () => {
   const cwd = await freshDir()
   const first = await runMain(cwd)
   expect(first.stderr).toBe('')
@@ -56,7 +56,7 @@ test('scenario 40: the scripted main job answers, prints the tools, and a rerun 
   expect(lastLine(second.stdout)).toBe('turn 2 completed · 2 steps · 2 tool calls · sessions/readme-demo.jsonl')
 }, 30_000)
 
-test('scenario 41: with DEEPSEEK_API_KEY and DEEPSEEK_BASE_URL it talks to that endpoint with the key', async () => {
+test('with DEEPSEEK_API_KEY and DEEPSEEK_BASE_URL it talks to that endpoint with the key', async () => {
   const server: MockOpenAIServer = await startMockOpenAIServer({
     script: [
       {
@@ -96,7 +96,7 @@ test('a turn that does not complete prints its reason and code and exits 1', asy
   expect(lastLine(outcome.stdout)).toMatch(/^turn 1 error AUTH: /)
 }, 30_000)
 
-test('scenario 40 via npm start: in a copy of the tracked files (a fresh clone, node_modules linked), npm start builds, answers and a rerun is turn 2', async () => {
+test('npm start in a copy of the tracked files (a fresh clone, node_modules linked), npm start builds, answers and a rerun is turn 2', async () => {
   const clone = await freshDir()
   const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
     .split('\0')

@@ -1,5 +1,5 @@
 /**
- * `examples/quickstart.ts` (09-api.md R4, scenario 43): run as a process with the scripted model,
+ * `examples/quickstart.ts`: run as a process with the scripted model,
  * it prints the scripted answer and exits 0.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * `examples/resume-after-crash.ts` (09-api.md R4, scenario 43): the example kills its own child
+ * `examples/resume-after-crash.ts`: the example kills its own child
  * with SIGKILL inside a tool body and resumes. The stored log then holds the synthetic
  * `tool/result` and `turn/end` `interrupted`, and the next turn completes.
  */

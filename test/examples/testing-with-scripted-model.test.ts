@@ -1,5 +1,5 @@
 /**
- * `examples/testing-with-scripted-model.test.ts` (09-api.md R4, scenario 43) is itself a vitest
+ * `examples/testing-with-scripted-model.test.ts` is itself a vitest
  * file: `npm test` runs it because vitest's `include` covers `examples/**\/*.test.ts`, and
  * `npm run typecheck` checks it because tsconfig.test.json includes `examples`. This checks that
  * wiring (the example's own assertions are its smoke check), using vitest's own file matching.
