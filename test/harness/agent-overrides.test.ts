@@ -1,5 +1,5 @@
 /**
- * 09-api.md H2/H3 `createAgent` / `resumeAgent` overrides: scenarios 5, 13, 14, 15, 17, plus the
+ * `createAgent` / `resumeAgent` overrides: a missing model, atomic creation, plus the
  * per-agent model route, option layering (harness < preset < caller) and failure atomicity.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -47,7 +47,7 @@ function toolNames(request: { readonly tools?: readonly { readonly name: string 
   return (request?.tools ?? []).map((tool) => tool.name)
 }
 
-describe('no model anywhere (scenario 5)', () => {
+describe('no model anywhere', () => {
   test('the agent is created; its turn ends error MISSING_MODEL; an agent with its own model completes', async () => {
     const harness = await open()
     const bare = await harness.createAgent()
@@ -65,7 +65,7 @@ describe('no model anywhere (scenario 5)', () => {
   })
 })
 
-describe('agent-only tools and instructions (scenario 13)', () => {
+describe('agent-only tools and instructions', () => {
   test('a1 sees secret and its instructions, a2 neither; after a1.dispose no request lists secret', async () => {
     const model = scriptedModel([text('a'), text('b'), text('c')])
     const harness = await open({ model })
@@ -126,7 +126,7 @@ describe('agent-only tools and instructions (scenario 13)', () => {
   })
 })
 
-describe('create is atomic (scenario 14)', () => {
+describe('create is atomic', () => {
   test('an unknown preset rejects UNKNOWN_PRESET, nothing is listed, and the id is reusable', async () => {
     const harness = await open({ persistence: { dir } })
     const error = await rejectionOf(harness.createAgent({ sessionId: 's', preset: 'missing' }))
@@ -174,7 +174,7 @@ describe('create is atomic (scenario 14)', () => {
   })
 })
 
-describe('existing id (scenario 15)', () => {
+describe('existing id', () => {
   test('a live id rejects AGENT_EXISTS; from a new harness over the same directory SESSION_EXISTS', async () => {
     const first = await open({ persistence: { dir }, model: scriptedModel([text('one')]) })
     const agent = await first.createAgent({ sessionId: 's' })
@@ -228,7 +228,7 @@ describe('generated ids skip taken ones', () => {
   })
 })
 
-describe('resume errors (scenario 17)', () => {
+describe('resume errors', () => {
   test("resumeAgent('nope') rejects SESSION_NOT_FOUND; resuming a live agent's id rejects AGENT_EXISTS", async () => {
     const harness = await open({ persistence: { dir } })
     const missing = await rejectionOf(harness.resumeAgent('nope'))
@@ -241,7 +241,7 @@ describe('resume errors (scenario 17)', () => {
   })
 })
 
-describe('option layering (H2: harness maxParallelToolCalls < preset < caller)', () => {
+describe('option layering (harness maxParallelToolCalls < preset < caller)', () => {
   test('each field comes from the nearest layer that sets it', async () => {
     const preset = definePreset({ name: 'p', options: { maxParallelToolCalls: 3, toolAbortGraceMs: 5, model: 'm2' } })
     const harness = await open({ model: scriptedModel([]), maxParallelToolCalls: 7, presets: [preset] })

@@ -1,5 +1,5 @@
 /**
- * Bad input to harness methods (00-overview.md: options → `InvalidOptionsError` with the path):
+ * Bad input to harness methods (options → `InvalidOptionsError` with the path):
  * `openAgent` checks its overrides even when the agent is live, and `fork` refuses a non-string
  * child id instead of generating one.
  */

@@ -35,7 +35,7 @@ function loggingPlugin(name: string, log: string[], failure?: Error): PluginDefi
   })
 }
 
-describe('harness.close() is idempotent (09-api H8)', () => {
+describe('harness.close() is idempotent', () => {
   test('every call returns the same promise and closed is true at once', async () => {
     const harness = await createHarness({ logger: recordingLogger() })
     expect(harness.closed).toBe(false)
@@ -71,7 +71,7 @@ describe('harness.close() is idempotent (09-api H8)', () => {
   })
 })
 
-describe('after close (09-api H7, H8)', () => {
+describe('after close', () => {
   test('on() throws HarnessClosedError as soon as close was called', async () => {
     const harness = await createHarness({
       plugins: [definePlugin({ name: 'events', events: [testEvents], apply() {} })],
@@ -128,7 +128,7 @@ describe('after close (09-api H7, H8)', () => {
   })
 })
 
-describe('close order (01-kernel P9)', () => {
+describe('close order', () => {
   test('plugins stop in reverse start order, dependents first', async () => {
     const log: string[] = []
     const dependent = definePlugin({
@@ -161,7 +161,7 @@ describe('close order (01-kernel P9)', () => {
   })
 })
 
-describe('close failures (09-api H9)', () => {
+describe('close failures', () => {
   test('a failing plugin cleanup rejects HarnessCloseError after every step ran', async () => {
     const log: string[] = []
     const boom = new Error('boom')

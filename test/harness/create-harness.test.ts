@@ -26,7 +26,7 @@ import { testEvents } from '../helpers/test-events.js'
 const A = defineService<string>('test/a')
 const B = defineService<string>('test/b')
 
-describe('createHarness with the default bundle (09-api scenario 1)', () => {
+describe('createHarness with the default bundle', () => {
   test('deep-frozen options start the eight reserved entries', async () => {
     const logger = recordingLogger()
     const options = Object.freeze({ logger, clock: fakeClock(), ids: fakeIds() })
@@ -61,7 +61,7 @@ describe('createHarness with the default bundle (09-api scenario 1)', () => {
     expect(logger.records).toEqual([])
   })
 
-  test('each entry runs in its own context, child of the root, owned by its id (P7)', async () => {
+  test('each entry runs in its own context, child of the root, owned by its id', async () => {
     let captured: Context | undefined
     const probe = definePlugin({
       name: 'probe',
@@ -89,7 +89,7 @@ describe('createHarness with the default bundle (09-api scenario 1)', () => {
   })
 })
 
-describe('scenario 1 as written: deepFreeze({ model: scripted }) (09-api O4, H1, 01-kernel M1)', () => {
+describe('a deep-frozen config: deepFreeze({ model: scripted })', () => {
   test('resolves; eight default entries in order, all active; the service members are stable getters', async () => {
     const model = scriptedModel([text('hello')])
     const clock = fakeClock()
@@ -118,7 +118,7 @@ describe('scenario 1 as written: deepFreeze({ model: scripted }) (09-api O4, H1,
     expect(options.model).toBe(model)
   })
 
-  test('H1: a member whose entry a patch disabled throws ServiceMissingError when read', async () => {
+  test('a member whose entry a patch disabled throws ServiceMissingError when read', async () => {
     const harness = await createHarness({ patches: disableDefaults, logger: recordingLogger() })
     for (const read of [
       () => harness.tools,
@@ -135,7 +135,7 @@ describe('scenario 1 as written: deepFreeze({ model: scripted }) (09-api O4, H1,
   })
 })
 
-describe('describe() (01-kernel M10)', () => {
+describe('describe()', () => {
   test('harness.describe() deep-equals describeHarness(options)', async () => {
     const metrics = definePlugin({ name: 'metrics', inject: [A], apply() {} })
     const provider = definePlugin({
@@ -186,7 +186,7 @@ describe('describe() (01-kernel M10)', () => {
     expect(harness.describe()).toEqual(expected)
   })
 
-  test('describeHarness throws planning errors synchronously and runs no plugin code (B1–B3)', () => {
+  test('describeHarness throws planning errors synchronously and runs no plugin code', () => {
     const apply = vi.fn()
     const lonely = definePlugin({ name: 'lonely', inject: [B], apply })
     const error = thrownBy(() => describeHarness({ plugins: [lonely] }))
@@ -198,7 +198,7 @@ describe('describe() (01-kernel M10)', () => {
   })
 })
 
-describe('event catalogs of the entries (01-kernel B4)', () => {
+describe('event catalogs of the entries', () => {
   test('are registered before any apply, so an earlier entry can listen to a later one’s events', async () => {
     const heard: unknown[] = []
     const listener = definePlugin({
@@ -245,7 +245,7 @@ describe('event catalogs of the entries (01-kernel B4)', () => {
   })
 })
 
-describe('harness.on (09-api H7)', () => {
+describe('harness.on', () => {
   test('registers an untagged listener on the root that hears every scope', async () => {
     const scopeKey = {}
     let captured: Context | undefined
@@ -275,7 +275,7 @@ describe('harness.on (09-api H7)', () => {
     await harness.close()
   })
 
-  test('harness.on listeners outlive every plugin at close and hear the shutdown (H8)', async () => {
+  test('harness.on listeners outlive every plugin at close and hear the shutdown', async () => {
     const plugin = definePlugin({ name: 'p', apply() {} })
     const harness = await createHarness({ plugins: [plugin], logger: recordingLogger() })
     const states: string[] = []
@@ -302,7 +302,7 @@ describe('harness.on (09-api H7)', () => {
   })
 })
 
-describe('options are read, never mutated (09-api O4)', () => {
+describe('options are read, never mutated', () => {
   test('deep-frozen options work and stay deep-equal to a saved copy', async () => {
     const config = { nested: { size: 1 }, list: [1, 2] }
     const received: unknown[] = []
@@ -345,7 +345,7 @@ describe('options are read, never mutated (09-api O4)', () => {
   })
 })
 
-describe('two harnesses in one process share nothing (09-api O5)', () => {
+describe('two harnesses in one process share nothing', () => {
   test('services, listeners, catalogs, scope links, ids and paths are per harness', async () => {
     const values: string[] = []
     const provider = definePlugin({

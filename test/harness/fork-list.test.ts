@@ -1,5 +1,5 @@
 /**
- * 09-api.md H5 `fork` and H6 `listSessions`: scenarios 19, 20, 21, plus a live source, the child-id
+ * `fork` and `listSessions`: stored and forked sessions, a live source, the child-id
  * checks and a stored source with a repair pending.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
@@ -49,7 +49,7 @@ async function twoTurns(): Promise<readonly SessionEvent[]> {
   return events
 }
 
-describe('fork a stored session (scenario 19)', () => {
+describe('fork a stored session', () => {
   test('the child copies the prefix with a lineage header; the source file is byte-identical; the child resumes at turn 2', async () => {
     const events = await twoTurns()
     const file = join(dir, 's.jsonl')
@@ -81,7 +81,7 @@ describe('fork a stored session (scenario 19)', () => {
   })
 })
 
-describe('fork errors (scenario 20 and 02-session.md §10)', () => {
+describe('fork errors', () => {
   test('at inside turn 2 rejects OPEN_TURN with nearestBalancedSeq; no child exists', async () => {
     const events = await twoTurns()
     const harness = await open()
@@ -155,7 +155,7 @@ describe('fork errors (scenario 20 and 02-session.md §10)', () => {
   })
 })
 
-describe('fork a live session (H5)', () => {
+describe('fork a live session', () => {
   test('the child is flushed and disposed; the source gains no event', async () => {
     const harness = await open({ model: scriptedModel([text('one'), text('two')]) })
     const agent = await harness.createAgent({ sessionId: 'p' })
@@ -182,7 +182,7 @@ describe('fork a live session (H5)', () => {
   })
 })
 
-describe('listSessions (scenario 21)', () => {
+describe('listSessions', () => {
   test('live b (created last) and stored-only a → ids [b, a], live [true, false], each once', async () => {
     const clock = fakeClock({ now: 100 })
     const first = await open({ clock, model: scriptedModel([text('x'), text('y')]) })

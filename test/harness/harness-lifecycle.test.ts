@@ -1,5 +1,5 @@
 /**
- * 09-api.md scenarios 4, 22–27: the dir shorthand across harnesses, the global observer, close
+ * The harness lifecycle: the dir shorthand across harnesses, the global observer, close
  * (during a turn, flushing, failures, order, pending creates), two harnesses in one process and
  * determinism.
  */
@@ -48,7 +48,7 @@ async function storedLines(directory: string, id: string): Promise<string[]> {
   return text.split('\n').filter((line) => line !== '')
 }
 
-describe('dir shorthand (scenario 4)', () => {
+describe('dir shorthand', () => {
   test('A writes with { dir }; B over jsonlPersistence({ dir }) lists the session and resumes it with turn 2', async () => {
     const ids = fakeIds()
     const a = await open({ persistence: { dir }, model: scriptedModel([text('one')]), clock: fakeClock(), ids })
@@ -67,7 +67,7 @@ describe('dir shorthand (scenario 4)', () => {
   })
 })
 
-describe('resume after a crash (scenario 16)', () => {
+describe('resume after a crash', () => {
   test("a log cut right after turn 2's tool/call c1: resumeAgent commits tool/result, step/end, turn/end interrupted; the next run is turn 3", async () => {
     const { file, lines } = await writeCrashedLog(dir)
     const cut = await logLines(file)
@@ -96,7 +96,7 @@ describe('resume after a crash (scenario 16)', () => {
   })
 })
 
-describe('global observer (scenario 22)', () => {
+describe('global observer', () => {
   test('harness.on(agent/status) hears running and idle of two agents', async () => {
     const harness = await open({ model: scriptedModel([text('1'), text('2')]), clock: fakeClock(), ids: fakeIds() })
     const heard: string[] = []
@@ -113,8 +113,8 @@ describe('global observer (scenario 22)', () => {
   })
 })
 
-describe('close (H8, H9)', () => {
-  test('scenario 23: a running turn ends aborted disposed, is stored, and nothing calls back afterwards', async () => {
+describe('close', () => {
+  test('a running turn ends aborted disposed, is stored, and nothing calls back afterwards', async () => {
     const clock = fakeClock()
     const ids = fakeIds()
     const harness = await open({ persistence: { dir }, model: scriptedModel([hang()]), clock, ids })
@@ -141,7 +141,7 @@ describe('close (H8, H9)', () => {
     })
   })
 
-  test('scenario 24: with a 60 s write-behind window close writes every event; close() returns one promise', async () => {
+  test('with a 60 s write-behind window close writes every event; close() returns one promise', async () => {
     const harness = await open({
       persistence: { dir },
       writeBehind: { windowMs: 60_000 },
@@ -159,7 +159,7 @@ describe('close (H8, H9)', () => {
     expect(lines.slice(-events.length).map((line) => JSON.parse(line))).toEqual(JSON.parse(JSON.stringify(events)))
   })
 
-  test('scenario 25: every append failing → HarnessCloseError CLOSE_FAILED naming the session; the root is disposed', async () => {
+  test('every append failing → HarnessCloseError CLOSE_FAILED naming the session; the root is disposed', async () => {
     const adapter = faultyPersistence(memoryPersistence(), {
       fail: (call) => (call.method === 'append' ? new Error('disk full') : undefined),
     })
@@ -208,7 +208,7 @@ describe('close (H8, H9)', () => {
   })
 })
 
-describe('two harnesses in one process (scenario 26)', () => {
+describe('two harnesses in one process', () => {
   test('ids, tools and lifetimes are separate', async () => {
     const other = await mkdtemp(join(tmpdir(), 'yoke-lifecycle-2-'))
     try {
@@ -235,7 +235,7 @@ describe('two harnesses in one process (scenario 26)', () => {
   })
 })
 
-describe('determinism (scenario 27)', () => {
+describe('determinism', () => {
   test('two fresh harnesses with the same clock, ids and script write byte-identical files and send equal requests', async () => {
     const dirs = [dir, await mkdtemp(join(tmpdir(), 'yoke-lifecycle-3-'))]
     try {

@@ -40,7 +40,7 @@ function spyPlugins() {
   return { apply, constructed, plugins: [definition, SpyClass] }
 }
 
-describe('createHarness options: unknown keys (09-api O1)', () => {
+describe('createHarness options: unknown keys', () => {
   test('an unknown key is an issue { path: [key], message: "unknown option" }', async () => {
     const logger = recordingLogger()
     const error = asInvalidOptions(await rejectionOf(createHarness(unchecked({ tool: [], logger }))))
@@ -64,7 +64,7 @@ describe('createHarness options: unknown keys (09-api O1)', () => {
   })
 })
 
-describe('createHarness options: maxParallelToolCalls (09-api O1, O2)', () => {
+describe('createHarness options: maxParallelToolCalls', () => {
   test.each([
     ['zero', 0],
     ['a fraction', 1.5],
@@ -90,7 +90,7 @@ describe('createHarness options: maxParallelToolCalls (09-api O1, O2)', () => {
   })
 })
 
-describe('createHarness options: host services (09-api O1)', () => {
+describe('createHarness options: host services', () => {
   test.each([
     ['clock not an object', { clock: 5 }, [{ path: ['clock'], message: 'must be a Clock { now(), setTimer() }' }], 5],
     [
@@ -151,7 +151,7 @@ describe('createHarness options: host services (09-api O1)', () => {
     expect(records).toEqual([])
   })
 
-  test('valid host services are used by reference (O4)', async () => {
+  test('valid host services are used by reference', async () => {
     const clock = fakeClock({ now: 5 })
     const ids = fakeIds()
     const logger = recordingLogger()
@@ -164,7 +164,7 @@ describe('createHarness options: host services (09-api O1)', () => {
   })
 })
 
-describe('createHarness options: the whole object (09-api O1, O2)', () => {
+describe('createHarness options: the whole object', () => {
   test.each([
     ['a number', 5],
     ['null', null],
@@ -208,7 +208,7 @@ describe('createHarness options: the whole object (09-api O1, O2)', () => {
     expect(reordered.message).toBe('options.maxParallelToolCalls: must be a positive integer (and 1 more)')
   })
 
-  test('no plugin code runs and nothing is created (B1)', async () => {
+  test('no plugin code runs and nothing is created', async () => {
     const spies = spyPlugins()
     const logger = recordingLogger()
     const clock = fakeClock({ now: 0 })
@@ -256,7 +256,7 @@ describe('createHarness options: the whole object (09-api O1, O2)', () => {
   })
 })
 
-describe('InvalidOptionsError (09-api O2)', () => {
+describe('InvalidOptionsError', () => {
   test('is a ConfigError and a HarnessError by design, and nothing else', async () => {
     const error = await rejectionOf(createHarness(unchecked({ maxParallelToolCalls: '4' })))
     expect(InvalidOptionsError.is(error)).toBe(true)
@@ -287,7 +287,7 @@ describe('InvalidOptionsError (09-api O2)', () => {
   })
 })
 
-describe('createHarness options: writeBehind is the persistence entry’s to check (09-api §2)', () => {
+describe('createHarness options: writeBehind is the persistence entry’s to check', () => {
   test.each([[5], [null], [[]], [{ windowMs: -1 }], [{ foo: 1 }]])(
     'writeBehind %j → PluginStartError (persistence) with a PluginConfigError cause',
     async (writeBehind) => {

@@ -1,6 +1,6 @@
 /**
- * 09-api.md H4 `openAgent`: scenario 18 (single-flight over a stored session, create for an
- * unknown id), the live case, and failures that are not "not found".
+ * `openAgent`: single-flight over a stored session, create for an
+ * unknown id, the live case, and failures that are not "not found".
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -57,8 +57,8 @@ async function storeSession(
   await first.close()
 }
 
-describe('openAgent (09-api.md H4)', () => {
-  test('scenario 18: two concurrent opens of a stored session resolve to the same agent after one load; an unknown id is created', async () => {
+describe('openAgent', () => {
+  test('two concurrent opens of a stored session resolve to the same agent after one load; an unknown id is created', async () => {
     await storeSession('s')
     const adapter = faultyPersistence(jsonlPersistence({ dir }))
     const model = scriptedModel([text('two')])

@@ -1,6 +1,6 @@
 /**
- * Presets bound to agents and the per-agent prompt variables (06-prompt-scope.md §5 "Binding",
- * "Resume", §1.2): scenarios 12, 18, 19, 22 and 24 of 06-prompt-scope.md, through the harness.
+ * Presets bound to agents (binding, resume) and the per-agent prompt variables, through the
+ * harness.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -45,7 +45,7 @@ async function open(options: Parameters<typeof createHarness>[0] = {}): Promise<
 
 const lint = defineTool({ name: 'lint', description: 'Lint the code', input: z.object({}), execute: () => 'clean' })
 
-/** The reviewer preset of scenario 18, with what its setup and listener saw. */
+/** A reviewer preset, with what its setup and listener saw. */
 function reviewer(): {
   readonly definition: PresetDefinition
   readonly heard: string[]
@@ -74,7 +74,7 @@ function presetOf(harness: Harness, name: string): object {
   return preset
 }
 
-describe('binding (scenario 18)', () => {
+describe('binding', () => {
   test('the agent sees the preset layer; its header records it; preset listeners hear it, not the others', async () => {
     const { definition, heard } = reviewer()
     const model = scriptedModel([text('r'), text('a')])
@@ -113,8 +113,8 @@ describe('binding (scenario 18)', () => {
   })
 })
 
-describe('shared preset (scenario 19)', () => {
-  test('setup ran once; disposing R1 leaves lint and the chain of R2; R1 listeners never hear R2', async () => {
+describe('shared preset', () => {
+  test('setup ran once; disposing r1 leaves lint and the chain of r2; r1 listeners never hear r2', async () => {
     const { definition, setups } = reviewer()
     const model = scriptedModel([text('two')])
     const harness = await open({ model, presets: [definition] })
@@ -136,7 +136,7 @@ describe('shared preset (scenario 19)', () => {
   })
 })
 
-describe('resume rebinds (scenario 24)', () => {
+describe('resume rebinds', () => {
   test('the recorded preset is rebound; another name is a mismatch; a harness without it rejects UNKNOWN_PRESET', async () => {
     const first = await open({
       persistence: { dir },
@@ -187,7 +187,7 @@ describe('resume rebinds (scenario 24)', () => {
   })
 })
 
-describe('per-agent variables (06-prompt-scope.md §1.2, scenario 12)', () => {
+describe('per-agent variables', () => {
   test('an undefined cwd ends the turn error before any request; a listener supplying it rescues turn 2', async () => {
     const model = scriptedModel([text('ok')])
     const harness = await open({ model, instructions: 'In {{cwd}}.' })
@@ -269,7 +269,7 @@ describe('per-agent variables (06-prompt-scope.md §1.2, scenario 12)', () => {
   })
 })
 
-describe('a child agent created in a parent tool (scenario 22)', () => {
+describe('a child agent created in a parent tool', () => {
   test('C’s setup sees A, C’s tool sees C, and A’s tool sees A again after awaiting C', async () => {
     const seen: string[] = []
     let harness: Harness | undefined
@@ -303,7 +303,7 @@ describe('a child agent created in a parent tool (scenario 22)', () => {
   })
 })
 
-describe('preset options are agent options (06-prompt-scope.md §5 "Composition")', () => {
+describe('preset options are agent options', () => {
   test('an invalid preset option fails the schema at ["presets", i, "options"], defined or raw', async () => {
     const defined = await rejectionOf(
       createHarness({ presets: [definePreset({ name: 'bad', options: { maxParallelToolCalls: 0 } })] }),
