@@ -1,6 +1,6 @@
 import type { EntryPatch } from 'yoke'
 
-/** The ids of the default bundle, in order (01-kernel.md §7.1). */
+/** The ids of the default bundle, in order. */
 export const defaultIds = [
   'session',
   'persistence',

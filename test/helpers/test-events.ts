@@ -20,7 +20,7 @@ declare module 'yoke' {
   interface YokeEvents extends TestEventMap {}
 }
 
-/** The test catalog of 01-kernel.md's acceptance scenarios. */
+/** The event catalog the kernel tests register. */
 export const testEvents = defineEvents<TestEventMap>({
   'test/e': 'emit',
   'test/p': 'parallel',
