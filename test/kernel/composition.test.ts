@@ -39,7 +39,7 @@ function entry(entries: readonly ComposedEntry[], id: string): ComposedEntry {
 
 const metrics = definePlugin({ name: 'metrics', apply() {} })
 
-describe('layers and provenance (01-kernel M1, M2, M10, scenario 29)', () => {
+describe('layers and provenance', () => {
   test('the default bundle comes first, then plugins, then patches', () => {
     const { entries } = describeHarness({ plugins: [metrics], patches: [{ id: 'retry', disabled: true }] })
     expect(entries.map((item) => item.id)).toEqual([
@@ -134,7 +134,7 @@ describe('layers and provenance (01-kernel M1, M2, M10, scenario 29)', () => {
   })
 })
 
-describe('replace vs merge (01-kernel M3, M4, scenario 30)', () => {
+describe('replace vs merge', () => {
   const original = () => ({ a: 1, b: { c: 2 }, list: [1, 2] })
 
   test('config replaces the whole config', () => {
@@ -206,7 +206,7 @@ describe('replace vs merge (01-kernel M3, M4, scenario 30)', () => {
     expect(entry(entries, 'empty').config).toEqual({ added: { deep: 1 } })
   })
 
-  test('successive patches compose in order and toggles may be undone (M5)', () => {
+  test('successive patches compose in order and toggles may be undone', () => {
     const entries = composeEntries({
       plugins: [{ plugin: metrics, config: { level: 1 } }],
       patches: [
@@ -240,7 +240,7 @@ describe('replace vs merge (01-kernel M3, M4, scenario 30)', () => {
   })
 })
 
-describe('insert, place and swap (01-kernel M6, M8, scenario 31)', () => {
+describe('insert, place and swap', () => {
   test('an inserted entry sits before its anchor and later patches see it', () => {
     const audit = definePlugin({ name: 'audit', apply() {} })
     const entries = composeEntries({
@@ -339,7 +339,7 @@ describe('insert, place and swap (01-kernel M6, M8, scenario 31)', () => {
   })
 })
 
-describe('unknown ids (01-kernel M7, scenario 32)', () => {
+describe('unknown ids', () => {
   test('a patch naming an unknown id rejects UnknownEntryError; no plugin code ran', async () => {
     const apply = vi.fn()
     const constructed = vi.fn()
@@ -404,7 +404,7 @@ describe('unknown ids (01-kernel M7, scenario 32)', () => {
   })
 })
 
-describe('bad options (00-overview.md: options objects → InvalidOptionsError)', () => {
+describe('bad options (options objects → InvalidOptionsError)', () => {
   test.each([
     ['null', null, []],
     ['a number', 42, []],
@@ -422,7 +422,7 @@ describe('bad options (00-overview.md: options objects → InvalidOptionsError)'
   })
 })
 
-describe('purity (01-kernel M9, scenario 33)', () => {
+describe('purity', () => {
   test('deep-frozen options compose deterministically without running plugin code or mutating anything', () => {
     const apply = vi.fn()
     const constructed = vi.fn()

@@ -25,7 +25,7 @@ function childLabels(ctx: Context): string[] {
   return inspectContext(ctx).effects.children.map((node) => node.label)
 }
 
-describe('root context (C1)', () => {
+describe('root context', () => {
   test('a bare root is labelled harness, has no parent, is owned by harness and is active', () => {
     const root = createRootContext({ logger: recordingLogger() })
     expect(root.label).toBe('harness')
@@ -88,7 +88,7 @@ describe('root context (C1)', () => {
   })
 })
 
-describe('createRootContext options (C1)', () => {
+describe('createRootContext options', () => {
   test.each([
     [null, ''],
     [5, ''],
@@ -103,7 +103,7 @@ describe('createRootContext options (C1)', () => {
   })
 })
 
-describe('child contexts (C2)', () => {
+describe('child contexts', () => {
   test('a child has its label, a path under its parent, the parent and the parent owner', () => {
     const { root } = testRoot()
     const worker = root.child('worker')
@@ -246,7 +246,7 @@ describe('child contexts (C2)', () => {
   })
 })
 
-describe('dispose (C3)', () => {
+describe('dispose', () => {
   test('every call returns the same promise', async () => {
     const { root } = testRoot()
     const worker = root.child('worker')
@@ -271,7 +271,7 @@ describe('dispose (C3)', () => {
     expect(seen).toEqual(['disposing'])
   })
 
-  test('a context with nothing to tear down is still disposing until dispose() has returned (C3)', async () => {
+  test('a context with nothing to tear down is still disposing until dispose() has returned', async () => {
     const { root } = testRoot()
     const idle = root.child('idle')
     const disposal = idle.dispose()
@@ -351,7 +351,7 @@ describe('dispose (C3)', () => {
   })
 })
 
-describe('registration after disposal (C4, scenario 8)', () => {
+describe('registration after disposal', () => {
   async function disposedChild(): Promise<{ root: Context; worker: Context }> {
     const { root } = testRoot()
     const worker = root.child('k')
@@ -415,7 +415,7 @@ describe('registration after disposal (C4, scenario 8)', () => {
   })
 })
 
-describe('Context.is (C5)', () => {
+describe('Context.is', () => {
   test('recognises contexts and nothing else', () => {
     const { root } = testRoot()
     expect(Context.is(root)).toBe(true)
@@ -433,7 +433,7 @@ describe('Context.is (C5)', () => {
   })
 })
 
-describe('core getters (C6)', () => {
+describe('core getters', () => {
   test.each([
     ['sessions', 'sessions'],
     ['persistence', 'persistence'],
@@ -464,7 +464,7 @@ describe('core getters (C6)', () => {
   })
 })
 
-describe('effect tree (I2)', () => {
+describe('effect tree', () => {
   test('nodes carry the effect labels and kinds in registration order; disposed ones are absent', async () => {
     const { root } = testRoot()
     const worker = root.child('worker')

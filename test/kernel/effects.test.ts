@@ -38,7 +38,7 @@ function labelsOf(ctx: Context): string[] {
   return (node?.children ?? []).map((child) => child.label)
 }
 
-describe('setup (E1, E2)', () => {
+describe('setup', () => {
   test('setup runs synchronously inside effect()', () => {
     const { root } = testRoot()
     const order: string[] = []
@@ -58,7 +58,7 @@ describe('setup (E1, E2)', () => {
     expect(labelsOf(root)).not.toContain('plain')
   })
 
-  test('a throwing setup rethrows its error and registers nothing (scenario 7)', () => {
+  test('a throwing setup rethrows its error and registers nothing', () => {
     const { root } = testRoot()
     const before = labelsOf(root)
     const z = new Error('z')
@@ -134,7 +134,7 @@ describe('setup (E1, E2)', () => {
   })
 })
 
-describe('disposers (E3, E7)', () => {
+describe('disposers', () => {
   test('a disposer is idempotent, flips disposed on the first call and carries its label', async () => {
     const { root } = testRoot()
     let cleanups = 0
@@ -254,7 +254,7 @@ describe('disposers (E3, E7)', () => {
   })
 })
 
-describe('async setup (E4, scenario 7)', () => {
+describe('async setup', () => {
   test('a rejected setup rejects ready, reports effect-setup once, leaves the tree, and its disposer resolves', async () => {
     const { root, logger } = testRoot()
     const errors = recordKernelErrors(root)
@@ -335,8 +335,8 @@ describe('async setup (E4, scenario 7)', () => {
   })
 })
 
-describe('teardown order (E5)', () => {
-  test('effects tear down last in, first out, each cleanup awaited before the next (scenario 4)', async () => {
+describe('teardown order', () => {
+  test('effects tear down last in, first out, each cleanup awaited before the next', async () => {
     const { root } = testRoot()
     const log: string[] = []
     const gates = new Map<string, Deferred<void>>()
@@ -367,7 +367,7 @@ describe('teardown order (E5)', () => {
     expect(log).toEqual(['start:c', 'end:c', 'start:b', 'end:b', 'start:a', 'end:a'])
   })
 
-  test('a child context is disposed at its position, fully, before earlier effects (scenario 5)', async () => {
+  test('a child context is disposed at its position, fully, before earlier effects', async () => {
     const { root } = testRoot()
     const order: string[] = []
     let childStateAtE1: string | undefined
@@ -398,7 +398,7 @@ describe('teardown order (E5)', () => {
   })
 })
 
-describe('teardown errors (E6, V13, scenario 6)', () => {
+describe('teardown errors', () => {
   test('a failing cleanup does not stop teardown; its error is reported once', async () => {
     const { root, logger } = testRoot()
     const errors = recordKernelErrors(root)
@@ -482,7 +482,7 @@ describe('teardown errors (E6, V13, scenario 6)', () => {
   })
 })
 
-describe('registration during teardown (E8, C4, scenario 8)', () => {
+describe('registration during teardown', () => {
   test('a root cleanup that registers an effect puts a ContextDisposedError into the report', async () => {
     const { root } = testRoot()
     let ranLate = false

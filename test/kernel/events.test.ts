@@ -25,7 +25,7 @@ function listenerCount(root: Context, name: string): number | undefined {
   return inspectContext(root).events.find((event) => event.name === name)?.listeners
 }
 
-describe('defineEvents (V1, scenario 10)', () => {
+describe('defineEvents', () => {
   test('returns a frozen catalog of each name and its mode', () => {
     const catalog = defineEvents({ 'acme/order-placed': 'emit', 'acme-shop/order/paid': 'serial' })
     expect(isEventCatalog(catalog)).toBe(true)
@@ -69,7 +69,7 @@ describe('defineEvents (V1, scenario 10)', () => {
   })
 })
 
-describe('registerEvents (V2, scenario 11)', () => {
+describe('registerEvents', () => {
   test('a catalog takes effect when registered, as an effect labelled events', async () => {
     const root = createRootContext({ logger: recordingLogger() })
     expect(thrownBy(() => root.on('test/e', () => {}))).toMatchObject({ code: 'UNKNOWN_EVENT' })
@@ -149,7 +149,7 @@ describe('registerEvents (V2, scenario 11)', () => {
   })
 })
 
-describe('listeners (V3)', () => {
+describe('listeners', () => {
   test('on is an effect labelled listener:<name>; its disposer removes the listener', async () => {
     const { root } = testRoot()
     const calls: unknown[] = []
@@ -165,7 +165,7 @@ describe('listeners (V3)', () => {
     expect(listenerCount(root, 'test/e')).toBe(0)
   })
 
-  test('an undefined name throws UnknownEventError and registers nothing (scenario 10)', () => {
+  test('an undefined name throws UnknownEventError and registers nothing', () => {
     const { root } = testRoot()
     const before = inspectContext(root).effects.children.length
     const error = thrownBy(() => root.on('nope/x' as 'test/e', () => {}))
@@ -240,16 +240,16 @@ describe('listeners (V3)', () => {
   })
 })
 
-describe('call order (V4, V6, scenario 13)', () => {
+describe('call order', () => {
   test('prepended listeners run first, most recently prepended first, then the others in registration order', () => {
     const { root } = testRoot()
     const order: string[] = []
     root.on('test/e', () => order.push('A'))
     root.on('test/e', () => order.push('B'))
-    root.on('test/e', () => order.push('P1'), { prepend: true })
-    root.on('test/e', () => order.push('P2'), { prepend: true })
+    root.on('test/e', () => order.push('p1'), { prepend: true })
+    root.on('test/e', () => order.push('p2'), { prepend: true })
     root.emit('test/e', 1)
-    expect(order).toEqual(['P2', 'P1', 'A', 'B'])
+    expect(order).toEqual(['p2', 'p1', 'A', 'B'])
   })
 
   test('prepend orders the async modes the same way', async () => {
@@ -322,7 +322,7 @@ describe('call order (V4, V6, scenario 13)', () => {
   })
 })
 
-describe('dispatch checks (V5, scenarios 10 and 11)', () => {
+describe('dispatch checks', () => {
   test('emit of an undefined name throws UnknownEventError synchronously', () => {
     const { root } = testRoot()
     const error = thrownBy(() => root.emit('nope/x' as 'test/e', {}))
@@ -393,7 +393,7 @@ describe('dispatch checks (V5, scenarios 10 and 11)', () => {
     expect(innerCalls).toBe(0)
   })
 
-  test('scenario 11 in one sequence: wrong mode refused, conflicting catalog refused, same catalog again accepted', async () => {
+  test('in one sequence: wrong mode refused, conflicting catalog refused, same catalog again accepted', async () => {
     const root = createRootContext({ logger: recordingLogger() })
     const waterfallOnly = () => catalogOf<{ 'test/w': Waterfall<{ n: number }, unknown> }>({ 'test/w': 'waterfall' })
     root.registerEvents(waterfallOnly())
@@ -451,7 +451,7 @@ describe('dispatch checks (V5, scenarios 10 and 11)', () => {
   })
 })
 
-describe('emit (V8, V13, scenario 12)', () => {
+describe('emit', () => {
   test('failures are contained and reported in order; every listener runs with the payload', async () => {
     const { root, logger } = testRoot()
     const errors = recordKernelErrors(root)
@@ -480,7 +480,7 @@ describe('emit (V8, V13, scenario 12)', () => {
     expect(logger.at('error')).toHaveLength(2)
   })
 
-  test('a rejected listener promise is observed: no unhandled rejection (scenario 12)', async () => {
+  test('a rejected listener promise is observed: no unhandled rejection', async () => {
     const { root } = testRoot()
     const errors = recordKernelErrors(root)
     const unhandled: unknown[] = []
@@ -551,7 +551,7 @@ describe('emit (V8, V13, scenario 12)', () => {
   })
 })
 
-describe('parallel (V8, scenario 14)', () => {
+describe('parallel', () => {
   test('all listeners start before any settles; the promise rejects after all settled with the failures in order', async () => {
     const { root, clock } = testRoot()
     const started: string[] = []
@@ -559,13 +559,13 @@ describe('parallel (V8, scenario 14)', () => {
     const failure3 = new Error('failure3')
     let l2Settled = false
     root.on('test/p', () => {
-      started.push('L1')
+      started.push('l1')
       return new Promise<void>((_resolve, reject) => {
         clock.setTimer(() => reject(failure1), 10)
       })
     })
     root.on('test/p', () => {
-      started.push('L2')
+      started.push('l2')
       return new Promise<void>((resolve) => {
         clock.setTimer(() => {
           l2Settled = true
@@ -574,7 +574,7 @@ describe('parallel (V8, scenario 14)', () => {
       })
     })
     root.on('test/p', () => {
-      started.push('L3')
+      started.push('l3')
       throw failure3
     })
     const outcome: { settled: boolean; resolved: boolean; reason: unknown } = {
@@ -592,7 +592,7 @@ describe('parallel (V8, scenario 14)', () => {
         outcome.reason = reason
       },
     )
-    expect(started).toEqual(['L1', 'L2', 'L3'])
+    expect(started).toEqual(['l1', 'l2', 'l3'])
     await clock.advance(10)
     expect(outcome.settled).toBe(false)
     await clock.advance(19)
@@ -646,7 +646,7 @@ describe('parallel (V8, scenario 14)', () => {
   })
 })
 
-describe('serial (V8, scenario 15)', () => {
+describe('serial', () => {
   test('the first result that is not undefined wins; null counts; later listeners are not called', async () => {
     const { root } = testRoot()
     const called: string[] = []
@@ -723,7 +723,7 @@ describe('serial (V8, scenario 15)', () => {
   })
 })
 
-describe('nested dispatch (V11, scenario 19)', () => {
+describe('nested dispatch', () => {
   test('an emit inside an emit listener completes before the outer listener continues', () => {
     const { root } = testRoot()
     const log: string[] = []
@@ -749,7 +749,7 @@ describe('nested dispatch (V11, scenario 19)', () => {
   })
 })
 
-describe('dispatch through disposed contexts (V12, scenario 8)', () => {
+describe('dispatch through disposed contexts', () => {
   test('emit through a disposed context is a silent no-op', async () => {
     const { root } = testRoot()
     const k = root.child('k')

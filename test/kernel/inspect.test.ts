@@ -30,7 +30,7 @@ function describedConfig(config: unknown): unknown {
   return describeHarness({ plugins: [{ plugin, config }] }).entries.at(-1)?.config
 }
 
-describe('JSON-safe description (01-kernel M11, scenario 34)', () => {
+describe('JSON-safe description', () => {
   test('functions, instances, dates, bigints and secrets are rendered as strings', async () => {
     class Client {}
     const config = { apiKey: 'sk-1', onEvent() {}, client: new Client(), when: new Date(0), n: 10n }
@@ -115,7 +115,7 @@ describe('JSON-safe description (01-kernel M11, scenario 34)', () => {
   })
 })
 
-describe('harness.inspect() (01-kernel I1, I2, S8, scenario 35)', () => {
+describe('harness.inspect()', () => {
   const p = definePlugin({
     name: 'p',
     provides: [A],
@@ -295,7 +295,7 @@ describe('harness.inspect() (01-kernel I1, I2, S8, scenario 35)', () => {
   })
 })
 
-describe('summarizeError (01-kernel §9 ErrorSummary)', () => {
+describe('summarizeError (ErrorSummary)', () => {
   test('summarizes name, code, message and the cause chain', () => {
     const cause = new PluginConfigError({ plugin: 'n', issues: [{ path: ['size'], message: 'bad' }] })
     const error = new PluginStartError({

@@ -58,7 +58,7 @@ function only(states: readonly string[], id: string): string[] {
   return states.filter((state) => state.startsWith(`${id}:`)).map((state) => state.slice(id.length + 1))
 }
 
-describe('start order and stop order (01-kernel P6, P9, scenario 22)', () => {
+describe('start order and stop order', () => {
   test('dependencies start first; describe() shows the start index; close disposes in reverse', async () => {
     const applied: string[] = []
     const cleaned: string[] = []
@@ -156,7 +156,7 @@ describe('start order and stop order (01-kernel P6, P9, scenario 22)', () => {
   })
 })
 
-describe('planning errors (01-kernel P4, P5, P6, scenario 23)', () => {
+describe('planning errors', () => {
   test('every missing key is reported at once, in entry then key order; no apply ran', async () => {
     const apply = vi.fn()
     const x = definePlugin({ name: 'x', inject: ['test/a'], apply })
@@ -260,7 +260,7 @@ describe('planning errors (01-kernel P4, P5, P6, scenario 23)', () => {
   })
 })
 
-describe('fail fast with rollback (01-kernel P8, B6, scenario 24)', () => {
+describe('fail fast with rollback', () => {
   test('a rejecting apply rolls back every started entry in reverse and leaves nothing behind', async () => {
     const recorder = stateRecorder()
     const boom = new Error('boom')
@@ -450,7 +450,7 @@ describe('fail fast with rollback (01-kernel P8, B6, scenario 24)', () => {
   })
 })
 
-describe('config validation (01-kernel P7, scenario 25)', () => {
+describe('config validation', () => {
   test('an invalid entry config fails with a PluginConfigError cause; apply is not called', async () => {
     const recorder = stateRecorder()
     const apply = vi.fn()
@@ -513,7 +513,7 @@ describe('config validation (01-kernel P7, scenario 25)', () => {
   })
 })
 
-describe('after apply (01-kernel P7)', () => {
+describe('after apply', () => {
   test('a key listed in provides but never provided fails the start with ServiceMissingError', async () => {
     const liar = definePlugin({ name: 'liar', provides: [A], apply() {} })
     const error = asStartError(await rejectionOf(createHarness({ plugins: [liar], logger: recordingLogger() })))

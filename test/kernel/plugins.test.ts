@@ -49,7 +49,7 @@ function invalidPlugin(spec: unknown): InvalidPluginError {
   return typed
 }
 
-describe('definePlugin (01-kernel P1)', () => {
+describe('definePlugin', () => {
   test('validates, normalizes key lists to names and freezes the definition', () => {
     const apply = (): void => {}
     const definition = definePlugin({
@@ -71,7 +71,7 @@ describe('definePlugin (01-kernel P1)', () => {
     expect(Object.isFrozen(definition.inject)).toBe(true)
   })
 
-  test('an empty name is refused with field "name" (scenario 26)', () => {
+  test('an empty name is refused with field "name"', () => {
     const error = invalidPlugin({ name: '', apply() {} })
     expect(error.field).toBe('name')
     expect(error.plugin).toBe('')
@@ -106,7 +106,7 @@ describe('definePlugin (01-kernel P1)', () => {
   })
 })
 
-describe('class form (01-kernel P2, scenario 26)', () => {
+describe('class form', () => {
   test('the constructor runs once with (ctx, undefined), then apply; the entry id is the kebab-cased class name', async () => {
     const constructed: [Context, unknown][] = []
     const applied: Context[] = []
@@ -169,7 +169,7 @@ describe('class form (01-kernel P2, scenario 26)', () => {
   })
 })
 
-describe('seed pattern (01-kernel E3, V3, scenario 9)', () => {
+describe('seed pattern', () => {
   test('apply returning ctx.effect(() => ctx.on(…)) is listed under its plugin and removed once at close', async () => {
     const K = defineService<{ readonly statuses: unknown[] }>('test/k')
     const received: unknown[] = []
@@ -209,7 +209,7 @@ describe('seed pattern (01-kernel E3, V3, scenario 9)', () => {
   })
 })
 
-describe('seed pattern teardown (01-kernel E3, E6, scenario 9)', () => {
+describe('seed pattern teardown', () => {
   test('the listener is gone when the plugin context is disposed; the doubled disposer reports no error', async () => {
     const onStatus = vi.fn()
     class ExamplePlugin {
@@ -240,7 +240,7 @@ describe('seed pattern teardown (01-kernel E3, E6, scenario 9)', () => {
   })
 })
 
-describe('lifecycle events (01-kernel P3, P7, scenario 27)', () => {
+describe('lifecycle events', () => {
   test('kernel/plugin-state goes loading, active, disposing, disposed; the apply cleanup runs first', async () => {
     const recorder = stateRecorder()
     const order: string[] = []
@@ -343,7 +343,7 @@ function ownerBoundRegistry(): { service: Registry; owners: Context[] } {
   return { service, owners }
 }
 
-describe('owner-bound facades (01-kernel P10, scenario 28)', () => {
+describe('owner-bound facades', () => {
   test('ctx.get returns one cached facade per context; its registrations are undone with that context', async () => {
     const K = defineService<Registry>('test/registry')
     const registry = ownerBoundRegistry()
@@ -389,7 +389,7 @@ describe('owner-bound facades (01-kernel P10, scenario 28)', () => {
     await harness.close()
   })
 
-  test('ctx.tools is ctx.get(services.tools) inside a plugin (C6)', async () => {
+  test('ctx.tools is ctx.get(services.tools) inside a plugin', async () => {
     const registry = ownerBoundRegistry()
     const tools = definePlugin({
       name: 'tool-registry',
@@ -430,7 +430,7 @@ describe('owner-bound facades (01-kernel P10, scenario 28)', () => {
   })
 })
 
-describe('context getters on a bare root (01-kernel C6, scenario 28)', () => {
+describe('context getters on a bare root', () => {
   test.each([
     ['sessions', 'sessions', (root: Context) => root.sessions],
     ['persistence', 'persistence', (root: Context) => root.persistence],

@@ -9,7 +9,7 @@ async function microtasks(hops: number): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// (a) Effects: LIFO teardown over a random tree (01-kernel E5, E7, C3)
+// (a) Effects: LIFO teardown over a random tree
 // ---------------------------------------------------------------------------------------------
 
 type EffectOperationKind = 'effect' | 'async-effect' | 'child'
@@ -113,7 +113,7 @@ async function checkTeardown(operations: readonly EffectOperation[]): Promise<vo
     if (operation.early) early.push({ rank: operation.rank, item, dispose: disposer })
   }
 
-  // Early disposals, in a random order; each removes its effect (or whole subtree) for good (E7).
+  // Early disposals, in a random order; each removes its effect (or whole subtree) for good.
   const ranEarly = new Set<number>()
   for (const disposal of [...early].sort((left, right) => left.rank - right.rank)) {
     for (const id of idsOf(models, disposal.item)) ranEarly.add(id)
@@ -151,7 +151,7 @@ describe('effects teardown (property)', () => {
     )
   })
 
-  test('the model itself: a fixed interleaving tears down as E5 describes', async () => {
+  test('the model itself: a fixed interleaving tears down last-in first-out', async () => {
     // root: e0, child c1 { e1 (via c1) }, e2 on root, e3 on c1 → teardown e2, [c1: e3, e1], e0
     const { root } = testRoot()
     const log: string[] = []
@@ -185,17 +185,17 @@ describe('effects teardown (property)', () => {
 })
 
 // ---------------------------------------------------------------------------------------------
-// (b) Event admission by scope chains (01-kernel R1–R4)
+// (b) Event admission by scope chains
 // ---------------------------------------------------------------------------------------------
 
 interface ListenerSpec {
-  /** Register on the root itself (untagged, R2). */
+  /** Register on the root itself (untagged). */
   readonly onRoot: boolean
   /** The scope tag of the outer child context, if any. */
   readonly outer: number | undefined
   /** Whether the listener goes through a grandchild of the outer context. */
   readonly nested: boolean
-  /** The grandchild's own tag (shadows the outer one, R1), if any. */
+  /** The grandchild's own tag (shadows the outer one), if any. */
   readonly inner: number | undefined
 }
 

@@ -39,7 +39,7 @@ async function hostHarness(): Promise<{ harness: Harness; host: Context; states:
   return { harness, host: requireContext(captured), states }
 }
 
-describe('ctx.plugin (01-kernel P11, scenario 36)', () => {
+describe('ctx.plugin', () => {
   test('missing keys reject at once; once provided the child starts inside its host and stops with it', async () => {
     const { harness, host, states } = await hostHarness()
     const childContexts: Context[] = []

@@ -14,7 +14,7 @@ function record(ctx: Context, name: string, log: string[]): void {
   })
 }
 
-describe('scope tags (R1, R2)', () => {
+describe('scope tags', () => {
   test('a child tagged with a scope reads it; descendants inherit it; a nested tag shadows it', () => {
     const { root } = testRoot()
     const a = scopeKey('a')
@@ -44,7 +44,7 @@ describe('scope tags (R1, R2)', () => {
   })
 })
 
-describe('scoped admission and parent chain (R1–R4, scenario 20)', () => {
+describe('scoped admission and parent chain', () => {
   test('dispatch reaches untagged listeners and those tagged along the chain, flowing up and never down', () => {
     const { root } = testRoot()
     const a = scopeKey('a')
@@ -139,7 +139,7 @@ describe('scoped admission and parent chain (R1–R4, scenario 20)', () => {
   })
 })
 
-describe('link errors (R3, scenario 21)', () => {
+describe('link errors', () => {
   test('linking a linked key throws already-bound; closing a cycle throws cycle; rebind moves the link', () => {
     const { root } = testRoot()
     const a = scopeKey('a')
@@ -266,7 +266,7 @@ describe('link errors (R3, scenario 21)', () => {
   })
 })
 
-describe('scope graph per root (R5)', () => {
+describe('scope graph per root', () => {
   test('two roots never see each other’s links', () => {
     const first = testRoot().root
     const second = testRoot().root

@@ -18,7 +18,7 @@ import { testRoot } from '../helpers/root.js'
 const A = defineService<string>('test/a')
 const B = defineService<string>('test/b')
 
-describe('service keys (S1)', () => {
+describe('service keys', () => {
   test('defineService returns a frozen key with its name and description', () => {
     const key = defineService<number>('acme-billing/ledger', 'the billing ledger')
     expect(Object.isFrozen(key)).toBe(true)
@@ -87,7 +87,7 @@ describe('service keys (S1)', () => {
   })
 })
 
-describe('provide, get, withdraw (scenario 1: S1, S2, S3, S5, S7, E3)', () => {
+describe('provide, get, withdraw', () => {
   test('a key defined separately with the same name reads the provider; withdrawal makes get throw', async () => {
     const { root } = testRoot()
     const events: ServiceEvent[] = []
@@ -173,8 +173,8 @@ describe('provide, get, withdraw (scenario 1: S1, S2, S3, S5, S7, E3)', () => {
   })
 })
 
-describe('provide failures (S2)', () => {
-  test('a conflict in one realm names both providers and leaves the first in place (scenario 2)', () => {
+describe('provide failures', () => {
+  test('a conflict in one realm names both providers and leaves the first in place', () => {
     const { root } = testRoot()
     const p1 = root.child('p1')
     const p2 = root.child('p2')
@@ -242,7 +242,7 @@ describe('provide failures (S2)', () => {
   })
 })
 
-describe('get and getOptional (S3, S4, S5)', () => {
+describe('get and getOptional', () => {
   test('get names the requesting context and its owner', () => {
     const { root } = testRoot()
     const error = thrownBy(() => root.child('a').child('b').get(B))
@@ -267,7 +267,7 @@ describe('get and getOptional (S3, S4, S5)', () => {
   })
 })
 
-describe('isolation (scenario 3: S4, S6)', () => {
+describe('isolation and optional reads', () => {
   test('an isolated child opens a new realm for the key only', () => {
     const { root } = testRoot()
     root.provide(A, 'root')
@@ -328,7 +328,7 @@ describe('isolation (scenario 3: S4, S6)', () => {
   })
 })
 
-describe('host services (S8)', () => {
+describe('host services', () => {
   test('clock, ids and logger are provided on the root by harness', () => {
     const logger = recordingLogger()
     const root = createRootContext({ logger })

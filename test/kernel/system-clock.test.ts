@@ -1,5 +1,5 @@
 /**
- * `systemClock()` (01-kernel.md host services): a timer longer than Node's `setTimeout` limit
+ * `systemClock()`: a timer longer than Node's `setTimeout` limit
  * (2^31 − 1 ms, about 24.8 days) waits its whole delay instead of firing after 1 ms.
  */
 import { afterEach, describe, expect, test, vi } from 'vitest'

@@ -14,7 +14,7 @@ import { testEvents } from '../helpers/test-events.js'
 
 type Next = WaterfallNext<{ n: number }, unknown>
 
-describe('replacement and decision (V9, scenario 16)', () => {
+describe('replacement and decision', () => {
   test('next(replacement) passes the replacement further in; the caller payload is untouched', async () => {
     const { root } = testRoot()
     const seenByB: { n: number }[] = []
@@ -63,7 +63,7 @@ describe('replacement and decision (V9, scenario 16)', () => {
     const { root } = testRoot()
     const called: string[] = []
     root.on('test/w', () => {
-      called.push('A2')
+      called.push('a2')
       return 'deny'
     })
     root.on('test/w', (_payload, next) => {
@@ -75,7 +75,7 @@ describe('replacement and decision (V9, scenario 16)', () => {
       return 'allow'
     })
     expect(result).toBe('deny')
-    expect(called).toEqual(['A2'])
+    expect(called).toEqual(['a2'])
   })
 
   test('an inner listener can decide too; outer listeners see its result through next', async () => {
@@ -128,7 +128,7 @@ describe('replacement and decision (V9, scenario 16)', () => {
   })
 })
 
-describe('next misuse (V9, scenario 17)', () => {
+describe('next misuse', () => {
   test('a second next call throws WaterfallNextError called-twice; the dispatch rejects with it; inner ran once', async () => {
     const { root } = testRoot()
     let innerCalls = 0
@@ -219,7 +219,7 @@ describe('next misuse (V9, scenario 17)', () => {
   })
 })
 
-describe('no opinion passes through (V10, scenario 18)', () => {
+describe('no opinion passes through', () => {
   test('a listener settling with undefined without calling next is passed through', async () => {
     const { root } = testRoot()
     const called: string[] = []
@@ -297,7 +297,7 @@ describe('no opinion passes through (V10, scenario 18)', () => {
   })
 })
 
-describe('errors (V8, scenario 19)', () => {
+describe('errors', () => {
   test('an inner failure propagates to a listener that can recover', async () => {
     const { root } = testRoot()
     const w = new Error('w')
@@ -317,7 +317,7 @@ describe('errors (V8, scenario 19)', () => {
     expect(caught).toBe(w)
   })
 
-  test('a listener that catches a failure of next and settles with undefined has no opinion: the failure stands (V10)', async () => {
+  test('a listener that catches a failure of next and settles with undefined has no opinion: the failure stands', async () => {
     let ctx: Context | undefined
     const plugin = definePlugin({
       name: 'acme',
@@ -426,7 +426,7 @@ describe('errors (V8, scenario 19)', () => {
   })
 })
 
-describe('snapshot (V6)', () => {
+describe('snapshot', () => {
   test('a listener disposed by an outer one before its turn is skipped', async () => {
     const { root } = testRoot()
     const called: string[] = []
