@@ -51,7 +51,7 @@ function scriptedIterator(chunks: readonly unknown[], end: { reject?: unknown } 
 
 const delta = (text: string): StreamChunk => ({ type: 'text-delta', index: 0, text })
 
-describe('boundary normalization (08-models scenario 4)', () => {
+describe('boundary normalization', () => {
   test('stream() throwing Error("boom") → one finish error UNKNOWN, phase connect', async () => {
     await start()
     reg.register({
@@ -264,7 +264,7 @@ describe('the boundary table, further cases', () => {
   })
 })
 
-describe('an adapter failure without retryable or phase (08-models §4.1)', () => {
+describe('an adapter failure without retryable or phase', () => {
   test('the registry fills retryable from the code table and phase from how far the stream got', async () => {
     const bare = (code: string) => ({ type: 'finish', reason: 'error', failure: { code, message: 'x' } })
     const early = fakeAdapter('a', () => [bare('RATE_LIMIT')])
@@ -302,7 +302,7 @@ describe('an adapter failure without retryable or phase (08-models §4.1)', () =
   })
 })
 
-describe('normalizeThrown (08-models §4.2)', () => {
+describe('normalizeThrown', () => {
   const live = { signal: new AbortController().signal, streamed: false }
 
   test('an LlmError gives its failure; retryable false unless it says otherwise; phase kept or defaulted', () => {

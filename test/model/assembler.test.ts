@@ -197,19 +197,19 @@ describe('createAssembler: outcome rules', () => {
 
   test('blocks are ordered by first appearance, interleaved deltas each join into their own block', () => {
     const outcome = outcomeOf([
-      { type: 'text-delta', index: 3, text: 'T1' },
-      { type: 'reasoning-delta', index: 1, text: 'R1' },
+      { type: 'text-delta', index: 3, text: 't1' },
+      { type: 'reasoning-delta', index: 1, text: 'r1' },
       { type: 'tool-call-delta', index: 0, id: 'call-a', name: 'first', argumentsDelta: '{"x"' },
-      { type: 'text-delta', index: 3, text: 'T2' },
+      { type: 'text-delta', index: 3, text: 't2' },
       { type: 'tool-call-delta', index: 0, id: 'call-other', name: 'second', argumentsDelta: ':1}' },
-      { type: 'reasoning-delta', index: 1, text: 'R2' },
+      { type: 'reasoning-delta', index: 1, text: 'r2' },
       { type: 'finish', reason: 'tool-calls' },
     ])
     expect(outcome).toStrictEqual({
       kind: 'message',
       content: [
-        { type: 'text', text: 'T1T2' },
-        { type: 'reasoning', text: 'R1R2' },
+        { type: 'text', text: 't1t2' },
+        { type: 'reasoning', text: 'r1r2' },
         { type: 'tool-call', id: 'call-a', name: 'first', arguments: '{"x":1}' },
       ],
       finishReason: 'tool-calls',

@@ -1,8 +1,8 @@
 /**
- * The loop-side halves of 08-models.md scenarios 7 (an empty stop is retried as
- * `EMPTY_RESPONSE`, never anchored), 18 (the retry plugin inside one step, event order and
- * fields) and 20 (transport recovery through the loop: the `deepseek`
- * adapter against the mock OpenAI-compatible server, with the retry plugin at `jitter: 0`). The
+ * Model failures through the loop: an empty stop is retried as
+ * `EMPTY_RESPONSE`, never anchored; the retry plugin inside one step (event order and
+ * fields); and transport recovery through the loop: the `deepseek`
+ * adapter against the mock OpenAI-compatible server, with the retry plugin at `jitter: 0`. The
  * harness runs on a fake clock (the retry waits), the adapter's idle watchdog on the system
  * clock; every agent has `verifyReconstruction: true`.
  *
@@ -110,7 +110,7 @@ function anchors(agent: Agent): unknown[] {
   )
 }
 
-describe('retry in the loop (08-models.md scenario 18)', () => {
+describe('retry in the loop', () => {
   test('M[fail RATE_LIMIT, fail SERVER, text recovered]: step 1 holds the attempts and the retry events in order; the anchor cites attempt 3 only', async () => {
     const model = scriptedModel([fail('RATE_LIMIT'), fail('SERVER'), text('recovered')])
     const loop = await world(model)
@@ -179,7 +179,7 @@ describe('retry in the loop (08-models.md scenario 18)', () => {
   })
 })
 
-describe('empty stop through the loop (08-models.md scenario 7)', () => {
+describe('empty stop through the loop', () => {
   const emptyStops: [string, readonly StreamChunk[]][] = [
     ['[finish stop]', [{ type: 'finish', reason: 'stop' }]],
     [
@@ -236,7 +236,7 @@ async function deepseekWorld(
   return { ...loop, server, watchdog }
 }
 
-describe('transport recovery through the loop (08-models.md scenario 20)', () => {
+describe('transport recovery through the loop', () => {
   test('[connection-reset, text ok]: one llm/retry TRANSPORT, the turn completes', async () => {
     const loop = await deepseekWorld([{ fault: 'connection-reset' }, { text: 'ok' }])
     const result = await runPumped(loop, 'go')

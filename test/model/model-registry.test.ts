@@ -65,7 +65,7 @@ const noAdapter = (provider: string): StreamChunk[] => [
   },
 ]
 
-describe('routing (08-models scenario 1)', () => {
+describe('routing', () => {
   test('a registered adapter serves its provider; duplicates are refused all-or-nothing', async () => {
     await start()
     const a = textAdapter('a', 'from A')
@@ -201,15 +201,15 @@ describe('routing (08-models scenario 1)', () => {
   })
 })
 
-describe('replace and dispose (08-models scenario 2)', () => {
-  test('a running stream keeps A; a stream started after replace gets A2; dispose leaves NO_ADAPTER', async () => {
+describe('replace and dispose', () => {
+  test('a running stream keeps the first adapter; a stream started after replace gets the second; dispose leaves NO_ADAPTER', async () => {
     await start()
     const hold = gate()
     const a = fakeAdapter('a', () =>
       (async function* held() {
-        yield { type: 'text-delta', index: 0, text: 'A1' }
+        yield { type: 'text-delta', index: 0, text: 'a1' }
         await hold.promise
-        yield { type: 'text-delta', index: 0, text: 'A2' }
+        yield { type: 'text-delta', index: 0, text: 'a2' }
         yield { type: 'finish', reason: 'stop' }
       })(),
     )
@@ -217,15 +217,15 @@ describe('replace and dispose (08-models scenario 2)', () => {
     const registration = reg.register(a)
     expect(seen).toEqual([{ providers: ['a'] }])
     const running = reg.stream(req())[Symbol.asyncIterator]()
-    expect(await running.next()).toEqual({ done: false, value: { type: 'text-delta', index: 0, text: 'A1' } })
-    registration.replace(textAdapter('a', 'from A2'))
+    expect(await running.next()).toEqual({ done: false, value: { type: 'text-delta', index: 0, text: 'a1' } })
+    registration.replace(textAdapter('a', 'from a2'))
     expect(seen).toHaveLength(2)
-    expect(await collect(reg.stream(req()))).toEqual(textChunks('from A2'))
+    expect(await collect(reg.stream(req()))).toEqual(textChunks('from a2'))
     hold.open()
     const rest: StreamChunk[] = []
     for (let result = await running.next(); result.done !== true; result = await running.next()) rest.push(result.value)
     expect(rest).toEqual([
-      { type: 'text-delta', index: 0, text: 'A2' },
+      { type: 'text-delta', index: 0, text: 'a2' },
       { type: 'finish', reason: 'stop' },
     ])
     await registration()
@@ -292,7 +292,7 @@ describe('replace and dispose (08-models scenario 2)', () => {
   })
 })
 
-describe('prepareCall (08-models scenario 3)', () => {
+describe('prepareCall', () => {
   const info = { defaultMaxTokens: 4096, reasoningEfforts: ['low', 'high'], defaultReasoningEffort: 'high' }
 
   test('fills model defaults and lists them in adapterDefaults', async () => {

@@ -23,7 +23,7 @@ export function userHi(id = 'm1'): UserMessage {
   return { id, role: 'user', content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } }
 }
 
-/** `req(x)` of 08-models.md: a valid request overlaid with `overrides` (a fresh signal unless given). */
+/** `req(x)`: a valid request overlaid with `overrides` (a fresh signal unless given). */
 export function req(overrides: Record<string, unknown> = {}): ModelRequest {
   return {
     provider: 'a',

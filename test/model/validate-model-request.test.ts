@@ -104,7 +104,7 @@ const violations: readonly [string, Record<string, unknown>, string, unknown][] 
   ['no other top-level key', { config: {} }, 'config', {}],
 ]
 
-describe('request validation (08-models §1)', () => {
+describe('request validation', () => {
   test.each(violations)('%s', async (_rule, overrides, field, value) => {
     const found = validateModelRequest(req(overrides))
     expect(found?.field).toBe(field)
@@ -196,7 +196,7 @@ describe('request validation (08-models §1)', () => {
   })
 })
 
-describe('deep-freezing what the adapter receives (08-models §1)', () => {
+describe('deep-freezing what the adapter receives', () => {
   test('an unfrozen request is copied deep-frozen; the caller objects are untouched; the signal is the same', async () => {
     await start()
     const adapter = fakeAdapter('a', () => textChunks('ok'))

@@ -53,7 +53,7 @@ export function oa(
 }
 
 /**
- * Checks the chunk protocol of 08-models.md §2: every chunk matches the schema and is JSON, block
+ * Checks the chunk protocol: every chunk matches the schema and is JSON, block
  * indexes appear in order from 0, at most one usage, exactly one finish, last.
  */
 export function expectProtocol(chunks: readonly StreamChunk[]): void {

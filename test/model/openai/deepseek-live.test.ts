@@ -1,5 +1,5 @@
 /**
- * The live DeepSeek suite (09-api.md R2, scenario 42): runs only with `DEEPSEEK_API_KEY` and
+ * The live DeepSeek suite: runs only with `DEEPSEEK_API_KEY` and
  * `YOKE_TEST_LIVE=1`, and is reported as skipped otherwise, so `npm test` needs no network.
  */
 import { describe, expect, test } from 'vitest'

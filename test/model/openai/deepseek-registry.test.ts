@@ -1,5 +1,5 @@
 /**
- * Scenario 17's registry half (08-models.md): a DeepSeek adapter routed by the harness `model`
+ * A DeepSeek adapter routed by the harness `model`
  * option, reached through `services.models`.
  */
 import { afterEach, expect, test } from 'vitest'

@@ -24,7 +24,7 @@ function blocksOf(chunks: readonly StreamChunk[]): unknown[] {
   return chunks.flatMap((chunk) => (chunk.type === 'block-end' ? [chunk.block] : []))
 }
 
-describe('DeepSeek reasoning (scenario 17)', () => {
+describe('DeepSeek reasoning', () => {
   test.each([
     ['off', { thinking: { type: 'disabled' } }],
     ['high', { thinking: { type: 'enabled' }, reasoning_effort: 'high' }],

@@ -1,5 +1,5 @@
 /**
- * 08-models.md §8: a `retry-after` HTTP date is measured against the harness clock. Called by the
+ * A `retry-after` HTTP date is measured against the harness clock. Called by the
  * harness's model registry, the adapter gets the harness clock as `options.clock`; its own
  * `clock` option, when given, still wins.
  */

@@ -10,7 +10,7 @@ const echoTool = {
   parameters: { type: 'object', properties: { a: { type: 'number' } } },
 }
 
-describe('wire shape (scenario 11)', () => {
+describe('wire shape', () => {
   test('one POST to /v1/chat/completions with the serialized body and the headers', async () => {
     const srv = await mockServer([{ text: 'ok' }])
     const chunks = await collect(
@@ -113,7 +113,7 @@ describe('wire shape (scenario 11)', () => {
   })
 })
 
-describe('translation end to end (scenarios 12, 13)', () => {
+describe('translation end to end', () => {
   test('early block ends, usage with cache hits subtracted and raw kept, finish stop', async () => {
     const srv = await mockServer([
       {
@@ -186,7 +186,7 @@ describe('translation end to end (scenarios 12, 13)', () => {
   })
 })
 
-describe('HTTP classification (scenario 14)', () => {
+describe('HTTP classification', () => {
   test.each([
     [
       { fault: 'rate-limit', retryAfter: '2' },
@@ -340,7 +340,7 @@ describe('HTTP classification (scenario 14)', () => {
   })
 })
 
-describe('credentials (scenario 16)', () => {
+describe('credentials', () => {
   const variable = 'YOKE_TEST_KEY'
   afterEach(() => {
     delete process.env[variable]

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest'
 import type { FetchFunction, StreamChunk } from 'yoke'
 import { assemble, collect, failureOf, mockServer, oa, req } from './adapter-helpers.js'
 
-describe('transport faults (scenario 15)', () => {
+describe('transport faults', () => {
   test('connection-reset before the headers is TRANSPORT in the connect phase', async () => {
     const srv = await mockServer([{ fault: 'connection-reset' }])
     const chunks = await collect(oa(srv), req())

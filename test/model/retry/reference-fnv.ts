@@ -18,12 +18,12 @@ export function referenceFnv1a32(text: string): number {
   return Number(hash)
 }
 
-/** The `u` ∈ [0, 1) of 08-models.md §9 for a seed. */
+/** The jitter fraction `u` ∈ [0, 1) for a seed. */
 export function referenceU(seed: string): number {
   return referenceFnv1a32(seed) / 4294967296
 }
 
-/** The §9 jittered delay computed from first principles (JS `Math.round` half-up). */
+/** The jittered retry delay computed from first principles (JS `Math.round` half-up). */
 export function referenceDelay(base: number, jitter: number, maxDelayMs: number, seed: string): number {
   const raw = Math.round(base * (1 + jitter * (2 * referenceU(seed) - 1)))
   return Math.min(Math.max(raw, 0), maxDelayMs)

@@ -14,7 +14,7 @@ describe('the reference FNV-1a', () => {
   })
 })
 
-describe('retryDelay: exponential backoff (08-models.md §9)', () => {
+describe('retryDelay: exponential backoff', () => {
   test.each([
     [1, 500],
     [2, 1000],

@@ -1,5 +1,5 @@
 /**
- * The durable retry events (08-models.md §9): the payload schemas and the step enclosure the
+ * The durable retry events: the payload schemas and the step enclosure the
  * `retry` entry registers, exercised through `session.append` (typed errors, nothing committed).
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * The `retry` entry on `agent/request-error` (08-models.md §9, scenario 18's event part): the
+ * The `retry` entry on `agent/request-error` (its events): the
  * waterfall is dispatched directly on a harness with a fake clock, against a session holding an
  * open turn and step, and the appended `llm/retry` / `llm/retry-started` events are checked.
  *
@@ -59,7 +59,7 @@ async function setup(merge?: JsonObject): Promise<Setup> {
   return { clock, harness, session }
 }
 
-/** Logs a failed attempt's finish chunk, as the loop would (T15). */
+/** Logs a failed attempt's finish chunk, as the loop would. */
 function failedAttempt(session: Session, turn: number, step: number, failure: LlmFailure): void {
   append(session, {
     type: 'assistant/chunk',
@@ -108,7 +108,7 @@ describe('registration', () => {
   })
 })
 
-describe('scenario 18: retry in the step', () => {
+describe('retry in the step', () => {
   test('attempt 1 → llm/retry {attempt 1, delayMs 500, maxRetries 5} before the wait, llm/retry-started after it, result retry; attempt 2 waits 1000', async () => {
     const { clock, harness, session } = await setup({ jitter: 0 })
     const inner = vi.fn((): RequestErrorResult => undefined)

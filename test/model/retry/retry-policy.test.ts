@@ -1,5 +1,5 @@
 /**
- * RetryPolicy (08-models.md §9): defaults, each validation rule with the field it names (through
+ * RetryPolicy: defaults, each validation rule with the field it names (through
  * `withRetry` and through the `retry` entry's config), and `isRetryable`.
  *
  * @module

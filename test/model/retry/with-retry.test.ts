@@ -1,5 +1,5 @@
 /**
- * `withRetry` (08-models.md §9, scenario 19): attempts through an assembler, backoff on the given
+ * `withRetry`: attempts through an assembler, backoff on the given
  * clock, `onRetry`, the failure that stands, aborts, argument checks; first against a tiny inline
  * registry, then through the harness's real registry with a scripted model.
  *
@@ -78,7 +78,7 @@ describe('withRetry against an inline registry', () => {
     expect(registry.calls.every((call) => call.options?.scope === scope)).toBe(true)
   })
 
-  test('scenario 19: TIMEOUT then ok → waits 500 ms on the clock, then onRetry once, then resolves attempts 2', async () => {
+  test('TIMEOUT then ok → waits 500 ms on the clock, then onRetry once, then resolves attempts 2', async () => {
     const clock = fakeClock({ now: 0 })
     const registry = inlineRegistry([failureChunks('TIMEOUT', true), textChunks('ok')])
     const { notices, onRetry } = recorder(clock)
@@ -360,7 +360,7 @@ describe('callback and argument contracts', () => {
   })
 })
 
-describe('withRetry through the harness registry (scenario 19)', () => {
+describe('withRetry through the harness registry', () => {
   const harnesses: Harness[] = []
   afterEach(async () => {
     await Promise.all(harnesses.splice(0).map((harness) => harness.close()))
