@@ -1,6 +1,5 @@
 /**
- * The packed package, installed the way a user gets it (09-api.md X2, X3, X5, X7, scenarios 28, 30
- * and 31): `npm pack` of the built `dist/`, unpacked into `node_modules/yoke` of a temp project
+ * The packed package, installed the way a user gets it: `npm pack` of the built `dist/`, unpacked into `node_modules/yoke` of a temp project
  * whose only other packages are Yoke's runtime dependencies (linked from this repository), so no
  * optional peer and no dev dependency can be resolved from there.
  *
@@ -72,7 +71,7 @@ afterAll(async () => {
 })
 
 /**
- * A probe for X2: records what importing the package did to the process. `process.env` is
+ * A probe for import side effects (the package must have none): records what importing the package did to the process. `process.env` is
  * replaced by a proxy that records every key read from the package's own files (Node's module
  * loader reads a few, e.g. `NODE_V8_COVERAGE`); globals, process listeners and active handles
  * are compared before and after (after one macrotask, so a deferred timer would show). The runtime
@@ -127,7 +126,7 @@ function expectNoEffect(probe: Probe): void {
   expect(added).toEqual([])
 }
 
-describe('the packed tarball (09-api.md §1)', () => {
+describe('the packed tarball', () => {
   test('holds the build, the manifest, README, LICENSE and CHANGELOG, and no source or test file', () => {
     expect(packed).toContain('package.json')
     expect(packed).toContain('README.md')
@@ -141,7 +140,7 @@ describe('the packed tarball (09-api.md §1)', () => {
     ).toEqual([])
   })
 
-  test('scenario 29 (X1): every exports subpath has import and require, each with types first, then default, all packed', async () => {
+  test('every exports subpath has import and require, each with types first, then default, all packed', async () => {
     const installed = JSON.parse(await readFile(join(project, 'node_modules', 'yoke', 'package.json'), 'utf8')) as {
       readonly exports: Readonly<Record<string, string | Readonly<Record<string, Readonly<Record<string, string>>>>>>
     }
@@ -165,7 +164,7 @@ describe('the packed tarball (09-api.md §1)', () => {
     }
   })
 
-  test('scenario 28: import("yoke") in a project without optional peers exits 0 and has no observable effect (X2)', async () => {
+  test('import("yoke") in a project without optional peers exits 0 and has no observable effect', async () => {
     const script = `let loaded\nconst load = async () => { loaded = await import('yoke'); await import('yoke/testing') }\nconst preload = async () => { for (const name of ${JSON.stringify(Object.keys(manifest.dependencies))}) await import(name) }\n${probeBody}`
     const outcome = await run(process.execPath, ['--input-type=module', '-e', script], project)
     expect(outcome.stderr).toBe('')
@@ -173,7 +172,7 @@ describe('the packed tarball (09-api.md §1)', () => {
     expectNoEffect(JSON.parse(outcome.stdout) as Probe)
   })
 
-  test('scenario 28: require("yoke") exits 0 and has no observable effect (X2)', async () => {
+  test('require("yoke") exits 0 and has no observable effect', async () => {
     const script = `let loaded\nconst load = async () => { loaded = require('yoke'); require('yoke/testing') }\nconst preload = async () => { for (const name of ${JSON.stringify(Object.keys(manifest.dependencies))}) require(name) }\n;(async () => {${probeBody}})()`
     const outcome = await run(process.execPath, ['-e', script], project)
     expect(outcome.stderr).toBe('')
@@ -181,7 +180,7 @@ describe('the packed tarball (09-api.md §1)', () => {
     expectNoEffect(JSON.parse(outcome.stdout) as Probe)
   })
 
-  test('scenario 30: an error from the CJS build satisfies is() of the ESM build and back (X5)', async () => {
+  test('an error from the CJS build satisfies is() of the ESM build and back', async () => {
     const script = `
 import { createRequire } from 'node:module'
 const cjs = createRequire(process.cwd() + '/package.json')('yoke')
@@ -207,19 +206,19 @@ console.log(JSON.stringify({
     })
   })
 
-  test('scenario 31: the yoke/testing build imports no test runner (X7)', async () => {
+  test('the yoke/testing build imports no test runner', async () => {
     for (const file of ['testing.js', 'testing.cjs']) {
       const text = await readFile(join(project, 'node_modules', 'yoke', 'dist', file), 'utf8')
       expect(text, file).not.toMatch(/(from|import|require)\s*\(?\s*["'](vitest|jest|mocha|node:test)["']/)
     }
   })
 
-  test('the installed bin runs: node_modules/.bin/yoke --version prints the version (L1)', async () => {
+  test('the installed bin runs: node_modules/.bin/yoke --version prints the version', async () => {
     const outcome = await run(join(project, 'node_modules', '.bin', 'yoke'), ['--version'], project)
     expect(outcome).toEqual({ code: 0, stdout: `${manifest.version}\n`, stderr: '' })
   })
 
-  test('the installed bin runs the main job into a fresh directory (scenario 40, yoke demo)', async () => {
+  test('the installed bin runs the main job into a fresh directory (yoke demo)', async () => {
     const outcome = await run(join(project, 'node_modules', '.bin', 'yoke'), ['demo', '--dir', 't'], project)
     expect(outcome.stderr).toBe('')
     expect(outcome.code).toBe(0)
