@@ -44,7 +44,7 @@ const scenario19 = logOf([
   TE(1, 'completed'),
 ])
 
-describe('isPackable (K1)', () => {
+describe('isPackable', () => {
   test('accepts text, reasoning and tool-call deltas whose delta field is the last key', () => {
     expect(isPackable(chunkEvent(0, 1, { type: 'text-delta', index: 0, text: 'a' }))).toBe(true)
     expect(isPackable(chunkEvent(0, 1, { type: 'reasoning-delta', index: 2, text: '' }))).toBe(true)
@@ -108,8 +108,8 @@ describe('isPackable (K1)', () => {
   })
 })
 
-describe('packRecords (K2, K3)', () => {
-  test('scenario 19: five deltas become the exact row of line 5, the rest stays verbatim', () => {
+describe('packRecords', () => {
+  test('five deltas become the exact row of line 5, the rest stays verbatim', () => {
     const records = packRecords(scenario19)
     expect(records).toHaveLength(7)
     expect(JSON.stringify(records[3])).toBe(
@@ -184,10 +184,10 @@ describe('packRecords (K2, K3)', () => {
   })
 })
 
-describe('isChunkRunRow and unpackRow (K3, K4)', () => {
+describe('isChunkRunRow and unpackRow', () => {
   const row = JSON.parse(JSON.stringify(packRecords(scenario19)[3])) as Record<string, unknown>
 
-  test('the row of scenario 19 decodes byte-exact to its five chunks', () => {
+  test('a packed chunk row decodes byte-exact to its five chunks', () => {
     expect(isChunkRunRow(row)).toBe(true)
     const members = unpackRow(row as unknown as ChunkRunRow)
     expect(members.map((event) => JSON.stringify(event))).toEqual(
@@ -229,7 +229,7 @@ describe('isChunkRunRow and unpackRow (K3, K4)', () => {
   })
 })
 
-describe('property: decoding JSON(pack(batch)) is byte-exact (K4, H3)', () => {
+describe('property: decoding JSON(pack(batch)) is byte-exact', () => {
   const deltaValue = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 6 }),
     fc.constantFrom('\uD83D', '\uDE00', 'ü😀', '"\\\n', ''),

@@ -82,7 +82,7 @@ runPersistenceConformance("jsonlPersistence conformance, compression 'none'", ()
 // Compressed logs run the large batch at 50 000 events: fflate's gzip and the wasm zstd encoder
 // cost 2.5–4.5 µs per event each way here (150 000 events ≈ 10 s per codec, append plus two loads),
 // while 50 000 (≈ 3.5 MB, one frame, far past the 1 MiB async-compression threshold) covers the
-// same path. The 150 000 of scenario 46 run on 'none' and in the memory suite (same encoder, one write).
+// same path. The 150 000-event batch runs on 'none' and in the memory suite (same encoder, one write).
 const compressedLargeBatch = 50_000
 runPersistenceConformance("jsonlPersistence conformance, compression 'gzip'", () => jsonlTarget('gzip'), {
   runner: vitestRunner,

@@ -1,6 +1,6 @@
 /**
- * Shared fixtures of the coordinator tests: the `s1` header, line builders, the notation's `L1`
- * logs and "stored X" (create, acquire, append each batch, release).
+ * Shared fixtures of the coordinator tests: the `s1` header, line builders, logs of one
+ * completed turn and "stored X" (create, acquire, append each batch, release).
  */
 import type { PersistenceAdapter, SessionEvent, SessionHeader } from 'yoke'
 import type { FaultyPersistence, PersistenceCall } from 'yoke/testing'
@@ -8,7 +8,7 @@ import { type EventPlan, L1, logOf } from '../session/builders.js'
 
 /** The header of `s1`. */
 export const H1: SessionHeader = { version: 1, id: 's1', createdAt: 1000, cwd: '/w' }
-/** `H1` as its JSONL header line. */
+/** The `s1` header as its JSONL header line. */
 export const headerLine = '{"type":"session","version":1,"id":"s1","createdAt":1000,"cwd":"/w"}'
 
 /** `JSON.stringify`. */
@@ -20,7 +20,7 @@ export const seqsOf = (events: readonly SessionEvent[]): number[] => events.map(
 /** The types of `events`. */
 export const typesOf = (events: readonly SessionEvent[]): string[] => events.map((event) => event.type)
 
-/** `L1` followed by `extra`, seqs from 0. */
+/** One completed turn followed by `extra`, seqs from 0. */
 export function log(extra: readonly EventPlan[] = []): SessionEvent[] {
   return logOf([...L1(), ...extra])
 }

@@ -1,8 +1,8 @@
 /**
- * Crash repair through the persistence coordinator (03-persistence.md §5.2 `load`, `inspect`,
+ * Crash repair through the persistence coordinator (`load`, `inspect`,
  * `prepare`, `repair`): interrupted turns get their closers, torn tails are cut, damage is
  * quarantined on request, at most one repair runs per call, and failures leave storage as the
- * next load can repair again. Scenarios 6, 7, 9, 10, 13, 37.
+ * next load can repair again.
  *
  * @module
  */
@@ -30,7 +30,7 @@ import { rejectionOf } from '../helpers/outcomes.js'
 import { AM, call, logOf, SS, TC, TS } from '../session/builders.js'
 import { expectError, field, freshHarness } from '../session/session-helpers.js'
 
-/** L1 plus an open turn 2 with an open step: the notation's "file of 8" without its torn tail. */
+/** One completed turn plus an open turn 2 with an open step: eight events, without a torn tail. */
 const eight = (): SessionEvent[] => log([TS(2), SS(2, 1)])
 
 let dir: string
@@ -78,7 +78,7 @@ function gate(): { promise: Promise<void>; open: () => void } {
 }
 
 describe('an interrupted turn', () => {
-  test('inspect shows the closers in memory only; load commits them once (scenario 6)', async () => {
+  test('inspect shows the closers in memory only; load commits them once', async () => {
     const inner = J()
     await store(inner, [eight()])
     const adapter = faultyPersistence(inner)
@@ -121,7 +121,7 @@ describe('an interrupted turn', () => {
     expect(await readdir(dir)).toEqual(['s1.jsonl'])
   })
 
-  test('a recorded tool call without result gets TOOL_OUTCOME_UNKNOWN, then step/end and turn/end (scenario 7)', async () => {
+  test('a recorded tool call without result gets TOOL_OUTCOME_UNKNOWN, then step/end and turn/end', async () => {
     await store(J(), [log([TS(2), SS(2, 1), AM(2, 1, call('c1')), TC(2, 1, 'c1')])])
     const harness = await start(J())
     const loaded = await harness.persistence.load('s1')
@@ -136,7 +136,7 @@ describe('an interrupted turn', () => {
     expect((await J().load('s1')).events.map(json)).toEqual(loaded.events.map(json))
   })
 
-  test('inspect, prepare, release, prepare: one repair in all (scenario 37)', async () => {
+  test('inspect, prepare, release, prepare: one repair in all', async () => {
     const inner = memoryPersistence()
     await store(inner, [logOf([TS(1)])])
     const adapter = faultyPersistence(inner)
@@ -163,7 +163,7 @@ describe('an interrupted turn', () => {
 })
 
 describe('torn tails', () => {
-  test('an unparsable last line is cut, with no closers for a closed turn (scenario 10)', async () => {
+  test('an unparsable last line is cut, with no closers for a closed turn', async () => {
     const tail = '{"type":"turn/sta\n'
     await writeLog(`${log().map(lineOf).join('')}${tail}`)
     const adapter = faultyPersistence(J())
@@ -179,7 +179,7 @@ describe('torn tails', () => {
     expect(await readdir(dir)).toEqual(['s1.jsonl'])
   })
 
-  test('a torn record inside an open step: cut, closed, and resumable (scenario 8)', async () => {
+  test('a torn record inside an open step: cut, closed, and resumable', async () => {
     await writeLog(`${eight().map(lineOf).join('')}{"type":"assistant/chunk","seq":8,"ti`)
     const harness = await start(J())
     const loaded = await harness.persistence.load('s1')
@@ -188,7 +188,7 @@ describe('torn tails', () => {
     expect(await textOf()).toBe(`${headerLine}\n${[...eight(), ...loaded.events.slice(8)].map(lineOf).join('')}`)
   })
 
-  test('a failed closers write after the cut rejects WRITE_FAILED; the next load repairs identically (scenario 9)', async () => {
+  test('a failed closers write after the cut rejects WRITE_FAILED; the next load repairs identically', async () => {
     await writeLog(`${eight().map(lineOf).join('')}{"type":"assistant/chunk","seq":8,"ti`)
     const injected = new Error('disk full')
     let failures = 1
@@ -260,7 +260,7 @@ describe('repair', () => {
     })
   })
 
-  test('refuses damage without truncateAtCorruption; quarantines it with the option (scenarios 11, 13)', async () => {
+  test('refuses damage without truncateAtCorruption; quarantines it with the option', async () => {
     const damaged = await writeLog(`${log().map(lineOf).join('')}xx\n${lineOf(log([TS(2)])[6])}`)
     const mtime = (await stat(join(dir, 's1.jsonl'))).mtimeMs
     const harness = await start(J({ now: () => 777 }))
@@ -290,7 +290,7 @@ describe('repair', () => {
     expect((await readdir(dir)).sort()).toEqual(['s1.jsonl', 's1.jsonl.corrupt-777'])
   })
 
-  test('a rerun after a crash between the quarantine link and the rename finishes with one quarantine file (J14)', async () => {
+  test('a rerun after a crash between the quarantine link and the rename finishes with one quarantine file', async () => {
     const damaged = await writeLog(`${log().map(lineOf).join('')}xx\n${lineOf(log([TS(2)])[6])}`)
     let crash = true
     const fileSystem: JsonlFileSystem = {
@@ -317,7 +317,7 @@ describe('repair', () => {
     expect(await textOf()).toBe(`${headerLine}\n${log().map(lineOf).join('')}`)
   })
 
-  test('a quarantine name taken by another file moves on to the next number (J14)', async () => {
+  test('a quarantine name taken by another file moves on to the next number', async () => {
     const damaged = await writeLog(`${log().map(lineOf).join('')}xx\n${lineOf(log([TS(2)])[6])}`)
     await writeFile(join(dir, 's1.jsonl.corrupt-777'), 'an older quarantine')
     const harness = await start(J({ now: () => 777 }))
@@ -369,7 +369,7 @@ describe('failures and limits', () => {
     await lease.release()
   })
 
-  test('an abort during commitRepair takes effect after the commit (C8)', async () => {
+  test('an abort during commitRepair takes effect after the commit', async () => {
     const held = gate()
     const inner = memoryPersistence()
     await store(inner, [eight()])

@@ -1,7 +1,7 @@
 /**
- * C6 (03-persistence.md §5, A12): every raw adapter failure reaches the caller of the coordinator
+ * Every raw adapter failure reaches the caller of the coordinator
  * as `PersistenceError` `WRITE_FAILED` with the raw error as `cause`; a `HarnessError` of the
- * adapter passes unchanged, and an abort rejects with the caller's own reason (C8).
+ * adapter passes unchanged, and an abort rejects with the caller's own reason.
  */
 import { afterEach, describe, expect, test } from 'vitest'
 import {
@@ -58,7 +58,7 @@ const operations: readonly [string, Method, (harness: Harness) => Promise<unknow
   ['delete', 'delete', (harness) => harness.persistence.delete('s1')],
 ]
 
-describe('raw adapter errors are wrapped (C6)', () => {
+describe('raw adapter errors are wrapped', () => {
   test.each(operations)(
     '%s: a raw %s failure is PersistenceError WRITE_FAILED with the cause',
     async (_name, method, operation) => {
@@ -91,7 +91,7 @@ describe('raw adapter errors are wrapped (C6)', () => {
     expect(await rejectionOf(harness.persistence.prepare('s1'))).toBe(locked)
   })
 
-  test('an abort during a read rejects with the caller’s reason itself (C8)', async () => {
+  test('an abort during a read rejects with the caller’s reason itself', async () => {
     const controller = new AbortController()
     const reason = new Error('stop')
     const store = createMemoryStore()

@@ -1,7 +1,7 @@
 /**
- * The persistence coordinator's operations (03-persistence.md §5.2) and read gates (§5.3) over the
+ * The persistence coordinator's operations and read gates over the
  * memory and JSONL adapters: cold and live `load` / `inspect`, `prepare` and binding, `readFrom`,
- * `list`, `delete`, leases, signals (C8) and per-session ordering (C1). Crash repair through the
+ * `list`, `delete`, leases, signals and per-session ordering. Crash repair through the
  * coordinator is `coordinator-repair.test.ts`; the plugin side (bindings, write-behind, close) is
  * `persistence-plugin.test.ts`.
  *
@@ -139,8 +139,8 @@ describe('cold load and inspect', () => {
   })
 })
 
-describe('read gates (§5.3)', () => {
-  test('G1: a version 0 log is FORMAT_TOO_OLD (no upgrader ships); a version 2 log FORMAT_TOO_NEW', async () => {
+describe('read gates', () => {
+  test('a version 0 log is FORMAT_TOO_OLD (no upgrader ships); a version 2 log FORMAT_TOO_NEW', async () => {
     await writeLog('', 's1.jsonl', '{"type":"session","version":0,"id":"s1","createdAt":1}')
     await writeLog('', 's2.jsonl', '{"type":"session","version":2,"id":"s2","createdAt":1,"shards":[3]}')
     const harness = await start(J())
@@ -162,7 +162,7 @@ describe('read gates (§5.3)', () => {
     expect((await readdir(dir)).sort()).toEqual(['s1.jsonl', 's2.jsonl'])
   })
 
-  test('G2: a header naming another id is IDENTITY_MISMATCH; nothing repaired, unchanged, lock released (scenario 14)', async () => {
+  test('a header naming another id is IDENTITY_MISMATCH; nothing repaired, unchanged, lock released', async () => {
     const content = await writeLog(
       `${log([TS(2)])
         .map(lineOf)
@@ -196,7 +196,7 @@ describe('read gates (§5.3)', () => {
     expect(await readdir(dir)).toEqual(['s1.jsonl'])
   })
 
-  test('G3: a non-ignorable unknown type is UNKNOWN_EVENT_TYPE; an ignorable one is kept byte-exact in place (scenario 16)', async () => {
+  test('a non-ignorable unknown type is UNKNOWN_EVENT_TYPE; an ignorable one is kept byte-exact in place', async () => {
     const future = '{"type":"future/thing","seq":6,"time":1000,"data":{}}'
     const content = await writeLog(`${log().map(lineOf).join('')}${future}\n`)
     const harness = await start(J())
@@ -221,7 +221,7 @@ describe('read gates (§5.3)', () => {
     expect(await textOf()).toBe(kept)
   })
 
-  test('G4: an event breaking the session rules is INVALID_EVENT with the session error as cause; unmodified (scenario 17)', async () => {
+  test('an event breaking the session rules is INVALID_EVENT with the session error as cause; unmodified', async () => {
     const bad =
       '{"type":"user/message","seq":6,"time":1000,"data":{"role":"user","content":[{"type":"text","text":"x"}],"source":{"kind":"user"}},"surfaceOp":"append"}'
     const content = await writeLog(`${log().map(lineOf).join('')}${bad}\n`)
@@ -244,7 +244,7 @@ describe('read gates (§5.3)', () => {
     expect(await readdir(dir)).toEqual(['s1.jsonl'])
   })
 
-  test('G4 on readFrom: the suffix gets the per-event payload checks, but not the relational ones', async () => {
+  test('full validation on readFrom: the suffix gets the per-event payload checks, but not the relational ones', async () => {
     const bad =
       '{"type":"user/message","seq":6,"time":1000,"data":{"role":"user","content":[{"type":"text","text":"x"}],"source":{"kind":"user"}},"surfaceOp":"append"}'
     await writeLog(`${log().map(lineOf).join('')}${bad}\n`)
@@ -270,7 +270,7 @@ describe('read gates (§5.3)', () => {
     const adapter = faultyPersistence(J())
     const harness = await start(adapter)
     const attempts = [() => harness.persistence.load('s1'), () => harness.persistence.inspect('s1')]
-    // G1 before G2: a too-new header naming another id is FORMAT_TOO_NEW.
+    // The version check before the identity check: a too-new header naming another id is FORMAT_TOO_NEW.
     await writeLog(
       `${log().map(lineOf).join('')}`,
       's1.jsonl',
@@ -282,7 +282,7 @@ describe('read gates (§5.3)', () => {
         direction: 'newer',
       })
     }
-    // G2 before G3: another id with an unknown type in the log is IDENTITY_MISMATCH.
+    // The identity check before the type check: another id with an unknown type in the log is IDENTITY_MISMATCH.
     await writeLog(`${log().map(lineOf).join('')}${futureAt6}\n`, 's1.jsonl', foreignHeader)
     for (const attempt of attempts) {
       expectError(await rejectionOf(attempt()), PersistenceCorruptionError, 'IDENTITY_MISMATCH', {
@@ -290,7 +290,7 @@ describe('read gates (§5.3)', () => {
         actual: 's2',
       })
     }
-    // G3 before G4: an unknown type after an invalid event is UNKNOWN_EVENT_TYPE, naming the later seq.
+    // The type check before full validation: an unknown type after an invalid event is UNKNOWN_EVENT_TYPE, naming the later seq.
     const content = await writeLog(`${log().map(lineOf).join('')}${bad}\n${future}\n`)
     for (const attempt of attempts) {
       expectError(await rejectionOf(attempt()), SessionFormatUnsupportedError, 'UNKNOWN_EVENT_TYPE', {
@@ -313,7 +313,7 @@ describe('read gates (§5.3)', () => {
 })
 
 describe('live sessions', () => {
-  test('load flushes and refuses an open turn; a closed one returns session.events (scenario 34)', async () => {
+  test('load flushes and refuses an open turn; a closed one returns session.events', async () => {
     const adapter = faultyPersistence(memoryPersistence())
     const harness = await start(adapter)
     const session = appendAll(harness.sessions.create({ id: 's1' }), [TS(1), SS(1, 1)])
@@ -365,8 +365,8 @@ describe('live sessions', () => {
   })
 })
 
-describe('prepare and binding (C2)', () => {
-  test('resumes a stored session: the seed binds the preparation, and the log continues after session/end-seed (scenario 35)', async () => {
+describe('prepare and binding', () => {
+  test('resumes a stored session: the seed binds the preparation, and the log continues after session/end-seed', async () => {
     const first = await start(J())
     appendAll(first.sessions.create({ id: 's1' }), L1())
     await first.close()
@@ -450,7 +450,7 @@ describe('prepare and binding (C2)', () => {
       SessionVetoError,
       'CREATE_VETOED',
     )
-    // Byte-exact (H3) inside data: the same values in another key order are another seed.
+    // Byte-exact inside data: the same values in another key order are another seed.
     const reordered = prepared.events.map((event, index) =>
       index === 2 ? { ...event, data: Object.fromEntries(Object.entries(event.data as object).reverse()) } : event,
     )
@@ -493,7 +493,7 @@ describe('prepare and binding (C2)', () => {
 })
 
 describe('readFrom', () => {
-  test('returns the committed suffix, past the end nothing, never closers (scenario 18)', async () => {
+  test('returns the committed suffix, past the end nothing, never closers', async () => {
     const adapter = J()
     await store(adapter, [log()])
     const harness = await start(adapter)
@@ -531,7 +531,7 @@ describe('readFrom', () => {
     await store(inner, [log()])
     const { readFrom: _readFrom, ...rest } = inner
     const salvaged = log([TS(2)])[6] as SessionEvent
-    // A load that salvaged seq 6 from a torn tail, as fresh objects (A4): `events` ends with a copy of `recovered`.
+    // A load that salvaged seq 6 from a torn tail, as fresh objects: `events` ends with a copy of `recovered`.
     const adapter = faultyPersistence({
       ...rest,
       load: async (sessionId, options) => {
@@ -604,7 +604,7 @@ describe('delete', () => {
   })
 })
 
-describe('signals (C8)', () => {
+describe('signals', () => {
   const operations: [string, (harness: Harness, signal: AbortSignal) => Promise<unknown>][] = [
     ['load', (harness, signal) => harness.persistence.load('s1', { signal })],
     ['inspect', (harness, signal) => harness.persistence.inspect('s1', { signal })],
@@ -651,7 +651,7 @@ describe('signals (C8)', () => {
   })
 })
 
-describe('ordering (C1)', () => {
+describe('ordering', () => {
   test('operations on one id run one at a time in call order; other ids are independent; a failure does not block', async () => {
     const held = gate()
     const inner = memoryPersistence()
@@ -692,8 +692,8 @@ describe('ordering (C1)', () => {
   })
 })
 
-describe('forks (scenario 47)', () => {
-  test('a persisted fork child is stored with its lineage, listed and loaded as L1 + session/end-seed', async () => {
+describe('forks', () => {
+  test('a persisted fork child is stored with its lineage, listed and loaded as the parent turn + session/end-seed', async () => {
     const harness = await start(J())
     const parent = appendAll(harness.sessions.create({ id: 's1', header: { cwd: '/w' } }), L1())
     const child = harness.sessions.fork(parent, { id: 's2' })

@@ -91,7 +91,7 @@ describe('isStored and freshSessionId', () => {
   })
 })
 
-describe('a damaged or too-new stored log takes its id (09-api.md H2, H5)', () => {
+describe('a damaged or too-new stored log takes its id', () => {
   async function harnessOver(content: string): Promise<{ harness: Harness; dir: string }> {
     const dir = await mkdtemp(join(tmpdir(), 'yoke-taken-'))
     await writeFile(join(dir, 's1.jsonl'), content)
@@ -134,7 +134,7 @@ describe('a damaged or too-new stored log takes its id (09-api.md H2, H5)', () =
   )
 })
 
-describe('persistence operation options (03-persistence.md §5.2)', () => {
+describe('persistence operation options', () => {
   test('a non-object options, a non-signal signal or a non-boolean truncateAtCorruption is InvalidArgumentError', async () => {
     const harness = await createHarness({ model: scriptedModel([]), logger: recordingLogger() })
     try {

@@ -68,8 +68,8 @@ function scanInPieces(bytes: Uint8Array, size: number, scanOptions: LogScannerOp
   return scanner.end()
 }
 
-describe('encodeHeaderLine (H1)', () => {
-  test('scenario 1: line 1 is exact', () => {
+describe('encodeHeaderLine', () => {
+  test('line 1 is exact', () => {
     expect(encodeHeaderLine(H1)).toBe('{"type":"session","version":1,"id":"s1","createdAt":1000,"cwd":"/w"}\n')
   })
 
@@ -95,7 +95,7 @@ describe('encodeHeaderLine (H1)', () => {
   })
 })
 
-describe('encodeBatch (J5)', () => {
+describe('encodeBatch', () => {
   test('writes one compact line per record, newlines inside strings escaped', () => {
     const events = logOf([UM('a\nb'), TS(1)])
     const batch = encodeBatch(events, { packChunks: true })
@@ -104,7 +104,7 @@ describe('encodeBatch (J5)', () => {
     expect(encodeBatch([], { packChunks: true })).toBe('')
   })
 
-  test('takes the texts write-behind handed on with a frozen batch (WB7), packed rows excepted', () => {
+  test('takes the texts write-behind handed on with a frozen batch, packed rows excepted', () => {
     const chunk = (delta: string): EventPlan => ({
       type: 'assistant/chunk',
       data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: delta } },
@@ -132,7 +132,7 @@ describe('encodeBatch (J5)', () => {
   })
 })
 
-describe('isEventEnvelope (02-session §1)', () => {
+describe('isEventEnvelope', () => {
   test.each([
     ['a minimal event', { type: 't/x', seq: 0, time: -5, data: null }, true],
     [
@@ -163,7 +163,7 @@ describe('isEventEnvelope (02-session §1)', () => {
 })
 
 describe('scanLog: committed logs', () => {
-  test('scenario 1: the header deep-equals H1, events are byte-exact, no torn tail, 7 lines', () => {
+  test('the header deep-equals the s1 header, events are byte-exact, no torn tail, 7 lines', () => {
     const log = logText(L1)
     expect(log.split('\n')).toHaveLength(8)
     const result = scanLog(log, options)
@@ -184,7 +184,7 @@ describe('scanLog: committed logs', () => {
     expect(Object.isFrozen(first[0])).toBe(false)
   })
 
-  test('chunk-run rows decode in place and advance the seq by their member count (scenario 19)', () => {
+  test('chunk-run rows decode in place and advance the seq by their member count', () => {
     const batch = logOf([
       TS(1),
       SS(1, 1),
@@ -207,13 +207,13 @@ describe('scanLog: committed logs', () => {
     expect(stringsOf(scanLog(logText(batch, false), options).events)).toEqual(stringsOf(batch))
   })
 
-  test('scenario 45: key order of data survives', () => {
+  test('key order of data survives', () => {
     const note: SessionEvent = { type: 'test/note', seq: 0, time: 1000, data: { z: 1, a: { y: 2, b: 3 } } }
     const [loaded] = scanLog(logText([note]), options).events
     expect(JSON.stringify(loaded)).toBe('{"type":"test/note","seq":0,"time":1000,"data":{"z":1,"a":{"y":2,"b":3}}}')
   })
 
-  test('scenario 16: unknown types are the read gates’ business, kept byte-exact', () => {
+  test('unknown types are the read gates’ business, kept byte-exact', () => {
     const future = '{"type":"future/thing","seq":6,"time":1000,"data":{}}'
     const ignorable = '{"type":"future/thing","seq":6,"time":1000,"data":{},"ignorable":true}'
     expect(JSON.stringify(scanLog(`${logText(L1)}${future}\n`, options).events[6])).toBe(future)
@@ -245,10 +245,10 @@ describe('scanLog: committed logs', () => {
   })
 })
 
-describe('scanLog: torn tails (T2, T4)', () => {
+describe('scanLog: torn tails', () => {
   const L1Bytes = byteLength(logText(L1))
 
-  test('scenario 8: an unterminated last record is a torn tail', () => {
+  test('an unterminated last record is a torn tail', () => {
     const events = logOf([
       TS(1),
       SS(1, 1),
@@ -279,7 +279,7 @@ describe('scanLog: torn tails (T2, T4)', () => {
     expect(result.torn?.defect).toBe('unterminated')
   })
 
-  test('scenario 10: an unparsable last line is a torn tail at line 8', () => {
+  test('an unparsable last line is a torn tail at line 8', () => {
     const result = scanLog(`${logText(L1)}{"type":"turn/sta\n`, options)
     expect(stringsOf(result.events)).toEqual(stringsOf(L1))
     expect(result.torn).toEqual({ kind: 'torn', defect: 'unparsable', offset: L1Bytes, line: 8, droppedBytes: 18 })
@@ -328,13 +328,13 @@ describe('scanLog: torn tails (T2, T4)', () => {
   })
 })
 
-describe('scanLog: corruption (T3, T4)', () => {
+describe('scanLog: corruption', () => {
   const L1Bytes = byteLength(logText(L1))
   const TS2 = lineOf(
     logOf([TS(1), SS(1, 1), UM('hi'), AM(1, 1, text('hello')), SE(1, 1), TE(1, 'completed'), TS(2)])[6],
   )
 
-  test('scenario 11: a record-valid line after a defect is CORRUPT_LOG', () => {
+  test('a record-valid line after a defect is CORRUPT_LOG', () => {
     const error = caught(() => scanLog(`${logText(L1)}xx\n${TS2}`, options))
     expect(PersistenceCorruptionError.is(error)).toBe(true)
     expect(error).toMatchObject({
@@ -391,7 +391,7 @@ describe('scanLog: corruption (T3, T4)', () => {
     })
   })
 
-  test('scenario 12: a record-valid line with a wrong seq is SEQ_MISMATCH', () => {
+  test('a record-valid line with a wrong seq is SEQ_MISMATCH', () => {
     const wrong = TS2.replace('"seq":6', '"seq":9')
     const error = caught(() => scanLog(`${logText(L1)}${wrong}`, options))
     expect(PersistenceCorruptionError.is(error)).toBe(true)
@@ -431,10 +431,10 @@ describe('scanLog: corruption (T3, T4)', () => {
   })
 })
 
-describe('scanLog: the header (A13, H2)', () => {
+describe('scanLog: the header', () => {
   const body = encodeBatch(L1, { packChunks: true })
 
-  test('scenario 15: version 2 is FORMAT_TOO_NEW despite a foreign key', () => {
+  test('version 2 is FORMAT_TOO_NEW despite a foreign key', () => {
     const error = caught(() =>
       scanLog(`{"type":"session","version":2,"id":"s1","createdAt":1,"shards":[3]}\n${body}`, options),
     )
@@ -448,7 +448,7 @@ describe('scanLog: the header (A13, H2)', () => {
     })
   })
 
-  test('scenario 15: version 0 is FORMAT_TOO_OLD', () => {
+  test('version 0 is FORMAT_TOO_OLD', () => {
     expect(caught(() => scanLog(`{"type":"session","version":0,"id":"s1","createdAt":1}\n`, options))).toMatchObject({
       code: 'FORMAT_TOO_OLD',
       storedVersion: 0,
@@ -464,7 +464,7 @@ describe('scanLog: the header (A13, H2)', () => {
   })
 
   test.each([
-    ['scenario 15: an array', '[1,2]\n'],
+    ['an array', '[1,2]\n'],
     ['not JSON', '{"type":"session"\n'],
     ['another type', '{"type":"sessions","version":1,"id":"s1","createdAt":1}\n'],
     ['no type', '{"version":1,"id":"s1","createdAt":1}\n'],
@@ -492,7 +492,7 @@ describe('scanLog: the header (A13, H2)', () => {
   })
 })
 
-describe('scenario 43 (plain): every cut of the fixture loads', () => {
+describe('every cut of the fixture loads', () => {
   const fixture = logOf([
     TS(1),
     SS(1, 1),
@@ -552,7 +552,7 @@ describe('scenario 43 (plain): every cut of the fixture loads', () => {
   })
 })
 
-describe('scenario 44: pieces of any size decode identically', () => {
+describe('pieces of any size decode identically', () => {
   const fixture = logOf([
     TS(1),
     SS(1, 1),

@@ -43,7 +43,7 @@ function CH(delta: string, turn = 1, step = 1): EventPlan {
   }
 }
 
-/** `L1` followed by `extra`, seqs from 0. */
+/** One completed turn followed by `extra`, seqs from 0. */
 function log(extra: readonly EventPlan[] = []): SessionEvent[] {
   return logOf([...L1(), ...extra])
 }
@@ -120,7 +120,7 @@ async function loadAndRepair(
 }
 
 describe('jsonlPersistence: layout, create and append', () => {
-  it('stores a log as one header line and one line per event (scenario 1)', async () => {
+  it('stores a log as one header line and one line per event', async () => {
     const J1 = J()
     const events = log()
     await store(J1, [events])
@@ -135,7 +135,7 @@ describe('jsonlPersistence: layout, create and append', () => {
     expect(lines[0]).toBe(headerLine)
   })
 
-  it('writes nothing before the first append; then the log is listed (scenario 2)', async () => {
+  it('writes nothing before the first append; then the log is listed', async () => {
     const J1 = J()
     await J1.create(H1)
     const lease = await J1.acquire('s1')
@@ -148,7 +148,7 @@ describe('jsonlPersistence: layout, create and append', () => {
     expect(await readdir(dir)).toEqual(['s1.jsonl'])
   })
 
-  it('forgets an unmaterialized registration when its lease ends, so the id can be created again (scenario 2)', async () => {
+  it('forgets an unmaterialized registration when its lease ends, so the id can be created again', async () => {
     const J1 = J()
     await J1.create(H1)
     const lease = await J1.acquire('s1')
@@ -160,7 +160,7 @@ describe('jsonlPersistence: layout, create and append', () => {
     await J1.create(H1)
   })
 
-  it('rejects bad batches and leases without touching the file (scenario 3)', async () => {
+  it('rejects bad batches and leases without touching the file', async () => {
     const J1 = J()
     const events = log()
     await store(J1, [events])
@@ -192,7 +192,7 @@ describe('jsonlPersistence: layout, create and append', () => {
     expect((await J1.load('s1')).revision).toBe(revision)
   })
 
-  it('validates the header and the id before any I/O (scenario 4)', async () => {
+  it('validates the header and the id before any I/O', async () => {
     const J1 = J()
     expectError(
       await rejectionOf(J1.create({ ...H1, version: 2 } as unknown as SessionHeader)),
@@ -209,7 +209,7 @@ describe('jsonlPersistence: layout, create and append', () => {
     expect(await readdir(dir)).toEqual([])
   })
 
-  it('refuses to create a stored id in any codec, and deletes every file of an id (scenario 5)', async () => {
+  it('refuses to create a stored id in any codec, and deletes every file of an id', async () => {
     const J1 = J()
     await store(J1, [log()])
     expectError(await rejectionOf(J1.create(H1)), PersistenceError, 'SESSION_EXISTS')
@@ -241,7 +241,7 @@ describe('jsonlPersistence: layout, create and append', () => {
     expectError(await rejectionOf(J1.delete('s1')), PersistenceError, 'SESSION_NOT_FOUND')
   })
 
-  it('reads the committed suffix from a seq, never the closers (scenario 18)', async () => {
+  it('reads the committed suffix from a seq, never the closers', async () => {
     const J1 = J()
     const events = log()
     await store(J1, [events])
@@ -263,7 +263,7 @@ describe('jsonlPersistence: layout, create and append', () => {
     expect(await bytesOf()).toEqual(before)
   })
 
-  it('packs a run of chunk deltas into one row, byte-exact on load (scenario 19)', async () => {
+  it('packs a run of chunk deltas into one row, byte-exact on load', async () => {
     const plans = [
       TS(1),
       SS(1, 1),
@@ -291,7 +291,7 @@ describe('jsonlPersistence: layout, create and append', () => {
     expect((await textOf()).split('\n').slice(0, -1)).toHaveLength(12)
   })
 
-  it('maps ids to file names and back (scenario 41)', async () => {
+  it('maps ids to file names and back', async () => {
     const J1 = J()
     const ids = ['s1', 'Run.2', 'con', 'NUL.x']
     for (const id of ids) await store(J1, [logOf([TS(1)])], { ...H1, id })
@@ -303,7 +303,7 @@ describe('jsonlPersistence: layout, create and append', () => {
     }
   })
 
-  it('lists only log files, reports damaged headers and treats a missing dir as empty (J18)', async () => {
+  it('lists only log files, reports damaged headers and treats a missing dir as empty', async () => {
     const missing = jsonlPersistence({ dir: join(dir, 'absent') })
     opened.push(missing)
     expect(await missing.list()).toEqual({ headers: [], damaged: [] })
@@ -331,7 +331,7 @@ describe('jsonlPersistence: layout, create and append', () => {
     })
   })
 
-  it('reports two log files of one id as DUPLICATE_LOG (J3)', async () => {
+  it('reports two log files of one id as DUPLICATE_LOG', async () => {
     const J1 = J()
     await store(J1, [log()])
     await writeFile(file('s1.jsonl.gz'), await bytesOf())
@@ -339,7 +339,7 @@ describe('jsonlPersistence: layout, create and append', () => {
     expectError((await J1.list()).damaged[0], PersistenceCorruptionError, 'DUPLICATE_LOG')
   })
 
-  it('rejects a dir that is a file, and bad options at construction (§8.1)', async () => {
+  it('rejects a dir that is a file, and bad options at construction', async () => {
     await writeFile(join(dir, 'plain-file'), 'x')
     const adapter = jsonlPersistence({ dir: join(dir, 'plain-file') })
     opened.push(adapter)
@@ -382,7 +382,7 @@ describe('jsonlPersistence: layout, create and append', () => {
     await lease.release()
   })
 
-  it('rejects every call after close with CLOSED; close releases leases (A11)', async () => {
+  it('rejects every call after close with CLOSED; close releases leases', async () => {
     const J1 = J()
     const lease = await J1.acquire('s1')
     await J1.close()
@@ -454,8 +454,8 @@ describe('jsonlPersistence: plain reads overlap the scan', () => {
   })
 })
 
-describe('jsonlPersistence: failures roll back (J7)', () => {
-  it('cuts a batch whose fdatasync failed back to the previous size; the retry succeeds (scenario 42)', async () => {
+describe('jsonlPersistence: failures roll back', () => {
+  it('cuts a batch whose fdatasync failed back to the previous size; the retry succeeds', async () => {
     let syncs = 0
     const injected = new Error('injected fdatasync failure')
     const fileSystem: JsonlFileSystem = {
@@ -520,7 +520,7 @@ describe('jsonlPersistence: failures roll back (J7)', () => {
     expect((await J1.load('s1')).events.map(json)).toEqual(events.map(json))
   })
 
-  it('refuses to append over a torn tail it has not loaded (J6 REPAIR_REQUIRED)', async () => {
+  it('refuses to append over a torn tail it has not loaded (REPAIR_REQUIRED)', async () => {
     const content = await writeLog(`${log().map(lineOf).join('')}{"type":"turn/sta`)
     const J1 = J()
     const lease = await J1.acquire('s1')
@@ -533,7 +533,7 @@ describe('jsonlPersistence: failures roll back (J7)', () => {
     await lease.release()
   })
 
-  it('rejects an append when the file changed size behind its back (J6 expectedBytes)', async () => {
+  it('rejects an append when the file changed size behind its back (expectedBytes)', async () => {
     const J1 = J()
     const events = log([TS(2)])
     await J1.create(H1)
@@ -557,7 +557,7 @@ describe('jsonlPersistence: failures roll back (J7)', () => {
 describe('jsonlPersistence: tails, corruption and repair', () => {
   const eight = (): SessionEvent[] => log([TS(2), SS(2, 1)])
 
-  it('loads a torn last line, repairs it to the committed prefix plus closers (scenario 8)', async () => {
+  it('loads a torn last line, repairs it to the committed prefix plus closers', async () => {
     const committed = `${headerLine}\n${eight().map(lineOf).join('')}`
     await writeLog(`${eight().map(lineOf).join('')}{"type":"assistant/chunk","seq":8,"ti`)
     const J1 = J()
@@ -577,7 +577,7 @@ describe('jsonlPersistence: tails, corruption and repair', () => {
     expect((await J1.load('s1')).revision).toBe(second.revision)
   })
 
-  it('keeps the truncated prefix when the closers write fails after the cut (scenario 9)', async () => {
+  it('keeps the truncated prefix when the closers write fails after the cut', async () => {
     const committed = `${headerLine}\n${eight().map(lineOf).join('')}`
     await writeLog(`${eight().map(lineOf).join('')}{"type":"assistant/chunk","seq":8,"ti`)
     const injected = new Error('injected write failure')
@@ -604,7 +604,7 @@ describe('jsonlPersistence: tails, corruption and repair', () => {
     await lease.release()
   })
 
-  it('tolerates an unparsable last line as a torn tail and cuts it (scenario 10)', async () => {
+  it('tolerates an unparsable last line as a torn tail and cuts it', async () => {
     await writeLog(`${log().map(lineOf).join('')}{"type":"turn/sta\n`)
     const J1 = J()
     const { first, closers, second } = await loadAndRepair(J1)
@@ -615,7 +615,7 @@ describe('jsonlPersistence: tails, corruption and repair', () => {
     expect(await textOf()).toBe(`${headerLine}\n${log().map(lineOf).join('')}`)
   })
 
-  it('refuses damage followed by valid records and changes nothing (scenario 11)', async () => {
+  it('refuses damage followed by valid records and changes nothing', async () => {
     const body = log().map(lineOf).join('')
     const content = await writeLog(`${body}xx\n${lineOf(log([TS(2)])[6])}`)
     const before = await stat(file())
@@ -631,7 +631,7 @@ describe('jsonlPersistence: tails, corruption and repair', () => {
     expect(await readdir(dir)).toEqual(['s1.jsonl'])
   })
 
-  it('reports a complete record with a wrong seq as SEQ_MISMATCH (scenario 12)', async () => {
+  it('reports a complete record with a wrong seq as SEQ_MISMATCH', async () => {
     const wrong = { ...log([TS(2)])[6]!, seq: 9 }
     const content = await writeLog(`${log().map(lineOf).join('')}${lineOf(wrong)}`)
     expectError(await rejectionOf(J().load('s1')), PersistenceCorruptionError, 'SEQ_MISMATCH', {
@@ -642,7 +642,7 @@ describe('jsonlPersistence: tails, corruption and repair', () => {
     expect(await textOf()).toBe(content)
   })
 
-  it('quarantines a damaged log with truncateAtCorruption and keeps the valid prefix (scenario 13, J14)', async () => {
+  it('quarantines a damaged log with truncateAtCorruption and keeps the valid prefix', async () => {
     const body = log().map(lineOf).join('')
     const damaged = await writeLog(`${body}xx\n${lineOf(log([TS(2)])[6])}`)
     let clock = 4242
@@ -662,7 +662,7 @@ describe('jsonlPersistence: tails, corruption and repair', () => {
     expect((await J1.list()).headers).toEqual([H1])
   })
 
-  it('refuses a repair whose tail revision is stale, changing nothing (A6)', async () => {
+  it('refuses a repair whose tail revision is stale, changing nothing', async () => {
     await writeLog(`${log().map(lineOf).join('')}{"type":"turn/sta`)
     const J1 = J()
     const lease = await J1.acquire('s1')
@@ -678,8 +678,8 @@ describe('jsonlPersistence: tails, corruption and repair', () => {
   })
 })
 
-describe('jsonlPersistence: locks (J15–J17)', () => {
-  it('excludes a second instance until release (scenario 20)', async () => {
+describe('jsonlPersistence: locks', () => {
+  it('excludes a second instance until release', async () => {
     const A = J()
     const B = J()
     const lease = await A.acquire('s1')
@@ -695,7 +695,7 @@ describe('jsonlPersistence: locks (J15–J17)', () => {
     await second.release()
   })
 
-  it('takes over a stale lock of an exited process on this host (scenario 21)', async () => {
+  it('takes over a stale lock of an exited process on this host', async () => {
     const child = spawn(process.execPath, ['-e', ''])
     const pid = child.pid!
     await new Promise((resolve) => child.once('exit', resolve))
@@ -729,7 +729,7 @@ describe('jsonlPersistence: locks (J15–J17)', () => {
     })
   })
 
-  it('fences a writer whose lock was replaced (scenario 22)', async () => {
+  it('fences a writer whose lock was replaced', async () => {
     const A = J()
     await store(A, [log()])
     const lease = await A.acquire('s1')
@@ -765,7 +765,7 @@ describe('jsonlPersistence: compressed frames', () => {
   })
   const zstdEncoder = (bytes: Uint8Array, level: number): Uint8Array => new Uint8Array(wasmZstd.compress(bytes, level))
 
-  it('writes one gzip member per batch, readable by gunzip (scenario 39)', async () => {
+  it('writes one gzip member per batch, readable by gunzip', async () => {
     const J1 = J({ compression: 'gzip' })
     const events = log([TS(2)])
     await store(J1, [events.slice(0, 6), events.slice(6)])
@@ -782,7 +782,7 @@ describe('jsonlPersistence: compressed frames', () => {
     expect((await J1.list()).headers).toEqual([H1])
   })
 
-  it('needs a zstd encoder on Node 20, yet reads zstd logs without one (scenario 40)', async () => {
+  it('needs a zstd encoder on Node 20, yet reads zstd logs without one', async () => {
     const native = typeof ((await import('node:zlib')) as Record<string, unknown>)['zstdCompressSync'] === 'function'
     if (!native) {
       expectError(
@@ -811,7 +811,7 @@ describe('jsonlPersistence: compressed frames', () => {
   })
 
   it.each(['gzip', 'zstd'] as const)(
-    'salvages the complete records of a torn last %s frame and rewrites it as one frame (J13)',
+    'salvages the complete records of a torn last %s frame and rewrites it as one frame',
     async (compression) => {
       const big = randomBytes(225_000).toString('base64')
       const events = log([TS(2), SS(2, 1), CH(big, 2, 1)])
@@ -840,7 +840,7 @@ describe('jsonlPersistence: compressed frames', () => {
   )
 
   it.each(['gzip', 'zstd'] as const)(
-    'names the file byte of the damaged %s frame, not of the decoded text, in CORRUPT_LOG and SEQ_MISMATCH (T4)',
+    'names the file byte of the damaged %s frame, not of the decoded text, in CORRUPT_LOG and SEQ_MISMATCH',
     async (compression) => {
       const codec = compression === 'gzip' ? gzipCodec() : zstdCodec({ zstdEncoder })
       const name = `s1.jsonl${compression === 'gzip' ? '.gz' : '.zst'}`
@@ -883,7 +883,7 @@ function zstdWalk(bytes: Uint8Array) {
   return zstdCodec({ onUnavailable: 'reject-writes' }).walk(bytes)
 }
 
-describe('jsonlPersistence: a cut at every byte offset loads and repairs (scenario 43)', () => {
+describe('jsonlPersistence: a cut at every byte offset loads and repairs', () => {
   beforeAll(async () => {
     await wasmZstd.isLoaded
   })
@@ -992,7 +992,7 @@ describe('jsonlPersistence: loaded events are adopted, not copied', () => {
 describe('jsonlPersistence under a harness', () => {
   const eight = (): SessionEvent[] => log([TS(2), SS(2, 1)])
 
-  it('leaves dir empty for a session disposed without appends, and frees its id (scenario 2)', async () => {
+  it('leaves dir empty for a session disposed without appends, and frees its id', async () => {
     const harness = await freshHarness({ persistence: J() })
     const sessions = harness.ctx.sessions
     await sessions.dispose(sessions.create({ id: 's1' }))
@@ -1002,7 +1002,7 @@ describe('jsonlPersistence under a harness', () => {
     await harness.close()
   })
 
-  it('repairs a torn log on load and resumes it with session/end-seed (scenario 8)', async () => {
+  it('repairs a torn log on load and resumes it with session/end-seed', async () => {
     const committed = `${headerLine}\n${eight().map(lineOf).join('')}`
     await writeLog(`${eight().map(lineOf).join('')}{"type":"assistant/chunk","seq":8,"ti`)
     const harness = await freshHarness({ persistence: J() })
@@ -1039,7 +1039,7 @@ describe('jsonlPersistence under a harness', () => {
     ])
   })
 
-  it('cuts an unparsable last line and leaves no lock behind a refused load (scenarios 10, 11)', async () => {
+  it('cuts an unparsable last line and leaves no lock behind a refused load', async () => {
     await writeLog(`${log().map(lineOf).join('')}{"type":"turn/sta\n`)
     const harness = await freshHarness({ persistence: J() })
     expect((await harness.persistence.load('s1')).events.map(json)).toEqual(log().map(json))
@@ -1052,7 +1052,7 @@ describe('jsonlPersistence under a harness', () => {
     await harness.close()
   })
 
-  it('quarantines on repair with truncateAtCorruption, then has nothing to do (scenario 13)', async () => {
+  it('quarantines on repair with truncateAtCorruption, then has nothing to do', async () => {
     const damaged = await writeLog(`${log().map(lineOf).join('')}xx\n${lineOf(log([TS(2)])[6])}`)
     const harness = await freshHarness({ persistence: J({ now: () => 777 }) })
     const report = await harness.persistence.repair('s1', { truncateAtCorruption: true })
@@ -1078,7 +1078,7 @@ describe('jsonlPersistence: scenarios checked to the letter', () => {
   const nativeZstd = async (): Promise<boolean> =>
     typeof ((await import('node:zlib')) as Record<string, unknown>)['zstdCompressSync'] === 'function'
 
-  it('salvages seqs 6, 7 of a zstd frame cut 10 bytes past its first block, and renames one frame of seqs 6–9 over the log (scenario 38)', async () => {
+  it('salvages seqs 6, 7 of a zstd frame cut 10 bytes past its first block, and renames one frame of seqs 6–9 over the log', async () => {
     const big = randomBytes(225_000).toString('base64')
     expect(big).toHaveLength(300_000)
     const events = log([TS(2), SS(2, 1), CH(big, 2, 1)])
@@ -1118,7 +1118,7 @@ describe('jsonlPersistence: scenarios checked to the letter', () => {
     expect(next.events.map(json)).toEqual(loaded.events.map(json))
   })
 
-  it('a resumed .jsonl.zst without a zstd writer: load and list work, the first flush rejects with cause ZSTD_UNAVAILABLE, file unchanged (scenario 40)', async () => {
+  it('a resumed .jsonl.zst without a zstd writer: load and list work, the first flush rejects with cause ZSTD_UNAVAILABLE, file unchanged', async () => {
     if (await nativeZstd()) return
     expectError(
       thrownBy(() => jsonlPersistence({ dir, compression: 'zstd' })),
@@ -1143,7 +1143,7 @@ describe('jsonlPersistence: scenarios checked to the letter', () => {
   })
 
   it.each(['none', 'gzip', 'zstd'] as const)(
-    'the fixture of scenario 43 loads identically with readChunkBytes 1, 2, 3, 5 and 65 536 (scenario 44, %s)',
+    'the torn-tail fixture loads identically with readChunkBytes 1, 2, 3, 5 and 65 536 (%s)',
     async (compression) => {
       const events = log([TS(2), SS(2, 1), UM('ü😀'), CH('a', 2, 1), CH('b', 2, 1), CH('c', 2, 1), CH('d', 2, 1)])
       await store(J({ compression, zstdEncoder }), [events.slice(0, 6), events.slice(6)])
@@ -1155,7 +1155,7 @@ describe('jsonlPersistence: scenarios checked to the letter', () => {
     },
   )
 
-  it('writes each batch with one logical write and one fdatasync; 150 000 events in one append are 1 write, 1 sync (scenario 46, J6)', async () => {
+  it('writes each batch with one logical write and one fdatasync; 150 000 events in one append are 1 write, 1 sync', async () => {
     const counts = { write: 0, fdatasync: 0, fsync: 0 }
     const fileSystem: JsonlFileSystem = {
       ...nodeFileSystem,
@@ -1198,7 +1198,7 @@ describe('jsonlPersistence: scenarios checked to the letter', () => {
   }, 60_000)
 
   it.each(['gzip', 'zstd'] as const)(
-    'a %s salvage repair failing before its rename leaves the original; the next load salvages the same records (J13)',
+    'a %s salvage repair failing before its rename leaves the original; the next load salvages the same records',
     async (compression) => {
       const big = randomBytes(225_000).toString('base64')
       const events = log([TS(2), SS(2, 1), CH(big, 2, 1)])
@@ -1240,7 +1240,7 @@ describe('jsonlPersistence: scenarios checked to the letter', () => {
     },
   )
 
-  it('never overwrites a log another instance published first: the second first-append is SESSION_EXISTS (J8)', async () => {
+  it('never overwrites a log another instance published first: the second first-append is SESSION_EXISTS', async () => {
     const A = J({ lock: false })
     const B = J({ lock: false })
     await A.create(H1)

@@ -69,8 +69,8 @@ function textOf(adapter: MemoryPersistence, id = 's1'): string | undefined {
   return bytes === undefined ? undefined : latin.decode(bytes)
 }
 
-describe('create (A1, H2, H4)', () => {
-  test('scenario 2: create and acquire store nothing; the first append materializes header and batch', async () => {
+describe('create', () => {
+  test('create and acquire store nothing; the first append materializes header and batch', async () => {
     const adapter = memoryPersistence()
     await adapter.create(H1)
     const lease = await adapter.acquire('s1')
@@ -81,7 +81,7 @@ describe('create (A1, H2, H4)', () => {
     expect((await adapter.list()).headers).toEqual([H1])
   })
 
-  test('scenario 2: a registration never appended is forgotten when its lease is released', async () => {
+  test('a registration never appended is forgotten when its lease is released', async () => {
     const adapter = memoryPersistence()
     await adapter.create(H1)
     const lease = await adapter.acquire('s1')
@@ -91,7 +91,7 @@ describe('create (A1, H2, H4)', () => {
     await expect(adapter.create(H1)).resolves.toBeUndefined()
   })
 
-  test('scenario 4: invalid headers and ids are refused and nothing is stored', async () => {
+  test('invalid headers and ids are refused and nothing is stored', async () => {
     const adapter = memoryPersistence()
     const version = await rejection(adapter.create({ ...H1, version: 2 } as unknown as SessionHeader))
     expect(SessionHeaderError.is(version)).toBe(true)
@@ -109,7 +109,7 @@ describe('create (A1, H2, H4)', () => {
     expect(adapter.store.ids()).toEqual([])
   })
 
-  test('scenario 5: a stored or registered id is SESSION_EXISTS', async () => {
+  test('a stored or registered id is SESSION_EXISTS', async () => {
     const store = createMemoryStore()
     const adapter = memoryPersistence({ store })
     await stored(adapter, L1)
@@ -140,8 +140,8 @@ describe('create (A1, H2, H4)', () => {
   })
 })
 
-describe('append (A2, A3)', () => {
-  test('scenario 3: conflicts, gaps, empty batches and released leases leave bytes and revision unchanged', async () => {
+describe('append', () => {
+  test('conflicts, gaps, empty batches and released leases leave bytes and revision unchanged', async () => {
     const adapter = memoryPersistence()
     await stored(adapter, L1)
     const lease = await adapter.acquire('s1')
@@ -224,7 +224,7 @@ describe('append (A2, A3)', () => {
     expect(adapter.store.read('s1')).toEqual(bytes)
   })
 
-  test('appends continue the log, chunk runs packed (K2) unless packChunks is false', async () => {
+  test('appends continue the log, chunk runs packed unless packChunks is false', async () => {
     const adapter = memoryPersistence()
     await stored(adapter, L1)
     const lease = await adapter.acquire('s1')
@@ -238,7 +238,7 @@ describe('append (A2, A3)', () => {
     expect(textOf(plain)?.split('\n')).toHaveLength(7)
   })
 
-  test('scenario 46 (memory): one batch of 150 000 events is stored and loaded back', async () => {
+  test('one batch of 150 000 events is stored and loaded back', async () => {
     const adapter = memoryPersistence()
     await stored(adapter, L1)
     const lease = await adapter.acquire('s1')
@@ -251,7 +251,7 @@ describe('append (A2, A3)', () => {
   })
 })
 
-describe('load (A4, A5, H3)', () => {
+describe('load', () => {
   test('returns the stored log byte-exact as fresh objects, with location and a stable revision', async () => {
     const adapter = memoryPersistence()
     await stored(adapter, L1)
@@ -267,7 +267,7 @@ describe('load (A4, A5, H3)', () => {
     expect((await adapter.load('s1')).events[0]?.type).toBe('turn/start')
   })
 
-  test('scenario 45: data key order survives', async () => {
+  test('data key order survives', async () => {
     const adapter = memoryPersistence()
     const note: SessionEvent = { type: 'test/note', seq: 0, time: 1000, data: { z: 1, a: { y: 2, b: 3 } } }
     await stored(adapter, [note])
@@ -308,7 +308,7 @@ describe('load (A4, A5, H3)', () => {
     expect(await rejection(adapter.list({ signal: controller.signal }))).toBe(reason)
   })
 
-  test('scenarios 11, 12, 15 on memory: integrity failures are typed and change nothing', async () => {
+  test('on memory: integrity failures are typed and change nothing', async () => {
     const adapter = memoryPersistence()
     await stored(adapter, L1)
     const committed = textOf(adapter)!
@@ -340,10 +340,10 @@ describe('load (A4, A5, H3)', () => {
   })
 })
 
-describe('commitRepair (A6)', () => {
+describe('commitRepair', () => {
   const withOpenTurn = [...L1, ...from(6, TS(2), SS(2, 1))]
 
-  test('scenario 8 on memory: a torn tail is cut and the closers appended as one batch', async () => {
+  test('on memory: a torn tail is cut and the closers appended as one batch', async () => {
     const adapter = memoryPersistence()
     await stored(adapter, withOpenTurn)
     const committed = textOf(adapter)!
@@ -371,7 +371,7 @@ describe('commitRepair (A6)', () => {
     await lease.release()
   })
 
-  test('scenario 10 on memory: an unparsable last line is cut, no closers needed', async () => {
+  test('on memory: an unparsable last line is cut, no closers needed', async () => {
     const adapter = memoryPersistence()
     await stored(adapter, L1)
     const committed = textOf(adapter)!
@@ -386,7 +386,7 @@ describe('commitRepair (A6)', () => {
     await lease.release()
   })
 
-  test('scenario 13 on memory: a corrupt tail is quarantined byte-identical, the valid prefix kept', async () => {
+  test('on memory: a corrupt tail is quarantined byte-identical, the valid prefix kept', async () => {
     const adapter = memoryPersistence()
     await stored(adapter, L1)
     const committed = textOf(adapter)!
@@ -454,7 +454,7 @@ describe('commitRepair (A6)', () => {
     await lease.release()
   })
 
-  test('scenario 43 on memory: every cut loads, repairs once, and then loads clean', async () => {
+  test('on memory: every cut loads, repairs once, and then loads clean', async () => {
     const fixture = [...L1, ...from(6, TS(2), SS(2, 1), UM('ü😀'), CH('a'), CH('b'), CH('c'), CH('d'))]
     const adapter = memoryPersistence()
     await stored(adapter, fixture)
@@ -480,8 +480,8 @@ describe('commitRepair (A6)', () => {
   })
 })
 
-describe('readFrom (A7)', () => {
-  test('scenario 18 on memory', async () => {
+describe('readFrom', () => {
+  test('on memory: readFrom returns the committed suffix and the header, checks fromSeq and the id, and changes nothing', async () => {
     const adapter = memoryPersistence()
     await stored(adapter, L1)
     expect((await adapter.readFrom('s1', 0)).events).toHaveLength(6)
@@ -509,7 +509,7 @@ describe('readFrom (A7)', () => {
   })
 })
 
-describe('list (A8) and delete (A9)', () => {
+describe('list and delete', () => {
   test('lists stored headers sorted by UTF-16 id; damaged headers are reported, not thrown', async () => {
     const adapter = memoryPersistence()
     for (const id of ['b', 'B', 'a_1', 'a']) await stored(adapter, L1, { ...H1, id })
@@ -523,7 +523,7 @@ describe('list (A8) and delete (A9)', () => {
     expect(listing.damaged[0]).toMatchObject({ code: 'CORRUPT_HEADER', sessionId: 'c', location: 'memory:c', line: 1 })
   })
 
-  test('scenario 5: delete removes the log; absent ids are SESSION_NOT_FOUND', async () => {
+  test('delete removes the log; absent ids are SESSION_NOT_FOUND', async () => {
     const adapter = memoryPersistence()
     await stored(adapter, L1)
     const lease = await adapter.acquire('s1')
@@ -547,8 +547,8 @@ describe('list (A8) and delete (A9)', () => {
   })
 })
 
-describe('leases (A10) and close (A11)', () => {
-  test('scenario 20 on memory: two instances on one store exclude each other', async () => {
+describe('leases and close', () => {
+  test('on memory: two instances on one store exclude each other', async () => {
     const store = createMemoryStore()
     const a = memoryPersistence({ store, now: () => 42 })
     const b = memoryPersistence({ store })
@@ -581,7 +581,7 @@ describe('leases (A10) and close (A11)', () => {
     expect(await rejection(adapter.commitRepair('s1', undefined, from(6, TS(2))))).toBeInstanceOf(LeaseLostError)
   })
 
-  test('scenario 22 on memory: an expired lease fences its holder', async () => {
+  test('on memory: an expired lease fences its holder', async () => {
     const store = createMemoryStore()
     const a = memoryPersistence({ store })
     const b = memoryPersistence({ store })
@@ -643,7 +643,7 @@ describe('leases (A10) and close (A11)', () => {
   })
 })
 
-describe('session ids and file names (H4, J1, scenario 41)', () => {
+describe('session ids and file names', () => {
   test.each([
     ['s1', 's1'],
     ['Run.2', 'Run.2'],

@@ -1,8 +1,7 @@
 /**
- * The `persistence` entry (03-persistence.md §5, §6, §7): its config and description, binding live
- * sessions (C2, C3), write-behind batches reaching the adapter (C4, WB1–WB9 through a harness),
- * flush as the durability checkpoint, error wrapping (C6), dispose (C5) and close (C7).
- * Scenarios 2, 21, 26, 29, 32, 33, 36, 42.
+ * The `persistence` entry: its config and description, binding live
+ * sessions, write-behind batches reaching the adapter (the write-behind rules through a harness),
+ * flush as the durability checkpoint, error wrapping, dispose and close.
  *
  * @module
  */
@@ -206,8 +205,8 @@ describe('the persistence entry', () => {
   })
 })
 
-describe('binding and write-behind (C2, C4)', () => {
-  test('events reach the adapter only as window batches with contiguous expectedSeq (WB1)', async () => {
+describe('binding and write-behind', () => {
+  test('events reach the adapter only as window batches with contiguous expectedSeq', async () => {
     const adapter = faultyPersistence(memoryPersistence())
     const harness = await start({ persistence: adapter })
     const session = harness.sessions.create({ id: 's1' })
@@ -237,7 +236,7 @@ describe('binding and write-behind (C2, C4)', () => {
     expect(seqsOf((await adapter.inner.load('s1')).events)).toEqual([0, 1, 2, 3, 4])
   })
 
-  test('maxPendingEvents writes at once, ignoring the window (WB8)', async () => {
+  test('maxPendingEvents writes at once, ignoring the window', async () => {
     const adapter = faultyPersistence(memoryPersistence())
     const harness = await start({ persistence: adapter, writeBehind: { maxPendingEvents: 3 } })
     const session = appendAll(harness.sessions.create({ id: 's1' }), [TS(1), SS(1, 1)])
@@ -287,7 +286,7 @@ describe('binding and write-behind (C2, C4)', () => {
     expect(clock.pending()).toEqual([])
   })
 
-  test('a completed turn is durable, and visible to another harness, once its flush resolves (scenario 32)', async () => {
+  test('a completed turn is durable, and visible to another harness, once its flush resolves', async () => {
     const held = gate()
     const adapter = faultyPersistence(J(), { hold: (call) => (call.method === 'append' ? held.promise : undefined) })
     const harness = await start({ persistence: adapter })
@@ -311,7 +310,7 @@ describe('binding and write-behind (C2, C4)', () => {
   })
 })
 
-describe('the turn-end checkpoint D4 through an agent turn (scenario 32)', () => {
+describe('the turn-end checkpoint through an agent turn', () => {
   test("a completed turn's promise resolves only after the append holding turn/end resolved; another harness then sees turn/end", async () => {
     const held = gate()
     let agentEvents: () => readonly SessionEvent[] = () => []
@@ -357,8 +356,8 @@ describe('the turn-end checkpoint D4 through an agent turn (scenario 32)', () =>
   })
 })
 
-describe('failed writes (WB4, WB9, C6)', () => {
-  test('a failed background write is reported once, pauses, and is retried with the next event (scenario 26)', async () => {
+describe('failed writes', () => {
+  test('a failed background write is reported once, pauses, and is retried with the next event', async () => {
     const writes: number[] = []
     const failure = new Error('disk full')
     const adapter = faultyPersistence(memoryPersistence(), {
@@ -396,7 +395,7 @@ describe('failed writes (WB4, WB9, C6)', () => {
     expect(reports).toHaveLength(1)
   })
 
-  test('a flush whose write fails rejects FLUSH_FAILED with the wrapped error, keeps the batch and reports nothing (C6)', async () => {
+  test('a flush whose write fails rejects FLUSH_FAILED with the wrapped error, keeps the batch and reports nothing', async () => {
     const failure = new Error('EIO')
     let broken = true
     const adapter = faultyPersistence(memoryPersistence(), {
@@ -421,7 +420,7 @@ describe('failed writes (WB4, WB9, C6)', () => {
     expect(appendsOf(adapter)).toEqual([[0], [0, 1]])
   })
 
-  test('a HarnessError from the adapter is passed on unwrapped (C6)', async () => {
+  test('a HarnessError from the adapter is passed on unwrapped', async () => {
     const lost = new LeaseLostError({ code: 'LEASE_LOST', sessionId: 's1', detail: 'injected', epoch: 1 })
     const adapter = faultyPersistence(memoryPersistence(), {
       fail: (call) => (call.method === 'append' ? lost : undefined),
@@ -436,7 +435,7 @@ describe('failed writes (WB4, WB9, C6)', () => {
     expect(rejected.cause).toBe(lost)
   })
 
-  test('back-pressure vetoes appends at the high-water mark after a failed write, until a write succeeds (scenario 29)', async () => {
+  test('back-pressure vetoes appends at the high-water mark after a failed write, until a write succeeds', async () => {
     let broken = true
     const adapter = faultyPersistence(memoryPersistence(), {
       fail: (call) => (call.method === 'append' && broken ? new Error('disk full') : undefined),
@@ -467,7 +466,7 @@ describe('failed writes (WB4, WB9, C6)', () => {
     expect(seqsOf((await adapter.inner.load('s1')).events)).toEqual([0, 1, 2, 3])
   })
 
-  test('fdatasync failing on the second append: the flush rejects, the file is cut back, the retry writes it (scenario 42)', async () => {
+  test('fdatasync failing on the second append: the flush rejects, the file is cut back, the retry writes it', async () => {
     let failNext = false
     const injected = new Error('fdatasync failed')
     const fileSystem: JsonlFileSystem = {
@@ -499,12 +498,12 @@ describe('failed writes (WB4, WB9, C6)', () => {
   })
 })
 
-describe('lazy sessions and failed bindings (C3, C2b)', () => {
+describe('lazy sessions and failed bindings', () => {
   test.each([
     ['memory', () => memoryPersistence()],
     ['jsonl', () => J()],
   ])(
-    'a session never appended writes nothing, is not listed, and frees its id on dispose (scenario 2, %s)',
+    'a session never appended writes nothing, is not listed, and frees its id on dispose (%s)',
     async (_name, make) => {
       const adapter = faultyPersistence(make())
       const harness = await start({ persistence: adapter })
@@ -527,7 +526,7 @@ describe('lazy sessions and failed bindings (C3, C2b)', () => {
     },
   )
 
-  test('creating a stored id without prepare fails every flush with SESSION_EXISTS and leaves storage alone (scenario 36)', async () => {
+  test('creating a stored id without prepare fails every flush with SESSION_EXISTS and leaves storage alone', async () => {
     const first = await start({ persistence: J() })
     await first.sessions.flush(appendAll(first.sessions.create({ id: 's1' }), L1()))
     await first.close()
@@ -562,7 +561,7 @@ describe('lazy sessions and failed bindings (C3, C2b)', () => {
     await other.release()
   })
 
-  test('a stale lock of an exited process is taken over with one logger.warn naming its pid (scenario 21)', async () => {
+  test('a stale lock of an exited process is taken over with one logger.warn naming its pid', async () => {
     const child = spawn(process.execPath, ['-e', ''])
     const pid = child.pid as number
     await new Promise((resolve) => child.once('exit', resolve))
@@ -592,7 +591,7 @@ describe('lazy sessions and failed bindings (C3, C2b)', () => {
   })
 })
 
-describe('dispose (C5)', () => {
+describe('dispose', () => {
   test('flushes and releases: the events are stored and the lock file is gone', async () => {
     const adapter = faultyPersistence(J())
     const harness = await start({ persistence: adapter })
@@ -656,8 +655,8 @@ describe('dispose (C5)', () => {
   })
 })
 
-describe('close (C7)', () => {
-  test('flushes every live session in parallel, releases, then closes the adapter; CLOSE_FAILED names the failed session (scenario 33)', async () => {
+describe('close', () => {
+  test('flushes every live session in parallel, releases, then closes the adapter; CLOSE_FAILED names the failed session', async () => {
     const heldA = gate()
     let atClose: string[] | undefined
     const adapter = faultyPersistence(J(), {

@@ -1,5 +1,5 @@
 /**
- * A `session/created` veto (02-session.md §9) after persistence has bound the session: only the
+ * A `session/created` veto after persistence has bound the session: only the
  * listeners that saw the session get `session/disposed` (with `vetoed: true`), and persistence
  * drops the session instead of writing it: nothing stored, its lease (fresh, or the one a resume
  * prepared) released, the id free in storage too; `close()` waits for a release still in flight.

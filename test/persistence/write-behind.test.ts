@@ -173,8 +173,8 @@ describe('writeBehindOptionsSchema', () => {
   })
 })
 
-describe('WriteBehind windows (WB1–WB3)', () => {
-  test('scenario 24a: the window opens at the first event and is fixed; the batch takes the whole queue', async () => {
+describe('WriteBehind windows', () => {
+  test('the window opens at the first event and is fixed; the batch takes the whole queue', async () => {
     const subject = rig()
     const [e0, e1] = events(2)
     subject.queue.enqueue(e0!)
@@ -194,7 +194,7 @@ describe('WriteBehind windows (WB1–WB3)', () => {
     expect(subject.clock.pending()).toEqual([])
   })
 
-  test('scenario 24b: a window that expires during a write starts the next write as soon as that one settles', async () => {
+  test('a window that expires during a write starts the next write as soon as that one settles', async () => {
     const subject = rig()
     const log = events(4)
     await subject.clock.advance(100)
@@ -220,7 +220,7 @@ describe('WriteBehind windows (WB1–WB3)', () => {
     expect(subject.queue.hasWork).toBe(false)
   })
 
-  test('WB3: a window still open when the write settles waits out its own remaining time', async () => {
+  test('a window still open when the write settles waits out its own remaining time', async () => {
     const subject = rig()
     const log = events(2)
     subject.answers.push('hold')
@@ -241,7 +241,7 @@ describe('WriteBehind windows (WB1–WB3)', () => {
     ])
   })
 
-  test('WB7: events go by reference with their JSON text; size is its UTF-16 length, measured once', async () => {
+  test('events go by reference with their JSON text; size is its UTF-16 length, measured once', async () => {
     const subject = rig()
     const [event] = logOf([UM('é😀 wide')])
     let reads = 0
@@ -273,7 +273,7 @@ describe('WriteBehind windows (WB1–WB3)', () => {
   })
 })
 
-describe('WriteBehind hands the measured texts on (WB7)', () => {
+describe('WriteBehind hands the measured texts on', () => {
   test('each batch is frozen and carries the texts measured at enqueue, until its write settles', async () => {
     const seen: { frozen: boolean; handed: readonly string[] | undefined }[] = []
     let batches: (readonly SessionEvent[])[] = []
@@ -301,8 +301,8 @@ describe('WriteBehind hands the measured texts on (WB7)', () => {
   })
 })
 
-describe('WriteBehind flush (WB6)', () => {
-  test('scenario 25: concurrent flushes share one promise; an event queued meanwhile is written next; no timer remains', async () => {
+describe('WriteBehind flush', () => {
+  test('concurrent flushes share one promise; an event queued meanwhile is written next; no timer remains', async () => {
     const subject = rig()
     const [e0, e1] = events(2)
     subject.answers.push('hold')
@@ -380,7 +380,7 @@ describe('WriteBehind flush (WB6)', () => {
     expect(subject.queue.lastError).toBeUndefined()
   })
 
-  test('scenario 27: a failed flush rejects with the error, reports nothing, keeps the batch; a later event waits a full window', async () => {
+  test('a failed flush rejects with the error, reports nothing, keeps the batch; a later event waits a full window', async () => {
     const subject = rig()
     const [e0, e1] = events(2)
     const failure = new Error('io')
@@ -430,8 +430,8 @@ describe('WriteBehind flush (WB6)', () => {
   })
 })
 
-describe('WriteBehind failures (WB4, WB5)', () => {
-  test('scenario 26: one report, paused with no timer; the next event opens a fresh full window for the retry', async () => {
+describe('WriteBehind failures', () => {
+  test('one report, paused with no timer; the next event opens a fresh full window for the retry', async () => {
     // The clock starts at −200 so the first (failing) write happens at t 0.
     const subject = rig({}, -200)
     const [e0, e1] = events(2)
@@ -529,8 +529,8 @@ describe('WriteBehind failures (WB4, WB5)', () => {
   })
 })
 
-describe('WriteBehind high-water (WB8) and back-pressure (WB9)', () => {
-  test('scenario 28: the third event at maxPendingEvents 3 writes at once, ignoring the window', async () => {
+describe('WriteBehind high-water and back-pressure', () => {
+  test('the third event at maxPendingEvents 3 writes at once, ignoring the window', async () => {
     const subject = rig({ maxPendingEvents: 3 })
     const log = events(3)
     subject.queue.enqueue(log[0]!)

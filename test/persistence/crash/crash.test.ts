@@ -1,5 +1,5 @@
 /**
- * Crash tests with real processes (03-persistence.md §6–§8): a child runs seeded sessions
+ * Crash tests with real processes: a child runs seeded sessions
  * against a JSONL dir and is killed with SIGKILL at a seeded random delay after its first
  * acknowledged flush; the parent then reopens every session of that run with a fresh harness and
  * asserts it loads, every acknowledged prefix is present byte-exact, the log is balanced after
@@ -89,7 +89,7 @@ interface RunOutcome {
   missing: number
   /** Sessions whose raw log had a torn tail, by defect. */
   torn: Record<string, number>
-  /** Torn compressed tails with records salvaged from the last frame (J13). */
+  /** Torn compressed tails with records salvaged from the last frame. */
   salvaged: number
   /** Sessions that needed closers (an open turn at the kill). */
   closed: number
@@ -214,7 +214,7 @@ async function killChild(context: RunContext, log: string[]): Promise<Map<string
 
 /**
  * Spawns a second child that cold-loads (so repairs) the killed run's sessions, with short
- * writes, and kills it `delayMs` after it is ready, maybe half-way through a repair (J12–J14).
+ * writes, and kills it `delayMs` after it is ready, maybe half-way through a repair.
  * Returns how many sessions it finished.
  */
 async function killRepair(context: RunContext, delayMs: number, log: string[]): Promise<number> {
@@ -272,7 +272,7 @@ async function keepSnapshot(context: RunContext, files: Map<string, Buffer>, det
   return target
 }
 
-/** Reopens every session of a killed run in a fresh harness and checks §6–§8's promises. */
+/** Reopens every session of a killed run in a fresh harness and checks what persistence promises after a crash. */
 async function verifyRun(context: RunContext, acks: Map<string, Ack[]>): Promise<RunOutcome> {
   const outcome: RunOutcome = {
     loaded: 0,

@@ -1,5 +1,5 @@
 /**
- * A process killed while it takes over a stale lock (J16) leaves `<name>.lock.takeover` behind.
+ * A process killed while it takes over a stale lock leaves `<name>.lock.takeover` behind.
  * The killed-repair runs of `crash.test.ts` hit this with real kills; these cases pin the three
  * states such a kill can leave, deterministically: the takeover file is empty (killed between
  * its exclusive `open` and the write of its marker), half-written, or complete. In each case its
@@ -29,7 +29,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-describe('jsonlPersistence: a takeover interrupted by a crash does not lock the session (J16)', () => {
+describe('jsonlPersistence: a takeover interrupted by a crash does not lock the session', () => {
   const lock = (pid: number): string => JSON.stringify({ pid, host: hostname(), token: 'a'.repeat(32), acquiredAt: 1 })
 
   it.each([
