@@ -17,8 +17,8 @@ const schema = (name: string) => ({
   parameters: { type: 'object', properties: {} },
 })
 
-describe('complete sections and the waterfall (scenarios 6, 8, 9)', () => {
-  test('scenario 6: a complete section is the whole prompt, listener edits undone; two complete sections reject', async () => {
+describe('complete sections and the waterfall', () => {
+  test('a complete section is the whole prompt, listener edits undone; two complete sections reject', async () => {
     const { root, keyA, asm } = await promptWorld()
     P(root).section({ name: 'exact', order: 5, text: 'Exact prompt.', complete: true })
     P(root).section({ name: 'other', order: 1, text: 'Other.' })
@@ -51,7 +51,7 @@ describe('complete sections and the waterfall (scenarios 6, 8, 9)', () => {
     expect((await asm()).sections).toEqual([{ name: 'a', order: 0, text: 'A' }])
   })
 
-  test('scenario 8: a listener registered through A.ctx runs only for A’s assemblies', async () => {
+  test('a listener registered through A.ctx runs only for A’s assemblies', async () => {
     const { root, A, keyA, keyB, asm, signal } = await promptWorld()
     A.on('system-prompt/assemble', (payload) => ({
       ...payload.assembly,
@@ -62,7 +62,7 @@ describe('complete sections and the waterfall (scenarios 6, 8, 9)', () => {
     expect(names((await P(root).assemble({ signal })).sections)).toEqual([])
   })
 
-  test('scenario 9: mutating the handed-in assembly throws TypeError; a replacement works until disposed', async () => {
+  test('mutating the handed-in assembly throws TypeError; a replacement works until disposed', async () => {
     const { root, keyA, asm } = await promptWorld()
     const mutate = root.on('system-prompt/assemble', (payload) => {
       ;(payload.assembly.sections as unknown as unknown[]).push(extra)

@@ -28,7 +28,7 @@ function argumentError(action: () => unknown): InvalidArgumentError {
 
 const section = (text: string) => [{ name: 's', text }]
 
-describe('scenario 10: renderPrompt outcomes', () => {
+describe('renderPrompt outcomes', () => {
   test('an unknown variable lists the registered names, sorted', () => {
     const error = renderError(section('{{x}}'), { b: '2', a: '1' })
     expect(error.code).toBe('PROMPT_VARIABLE_UNKNOWN')
@@ -95,7 +95,7 @@ describe('scenario 10: renderPrompt outcomes', () => {
   })
 })
 
-test('scenario 11: empty and whitespace-only sections are dropped, the rest joined with one blank line', () => {
+test('empty and whitespace-only sections are dropped, the rest joined with one blank line', () => {
   const sections = [
     { name: 'a', text: 'A' },
     { name: 'b', text: '' },

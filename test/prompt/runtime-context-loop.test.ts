@@ -1,5 +1,5 @@
 /**
- * The runtime-context projection through the agent loop (06-prompt-scope.md §3, scenarios 13–15):
+ * The runtime-context projection through the agent loop:
  * snapshots are logged as `user/message`s right after the turn's prompt, only when they change;
  * the system prompt never changes because of contexts.
  */
@@ -58,7 +58,7 @@ async function world(turns: number) {
   return { model, agent, live: harness }
 }
 
-test('scenario 13: snapshots are logged in turns 1, 3 and 4 only; one header; the same system in every request', async () => {
+test('snapshots are logged in turns 1, 3 and 4 only; one header; the same system in every request', async () => {
   const { model, agent, live } = await world(5)
   expect(live.systemPrompt).toBe(live.systemPrompt)
   let mode = 'plan'
@@ -78,7 +78,7 @@ test('scenario 13: snapshots are logged in turns 1, 3 and 4 only; one header; th
   expect(events.filter((event) => event.type === 'request/header')).toHaveLength(1)
 })
 
-test('scenario 14: a replace covering the snapshot suppresses turn 2 and brings a fresh one in turn 3', async () => {
+test('a replace covering the snapshot suppresses turn 2 and brings a fresh one in turn 3', async () => {
   const { agent, live } = await world(3)
   live.systemPrompt.variable('mode', () => 'plan')
   live.systemPrompt.context({ name: 'mode', order: 1, text: 'Mode: {{mode}}' })
@@ -101,7 +101,7 @@ test('scenario 14: a replace covering the snapshot suppresses turn 2 and brings 
   expect(snapshotsByTurn(agent.session.events)).toEqual([[`${HDR}\n\nMode: plan`], [], [`${HDR}\n\nMode: plan`]])
 })
 
-test('scenario 14: a replace shadowing only the turn-1 prompt leaves the snapshot retained', async () => {
+test('a replace shadowing only the turn-1 prompt leaves the snapshot retained', async () => {
   const { agent, live } = await world(3)
   live.systemPrompt.variable('mode', () => 'plan')
   live.systemPrompt.context({ name: 'mode', order: 1, text: 'Mode: {{mode}}' })
@@ -132,7 +132,7 @@ test('scenario 14: a replace shadowing only the turn-1 prompt leaves the snapsho
   expect(snapshotsByTurn(agent.session.events)).toEqual([[`${HDR}\n\nMode: plan`], [], []])
 })
 
-test('scenario 15: a candidate dropped by pre-step in turn 1 is logged in turn 2', async () => {
+test('a candidate dropped by pre-step in turn 1 is logged in turn 2', async () => {
   const { agent, live } = await world(2)
   live.systemPrompt.variable('mode', () => 'plan')
   live.systemPrompt.context({ name: 'mode', order: 1, text: 'Mode: {{mode}}' })

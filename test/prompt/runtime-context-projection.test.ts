@@ -36,7 +36,7 @@ beforeEach(async () => {
 
 afterEach(() => harness.close())
 
-/** The contexts of scenario 13 rendered like the loop does: one `renderPrompt` per context, kind `context`. */
+/** Runtime contexts rendered like the loop does: one `renderPrompt` per context, kind `context`. */
 function renderContexts(
   contexts: readonly PromptTemplateSection[],
   variables: Readonly<Record<string, string | undefined>>,
@@ -67,8 +67,8 @@ interface TurnRecord {
 }
 
 /**
- * One simulated turn of one step: project at T6 (before the claimed prompt is logged), then log the
- * prompt and, when `keep` allows, the candidate right after it (T10); `during` runs inside the open
+ * One simulated turn of one step: project where the loop does (before the claimed prompt is logged), then log the
+ * prompt and, when `keep` allows, the candidate right after it; `during` runs inside the open
  * step after those (a stand-in for a pre-step listener's own writes).
  */
 function turn(
@@ -103,7 +103,7 @@ function textOf(event: SessionEvent | UserMessage | undefined): string | undefin
 
 const modeContext = [{ name: 'mode', text: 'Mode: {{mode}}' }]
 
-describe('scenario 13: a changing context is logged only when it changes', () => {
+describe('a changing context is logged only when it changes', () => {
   test('plan, plan, build, disposed → CLEARED, then nothing', () => {
     const session = sessions.create()
     const projection = createRuntimeContextProjection({ session, ids })
@@ -192,7 +192,7 @@ describe('scenario 13: a changing context is logged only when it changes', () =>
   })
 })
 
-describe('scenario 14: a replacement that shadows the retained snapshot', () => {
+describe('a replacement that shadows the retained snapshot', () => {
   test('covering the retained seq clears it: turn 2 logs nothing, turn 3 a new snapshot', () => {
     const session = sessions.create()
     const projection = createRuntimeContextProjection({ session, ids })
@@ -256,7 +256,7 @@ describe('scenario 14: a replacement that shadows the retained snapshot', () => 
   })
 })
 
-test('scenario 15: a candidate dropped in turn 1 is projected again in turn 2', () => {
+test('a candidate dropped in turn 1 is projected again in turn 2', () => {
   const session = sessions.create()
   const projection = createRuntimeContextProjection({ session, ids })
   const plan = renderContexts(modeContext, { mode: 'plan' })

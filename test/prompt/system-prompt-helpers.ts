@@ -1,5 +1,5 @@
 /**
- * The notation of 06-prompt-scope.md's acceptance scenarios for the system-prompt suites: a
+ * Shared setup and short helpers of the system-prompt suites: a
  * harness with a fixed clock and ids, agents A and B as scoped child contexts of the root
  * (stand-ins until the agent loop lands), `P(ctx)`, `asm(X)` and `render(a)`.
  *

@@ -107,7 +107,7 @@ describe('the system-prompt entry', () => {
   })
 })
 
-describe('tool order (scenario 17)', () => {
+describe('tool order', () => {
   async function threeTools(toolOrder?: readonly string[]) {
     const world = await promptWorld(
       toolOrder === undefined ? {} : { patches: [{ id: 'system-prompt', config: { toolOrder } }] },

@@ -22,8 +22,8 @@ function recordChanges(ctx: Context): SystemPromptChangePayload[] {
   return changes
 }
 
-describe('sections, variables and the instructions option (scenarios 1, 2)', () => {
-  test('scenario 1: the harness instructions, then rules and where, rendered with dir', async () => {
+describe('sections, variables and the instructions option', () => {
+  test('the harness instructions, then rules and where, rendered with dir', async () => {
     const { root, keyA, asm } = await promptWorld({ instructions: 'You are helpful.' })
     P(root).section({ name: 'rules', order: 10, text: 'Rule A.' })
     P(root).section({ name: 'where', order: 20, text: 'Work in {{dir}}.' })
@@ -34,7 +34,7 @@ describe('sections, variables and the instructions option (scenarios 1, 2)', () 
     expect(render(assembly)).toBe('You are helpful.\n\nRule A.\n\nWork in /w.')
   })
 
-  test('scenario 2: without instructions and sections the rendered system prompt is empty', async () => {
+  test('without instructions and sections the rendered system prompt is empty', async () => {
     const { keyA, asm } = await promptWorld()
     const assembly = await asm(keyA)
     expect(assembly).toEqual({ sections: [], contexts: [], variables: {}, tools: [] })
@@ -53,8 +53,8 @@ describe('sections, variables and the instructions option (scenarios 1, 2)', () 
   })
 })
 
-describe('registration rules (scenarios 3, 4)', () => {
-  test('scenario 3: a duplicate global section throws without scope; a scoped one shadows', async () => {
+describe('registration rules', () => {
+  test('a duplicate global section throws without scope; a scoped one shadows', async () => {
     const { root, A, keyA, asm } = await promptWorld({ instructions: 'You are helpful.' })
     P(root).section({ name: 'rules', order: 10, text: 'Rule A.' })
     const duplicate = expectError(
@@ -105,7 +105,7 @@ describe('registration rules (scenarios 3, 4)', () => {
     expect(context.message).toBe('a context named "c" is already registered in this scope')
   })
 
-  test('scenario 4: invalid contributions name the field, register nothing and emit nothing', async () => {
+  test('invalid contributions name the field, register nothing and emit nothing', async () => {
     const { root, asm } = await promptWorld()
     const changes = recordChanges(root)
     const order = expectError(
@@ -209,8 +209,8 @@ describe('registration rules (scenarios 3, 4)', () => {
   })
 })
 
-describe('system-prompt/change (scenario 5)', () => {
-  test('scenario 5: a throwing listener is contained and never undoes the registration', async () => {
+describe('system-prompt/change', () => {
+  test('a throwing listener is contained and never undoes the registration', async () => {
     const { root, keyA, asm } = await promptWorld()
     const heard: SystemPromptChangePayload[] = []
     root.on('system-prompt/change', (payload) => {
@@ -279,7 +279,7 @@ describe('system-prompt/change (scenario 5)', () => {
 })
 
 /**
- * Scenario 7 with A's registrations made through `scopeA` (a context tagged with A's scope, or A's
+ * Shadowing with A's registrations made through `scopeA` (a context tagged with A's scope, or A's
  * own `ctx`): A shadows the global instructions and variable, and the global provider is called
  * for B only.
  */
@@ -308,8 +308,8 @@ async function expectScenario7(
   expect(calls).toBe(1)
 }
 
-describe('layers and shadowing (scenarios 7, 16)', () => {
-  test('scenario 7: A shadows the global instructions and variable; the global provider is not called for A', async () => {
+describe('layers and shadowing', () => {
+  test('A shadows the global instructions and variable; the global provider is not called for A', async () => {
     const { root, A, keyA, keyB, asm } = await promptWorld()
     await expectScenario7(
       root,
@@ -321,14 +321,14 @@ describe('layers and shadowing (scenarios 7, 16)', () => {
 
   test('a shadowing entry keeps the global entry’s merge position among equal orders', async () => {
     const { root, A, keyA, asm } = await promptWorld()
-    P(root).section({ name: 'first', order: 0, text: 'G1' })
-    P(root).section({ name: 'second', order: 0, text: 'G2' })
-    P(A).section({ name: 'third', order: 0, text: 'A3' })
-    P(A).section({ name: 'first', order: 0, text: 'A1' })
+    P(root).section({ name: 'first', order: 0, text: 'g1' })
+    P(root).section({ name: 'second', order: 0, text: 'g2' })
+    P(A).section({ name: 'third', order: 0, text: 'a3' })
+    P(A).section({ name: 'first', order: 0, text: 'a1' })
     expect((await asm(keyA)).sections).toEqual([
-      { name: 'first', order: 0, text: 'A1' },
-      { name: 'second', order: 0, text: 'G2' },
-      { name: 'third', order: 0, text: 'A3' },
+      { name: 'first', order: 0, text: 'a1' },
+      { name: 'second', order: 0, text: 'g2' },
+      { name: 'third', order: 0, text: 'a3' },
     ])
   })
 
@@ -350,7 +350,7 @@ describe('layers and shadowing (scenarios 7, 16)', () => {
     expect(render(await asm(keyA))).toBe('Hi global.')
   })
 
-  test('scenario 16: A’s suppressor empties A’s contexts without calling the provider; B keeps them', async () => {
+  test('A’s suppressor empties A’s contexts without calling the provider; B keeps them', async () => {
     let calls = 0
     const { root, A, keyA, keyB, asm } = await promptWorld()
     P(root).context({
@@ -393,8 +393,8 @@ describe('layers and shadowing (scenarios 7, 16)', () => {
   })
 })
 
-describe('the notation’s A and B as real agents (scenarios 2, 3, 7, 8, 16)', () => {
-  test('scenario 2: without instructions and sections, render(asm(A)) is empty and A’s first request has no system key', async () => {
+describe('the notation’s A and B as real agents', () => {
+  test('without instructions and sections, render(asm(A)) is empty and A’s first request has no system key', async () => {
     const model = scriptedModel([text('ok')])
     const { harness, root, signal } = await promptWorld({ model })
     const a = await harness.createAgent()
@@ -405,14 +405,14 @@ describe('the notation’s A and B as real agents (scenarios 2, 3, 7, 8, 16)', (
     expect(Object.keys(model.requests[0] ?? {})).not.toContain('system')
   })
 
-  test('scenarios 3, 7, 8, 16: registrations through A.ctx shadow the global ones for A only', async () => {
+  test('registrations through A.ctx shadow the global ones for A only', async () => {
     let sectionCalls = 0
     let contextCalls = 0
     const { harness, root, signal } = await promptWorld({ instructions: 'You are helpful.' })
     const a = await harness.createAgent()
     const b = await harness.createAgent()
     const asm = (agent: Agent) => P(root).assemble({ agent, scope: agent, signal })
-    // Scenario 3: a second global `instructions` is a duplicate; through A.ctx it is accepted.
+    // A second global `instructions` is a duplicate; through A.ctx it is accepted.
     expectError(
       thrownBy(() => P(root).section({ name: 'instructions', order: 0, text: 'Other.' })),
       PromptRegistrationError,
@@ -423,7 +423,7 @@ describe('the notation’s A and B as real agents (scenarios 2, 3, 7, 8, 16)', (
       },
     )
     P(a.ctx).section({ name: 'instructions', order: 0, text: 'Scoped for A.' })
-    // Scenario 7's shadowing (the call-count part is the next test); `hi` is evaluated once per assemble.
+    // Shadowing (the call-count part is the next test); `hi` is evaluated once per assemble.
     P(root).section({
       name: 'hi',
       order: 1,
@@ -437,7 +437,7 @@ describe('the notation’s A and B as real agents (scenarios 2, 3, 7, 8, 16)', (
     expect(render(await asm(a))).toBe('Scoped for A.\n\nHi a.')
     expect(render(await asm(b))).toBe('You are helpful.\n\nHi g.')
     expect(sectionCalls).toBe(2)
-    // Scenario 8.
+    // An assemble listener on A's context changes A's assembly only.
     a.ctx.on('system-prompt/assemble', (payload) => ({
       ...payload.assembly,
       sections: [...payload.assembly.sections, { name: 'only-a', order: 9, text: 'A only.' }],
@@ -445,7 +445,7 @@ describe('the notation’s A and B as real agents (scenarios 2, 3, 7, 8, 16)', (
     expect(names((await asm(a)).sections)).toEqual(['instructions', 'hi', 'only-a'])
     expect(names((await asm(b)).sections)).toEqual(['instructions', 'hi'])
     expect(names((await P(root).assemble({ signal })).sections)).toEqual(['instructions', 'hi'])
-    // Scenario 16.
+    // A context provider is evaluated once per assemble.
     P(root).context({
       name: 'mode',
       order: 1,
@@ -463,7 +463,7 @@ describe('the notation’s A and B as real agents (scenarios 2, 3, 7, 8, 16)', (
     expect((await asm(a)).contexts).toEqual([{ name: 'mode', order: 1, text: 'Mode: plan' }])
   })
 
-  test('scenario 7: the shadowed global instructions provider is never called for A', async () => {
+  test('the shadowed global instructions provider is never called for A', async () => {
     const { harness, root, signal } = await promptWorld()
     const a = await harness.createAgent()
     const b = await harness.createAgent()
