@@ -13,7 +13,7 @@ import {
 import { fakeClock, fakeIds, scriptedModel, text, tool } from 'yoke/testing'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
 
-/** A stand-in for the `Agent` handle (04-agent.md): only identity matters to the initiator. */
+/** A stand-in for the `Agent` handle: only identity matters to the initiator. */
 interface FakeAgent {
   readonly id: string
 }
@@ -41,7 +41,7 @@ async function toolBody(initiator: Initiator<FakeAgent>): Promise<(string | unde
   return seen
 }
 
-describe('scenario 20: run, current, require, runDetached', () => {
+describe('run, current, require, runDetached', () => {
   test('run returns exactly what the operation returns', async () => {
     const initiator = createInitiator<FakeAgent>()
     const A = agent('A')
@@ -116,8 +116,8 @@ describe('scenario 20: run, current, require, runDetached', () => {
   })
 })
 
-describe('scenario 21: two initiators never see each other’s frames', () => {
-  test("inside H1's run(A), H2.current() is undefined, across awaits too", async () => {
+describe('two initiators never see each other’s frames', () => {
+  test("inside h1's run(A), h2.current() is undefined, across awaits too", async () => {
     const h1 = createInitiator<FakeAgent>()
     const h2 = createInitiator<FakeAgent>()
     const A = agent('A')
@@ -135,7 +135,7 @@ describe('scenario 21: two initiators never see each other’s frames', () => {
   })
 })
 
-describe('scenario 22 (frame logic): a child agent started in a parent tool', () => {
+describe('a child agent started in a parent tool', () => {
   test("C's setup sees A; C's turn sees C; after awaiting C, A's tool sees A again", async () => {
     const initiator = createInitiator<FakeAgent>()
     const A = agent('A')
@@ -189,7 +189,7 @@ describe('scenario 22 (frame logic): a child agent started in a parent tool', ()
   })
 })
 
-describe('scenario 23: close', () => {
+describe('close', () => {
   test('after close, run throws INITIATOR_CLOSED without calling the operation; a running frame completes', async () => {
     const initiator = createInitiator<FakeAgent>()
     const A = agent('A')
@@ -221,7 +221,7 @@ describe('scenario 23: close', () => {
   })
 })
 
-describe('the harness initiator, agents.initiator (scenarios 20, 21, 23 through createHarness)', () => {
+describe('the harness initiator, agents.initiator (21, 23 through createHarness)', () => {
   const open: Harness[] = []
   afterEach(async () => {
     for (const harness of open.splice(0).reverse()) await harness.close()
@@ -233,7 +233,7 @@ describe('the harness initiator, agents.initiator (scenarios 20, 21, 23 through 
     return harness
   }
 
-  test('scenario 20: run, current, require, runDetached and a tool body in A’s turn', async () => {
+  test('run, current, require, runDetached and a tool body in A’s turn', async () => {
     const seen: unknown[] = []
     let harness: Harness | undefined
     const probe = defineTool({
@@ -268,7 +268,7 @@ describe('the harness initiator, agents.initiator (scenarios 20, 21, 23 through 
     expect(initiator.current()).toBeUndefined()
   })
 
-  test('scenario 21: inside H1.agents.initiator.run(A, …), H2.agents.initiator.current() is undefined', async () => {
+  test('inside h1.agents.initiator.run(A, …), h2.agents.initiator.current() is undefined', async () => {
     const h1 = await harnessWith()
     const h2 = await harnessWith()
     expect(h1.agents.initiator).not.toBe(h2.agents.initiator)
@@ -281,7 +281,7 @@ describe('the harness initiator, agents.initiator (scenarios 20, 21, 23 through 
     expect(seen).toEqual({ before: undefined, after: undefined, own: A })
   })
 
-  test('scenario 23: during harness.close(), run throws INITIATOR_CLOSED without calling op; a running frame completes', async () => {
+  test('during harness.close(), run throws INITIATOR_CLOSED without calling op; a running frame completes', async () => {
     const harness = await harnessWith()
     const initiator = harness.agents.initiator
     const A = await harness.createAgent()

@@ -54,7 +54,7 @@ function presetOf(ctx: Context, name: string): Preset {
 
 const signal = new AbortController().signal
 
-describe('scenario 25: preset options and setup failures', () => {
+describe('preset options and setup failures', () => {
   test('two presets named "p" reject InvalidOptionsError at ["presets", 1, "name"] and start nothing', async () => {
     const log: string[] = []
     const setup = (): void => {
@@ -512,8 +512,8 @@ describe('preset instructions', () => {
   })
 })
 
-describe('scenario 19: one preset shared by two agents', () => {
-  test('setup ran once; a listener on live R1.ctx hears R1 but never R2; disposing R1 leaves lint and R2’s chain', async () => {
+describe('one preset shared by two agents', () => {
+  test('setup ran once; a listener on live r1.ctx hears r1 but never r2; disposing r1 leaves lint and r2’s chain', async () => {
     let setups = 0
     const lint = defineTool({
       name: 'lint',
@@ -545,14 +545,14 @@ describe('scenario 19: one preset shared by two agents', () => {
     r1.ctx.on('agent/status', ({ agent, status }: { readonly agent: Agent; readonly status: AgentStatus }) => {
       r1Heard.push(`${agent.id}:${status}`)
     })
-    await r2.run('while R1 is alive')
+    await r2.run('while r1 is alive')
     expect(r1Heard).toEqual([])
-    await r1.run('R1 itself')
+    await r1.run('r1 itself')
     expect(r1Heard).toEqual([`${r1.id}:running`, `${r1.id}:idle`])
     await r1.dispose()
     expect(harness.ctx.scopes.chain(r2)).toEqual([r2, preset])
     expect(harness.tools.list(r2).map((definition) => definition.name)).toEqual(['lint'])
-    await r2.run('after R1 is gone')
+    await r2.run('after r1 is gone')
     expect(model.requests[2]?.tools?.map((schema) => schema.name)).toEqual(['lint'])
     expect(model.requests[2]?.system).toBe('You review code.')
     expect(setups).toBe(1)

@@ -39,7 +39,7 @@ function put(layers: ScopedLayers<Layer>, owner: Context, name: string, value: s
 
 const all = (layer: Layer): Layer => layer
 
-describe('scenario 26: layers over an agent scope whose parent is a preset scope', () => {
+describe('layers over an agent scope whose parent is a preset scope', () => {
   test('reads create nothing; merge resolves the nearest layer; disposing the agent reclaims its layer', async () => {
     const { root } = testRoot()
     const layers = mapLayers(root)
@@ -309,7 +309,7 @@ describe('register', () => {
   })
 })
 
-describe('bad options (00-overview.md: options objects → InvalidOptionsError)', () => {
+describe('bad options (options objects → InvalidOptionsError)', () => {
   const create = vi.fn(() => new Map<string, string>())
   const isEmpty = (layer: Layer) => layer.size === 0
   const { scopes } = testRoot().root
