@@ -41,7 +41,7 @@ function registerNote(): void {
   sessions.registerEventType('test/note')
 }
 
-describe('scenario 1: a tool turn appended live', () => {
+describe('a tool turn appended live', () => {
   test('commits seqs 0–8 at time 1000 and derives user, assistant, user', () => {
     const session = sessions.create()
     appendAll(session, [
@@ -71,7 +71,7 @@ describe('scenario 1: a tool turn appended live', () => {
   })
 })
 
-describe('§1 the committed envelope', () => {
+describe('the committed envelope', () => {
   test('has exactly type, seq, time, data, ignorable?, surfaceOp?, sourceEventSeqs? in that order', () => {
     registerNote()
     const session = sessions.create()
@@ -134,7 +134,7 @@ describe('§1 the committed envelope', () => {
   })
 })
 
-describe('§4 the step table: the first failure throws and nothing changes', () => {
+describe('the append steps: the first failure throws and nothing changes', () => {
   test('step 1: a disposed session rejects SESSION_DISPOSED, before any other check', async () => {
     const session = sessions.create()
     append(session, TS(1))
@@ -397,7 +397,7 @@ describe('§4 the step table: the first failure throws and nothing changes', () 
   })
 })
 
-describe('scenario 5 (beyond dsh): a live user/message without id', () => {
+describe('a live user/message without id', () => {
   test('rejects INVALID_PAYLOAD path data.id at seq 0', () => {
     const session = sessions.create()
     expectRejects(
@@ -413,7 +413,7 @@ describe('scenario 5 (beyond dsh): a live user/message without id', () => {
   })
 })
 
-describe('scenario 6: request/header adapterDefaults, live', () => {
+describe('request/header adapterDefaults, live', () => {
   const header = {
     config: { provider: 'mock', model: 'm', maxTokens: 100 },
     adapterDefaults: { maxTokens: true as const },
@@ -452,7 +452,7 @@ describe('scenario 6: request/header adapterDefaults, live', () => {
   })
 })
 
-describe('scenario 8: lossless JSON on append', () => {
+describe('lossless JSON on append', () => {
   const cyclic: Record<string, unknown> = {}
   cyclic['self'] = cyclic
 
@@ -513,7 +513,7 @@ describe('scenario 8: lossless JSON on append', () => {
   })
 })
 
-describe('scenario 11: freezing, deep nesting and the events cache', () => {
+describe('freezing, deep nesting and the events cache', () => {
   test('appended events, their data and nested objects are frozen', () => {
     const session = sessions.create()
     appendAll(session, [TS(1), SS(1, 1), UM('a'), AM(1, 1, text('x'), call('c1')), TC(1, 1, 'c1'), TR(1, 1, 'c1', 4)])
@@ -557,7 +557,7 @@ describe('scenario 11: freezing, deep nesting and the events cache', () => {
   })
 })
 
-describe('§2 an own __proto__ key through append and seed (issue #3 deliverable 2)', () => {
+describe('an own __proto__ key through append and seed', () => {
   const parsed = (): Record<string, unknown> =>
     JSON.parse('{"a":1,"__proto__":{"polluted":true},"nested":[{"__proto__":null}]}') as Record<string, unknown>
 

@@ -1,6 +1,7 @@
 /**
- * Event builders following the Notation of 02-session.md's acceptance scenarios (`TS`, `TE`, `SS`,
- * `SE`, `UM`, `AM`, `TC`, `TR`, `text`, `call`, the log `L1`), plus {@link logOf} to turn them into a committed-looking
+ * Event builders in a compact notation (`TS` turn start, `TE` turn end, `SS` step start, `SE` step
+ * end, `UM` user message, `AM` assistant message, `TC` tool call, `TR` tool result, `text`, `call`,
+ * and a builder of one completed turn), plus {@link logOf} to turn them into a committed-looking
  * log. Each builder returns a fresh `{ type, data, options }` plan, ready for
  * `session.append(plan.type, plan.data, plan.options)`.
  *
@@ -197,7 +198,7 @@ export function stampSeq(plan: EventPlan, seq: number): EventPlan {
   return { ...plan, data: { ...data, message: { ...message, id: `a-${seq}` } } }
 }
 
-/** The notation's log `L1` as fresh plans: `TS(1) SS(1,1) UM('hi') AM(1,1,text('hello')) SE(1,1) TE(1, reason)`. */
+/** One completed turn as fresh plans: `TS(1) SS(1,1) UM('hi') AM(1,1,text('hello')) SE(1,1) TE(1, reason)`. */
 export function L1(reason: string | JsonObject = 'completed'): EventPlan[] {
   return [TS(1), SS(1, 1), UM('hi'), AM(1, 1, text('hello')), SE(1, 1), TE(1, reason)]
 }

@@ -97,7 +97,7 @@ const samples: { readonly [K in CoreEventType]: CoreEventData[K] } = {
 const coreTypes = Object.keys(samples) as CoreEventType[]
 
 describe('the core catalog', () => {
-  test('lists the thirteen core types of §3.1 in table order', () => {
+  test('lists the thirteen core types in table order', () => {
     expect([...catalog.keys()]).toEqual([
       'turn/start',
       'turn/end',
@@ -180,7 +180,7 @@ describe('types line up with schemas', () => {
   })
 })
 
-describe('scenario 4: invalid seeded payloads name the offending path', () => {
+describe('invalid seeded payloads name the offending path', () => {
   const userData = samples['user/message']
   test.each<[string, CoreEventType, unknown, string]>([
     ['user/message data null', 'user/message', null, 'data'],
@@ -232,7 +232,7 @@ describe('scenario 4: invalid seeded payloads name the offending path', () => {
   })
 })
 
-describe('scenario 5: a user/message without id', () => {
+describe('a user/message without id', () => {
   test('is rejected at data.id', () => {
     const data = { role: 'user', content: [text('x')], source: { kind: 'user' } }
     expect(payloadPath('user/message', data)).toBe('data.id')

@@ -41,7 +41,7 @@ const NOT_STARTED_TEXT =
 const OUTCOME_UNKNOWN_TEXT =
   'This tool call started, but the session stopped before its result was saved, so the outcome is unknown and it may already have changed something. Do not simply repeat it: call it again only if it just reads or is safe to repeat; otherwise check the current state first or ask the user.'
 
-describe('closers of a closed or empty log (scenario 32)', () => {
+describe('closers of a closed or empty log', () => {
   test('no open turn gives nothing', () => {
     expect(interruptedTurnClosers([])).toEqual([])
     expect(interruptedTurnClosers(logOf(L1()))).toEqual([])
@@ -84,7 +84,7 @@ describe('closers of a closed or empty log (scenario 32)', () => {
   })
 })
 
-describe('a call without tool/call (scenario 33)', () => {
+describe('a call without tool/call', () => {
   const log = (): SessionEvent[] =>
     logOf(
       [
@@ -145,13 +145,13 @@ describe('a call without tool/call (scenario 33)', () => {
     expect(first.every(isDeepFrozen)).toBe(true)
   })
 
-  test('the exported texts are the spec texts', () => {
+  test('the exported closer texts are the documented texts', () => {
     expect(toolNotStartedText).toBe(NOT_STARTED_TEXT)
     expect(toolOutcomeUnknownText).toBe(OUTCOME_UNKNOWN_TEXT)
   })
 })
 
-describe('a partly answered step (scenario 34)', () => {
+describe('a partly answered step', () => {
   test('only the unanswered call gets a result', () => {
     const log = logOf([
       TS(1),
@@ -195,7 +195,7 @@ describe('a partly answered step (scenario 34)', () => {
   })
 })
 
-describe('a started call without a result (scenario 35)', () => {
+describe('a started call without a result', () => {
   test('gets a TOOL_OUTCOME_UNKNOWN result pointing at its tool/call', () => {
     const log = logOf([TS(1), SS(1, 1), AM(1, 1, call('c1')), TC(1, 1, 'c1')])
     const closers = interruptedTurnClosers(log)
@@ -230,7 +230,7 @@ describe('a started call without a result (scenario 35)', () => {
   })
 })
 
-describe('an orphan tool/call (scenario 36)', () => {
+describe('an orphan tool/call', () => {
   test('gets a result too', () => {
     const log = logOf([TS(1), SS(1, 1), AM(1, 1, text('x')), TC(1, 1, 'o1')])
     const { closers } = repairInto(log)

@@ -11,7 +11,7 @@ beforeEach(async () => {
 
 afterEach(() => harness.close())
 
-test('a dispose called from a session/event listener takes effect when the dispatch returns (§9)', async () => {
+test('a dispose called from a session/event listener takes effect when the dispatch returns', async () => {
   const session = sessions.create()
   const seen: string[] = []
   let disposing: Promise<void> | undefined
@@ -36,7 +36,7 @@ test('a dispose called from a session/event listener takes effect when the dispa
   expect(() => session.append('step/start', { turn: 1, step: 1 })).toThrow(SessionStateError)
 })
 
-test('a dispose called from a session/created listener takes effect when that dispatch returns (§9)', async () => {
+test('a dispose called from a session/created listener takes effect when that dispatch returns', async () => {
   const seen: string[] = []
   let disposing: Promise<void> | undefined
   harness.on('session/created', ({ session }) => {
@@ -53,7 +53,7 @@ test('a dispose called from a session/created listener takes effect when that di
   await disposing
 })
 
-test('a dispose called from a session/flush listener takes effect once every listener started (§9)', async () => {
+test('a dispose called from a session/flush listener takes effect once every listener started', async () => {
   const session = sessions.create({ id: 'f1' })
   const seen: string[] = []
   let disposing: Promise<void> | undefined

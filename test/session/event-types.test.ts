@@ -114,7 +114,7 @@ describe('eventTypes()', () => {
   })
 })
 
-describe('unknown types and ignorable (scenario 30)', () => {
+describe('unknown types and ignorable', () => {
   test('an unknown type is UNKNOWN_EVENT_TYPE; with ignorable it commits with ignorable: true', () => {
     const session = sessions.create()
     expectEventError(
@@ -181,7 +181,7 @@ describe('unknown types and ignorable (scenario 30)', () => {
   })
 })
 
-describe('registered types (scenario 31)', () => {
+describe('registered types', () => {
   const markOptions = (): EventTypeOptions => ({ schema: z.object({ n: z.number() }), enclosure: 'turn' })
 
   test('the schema checks data live and in seeds', () => {

@@ -29,7 +29,7 @@ function refusedFork(action: () => unknown): SessionForkError {
 
 const marker = (seq: number): SessionEvent => ({ type: 'session/end-seed', seq, time: 1000, data: {} })
 
-describe('fork of an empty session (scenario 37)', () => {
+describe('fork of an empty session', () => {
   test('gives a child with only the marker and the lineage header', () => {
     const parent = sessions.create({ header: { cwd: '/workspace' } })
     expect(parent.id).toBe('s1')
@@ -53,7 +53,7 @@ describe('fork of an empty session (scenario 37)', () => {
   })
 })
 
-describe('fork of a closed log (scenario 38)', () => {
+describe('fork of a closed log', () => {
   test('copies every event into new frozen objects, then the marker', () => {
     const parent = appendAll(sessions.create(), L1())
     const child = sessions.fork(parent)
@@ -133,7 +133,7 @@ describe('fork of a closed log (scenario 38)', () => {
   })
 })
 
-describe('fork at a boundary (scenario 39)', () => {
+describe('fork at a boundary', () => {
   test('copies the inclusive prefix only', () => {
     const parent = appendAll(sessions.create(), [
       ...L1(),
@@ -165,7 +165,7 @@ describe('fork at a boundary (scenario 39)', () => {
   })
 })
 
-describe('invalid boundaries and ids (scenario 40)', () => {
+describe('invalid boundaries and ids', () => {
   test('an empty source has no seq to fork at', () => {
     sessions.create()
     const error = refusedFork(() => sessions.fork('s1', { at: 0 }))
@@ -217,7 +217,7 @@ describe('invalid boundaries and ids (scenario 40)', () => {
   })
 })
 
-describe('forks inside an open turn (scenario 41)', () => {
+describe('forks inside an open turn', () => {
   test('are OPEN_TURN with the nearest balanced seq', () => {
     appendAll(sessions.create(), [...L1(), TS(2), SS(2, 1), UM('x')])
     for (const at of [6, 7, 8, undefined]) {

@@ -42,7 +42,7 @@ function observe(): SessionEvent[] {
   return observed
 }
 
-describe('scenario 15: failing session/event listeners are contained', () => {
+describe('failing session/event listeners are contained', () => {
   test('a throwing and a rejecting listener are reported with the session id; later listeners still run', async () => {
     const session = sessions.create()
     const syncFailure = new Error('sync listener failed')
@@ -74,7 +74,7 @@ describe('scenario 15: failing session/event listeners are contained', () => {
   })
 })
 
-describe('scenario 16: commit guards veto before the commit', () => {
+describe('commit guards veto before the commit', () => {
   test('a guard throwing once vetoes with its error as cause, nothing is dispatched, the retry commits seq 0', () => {
     const session = sessions.create()
     const observed = observe()
@@ -188,7 +188,7 @@ describe('scenario 16: commit guards veto before the commit', () => {
   })
 })
 
-describe('§4 reentrancy from guards', () => {
+describe('reentrancy from guards', () => {
   test('an append to the same session from a guard throws REENTRANT_APPEND and vetoes the outer append', () => {
     const session = sessions.create()
     let inner: unknown
@@ -235,7 +235,7 @@ describe('§4 reentrancy from guards', () => {
   })
 })
 
-describe('scenario 17: an observer appending to its own session', () => {
+describe('an observer appending to its own session', () => {
   test('gets REENTRANT_APPEND (reported); the outer append returns and a later listener sees it', async () => {
     const session = sessions.create()
     harness.on('session/event', ({ session: owner }) => {
@@ -276,7 +276,7 @@ describe('scenario 17: an observer appending to its own session', () => {
   })
 })
 
-describe('§4 observers', () => {
+describe('observers', () => {
   test('run in order, once per commit, with the committed event already readable through at()', () => {
     const session = sessions.create()
     const order: string[] = []
@@ -303,7 +303,7 @@ describe('§4 observers', () => {
   })
 })
 
-describe('§4 step 2: only guards and observers make an append reentrant', () => {
+describe('only guards and observers make an append reentrant', () => {
   test('a session/created listener may append to the session it announces', () => {
     const appended: SessionEvent[] = []
     harness.on('session/created', ({ session }) => {

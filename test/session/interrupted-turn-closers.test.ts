@@ -30,7 +30,7 @@ const stepEnd = (turn: number, step: number, seq: number, time = 1000) => ({
 })
 
 describe('interruptedTurnClosers', () => {
-  test('returns nothing for an empty log or a log whose turns all ended (scenario 32)', () => {
+  test('returns nothing for an empty log or a log whose turns all ended', () => {
     expect(interruptedTurnClosers([])).toEqual([])
     expect(interruptedTurnClosers(logOf(L1()))).toEqual([])
   })
@@ -54,11 +54,11 @@ describe('interruptedTurnClosers', () => {
     expect(interruptedTurnClosers([...open, ended])).toEqual([])
   })
 
-  test('closes an open step and turn (scenario 32)', () => {
+  test('closes an open step and turn', () => {
     expect(interruptedTurnClosers(logOf([TS(1), SS(1, 1)]))).toStrictEqual([stepEnd(1, 1, 2), turnEnd(1, 3)])
   })
 
-  test('answers a requested, never started call with TOOL_NOT_STARTED (scenario 33)', () => {
+  test('answers a requested, never started call with TOOL_NOT_STARTED', () => {
     const log = logOf([TS(2), SS(2, 1), AM(2, 1, text('x'), call('call-1'))], 7)
     const closers = interruptedTurnClosers(log)
     expect(closers.map((event) => [event.type, event.seq, event.time])).toEqual([
@@ -81,7 +81,7 @@ describe('interruptedTurnClosers', () => {
     expect(interruptedTurnClosers(log)).toEqual(closers)
   })
 
-  test('answers only the unanswered call of a partly answered step (scenario 34)', () => {
+  test('answers only the unanswered call of a partly answered step', () => {
     const log = logOf([
       TS(1),
       SS(1, 1),
@@ -99,7 +99,7 @@ describe('interruptedTurnClosers', () => {
     expect(field(closers[0]!.data, 'error', 'code')).toBe('TOOL_NOT_STARTED')
   })
 
-  test('answers a started call with TOOL_OUTCOME_UNKNOWN sourced from its tool/call (scenario 35)', () => {
+  test('answers a started call with TOOL_OUTCOME_UNKNOWN sourced from its tool/call', () => {
     const log = logOf([TS(1), SS(1, 1), AM(1, 1, call('c1')), TC(1, 1, 'c1')])
     const [result, ...rest] = interruptedTurnClosers(log)
     expect(result?.type).toBe('tool/result')
@@ -110,7 +110,7 @@ describe('interruptedTurnClosers', () => {
     expect(rest.map((event) => event.type)).toEqual(['step/end', 'turn/end'])
   })
 
-  test('answers an orphan tool/call without a block (scenario 36)', () => {
+  test('answers an orphan tool/call without a block', () => {
     const log = logOf([TS(1), SS(1, 1), AM(1, 1, text('x')), TC(1, 1, 'o1')])
     expect(interruptedTurnClosers(log)).toStrictEqual([
       {
@@ -144,7 +144,7 @@ describe('interruptedTurnClosers', () => {
     ])
   })
 
-  test('exports the two result texts of §11 verbatim', () => {
+  test('exports the two closer result texts verbatim', () => {
     expect(toolNotStartedText).toBe(
       'This tool call never started: the session stopped before the call was recorded, so nothing ran. ' +
         'Call the tool again if you still need its result.',
@@ -254,7 +254,7 @@ describe('interruptedTurnClosers', () => {
   })
 })
 
-/** A minimal checker of the §5 structure rules; throws on the first violation. */
+/** A minimal checker of the turn/step structure rules; throws on the first violation. */
 function checkStructure(events: readonly SessionEvent[]): { readonly openTurn: number | null } {
   let openTurn: number | null = null
   let openStep: number | null = null
@@ -374,7 +374,7 @@ const turnShape: fc.Arbitrary<TurnShape> = fc.record({
   reason: fc.constantFrom('completed', 'blocked', 'max-tokens'),
 })
 
-/** Producer order (§12) for each turn; every call of a step is answered before its `step/end`. */
+/** Producer order for each turn; every call of a step is answered before its `step/end`. */
 function producerLog(turns: readonly TurnShape[]): EventPlan[] {
   const plans: EventPlan[] = []
   turns.forEach((shape, turnIndex) => {

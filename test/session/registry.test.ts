@@ -37,7 +37,7 @@ beforeEach(async () => {
 
 afterEach(() => harness.close())
 
-describe('scenario 14: create, get, list and session/event', () => {
+describe('create, get, list and session/event', () => {
   test('create() makes s1 with one session/created; get and list find it; TS(1) dispatches the committed event', () => {
     const session = sessions.create()
     expect(session.id).toBe('s1')
@@ -103,7 +103,7 @@ describe('scenario 14: create, get, list and session/event', () => {
   })
 })
 
-describe('scenario 18 (beyond dsh): dispose', () => {
+describe('dispose', () => {
   test('one session/disposed; get is undefined; the held object rejects appends; flush rejects; the id is free', async () => {
     const session = sessions.create()
     append(session, TS(1))
@@ -167,7 +167,7 @@ describe('scenario 18 (beyond dsh): dispose', () => {
   })
 })
 
-describe('stage(): build now, register and announce later (04-agent.md §13.2)', () => {
+describe('stage(): build now, register and announce later', () => {
   test('a staged session is appendable but unlisted and silent until publish(); persistence-visible events follow', () => {
     const staged = sessions.stage({ id: 'st' })
     append(staged.session, TS(1))
@@ -216,7 +216,7 @@ describe('stage(): build now, register and announce later (04-agent.md §13.2)',
   })
 })
 
-describe('§9 session/* dispatch rules (issue #3 deliverable 5)', () => {
+describe('session/* dispatch rules', () => {
   /** A harness without the persistence entry, so the test's listeners are the only ones. */
   async function bareRegistry(): Promise<void> {
     await harness.close()

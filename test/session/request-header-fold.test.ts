@@ -42,7 +42,7 @@ function expectHeaderReason(session: Session, plan: EventPlan): void {
   expect(session.requestHeader()).toBe(folded)
 }
 
-describe('the header reason rule (scenario 28)', () => {
+describe('the header reason rule', () => {
   test('initial once, then resume or change only when it differs', () => {
     const session = sessions.create()
     append(session, TS(1))
@@ -112,7 +112,7 @@ const full: RequestHeader = {
   ],
 }
 
-describe('canonicalHeader and headerEquals (scenario 29)', () => {
+describe('canonicalHeader and headerEquals', () => {
   test('canonicalHeader drops empty markers, system and tools', () => {
     const config = { provider: 'mock', model: 'm' }
     const canonical = canonicalHeader({ config, adapterDefaults: {}, system: '', tools: [] })

@@ -57,7 +57,7 @@ describe('requestHeaderSchema', () => {
     ['the minimal header', { config }],
     ['a fully populated header', full],
     [
-      'scenario 6: maxTokens marked as an adapter default',
+      'maxTokens marked as an adapter default',
       { config: { ...config, maxTokens: 100 }, adapterDefaults: { maxTokens: true } },
     ],
     ['empty adapterDefaults, system and tools', { config, adapterDefaults: {}, system: '', tools: [] }],
@@ -77,7 +77,7 @@ describe('requestHeaderSchema', () => {
     ['reasoningEffort true without config.reasoningEffort', { reasoningEffort: true }],
     ['maxTokens 1', { maxTokens: 1 }],
     ['a string', 'maxTokens'],
-  ])('scenario 6: adapterDefaults %s is rejected under data.header.adapterDefaults', (_name, adapterDefaults) => {
+  ])('adapterDefaults %s is rejected under data.header.adapterDefaults', (_name, adapterDefaults) => {
     const path = headerPath({ config: { ...config, maxTokens: 100 }, adapterDefaults })
     expect(path?.startsWith('data.header.adapterDefaults')).toBe(true)
   })
@@ -143,7 +143,7 @@ describe('requestHeaderSchema', () => {
   })
 })
 
-describe('scenario 29: canonicalHeader', () => {
+describe('canonicalHeader', () => {
   test('drops empty adapterDefaults, system and tools', () => {
     expect(canonicalHeader({ config, adapterDefaults: {}, system: '', tools: [] })).toStrictEqual({ config })
   })
@@ -178,7 +178,7 @@ describe('scenario 29: canonicalHeader', () => {
   })
 })
 
-describe('scenario 29: headerEquals', () => {
+describe('headerEquals', () => {
   test.each<[string, RequestHeader]>([
     ['another model', { ...full, config: { ...full.config, model: 'other' } }],
     ['another provider', { ...full, config: { ...full.config, provider: 'other' } }],

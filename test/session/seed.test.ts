@@ -51,7 +51,7 @@ function expectSeedRejects<E>(
   return typed
 }
 
-describe('scenario 2: seeding with a live log', () => {
+describe('seeding with a live log', () => {
   test('copies the log, appends one session/end-seed and derives the same messages', () => {
     const source = sessions.create()
     appendAll(source, L1({ kind: 'aborted', reason: { kind: 'user' } }))
@@ -70,7 +70,7 @@ describe('scenario 2: seeding with a live log', () => {
   })
 })
 
-describe('scenario 3: firstLiveSeq and the marker', () => {
+describe('firstLiveSeq and the marker', () => {
   test('no seed: no events, no marker, firstLiveSeq 0', () => {
     const session = sessions.create()
     expect(session.events).toEqual([])
@@ -90,7 +90,7 @@ describe('scenario 3: firstLiveSeq and the marker', () => {
     expect(reopened.firstLiveSeq).toBe(1)
   })
 
-  test('a restarted fork: firstLiveSeq 6 in the first life and 9 after two live events (§8)', () => {
+  test('a restarted fork: firstLiveSeq 6 in the first life and 9 after two live events', () => {
     const source = sessions.create()
     appendAll(source, L1())
     const child = sessions.create({ seed: source.events })
@@ -118,7 +118,7 @@ describe('scenario 3: firstLiveSeq and the marker', () => {
   })
 })
 
-describe('scenario 4: invalid message payloads in a seed', () => {
+describe('invalid message payloads in a seed', () => {
   const userMessage = UM('x')
   const assistantMessage = AM(1, 1, text('x'))
   const toolResult = TR(1, 1, 'c1', 1)
@@ -193,7 +193,7 @@ describe('scenario 4: invalid message payloads in a seed', () => {
   })
 })
 
-describe('scenario 5 (beyond dsh): a seeded user/message without id', () => {
+describe('a seeded user/message without id', () => {
   test('rejects INVALID_PAYLOAD path data.id at index 0', () => {
     const seed = [
       {
@@ -211,7 +211,7 @@ describe('scenario 5 (beyond dsh): a seeded user/message without id', () => {
   })
 })
 
-describe('scenario 6: request/header adapterDefaults, as seed', () => {
+describe('request/header adapterDefaults, as seed', () => {
   const header = { config: { provider: 'mock', model: 'm', maxTokens: 100 }, adapterDefaults: { maxTokens: true } }
 
   function headerPlan(adapterDefaults: unknown): EventPlan {
@@ -246,7 +246,7 @@ describe('scenario 6: request/header adapterDefaults, as seed', () => {
   )
 })
 
-describe('scenario 9: seq and surface markers in a seed', () => {
+describe('seq and surface markers in a seed', () => {
   test('a seq gap rejects INVALID_ENVELOPE index 1, field seq, expected 1', () => {
     const seed = [rawEvent(TS(1), 0), rawEvent(TE(1, 'completed'), 5)]
     expectSeedRejects(() => sessions.create({ seed }), SessionEventError, 'INVALID_ENVELOPE', {
@@ -262,7 +262,7 @@ describe('scenario 9: seq and surface markers in a seed', () => {
   })
 })
 
-describe('scenario 11: a seeded test/note nesting 20 000 levels', () => {
+describe('a seeded test/note nesting 20 000 levels', () => {
   test('is accepted without RangeError and its deepest object is frozen', () => {
     sessions.registerEventType('test/note')
     let nested: Record<string, unknown> = { leaf: true }
@@ -284,7 +284,7 @@ describe('scenario 11: a seeded test/note nesting 20 000 levels', () => {
   })
 })
 
-describe('scenario 12: the session header', () => {
+describe('the session header', () => {
   test.each<[string, Record<string, unknown>, string]>([
     ['version 2', { version: 2 }, 'version'],
     ["id 'x'", { id: 'x' }, 'id'],
@@ -324,7 +324,7 @@ describe('scenario 12: the session header', () => {
   })
 })
 
-describe('§8 seed envelope rules, each failure with its index', () => {
+describe('seed envelope rules, each failure with its index', () => {
   function seedWith(second: unknown): unknown[] {
     return [rawEvent(TS(1), 0), second]
   }
@@ -437,7 +437,7 @@ describe('§8 seed envelope rules, each failure with its index', () => {
   })
 })
 
-describe('createSession options (00-overview.md: options objects → InvalidOptionsError)', () => {
+describe('createSession options (options objects → InvalidOptionsError)', () => {
   test.each([
     ['null', null, []],
     ['missing', undefined, []],
@@ -456,7 +456,7 @@ describe('createSession options (00-overview.md: options objects → InvalidOpti
   })
 })
 
-describe('§8 what a seed commits', () => {
+describe('what a seed commits', () => {
   test('events are re-ordered to the envelope order, keep their time and are detached and frozen', () => {
     const first = { data: { turn: 1 }, time: 7, seq: 0, type: 'turn/start' }
     const second = {

@@ -84,7 +84,7 @@ function containsNegativeZero(value: unknown): boolean {
 /** `fc.jsonValue()` without `-0` (a JSON round trip turns it into `0`). */
 const losslessJson = fc.jsonValue().map((value) => JSON.parse(JSON.stringify(value)) as JsonValue)
 
-describe('snapshotJson rejections (scenario 8)', () => {
+describe('snapshotJson rejections', () => {
   it.each([
     ['a bigint', 1n, 'data', 'bigint'],
     ['a function', () => 1, 'data', 'function'],

@@ -75,7 +75,7 @@ const chunk = (turn: number, step: number, value: string): EventPlan => ({
   options: {},
 })
 
-describe('turn nesting and numbering (scenario 24)', () => {
+describe('turn nesting and numbering', () => {
   test('a second turn/start while a turn is open is TURN_OPEN', () => {
     const session = sessions.create()
     append(session, TS(1))
@@ -118,7 +118,7 @@ describe('turn nesting and numbering (scenario 24)', () => {
     expectStructureError(rejects(session, header), { code: 'NO_OPEN_TURN' })
   })
 
-  test('a user/message between turns and the whole of L1 are accepted', () => {
+  test('a user/message between turns and a whole completed turn are accepted', () => {
     const session = sessions.create()
     append(session, UM('before'))
     appendAll(session, L1())
@@ -128,7 +128,7 @@ describe('turn nesting and numbering (scenario 24)', () => {
     expect(session.deriveMessages().map((message) => message.id)).toEqual(['u-before', 'u-hi', 'a-4', 'u-after'])
   })
 
-  test('L1 leaves no open turn and numbers the next turn', () => {
+  test('a completed turn leaves no open turn and numbers the next turn', () => {
     const session = sessions.create()
     appendAll(session, L1())
     expect(session.length).toBe(6)
@@ -182,7 +182,7 @@ describe('step nesting and numbering', () => {
     expectStructureError(rejects(session, chunk(1, 2, 'x')), mismatch)
     expectStructureError(rejects(session, AM(1, 2, text('x'))), mismatch)
     expectStructureError(rejects(session, TC(1, 2, 'c1')), mismatch)
-    // 02-session.md §5: a step-level event names the open step, turn included.
+    // A step-level event names the open step, turn included.
     const otherTurn = { code: 'STEP_MISMATCH', expected: { turn: 1, step: 1 }, actual: { turn: 2, step: 1 } }
     expectStructureError(rejects(session, AM(2, 1, text('x'))), otherTurn)
     expectStructureError(rejects(session, SE(2, 1)), otherTurn)
@@ -205,7 +205,7 @@ describe('step nesting and numbering', () => {
   })
 })
 
-describe('the tool-call table (scenario 25)', () => {
+describe('the tool-call table', () => {
   test('a result for an unknown call is UNKNOWN_TOOL_CALL; for another step STEP_MISMATCH', () => {
     const session = sessions.create()
     appendAll(session, [TS(1), SS(1, 1)])
@@ -268,7 +268,7 @@ describe('the tool-call table (scenario 25)', () => {
     expectStructureError(rejects(session, AM(1, 1, call('c1'))), { code: 'DUPLICATE_TOOL_CALL', callId: 'c1' })
   })
 
-  test('a block id an orphan tool/call already put in the table is DUPLICATE_TOOL_CALL (§5)', () => {
+  test('a block id an orphan tool/call already put in the table is DUPLICATE_TOOL_CALL', () => {
     const session = sessions.create()
     appendAll(session, [TS(1), SS(1, 1), TC(1, 1, 'o1')])
     expectStructureError(rejects(session, AM(1, 1, call('o1'))), { code: 'DUPLICATE_TOOL_CALL', callId: 'o1' })
@@ -314,7 +314,7 @@ describe('the tool-call table (scenario 25)', () => {
   })
 })
 
-describe('calls that never started (scenario 26)', () => {
+describe('calls that never started', () => {
   test('a TOOL_NOT_STARTED error result answers a requested, unstarted call', () => {
     const session = sessions.create()
     appendAll(session, [TS(1), SS(1, 1), AM(1, 1, call('c1'))])
@@ -353,7 +353,7 @@ describe('calls that never started (scenario 26)', () => {
   })
 })
 
-describe('message ids (scenario 27)', () => {
+describe('message ids', () => {
   test('a user/message reusing an id is MESSAGE_ID_REUSED', () => {
     const session = sessions.create()
     append(session, UM('a'))
@@ -405,7 +405,7 @@ describe('message ids (scenario 27)', () => {
   })
 })
 
-/** The canonical tool turn of §12, seqs 0–16. */
+/** The canonical tool turn, seqs 0–16. */
 function canonicalTurn(): EventPlan[] {
   const header: JsonObject = {
     config: { provider: 'mock', model: 'm', maxTokens: 100 },
@@ -434,7 +434,7 @@ function canonicalTurn(): EventPlan[] {
   ]
 }
 
-describe('the canonical tool turn (scenario 42)', () => {
+describe('the canonical tool turn', () => {
   test('is accepted as live appends', () => {
     const session = sessions.create()
     appendAll(session, canonicalTurn())

@@ -32,7 +32,7 @@ function withOptions(plan: EventPlan, options: unknown): EventPlan {
   return { ...plan, options: options as EventPlan['options'] }
 }
 
-/** §6 "Projection", computed from scratch: fold the surface, then project each node. */
+/** The projection, computed from scratch: fold the surface, then project each node. */
 function projectFromScratch(events: readonly SessionEvent[]): unknown[] {
   const messages: unknown[] = []
   for (const seq of foldSurface(events).nodes) {
@@ -82,7 +82,7 @@ const scenario1: readonly EventPlan[] = [
   TE(1, 'completed'),
 ]
 
-describe('scenario 7: derived messages are frozen, shared and cached', () => {
+describe('derived messages are frozen, shared and cached', () => {
   test('writes throw TypeError, the array is cached and the messages are the logged objects', () => {
     const session = sessions.create()
     appendAll(session, scenario1)
@@ -104,7 +104,7 @@ describe('scenario 7: derived messages are frozen, shared and cached', () => {
   })
 })
 
-describe('scenario 10: invalid surface ops and sources', () => {
+describe('invalid surface ops and sources', () => {
   test.each([
     ["'invalid'", 'invalid'],
     ['{op:replace, start:-1, end:0}', { op: 'replace', start: -1, end: 0 }],
@@ -137,7 +137,7 @@ describe('scenario 10: invalid surface ops and sources', () => {
   })
 })
 
-describe('scenario 13: surface invariants over random valid turns (property)', () => {
+describe('surface invariants over random valid turns (property)', () => {
   interface StepShape {
     readonly users: number
     readonly chunks: number
@@ -256,7 +256,7 @@ describe('scenario 13: surface invariants over random valid turns (property)', (
   })
 })
 
-describe('scenario 19: provenance rules', () => {
+describe('provenance rules', () => {
   function twoUsers(): Session {
     const session = sessions.create()
     appendAll(session, [UM('a'), UM('b')])
@@ -318,7 +318,7 @@ describe('scenario 19: provenance rules', () => {
   })
 })
 
-describe('scenario 20: replaces in surface order', () => {
+describe('replaces in surface order', () => {
   test('nodes [3] and the replacements of foldSurface', () => {
     const session = sessions.create()
     appendAll(session, [UM('a'), UM('b'), replaceUM('c', 0, 0, [0])])
@@ -338,7 +338,7 @@ describe('scenario 20: replaces in surface order', () => {
   })
 })
 
-describe('scenario 21: replace positions and failures', () => {
+describe('replace positions and failures', () => {
   test.each<[string, readonly string[], number, number, readonly number[]]>([
     ['[0,1,2] replace {0,1}', ['a', 'b', 'c'], 0, 1, [3, 2]],
     ['[0,1] replace {1,1}', ['a', 'b'], 1, 1, [0, 2]],
@@ -374,7 +374,7 @@ describe('scenario 21: replace positions and failures', () => {
   })
 })
 
-describe('scenario 22: what the surface holds and derives', () => {
+describe('what the surface holds and derives', () => {
   test('an empty-content AM is a node that derives nothing; chunks and boundaries never appear', () => {
     sessions.registerEventType('test/note')
     const session = sessions.create()
@@ -434,7 +434,7 @@ describe('scenario 22: what the surface holds and derives', () => {
   })
 })
 
-describe('scenario 23 (beyond dsh): tool pairs are never split', () => {
+describe('tool pairs are never split', () => {
   function toolTurn(): Session {
     const session = sessions.create()
     appendAll(session, [
@@ -490,7 +490,7 @@ describe('scenario 23 (beyond dsh): tool pairs are never split', () => {
   })
 })
 
-describe('§6 tool-result rewrites', () => {
+describe('tool-result rewrites', () => {
   function toolTurnOpen(): Session {
     const session = sessions.create()
     appendAll(session, [TS(1), SS(1, 1), UM('q'), AM(1, 1, call('c1')), TC(1, 1, 'c1'), TR(1, 1, 'c1', 4), SE(1, 1)])
@@ -554,7 +554,7 @@ describe('§6 tool-result rewrites', () => {
   })
 })
 
-describe('§6 markers and foldSurface', () => {
+describe('markers and foldSurface', () => {
   test('a log-only type may not carry surfaceOp or sourceEventSeqs', () => {
     const session = sessions.create()
     appendAll(session, [TS(1), SS(1, 1)])
