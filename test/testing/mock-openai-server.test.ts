@@ -341,16 +341,16 @@ describe('startMockOpenAIServer: routing, recording and scripts', () => {
   })
 
   test('a keyed script serves each session its own steps, by the session id header', async () => {
-    const server = await start({ script: { a: [{ text: 'A1' }, { text: 'A2' }], b: [{ text: 'B1' }] } })
+    const server = await start({ script: { a: [{ text: 'a1' }, { text: 'a2' }], b: [{ text: 'b1' }] } })
     const contentOf = async (response: Response) => deltasOf(await response.text())[1]
     const b = await post(server, streamingBody, { 'x-session-id': 'b' })
     expect(b.headers.get('x-request-id')).toBe('req_1')
-    expect(await contentOf(b)).toEqual({ content: 'B1' })
-    expect(await contentOf(await post(server, streamingBody, { 'x-session-id': 'a' }))).toEqual({ content: 'A1' })
+    expect(await contentOf(b)).toEqual({ content: 'b1' })
+    expect(await contentOf(await post(server, streamingBody, { 'x-session-id': 'a' }))).toEqual({ content: 'a1' })
     expect(() => server.assertComplete()).toThrow(expect.objectContaining({ code: 'SCRIPT_INCOMPLETE', remaining: 1 }))
     const a2 = await post(server, streamingBody, { 'x-session-id': 'a' })
     expect(a2.headers.get('x-request-id')).toBe('req_3')
-    expect(await contentOf(a2)).toEqual({ content: 'A2' })
+    expect(await contentOf(a2)).toEqual({ content: 'a2' })
     server.assertComplete()
     expect((await post(server, streamingBody, { 'x-session-id': 'b' })).status).toBe(500)
     expect((await post(server, streamingBody, { 'x-session-id': 'toString' })).status).toBe(500)
@@ -437,7 +437,7 @@ describe('startMockOpenAIServer: routing, recording and scripts', () => {
     expect(error).toMatchObject({ field })
   })
 
-  test('the error value is the offending field’s value (09-api O2)', async () => {
+  test('the error value is the offending field’s value', async () => {
     expect(await rejectionOf(startMockOpenAIServer({ script: 5 } as never))).toMatchObject({
       field: 'script',
       value: 5,

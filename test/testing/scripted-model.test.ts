@@ -551,7 +551,7 @@ describe('script builders', () => {
   })
 })
 
-describe('scriptedModel options (08-models.md §11)', () => {
+describe('scriptedModel options', () => {
   test.each([
     [{ provider: 'BAD ID' }, 'provider'],
     [{ model: '' }, 'model'],
