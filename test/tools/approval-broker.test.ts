@@ -1,5 +1,5 @@
 /**
- * The approval broker's routing and failure paths (05-tools.md §9): scoped `approval/request`
+ * The approval broker's routing and failure paths: scoped `approval/request`
  * listeners, failed appends, bad broker options, bad ask options and ids, the bounded record of
  * decided ids.
  *

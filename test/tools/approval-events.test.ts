@@ -1,5 +1,5 @@
 /**
- * The durable approval events (05-tools.md §9): the strict `approval/asked` / `approval/decided`
+ * The durable approval events: the strict `approval/asked` / `approval/decided`
  * payload schemas and their step enclosure, exercised through `session.append` (typed errors,
  * nothing committed), and `registerApprovalEventTypes`.
  *

@@ -1,5 +1,5 @@
 /**
- * Approvals (05-tools.md §9, scenario 18 at the broker level): a real harness and session with turn
+ * Approvals at the broker level: a real harness and session with turn
  * 1 step 1 open, `approval/request` listeners registered through `harness.on`, a fake clock for
  * `'manual'` timeouts. Routing and failure paths: `approval-broker.test.ts`; the events' schemas:
  * `approval-events.test.ts`.
@@ -20,7 +20,7 @@ import { approvalEvents, asked, callOf, closeHarnesses, decided, flush, gate, se
 
 afterEach(closeHarnesses)
 
-describe("scenario 18: 'auto' mode", () => {
+describe("'auto' mode", () => {
   test('no listener: approval/asked, then approval/decided {denied, by default}; the outcome reason is "no approver answered"', async () => {
     const { agent, broker, session } = await setup()
     const outcome = await broker.ask(callOf(agent), { mode: 'auto' })
@@ -184,7 +184,7 @@ describe("scenario 18: 'auto' mode", () => {
   })
 })
 
-describe("scenario 18: 'manual' mode", () => {
+describe("'manual' mode", () => {
   test('pending lists the ask; approve(deny "no") → decided, {denied, host, no}; a second approve → already-decided, nothing logged', async () => {
     const { agent, broker, session } = await setup()
     const outcome = broker.ask(callOf(agent), { mode: 'manual', reason: 'outside cwd' })

@@ -25,7 +25,7 @@ function isDeepFrozen(value: unknown): boolean {
 
 const base = { name: 'read', description: 'Read a file', input: z.object({ path: z.string() }), execute }
 
-describe('defineTool with a zod input (scenario 1)', () => {
+describe('defineTool with a zod input', () => {
   test('parameters is the draft-07 input JSON Schema without $schema, and nothing else is added', () => {
     const input = z.object({ path: z.string() })
     const definition = defineTool({ name: 'read', description: 'Read a file', input, execute })
@@ -120,7 +120,7 @@ describe('defineTool with a raw JSON Schema input', () => {
   })
 })
 
-describe('definition errors (scenario 2 and the §1 field table)', () => {
+describe('definition errors, field by field', () => {
   test.each(['read file', '', 'a'.repeat(65), 'read.file', 'läsa'])(
     'name %j throws with field name and the name as value',
     (name) => {

@@ -1,7 +1,6 @@
 /**
- * The harness `tools` option (09-api.md: registered globally by the `tools` entry) and the tool
- * registry's `knownNames`, which prompt assembly uses so `toolOrder` may name a restricted tool
- * (06-prompt-scope.md §1.5).
+ * The harness `tools` option (registered globally by the `tools` entry) and the tool
+ * registry's `knownNames`, which prompt assembly uses so `toolOrder` may name a restricted tool.
  */
 import { afterEach, expect, test } from 'vitest'
 import { z } from 'zod'

@@ -1,5 +1,5 @@
 /**
- * The loop-side half of 05-tools.md scenario 18 (approval, §9): `approval/asked` and
+ * Approvals through the loop: `approval/asked` and
  * `approval/decided` in a real turn, `agent.pendingApprovals` and `agent.approve` in
  * `approvalMode: 'manual'`, `approvalTimeoutMs` on the harness clock, and cancellation while an
  * approval is pending, checked through the log, the next request and the turn's end reason.
@@ -45,7 +45,7 @@ function approvalLog(world: LoopWorld): unknown[] {
     .map((event) => ({ type: event.type, ...(event.data as object) }))
 }
 
-describe("approval through the loop, 'auto' mode (scenario 18)", () => {
+describe("approval through the loop, 'auto' mode", () => {
   test('no listener: asked, then decided {denied, default}; the body does not run; the next request holds the TOOL_DENIED text', async () => {
     const world = await approvalWorld()
     const result = await world.agent.run('go')
@@ -107,7 +107,7 @@ describe("approval through the loop, 'auto' mode (scenario 18)", () => {
   })
 })
 
-describe("approval through the loop, 'manual' mode (scenario 18)", () => {
+describe("approval through the loop, 'manual' mode", () => {
   test("pendingApprovals lists the ask; approve(deny 'no') → 'decided' and TOOL_DENIED; a second approve → 'already-decided', nothing logged", async () => {
     const world = await approvalWorld({ approvalMode: 'manual' })
     const { agent } = world

@@ -1,5 +1,5 @@
 /**
- * Helpers of the loop-side tool scenarios (05-tools.md, through `createHarness` + `createAgent`
+ * Helpers of the loop-side tool tests (through `createHarness` + `createAgent`
  * and a scripted model, with `verifyReconstruction: true`): one world per test, closed after it,
  * multi-call replies, polling on real promise turns, and compact log descriptions.
  *

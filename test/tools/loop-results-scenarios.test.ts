@@ -1,6 +1,6 @@
 /**
- * The loop-side halves of 05-tools.md scenarios 22 (size limit, through the agent options), 24
- * (conclusion and contexts) and 25 (repeat reminder), plus §6's initiator rule (every tool body runs inside `agents.initiator.run(agent, …)`),
+ * Tool results through the loop: the size limit (through the agent options), conclusion and
+ * contexts, and the repeat reminder, plus the initiator rule (every tool body runs inside `agents.initiator.run(agent, …)`),
  * through a real agent turn with `verifyReconstruction: true`.
  *
  * @module
@@ -31,7 +31,7 @@ import {
 
 const toolContext = { kind: 'plugin', plugin: 'tools', form: 'tool-context' }
 
-describe('size limit through the loop (scenario 22)', () => {
+describe('size limit through the loop', () => {
   const big = `${'a'.repeat(149_999)}-${'z'.repeat(150_000)}`
   const marker = '\n[… tool output truncated: 300000 bytes in total, limit 102400 bytes …]\n'
 
@@ -84,7 +84,7 @@ describe('size limit through the loop (scenario 22)', () => {
   })
 })
 
-describe('conclusion and contexts through the loop (scenario 24)', () => {
+describe('conclusion and contexts through the loop', () => {
   test("a concluding result with a context: tool/result, the next-step splice holding 'note', a second step logging it; 2 requests", async () => {
     const finish = rawTool('finish', {
       execute: () => ({ content: 'ok', concludesTurn: true, additionalContexts: ['note'] }),
@@ -170,7 +170,7 @@ function remindedRequests(world: Awaited<ReturnType<typeof reminderWorld>>): num
   )
 }
 
-describe('repeat reminder through the loop (scenario 25)', () => {
+describe('repeat reminder through the loop', () => {
   test('three identical reads in consecutive steps (keys reordered once): the next request holds the reminder; results unchanged', async () => {
     const world = await reminderWorld([
       ['read', readA],
@@ -232,7 +232,7 @@ describe('repeat reminder through the loop (scenario 25)', () => {
   })
 })
 
-describe('tool bodies run inside the initiator frame of their agent (05-tools.md §6)', () => {
+describe('tool bodies run inside the initiator frame of their agent', () => {
   test('inside a tool body, agents.initiator.current() is the calling agent, also after an await; outside, undefined', async () => {
     const seen: { agent: string; before: unknown; after: unknown }[] = []
     let world: Awaited<ReturnType<typeof loopWorld>> | undefined

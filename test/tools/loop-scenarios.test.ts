@@ -1,5 +1,5 @@
 /**
- * The loop-side halves of 05-tools.md scenarios 10, 12, 13, 14, 15, 16, 20 and 21 (plus the issue's
+ * The tool scheduler through the loop (plus the
  * bad-input list: every logged `tool/call` gets exactly one `tool/result`): the scheduler driven by a
  * real agent turn (scripted model, `verifyReconstruction: true`), checked through the log, the
  * next request's messages and the turn's end reason. The scheduler-level halves are in
@@ -31,7 +31,7 @@ import {
 const safe = { isConcurrencySafe: () => true }
 const four = calls(['c1', 's'], ['c2', 's'], ['c3', 's'], ['c4', 's'])
 
-describe('rolling cap through the loop (scenario 10)', () => {
+describe('rolling cap through the loop', () => {
   test('cap 2, released in order: c3 is logged after tool/result c1; the next request answers c1..c4 in order', async () => {
     const gate = gates()
     const { agent, model } = await loopWorld([four, text('done')], {
@@ -140,7 +140,7 @@ describe('rolling cap through the loop (scenario 10)', () => {
   )
 })
 
-describe('abort during pre-execute through the loop (scenario 12)', () => {
+describe('abort during pre-execute through the loop', () => {
   test("c1's pre-execute cancels the turn and allows: no body runs, both calls end TOOL_ABORTED_BEFORE_DISPATCH, the turn ends aborted", async () => {
     let bodies = 0
     const { agent, model } = await loopWorld([calls(['c1', 't'], ['c2', 't']), text('after')], {
@@ -175,7 +175,7 @@ describe('abort during pre-execute through the loop (scenario 12)', () => {
   })
 })
 
-describe('abort with in-flight calls through the loop (scenario 13)', () => {
+describe('abort with in-flight calls through the loop', () => {
   test('c1, c2 end TOOL_ABORTED, c3, c4 and x get synthetic pairs; ctx-c1, ctx-c2 park in next-step and enter the next waking turn', async () => {
     const gate = gates()
     let exclusiveRan = false
@@ -255,7 +255,7 @@ describe('abort with in-flight calls through the loop (scenario 13)', () => {
   })
 })
 
-describe('scheduler failure through the loop (scenario 14)', () => {
+describe('scheduler failure through the loop', () => {
   test("a fault at c2's start: c3 never starts, turn/end waits for c1, every call is closed, and the turn ends error", async () => {
     const gate = gates()
     const { agent, model } = await loopWorld([calls(['c1', 's'], ['c2', 's'], ['c3', 's']), text('next')], {
@@ -301,7 +301,7 @@ describe('scheduler failure through the loop (scenario 14)', () => {
   })
 })
 
-describe('abandonment through the loop (scenario 21)', () => {
+describe('abandonment through the loop', () => {
   test('grace 100, a body ignoring its signal, cancel at t=0: abandoned at t=100, then step/end, turn/end aborted, and idle', async () => {
     let started = false
     const { agent, clock, model } = await loopWorld([calls(['c1', 't']), text('after')], {
@@ -358,7 +358,7 @@ describe('abandonment through the loop (scenario 21)', () => {
   })
 })
 
-describe('malformed arguments, unknown and throwing tools through the loop (scenarios 15, 16; bad input)', () => {
+describe('malformed arguments, unknown and throwing tools through the loop (bad input)', () => {
   test('each bad call gets its own error result, every tool/call exactly one tool/result, and the loop continues', async () => {
     const hostile = new Proxy(
       {},
@@ -456,7 +456,7 @@ describe('malformed arguments, unknown and throwing tools through the loop (scen
   })
 })
 
-describe('deadline through the loop (scenario 20)', () => {
+describe('deadline through the loop', () => {
   test('the agent toolTimeoutMs 30 applies to a tool without timeoutMs; a tool timeoutMs 50 wins over it', async () => {
     const abortedAt: Record<string, number> = {}
     const slow = (name: string, extra: { timeoutMs?: number } = {}) =>

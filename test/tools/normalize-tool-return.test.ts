@@ -32,7 +32,7 @@ function isDeepFrozen(value: unknown): boolean {
   return Object.isFrozen(value) && Object.values(value).every(isDeepFrozen)
 }
 
-describe('the §1 ToolReturn table', () => {
+describe('the ToolReturn forms', () => {
   test('undefined → no content, success', () => {
     expect(normalizeToolReturn(undefined, 'read')).toEqual(success([]))
   })
@@ -155,7 +155,7 @@ describe('invalid returns become TOOL_FAILED naming the field', () => {
     expect(normalizeToolReturn(value, 'read')).toEqual(failure(problem))
   })
 
-  test('the spec example message for meta', () => {
+  test('the documented example message for meta', () => {
     const result = normalizeToolReturn({ content: 'x', meta: [] }, 'read')
     expect(result.error?.message).toBe('"read" returned an invalid result: meta is not a plain JSON object')
     expect(result.content).toEqual([

@@ -13,7 +13,7 @@ const raw = defineTool({
   execute,
 })
 
-describe('parsing the raw argument text (scenario 15)', () => {
+describe('parsing the raw argument text', () => {
   test.each(['not json', '[1]', 'null', '5', '"text"', 'true', '{"path":', ' ', '{} {}'])(
     '%j is not a valid JSON object',
     async (text) => {
@@ -44,7 +44,7 @@ describe('parsing the raw argument text (scenario 15)', () => {
   })
 })
 
-describe('validating zod arguments (scenario 17)', () => {
+describe('validating zod arguments', () => {
   test('a missing required field gives "do not match its input schema: path: …"', async () => {
     const parsed = await parseToolArguments('{}', read)
     expect(parsed.ok).toBe(false)

@@ -1,5 +1,5 @@
 /**
- * The repeat-tool reminder (05-tools.md §12, scenario 25's logic): `tools/post-execute` is
+ * The repeat-tool reminder's logic: `tools/post-execute` is
  * dispatched directly through `harness.ctx.waterfall` with frozen calls and results, for fake
  * agents that record their `inject` calls.
  *
@@ -119,7 +119,7 @@ const readA = ['read', '{"path":"a","n":1}'] as const
 const readAReordered = ['read', '{"n":1,"path":"a"}'] as const
 const readB = ['read', '{"path":"b","n":1}'] as const
 
-describe('scenario 25: counting identical calls', () => {
+describe('counting identical calls', () => {
   test('three calls in a row (keys reordered the second time) inject the first-threshold reminder once, at the third', async () => {
     const { harness, agent } = await setup()
     await calls(harness, agent, [readA, readAReordered])

@@ -19,7 +19,7 @@ import {
 import { thrownBy } from '../helpers/outcomes.js'
 import { expectError } from '../session/session-helpers.js'
 
-/** §5: every code, its `name`, and an example message. */
+/** Every code, its `name`, and an example message. */
 const table: readonly (readonly [ToolResultCode, string, string])[] = [
   ['UNKNOWN_TOOL', 'UnknownToolError', 'no tool named "nope" is available'],
   ['INVALID_ARGUMENTS', 'ToolArgumentsError', 'arguments for "read" are not a valid JSON object'],
@@ -35,7 +35,7 @@ const table: readonly (readonly [ToolResultCode, string, string])[] = [
   ],
 ]
 
-describe('toolErrorResult and toolErrorName (§5)', () => {
+describe('toolErrorResult and toolErrorName', () => {
   test.each(table)('%s → name %s and content "Tool error (<CODE>): <message>"', (code, name, message) => {
     expect(toolErrorName(code)).toBe(name)
     const result = toolErrorResult(code, message)
@@ -67,7 +67,7 @@ describe('toolErrorResult and toolErrorName (§5)', () => {
     }
   })
 
-  test('the scenario 16 text for an unknown tool', () => {
+  test('the text for an unknown tool', () => {
     const result = toolErrorResult('UNKNOWN_TOOL', 'no tool named "nope" is available')
     expect(result.content).toEqual([
       { type: 'text', text: 'Tool error (UNKNOWN_TOOL): no tool named "nope" is available' },

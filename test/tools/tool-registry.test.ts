@@ -24,7 +24,7 @@ function isDeepFrozen(value: unknown): boolean {
   return Object.isFrozen(value) && Object.values(value).every(isDeepFrozen)
 }
 
-describe('registration (scenario 3)', () => {
+describe('registration', () => {
   test('registering read twice globally throws TOOL_CONFLICT naming agent.ctx.tools; the first stays', async () => {
     const { harness } = await toolsHarness()
     const first = tool('read')
@@ -194,7 +194,7 @@ describe('registration (scenario 3)', () => {
   })
 })
 
-describe('scoped shadowing (scenario 4)', () => {
+describe('scoped shadowing', () => {
   test('agent A sees its own read, agent B the global one; A-only capture is invisible to B', async () => {
     const { harness } = await toolsHarness()
     const globalRead = tool('read', { description: 'global read' })
@@ -277,7 +277,7 @@ describe('scoped shadowing (scenario 4)', () => {
   })
 })
 
-describe('schemas (scenario 1, performance)', () => {
+describe('schemas (performance)', () => {
   test('a zod tool gives exactly { name, description, parameters } with the draft-07 input schema', async () => {
     const { harness } = await toolsHarness()
     const input = z.object({ path: z.string(), depth: z.number().int().optional() })
@@ -357,7 +357,7 @@ describe('schemas (scenario 1, performance)', () => {
   })
 })
 
-describe('execution mode (scenario 6)', () => {
+describe('execution mode', () => {
   test.each([
     ['returns exactly true', () => true, 'parallel'],
     ['returns false', () => false, 'exclusive'],
@@ -440,7 +440,7 @@ describe('execution mode (scenario 6)', () => {
   })
 })
 
-describe('guards (§2.3)', () => {
+describe('guards', () => {
   const named = (name: string): ToolGuard =>
     Object.defineProperty((_call: ToolCallInfo) => undefined, 'name', { value: name })
 

@@ -32,7 +32,7 @@ async function scenario() {
   return { harness, a, b }
 }
 
-describe('restrict (scenario 5)', () => {
+describe('restrict', () => {
   test('allow [read] on A: A sees read and its own capture; the global view and B keep bash', async () => {
     const { harness, a, b } = await scenario()
     const changes = recordChanges(harness.ctx)
@@ -176,7 +176,7 @@ describe('restrict (scenario 5)', () => {
   })
 })
 
-describe('restriction errors (scenario 5)', () => {
+describe('restriction errors', () => {
   test.each([
     ['the harness root', (root: unknown) => root],
     ['undefined', () => undefined],

@@ -35,7 +35,7 @@ function isWellFormed(text: string): boolean {
   return Buffer.from(text, 'utf8').toString('utf8') === text
 }
 
-describe('the size limit (scenario 22)', () => {
+describe('the size limit', () => {
   const original = asciiOutput()
   const limit = defaultToolRunOptions.toolResultMaxBytes
 

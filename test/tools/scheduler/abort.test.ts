@@ -1,5 +1,5 @@
 /**
- * Abort (05-tools.md §7; scenarios 12, 13, 19): no new starts, pre-execute calls end
+ * Abort: no new starts, pre-execute calls end
  * `TOOL_ABORTED_BEFORE_DISPATCH` unless a denial settled, in-flight calls are awaited and
  * committed (`TOOL_ABORTED` for a success, failures kept), unstarted calls get synthetic pairs,
  * and the scheduler returns normally.
@@ -14,7 +14,7 @@ import { block, gates, resultData, resultText, schedulerWorld, settle, tool, too
 
 const safe = { isConcurrencySafe: () => true }
 
-describe('abort during pre-execute (scenario 12)', () => {
+describe('abort during pre-execute', () => {
   test('a pre-execute listener cancelling the turn: no body runs, both calls end TOOL_ABORTED_BEFORE_DISPATCH', async () => {
     const world = await schedulerWorld()
     let bodies = 0
@@ -68,7 +68,7 @@ describe('abort during pre-execute (scenario 12)', () => {
   })
 })
 
-describe('abort with in-flight calls (scenario 13)', () => {
+describe('abort with in-flight calls', () => {
   test('cap 2: c1, c2 end TOOL_ABORTED keeping their contexts; c3, c4 and x get synthetic pairs; x never runs', async () => {
     const world = await schedulerWorld()
     const gate = gates()
@@ -132,7 +132,7 @@ describe('abort with in-flight calls (scenario 13)', () => {
   })
 })
 
-describe('cancellation matrix (scenario 19)', () => {
+describe('cancellation matrix', () => {
   test('an abort during pre-execute that then denies keeps the denial', async () => {
     const world = await schedulerWorld()
     world.tools.register(tool('t'))

@@ -1,5 +1,5 @@
 /**
- * Deadlines and abandonment (05-tools.md §8; scenarios 20, 21) on the harness's fake clock.
+ * Deadlines and abandonment on the harness's fake clock.
  *
  * @module
  */
@@ -15,7 +15,7 @@ function lateBody(world: Awaited<ReturnType<typeof schedulerWorld>>, delayMs: nu
     })
 }
 
-describe('deadline (scenario 20)', () => {
+describe('deadline', () => {
   test('timeoutMs 50, body resolving at 80 ms: TOOL_TIMEOUT, and the signal aborted at 50 ms with a ToolTimeoutError', async () => {
     const world = await schedulerWorld()
     let signal: AbortSignal | undefined
@@ -100,7 +100,7 @@ describe('deadline (scenario 20)', () => {
   })
 })
 
-describe('abandonment (scenario 21)', () => {
+describe('abandonment', () => {
   test('grace 100, a body ignoring its signal, cancel at t=0: abandoned at t=100, tools/abandoned once, the late settlement ignored', async () => {
     const world = await schedulerWorld()
     world.tools.register(

@@ -1,5 +1,5 @@
 /**
- * Internal failure (05-tools.md §6.4; scenario 14): a failure of the scheduler's own machinery
+ * Internal failure: a failure of the scheduler's own machinery
  * stops new starts, dispatched calls are awaited and committed in model order until a commit
  * throws, then every call without a committed `tool/result` is closed `TOOL_SCHEDULER_FAILED`;
  * a closing append that throws stops the writing. Plus malformed `runToolCalls` arguments (a
@@ -37,7 +37,7 @@ function expectPaired(messages: readonly Message[]): void {
   }
 }
 
-describe('scheduler failure closes every call (scenario 14)', () => {
+describe('scheduler failure closes every call', () => {
   test("a fault at c2's start: c3 never starts, the step waits for c1, and every call is closed in model order", async () => {
     const world = await schedulerWorld()
     const gate = gates()
@@ -228,7 +228,7 @@ describe('scheduler failure closes every call (scenario 14)', () => {
   })
 })
 
-describe('runToolCalls refuses malformed arguments (a rejection, not a §6.4 failure)', () => {
+describe('runToolCalls refuses malformed arguments (a rejection, not a scheduler failure)', () => {
   /** A world whose tool `t` counts its runs. */
   async function countingWorld(): Promise<{ world: Awaited<ReturnType<typeof schedulerWorld>>; runs: () => number }> {
     const world = await schedulerWorld()

@@ -1,5 +1,5 @@
 /**
- * The pre-execute phase (05-tools.md §3–§5, P1–P9; scenarios 11, 15, 16, 17): `tool/call` first,
+ * The pre-execute phase: `tool/call` first,
  * unknown tools, argument parsing and validation, `tools/pre-execute` decisions and throws,
  * approval, guards and the checkpoint.
  *
@@ -18,7 +18,7 @@ import {
 } from 'yoke'
 import { block, resultData, resultText, schedulerWorld, tool, toolLog } from './scheduler-helpers.js'
 
-describe('denial and policy throw (scenario 11)', () => {
+describe('denial and policy throw', () => {
   test('only the allowed call runs; post-execute sees all three in model order', async () => {
     const world = await schedulerWorld()
     const ran: string[] = []
@@ -69,7 +69,7 @@ describe('denial and policy throw (scenario 11)', () => {
       { kind: 'deny', reason: 7 },
       'a policy check for "t" failed: tools/pre-execute returned an invalid decision',
     ],
-  ])('%s denies with the §5 text', async (_label, decision, message) => {
+  ])('%s denies with the policy-failure text', async (_label, decision, message) => {
     const world = await schedulerWorld()
     let ran = false
     world.tools.register(tool('t', { execute: () => void (ran = true) }))
@@ -97,7 +97,7 @@ describe('denial and policy throw (scenario 11)', () => {
   })
 })
 
-describe('malformed arguments (scenario 15)', () => {
+describe('malformed arguments', () => {
   test("'not json' is recorded verbatim and answered INVALID_ARGUMENTS; '' runs with {}; '[1]' is INVALID_ARGUMENTS", async () => {
     const world = await schedulerWorld()
     const received: unknown[] = []
@@ -116,7 +116,7 @@ describe('malformed arguments (scenario 15)', () => {
   })
 })
 
-describe('unknown and throwing (scenario 16)', () => {
+describe('unknown and throwing', () => {
   test('an unknown tool gets UNKNOWN_TOOL and no policy runs for it', async () => {
     const world = await schedulerWorld()
     let policies = 0
@@ -194,7 +194,7 @@ describe('unknown and throwing (scenario 16)', () => {
   })
 })
 
-describe('invalid arguments (scenario 17)', () => {
+describe('invalid arguments', () => {
   test('a zod tool rejects {} naming the path; valid arguments reach the body parsed; raw JSON Schema is not validated', async () => {
     const world = await schedulerWorld()
     const received: unknown[] = []

@@ -1,5 +1,5 @@
 /**
- * The scheduler's grouping and pool (05-tools.md §6.1–§6.2; scenarios 7–10): parallel siblings,
+ * The scheduler's grouping and pool: parallel siblings,
  * exclusive barriers, model-order commits with live results in completion order, the rolling cap,
  * and classification re-done right before each start.
  *
@@ -11,7 +11,7 @@ import { block, gates, resultText, schedulerWorld, settle, tool, toolLog } from 
 
 const safe = { isConcurrencySafe: () => true }
 
-describe('parallel siblings (scenario 7)', () => {
+describe('parallel siblings', () => {
   test('three safe calls start their bodies in model order before any completes', async () => {
     const world = await schedulerWorld()
     const gate = gates()
@@ -34,7 +34,7 @@ describe('parallel siblings (scenario 7)', () => {
   })
 })
 
-describe('exclusive barrier (scenario 8)', () => {
+describe('exclusive barrier', () => {
   test('r, w, r: the exclusive call waits for r1 to settle and commit, and r3 waits for w', async () => {
     const world = await schedulerWorld()
     const gate = gates()
@@ -95,7 +95,7 @@ describe('exclusive barrier (scenario 8)', () => {
   })
 })
 
-describe('model-order commit (scenario 9)', () => {
+describe('model-order commit', () => {
   test('a later call settling first waits for its predecessor; live results follow completion order', async () => {
     const world = await schedulerWorld()
     const gate = gates()
@@ -118,7 +118,7 @@ describe('model-order commit (scenario 9)', () => {
   })
 })
 
-describe('rolling cap (scenario 10)', () => {
+describe('rolling cap', () => {
   test('cap 2, released in order: c3 starts only after c1 settled and committed', async () => {
     const world = await schedulerWorld()
     const gate = gates()

@@ -1,6 +1,5 @@
 /**
- * The commit phase (05-tools.md §4 P12–P15, §6.3, §10, §11, §1 progress; scenarios 22, 23, 24,
- * 26): the size limit, the monotonic post-execute rule, conclusion and additional contexts, and
+ * The commit phase: the size limit, the monotonic post-execute rule, conclusion and additional contexts, and
  * `reportProgress`.
  *
  * @module
@@ -11,7 +10,7 @@ import { thrownBy } from '../../helpers/outcomes.js'
 import { expectError } from '../../session/session-helpers.js'
 import { block, resultData, resultText, schedulerWorld, settle, tool, toolLog } from './scheduler-helpers.js'
 
-describe('size limit (scenario 22)', () => {
+describe('size limit', () => {
   const big = `${'a'.repeat(149_999)}-${'z'.repeat(150_000)}`
 
   test('300 000 ASCII characters are cut to the default limit with the marker, head and tail kept', async () => {
@@ -53,7 +52,7 @@ describe('size limit (scenario 22)', () => {
   })
 })
 
-describe('post-execute is monotonic (scenario 23)', () => {
+describe('post-execute is monotonic', () => {
   async function postExecuted(
     body: () => unknown,
     listener: (result: ToolResult) => unknown,
@@ -185,7 +184,7 @@ describe('post-execute is monotonic (scenario 23)', () => {
   })
 })
 
-describe('middleware receives the normalized form from the layer inside it (§1)', () => {
+describe('middleware receives the normalized form from the layer inside it', () => {
   test('tools/execute: an inner wrapper returning a string reaches the outer one as a frozen ToolResult', async () => {
     const world = await schedulerWorld()
     world.tools.register(tool('t', { execute: () => 'body' }))
@@ -254,7 +253,7 @@ describe('middleware receives the normalized form from the layer inside it (§1)
   })
 })
 
-describe('conclusion and contexts (scenario 24)', () => {
+describe('conclusion and contexts', () => {
   test('a concluding success: tool/result, then its contexts inserted with the tools source; the step is concluded', async () => {
     const world = await schedulerWorld()
     const order: string[] = []
@@ -320,7 +319,7 @@ describe('conclusion and contexts (scenario 24)', () => {
   })
 })
 
-describe('progress (scenario 26)', () => {
+describe('progress', () => {
   test('reportProgress emits tools/progress and logs nothing; a non-JSON value throws; calls after settling are ignored', async () => {
     const world = await schedulerWorld()
     let saved: ToolContext | undefined
