@@ -107,7 +107,7 @@ defineTool({ name: 'e', description: 'e', input, execute: () => [{ type: 'reason
 // @ts-expect-error meta must be JSON
 defineTool({ name: 'f', description: 'f', input, execute: () => ({ content: 'x', meta: { when: new Date() } }) })
 
-// --- the spec's shape -------------------------------------------------------------------------------
+// --- the documented shape -------------------------------------------------------------------------------
 
 // @ts-expect-error execute is required
 defineTool({ name: 'g', description: 'g', input })
