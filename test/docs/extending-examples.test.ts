@@ -1,10 +1,11 @@
 /**
  * The code blocks of docs/extending.md, run with the pieces around them filled in; a list of the
- * blocks' first lines makes a new or changed block fail here until it is tested too.
+ * blocks' first lines makes a new or changed block fail here until it is tested too. The page's
+ * complete example, examples/kernel-plugin.ts, runs here as well.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { expect, test } from 'vitest'
+import { afterEach, expect, test, vi } from 'vitest'
 import { z } from 'zod'
 import { createHarness, definePlugin, defineService, defineTool, describeHarness } from 'yoke'
 import { fakeClock, fakeIds, scriptedModel, text } from 'yoke/testing'
@@ -108,4 +109,24 @@ test('composing a harness: merge, disable and insert patches, as describeHarness
   expect(ids.indexOf('audit')).toBe(ids.indexOf('agent-loop') - 1)
   expect(entries.find((entry) => entry.id === 'counters')?.config).toEqual({ max: 5 })
   expect(entries.find((entry) => entry.id === 'retry')?.disabled).toBe(true)
+})
+
+afterEach(() => {
+  vi.restoreAllMocks()
+})
+
+test('examples/kernel-plugin.ts, which the page points to, prints the start order, the event answer and the teardown', async () => {
+  const lines: string[] = []
+  vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => {
+    lines.push(parts.map(String).join(' '))
+  })
+  await import('../../examples/kernel-plugin.js')
+  expect(lines).toEqual([
+    'counters started (max 5)',
+    'billing tracks invoices, refunds',
+    'start order: counters → billing',
+    'may invoices reach 7? false',
+    'billing state: active',
+    'closed; every counter registration was undone with its plugin',
+  ])
 })
