@@ -1,67 +1,102 @@
+/**
+ * The README's code blocks, run. The first one is a whole program: it is cut out of the README,
+ * bundled and run twice as a real process, so what a newcomer copies is exactly what is tested.
+ * The later blocks are fragments of a program (they use a `harness` or a `request` from around
+ * them); each is repeated here with the missing pieces filled in, and a list of the blocks' first
+ * lines makes a new or changed block fail here until it is tested too.
+ */
+import { readFileSync } from 'node:fs'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { expect, test } from 'vitest'
-import { createHarness, definePlugin, defineService, SessionForkError } from 'yoke'
-import { fakeClock, fakeIds } from 'yoke/testing'
-import { recordingLogger } from '../helpers/recording-logger.js'
+import { z } from 'zod'
+import { createHarness, deepseek, defineTool, openaiCompatible, SessionForkError } from 'yoke'
+import { fail, fakeClock, fakeIds, scriptedModel, startMockOpenAIServer, text } from 'yoke/testing'
+import { bundle, root } from '../helpers/child-process.js'
 
-test('the README kernel and session examples run as written', async () => {
-  interface Greeter {
-    greet(name: string): string
-  }
-  const GreeterKey = defineService<Greeter>('greeter/service')
-  const stopped: string[] = []
-  const greeter = definePlugin({
-    name: 'greeter',
-    provides: [GreeterKey],
-    apply(ctx) {
-      ctx.provide(GreeterKey, { greet: (name) => `hello, ${name}` })
-      return () => {
-        stopped.push('greeter')
-      }
-    },
-  })
-  {
-    await using harness = await createHarness({
-      plugins: [greeter],
-      clock: fakeClock({ now: 0 }),
-      ids: fakeIds(),
-      logger: recordingLogger(),
-    })
-    expect(harness.ctx.get(GreeterKey).greet('world')).toBe('hello, world')
-    expect(harness.describe().entries.at(-1)?.id).toBe('greeter')
+const readme = readFileSync(join(root, 'README.md'), 'utf8')
 
-    const sessions = harness.ctx.sessions
-    const session = sessions.create()
-    session.append(
-      'user/message',
-      { id: 'u1', role: 'user', content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } },
-      { surfaceOp: 'append' },
-    )
-    session.append('turn/start', { turn: 1 })
-    expect(session.deriveMessages()).toHaveLength(1)
-    const fork = sessions.fork(session, { at: 0 })
-    expect(fork.header.parentSession).toBe('s1')
-    expect(() => sessions.fork(session, { at: 1 })).toThrow(SessionForkError)
+/** Every fenced block of the README with its language. */
+const blocks = [...readme.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((match) => ({
+  language: match[1] ?? '',
+  code: match[2] ?? '',
+}))
+const typescriptBlocks = blocks.filter((block) => block.language === 'ts').map((block) => block.code)
+
+test('every TypeScript block of the README is one this file runs', () => {
+  expect(typescriptBlocks.map((code) => code.split('\n')[0])).toEqual([
+    "import { z } from 'zod'", // the first program
+    "const agent = await harness.createAgent({ sessionId: 'demo' })   // a new session ('demo', or a fresh id)",
+    "const agent = await harness.resumeAgent('demo')   // or openAgent('demo'): live, else resumed, else created",
+    "const child = await harness.fork('demo', { at: turnEndSeq, id: 'demo-alt' }) // a live or a stored session",
+    "import { readFile } from 'node:fs/promises'",
+    "import { createHarness, deepseek, openaiCompatible } from 'yoke'",
+    "const harness = await createHarness({ persistence: { dir: './sessions' } })   // one JSONL file per session",
+    'const sessions = harness.ctx.sessions',
+    "import { fakeClock, fakeIds, fail, scriptedModel, startMockOpenAIServer, text } from 'yoke/testing'",
+  ])
+})
+
+test('the README opens with an agent: its first code block after the install is the program with a tool, JSONL persistence and a resume', () => {
+  const firstCode = blocks.find((block) => block.language !== 'sh')
+  expect(firstCode?.language).toBe('ts')
+  expect(firstCode?.code).toContain('defineTool(')
+  expect(firstCode?.code).toContain("persistence: { dir: 'sessions' }")
+  expect(firstCode?.code).toContain('harness.resumeAgent(')
+  expect(readme.indexOf('```ts')).toBeLessThan(readme.indexOf('## Concepts'))
+})
+
+test('the README first program runs as written, and a second run of it continues the same session', async () => {
+  const program = typescriptBlocks[0] ?? ''
+  // What the program's comments promise it prints, in order (`// turn 1: …`).
+  const promised = [...program.matchAll(/\/\/ (turn \d+: .*)$/gm)].map((match) => match[1])
+  expect(promised).toEqual(['turn 1: It is sunny in Paris, 21 °C.', 'turn 2: You asked about the weather in Paris.'])
+
+  await mkdir(join(root, 'node_modules', '.cache'), { recursive: true })
+  const source = await mkdtemp(join(root, 'node_modules', '.cache', 'yoke-readme-'))
+  const cwd = await mkdtemp(join(tmpdir(), 'yoke-readme-run-'))
+  const built = await (async () => {
+    await writeFile(join(source, 'first-program.ts'), program)
+    return bundle(join(source, 'first-program.ts').slice(root.length + 1))
+  })()
+  try {
+    const first = await built.run([], { cwd })
+    expect(first.stderr).toBe('')
+    expect(first.code).toBe(0)
+    expect(first.stdout.trimEnd().split('\n')).toEqual(promised)
+
+    const log = await readFile(join(cwd, 'sessions', 'trip.jsonl'), 'utf8')
+    const types = log
+      .trimEnd()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { type: string }).type)
+    expect(types[0]).toBe('session')
+    expect(types).toContain('tool/call')
+    expect(types.filter((type) => type === 'turn/end')).toHaveLength(2)
+
+    // "Run it again and it continues with turns 3 and 4."
+    const again = await built.run([], { cwd })
+    expect(again.stderr).toBe('')
+    expect(again.code).toBe(0)
+    expect(again.stdout.trimEnd().split('\n')).toEqual([
+      'turn 3: It is sunny in Paris, 21 °C.',
+      'turn 4: You asked about the weather in Paris.',
+    ])
+  } finally {
+    await built.remove()
+    await rm(source, { recursive: true, force: true })
+    await rm(cwd, { recursive: true, force: true })
   }
-  expect(stopped).toEqual(['greeter'])
 })
 
 test('the README agents, resume and fork examples run as written', async () => {
-  const { scriptedModel, text } = await import('yoke/testing')
-  const { mkdtemp, rm } = await import('node:fs/promises')
-  const { tmpdir } = await import('node:os')
-  const { join } = await import('node:path')
   const dir = await mkdtemp(join(tmpdir(), 'yoke-readme-'))
   try {
     const model = scriptedModel([text('Hello!'), text('Again!'), text('Here.'), text('Branch.')])
     const ids = fakeIds()
     {
-      await using harness = await createHarness({
-        model,
-        persistence: { dir },
-        instructions: 'You are helpful.',
-        clock: fakeClock({ now: 0 }),
-        ids,
-      })
+      await using harness = await createHarness({ model, persistence: { dir }, clock: fakeClock({ now: 0 }), ids })
       const agent = await harness.createAgent({ sessionId: 'demo' })
       const result = await agent.run('hi')
       expect(result).toMatchObject({
@@ -88,4 +123,86 @@ test('the README agents, resume and fork examples run as written', async () => {
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
+})
+
+test('the README tools example: a parallel-safe read tool an agent calls', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'yoke-readme-tool-'))
+  try {
+    const path = join(dir, 'note.txt')
+    await writeFile(path, 'remember the milk')
+    const read = defineTool({
+      name: 'read',
+      description: 'Read a file',
+      input: z.object({ path: z.string() }),
+      isConcurrencySafe: () => true,
+      execute: async ({ path }, { signal }) => readFile(path, { encoding: 'utf8', signal }),
+    })
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'read', arguments: { path } },
+          { id: 'c2', name: 'read', arguments: { path } },
+        ],
+      },
+      text('It says to remember the milk.'),
+    ])
+    await using harness = await createHarness({ tools: [read], model, clock: fakeClock({ now: 0 }), ids: fakeIds() })
+    expect(await harness.ctx.tools.executionMode({ name: 'read', arguments: JSON.stringify({ path }) })).toBe(
+      'parallel',
+    )
+    const agent = await harness.createAgent()
+    expect(await agent.run('what does the note say?')).toMatchObject({ text: 'It says to remember the milk.' })
+    const results = agent.session.events.filter((event) => event.type === 'tool/result')
+    expect(results.map((event) => JSON.stringify(event.data))).toEqual([
+      expect.stringContaining('remember the milk'),
+      expect.stringContaining('remember the milk'),
+    ])
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+})
+
+test('the README models example builds both adapters, and a harness over DeepSeek starts without a key', async () => {
+  await using harness = await createHarness({ model: deepseek({ model: 'deepseek-v4-flash' }) })
+  expect(harness.describe().entries.map((entry) => entry.id)).toContain('model')
+  const local = openaiCompatible({ baseURL: 'http://127.0.0.1:8000/v1', model: 'qwen3' })
+  expect(local.defaultModel).toBe('qwen3')
+})
+
+test('the README persistence and session log examples run as written', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'yoke-readme-log-'))
+  try {
+    await using harness = await createHarness({ persistence: { dir }, clock: fakeClock({ now: 0 }), ids: fakeIds() })
+    const sessions = harness.ctx.sessions
+    const session = sessions.create()
+    session.append(
+      'user/message',
+      { id: 'u1', role: 'user', content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } },
+      { surfaceOp: 'append' },
+    )
+    session.append('turn/start', { turn: 1 })
+    expect(session.deriveMessages()).toHaveLength(1)
+    const fork = sessions.fork(session, { at: 0 })
+    expect(fork.header.parentSession).toBe('s1')
+    expect(() => sessions.fork(session, { at: 1 })).toThrow(SessionForkError)
+    expect(await harness.sessions.flush(session)).toBe(true)
+    expect(await readFile(join(dir, 's1.jsonl'), 'utf8')).toContain('"turn/start"')
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+})
+
+test('the README testing example runs as written', async () => {
+  const clock = fakeClock({ now: 0 })
+  const model = scriptedModel([fail('RATE_LIMIT'), text('hello')])
+  await using harness = await createHarness({ clock, ids: fakeIds(), model })
+  const agent = await harness.createAgent()
+  const result = agent.run('hi')
+  await clock.advance(1_000)
+  await clock.advance(60_000)
+  expect(await result).toMatchObject({ text: 'hello' })
+  model.assertComplete()
+
+  await using server = await startMockOpenAIServer({ script: [{ fault: 'connection-reset' }, { text: 'ok' }] })
+  expect(server.baseURL).toMatch(/^http:\/\/127\.0\.0\.1:/)
 })
