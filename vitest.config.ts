@@ -3,16 +3,18 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
 import { defineConfig } from 'vitest/config'
 
 /**
- * The files that take longest (real child processes, fsync per step), started first so that a
+ * The files that take longest (real child processes, compilers, fsync per step), started first so that a
  * clean clone, which has no timing cache to order by, does not end with one of them running alone.
  */
 const slowFirst = [
+  'test/package/consumer-types.test.ts',
   'test/persistence/crash/crash.test.ts',
   'test/examples/main.test.ts',
   'test/persistence/conformance-jsonl.test.ts',
   'test/persistence/jsonl-persistence.test.ts',
   'test/cli/session-errors.test.ts',
   'test/package/packed-tarball.test.ts',
+  'test/package/engine-strict-install.test.ts',
   'test/cli/demo.test.ts',
 ]
 

@@ -5,13 +5,19 @@
  * The model is the scripted one (no network) unless `DEEPSEEK_API_KEY` is set; then it is the
  * DeepSeek adapter, honouring `DEEPSEEK_BASE_URL` (any OpenAI-compatible endpoint) and
  * `DEEPSEEK_MODEL` (default `deepseek-v4-flash`). `openAgent` resumes the session when it exists, so every run is the next turn.
+ * Before the transcript it says which: a new session or a resumed one (and the turn this run is),
+ * which model answers, and where the log is.
  *
  * Options: `--dir <directory>` (default `./sessions`).
+ *
+ * `npm start` runs this file with tsx against the source (`yoke` mapped to `src/` by
+ * tsconfig.test.json's paths), so it starts without a build.
  *
  * `yoke demo` (src/cli/demo-command.ts) is the shipped copy of this job: the bin cannot import an
  * example, and this file must show the public API. test/cli/demo.test.ts checks that both print
  * the same transcript, so keep them in step.
  */
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
 import {
@@ -70,14 +76,16 @@ function scriptedDemo(): ModelAdapter {
   return scriptedModel([callBoth, answer])
 }
 
-/** The scripted model, or DeepSeek (any OpenAI-compatible endpoint) when `DEEPSEEK_API_KEY` is set. */
-function modelFromEnvironment(): ModelAdapter | ModelRoute {
+/** The scripted model, or DeepSeek (any OpenAI-compatible endpoint) when `DEEPSEEK_API_KEY` is set; and its name. */
+function modelFromEnvironment(): { readonly model: ModelAdapter | ModelRoute; readonly describe: string } {
   const apiKey = process.env['DEEPSEEK_API_KEY']
-  if (apiKey === undefined || apiKey === '') return scriptedDemo()
+  if (apiKey === undefined || apiKey === '')
+    return { model: scriptedDemo(), describe: 'scripted (no network; set DEEPSEEK_API_KEY to use DeepSeek)' }
   const baseURL = process.env['DEEPSEEK_BASE_URL']
   const adapter = deepseek({ apiKey, ...(baseURL === undefined || baseURL === '' ? {} : { baseURL }) })
-  const model = process.env['DEEPSEEK_MODEL']
-  return { adapter, model: model === undefined || model === '' ? 'deepseek-v4-flash' : model }
+  const name = process.env['DEEPSEEK_MODEL']
+  const model = name === undefined || name === '' ? 'deepseek-v4-flash' : name
+  return { model: { adapter, model }, describe: `DeepSeek ${model}` }
 }
 
 function argument(name: string): string | undefined {
@@ -92,10 +100,17 @@ function resultText(data: ToolResultData): string {
 }
 
 const dir = argument('--dir') ?? 'sessions'
-const harness = await createHarness({ model: modelFromEnvironment(), persistence: { dir }, tools: [getWeather, add] })
+const file = join(dir, `${sessionId}.jsonl`)
+const { model, describe } = modelFromEnvironment()
+// Looked at before the harness opens it: openAgent resumes a session whose log exists, else creates it.
+const resumed = existsSync(file)
+const harness = await createHarness({ model, persistence: { dir }, tools: [getWeather, add] })
 let exitCode = 0
 try {
   const agent = await harness.openAgent(sessionId)
+  const turn = agent.session.events.filter((event) => event.type === 'turn/start').length + 1
+  console.log(`session ${sessionId}: ${resumed ? 'resumed' : 'new'}, turn ${turn} · log ${file}`)
+  console.log(`model: ${describe}`)
   const run = agent.stream(question)
   let steps = 0
   let calls = 0
@@ -120,7 +135,6 @@ try {
   }
   if (midLine) process.stdout.write('\n')
   const result = await run.result
-  const file = join(dir, `${sessionId}.jsonl`)
   if (result.reason.kind === 'completed') {
     console.log(`turn ${result.turn} completed · ${steps} steps · ${calls} tool calls · ${file}`)
   } else {

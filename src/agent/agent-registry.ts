@@ -98,7 +98,7 @@ interface RegistryCore {
 
 /**
  * The agents of one harness (04-agent.md §13): `harness.agents`, `ctx.agents`. Creates
- * {@link ReactLoopAgent} drivers and lists the published ones.
+ * the agents (their drivers stay internal) and lists the published ones.
  */
 export class AgentRegistry {
   // Not readonly: forOwner() points a new view at this registry's core.

@@ -56,7 +56,6 @@ export {
 export { type AgentLoopEntryConfig, agentLoopPlugin } from './agent-loop-plugin.js'
 export { type AgentOptions, agentOptionsSchema, validateAgentOptions } from './agent-options.js'
 export { AgentRegistry, type CreateAgentOptions } from './agent-registry.js'
-export { ReactLoopAgent, type ReactLoopAgentInit } from './react-loop-agent.js'
 export type { ResumeAgentOptions } from './resume-agent.js'
-export type { RunHooks, RunPort, TurnEndNotice } from './run-agent.js'
+export type { RunHooks, TurnEndNotice } from './run-agent.js'
 export type { AgentRun, StreamOptions } from './stream-agent-turn.js'

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { createHarness } from '../harness/create-harness.js'
 import type { AssistantChunkData, ToolCallData, ToolResultData } from '../session/core-event-types.js'
@@ -22,7 +23,8 @@ function resultText(data: ToolResultData): string {
 
 /**
  * Runs the main job once: `openAgent('readme-demo')` (so a rerun is the next turn), one
- * question, the streamed answer, `→ <name> <json args>` per call and `← <text>` per result,
+ * question; first `session readme-demo: <new|resumed>, turn <n> · log <file>` and
+ * `model: <name>`, then the streamed answer, `→ <name> <json args>` per call and `← <text>` per result,
  * then `turn <n> completed · <steps> steps · <calls> tool calls · <file>`, or
  * `turn <n> <reason>` (plus ` <code>: <message>` for an error) and exit code 1.
  *
@@ -32,14 +34,19 @@ function resultText(data: ToolResultData): string {
  * @throws the harness's errors (a locked or unreadable session, …)
  */
 export async function runDemo(dir: string, io: CliIo): Promise<number> {
-  const harness = await createHarness({
-    model: demoModel(io.env),
-    persistence: { dir },
-    tools: [getWeatherTool, addTool],
-  })
+  const file = join(dir, `${demoSessionId}.jsonl`)
+  const model = demoModel(io.env)
+  const modelName =
+    'adapter' in model ? `DeepSeek ${model.model ?? ''}` : 'scripted (no network; set DEEPSEEK_API_KEY to use DeepSeek)'
+  // Looked at before the harness opens it: openAgent resumes a session whose log exists, else creates it.
+  const resumed = existsSync(file)
+  const harness = await createHarness({ model, persistence: { dir }, tools: [getWeatherTool, addTool] })
   let exitCode: number = ExitCode.ok
   try {
     const agent = await harness.openAgent(demoSessionId)
+    const turn = agent.session.events.filter((event) => event.type === 'turn/start').length + 1
+    io.stdout(`session ${demoSessionId}: ${resumed ? 'resumed' : 'new'}, turn ${turn} · log ${file}\n`)
+    io.stdout(`model: ${modelName}\n`)
     const run = agent.stream(demoQuestion)
     let steps = 0
     let calls = 0
@@ -64,7 +71,6 @@ export async function runDemo(dir: string, io: CliIo): Promise<number> {
     }
     if (midLine) io.stdout('\n')
     const result = await run.result
-    const file = join(dir, `${demoSessionId}.jsonl`)
     if (result.reason.kind === 'completed') {
       io.stdout(`turn ${result.turn} completed · ${steps} steps · ${calls} tool calls · ${file}\n`)
     } else {

@@ -32,6 +32,8 @@ describe('yoke demo', () => {
     expect(first.code).toBe(0)
     expect(first.stdout).toBe(
       [
+        'session readme-demo: new, turn 1 · log t/readme-demo.jsonl',
+        'model: scripted (no network; set DEEPSEEK_API_KEY to use DeepSeek)',
         '→ get_weather {"city":"Paris"}',
         '← Paris: sunny, 21 °C',
         '→ add {"a":2,"b":3}',
@@ -48,6 +50,7 @@ describe('yoke demo', () => {
     ).toBe(true)
     const second = await yoke(cwd, 'demo', '--dir', 't')
     expect(second.code).toBe(0)
+    expect(second.stdout.split('\n')[0]).toBe('session readme-demo: resumed, turn 2 · log t/readme-demo.jsonl')
     expect(lastLine(second.stdout)).toBe('turn 2 completed · 2 steps · 2 tool calls · t/readme-demo.jsonl')
     const inspected = await yoke(cwd, 'inspect', 'readme-demo', '--dir', 't', '--json')
     expect((JSON.parse(inspected.stdout) as { turns: { reason: string }[] }).turns.map((turn) => turn.reason)).toEqual([

@@ -3,6 +3,7 @@
  * child process: bundled once with esbuild, `yoke` aliased to the source.
  */
 import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { cp, mkdtemp, rm, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -40,11 +41,19 @@ function lastLine(text: string): string {
   return text.trimEnd().split('\n').at(-1) ?? ''
 }
 
+/** The two lines the job prints before the transcript: the session, the turn and the log; the model. */
+function header(text: string): readonly string[] {
+  return text.split('\n').slice(0, 2)
+}
+
+const scripted = 'model: scripted (no network; set DEEPSEEK_API_KEY to use DeepSeek)'
+
 test('the scripted main job answers, prints the tools, and a rerun resumes with turn 2', async () => {
   const cwd = await freshDir()
   const first = await runMain(cwd)
   expect(first.stderr).toBe('')
   expect(first.code).toBe(0)
+  expect(header(first.stdout)).toEqual(['session readme-demo: new, turn 1 · log sessions/readme-demo.jsonl', scripted])
   expect(first.stdout).toContain('→ get_weather {"city":"Paris"}')
   expect(first.stdout).toContain('→ add {"a":2,"b":3}')
   expect(first.stdout).toContain('← Paris: sunny, 21 °C')
@@ -53,6 +62,10 @@ test('the scripted main job answers, prints the tools, and a rerun resumes with 
   expect(lastLine(first.stdout)).toBe('turn 1 completed · 2 steps · 2 tool calls · sessions/readme-demo.jsonl')
   const second = await runMain(cwd)
   expect(second.code).toBe(0)
+  expect(header(second.stdout)).toEqual([
+    'session readme-demo: resumed, turn 2 · log sessions/readme-demo.jsonl',
+    scripted,
+  ])
   expect(lastLine(second.stdout)).toBe('turn 2 completed · 2 steps · 2 tool calls · sessions/readme-demo.jsonl')
 }, 30_000)
 
@@ -73,6 +86,10 @@ test('with DEEPSEEK_API_KEY and DEEPSEEK_BASE_URL it talks to that endpoint with
   const outcome = await runMain(cwd, { DEEPSEEK_API_KEY: 'k', DEEPSEEK_BASE_URL: server.baseURL })
   expect(outcome.stderr).toBe('')
   expect(outcome.code).toBe(0)
+  expect(header(outcome.stdout)).toEqual([
+    'session readme-demo: new, turn 1 · log sessions/readme-demo.jsonl',
+    'model: DeepSeek deepseek-v4-flash',
+  ])
   expect(outcome.stdout).toContain('Paris: sunny, 21 °C. 2 + 3 = 5.')
   expect(
     server.requests.map((request) => [
@@ -96,7 +113,7 @@ test('a turn that does not complete prints its reason and code and exits 1', asy
   expect(lastLine(outcome.stdout)).toMatch(/^turn 1 error AUTH: /)
 }, 30_000)
 
-test('npm start in a copy of the tracked files (a fresh clone, node_modules linked), npm start builds, answers and a rerun is turn 2', async () => {
+test('npm start in a copy of the tracked files (a fresh clone, node_modules linked, no dist), npm start runs the source without a build, answers, and a rerun resumes with turn 2', async () => {
   const clone = await freshDir()
   const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
     .split('\0')
@@ -109,10 +126,14 @@ test('npm start in a copy of the tracked files (a fresh clone, node_modules link
   await symlink(join(root, 'node_modules'), join(clone, 'node_modules'), 'dir')
   const first = await runProcess('npm', ['start', '--silent'], { cwd: clone })
   expect(first.code, first.stderr).toBe(0)
+  expect(header(first.stdout)).toEqual(['session readme-demo: new, turn 1 · log sessions/readme-demo.jsonl', scripted])
   expect(first.stdout).toContain('→ get_weather {"city":"Paris"}')
   expect(first.stdout).toContain('Paris: sunny, 21 °C. 2 + 3 = 5.')
   expect(lastLine(first.stdout)).toBe('turn 1 completed · 2 steps · 2 tool calls · sessions/readme-demo.jsonl')
   const second = await runProcess('npm', ['start', '--silent'], { cwd: clone })
   expect(second.code, second.stderr).toBe(0)
+  expect(header(second.stdout)[0]).toBe('session readme-demo: resumed, turn 2 · log sessions/readme-demo.jsonl')
   expect(lastLine(second.stdout)).toMatch(/^turn 2 completed · /)
+  // Nothing was built: the copy has no dist/.
+  expect(existsSync(join(clone, 'dist'))).toBe(false)
 }, 120_000)

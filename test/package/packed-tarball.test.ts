@@ -1,69 +1,35 @@
 /**
  * The packed package, installed the way a user gets it: `npm pack` of the built `dist/`, unpacked into `node_modules/yoke` of a temp project
- * whose only other packages are Yoke's runtime dependencies (linked from this repository), so no
- * optional peer and no dev dependency can be resolved from there.
+ * whose only other packages are Yoke's runtime dependencies and its peer zod (linked from this
+ * repository), so no optional peer and no dev dependency can be resolved from there.
  *
  * `npm test` builds before vitest runs; run alone, this file builds first when `dist/` is missing.
  */
-import { existsSync } from 'node:fs'
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type Outcome, root, runProcess } from '../helpers/child-process.js'
-
-const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
-  readonly version: string
-  readonly dependencies: Readonly<Record<string, string>>
-  readonly bin: Readonly<Record<string, string>>
-}
+import { installUnpacked, manifest, packYoke } from './pack-yoke.js'
 
 /** Runs `command` in `cwd` (see {@link runProcess}). */
 function run(command: string, args: readonly string[], cwd: string): Promise<Outcome> {
   return runProcess(command, args, { cwd })
 }
 
-async function succeed(command: string, args: readonly string[], cwd: string): Promise<string> {
-  const outcome = await run(command, args, cwd)
-  if (outcome.code !== 0)
-    throw new Error(`${command} ${args.join(' ')} exited ${outcome.code}:\n${outcome.stdout}\n${outcome.stderr}`)
-  return outcome.stdout
-}
+/** What the project imports before the package: its runtime dependencies and its peers. */
+const dependencies = [...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies)]
 
 let work = ''
 let project = ''
 let packed: readonly string[] = []
 
 beforeAll(async () => {
-  const built = ['index.js', 'index.cjs', 'testing.js', 'testing.cjs', 'cli.js'].every((file) =>
-    existsSync(join(root, 'dist', file)),
-  )
-  if (!built)
-    await succeed(process.execPath, [join(root, 'node_modules', 'tsup', 'dist', 'cli-default.js'), '--silent'], root)
   work = await mkdtemp(join(tmpdir(), 'yoke-pack-'))
-  const listing = JSON.parse(
-    await succeed('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], root),
-  ) as {
-    readonly filename: string
-    readonly files: readonly { readonly path: string }[]
-  }[]
-  const tarball = listing[0]
-  if (tarball === undefined) throw new Error('npm pack listed no tarball')
-  packed = tarball.files.map((file) => file.path)
+  const { tarball, files } = await packYoke(work)
+  packed = files
   project = join(work, 'project')
-  const installed = join(project, 'node_modules', 'yoke')
-  await mkdir(installed, { recursive: true })
-  await succeed('tar', ['-xzf', join(work, tarball.filename), '-C', installed, '--strip-components=1'], work)
-  for (const dependency of Object.keys(manifest.dependencies)) {
-    await symlink(join(root, 'node_modules', dependency), join(project, 'node_modules', dependency), 'dir')
-  }
-  // What npm does for a `bin` entry on install: a link in node_modules/.bin and the execute bit.
-  await mkdir(join(project, 'node_modules', '.bin'))
-  for (const [name, target] of Object.entries(manifest.bin)) {
-    await chmod(join(installed, target), 0o755)
-    await symlink(join('..', 'yoke', target), join(project, 'node_modules', '.bin', name))
-  }
-  await writeFile(join(project, 'package.json'), `${JSON.stringify({ name: 'consumer', private: true }, null, 2)}\n`)
+  await installUnpacked(project, tarball, { name: 'consumer', private: true })
 }, 120_000)
 
 afterAll(async () => {
@@ -127,16 +93,38 @@ function expectNoEffect(probe: Probe): void {
 }
 
 describe('the packed tarball', () => {
-  test('holds the build, the manifest, README, LICENSE and CHANGELOG, and no source or test file', () => {
+  test('holds the build, the manifest, README, LICENSE, CHANGELOG and the guides README links to, and no source or test file', async () => {
     expect(packed).toContain('package.json')
     expect(packed).toContain('README.md')
     expect(packed).toContain('dist/index.js')
     expect(packed).toContain('dist/index.cjs')
     expect(packed).toContain('dist/cli.js')
+    // The guides in docs/ ship, so README's relative links work where the package is read
+    // (the registry's page, node_modules); the generated API reference (docs/api/) does not.
+    const guides = (await readdir(join(root, 'docs')))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`)
+    expect(guides.length).toBeGreaterThan(0)
+    expect(packed.filter((path) => path.startsWith('docs/')).sort()).toEqual(guides.sort())
     expect(
       packed.filter(
-        (path) => !path.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(path),
+        (path) =>
+          !path.startsWith('dist/') &&
+          !path.startsWith('docs/') &&
+          !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(path),
       ),
+    ).toEqual([])
+  })
+
+  test('every relative link in README.md names a file the tarball holds', async () => {
+    const readme = await readFile(join(root, 'README.md'), 'utf8')
+    const targets = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+      .map((match) => match[1] as string)
+      .filter((target) => !/^[a-z]+:/i.test(target))
+      .map((target) => target.replace(/^\.\//, ''))
+    expect(targets.length).toBeGreaterThan(0)
+    expect(
+      targets.filter((target) => !packed.includes(target) && !packed.some((path) => path.startsWith(`${target}/`))),
     ).toEqual([])
   })
 
@@ -165,7 +153,7 @@ describe('the packed tarball', () => {
   })
 
   test('import("yoke") in a project without optional peers exits 0 and has no observable effect', async () => {
-    const script = `let loaded\nconst load = async () => { loaded = await import('yoke'); await import('yoke/testing') }\nconst preload = async () => { for (const name of ${JSON.stringify(Object.keys(manifest.dependencies))}) await import(name) }\n${probeBody}`
+    const script = `let loaded\nconst load = async () => { loaded = await import('yoke'); await import('yoke/testing') }\nconst preload = async () => { for (const name of ${JSON.stringify(dependencies)}) await import(name) }\n${probeBody}`
     const outcome = await run(process.execPath, ['--input-type=module', '-e', script], project)
     expect(outcome.stderr).toBe('')
     expect(outcome.code).toBe(0)
@@ -173,7 +161,7 @@ describe('the packed tarball', () => {
   })
 
   test('require("yoke") exits 0 and has no observable effect', async () => {
-    const script = `let loaded\nconst load = async () => { loaded = require('yoke'); require('yoke/testing') }\nconst preload = async () => { for (const name of ${JSON.stringify(Object.keys(manifest.dependencies))}) require(name) }\n;(async () => {${probeBody}})()`
+    const script = `let loaded\nconst load = async () => { loaded = require('yoke'); require('yoke/testing') }\nconst preload = async () => { for (const name of ${JSON.stringify(dependencies)}) require(name) }\n;(async () => {${probeBody}})()`
     const outcome = await run(process.execPath, ['-e', script], project)
     expect(outcome.stderr).toBe('')
     expect(outcome.code).toBe(0)

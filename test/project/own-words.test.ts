@@ -29,6 +29,9 @@ const scanned: readonly string[] = [
   'scripts',
   'vitest.config.ts',
   'tsup.config.ts',
+  'docs',
+  'README.md',
+  'CHANGELOG.md',
   // Not yet scrubbed — lead removes these entries after merging (and then scans `src` whole):
   // 'src/kernel',
   // 'src/agent',
@@ -38,9 +41,6 @@ const scanned: readonly string[] = [
   // 'src/compaction',
   // 'src/harness',
   // 'src/index.ts',
-  // 'docs',
-  // 'README.md',
-  // 'CHANGELOG.md',
 ]
 
 /** File kinds that hold prose worth checking. */

@@ -1,0 +1,118 @@
+/**
+ * The API report: API Extractor reads the bundled declarations a user gets (`dist/index.d.ts`,
+ * `dist/testing.d.ts`) and writes every exported name and signature to `api/<entry>.api.md`,
+ * committed, so any change to the public surface shows up as a diff in review.
+ *
+ * `npm run check:api` (part of `npm test`, after the build) fails when a report differs from what
+ * the build exports; `npm run api:update` rewrites the reports.
+ */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Extractor, ExtractorConfig, ExtractorLogLevel, type IConfigFile } from '@microsoft/api-extractor'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const update = process.argv.includes('--update')
+
+/** One report per entry point of the package's `exports`. */
+const entries = [
+  { declarations: 'dist/index.d.ts', report: 'yoke' },
+  { declarations: 'dist/testing.d.ts', report: 'yoke-testing' },
+] as const
+
+/**
+ * The configuration for one entry. The declarations are checked the way a strict consumer reads
+ * them (`skipLibCheck` stays off). Findings about the API itself (a type a signature needs but the
+ * entry does not export) go into the report, where review sees them. Comments are not this check's
+ * business: TypeDoc validates them (missing docs, links), and Yoke has no release tags.
+ */
+function configFor(entry: (typeof entries)[number]): IConfigFile {
+  return {
+    projectFolder: root,
+    mainEntryPointFilePath: join(root, entry.declarations),
+    compiler: {
+      overrideTsconfig: {
+        compilerOptions: {
+          target: 'ES2022',
+          lib: ['ES2022', 'ESNext.Disposable'],
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          types: ['node'],
+          strict: true,
+          skipLibCheck: false,
+        },
+        files: [join(root, entry.declarations)],
+      },
+    },
+    apiReport: {
+      enabled: true,
+      reportFileName: entry.report,
+      reportFolder: join(root, 'api'),
+      reportTempFolder: join(root, '.build', 'api'),
+    },
+    docModel: { enabled: false },
+    dtsRollup: { enabled: false },
+    tsdocMetadata: { enabled: false },
+    newlineKind: 'lf',
+    messages: {
+      compilerMessageReporting: { default: { logLevel: ExtractorLogLevel.Error } },
+      extractorMessageReporting: {
+        default: { logLevel: ExtractorLogLevel.Warning, addToApiReportFile: true },
+        'ae-missing-release-tag': { logLevel: ExtractorLogLevel.None },
+        'ae-undocumented': { logLevel: ExtractorLogLevel.None },
+        'ae-unresolved-link': { logLevel: ExtractorLogLevel.None },
+      },
+      tsdocMessageReporting: { default: { logLevel: ExtractorLogLevel.None } },
+    },
+  }
+}
+
+/** API Extractor's console notices this script replaces with its own lines. */
+const quiet = new Set<string>([
+  'console-preamble',
+  'console-api-report-not-copied',
+  'console-api-report-copied',
+  'console-api-report-created',
+])
+
+mkdirSync(join(root, 'api'), { recursive: true })
+const changed: string[] = []
+let failed = false
+for (const entry of entries) {
+  const config = ExtractorConfig.prepare({
+    configObject: configFor(entry),
+    configObjectFullPath: join(root, 'api', `${entry.report}.api-extractor.json`),
+    packageJsonFullPath: join(root, 'package.json'),
+  })
+  const result = Extractor.invoke(config, {
+    // A local build rewrites the committed report; otherwise a difference is a failure.
+    localBuild: update,
+    showVerboseMessages: false,
+    // A failed check shows what changed.
+    printApiReportDiff: !update,
+    messageCallback: (message) => {
+      // The compiler notice is noise here (it reads declarations only), and the notices about a
+      // changed report are summed up below with the command that updates it.
+      if (quiet.has(message.messageId)) message.handled = true
+    },
+  })
+  if (result.errorCount > 0) failed = true
+  if (result.apiReportChanged) changed.push(`api/${entry.report}.api.md`)
+}
+
+if (failed) {
+  console.error('api-report: API Extractor reported errors (above)')
+  process.exit(1)
+}
+if (changed.length > 0 && !update) {
+  console.error(
+    `api-report: the public API differs from ${changed.join(' and ')}.\n` +
+      'If the change is intended, run `npm run api:update` and commit the reports.',
+  )
+  process.exit(1)
+}
+console.log(
+  update && changed.length > 0
+    ? `api-report: updated ${changed.join(' and ')}`
+    : 'api-report: the API reports are current',
+)
