@@ -68,7 +68,7 @@ function filesOf(path: string): string[] {
   const absolute = join(root, path)
   if (!statSync(absolute).isDirectory()) return [path]
   return readdirSync(absolute, { withFileTypes: true })
-    .filter((entry) => entry.name !== 'node_modules')
+    .filter((entry) => entry.name !== 'node_modules' && join(path, entry.name) !== join('docs', 'api'))
     .flatMap((entry) =>
       entry.isDirectory()
         ? filesOf(join(path, entry.name))
