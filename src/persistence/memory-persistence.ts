@@ -17,15 +17,9 @@ import { SessionLockedError } from '../errors/session-locked-error.js'
 import { checkOptions, type OptionRule, optionRule } from '../kernel/option-issues.js'
 import type { SessionEvent } from '../session/session-event.js'
 import { buildSessionHeader, type SessionHeader } from '../session/session-header.js'
-import { markParsedJson } from '../session/snapshot-json.js'
-import {
-  encodeBatch,
-  encodeHeaderLine,
-  isEventEnvelope,
-  type ScanResult,
-  scanHeader,
-  scanLog,
-} from './jsonl/jsonl-codec.js'
+import { encodeBatch, encodeHeaderLine, isEventEnvelope } from './jsonl/jsonl-codec.js'
+import type { ScanResult } from './jsonl/log-scanner.js'
+import { scanHeader, scanLog } from './jsonl/scan-log.js'
 import type {
   AppendBatchOptions,
   Lease,
@@ -278,7 +272,9 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
             storedSeq: 0,
           })
         }
-        const bytes = encoder.encode(encodeHeaderLine(registered) + encodeBatch(events, { packChunks }))
+        const bytes = encoder.encode(
+          encodeHeaderLine(registered) + encodeBatch(events, { packChunks, texts: batch.texts }),
+        )
         store.put(sessionId, [bytes], { nextSeq: events.length, committedBytes: bytes.length, torn: false })
         registrations.delete(sessionId)
         return
@@ -295,7 +291,7 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
           storedSeq: state.nextSeq,
         })
       }
-      const bytes = encoder.encode(encodeBatch(events, { packChunks }))
+      const bytes = encoder.encode(encodeBatch(events, { packChunks, texts: batch.texts }))
       store.put(sessionId, [...entry.pieces, bytes], {
         nextSeq: state.nextSeq + events.length,
         committedBytes: state.committedBytes + bytes.length,
@@ -310,13 +306,13 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       const entry = store.logs.get(sessionId)
       if (entry === undefined) throw notFound(sessionId)
       const result = scanOf(sessionId, entry, loadOptions.truncateAtCorruption === true)
-      // Parsed afresh from the stored bytes: the coordinator may adopt them rather than copy them.
-      markParsedJson(result.events)
       const log: { -readonly [K in keyof StoredLog]: StoredLog[K] } = {
         header: result.header,
         events: result.events,
         revision: entry.revision,
         location: locationOf(sessionId),
+        // Parsed afresh from the stored bytes: the coordinator may adopt them rather than copy them.
+        freshlyParsed: true,
       }
       if (result.torn !== undefined) log.torn = { ...result.torn, recovered: [], revision: entry.revision }
       return log

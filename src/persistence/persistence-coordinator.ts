@@ -14,7 +14,7 @@ import type { SessionEvent } from '../session/session-event.js'
 import type { SessionHeader } from '../session/session-header.js'
 import type { Session } from '../session/session.js'
 import type { Lease, PersistenceAdapter, RepairCommit, StoredLog, StoredSuffix } from './persistence-adapter.js'
-import { checkStoredLog } from './read-gates.js'
+import { checkStoredLog } from './check-stored-log.js'
 import { WriteBehind, type WriteBehindOptions } from './write-behind.js'
 
 /** Options of every coordinator operation. */
@@ -471,7 +471,7 @@ export class PersistenceCoordinator {
     const writeBehind = new WriteBehind({
       clock: this.#host.clock,
       options: this.#host.writeBehind,
-      write: (batch) => this.#write(binding, batch),
+      write: (batch, texts, frozen) => this.#write(binding, batch, frozen ? texts : undefined),
       onFailure: (error, pendingEvents) => {
         this.#host.logger.warn(`session "${id}": a background write failed; events are kept and retried`, {
           error,
@@ -624,13 +624,12 @@ export class PersistenceCoordinator {
     }
   }
 
-  async #write(binding: Binding, batch: readonly SessionEvent[]): Promise<void> {
+  async #write(binding: Binding, batch: readonly SessionEvent[], texts: readonly string[] | undefined): Promise<void> {
     const id = binding.session.id
     await binding.ready.catch(() => {})
     if (binding.failure !== undefined) throw binding.failure
-    await this.#serial(id, () =>
-      this.#io.append(id, batch, { expectedSeq: binding.cursor, lease: binding.lease as Lease }),
-    )
+    const options = { expectedSeq: binding.cursor, lease: binding.lease as Lease }
+    await this.#serial(id, () => this.#io.append(id, batch, texts === undefined ? options : { ...options, texts }))
     binding.cursor += batch.length
   }
 

@@ -40,7 +40,6 @@ import {
   validateJsonlOptions,
 } from './jsonl-persistence-options.js'
 import { type Compression, type LogState, rewriteTail } from './jsonl-repair.js'
-import { markParsedJson } from '../../session/snapshot-json.js'
 
 export type { JsonlPersistenceOptions } from './jsonl-persistence-options.js'
 
@@ -199,7 +198,7 @@ class JsonlAdapter implements JsonlPersistence {
       })
     }
     checkBatch(events, expectedSeq, 'events')
-    await this.#serial(sessionId, () => this.#appendBatch(sessionId, events, expectedSeq, record))
+    await this.#serial(sessionId, () => this.#appendBatch(sessionId, events, expectedSeq, record, options.texts))
   }
 
   async load(sessionId: string, options: LoadOptions = {}): Promise<StoredLog> {
@@ -216,13 +215,13 @@ class JsonlAdapter implements JsonlPersistence {
       this.#failures.delete(sessionId)
       this.#remember(sessionId, found, read)
     }
-    // Fresh JSON.parse results: the coordinator may adopt them rather than have each copied again.
-    markParsedJson(read.events)
     const log: { -readonly [K in keyof StoredLog]: StoredLog[K] } = {
       header: read.header,
       events: read.events,
       revision: read.revision,
       location: found.path,
+      // Fresh JSON.parse results: the coordinator may adopt them rather than have each copied again.
+      freshlyParsed: true,
     }
     if (read.tail !== undefined) log.torn = { ...read.tail, recovered: read.recovered, revision: read.revision }
     return log
@@ -241,7 +240,7 @@ class JsonlAdapter implements JsonlPersistence {
       if (torn === undefined) {
         const first = closers[0]!
         checkBatch(closers, first.seq, 'closers')
-        await this.#appendBatch(sessionId, closers, first.seq, record)
+        await this.#appendBatch(sessionId, closers, first.seq, record, undefined)
         return undefined
       }
       return this.#repair(sessionId, torn, closers, record)
@@ -374,6 +373,7 @@ class JsonlAdapter implements JsonlPersistence {
     events: readonly SessionEvent[],
     expectedSeq: number,
     record: LeaseRecord,
+    texts: readonly string[] | undefined,
   ): Promise<void> {
     const failure = this.#failures.get(sessionId)
     if (failure !== undefined) throw failure
@@ -381,7 +381,7 @@ class JsonlAdapter implements JsonlPersistence {
     if (log === undefined) {
       const registered = this.#registrations.get(sessionId)
       if (registered !== undefined) {
-        await this.#materialize(sessionId, registered, events, expectedSeq, record)
+        await this.#materialize(sessionId, registered, events, expectedSeq, record, texts)
         return
       }
       log = await this.#scanForAppend(sessionId)
@@ -395,7 +395,7 @@ class JsonlAdapter implements JsonlPersistence {
         storedSeq: log.nextSeq,
       })
     }
-    const bytes = await this.#encode(log.compression, encodeBatch(events, { packChunks: this.#packChunks }))
+    const bytes = await this.#encode(log.compression, encodeBatch(events, { packChunks: this.#packChunks, texts }))
     // The lock's re-read (J15) is independent of the log's open and size check (J6): it runs
     // beside them, and its verdict is taken after theirs.
     const token = this.#leases.readToken(record)
@@ -474,6 +474,7 @@ class JsonlAdapter implements JsonlPersistence {
     events: readonly SessionEvent[],
     expectedSeq: number,
     record: LeaseRecord,
+    texts: readonly string[] | undefined,
   ): Promise<void> {
     if (expectedSeq !== 0) {
       throw new SeqConflictError({
@@ -486,7 +487,7 @@ class JsonlAdapter implements JsonlPersistence {
     }
     const compression = this.#compression
     const path = this.#files.logPath(sessionId, compression)
-    const batch = encodeBatch(events, { packChunks: this.#packChunks })
+    const batch = encodeBatch(events, { packChunks: this.#packChunks, texts })
     const chunks =
       compression === 'none'
         ? [encoder.encode(encodeHeaderLine(header) + batch)]

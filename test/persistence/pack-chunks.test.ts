@@ -7,7 +7,7 @@ import {
   MIN_CHUNK_RUN,
   packRecords,
   unpackRow,
-} from '../../src/persistence/chunk-runs.js'
+} from '../../src/persistence/pack-chunks.js'
 import { encodeBatch } from '../../src/persistence/jsonl/jsonl-codec.js'
 import type { JsonObject, JsonValue } from '../../src/session/json-value.js'
 import type { SessionEvent } from '../../src/session/session-event.js'
