@@ -451,7 +451,6 @@ export {
   jsonlPersistence,
   memoryPersistence,
   nodeFileSystem,
-  PersistenceCoordinator,
   persistenceEvents,
   writeBehindOptionsSchema,
 } from './persistence/index.js'
@@ -473,6 +472,7 @@ export type {
   MemoryStore,
   OperationOptions,
   PersistenceAdapter,
+  PersistenceCoordinator,
   PersistenceEntryConfig,
   PersistenceEvents,
   ReadOptions,
