@@ -30,7 +30,7 @@ function decode(records: readonly unknown[]): SessionEvent[] {
   })
 }
 
-const scenario19 = logOf([
+const fiveDeltaStep = logOf([
   TS(1),
   SS(1, 1),
   UM('q'),
@@ -44,7 +44,7 @@ const scenario19 = logOf([
   TE(1, 'completed'),
 ])
 
-describe('isPackable (K1)', () => {
+describe('isPackable', () => {
   test('accepts text, reasoning and tool-call deltas whose delta field is the last key', () => {
     expect(isPackable(chunkEvent(0, 1, { type: 'text-delta', index: 0, text: 'a' }))).toBe(true)
     expect(isPackable(chunkEvent(0, 1, { type: 'reasoning-delta', index: 2, text: '' }))).toBe(true)
@@ -108,16 +108,16 @@ describe('isPackable (K1)', () => {
   })
 })
 
-describe('packRecords (K2, K3)', () => {
-  test('scenario 19: five deltas become the exact row of line 5, the rest stays verbatim', () => {
-    const records = packRecords(scenario19)
+describe('packRecords', () => {
+  test('a step with five deltas: they become the exact row of line 5, the rest stays verbatim', () => {
+    const records = packRecords(fiveDeltaStep)
     expect(records).toHaveLength(7)
     expect(JSON.stringify(records[3])).toBe(
       '{"type":"chunk-run","seq0":3,"time0":1000,"turn":1,"step":1,"chunk":{"type":"text-delta","index":0},"field":"text","dt":[0,0,0,0],"values":["a","b","c","d","e"]}',
     )
-    for (const index of [0, 1, 2, 4, 5, 6]) expect(records[index]).toBe(scenario19[index < 3 ? index : index + 4])
-    expect(encodeBatch(scenario19, { packChunks: true }).split('\n')).toHaveLength(8)
-    expect(encodeBatch(scenario19, { packChunks: false }).split('\n')).toHaveLength(12)
+    for (const index of [0, 1, 2, 4, 5, 6]) expect(records[index]).toBe(fiveDeltaStep[index < 3 ? index : index + 4])
+    expect(encodeBatch(fiveDeltaStep, { packChunks: true }).split('\n')).toHaveLength(8)
+    expect(encodeBatch(fiveDeltaStep, { packChunks: false }).split('\n')).toHaveLength(12)
   })
 
   test(`runs shorter than ${MIN_CHUNK_RUN} are written verbatim`, () => {
@@ -184,14 +184,14 @@ describe('packRecords (K2, K3)', () => {
   })
 })
 
-describe('isChunkRunRow and unpackRow (K3, K4)', () => {
-  const row = JSON.parse(JSON.stringify(packRecords(scenario19)[3])) as Record<string, unknown>
+describe('isChunkRunRow and unpackRow', () => {
+  const row = JSON.parse(JSON.stringify(packRecords(fiveDeltaStep)[3])) as Record<string, unknown>
 
-  test('the row of scenario 19 decodes byte-exact to its five chunks', () => {
+  test('the row of the five-delta step decodes byte-exact to its five chunks', () => {
     expect(isChunkRunRow(row)).toBe(true)
     const members = unpackRow(row as unknown as ChunkRunRow)
     expect(members.map((event) => JSON.stringify(event))).toEqual(
-      scenario19.slice(3, 8).map((event) => JSON.stringify(event)),
+      fiveDeltaStep.slice(3, 8).map((event) => JSON.stringify(event)),
     )
   })
 
@@ -229,7 +229,7 @@ describe('isChunkRunRow and unpackRow (K3, K4)', () => {
   })
 })
 
-describe('property: decoding JSON(pack(batch)) is byte-exact (K4, H3)', () => {
+describe('property: decoding JSON(pack(batch)) is byte-exact', () => {
   const deltaValue = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 6 }),
     fc.constantFrom('\uD83D', '\uDE00', 'ü😀', '"\\\n', ''),
