@@ -17,7 +17,8 @@ import { SessionLockedError } from '../errors/session-locked-error.js'
 import { checkOptions, type OptionRule, optionRule } from '../kernel/option-issues.js'
 import type { SessionEvent } from '../session/session-event.js'
 import { buildSessionHeader, type SessionHeader } from '../session/session-header.js'
-import { encodeBatch, encodeHeaderLine, isEventEnvelope } from './jsonl/jsonl-codec.js'
+import { checkEventBatch } from './jsonl/check-event-batch.js'
+import { encodeBatch, encodeHeaderLine } from './jsonl/jsonl-codec.js'
 import type { ScanResult } from './jsonl/log-scanner.js'
 import { scanHeader, scanLog } from './jsonl/scan-log.js'
 import type {
@@ -187,26 +188,6 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
     return { nextSeq: result.nextSeq, committedBytes: result.committedBytes, torn: result.torn !== undefined }
   }
 
-  function checkBatch(events: readonly SessionEvent[], firstSeq: number, argument: string): void {
-    for (let index = 0; index < events.length; index++) {
-      const event = events[index]
-      if (!isEventEnvelope(event)) {
-        throw new InvalidArgumentError({
-          argument,
-          reason: `${argument}[${index}] is not a well-formed event envelope`,
-          value: events,
-        })
-      }
-      if (event.seq !== firstSeq + index) {
-        throw new InvalidArgumentError({
-          argument,
-          reason: `${argument}[${index}].seq must be ${firstSeq + index} (got ${event.seq}): seqs must be contiguous from ${firstSeq}`,
-          value: events,
-        })
-      }
-    }
-  }
-
   function repairRequired(sessionId: string): PersistenceError {
     return new PersistenceError({
       code: ErrorCode.REPAIR_REQUIRED,
@@ -252,7 +233,7 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
           value: expectedSeq,
         })
       }
-      checkBatch(events, expectedSeq, 'events')
+      checkEventBatch(events, expectedSeq, 'events')
       const registered = registrations.get(sessionId)
       const entry = store.logs.get(sessionId)
       if (registered !== undefined) {
@@ -347,7 +328,7 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       }
       if (torn === undefined && state.torn) throw repairRequired(sessionId)
       const batch = [...(torn?.recovered ?? []), ...closers]
-      checkBatch(batch, state.nextSeq, torn === undefined ? 'closers' : 'recovered ++ closers')
+      checkEventBatch(batch, state.nextSeq, torn === undefined ? 'closers' : 'recovered ++ closers')
       const bytes = encoder.encode(encodeBatch(batch, { packChunks }))
       let quarantine: string | undefined
       if (corrupt) {

@@ -28,7 +28,8 @@ import type {
 } from '../persistence-adapter.js'
 import { assertStorableId } from '../session-file-name.js'
 import { zstdCodec } from './frame-codec.js'
-import { encodeBatch, encodeHeaderLine, isEventEnvelope } from './jsonl-codec.js'
+import { checkEventBatch } from './check-event-batch.js'
+import { encodeBatch, encodeHeaderLine } from './jsonl-codec.js'
 import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
 import { errorCodeOf, fsyncDirectory, publishFile, writeFully, writeTempFile } from './jsonl-file-operations.js'
 import { JsonlLeases, type LeaseRecord } from './jsonl-leases.js'
@@ -76,26 +77,6 @@ interface CachedPlan {
 
 function isSafeNonNegative(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
-}
-
-function checkBatch(events: readonly SessionEvent[], firstSeq: number, argument: string): void {
-  for (let index = 0; index < events.length; index++) {
-    const event = events[index]
-    if (!isEventEnvelope(event)) {
-      throw new InvalidArgumentError({
-        argument,
-        reason: `${argument}[${index}] is not a well-formed event envelope`,
-        value: events,
-      })
-    }
-    if (event.seq !== firstSeq + index) {
-      throw new InvalidArgumentError({
-        argument,
-        reason: `${argument}[${index}].seq must be ${firstSeq + index} (got ${event.seq}): seqs must be contiguous from ${firstSeq}`,
-        value: events,
-      })
-    }
-  }
 }
 
 function compareIds(left: string, right: string): number {
@@ -197,7 +178,7 @@ class JsonlAdapter implements JsonlPersistence {
         value: expectedSeq,
       })
     }
-    checkBatch(events, expectedSeq, 'events')
+    checkEventBatch(events, expectedSeq, 'events')
     await this.#serial(sessionId, () => this.#appendBatch(sessionId, events, expectedSeq, record, options.texts))
   }
 
@@ -239,7 +220,7 @@ class JsonlAdapter implements JsonlPersistence {
     return this.#serial(sessionId, async (): Promise<RepairCommit | undefined> => {
       if (torn === undefined) {
         const first = closers[0]!
-        checkBatch(closers, first.seq, 'closers')
+        checkEventBatch(closers, first.seq, 'closers')
         await this.#appendBatch(sessionId, closers, first.seq, record, undefined)
         return undefined
       }
@@ -544,7 +525,7 @@ class JsonlAdapter implements JsonlPersistence {
         )
         cached = { revision, header: read.header, plan: read.plan }
       }
-      checkBatch(closers, cached.plan.nextSeq, 'closers')
+      checkEventBatch(closers, cached.plan.nextSeq, 'closers')
       const context = {
         fileSystem: this.#fileSystem,
         dir: this.dir,
