@@ -25,11 +25,12 @@ export function shareSnapshot<T extends JsonValue>(copy: T): T {
   if (typeof copy === 'object' && copy !== null) knownJson.add(copy)
   return copy
 }
+
 /**
  * Adopts a list of fresh `JSON.parse` results that nobody else holds (a load its adapter marked
- * `freshlyParsed`): deep-freezes it in place and, when every value
- * is lossless JSON, freezes the list and records it like {@link shareSnapshot}, so a seed from it
- * (the read gates, a resume) keeps its values instead of walking and copying each again.
+ * `freshlyParsed`): deep-freezes it in place and, when every value is lossless JSON, freezes the
+ * list and records it like {@link shareSnapshot}, so a seed from it (the check of a loaded log, a
+ * resume) keeps its values instead of walking and copying each again.
  * `JSON.parse` yields plain, dense, acyclic, string-keyed data; what is checked is what it cannot
  * rule out (an overflowing literal parses to `Infinity`, `-0` to negative zero) and what a
  * wrapping adapter could have put in since (another prototype, a non-JSON value, a node seen
