@@ -448,7 +448,6 @@ export {
   jsonlPersistence,
   memoryPersistence,
   nodeFileSystem,
-  PersistenceCoordinator,
   persistenceEvents,
   writeBehindOptionsSchema,
 } from './persistence/index.js'
@@ -470,6 +469,7 @@ export type {
   MemoryStore,
   OperationOptions,
   PersistenceAdapter,
+  PersistenceCoordinator,
   PersistenceEntryConfig,
   PersistenceEvents,
   ReadOptions,

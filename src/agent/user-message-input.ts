@@ -5,7 +5,7 @@ import type { ContentBlock } from '../session/content-block.js'
 import type { JsonObject } from '../session/json-value.js'
 import { type MessageSource, type UserMessage, userMessageSchema } from '../session/message.js'
 import { accessPath, payloadIssues } from '../session/payload-issues.js'
-import { snapshotJson } from '../session/snapshot-json.js'
+import { snapshotJson } from '../session/snapshot/snapshot-json.js'
 
 /**
  * What `send`, `followup`, `steer`, `inject` and `inbox.replace` take (04-agent.md §2): a string

@@ -3,7 +3,7 @@ import { SessionEventError } from '../errors/session-event-error.js'
 import { firstDifference } from '../session/first-difference.js'
 import type { JsonValue } from '../session/json-value.js'
 import type { Session } from '../session/session.js'
-import { snapshotJson } from '../session/snapshot-json.js'
+import { snapshotJson } from '../session/snapshot/snapshot-json.js'
 import type { LoopRequestMarks } from './build-request.js'
 import { type RequestCoordinates, rebuildRequestAt } from './rebuild-request.js'
 

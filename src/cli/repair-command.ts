@@ -7,7 +7,7 @@
 import { basename, dirname, join } from 'node:path'
 import { PersistenceCorruptionError } from '../errors/persistence-corruption-error.js'
 import type { Harness } from '../harness/harness.js'
-import { checkStoredLog } from '../persistence/read-gates.js'
+import { checkStoredLog } from '../persistence/check-stored-log.js'
 import { interruptedTurnClosers } from '../session/interrupted-turn-closers.js'
 import type { CliCommand } from './cli-command.js'
 import type { CliIo } from './cli-io.js'

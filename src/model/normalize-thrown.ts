@@ -1,7 +1,7 @@
 import { HarnessError } from '../errors/harness-error.js'
 import { LlmError } from '../errors/llm-error.js'
 import type { LlmFailure, LlmFailurePhase } from '../session/llm-failure.js'
-import { isJsonValue, snapshotJson } from '../session/snapshot-json.js'
+import { isJsonValue, snapshotJson } from '../session/snapshot/snapshot-json.js'
 import type { FinishChunk } from '../session/stream-chunk.js'
 import { type ModelFailureFields, modelFailure } from './failure-defaults.js'
 

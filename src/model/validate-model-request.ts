@@ -6,7 +6,7 @@ import type { LlmFailure } from '../session/llm-failure.js'
 import { assistantMessageSchema, toolResultMessageSchema, userMessageSchema } from '../session/message.js'
 import { isAssistantMessage, isToolResultMessage, isUserMessage } from '../session/fast-payload-checks.js'
 import { toolSchemaSchema } from '../session/request-header.js'
-import { isJsonValue, snapshotJson } from '../session/snapshot-json.js'
+import { isJsonValue, snapshotJson } from '../session/snapshot/snapshot-json.js'
 import { modelFailure } from './failure-defaults.js'
 
 /** One violation of the model request rules. */

@@ -1,6 +1,6 @@
 /**
  * Persistence: the adapter contract, the coordinator, write-behind, and the memory and JSONL
- * adapters (03-persistence.md).
+ * adapters.
  *
  * @module
  */
@@ -31,13 +31,13 @@ export type {
   StoredLog,
   TornTail,
 } from './persistence-adapter.js'
-export {
-  type InspectedLog,
-  type LoadedLog,
-  type OperationOptions,
+export type {
+  InspectedLog,
+  LoadedLog,
+  OperationOptions,
   PersistenceCoordinator,
-  type RepairReport,
-  type SessionPreparation,
+  RepairReport,
+  SessionPreparation,
 } from './persistence-coordinator.js'
 export { type PersistenceEvents, persistenceEvents, type SessionWriteFailedPayload } from './persistence-events.js'
 export { isPersistenceAdapter, type JsonlShorthand, type PersistenceEntryConfig } from './persistence-plugin.js'

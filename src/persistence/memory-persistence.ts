@@ -17,15 +17,10 @@ import { SessionLockedError } from '../errors/session-locked-error.js'
 import { checkOptions, type OptionRule, optionRule } from '../kernel/option-issues.js'
 import type { SessionEvent } from '../session/session-event.js'
 import { buildSessionHeader, type SessionHeader } from '../session/session-header.js'
-import { markParsedJson } from '../session/snapshot-json.js'
-import {
-  encodeBatch,
-  encodeHeaderLine,
-  isEventEnvelope,
-  type ScanResult,
-  scanHeader,
-  scanLog,
-} from './jsonl/jsonl-codec.js'
+import { checkEventBatch } from './jsonl/check-event-batch.js'
+import { encodeBatch, encodeHeaderLine } from './jsonl/jsonl-codec.js'
+import type { ScanResult } from './jsonl/log-scanner.js'
+import { scanHeader, scanLog } from './jsonl/scan-log.js'
 import type {
   AppendBatchOptions,
   Lease,
@@ -193,26 +188,6 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
     return { nextSeq: result.nextSeq, committedBytes: result.committedBytes, torn: result.torn !== undefined }
   }
 
-  function checkBatch(events: readonly SessionEvent[], firstSeq: number, argument: string): void {
-    for (let index = 0; index < events.length; index++) {
-      const event = events[index]
-      if (!isEventEnvelope(event)) {
-        throw new InvalidArgumentError({
-          argument,
-          reason: `${argument}[${index}] is not a well-formed event envelope`,
-          value: events,
-        })
-      }
-      if (event.seq !== firstSeq + index) {
-        throw new InvalidArgumentError({
-          argument,
-          reason: `${argument}[${index}].seq must be ${firstSeq + index} (got ${event.seq}): seqs must be contiguous from ${firstSeq}`,
-          value: events,
-        })
-      }
-    }
-  }
-
   function repairRequired(sessionId: string): PersistenceError {
     return new PersistenceError({
       code: ErrorCode.REPAIR_REQUIRED,
@@ -258,7 +233,7 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
           value: expectedSeq,
         })
       }
-      checkBatch(events, expectedSeq, 'events')
+      checkEventBatch(events, expectedSeq, 'events')
       const registered = registrations.get(sessionId)
       const entry = store.logs.get(sessionId)
       if (registered !== undefined) {
@@ -278,7 +253,9 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
             storedSeq: 0,
           })
         }
-        const bytes = encoder.encode(encodeHeaderLine(registered) + encodeBatch(events, { packChunks }))
+        const bytes = encoder.encode(
+          encodeHeaderLine(registered) + encodeBatch(events, { packChunks, texts: batch.texts }),
+        )
         store.put(sessionId, [bytes], { nextSeq: events.length, committedBytes: bytes.length, torn: false })
         registrations.delete(sessionId)
         return
@@ -295,7 +272,7 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
           storedSeq: state.nextSeq,
         })
       }
-      const bytes = encoder.encode(encodeBatch(events, { packChunks }))
+      const bytes = encoder.encode(encodeBatch(events, { packChunks, texts: batch.texts }))
       store.put(sessionId, [...entry.pieces, bytes], {
         nextSeq: state.nextSeq + events.length,
         committedBytes: state.committedBytes + bytes.length,
@@ -310,13 +287,13 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       const entry = store.logs.get(sessionId)
       if (entry === undefined) throw notFound(sessionId)
       const result = scanOf(sessionId, entry, loadOptions.truncateAtCorruption === true)
-      // Parsed afresh from the stored bytes: the coordinator may adopt them rather than copy them.
-      markParsedJson(result.events)
       const log: { -readonly [K in keyof StoredLog]: StoredLog[K] } = {
         header: result.header,
         events: result.events,
         revision: entry.revision,
         location: locationOf(sessionId),
+        // Parsed afresh from the stored bytes: the coordinator may adopt them rather than copy them.
+        freshlyParsed: true,
       }
       if (result.torn !== undefined) log.torn = { ...result.torn, recovered: [], revision: entry.revision }
       return log
@@ -351,7 +328,7 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       }
       if (torn === undefined && state.torn) throw repairRequired(sessionId)
       const batch = [...(torn?.recovered ?? []), ...closers]
-      checkBatch(batch, state.nextSeq, torn === undefined ? 'closers' : 'recovered ++ closers')
+      checkEventBatch(batch, state.nextSeq, torn === undefined ? 'closers' : 'recovered ++ closers')
       const bytes = encoder.encode(encodeBatch(batch, { packChunks }))
       let quarantine: string | undefined
       if (corrupt) {

@@ -3,7 +3,7 @@ import type { PersistenceCorruptionError } from '../errors/persistence-corruptio
 import type { SessionEvent } from '../session/session-event.js'
 import type { SessionHeader } from '../session/session-header.js'
 
-/** The exclusive, cross-process right to write one session (03-persistence.md A10). Read-only. */
+/** The exclusive, cross-process right to write one session. Read-only. */
 export interface Lease {
   /** The session it covers. */
   readonly sessionId: string
@@ -19,7 +19,7 @@ export interface Lease {
   release(): Promise<void>
 }
 
-/** What a crash (or damage) left after the committed events of a stored log (03-persistence.md §3). */
+/** What a crash (or damage) left after the committed events of a stored log. */
 export interface TornTail {
   /** `torn`: tolerated (nothing valid follows); `corrupt`: damage returned with `truncateAtCorruption`. */
   readonly kind: 'torn' | 'corrupt'
@@ -49,6 +49,12 @@ export interface StoredLog {
   readonly revision: string
   /** Where the log is (a file path, `<table>:<id>`). */
   readonly location?: string
+  /**
+   * `true` when `events` are fresh `JSON.parse` results this adapter keeps no reference to: the
+   * coordinator may then freeze them in place for the session instead of copying every event.
+   * Leave it out when in doubt; the events are copied then.
+   */
+  readonly freshlyParsed?: boolean
 }
 
 /** What `readFrom` returns: the header and the committed events from a seq on. */
@@ -65,6 +71,13 @@ export interface AppendBatchOptions {
   readonly expectedSeq: number
   /** A live lease of this adapter instance for the session. */
   readonly lease: Lease
+  /**
+   * The JSON text of each event, index for index (`texts[i] === JSON.stringify(events[i])`),
+   * when the caller measured them already: an adapter that stores JSON text may write these
+   * instead of stringifying every event again. Only passed for deep-frozen events, so the texts
+   * cannot go stale; an adapter may ignore them.
+   */
+  readonly texts?: readonly string[]
 }
 
 /** Options of {@link PersistenceAdapter.load}. */
@@ -96,7 +109,7 @@ export interface RepairCommit {
 }
 
 /**
- * A storage backend for session logs (03-persistence.md §3). The coordinator is its only
+ * A storage backend for session logs. The coordinator is its only
  * caller; test an implementation with `runPersistenceConformance` from `yoke/testing`.
  */
 export interface PersistenceAdapter {
@@ -121,7 +134,7 @@ export interface PersistenceAdapter {
    */
   load(sessionId: string, options?: LoadOptions): Promise<StoredLog>
   /**
-   * Cuts or rewrites `torn` and stores `recovered ++ closers` as one crash-safe batch (A6).
+   * Cuts or rewrites `torn` and stores `recovered ++ closers` as one crash-safe batch.
    * Needs a live lease of this instance for the session.
    *
    * @returns where a `corrupt` tail's damaged original was quarantined, when the adapter can say

@@ -4,7 +4,7 @@ import { services } from '../kernel/services.js'
 import { jsonlPersistence } from './jsonl/jsonl-persistence.js'
 import { memoryPersistence } from './memory-persistence.js'
 import type { PersistenceAdapter } from './persistence-adapter.js'
-import { PersistenceCoordinator } from './persistence-coordinator.js'
+import { createPersistenceCoordinator } from './create-persistence-coordinator.js'
 import { persistenceEvents } from './persistence-events.js'
 import { writeBehindOptionsSchema } from './write-behind.js'
 
@@ -85,7 +85,7 @@ function adapterOf(input: PersistenceAdapter | z.output<typeof shorthandSchema> 
 }
 
 /**
- * The `persistence` entry of the default bundle: builds the {@link PersistenceCoordinator}
+ * The `persistence` entry of the default bundle: builds the persistence coordinator
  * (`services.persistence`), binds every live session to write-behind, guards appends against
  * back-pressure, and flushes and releases everything when it stops.
  *
@@ -100,7 +100,7 @@ export function persistencePlugin(): PluginDefinition<z.output<typeof configSche
     config: configSchema.optional(),
     apply(ctx, config) {
       const sessions = ctx.get(services.sessions)
-      const coordinator = new PersistenceCoordinator({
+      const coordinator = createPersistenceCoordinator({
         adapter: adapterOf(config?.adapter),
         writeBehind: writeBehindOptionsSchema.parse(config?.writeBehind ?? {}),
         clock: ctx.get(services.clock),

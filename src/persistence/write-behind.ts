@@ -5,27 +5,27 @@ import { PersistenceError } from '../errors/persistence-error.js'
 import type { Clock } from '../kernel/host-services.js'
 import { typedSchema } from '../session/schema-primitives.js'
 import type { SessionEvent } from '../session/session-event.js'
-import { forgetJsonTexts, handOnJsonTexts, jsonText } from '../session/json-text.js'
+import { jsonText } from '../session/json-text.js'
 import type { JsonValue } from '../session/json-value.js'
 
-/** The batching options of write-behind (the `writeBehind` config, 03-persistence.md §6). */
+/** The batching options of write-behind (the `writeBehind` config). */
 export interface WriteBehindOptions {
   /**
    * How long the first unwritten event may wait before its batch is written, in milliseconds.
-   * The window opens when the queue turns non-empty and later events never extend it (WB1).
+   * The window opens when the queue turns non-empty and later events never extend it.
    *
    * @default 200
    */
   readonly windowMs: number
   /**
-   * The high-water mark in events: this many unwritten events start a write at once (WB8).
+   * The high-water mark in events: this many unwritten events start a write at once.
    *
    * @default 10000
    */
   readonly maxPendingEvents: number
   /**
    * The high-water mark in JSON size (UTF-16 code units): this much unwritten text starts a write
-   * at once (WB8).
+   * at once.
    *
    * @default 16777216 (16 MiB)
    */
@@ -72,13 +72,15 @@ export interface WriteBehindInit {
   /** The batching options, as {@link writeBehindOptionsSchema} returns them. */
   readonly options: WriteBehindOptions
   /**
-   * Writes one batch (the whole queue, oldest first) with the JSON text of each event
-   * (`texts[i] === JSON.stringify(batch[i])`). Never called with an empty batch, never twice at
-   * once. Rejecting (or throwing) is a failed write: the batch goes back to the head of the queue.
+   * Writes one batch (the whole queue, oldest first, frozen) with the JSON text of each event
+   * (`texts[i] === JSON.stringify(batch[i])`). `frozen` says whether every event is frozen, so
+   * the texts stay true while the write runs and may be stored as they are (committed events
+   * always are). Never called with an empty batch, never twice at once. Rejecting (or throwing)
+   * is a failed write: the batch goes back to the head of the queue.
    */
-  readonly write: (batch: readonly SessionEvent[], texts: readonly string[]) => Promise<void>
+  readonly write: (batch: readonly SessionEvent[], texts: readonly string[], frozen: boolean) => Promise<void>
   /**
-   * The background failure report (WB4): called once per failed automatic write (window or
+   * The background failure report: called once per failed automatic write (window or
    * high-water), with the error and the events now waiting; not for the writes of a
    * {@link WriteBehind.flush} (its promise rejects instead) and not after `dispose()`. Must not
    * throw; a throw is ignored.
@@ -89,7 +91,7 @@ export interface WriteBehindInit {
 type WriteOutcome = { readonly ok: true } | { readonly ok: false; readonly error: unknown }
 
 /**
- * The write-behind queue of one bound session (03-persistence.md §6): committed events are batched
+ * The write-behind queue of one bound session: committed events are batched
  * per window and written one batch at a time; failures keep the events and pause automatic writes;
  * {@link WriteBehind.flush} is the durability barrier.
  *
@@ -114,14 +116,14 @@ export class WriteBehind {
   #events: SessionEvent[] = []
   #texts: string[] = []
   #bytes = 0
-  /** Queued events that are not deep-frozen at their top (never for committed events): their texts are not handed on. */
+  /** Queued events that are not frozen at their top (never committed ones): their batch's texts may go stale. */
   #unfrozen = 0
   /** The settle handling of the write in flight (never rejects). */
   #inFlight: Promise<WriteOutcome> | undefined
   #cancelWindow: (() => void) | undefined
   /** Identifies the current window's timer, so a late callback of a cancelled one is ignored. */
   #window = 0
-  /** The window's timer fired while a write was in flight (WB3). */
+  /** The window's timer fired while a write was in flight. */
   #windowExpired = false
   #paused = false
   #latestFailed = false
@@ -151,7 +153,7 @@ export class WriteBehind {
     this.#onFailure = init.onFailure
   }
 
-  /** Whether events wait or a write is in flight (WB2). */
+  /** Whether events wait or a write is in flight. */
   get hasWork(): boolean {
     return this.#events.length > 0 || this.#inFlight !== undefined
   }
@@ -166,13 +168,13 @@ export class WriteBehind {
     return this.#bytes
   }
 
-  /** Whether automatic writes are paused after a failure (WB4); the next enqueue or a flush resumes. */
+  /** Whether automatic writes are paused after a failure; the next enqueue or a flush resumes. */
   get paused(): boolean {
     return this.#paused
   }
 
   /**
-   * Whether the commit guard must refuse new events (WB9): the high-water mark is reached and the
+   * Whether the commit guard must refuse new events: the high-water mark is reached and the
    * latest write attempt failed. The next successful write clears it.
    */
   get backpressured(): boolean {
@@ -186,8 +188,8 @@ export class WriteBehind {
 
   /**
    * Queues one committed event (O(1), kept by reference; its JSON text is measured once, here).
-   * Opens the window when the queue turns non-empty (WB1), resumes a paused queue with a fresh full
-   * window (WB5), and writes at once at the high-water mark (WB8).
+   * Opens the window when the queue turns non-empty, resumes a paused queue with a fresh full
+   * window, and writes at once at the high-water mark.
    *
    * @param event - a committed, frozen event
    * @throws `PersistenceError CLOSED` after {@link WriteBehind.dispose}
@@ -200,7 +202,7 @@ export class WriteBehind {
       })
     }
     const text = jsonText(event as unknown as JsonValue)
-    // Handed on to the encoder with the batch (WB7); only a frozen event's text stays true.
+    // Passed on to the adapter with the batch; only a frozen event's text stays true.
     if (!Object.isFrozen(event) || !Object.isFrozen(event.data)) this.#unfrozen++
     const wasEmpty = this.#events.length === 0
     this.#events.push(event)
@@ -217,7 +219,7 @@ export class WriteBehind {
   }
 
   /**
-   * Writes everything queued, now (WB6): cancels the window, awaits a write in flight whatever its
+   * Writes everything queued, now: cancels the window, awaits a write in flight whatever its
    * outcome, resumes, and writes until the queue is empty, events queued meanwhile included.
    * Concurrent calls share one promise. Nothing to do → resolves at once, with no write.
    *
@@ -293,26 +295,24 @@ export class WriteBehind {
   /** Takes the whole queue as one batch and writes it; the returned promise never rejects. */
   #startWrite(automatic: boolean): Promise<WriteOutcome> {
     this.#closeWindow()
-    // Frozen, so the texts handed on with it stay aligned with its events.
+    // Frozen, so the texts passed on with it stay aligned with its events.
     const batch = Object.freeze(this.#events)
     const texts = this.#texts
     const bytes = this.#bytes
     const unfrozen = this.#unfrozen
-    if (unfrozen === 0) handOnJsonTexts(batch, texts)
     this.#events = []
     this.#texts = []
     this.#bytes = 0
     this.#unfrozen = 0
     let attempt: Promise<void>
     try {
-      attempt = Promise.resolve(this.#write(batch, texts))
+      attempt = Promise.resolve(this.#write(batch, texts, unfrozen === 0))
     } catch (error) {
       attempt = Promise.reject(error)
     }
     const settled = attempt.then(
       (): WriteOutcome => {
         this.#inFlight = undefined
-        forgetJsonTexts(batch)
         this.#latestFailed = false
         this.#lastError = undefined
         if (automatic) this.#afterAutomaticWrite()
@@ -320,7 +320,6 @@ export class WriteBehind {
       },
       (error: unknown): WriteOutcome => {
         this.#inFlight = undefined
-        forgetJsonTexts(batch)
         this.#events = batch.concat(this.#events)
         this.#texts = texts.concat(this.#texts)
         this.#bytes += bytes
@@ -343,7 +342,7 @@ export class WriteBehind {
     return settled
   }
 
-  /** After a successful automatic write: the next one starts now if its window expired meanwhile (WB3) or the high-water mark is reached (WB8). */
+  /** After a successful automatic write: the next one starts now if its window expired meanwhile or the high-water mark is reached. */
   #afterAutomaticWrite(): void {
     if (this.#disposed || this.#draining || this.#paused || this.#events.length === 0) return
     if (this.#windowExpired || this.#highWater()) void this.#startWrite(true)

@@ -7,7 +7,7 @@ import { SessionCatalog } from './session-catalog.js'
 import { buildSessionHeader, isSessionId, type SessionHeader } from './session-header.js'
 import type { SessionHooks } from './session-hooks.js'
 import { Session } from './session.js'
-import { isSharedSnapshot } from './snapshot-json.js'
+import { isSharedSnapshot } from './snapshot/shared-snapshots.js'
 
 /** Options of {@link createSession}. */
 export interface CreateSessionOptions {

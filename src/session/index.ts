@@ -93,7 +93,9 @@ export {
   type StagedSession,
 } from './session-registry.js'
 export { type EventDataOf, type RequestContext, Session } from './session.js'
-export { isJsonValue, jsonEquals, snapshotJson, canonicalJson } from './snapshot-json.js'
+export { canonicalJson } from './snapshot/canonical-json.js'
+export { jsonEquals } from './snapshot/json-equals.js'
+export { isJsonValue, snapshotJson } from './snapshot/snapshot-json.js'
 export {
   type BlockEndChunk,
   type BlockStartChunk,

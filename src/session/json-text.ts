@@ -1,47 +1,6 @@
 import type { JsonValue } from './json-value.js'
 
 /**
- * Texts handed on from write-behind to the encoder (WB7), keyed by the frozen batch they belong
- * to, index for index: one entry per batch, since a weak map with an entry per event slows every
- * garbage collection.
- */
-const handedOn = new WeakMap<readonly object[], readonly string[]>()
-
-/**
- * Records the JSON texts of a batch of deep-frozen values so the encoder takes them instead of
- * stringifying again (write-behind measures each event once and hands the text on, WB7). The
- * caller removes them with {@link forgetJsonTexts} once they are no longer needed.
- *
- * @param batch - a frozen array of deep-frozen lossless-JSON objects (committed events)
- * @param texts - `texts[i]` is the `JSON.stringify` text of `batch[i]`
- * @internal
- */
-export function handOnJsonTexts(batch: readonly object[], texts: readonly string[]): void {
-  if (Object.isFrozen(batch) && texts.length === batch.length) handedOn.set(batch, texts)
-}
-
-/**
- * The texts recorded for `batch` by {@link handOnJsonTexts}, if any.
- *
- * @param batch - a batch as handed to an adapter
- * @returns the texts, index for index, or `undefined`
- * @internal
- */
-export function handedOnJsonTexts(batch: readonly object[]): readonly string[] | undefined {
-  return handedOn.get(batch)
-}
-
-/**
- * Drops the texts recorded by {@link handOnJsonTexts}.
- *
- * @param batch - the batch they were recorded for
- * @internal
- */
-export function forgetJsonTexts(batch: readonly object[]): void {
-  handedOn.delete(batch)
-}
-
-/**
  * `JSON.stringify` of a lossless-JSON value, without its recursion limit: the native call for
  * ordinary values, an iterative writer (same output) when the value nests deeper than the
  * native stack allows.

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import type { JsonObject } from './json-value.js'
 import { jsonObjectSchema, nonEmptyStringSchema, positiveSafeIntegerSchema, typedSchema } from './schema-primitives.js'
 import type { SessionEvent } from './session-event.js'
-import { canonicalJson } from './snapshot-json.js'
+import { canonicalJson } from './snapshot/canonical-json.js'
 
 /** The model-call settings of a request (`CallConfig` in 08-models.md). */
 export interface CallConfig {

@@ -1,7 +1,7 @@
 import { ErrorCode } from '../errors/codes.js'
 import { SessionHeaderError } from '../errors/session-header-error.js'
 import type { JsonObject } from './json-value.js'
-import { snapshotJson } from './snapshot-json.js'
+import { snapshotJson } from './snapshot/snapshot-json.js'
 
 /** The session format version this library writes and reads (02-session.md §8). */
 export const SESSION_FORMAT_VERSION = 1

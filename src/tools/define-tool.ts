@@ -1,7 +1,7 @@
 import { type ZodType, z } from 'zod'
 import { ToolDefinitionError } from '../errors/tool-definition-error.js'
 import type { JsonObject } from '../session/json-value.js'
-import { snapshotJson } from '../session/snapshot-json.js'
+import { snapshotJson } from '../session/snapshot/snapshot-json.js'
 import type { JsonSchemaObject, ToolDefinition, ToolSpec } from './tool-definition.js'
 import { thrownMessage } from './tool-error-result.js'
 

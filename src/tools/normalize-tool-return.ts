@@ -1,5 +1,5 @@
 import type { JsonObject } from '../session/json-value.js'
-import { snapshotJson } from '../session/snapshot-json.js'
+import { snapshotJson } from '../session/snapshot/snapshot-json.js'
 import type { ToolContentBlock } from './tool-definition.js'
 import { thrownMessage, toolErrorResult } from './tool-error-result.js'
 import type { ToolResult, ToolResultCode, ToolResultFailure } from './tool-result.js'

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { JsonValue } from '../session/json-value.js'
-import { snapshotJson } from '../session/snapshot-json.js'
+import { snapshotJson } from '../session/snapshot/snapshot-json.js'
 import type { CallSlot, SchedulerEnvironment } from './tool-call-slot.js'
 import type { ToolContext } from './tool-definition.js'
 import { thrownMessage } from './tool-error-result.js'

@@ -363,6 +363,29 @@ describe('live sessions', () => {
     await harness.sessions.flush(session)
     expect(seqsOf((await harness.persistence.readFrom('s1', 2)).events)).toEqual([2, 3, 4, 5, 6])
   })
+
+  test('appends carry the JSON text write-behind measured for each committed event', async () => {
+    const inner = memoryPersistence()
+    const texts: (readonly string[] | undefined)[] = []
+    const adapter: PersistenceAdapter = {
+      name: inner.name,
+      create: (header) => inner.create(header),
+      append: (sessionId, events, options) => {
+        texts.push(options.texts)
+        return inner.append(sessionId, events, options)
+      },
+      load: (sessionId, options) => inner.load(sessionId, options),
+      commitRepair: (sessionId, torn, closers) => inner.commitRepair(sessionId, torn, closers),
+      list: (options) => inner.list(options),
+      acquire: (sessionId) => inner.acquire(sessionId),
+      close: () => inner.close(),
+    }
+    const harness = await start(adapter)
+    const session = appendAll(harness.sessions.create({ id: 's1' }), L1())
+    await harness.sessions.flush(session)
+    expect(texts).toEqual([session.events.map(json)])
+    expect((await inner.load('s1')).events.map(json)).toEqual(session.events.map(json))
+  })
 })
 
 describe('prepare and binding', () => {

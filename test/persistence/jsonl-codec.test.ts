@@ -2,17 +2,9 @@ import { describe, expect, test } from 'vitest'
 import { PersistenceCorruptionError } from '../../src/errors/persistence-corruption-error.js'
 import { SessionFormatUnsupportedError } from '../../src/errors/session-format-unsupported-error.js'
 import { SessionHeaderError } from '../../src/errors/session-header-error.js'
-import {
-  createLogScanner,
-  encodeBatch,
-  encodeHeaderLine,
-  isEventEnvelope,
-  type LogScannerOptions,
-  type ScanResult,
-  scanHeader,
-  scanLog,
-} from '../../src/persistence/jsonl/jsonl-codec.js'
-import { forgetJsonTexts, handedOnJsonTexts, handOnJsonTexts } from '../../src/session/json-text.js'
+import { encodeBatch, encodeHeaderLine, isEventEnvelope } from '../../src/persistence/jsonl/jsonl-codec.js'
+import type { LogScannerOptions, ScanResult } from '../../src/persistence/jsonl/log-scanner.js'
+import { createLogScanner, scanHeader, scanLog } from '../../src/persistence/jsonl/scan-log.js'
 import type { SessionEvent } from '../../src/session/session-event.js'
 import type { SessionHeader } from '../../src/session/session-header.js'
 import { AM, type EventPlan, logOf, SE, SS, TE, TS, text, UM } from '../session/builders.js'
@@ -104,7 +96,7 @@ describe('encodeBatch', () => {
     expect(encodeBatch([], { packChunks: true })).toBe('')
   })
 
-  test('takes the texts write-behind handed on with a frozen batch, packed rows excepted', () => {
+  test('takes the texts measured by write-behind, packed rows excepted', () => {
     const chunk = (delta: string): EventPlan => ({
       type: 'assistant/chunk',
       data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: delta } },
@@ -112,9 +104,8 @@ describe('encodeBatch', () => {
     })
     const events = Object.freeze(logOf([TS(1), SS(1, 1), ...['a', 'b', 'c', 'd', 'e'].map(chunk), SE(1, 1)]))
     const marks = events.map((event) => `<${event.seq}>`)
-    handOnJsonTexts(events, marks)
-    expect(encodeBatch(events, { packChunks: false })).toBe(marks.map((mark) => `${mark}\n`).join(''))
-    const packed = encodeBatch(events, { packChunks: true }).split('\n')
+    expect(encodeBatch(events, { packChunks: false, texts: marks })).toBe(marks.map((mark) => `${mark}\n`).join(''))
+    const packed = encodeBatch(events, { packChunks: true, texts: marks }).split('\n')
     expect(packed.slice(0, 2)).toEqual(['<0>', '<1>'])
     expect(JSON.parse(packed[2] as string)).toMatchObject({
       type: 'chunk-run',
@@ -122,13 +113,9 @@ describe('encodeBatch', () => {
       values: ['a', 'b', 'c', 'd', 'e'],
     })
     expect(packed.slice(3)).toEqual(['<7>', ''])
-    forgetJsonTexts(events)
     expect(encodeBatch(events, { packChunks: false })).toBe(events.map(lineOf).join(''))
-    // Only a frozen batch with one text per event is recorded.
-    const open = [...events]
-    handOnJsonTexts(open, marks)
-    handOnJsonTexts(events, marks.slice(1))
-    expect([handedOnJsonTexts(open), handedOnJsonTexts(events)]).toEqual([undefined, undefined])
+    // Only one text per event is taken.
+    expect(encodeBatch(events, { packChunks: false, texts: marks.slice(1) })).toBe(events.map(lineOf).join(''))
   })
 })
 

@@ -23,7 +23,6 @@ import {
   memoryPersistence,
   type PersistenceAdapter,
   PersistenceBackpressureError,
-  PersistenceCoordinator,
   PersistenceError,
   PluginConfigError,
   PluginStartError,
@@ -43,6 +42,7 @@ import {
   scriptedModel,
   text as textReply,
 } from 'yoke/testing'
+import type { HarnessPersistence } from '../../src/persistence/create-persistence-coordinator.js'
 import { nodeFileSystem } from '../../src/persistence/jsonl/jsonl-file-system.js'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { type RecordingLogger, recordingLogger } from '../helpers/recording-logger.js'
@@ -124,7 +124,8 @@ function writeFailures(harness: Harness): SessionWriteFailedPayload[] {
 describe('the persistence entry', () => {
   test('provides the coordinator as services.persistence and harness.persistence, over a fresh memory adapter by default', async () => {
     const harness = await start()
-    expect(harness.persistence).toBeInstanceOf(PersistenceCoordinator)
+    for (const operation of ['load', 'inspect', 'prepare', 'readFrom', 'list', 'delete', 'repair'] as const)
+      expect(typeof harness.persistence[operation]).toBe('function')
     expect(harness.ctx.get(services.persistence)).toBe(harness.persistence)
     expect(harness.persistence.adapter.name).toBe('memory')
     const entry = harness.describe().entries.find((candidate) => candidate.id === 'persistence')
@@ -670,8 +671,9 @@ describe('close', () => {
     const harness = await start({ persistence: adapter })
     appendAll(harness.sessions.create({ id: 'sA' }), L1())
     appendAll(harness.sessions.create({ id: 'sB' }), L1())
-    const closing = harness.persistence.close()
-    expect(harness.persistence.close()).toBe(closing)
+    const persistence = harness.persistence as HarnessPersistence
+    const closing = persistence.close()
+    expect(persistence.close()).toBe(closing)
     try {
       // In parallel: sB's write runs while sA's is still held.
       await until(() => appendsOf(adapter).length === 2, 'both flushes')
@@ -711,7 +713,7 @@ describe('close', () => {
     })
     const harness = await start({ persistence: adapter })
     appendAll(harness.sessions.create({ id: 's1' }), [TS(1)])
-    const closing = harness.persistence.close()
+    const closing = (harness.persistence as HarnessPersistence).close()
     await settle()
     const veto = expectError(
       thrownBy(() => harness.sessions.create({ id: 'late' })),

@@ -3,7 +3,6 @@ import { type FakeClock, fakeClock } from 'yoke/testing'
 import { InvalidArgumentError } from '../../src/errors/invalid-argument-error.js'
 import { PersistenceError } from '../../src/errors/persistence-error.js'
 import { WriteBehind, type WriteBehindOptions, writeBehindOptionsSchema } from '../../src/persistence/write-behind.js'
-import { handedOnJsonTexts } from '../../src/session/json-text.js'
 import type { SessionEvent } from '../../src/session/session-event.js'
 import { logOf, UM } from '../session/builders.js'
 
@@ -273,30 +272,27 @@ describe('WriteBehind windows', () => {
   })
 })
 
-describe('WriteBehind hands the measured texts on', () => {
-  test('each batch is frozen and carries the texts measured at enqueue, until its write settles', async () => {
-    const seen: { frozen: boolean; handed: readonly string[] | undefined }[] = []
-    let batches: (readonly SessionEvent[])[] = []
+describe('WriteBehind passes the measured texts on', () => {
+  test('each batch is frozen and carries the texts measured at enqueue, marked storable when every event is frozen', async () => {
+    const seen: { frozen: boolean; texts: readonly string[]; eventsFrozen: boolean }[] = []
     const queue = new WriteBehind({
       clock: fakeClock({ now: 0 }),
       options: writeBehindOptionsSchema.parse({}),
-      write: async (batch) => {
-        batches.push(batch)
-        seen.push({ frozen: Object.isFrozen(batch), handed: handedOnJsonTexts(batch) })
+      write: async (batch, texts, eventsFrozen) => {
+        seen.push({ frozen: Object.isFrozen(batch), texts, eventsFrozen })
       },
       onFailure: () => {},
     })
     const log = events(3)
     for (const event of log) queue.enqueue(event)
     await queue.flush()
-    expect(seen).toEqual([{ frozen: true, handed: log.map((event) => JSON.stringify(event)) }])
-    expect(handedOnJsonTexts(batches[0] as readonly SessionEvent[])).toBeUndefined()
-    // An event that is not frozen (never a committed one) keeps its batch's texts from being handed on.
-    batches = []
+    expect(seen).toEqual([{ frozen: true, texts: log.map((event) => JSON.stringify(event)), eventsFrozen: true }])
+    // An event that is not frozen (never a committed one) keeps its batch's texts from being stored as they are.
     seen.length = 0
-    queue.enqueue({ type: 'test/note', seq: 3, time: 0, data: { open: true } } as SessionEvent)
+    const open = { type: 'test/note', seq: 3, time: 0, data: { open: true } } as SessionEvent
+    queue.enqueue(open)
     await queue.flush()
-    expect(seen).toEqual([{ frozen: true, handed: undefined }])
+    expect(seen).toEqual([{ frozen: true, texts: [JSON.stringify(open)], eventsFrozen: false }])
     queue.dispose()
   })
 })

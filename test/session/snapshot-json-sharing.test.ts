@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { createSession } from '../../src/session/create-session.js'
-import {
-  adoptParsedJson,
-  isJsonValue,
-  isSharedSnapshot,
-  markParsedJson,
-  shareSnapshot,
-  snapshotJson,
-} from '../../src/session/snapshot-json.js'
+import { checkStoredLog } from '../../src/persistence/check-stored-log.js'
+import type { StoredLog } from '../../src/persistence/persistence-adapter.js'
+import { SessionCatalog } from '../../src/session/session-catalog.js'
+import type { SessionEvent } from '../../src/session/session-event.js'
+import { adoptParsedJson, isSharedSnapshot, shareSnapshot } from '../../src/session/snapshot/shared-snapshots.js'
+import { isJsonValue, snapshotJson } from '../../src/session/snapshot/snapshot-json.js'
 import { isDeepFrozen } from '../helpers/outcomes.js'
 
 describe('snapshotJson with sharing keeps its own earlier results', () => {
@@ -68,12 +66,20 @@ describe('adoptParsedJson: a marked fresh parse is frozen in place and shared by
       '[{"type":"test/note","seq":0,"time":1,"data":{"n":[1,{"__proto__":2}],"s":"x","b":true,"z":null},"ignorable":true}]',
     ) as unknown[]
 
-  it('adopts only a marked list, deep-freezes it and records it once', () => {
+  it('adopts only a load marked freshly parsed, deep-freezes it and records it once', () => {
+    const stored = (events: unknown[], freshlyParsed?: boolean): StoredLog => ({
+      header: { version: 1, id: 'a', createdAt: 0 },
+      events: events as SessionEvent[],
+      revision: 'r',
+      ...(freshlyParsed === undefined ? {} : { freshlyParsed }),
+    })
     const unmarked = parsed()
-    expect(adoptParsedJson(unmarked)).toBe(false)
-    expect(Object.isFrozen(unmarked[0])).toBe(false)
+    checkStoredLog('a', stored(unmarked), new SessionCatalog(), { full: true })
+    expect([Object.isFrozen(unmarked[0]), isSharedSnapshot(unmarked)]).toEqual([false, false])
+    const marked = parsed()
+    checkStoredLog('a', stored(marked, true), new SessionCatalog(), { full: true })
+    expect([isDeepFrozen(marked), isSharedSnapshot(marked)]).toEqual([true, true])
     const list = parsed()
-    markParsedJson(list)
     expect(adoptParsedJson(list)).toBe(true)
     expect([Object.isFrozen(list), isDeepFrozen(list), isSharedSnapshot(list)]).toEqual([true, true, true])
     expect(Object.getPrototypeOf((list[0] as { data: { n: object[] } }).data.n[1])).toBe(Object.prototype)
@@ -102,7 +108,6 @@ describe('adoptParsedJson: a marked fresh parse is frozen in place and shared by
   ])('leaves a list holding %s unrecorded, so a seed checks it in full', (_label, spoil) => {
     const list = parsed()
     spoil(list)
-    markParsedJson(list)
     expect(adoptParsedJson(list)).toBe(false)
     expect(isSharedSnapshot(list)).toBe(false)
   })

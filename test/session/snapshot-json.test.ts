@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest'
 import { ErrorCode } from '../../src/errors/codes.js'
 import { SessionEventError } from '../../src/errors/session-event-error.js'
 import type { JsonValue } from '../../src/session/json-value.js'
-import { canonicalJson, isJsonValue, jsonEquals, snapshotJson } from '../../src/session/snapshot-json.js'
+import { canonicalJson } from '../../src/session/snapshot/canonical-json.js'
+import { jsonEquals } from '../../src/session/snapshot/json-equals.js'
+import { isJsonValue, snapshotJson } from '../../src/session/snapshot/snapshot-json.js'
 import { isDeepFrozen } from '../helpers/outcomes.js'
 
 const DEEP = 20_000

@@ -5,7 +5,7 @@
  */
 import type { JsonValue } from '../../session/json-value.js'
 import type { LlmFailure, LlmFailurePhase } from '../../session/llm-failure.js'
-import { isJsonValue } from '../../session/snapshot-json.js'
+import { isJsonValue } from '../../session/snapshot/snapshot-json.js'
 import { modelFailure } from '../failure-defaults.js'
 import { redactJson, redactText } from './resolve-credential.js'
 

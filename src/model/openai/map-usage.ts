@@ -4,7 +4,7 @@
  * @module
  */
 import type { JsonValue } from '../../session/json-value.js'
-import { isJsonValue } from '../../session/snapshot-json.js'
+import { isJsonValue } from '../../session/snapshot/snapshot-json.js'
 import type { TokenUsage } from '../../session/stream-chunk.js'
 
 function count(value: unknown): number | undefined {

@@ -28,7 +28,8 @@ import type {
 } from '../persistence-adapter.js'
 import { assertStorableId } from '../session-file-name.js'
 import { zstdCodec } from './frame-codec.js'
-import { encodeBatch, encodeHeaderLine, isEventEnvelope } from './jsonl-codec.js'
+import { checkEventBatch } from './check-event-batch.js'
+import { encodeBatch, encodeHeaderLine } from './jsonl-codec.js'
 import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
 import { errorCodeOf, fsyncDirectory, publishFile, writeFully, writeTempFile } from './jsonl-file-operations.js'
 import { JsonlLeases, type LeaseRecord } from './jsonl-leases.js'
@@ -40,7 +41,6 @@ import {
   validateJsonlOptions,
 } from './jsonl-persistence-options.js'
 import { type Compression, type LogState, rewriteTail } from './jsonl-repair.js'
-import { markParsedJson } from '../../session/snapshot-json.js'
 
 export type { JsonlPersistenceOptions } from './jsonl-persistence-options.js'
 
@@ -77,26 +77,6 @@ interface CachedPlan {
 
 function isSafeNonNegative(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
-}
-
-function checkBatch(events: readonly SessionEvent[], firstSeq: number, argument: string): void {
-  for (let index = 0; index < events.length; index++) {
-    const event = events[index]
-    if (!isEventEnvelope(event)) {
-      throw new InvalidArgumentError({
-        argument,
-        reason: `${argument}[${index}] is not a well-formed event envelope`,
-        value: events,
-      })
-    }
-    if (event.seq !== firstSeq + index) {
-      throw new InvalidArgumentError({
-        argument,
-        reason: `${argument}[${index}].seq must be ${firstSeq + index} (got ${event.seq}): seqs must be contiguous from ${firstSeq}`,
-        value: events,
-      })
-    }
-  }
 }
 
 function compareIds(left: string, right: string): number {
@@ -198,8 +178,8 @@ class JsonlAdapter implements JsonlPersistence {
         value: expectedSeq,
       })
     }
-    checkBatch(events, expectedSeq, 'events')
-    await this.#serial(sessionId, () => this.#appendBatch(sessionId, events, expectedSeq, record))
+    checkEventBatch(events, expectedSeq, 'events')
+    await this.#serial(sessionId, () => this.#appendBatch(sessionId, events, expectedSeq, record, options.texts))
   }
 
   async load(sessionId: string, options: LoadOptions = {}): Promise<StoredLog> {
@@ -216,13 +196,13 @@ class JsonlAdapter implements JsonlPersistence {
       this.#failures.delete(sessionId)
       this.#remember(sessionId, found, read)
     }
-    // Fresh JSON.parse results: the coordinator may adopt them rather than have each copied again.
-    markParsedJson(read.events)
     const log: { -readonly [K in keyof StoredLog]: StoredLog[K] } = {
       header: read.header,
       events: read.events,
       revision: read.revision,
       location: found.path,
+      // Fresh JSON.parse results: the coordinator may adopt them rather than have each copied again.
+      freshlyParsed: true,
     }
     if (read.tail !== undefined) log.torn = { ...read.tail, recovered: read.recovered, revision: read.revision }
     return log
@@ -240,8 +220,8 @@ class JsonlAdapter implements JsonlPersistence {
     return this.#serial(sessionId, async (): Promise<RepairCommit | undefined> => {
       if (torn === undefined) {
         const first = closers[0]!
-        checkBatch(closers, first.seq, 'closers')
-        await this.#appendBatch(sessionId, closers, first.seq, record)
+        checkEventBatch(closers, first.seq, 'closers')
+        await this.#appendBatch(sessionId, closers, first.seq, record, undefined)
         return undefined
       }
       return this.#repair(sessionId, torn, closers, record)
@@ -374,6 +354,7 @@ class JsonlAdapter implements JsonlPersistence {
     events: readonly SessionEvent[],
     expectedSeq: number,
     record: LeaseRecord,
+    texts: readonly string[] | undefined,
   ): Promise<void> {
     const failure = this.#failures.get(sessionId)
     if (failure !== undefined) throw failure
@@ -381,7 +362,7 @@ class JsonlAdapter implements JsonlPersistence {
     if (log === undefined) {
       const registered = this.#registrations.get(sessionId)
       if (registered !== undefined) {
-        await this.#materialize(sessionId, registered, events, expectedSeq, record)
+        await this.#materialize(sessionId, registered, events, expectedSeq, record, texts)
         return
       }
       log = await this.#scanForAppend(sessionId)
@@ -395,7 +376,7 @@ class JsonlAdapter implements JsonlPersistence {
         storedSeq: log.nextSeq,
       })
     }
-    const bytes = await this.#encode(log.compression, encodeBatch(events, { packChunks: this.#packChunks }))
+    const bytes = await this.#encode(log.compression, encodeBatch(events, { packChunks: this.#packChunks, texts }))
     // The lock's re-read (J15) is independent of the log's open and size check (J6): it runs
     // beside them, and its verdict is taken after theirs.
     const token = this.#leases.readToken(record)
@@ -474,6 +455,7 @@ class JsonlAdapter implements JsonlPersistence {
     events: readonly SessionEvent[],
     expectedSeq: number,
     record: LeaseRecord,
+    texts: readonly string[] | undefined,
   ): Promise<void> {
     if (expectedSeq !== 0) {
       throw new SeqConflictError({
@@ -486,7 +468,7 @@ class JsonlAdapter implements JsonlPersistence {
     }
     const compression = this.#compression
     const path = this.#files.logPath(sessionId, compression)
-    const batch = encodeBatch(events, { packChunks: this.#packChunks })
+    const batch = encodeBatch(events, { packChunks: this.#packChunks, texts })
     const chunks =
       compression === 'none'
         ? [encoder.encode(encodeHeaderLine(header) + batch)]
@@ -543,7 +525,7 @@ class JsonlAdapter implements JsonlPersistence {
         )
         cached = { revision, header: read.header, plan: read.plan }
       }
-      checkBatch(closers, cached.plan.nextSeq, 'closers')
+      checkEventBatch(closers, cached.plan.nextSeq, 'closers')
       const context = {
         fileSystem: this.#fileSystem,
         dir: this.dir,

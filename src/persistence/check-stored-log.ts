@@ -7,12 +7,14 @@ import { systemClock } from '../kernel/host-services.js'
 import { createSession } from '../session/create-session.js'
 import { accessPath, payloadIssues } from '../session/payload-issues.js'
 import type { SessionCatalog } from '../session/session-catalog.js'
-import { adoptParsedJson } from '../session/snapshot-json.js'
+import { adoptParsedJson } from '../session/snapshot/shared-snapshots.js'
 import type { StoredLog } from './persistence-adapter.js'
 
 /**
- * The read gates of a cold read (03-persistence.md §5.3), after the adapter's version check
- * (G1): identity (G2), unknown types (G3), then the full validation of a seed (G4).
+ * Checks a log read cold from storage before anything uses it (the adapter checked its format
+ * version already): the header names the requested session, every event type is known or
+ * ignorable, and the events pass the session rules, in full as a seed or (`full: false`, a
+ * suffix) each event alone.
  *
  * @internal
  */
@@ -51,7 +53,7 @@ export function checkStoredLog(
     if (options.full) {
       // An adapter's fresh parse (JSONL, memory) is frozen in place here, so this seed and a
       // later resume seed of the same events keep them instead of copying each.
-      adoptParsedJson(stored.events)
+      if (stored.freshlyParsed === true) adoptParsedJson(stored.events)
       createSession({ id: sessionId, seed: stored.events, catalog, clock: systemClock() })
     } else for (const event of stored.events) checkEventAlone(sessionId, event, catalog)
   } catch (error) {
@@ -70,7 +72,7 @@ export function checkStoredLog(
 }
 
 /**
- * The per-event checks of G4 for a suffix (`readFrom`): the envelope rule on `ignorable` and the
+ * The per-event checks for a suffix (`readFrom`): the envelope rule on `ignorable` and the
  * payload schema. Relational checks (seqs from 0, surface, structure) need the prefix, so they are
  * skipped.
  */

@@ -1,5 +1,5 @@
 /**
- * Chunk runs (03-persistence.md §8.3, K1–K4): consecutive `assistant/chunk` deltas of one batch
+ * Chunk runs: consecutive `assistant/chunk` deltas of one batch
  * stored as one compact row, decoded back byte-exact.
  *
  * @module
@@ -7,14 +7,14 @@
 import type { JsonObject, JsonValue } from '../session/json-value.js'
 import type { SessionEvent } from '../session/session-event.js'
 
-/** The fewest packable events that become one {@link ChunkRunRow} (K2). */
+/** The fewest packable events that become one {@link ChunkRunRow}. */
 export const MIN_CHUNK_RUN = 3
 
 /** The delta field of a packable chunk: `text` (text, reasoning) or `argumentsDelta` (tool call). */
 export type ChunkDeltaField = 'text' | 'argumentsDelta'
 
 /**
- * One stored row holding a run of `assistant/chunk` events (K3). Member `k` decodes to
+ * One stored row holding a run of `assistant/chunk` events. Member `k` decodes to
  * `{type:'assistant/chunk', seq: seq0 + k, time: time0 + Σdt[0..k−1], data:{turn, step,
  * chunk:{...chunk, [field]: values[k]}}}`.
  */
@@ -82,7 +82,7 @@ function hasTemplateKeys(keys: readonly string[], kind: DeltaKind): boolean {
 }
 
 /**
- * Whether `event` may be part of a chunk run (K1): an `assistant/chunk` with envelope keys exactly
+ * Whether `event` may be part of a chunk run: an `assistant/chunk` with envelope keys exactly
  * `type, seq, time, data`, `data` keys exactly `turn, step, chunk` (integer turn and step), and a
  * delta chunk with exactly its kind's keys whose delta field is a string and its last key.
  *
@@ -139,7 +139,7 @@ function sameTemplate(left: Record<string, unknown>, right: Record<string, unkno
 }
 
 /**
- * Packs one batch for storage (K2): each run of at least {@link MIN_CHUNK_RUN} packable chunks with
+ * Packs one batch for storage: each run of at least {@link MIN_CHUNK_RUN} packable chunks with
  * contiguous seqs, equal turn, step and template and safe-integer time gaps becomes one
  * {@link ChunkRunRow}; every other event is kept as is (same object), in order. Runs never span
  * calls.
@@ -215,7 +215,7 @@ function rowOf(
 const rowKeys = new Set(['type', 'seq0', 'time0', 'turn', 'step', 'chunk', 'field', 'dt', 'values'])
 
 /**
- * Whether `value` is a well-formed chunk-run row (K3, K4): exactly the row keys, `type
+ * Whether `value` is a well-formed chunk-run row: exactly the row keys, `type
  * 'chunk-run'`, safe integer seqs and times (every member's), integer turn and step, a delta
  * template of primitive values without its field, `dt.length === values.length − 1` and string values.
  *
@@ -254,7 +254,7 @@ export function isChunkRunRow(value: unknown): value is ChunkRunRow {
 }
 
 /**
- * Decodes a row into its member events (K3): fresh objects with keys in envelope order (`type,
+ * Decodes a row into its member events: fresh objects with keys in envelope order (`type,
  * seq, time, data`; `turn, step, chunk`; the template's keys, then the delta field).
  *
  * @param row - a row that passed {@link isChunkRunRow}

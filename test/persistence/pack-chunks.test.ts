@@ -7,7 +7,7 @@ import {
   MIN_CHUNK_RUN,
   packRecords,
   unpackRow,
-} from '../../src/persistence/chunk-runs.js'
+} from '../../src/persistence/pack-chunks.js'
 import { encodeBatch } from '../../src/persistence/jsonl/jsonl-codec.js'
 import type { JsonObject, JsonValue } from '../../src/session/json-value.js'
 import type { SessionEvent } from '../../src/session/session-event.js'
@@ -30,7 +30,7 @@ function decode(records: readonly unknown[]): SessionEvent[] {
   })
 }
 
-const scenario19 = logOf([
+const fiveDeltaStep = logOf([
   TS(1),
   SS(1, 1),
   UM('q'),
@@ -109,15 +109,15 @@ describe('isPackable', () => {
 })
 
 describe('packRecords', () => {
-  test('five deltas become the exact row of line 5, the rest stays verbatim', () => {
-    const records = packRecords(scenario19)
+  test('a step with five deltas: they become the exact row of line 5, the rest stays verbatim', () => {
+    const records = packRecords(fiveDeltaStep)
     expect(records).toHaveLength(7)
     expect(JSON.stringify(records[3])).toBe(
       '{"type":"chunk-run","seq0":3,"time0":1000,"turn":1,"step":1,"chunk":{"type":"text-delta","index":0},"field":"text","dt":[0,0,0,0],"values":["a","b","c","d","e"]}',
     )
-    for (const index of [0, 1, 2, 4, 5, 6]) expect(records[index]).toBe(scenario19[index < 3 ? index : index + 4])
-    expect(encodeBatch(scenario19, { packChunks: true }).split('\n')).toHaveLength(8)
-    expect(encodeBatch(scenario19, { packChunks: false }).split('\n')).toHaveLength(12)
+    for (const index of [0, 1, 2, 4, 5, 6]) expect(records[index]).toBe(fiveDeltaStep[index < 3 ? index : index + 4])
+    expect(encodeBatch(fiveDeltaStep, { packChunks: true }).split('\n')).toHaveLength(8)
+    expect(encodeBatch(fiveDeltaStep, { packChunks: false }).split('\n')).toHaveLength(12)
   })
 
   test(`runs shorter than ${MIN_CHUNK_RUN} are written verbatim`, () => {
@@ -185,13 +185,13 @@ describe('packRecords', () => {
 })
 
 describe('isChunkRunRow and unpackRow', () => {
-  const row = JSON.parse(JSON.stringify(packRecords(scenario19)[3])) as Record<string, unknown>
+  const row = JSON.parse(JSON.stringify(packRecords(fiveDeltaStep)[3])) as Record<string, unknown>
 
-  test('a packed chunk row decodes byte-exact to its five chunks', () => {
+  test('the row of the five-delta step decodes byte-exact to its five chunks', () => {
     expect(isChunkRunRow(row)).toBe(true)
     const members = unpackRow(row as unknown as ChunkRunRow)
     expect(members.map((event) => JSON.stringify(event))).toEqual(
-      scenario19.slice(3, 8).map((event) => JSON.stringify(event)),
+      fiveDeltaStep.slice(3, 8).map((event) => JSON.stringify(event)),
     )
   })
 

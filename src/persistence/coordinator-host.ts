@@ -1,0 +1,27 @@
+import type { Clock, Logger } from '../kernel/host-services.js'
+import type { SessionCatalog } from '../session/session-catalog.js'
+import type { Session } from '../session/session.js'
+import type { PersistenceAdapter } from './persistence-adapter.js'
+import type { WriteBehindOptions } from './write-behind.js'
+
+/**
+ * What the persistence coordinator needs from its harness.
+ *
+ * @internal
+ */
+export interface CoordinatorHost {
+  /** The storage backend, called only through the coordinator. */
+  readonly adapter: PersistenceAdapter
+  /** The batching options of every live session's write-behind queue. */
+  readonly writeBehind: WriteBehindOptions
+  /** Drives the write-behind windows. */
+  readonly clock: Clock
+  /** Where failed background writes and taken-over locks are reported. */
+  readonly logger: Logger
+  /** The event types a stored log may hold. */
+  readonly catalog: SessionCatalog
+  /** The live session with this id, if any. */
+  live(id: string): Session | undefined
+  /** Reports a failed background write (`session/write-failed`). */
+  writeFailed(sessionId: string, error: unknown, pendingEvents: number): void
+}

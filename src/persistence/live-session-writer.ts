@@ -1,0 +1,306 @@
+import { ErrorCode } from '../errors/codes.js'
+import { PersistenceBackpressureError } from '../errors/persistence-backpressure-error.js'
+import { PersistenceError } from '../errors/persistence-error.js'
+import { jsonText } from '../session/json-text.js'
+import type { JsonValue } from '../session/json-value.js'
+import type { SessionEvent } from '../session/session-event.js'
+import type { Session } from '../session/session.js'
+import type { CoordinatorHost } from './coordinator-host.js'
+import type { Lease } from './persistence-adapter.js'
+import type { SessionLeases } from './session-leases.js'
+import { WriteBehind } from './write-behind.js'
+import { wrapAdapterError } from './wrap-adapter-errors.js'
+
+/** A live session, its write-behind queue and where its stored log stands. */
+interface Binding {
+  readonly session: Session
+  readonly writeBehind: WriteBehind
+  /** Settles once the lease is held and the log registered (at once for a prepared id). */
+  ready: Promise<void>
+  lease: Lease | undefined
+  /** The seq the next write starts at: the stored next seq. */
+  cursor: number
+  /** Why the lease or the registration failed; every write then fails with it. */
+  failure: unknown
+}
+
+/**
+ * The coordinator's live side: binds each live session to a write-behind queue, writes its
+ * committed events behind, refuses events while writes fail at the high-water mark, and flushes
+ * and releases everything at dispose and close.
+ *
+ * @internal
+ */
+export class LiveSessionWriter {
+  readonly #host: CoordinatorHost
+  readonly #leases: SessionLeases
+  readonly #bindings = new Map<string, Binding>()
+  /** Bindings of disposed sessions whose final flush failed, displaced by a new session of their id. */
+  readonly #retained: Binding[] = []
+  #closing: Promise<void> | undefined
+
+  /**
+   * @param host - the harness side: adapter, clock, logger, write-behind options, failure report
+   * @param leases - the per-session queues and leases shared with the stored-log operations
+   */
+  constructor(host: CoordinatorHost, leases: SessionLeases) {
+    this.#host = host
+    this.#leases = leases
+  }
+
+  /**
+   * Binds a new live session (the `session/created` listener): a prepared id adopts its
+   * preparation and lease; any other id is created in storage lazily.
+   *
+   * @param session - the new session
+   * @throws `PersistenceError` `CLOSED` while closing; `SESSION_EXISTS` when a prepared id's seed
+   *   does not start with the prepared events
+   */
+  bind(session: Session): void {
+    const id = session.id
+    if (this.#closing !== undefined) {
+      // Refused, not ignored: an unbound session's flush would resolve without writing anything.
+      throw new PersistenceError({
+        code: ErrorCode.CLOSED,
+        sessionId: id,
+        detail: 'persistence is closing; no new session can be stored',
+      })
+    }
+    const reservation = this.#leases.reservations.get(id)
+    let cursor = 0
+    let lease: Lease | undefined
+    if (reservation !== undefined) {
+      const prepared = reservation.events
+      const events = session.events
+      const matches =
+        events.length >= prepared.length &&
+        prepared.every((event, index) => sameEvent(event, events[index] as SessionEvent))
+      if (!matches) {
+        throw new PersistenceError({
+          code: ErrorCode.SESSION_EXISTS,
+          sessionId: id,
+          detail: 'the session is prepared from storage, and its seed does not start with the prepared events',
+        })
+      }
+      this.#leases.reservations.delete(id)
+      reservation.released = true
+      lease = reservation.lease
+      cursor = prepared.length
+    }
+    const binding: Binding = {
+      session,
+      writeBehind: undefined as unknown as WriteBehind,
+      ready: Promise.resolve(),
+      lease,
+      cursor,
+      failure: undefined,
+    }
+    const writeBehind = new WriteBehind({
+      clock: this.#host.clock,
+      options: this.#host.writeBehind,
+      write: (batch, texts, frozen) => this.#write(binding, batch, frozen ? texts : undefined),
+      onFailure: (error, pendingEvents) => {
+        this.#host.logger.warn(`session "${id}": a background write failed; events are kept and retried`, {
+          error,
+          pendingEvents,
+        })
+        this.#host.writeFailed(id, error, pendingEvents)
+      },
+    })
+    ;(binding as { writeBehind: WriteBehind }).writeBehind = writeBehind
+    if (lease === undefined) {
+      binding.ready = (async () => {
+        const acquired = await this.#leases.acquire(id)
+        try {
+          await this.#leases.io.create(session.header)
+        } catch (error) {
+          await acquired.release()
+          throw error
+        }
+        binding.lease = acquired
+      })()
+      binding.ready.catch((error: unknown) => {
+        // The lease's own release may fail raw; the adapter calls are wrapped already.
+        binding.failure = wrapAdapterError(id, error, 'create')
+      })
+    }
+    const previous = this.#bindings.get(id)
+    // A disposed session whose last flush failed keeps its queue and lease until close retries it.
+    if (previous !== undefined) this.#retained.push(previous)
+    this.#bindings.set(id, binding)
+    for (const event of session.events.slice(cursor)) writeBehind.enqueue(event)
+  }
+
+  /**
+   * Enqueues a committed event of a bound session (the `session/event` listener).
+   *
+   * @param session - the session
+   * @param event - its new event
+   */
+  record(session: Session, event: SessionEvent): void {
+    const binding = this.#bindings.get(session.id)
+    if (binding === undefined || binding.session !== session) return
+    binding.writeBehind.enqueue(event)
+  }
+
+  /**
+   * The commit guard: refuses events while the session is back-pressured (its queue is at the
+   * high-water mark and the last write failed), so memory cannot grow without bound.
+   *
+   * @param event - the event about to be committed
+   * @param session - its session
+   * @throws `PersistenceBackpressureError` while back-pressured
+   */
+  guard(event: SessionEvent, session: Session): void {
+    const binding = this.#bindings.get(session.id)
+    if (binding === undefined || binding.session !== session || !binding.writeBehind.backpressured) return
+    throw new PersistenceBackpressureError({
+      code: ErrorCode.PERSISTENCE_BACKPRESSURE,
+      sessionId: session.id,
+      detail: `${binding.writeBehind.pendingEvents} events are waiting to be written and the last write failed; ${event.type} is refused until a write succeeds`,
+      pendingEvents: binding.writeBehind.pendingEvents,
+      pendingBytes: binding.writeBehind.pendingBytes,
+      cause: binding.writeBehind.lastError,
+    })
+  }
+
+  /**
+   * Writes every pending event of a live session (the `session/flush` listener).
+   *
+   * @param session - the session
+   * @returns resolves once everything committed before the call is durable
+   */
+  async flush(session: Session): Promise<void> {
+    const binding = this.#bindings.get(session.id)
+    if (binding === undefined || binding.session !== session) return
+    await binding.writeBehind.flush()
+  }
+
+  /**
+   * The `session/disposed` listener: flush, release, forget.
+   *
+   * @param session - the disposed session
+   */
+  async unbind(session: Session): Promise<void> {
+    const binding = this.#bindings.get(session.id)
+    if (binding === undefined || binding.session !== session) return
+    await binding.writeBehind.flush()
+    this.#bindings.delete(session.id)
+    binding.writeBehind.dispose()
+    await binding.ready.catch(() => {})
+    await binding.lease?.release()
+  }
+
+  /**
+   * The `session/disposed` listener for a session vetoed at `session/created`: it never became
+   * live, so its queued events are dropped, not written; its lease (a fresh one, or the one its
+   * preparation held) is released, which also frees the id in the adapter.
+   *
+   * @param session - the vetoed session
+   */
+  discard(session: Session): Promise<void> {
+    const binding = this.#bindings.get(session.id)
+    if (binding === undefined || binding.session !== session) return Promise.resolve()
+    this.#bindings.delete(session.id)
+    binding.writeBehind.dispose()
+    const done = (async () => {
+      await binding.ready.catch(() => {})
+      await binding.lease?.release()
+    })()
+    // Close, and a new lease for the same id, wait for it: the lease may still be being acquired.
+    const id = session.id
+    this.#leases.discards.set(id, done)
+    const forget = (): void => {
+      if (this.#leases.discards.get(id) === done) this.#leases.discards.delete(id)
+    }
+    done.then(forget, forget)
+    return done
+  }
+
+  /**
+   * Closes: refuses new bindings, flushes every live session in parallel, releases every lease
+   * and preparation, then always closes the adapter. Idempotent (one shared promise).
+   *
+   * @throws (rejects) `PersistenceError` `CLOSE_FAILED` naming every session that could not be
+   *   written or released
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close()
+    return this.#closing
+  }
+
+  async #close(): Promise<void> {
+    const errors: unknown[] = []
+    for (const discarding of [...this.#leases.discards.values()])
+      await discarding.catch((error: unknown) => errors.push(error))
+    const bindings = [...this.#retained.splice(0), ...this.#bindings.values()]
+    const outcomes = await Promise.allSettled(bindings.map((binding) => binding.writeBehind.flush()))
+    // Forget the bindings before disposing their queues: a late event is then ignored, not thrown.
+    this.#bindings.clear()
+    for (const [index, outcome] of outcomes.entries()) {
+      const binding = bindings[index] as Binding
+      if (outcome.status === 'rejected') errors.push(outcome.reason)
+      binding.writeBehind.dispose()
+      await binding.ready.catch(() => {})
+      try {
+        await binding.lease?.release()
+      } catch (error) {
+        errors.push(error)
+      }
+    }
+    for (const reservation of this.#leases.reservations.values()) {
+      reservation.released = true
+      await reservation.lease.release().catch((error: unknown) => errors.push(error))
+    }
+    this.#leases.reservations.clear()
+    try {
+      await this.#leases.io.close()
+    } catch (error) {
+      errors.push(error)
+    }
+    if (errors.length > 0) {
+      throw new PersistenceError({
+        code: ErrorCode.CLOSE_FAILED,
+        detail: `${errors.length} session(s) could not be written or released at close`,
+        errors,
+        cause: errors[0],
+      })
+    }
+  }
+
+  async #write(binding: Binding, batch: readonly SessionEvent[], texts: readonly string[] | undefined): Promise<void> {
+    const id = binding.session.id
+    await binding.ready.catch(() => {})
+    if (binding.failure !== undefined) throw binding.failure
+    const options = { expectedSeq: binding.cursor, lease: binding.lease as Lease }
+    await this.#leases.serial(id, () =>
+      this.#leases.io.append(id, batch, texts === undefined ? options : { ...options, texts }),
+    )
+    binding.cursor += batch.length
+  }
+}
+
+/**
+ * Whether a prepared event and the seeded one are the same, byte for byte up to the envelope's
+ * key order, which seeding puts in canonical order: a log written with another order is still
+ * resumable. A seed from an adopted load keeps the loaded `data` and `sourceEventSeqs`, so those
+ * usually match by identity, without serializing.
+ */
+function sameEvent(left: SessionEvent, right: SessionEvent): boolean {
+  if (left === right) return true
+  return (
+    left.type === right.type &&
+    left.seq === right.seq &&
+    left.time === right.time &&
+    left.ignorable === right.ignorable &&
+    sameJson(left.surfaceOp, right.surfaceOp) &&
+    sameJson(left.sourceEventSeqs, right.sourceEventSeqs) &&
+    sameJson(left.data, right.data)
+  )
+}
+
+function sameJson(left: unknown, right: unknown): boolean {
+  if (left === right) return true
+  if (left === undefined || right === undefined) return false
+  return jsonText(left as JsonValue) === jsonText(right as JsonValue)
+}
