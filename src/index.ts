@@ -272,6 +272,7 @@ export {
   composeEntries,
   createHarness,
   describeHarness,
+  services,
 } from './harness/index.js'
 export type {
   AgentOverrides,
@@ -296,7 +297,6 @@ export {
   isServiceKey,
   kernelEvents,
   randomIds,
-  services,
   stderrLogger,
   summarizeError,
   systemClock,

@@ -25,6 +25,10 @@ export type AgentEvents = {
   readonly 'agent/inbox/claimed': Emit<InboxClaimedPayload>
 }
 
+declare module 'yoke' {
+  interface YokeEvents extends AgentEvents {}
+}
+
 /** The catalog of {@link AgentEvents}. */
 export const agentEvents: EventCatalog<AgentEvents> = defineEvents<AgentEvents>({
   'agent/inbox/inserted': 'emit',

@@ -3,8 +3,11 @@ import { type CompactOptions, runManualCompaction } from '../compaction/run-manu
 import { AgentBusyError, AgentDisposedError } from '../errors/agent-errors.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { Context } from '../kernel/context.js'
-import type { PayloadOf } from '../kernel/event-catalog.js'
-import { services } from '../kernel/services.js'
+import type { PayloadOf } from '../kernel/yoke-events.js'
+import { IdsKey } from '../kernel/host-keys.js'
+import { ModelsKey } from '../model/models-key.js'
+import { SystemPromptKey } from '../prompt/system-prompt-key.js'
+import { SessionsKey } from '../session/sessions-key.js'
 import { sessionMessageIds } from './session-message-ids.js'
 import { createRuntimeContextProjection } from '../prompt/runtime-context-projection.js'
 import type { InitiatorControl } from '../scope/initiator.js'
@@ -99,10 +102,10 @@ export class ReactLoopAgent implements Agent, RunPort {
     this.#parent = init.parent
     // The agent's own id source (skipping message ids its log already holds) for everything that
     // runs in its context: the inbox, the runtime-context projection, the steps, the tool calls.
-    this.ctx = init.parent.child(`agent:${this.id}`, { scope: this, isolate: [services.ids] })
+    this.ctx = init.parent.child(`agent:${this.id}`, { scope: this, isolate: [IdsKey] })
     const ctx = this.ctx
-    const ids = sessionMessageIds(init.parent.get(services.ids), this.session)
-    ctx.provide(services.ids, ids)
+    const ids = sessionMessageIds(init.parent.get(IdsKey), this.session)
+    ctx.provide(IdsKey, ids)
     this.#inbox = new AgentInbox({
       session: this.session,
       ids,
@@ -143,9 +146,9 @@ export class ReactLoopAgent implements Agent, RunPort {
       session: this.session,
       options: this.options,
       toolOptions: toolOptionsOf(this.options),
-      sessions: ctx.get(services.sessions),
-      models: ctx.get(services.models),
-      systemPrompt: ctx.get(services.systemPrompt),
+      sessions: ctx.get(SessionsKey),
+      models: ctx.get(ModelsKey),
+      systemPrompt: ctx.get(SystemPromptKey),
       projection: createRuntimeContextProjection({ session: this.session, ids }),
       marks: init.marks,
       ids,

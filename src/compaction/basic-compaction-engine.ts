@@ -2,7 +2,8 @@ import type { Agent } from '../agent/agent.js'
 import { ErrorCode } from '../errors/codes.js'
 import { CompactionError, type InvalidRangeReason } from '../errors/compaction-error.js'
 import type { Context } from '../kernel/context.js'
-import { services } from '../kernel/services.js'
+import { IdsKey } from '../kernel/host-keys.js'
+import { ModelsKey } from '../model/models-key.js'
 import type { AssistantMessageData } from '../session/core-event-types.js'
 import type { Message, UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
@@ -65,8 +66,8 @@ function failedAction(error: CompactionError): FailedAction {
  * @internal
  */
 export function createBasicCompactionEngine(ctx: Context, settings: BasicCompactionSettings): CompactionEngine {
-  const ids = ctx.get(services.ids)
-  const models = ctx.get(services.models)
+  const ids = ctx.get(IdsKey)
+  const models = ctx.get(ModelsKey)
   const measure =
     settings.estimator === undefined
       ? messageTokens

@@ -158,6 +158,10 @@ export type CompactionEvents = {
   readonly 'agent/compaction': Emit<AgentCompactionPayload>
 }
 
+declare module 'yoke' {
+  interface YokeEvents extends CompactionEvents {}
+}
+
 /** The catalog of {@link CompactionEvents}, defined by the compaction plugin. */
 export const compactionEvents: EventCatalog<CompactionEvents> = defineEvents<CompactionEvents>({
   'agent/compaction': 'emit',

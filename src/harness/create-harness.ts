@@ -4,7 +4,7 @@ import { createRootContext } from '../kernel/create-root-context.js'
 import { inspectKernel } from '../kernel/inspect.js'
 import type { PluginRecord } from '../kernel/kernel-state.js'
 import type { Plan } from '../kernel/plan-entries.js'
-import { services } from '../kernel/services.js'
+import { PresetsKey } from '../scope/presets-key.js'
 import { PluginFailure, startPlugin } from '../kernel/start-plugin.js'
 import { describePlan, prepareHarness } from './describe-harness.js'
 import { composePresets, type PresetComposition } from '../scope/compose-presets.js'
@@ -97,7 +97,7 @@ export async function createHarness(options?: HarnessOptions): Promise<Harness> 
   })
   // Provided before any plugin starts, like the host services; filled by the B7 composition.
   const presetRegistry = createPresetRegistry()
-  root.provide(services.presets, presetRegistry.registry)
+  root.provide(PresetsKey, presetRegistry.registry)
   // `harness.on` listeners live in a context made before any plugin, so teardown (last in, first
   // out) removes them after every plugin stopped: they hear the shutdown (H8).
   const listeners = root.child('listeners')

@@ -1,10 +1,3 @@
-import type { AgentRegistry } from '../agent/agent-registry.js'
-import type { CompactionEngine } from '../compaction/compaction-engine.js'
-import type { ModelRegistry } from '../model/model-registry.js'
-import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
-import type { SystemPrompt } from '../prompt/system-prompt.js'
-import type { SessionRegistry } from '../session/session-registry.js'
-import type { ToolRegistry } from '../tools/tool-registry.js'
 import { ContextDisposedError } from '../errors/context-disposed-error.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { ServiceConflictError } from '../errors/service-conflict-error.js'
@@ -13,16 +6,7 @@ import { UnknownEventError } from '../errors/unknown-event-error.js'
 import { bindOwner } from './bind-owner.js'
 import { type Disposer, EffectRecord, type EffectHost, type EffectKind, type EffectSetup } from './effect.js'
 import type { ListenerRecord } from './event-bus.js'
-import {
-  type EventCatalog,
-  type EventMode,
-  type EventName,
-  type EventNameOfMode,
-  isEventCatalog,
-  type ListenerOf,
-  type PayloadOf,
-  type ResultOf,
-} from './event-catalog.js'
+import { type EventCatalog, type EventMode, isEventCatalog } from './event-catalog.js'
 import type { Logger } from './host-services.js'
 import type { KernelErrorPhase } from './kernel-events.js'
 import { checkOptionsArgument, type OptionRule, optionRule } from './option-issues.js'
@@ -31,7 +15,7 @@ import type { PluginHandle, PluginInput } from './plugin.js'
 import { startRuntimePlugin } from './runtime-plugin.js'
 import type { ScopeGraph, ScopeKey, ScopeLink } from './scope-graph.js'
 import { isServiceKey, keyNameOf, type ServiceKey } from './service-key.js'
-import { services } from './services.js'
+import type { EventName, EventNameOfMode, ListenerOf, PayloadOf, ResultOf } from './yoke-events.js'
 
 /** The lifecycle state of a {@link Context}. */
 export type ContextState = 'active' | 'disposing' | 'disposed'
@@ -114,7 +98,9 @@ function nameOfKey(key: ServiceKey<unknown>): string {
 /**
  * A node of the harness's context tree: it owns effects (services, listeners, child contexts,
  * plugins), dispatches events and resolves services. Get one from a harness (`harness.ctx`), from
- * a plugin's `apply(ctx)`, or from {@link createRootContext} in tests.
+ * a plugin's `apply(ctx)`, or from {@link createRootContext} in tests. Each feature adds its own
+ * typed accessor (`ctx.sessions`, `ctx.models`, …) by declaration merging; each is `ctx.get(key)`
+ * for that feature's key and throws {@link ServiceMissingError} when nothing provides it.
  *
  * @example
  * ```ts
@@ -224,46 +210,6 @@ export class Context {
       chain: (key) => this.#kernel.scopes.chain(key),
     }
     return this.#scopes
-  }
-
-  /** `ctx.get(services.sessions)`. @throws {@link ServiceMissingError} when absent */
-  get sessions(): SessionRegistry {
-    return this.get(services.sessions)
-  }
-
-  /** `ctx.get(services.persistence)`. @throws {@link ServiceMissingError} when absent */
-  get persistence(): PersistenceCoordinator {
-    return this.get(services.persistence)
-  }
-
-  /** `ctx.get(services.models)`. @throws {@link ServiceMissingError} when absent */
-  get models(): ModelRegistry {
-    return this.get(services.models)
-  }
-
-  /** `ctx.get(services.tools)`. @throws {@link ServiceMissingError} when absent */
-  get tools(): ToolRegistry {
-    return this.get(services.tools)
-  }
-
-  /** `ctx.get(services.systemPrompt)`. @throws {@link ServiceMissingError} when absent */
-  get systemPrompt(): SystemPrompt {
-    return this.get(services.systemPrompt)
-  }
-
-  /**
-   * `ctx.get(services.agents)`, with this context as the owner of the agents it creates or resumes
-   * (04-agent.md §13.1): disposing this context disposes them.
-   *
-   * @throws {@link ServiceMissingError} when absent
-   */
-  get agents(): AgentRegistry {
-    return this.get(services.agents)
-  }
-
-  /** `ctx.get(services.compaction)`. @throws {@link ServiceMissingError} when absent */
-  get compaction(): CompactionEngine {
-    return this.get(services.compaction)
   }
 
   /** The nearest scope key that is an agent handle (this context's scope chain, then the enclosing contexts'), else `undefined`. */

@@ -1,9 +1,9 @@
 import { Context } from './context.js'
+import { ClockKey, IdsKey, LoggerKey } from './host-keys.js'
 import { type Clock, type IdSource, type Logger, randomIds, stderrLogger, systemClock } from './host-services.js'
 import { kernelEvents } from './kernel-events.js'
 import { KernelState } from './kernel-state.js'
 import { checkOptions, hasMethods, type OptionRule, optionRule } from './option-issues.js'
-import { services } from './services.js'
 
 /** Options of {@link createRootContext}. */
 export interface RootContextOptions {
@@ -61,8 +61,8 @@ export function createRootContext(options: RootContextOptions = {}): Context {
   const root = new Context(kernel)
   kernel.root = root
   root.registerEvents(kernelEvents)
-  root.provide(services.clock, kernel.clock)
-  root.provide(services.ids, kernel.ids)
-  root.provide(services.logger, kernel.logger)
+  root.provide(ClockKey, kernel.clock)
+  root.provide(IdsKey, kernel.ids)
+  root.provide(LoggerKey, kernel.logger)
   return root
 }

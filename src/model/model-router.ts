@@ -4,7 +4,7 @@ import { ModelRegistryError } from '../errors/model-registry-error.js'
 import { bindOwner } from '../kernel/bind-owner.js'
 import type { Context } from '../kernel/context.js'
 import type { ScopeKey } from '../kernel/scope-graph.js'
-import { services } from '../kernel/services.js'
+import { ClockKey } from '../kernel/host-keys.js'
 import type { CallConfig } from '../session/request-header.js'
 import type { StreamChunk } from '../session/stream-chunk.js'
 import { adapterBoundary, failedStream } from './adapter-boundary.js'
@@ -418,7 +418,7 @@ export class ModelRouter implements ModelRegistry {
       const failure = effortFailure(request.reasoningEffort, info)
       if (failure !== undefined) return failedStream(failure)
     }
-    const clock = this.#ctx.getOptional(services.clock)
+    const clock = this.#ctx.getOptional(ClockKey)
     return adapterBoundary(adapter, request, {
       ...(clock === undefined ? {} : { clock }),
       onCloseError: (error) =>
