@@ -287,6 +287,7 @@ export {
   bindOwner,
   Context,
   createRootContext,
+  createScopedLayers,
   defineEvents,
   definePlugin,
   defineService,
@@ -358,6 +359,8 @@ export type {
   RootContextOptions,
   ScopeGraph,
   ScopeKey,
+  ScopedLayers,
+  ScopedLayersOptions,
   ScopeLink,
   Serial,
   ServiceEvent,
@@ -524,7 +527,6 @@ export type {
 } from './prompt/index.js'
 export {
   createInitiator,
-  createScopedLayers,
   definePreset,
   resolvePreset,
 } from './scope/index.js'
@@ -537,8 +539,6 @@ export type {
   PresetDefinition,
   PresetRegistry,
   PresetSpec,
-  ScopedLayers,
-  ScopedLayersOptions,
 } from './scope/index.js'
 export {
   assistantContentBlockSchema,

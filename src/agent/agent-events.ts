@@ -25,10 +25,6 @@ export type AgentEvents = {
   readonly 'agent/inbox/claimed': Emit<InboxClaimedPayload>
 }
 
-declare module 'yoke' {
-  interface YokeEvents extends AgentEvents {}
-}
-
 /** The catalog of {@link AgentEvents}. */
 export const agentEvents: EventCatalog<AgentEvents> = defineEvents<AgentEvents>({
   'agent/inbox/inserted': 'emit',

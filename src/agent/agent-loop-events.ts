@@ -129,10 +129,6 @@ export type AgentLoopEvents = {
   readonly 'agent/disposed': Emit<AgentLifecyclePayload>
 }
 
-declare module 'yoke' {
-  interface YokeEvents extends AgentLoopEvents {}
-}
-
 /** The catalog of {@link AgentLoopEvents}. */
 export const agentLoopEvents: EventCatalog<AgentLoopEvents> = defineEvents<AgentLoopEvents>({
   'agent/status': 'emit',

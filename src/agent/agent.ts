@@ -1,5 +1,4 @@
-import type { SummaryAction } from '../compaction/compaction-engine.js'
-import type { CompactOptions } from '../compaction/run-manual-compaction.js'
+import type { CompactOptions, SummaryAction } from '../compaction/compaction-actions.js'
 import type { Context } from '../kernel/context.js'
 import type { LlmFailure } from '../session/llm-failure.js'
 import type { Message, UserMessage } from '../session/message.js'

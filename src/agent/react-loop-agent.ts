@@ -1,5 +1,5 @@
-import type { SummaryAction } from '../compaction/compaction-engine.js'
-import { type CompactOptions, runManualCompaction } from '../compaction/run-manual-compaction.js'
+import type { CompactOptions, SummaryAction } from '../compaction/compaction-actions.js'
+import { runManualCompaction } from '../compaction/run-manual-compaction.js'
 import { AgentBusyError, AgentDisposedError } from '../errors/agent-errors.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { Context } from '../kernel/context.js'

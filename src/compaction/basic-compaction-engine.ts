@@ -9,13 +9,8 @@ import type { Message, UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
 import type { SessionEvent } from '../session/session-event.js'
 import { chooseHead, type CutKind } from './choose-cut.js'
-import type {
-  CompactionEngine,
-  CompactionReport,
-  FailedAction,
-  PruneAction,
-  SummaryAction,
-} from './compaction-engine.js'
+import type { CompactionReport, FailedAction, PruneAction, SummaryAction } from './compaction-actions.js'
+import type { CompactionEngine } from './compaction-engine.js'
 import type { AgentCompactionPayload } from './compaction-events.js'
 import { type EstimateContext, headerTokens, messageTokens, type TokenEstimator } from './estimate-tokens.js'
 import { type PruneConfig, pruneToolResults } from './prune-tool-results.js'

@@ -10,7 +10,7 @@ import {
 } from '../session/schema-primitives.js'
 import type { EventTypeOptions } from '../session/session-catalog.js'
 import { type TokenUsage, tokenUsageSchema } from '../session/stream-chunk.js'
-import type { AutomaticTrigger, CompactionTrigger } from './compaction-engine.js'
+import type { AutomaticTrigger, CompactionTrigger } from './compaction-actions.js'
 
 /** `compaction/start`: a summary action opened its bracket (07-compaction.md §3). */
 export interface CompactionStartData {
@@ -156,10 +156,6 @@ export interface AgentCompactionPayload {
 export type CompactionEvents = {
   /** A trigger skipped, an action failed, or pressure stayed over the limit. */
   readonly 'agent/compaction': Emit<AgentCompactionPayload>
-}
-
-declare module 'yoke' {
-  interface YokeEvents extends CompactionEvents {}
 }
 
 /** The catalog of {@link CompactionEvents}, defined by the compaction plugin. */

@@ -1,13 +1,8 @@
 import type { Agent } from '../agent/agent.js'
 import { CompactionKey } from './compaction-key.js'
 import { SessionsKey } from '../session/sessions-key.js'
-import type { CompactionEngine, SummaryAction } from './compaction-engine.js'
-
-/** Options of `agent.compact()`. */
-export interface CompactOptions {
-  /** Aborts the summary (besides `agent.cancel()`). */
-  readonly signal?: AbortSignal
-}
+import type { CompactOptions, SummaryAction } from './compaction-actions.js'
+import type { CompactionEngine } from './compaction-engine.js'
 
 /**
  * The engine `services.compaction` holds, as its interface.

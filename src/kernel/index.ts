@@ -76,5 +76,6 @@ export {
   type PluginSpec,
 } from './plugin.js'
 export type { ScopeGraph, ScopeKey, ScopeLink } from './scope-graph.js'
+export { createScopedLayers, type ScopedLayers, type ScopedLayersOptions } from './scoped-layers.js'
 export { defineService, isServiceKey, type ServiceKey } from './service-key.js'
 export type { EventName, EventNameOfMode, ListenerOf, PayloadOf, ResultOf, YokeEvents } from './yoke-events.js'

@@ -32,10 +32,6 @@ export type ModelEvents = {
   readonly 'llm/adapters-change': Emit<LlmAdaptersChangePayload>
 }
 
-declare module 'yoke' {
-  interface YokeEvents extends ModelEvents {}
-}
-
 /** The catalog of {@link ModelEvents}, registered by the `model` entry. */
 export const modelEvents: EventCatalog<ModelEvents> = defineEvents<ModelEvents>({
   'llm/stream': 'waterfall',

@@ -16,10 +16,6 @@ export type PersistenceEvents = {
   readonly 'session/write-failed': Emit<SessionWriteFailedPayload>
 }
 
-declare module 'yoke' {
-  interface YokeEvents extends PersistenceEvents {}
-}
-
 /** The catalog of {@link PersistenceEvents}. */
 export const persistenceEvents: EventCatalog<PersistenceEvents> = defineEvents<PersistenceEvents>({
   'session/write-failed': 'emit',

@@ -37,10 +37,6 @@ export type SystemPromptEvents = {
   readonly 'system-prompt/assemble': Waterfall<SystemPromptAssemblePayload, PromptAssembly>
 }
 
-declare module 'yoke' {
-  interface YokeEvents extends SystemPromptEvents {}
-}
-
 /** The catalog of {@link SystemPromptEvents}, registered by the `system-prompt` entry. */
 export const systemPromptEvents: EventCatalog<SystemPromptEvents> = defineEvents<SystemPromptEvents>({
   'system-prompt/change': 'emit',

@@ -37,10 +37,6 @@ export type SessionEvents = {
   readonly 'session/disposed': Parallel<SessionDisposedPayload>
 }
 
-declare module 'yoke' {
-  interface YokeEvents extends SessionEvents {}
-}
-
 /** The catalog of {@link SessionEvents}, registered by the `session` entry. */
 export const sessionEvents: EventCatalog<SessionEvents> = defineEvents<SessionEvents>({
   'session/created': 'emit',

@@ -125,10 +125,6 @@ export type ToolEvents = {
   readonly 'approval/request': Waterfall<ApprovalRequestPayload, ApprovalDecision | undefined>
 }
 
-declare module 'yoke' {
-  interface YokeEvents extends ToolEvents {}
-}
-
 /** The catalog of {@link ToolEvents}, registered by the `tools` entry. */
 export const toolEvents: EventCatalog<ToolEvents> = defineEvents<ToolEvents>({
   'tools/change': 'emit',

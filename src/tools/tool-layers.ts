@@ -3,7 +3,7 @@ import type { ScopeKey } from '../kernel/scope-graph.js'
 import type { ToolSchema } from '../session/request-header.js'
 import type { ToolsChangePayload } from './tool-events.js'
 import type { ToolDefinition } from './tool-definition.js'
-import type { ToolGuard } from './tool-registry.js'
+import type { ToolGuard } from './tool-guard.js'
 import { admitsAll, type ToolRestriction } from './tool-restrictions.js'
 import { deepFreeze, markDeepFrozen } from '../session/deep-freeze.js'
 

@@ -123,10 +123,6 @@ export type RequestErrorEvents = {
   readonly 'agent/request-error': Waterfall<RequestErrorPayload, RequestErrorResult>
 }
 
-declare module 'yoke' {
-  interface YokeEvents extends RequestErrorEvents {}
-}
-
 /** The catalog of {@link RequestErrorEvents}, registered by the `retry` plugin (and the agent loop). */
 export const requestErrorEvents: EventCatalog<RequestErrorEvents> = defineEvents<RequestErrorEvents>({
   'agent/request-error': 'waterfall',

@@ -1,8 +1,8 @@
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
-import { type Context, kernelOf } from '../kernel/context.js'
-import type { Disposer } from '../kernel/effect.js'
-import { type OptionRule, optionIssues, optionRule, throwOptionIssues } from '../kernel/option-issues.js'
-import type { ScopeGraph, ScopeKey } from '../kernel/scope-graph.js'
+import { type Context, kernelOf } from './context.js'
+import type { Disposer } from './effect.js'
+import { type OptionRule, optionIssues, optionRule, throwOptionIssues } from './option-issues.js'
+import type { ScopeGraph, ScopeKey } from './scope-graph.js'
 
 /** Options of {@link createScopedLayers}. */
 export interface ScopedLayersOptions<L> {
