@@ -40,7 +40,16 @@ export {
 } from './resolve-call-config.js'
 export { normalizeUserMessage, type UserMessageInput } from './user-message-input.js'
 export { verifyReconstruction } from './verify-reconstruction.js'
-export type { Agent, AgentPhase, AgentStatus, CancelOptions, RunOptions, TurnResult } from './agent.js'
+export type {
+  Agent,
+  AgentPhase,
+  AgentRun,
+  AgentStatus,
+  CancelOptions,
+  RunOptions,
+  StreamOptions,
+  TurnResult,
+} from './agent.js'
 export {
   type AgentErrorPayload,
   type AgentLifecyclePayload,
@@ -59,4 +68,3 @@ export { AgentRegistry, type CreateAgentOptions } from './agent-registry.js'
 export { ReactLoopAgent, type ReactLoopAgentInit } from './react-loop-agent.js'
 export type { ResumeAgentOptions } from './resume-agent.js'
 export type { RunHooks, RunPort, TurnEndNotice } from './run-agent.js'
-export type { AgentRun, StreamOptions } from './stream-agent-turn.js'

@@ -18,13 +18,22 @@ import { type CancelCause, cancelCauseSchema } from '../session/turn-end-reason.
 import type { ApprovalDecision, PendingApproval } from '../tools/approval-broker.js'
 import { createApprovalBroker } from '../tools/create-approval-broker.js'
 import { defaultToolRunOptions, type ToolRunOptions } from '../tools/tool-step-context.js'
-import type { Agent, AgentPhase, AgentStatus, CancelOptions, RunOptions, TurnResult } from './agent.js'
+import type {
+  Agent,
+  AgentPhase,
+  AgentRun,
+  AgentStatus,
+  CancelOptions,
+  RunOptions,
+  StreamOptions,
+  TurnResult,
+} from './agent.js'
 import { AgentInbox, type InboxTarget, type InboxView } from './agent-inbox.js'
 import type { AgentOptions } from './agent-options.js'
 import type { LoopRequestMarks } from './build-request.js'
 import type { LoopHost } from './loop-host.js'
 import { checkRunOptions, type RunPort, runAgentTurn, type TurnEndNotice } from './run-agent.js'
-import { type AgentRun, type StreamOptions, streamAgentTurn } from './stream-agent-turn.js'
+import { streamAgentTurn } from './stream-agent-turn.js'
 import { runTurn } from './run-turn.js'
 import { failureOf } from './turn-end.js'
 import { normalizeUserMessage, type UserMessageInput } from './user-message-input.js'
