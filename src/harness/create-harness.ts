@@ -13,7 +13,7 @@ import type { Harness } from './harness.js'
 import type { HarnessOptions } from './harness-options.js'
 import { RunningHarness } from './running-harness.js'
 
-function recordsOf(plan: Plan, root: Context): PluginRecord[] {
+function recordsOf(plan: Plan, root: Context): PluginRecord<Context>[] {
   return plan.order.map(({ entry, plugin }, index) => ({
     id: entry.id,
     name: plugin.name,
@@ -40,7 +40,7 @@ async function boot(root: Context, plan: Plan): Promise<void> {
   kernel.plugins.push(...records)
   const started: Context[] = []
   for (const [index, { entry, plugin }] of plan.order.entries()) {
-    const record = records[index] as PluginRecord
+    const record = records[index] as PluginRecord<Context>
     try {
       started.push(
         await startPlugin({

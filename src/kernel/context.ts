@@ -11,8 +11,6 @@ import type { Logger } from './host-services.js'
 import type { KernelErrorPhase } from './kernel-events.js'
 import { checkOptionsArgument, type OptionRule, optionRule } from './option-issues.js'
 import { type KernelState, type ProviderRecord, ServiceRealm } from './kernel-state.js'
-import type { PluginHandle, PluginInput } from './plugin.js'
-import { startRuntimePlugin } from './runtime-plugin.js'
 import type { ScopeGraph, ScopeKey, ScopeLink } from './scope-graph.js'
 import { isServiceKey, keyNameOf, type ServiceKey } from './service-key.js'
 import type { EventName, EventNameOfMode, ListenerOf, PayloadOf, ResultOf } from './yoke-events.js'
@@ -85,9 +83,9 @@ const agentBrand = Symbol.for('yoke.agent')
 const labelPattern = /^[^/]{1,64}$/
 
 let spawn: (parent: Context, spec: SpawnSpec) => Context
-let stateOf: (context: Context) => KernelState
+let stateOf: (context: Context) => KernelState<Context>
 let effectsOf: (context: Context) => readonly EffectRecord[]
-let providedIn: (context: Context, key: string) => ProviderRecord | undefined
+let providedIn: (context: Context, key: string) => ProviderRecord<Context> | undefined
 
 /** A key's name: the fast path for a key object, else keyNameOf's checks (a name string, or a typed error). */
 function nameOfKey(key: ServiceKey<unknown>): string {
@@ -98,7 +96,8 @@ function nameOfKey(key: ServiceKey<unknown>): string {
 /**
  * A node of the harness's context tree: it owns effects (services, listeners, child contexts,
  * plugins), dispatches events and resolves services. Get one from a harness (`harness.ctx`), from
- * a plugin's `apply(ctx)`, or from {@link createRootContext} in tests. Each feature adds its own
+ * a plugin's `apply(ctx)`, or from {@link createRootContext} in tests. The context knows nothing of
+ * plugins: `ctx.plugin()` is added by the module that starts run-time plugins. Each feature adds its own
  * typed accessor (`ctx.sessions`, `ctx.models`, …) by declaration merging; each is `ctx.get(key)`
  * for that feature's key and throws {@link ServiceMissingError} when nothing provides it.
  *
@@ -122,8 +121,8 @@ export class Context {
   /** The nearest scope tag, if any. */
   readonly scope: ScopeKey | undefined
 
-  readonly #kernel: KernelState
-  readonly #realm: ServiceRealm
+  readonly #kernel: KernelState<Context>
+  readonly #realm: ServiceRealm<Context>
   readonly #effects = new Set<EffectRecord>()
   readonly #inflight = new Set<Promise<void>>()
   readonly #siblingCounts = new Map<string, number>()
@@ -137,7 +136,7 @@ export class Context {
   #parentRecord: EffectRecord | undefined
   #state: ContextState = 'active'
   #disposing: Promise<DisposeReport> | undefined
-  #facades: Map<ProviderRecord, unknown> | undefined
+  #facades: Map<ProviderRecord<Context>, unknown> | undefined
   #scopes: ScopeGraph | undefined
 
   static {
@@ -148,7 +147,10 @@ export class Context {
   }
 
   /** @internal Use {@link createRootContext}, a harness, or {@link Context.child}. */
-  constructor(kernel: KernelState, parent?: { context: Context; path: string; realm: ServiceRealm; spec: SpawnSpec }) {
+  constructor(
+    kernel: KernelState<Context>,
+    parent?: { context: Context; path: string; realm: ServiceRealm<Context>; spec: SpawnSpec },
+  ) {
     this.#kernel = kernel
     this.parent = parent?.context
     this.#spec = parent?.spec
@@ -156,7 +158,7 @@ export class Context {
     this.path = parent?.path ?? 'harness'
     this.owner = parent?.spec.owner ?? 'harness'
     this.scope = parent?.spec.scope
-    this.#realm = parent?.realm ?? new ServiceRealm(undefined, undefined)
+    this.#realm = parent?.realm ?? new ServiceRealm<Context>(undefined, undefined)
     if (parent === undefined) kernel.realms.add(this.#realm)
     Object.defineProperty(this, contextBrand, { value: true })
     this.#host = {
@@ -319,7 +321,7 @@ export class Context {
       (typeof value === 'object' || typeof value === 'function') &&
       value !== null &&
       typeof (value as { [bindOwner]?: unknown })[bindOwner] === 'function'
-    const provider: ProviderRecord = { key: name, value, context: this, bindable }
+    const provider: ProviderRecord<Context> = { key: name, value, context: this, bindable }
     realm.providers.set(name, provider)
     const record = new EffectRecord(this.#host, `service:${name}`, 'service', () => {
       if (realm.providers.get(name) !== provider) return
@@ -519,23 +521,6 @@ export class Context {
   }
 
   /**
-   * Starts a plugin at run time as an effect of this context (id `<owner>/<name>`).
-   *
-   * @param definition - a plugin definition or class
-   * @param config - its config, parsed by the plugin's schema
-   * @returns a handle once the plugin is active
-   * @throws {@link MissingServicesError} at once for required keys missing in this realm; {@link PluginStartError}
-   */
-  plugin(definition: PluginInput, config?: unknown): Promise<PluginHandle> {
-    try {
-      this.#assertActive('plugin')
-    } catch (error) {
-      return Promise.reject(error)
-    }
-    return startRuntimePlugin(this, definition, config)
-  }
-
-  /**
    * Disposes this context: aborts {@link Context.signal}, tears its effects down last in, first
    * out (each awaited), then detaches from the parent. Idempotent; never rejects.
    *
@@ -674,7 +659,7 @@ export class Context {
     return scope === undefined ? undefined : this.#kernel.scopes.admission(scope)
   }
 
-  #facade(provider: ProviderRecord): unknown {
+  #facade(provider: ProviderRecord<Context>): unknown {
     this.#facades ??= new Map()
     if (this.#facades.has(provider)) return this.#facades.get(provider)
     const facade = (provider.value as { [bindOwner]: (owner: Context) => unknown })[bindOwner](this)
@@ -697,7 +682,7 @@ export function spawnContext(parent: Context, spec: SpawnSpec): Context {
 }
 
 /** @internal The shared per-root state of a context. */
-export function kernelOf(context: Context): KernelState {
+export function kernelOf(context: Context): KernelState<Context> {
   return stateOf(context)
 }
 
@@ -707,6 +692,6 @@ export function effectRecordsOf(context: Context): readonly EffectRecord[] {
 }
 
 /** @internal The provider of `key` visible from a context, without binding a facade. */
-export function providerOf(context: Context, key: string): ProviderRecord | undefined {
+export function providerOf(context: Context, key: string): ProviderRecord<Context> | undefined {
   return providedIn(context, key)
 }

@@ -1,3 +1,5 @@
+// Adds `ctx.plugin()` to every context (and keeps its declaration in the bundled types).
+import './runtime-plugin.js'
 import { Context } from './context.js'
 import { ClockKey, IdsKey, LoggerKey } from './host-keys.js'
 import { type Clock, type IdSource, type Logger, randomIds, stderrLogger, systemClock } from './host-services.js'
@@ -53,7 +55,7 @@ const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
  */
 export function createRootContext(options: RootContextOptions = {}): Context {
   checkOptions(options, optionRules, '{ logger?, clock?, ids? }', 'createRootContext options')
-  const kernel = new KernelState({
+  const kernel = new KernelState<Context>({
     logger: options.logger ?? stderrLogger(),
     clock: options.clock ?? systemClock(),
     ids: options.ids ?? randomIds(),
