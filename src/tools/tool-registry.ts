@@ -9,7 +9,7 @@ import type { ToolSchema } from '../session/request-header.js'
 import { parseToolArguments } from './parse-tool-arguments.js'
 import type { ToolDefinition } from './tool-definition.js'
 import type { ToolGuard } from './tool-guard.js'
-import { type ToolGuardRegistration, ToolLayers, type ToolRegistration } from './tool-layers.js'
+import { type ToolGuardRegistration, ToolLayers } from './tool-layers.js'
 import { checkRestrictedNames, readRestriction, type ToolRestrictOptions } from './tool-restrictions.js'
 
 /** How a call may be scheduled (05-tools.md §3): next to its neighbours, or alone. */
@@ -117,9 +117,9 @@ export class ToolRegistry {
     const names = Object.freeze([...seen].sort())
     const disposer = this.#owner.effect(
       () => {
-        const registrations: readonly ToolRegistration[] = this.#layers.add(scope, batch)
+        const remove = this.#layers.add(scope, batch)
         return () => {
-          this.#layers.remove(scope, registrations)
+          remove()
           if (names.length > 0) this.#layers.changed(scope, 'unregister', names)
         }
       },
