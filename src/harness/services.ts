@@ -1,13 +1,13 @@
 // Each feature's key module also merges that feature's events and context accessor into the
-// package. The type of `services` names no key module, so these bare imports are what keeps those
-// modules, and their merges, in the bundled declarations (a bare import survives declaration emit).
-import '../agent/agents-key.js'
-import '../compaction/compaction-key.js'
-import '../model/models-key.js'
-import '../persistence/persistence-key.js'
-import '../prompt/system-prompt-key.js'
-import '../session/sessions-key.js'
-import '../tools/tools-key.js'
+// package. The type of `services` names no key module, so these empty type exports are what keeps
+// those modules, and their merges, in the bundled declarations (the JavaScript build erases them).
+export type {} from '../agent/agents-key.js'
+export type {} from '../compaction/compaction-key.js'
+export type {} from '../model/models-key.js'
+export type {} from '../persistence/persistence-key.js'
+export type {} from '../prompt/system-prompt-key.js'
+export type {} from '../session/sessions-key.js'
+export type {} from '../tools/tools-key.js'
 import type { AgentRegistry } from '../agent/agent-registry.js'
 import type { CompactionEngine } from '../compaction/compaction-engine.js'
 import type { Clock, IdSource, Logger } from '../kernel/host-services.js'

@@ -1,11 +1,15 @@
-// Adds `ctx.plugin()` to every context (and keeps its declaration in the bundled types).
-import './runtime-plugin.js'
 import { Context } from './context.js'
 import { ClockKey, IdsKey, LoggerKey } from './host-keys.js'
 import { type Clock, type IdSource, type Logger, randomIds, stderrLogger, systemClock } from './host-services.js'
 import { kernelEvents } from './kernel-events.js'
 import { KernelState } from './kernel-state.js'
 import { checkOptions, hasMethods, type OptionRule, optionRule } from './option-issues.js'
+import { addPluginMethod } from './runtime-plugin.js'
+
+// Every context starts run-time plugins (`ctx.plugin()`), a method the plugin layer adds on top of
+// the context. Called here, by name, because a bundler drops a module imported only for its effects
+// in a package marked free of side effects.
+addPluginMethod()
 
 /** Options of {@link createRootContext}. */
 export interface RootContextOptions {

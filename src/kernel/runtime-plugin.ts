@@ -69,30 +69,22 @@ export async function startRuntimePlugin(ctx: Context, input: PluginInput, confi
   })
 }
 
-// The context itself knows nothing of plugins (the plugin types name the context), so starting
-// one at run time is added here, on top of it, and merged into `Context` by the package's name.
-declare module 'yoke' {
-  interface Context {
-    /**
-     * Starts a plugin at run time as an effect of this context (id `<owner>/<name>`).
-     *
-     * @param definition - a plugin definition or class
-     * @param config - its config, parsed by the plugin's schema
-     * @returns a handle once the plugin is active
-     * @throws {@link MissingServicesError} at once for required keys missing in this realm;
-     *   {@link PluginStartError}; {@link ContextDisposedError} once disposal began
-     */
-    plugin(definition: PluginInput, config?: unknown): Promise<PluginHandle>
-  }
+/**
+ * Gives every context its `plugin()` method (declared on `Context` next to the plugin types): the
+ * context itself knows nothing of plugins, whose types name the context, so starting one at run
+ * time is added on top of it. `createRootContext` calls this; calling it again changes nothing.
+ *
+ * @internal
+ */
+export function addPluginMethod(): void {
+  Object.defineProperty(Context.prototype, 'plugin', {
+    value: function plugin(this: Context, definition: PluginInput, config?: unknown): Promise<PluginHandle> {
+      if (this.state !== 'active') {
+        return Promise.reject(new ContextDisposedError({ context: this.path, operation: 'plugin' }))
+      }
+      return startRuntimePlugin(this, definition, config)
+    },
+    writable: true,
+    configurable: true,
+  })
 }
-
-Object.defineProperty(Context.prototype, 'plugin', {
-  value: function plugin(this: Context, definition: PluginInput, config?: unknown): Promise<PluginHandle> {
-    if (this.state !== 'active') {
-      return Promise.reject(new ContextDisposedError({ context: this.path, operation: 'plugin' }))
-    }
-    return startRuntimePlugin(this, definition, config)
-  },
-  writable: true,
-  configurable: true,
-})
