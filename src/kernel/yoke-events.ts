@@ -2,7 +2,7 @@ import type { DescriptorOfMode, Emit, EventMode, Parallel, Serial, Waterfall, Wa
 import type { KernelEvents } from './kernel-events.js'
 
 /**
- * The map of every typed event name to its descriptor. The kernel declares its own events here;
+ * The map of every typed event name to its descriptor. It starts with the kernel's own events;
  * each feature, and any plugin, adds its events by declaration merging
  * (`declare module 'yoke' { interface YokeEvents extends AcmeEvents {} }`), so a wrong-mode
  * dispatch fails to compile.
