@@ -269,6 +269,7 @@ export {
   composeEntries,
   createHarness,
   describeHarness,
+  services,
 } from './harness/index.js'
 export type {
   AgentOverrides,
@@ -283,6 +284,7 @@ export {
   bindOwner,
   Context,
   createRootContext,
+  createScopedLayers,
   defineEvents,
   definePlugin,
   defineService,
@@ -293,7 +295,6 @@ export {
   isServiceKey,
   kernelEvents,
   randomIds,
-  services,
   stderrLogger,
   summarizeError,
   systemClock,
@@ -355,6 +356,8 @@ export type {
   RootContextOptions,
   ScopeGraph,
   ScopeKey,
+  ScopedLayers,
+  ScopedLayersOptions,
   ScopeLink,
   Serial,
   ServiceEvent,
@@ -521,7 +524,6 @@ export type {
 } from './prompt/index.js'
 export {
   createInitiator,
-  createScopedLayers,
   definePreset,
   resolvePreset,
 } from './scope/index.js'
@@ -534,8 +536,6 @@ export type {
   PresetDefinition,
   PresetRegistry,
   PresetSpec,
-  ScopedLayers,
-  ScopedLayersOptions,
 } from './scope/index.js'
 export {
   assistantContentBlockSchema,

@@ -1,6 +1,10 @@
 import { z } from 'zod'
 import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
-import { services } from '../kernel/services.js'
+import { AgentsKey } from './agents-key.js'
+import { ModelsKey } from '../model/models-key.js'
+import { SystemPromptKey } from '../prompt/system-prompt-key.js'
+import { SessionsKey } from '../session/sessions-key.js'
+import { ToolsKey } from '../tools/tools-key.js'
 import { createInitiator } from '../scope/initiator.js'
 import type { Agent } from './agent.js'
 import { agentEvents } from './agent-events.js'
@@ -31,9 +35,9 @@ const configSchema = z.strictObject({ maxParallelToolCalls: z.number().int().pos
 export function agentLoopPlugin(): PluginDefinition<AgentLoopEntryConfig | undefined> {
   return definePlugin({
     name: 'agent-loop',
-    inject: [services.sessions, services.models, services.systemPrompt],
-    optional: [services.tools],
-    provides: [services.agents],
+    inject: [SessionsKey, ModelsKey, SystemPromptKey],
+    optional: [ToolsKey],
+    provides: [AgentsKey],
     events: [agentEvents, agentLoopEvents, requestErrorEvents],
     config: configSchema.optional() as z.ZodType<AgentLoopEntryConfig | undefined>,
     apply(ctx, config) {
@@ -45,7 +49,7 @@ export function agentLoopPlugin(): PluginDefinition<AgentLoopEntryConfig | undef
         config?.maxParallelToolCalls === undefined ? {} : { maxParallelToolCalls: config.maxParallelToolCalls },
       )
       ctx.effect(() => () => registry.close(), 'agents')
-      ctx.provide(services.agents, registry)
+      ctx.provide(AgentsKey, registry)
     },
   })
 }

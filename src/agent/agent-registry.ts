@@ -7,7 +7,10 @@ import { bindOwner } from '../kernel/bind-owner.js'
 import type { Context } from '../kernel/context.js'
 import { checkOptions } from '../kernel/option-issues.js'
 import type { Disposer } from '../kernel/effect.js'
-import { services } from '../kernel/services.js'
+import { IdsKey } from '../kernel/host-keys.js'
+import { ModelsKey } from '../model/models-key.js'
+import { PersistenceKey } from '../persistence/persistence-key.js'
+import { SessionsKey } from '../session/sessions-key.js'
 import type { ModelAdapter, ModelRoute } from '../model/model-adapter.js'
 import { modelOptionIssues, type ResolvedModelRoute, resolveModelRoute } from '../model/model-plugin.js'
 import { ModelRouter } from '../model/model-router.js'
@@ -203,7 +206,7 @@ export class AgentRegistry {
         ...(options.meta === undefined ? {} : { metadata: options.meta }),
       }
       const staged = this.#core.ctx
-        .get(services.sessions)
+        .get(SessionsKey)
         .stage({ id, header, ...(options.seed === undefined ? {} : { seed: options.seed }) })
       return this.#publish(staged, undefined, plan, options, creation, 'create')
     })
@@ -212,11 +215,11 @@ export class AgentRegistry {
   /** A generated session id that is neither live nor stored (a taken one is skipped). */
   #freshId(): Promise<string> {
     const ctx = this.#core.ctx
-    const ids = ctx.get(services.ids)
+    const ids = ctx.get(IdsKey)
     return freshSessionId(
       () => ids('session'),
       (id) => this.#core.live.has(id),
-      ctx.getOptional(services.persistence),
+      ctx.getOptional(PersistenceKey),
       (id, stored) =>
         stored
           ? new PersistenceError({
@@ -336,7 +339,7 @@ export class AgentRegistry {
       registerAgentVariables(agent)
       if (plan.preset !== undefined) agent.ctx.scopes.bindParent(agent, plan.preset.preset)
       if (plan.route !== undefined)
-        agent.ctx.get(services.models).register(plan.route.adapter, { providers: [plan.route.provider] })
+        agent.ctx.get(ModelsKey).register(plan.route.adapter, { providers: [plan.route.provider] })
       await creation.race(Promise.resolve(options.setup?.(agent.ctx)))
       creation.check()
       const published = agent
@@ -349,7 +352,7 @@ export class AgentRegistry {
       await undo(agent)
       throw error
     }
-    const sessions = this.#core.ctx.get(services.sessions)
+    const sessions = this.#core.ctx.get(SessionsKey)
     const published = agent
     owned = published
     published.onDispose(async () => {
@@ -371,7 +374,7 @@ export class AgentRegistry {
    * @returns a fresh options object
    */
   harnessDefaults(): AgentOptions {
-    const models = this.#core.ctx.get(services.models)
+    const models = this.#core.ctx.get(ModelsKey)
     const route = models instanceof ModelRouter ? models.defaults : undefined
     return { ...this.#core.defaults, ...route }
   }

@@ -1,4 +1,4 @@
-import { services } from '../kernel/services.js'
+import { SystemPromptKey } from '../prompt/system-prompt-key.js'
 import type { Agent } from './agent.js'
 
 /**
@@ -12,7 +12,7 @@ import type { Agent } from './agent.js'
  * @internal
  */
 export function registerAgentVariables(agent: Agent): void {
-  const prompt = agent.ctx.get(services.systemPrompt)
+  const prompt = agent.ctx.get(SystemPromptKey)
   prompt.variable('agent_id', agent.id)
   prompt.variable('provider', () => agent.options.provider ?? agent.session.requestHeader()?.config.provider)
   prompt.variable('model', () => agent.options.model ?? agent.session.requestHeader()?.config.model)

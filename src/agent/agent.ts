@@ -1,15 +1,14 @@
-import type { SummaryAction } from '../compaction/compaction-engine.js'
-import type { CompactOptions } from '../compaction/run-manual-compaction.js'
+import type { CompactOptions, SummaryAction } from '../compaction/compaction-actions.js'
 import type { Context } from '../kernel/context.js'
 import type { LlmFailure } from '../session/llm-failure.js'
 import type { Message, UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
+import type { SessionEvent } from '../session/session-event.js'
 import type { TokenUsage } from '../session/stream-chunk.js'
 import type { CancelCause, TurnEndReason } from '../session/turn-end-reason.js'
 import type { ApprovalDecision, PendingApproval } from '../tools/approval-broker.js'
 import type { AgentOptions } from './agent-options.js'
 import type { InboxTarget, InboxView } from './agent-inbox.js'
-import type { AgentRun, StreamOptions } from './stream-agent-turn.js'
 import type { UserMessageInput } from './user-message-input.js'
 
 /** The derived status of an agent (04-agent.md §3). */
@@ -201,4 +200,27 @@ export interface Agent {
    * @returns resolves once the agent left the registries
    */
   dispose(): Promise<void>
+}
+
+/** Options of {@link Agent.stream}. */
+export interface StreamOptions extends RunOptions {
+  /**
+   * How many undelivered events the stream buffers; one more makes the next read throw
+   * {@link StreamOverflowError} once the buffer is drained. A positive safe integer.
+   *
+   * @default 1024
+   */
+  readonly highWaterMark?: number
+}
+
+/**
+ * What {@link Agent.stream} returns (09-api.md A1): the claiming turn's durable events from
+ * `turn/start` to `turn/end`, in seq order, plus the queued message and the turn result. Every
+ * yielded event is lossless JSON. Breaking out of the iteration unsubscribes without cancelling.
+ */
+export interface AgentRun extends AsyncIterable<SessionEvent> {
+  /** The queued prompt. */
+  readonly message: UserMessage
+  /** Settles like {@link Agent.run}; unaffected by an overflow or an early break. */
+  readonly result: Promise<TurnResult>
 }

@@ -1,6 +1,6 @@
 import { PresetMismatchError, UnknownPresetError } from '../errors/preset-errors.js'
 import type { Context } from '../kernel/context.js'
-import { services } from '../kernel/services.js'
+import { PresetsKey } from '../scope/presets-key.js'
 import type { Preset, PresetRegistry } from '../scope/preset-registry.js'
 import type { AgentOptions } from './agent-options.js'
 
@@ -17,7 +17,7 @@ const noPresets: PresetRegistry = Object.freeze({
 
 /** The presets of the harness `ctx` belongs to (none for a root made without `createHarness`). */
 function presetsOf(ctx: Context): PresetRegistry {
-  return ctx.getOptional(services.presets) ?? noPresets
+  return ctx.getOptional(PresetsKey) ?? noPresets
 }
 
 function lookUp(presets: PresetRegistry, name: string): Preset {

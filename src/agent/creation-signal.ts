@@ -4,7 +4,7 @@ import { ContextDisposedError } from '../errors/context-disposed-error.js'
 import { HarnessClosedError } from '../errors/harness-closed-error.js'
 import { PersistenceError } from '../errors/persistence-error.js'
 import type { Context } from '../kernel/context.js'
-import { services } from '../kernel/services.js'
+import { PersistenceKey } from '../persistence/persistence-key.js'
 import { isStored } from '../persistence/fresh-session-id.js'
 import { isSessionId } from '../session/session-header.js'
 
@@ -97,7 +97,7 @@ export class CreationSignal {
  * @internal
  */
 export async function assertNotStored(ctx: Context, id: string): Promise<void> {
-  if (!isSessionId(id) || !(await isStored(ctx.getOptional(services.persistence), id))) return
+  if (!isSessionId(id) || !(await isStored(ctx.getOptional(PersistenceKey), id))) return
   throw new PersistenceError({
     code: ErrorCode.SESSION_EXISTS,
     sessionId: id,

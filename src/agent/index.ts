@@ -40,7 +40,16 @@ export {
 } from './resolve-call-config.js'
 export { normalizeUserMessage, type UserMessageInput } from './user-message-input.js'
 export { verifyReconstruction } from './verify-reconstruction.js'
-export type { Agent, AgentPhase, AgentStatus, CancelOptions, RunOptions, TurnResult } from './agent.js'
+export type {
+  Agent,
+  AgentPhase,
+  AgentRun,
+  AgentStatus,
+  CancelOptions,
+  RunOptions,
+  StreamOptions,
+  TurnResult,
+} from './agent.js'
 export {
   type AgentErrorPayload,
   type AgentLifecyclePayload,
@@ -58,4 +67,3 @@ export { type AgentOptions, agentOptionsSchema, validateAgentOptions } from './a
 export { AgentRegistry, type CreateAgentOptions } from './agent-registry.js'
 export type { ResumeAgentOptions } from './resume-agent.js'
 export type { RunHooks, TurnEndNotice } from './run-agent.js'
-export type { AgentRun, StreamOptions } from './stream-agent-turn.js'

@@ -1,10 +1,13 @@
-import type { SummaryAction } from '../compaction/compaction-engine.js'
-import { type CompactOptions, runManualCompaction } from '../compaction/run-manual-compaction.js'
+import type { CompactOptions, SummaryAction } from '../compaction/compaction-actions.js'
+import { runManualCompaction } from '../compaction/run-manual-compaction.js'
 import { AgentBusyError, AgentDisposedError } from '../errors/agent-errors.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { Context } from '../kernel/context.js'
-import type { PayloadOf } from '../kernel/event-catalog.js'
-import { services } from '../kernel/services.js'
+import type { PayloadOf } from '../kernel/yoke-events.js'
+import { IdsKey } from '../kernel/host-keys.js'
+import { ModelsKey } from '../model/models-key.js'
+import { SystemPromptKey } from '../prompt/system-prompt-key.js'
+import { SessionsKey } from '../session/sessions-key.js'
 import { sessionMessageIds } from './session-message-ids.js'
 import { createRuntimeContextProjection } from '../prompt/runtime-context-projection.js'
 import type { InitiatorControl } from '../scope/initiator.js'
@@ -15,13 +18,22 @@ import { type CancelCause, cancelCauseSchema } from '../session/turn-end-reason.
 import type { ApprovalDecision, PendingApproval } from '../tools/approval-broker.js'
 import { createApprovalBroker } from '../tools/create-approval-broker.js'
 import { defaultToolRunOptions, type ToolRunOptions } from '../tools/tool-step-context.js'
-import type { Agent, AgentPhase, AgentStatus, CancelOptions, RunOptions, TurnResult } from './agent.js'
+import type {
+  Agent,
+  AgentPhase,
+  AgentRun,
+  AgentStatus,
+  CancelOptions,
+  RunOptions,
+  StreamOptions,
+  TurnResult,
+} from './agent.js'
 import { AgentInbox, type InboxTarget, type InboxView } from './agent-inbox.js'
 import type { AgentOptions } from './agent-options.js'
 import type { LoopRequestMarks } from './build-request.js'
 import type { LoopHost } from './loop-host.js'
 import { checkRunOptions, type RunPort, runAgentTurn, type TurnEndNotice } from './run-agent.js'
-import { type AgentRun, type StreamOptions, streamAgentTurn } from './stream-agent-turn.js'
+import { streamAgentTurn } from './stream-agent-turn.js'
 import { runTurn } from './run-turn.js'
 import { failureOf } from './turn-end.js'
 import { normalizeUserMessage, type UserMessageInput } from './user-message-input.js'
@@ -99,10 +111,10 @@ export class ReactLoopAgent implements Agent, RunPort {
     this.#parent = init.parent
     // The agent's own id source (skipping message ids its log already holds) for everything that
     // runs in its context: the inbox, the runtime-context projection, the steps, the tool calls.
-    this.ctx = init.parent.child(`agent:${this.id}`, { scope: this, isolate: [services.ids] })
+    this.ctx = init.parent.child(`agent:${this.id}`, { scope: this, isolate: [IdsKey] })
     const ctx = this.ctx
-    const ids = sessionMessageIds(init.parent.get(services.ids), this.session)
-    ctx.provide(services.ids, ids)
+    const ids = sessionMessageIds(init.parent.get(IdsKey), this.session)
+    ctx.provide(IdsKey, ids)
     this.#inbox = new AgentInbox({
       session: this.session,
       ids,
@@ -143,9 +155,9 @@ export class ReactLoopAgent implements Agent, RunPort {
       session: this.session,
       options: this.options,
       toolOptions: toolOptionsOf(this.options),
-      sessions: ctx.get(services.sessions),
-      models: ctx.get(services.models),
-      systemPrompt: ctx.get(services.systemPrompt),
+      sessions: ctx.get(SessionsKey),
+      models: ctx.get(ModelsKey),
+      systemPrompt: ctx.get(SystemPromptKey),
       projection: createRuntimeContextProjection({ session: this.session, ids }),
       marks: init.marks,
       ids,

@@ -1,5 +1,6 @@
 import type { Context } from '../kernel/context.js'
-import { services } from '../kernel/services.js'
+import { PersistenceKey } from '../persistence/persistence-key.js'
+import { SessionsKey } from '../session/sessions-key.js'
 import type { StagedSession } from '../session/session-registry.js'
 import type { ModelAdapter, ModelRoute } from '../model/model-adapter.js'
 import type { SessionHeader } from '../session/session-header.js'
@@ -50,8 +51,8 @@ export async function prepareResumedSession<T>(
   sessionId: string,
   check: (header: SessionHeader) => T,
 ): Promise<{ readonly staged: StagedSession; readonly checked: T; readonly release: () => Promise<void> }> {
-  const persistence = ctx.get(services.persistence)
-  const sessions = ctx.get(services.sessions)
+  const persistence = ctx.get(PersistenceKey)
+  const sessions = ctx.get(SessionsKey)
   const prepared = await persistence.prepare(sessionId)
   try {
     const checked = check(prepared.header)

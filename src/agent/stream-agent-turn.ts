@@ -1,33 +1,9 @@
 import { StreamOverflowError } from '../errors/agent-errors.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
-import type { UserMessage } from '../session/message.js'
 import type { SessionEvent } from '../session/session-event.js'
-import type { Agent, RunOptions, TurnResult } from './agent.js'
+import type { Agent, AgentRun, StreamOptions } from './agent.js'
 import { checkRunOptions, type RunPort, runAgentTurn } from './run-agent.js'
 import type { UserMessageInput } from './user-message-input.js'
-
-/** Options of {@link Agent.stream}. */
-export interface StreamOptions extends RunOptions {
-  /**
-   * How many undelivered events the stream buffers; one more makes the next read throw
-   * {@link StreamOverflowError} once the buffer is drained. A positive safe integer.
-   *
-   * @default 1024
-   */
-  readonly highWaterMark?: number
-}
-
-/**
- * What {@link Agent.stream} returns (09-api.md A1): the claiming turn's durable events from
- * `turn/start` to `turn/end`, in seq order, plus the queued message and the turn result. Every
- * yielded event is lossless JSON. Breaking out of the iteration unsubscribes without cancelling.
- */
-export interface AgentRun extends AsyncIterable<SessionEvent> {
-  /** The queued prompt. */
-  readonly message: UserMessage
-  /** Settles like {@link Agent.run}; unaffected by an overflow or an early break. */
-  readonly result: Promise<TurnResult>
-}
 
 /** The default {@link StreamOptions.highWaterMark}. */
 const defaultHighWaterMark = 1024

@@ -2,19 +2,15 @@ import type { Agent } from '../agent/agent.js'
 import { ErrorCode } from '../errors/codes.js'
 import { CompactionError, type InvalidRangeReason } from '../errors/compaction-error.js'
 import type { Context } from '../kernel/context.js'
-import { services } from '../kernel/services.js'
+import { IdsKey } from '../kernel/host-keys.js'
+import { ModelsKey } from '../model/models-key.js'
 import type { AssistantMessageData } from '../session/core-event-types.js'
 import type { Message, UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
 import type { SessionEvent } from '../session/session-event.js'
 import { chooseHead, type CutKind } from './choose-cut.js'
-import type {
-  CompactionEngine,
-  CompactionReport,
-  FailedAction,
-  PruneAction,
-  SummaryAction,
-} from './compaction-engine.js'
+import type { CompactionReport, FailedAction, PruneAction, SummaryAction } from './compaction-actions.js'
+import type { CompactionEngine } from './compaction-engine.js'
 import type { AgentCompactionPayload } from './compaction-events.js'
 import { type EstimateContext, headerTokens, messageTokens, type TokenEstimator } from './estimate-tokens.js'
 import { type PruneConfig, pruneToolResults } from './prune-tool-results.js'
@@ -65,8 +61,8 @@ function failedAction(error: CompactionError): FailedAction {
  * @internal
  */
 export function createBasicCompactionEngine(ctx: Context, settings: BasicCompactionSettings): CompactionEngine {
-  const ids = ctx.get(services.ids)
-  const models = ctx.get(services.models)
+  const ids = ctx.get(IdsKey)
+  const models = ctx.get(ModelsKey)
   const measure =
     settings.estimator === undefined
       ? messageTokens

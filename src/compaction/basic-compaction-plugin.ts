@@ -1,7 +1,9 @@
 import { z } from 'zod'
 import type { PluginEntry } from '../kernel/compose-layers.js'
 import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
-import { services } from '../kernel/services.js'
+import { CompactionKey } from './compaction-key.js'
+import { ModelsKey } from '../model/models-key.js'
+import { SessionsKey } from '../session/sessions-key.js'
 import { createBasicCompactionEngine } from './basic-compaction-engine.js'
 import { compactionEvents, compactionEventTypes } from './compaction-events.js'
 import type { TokenEstimator } from './estimate-tokens.js'
@@ -98,13 +100,13 @@ const configSchema = z
  */
 export const BasicCompactionPlugin: PluginDefinition<BasicCompactionOptions | undefined> = definePlugin({
   name: 'compaction',
-  inject: [services.sessions, services.models],
-  provides: [services.compaction],
+  inject: [SessionsKey, ModelsKey],
+  provides: [CompactionKey],
   events: [compactionEvents],
   config: configSchema as z.ZodType<BasicCompactionOptions | undefined>,
   apply(ctx, config) {
     const options = config ?? {}
-    const sessions = ctx.get(services.sessions)
+    const sessions = ctx.get(SessionsKey)
     for (const [type, typeOptions] of Object.entries(compactionEventTypes))
       sessions.registerEventType(type, typeOptions)
     const summarizer =
@@ -116,7 +118,7 @@ export const BasicCompactionPlugin: PluginDefinition<BasicCompactionOptions | un
       prune: options.prune ?? {},
       ...(options.estimator === undefined ? {} : { estimator: options.estimator }),
     })
-    ctx.provide(services.compaction, engine)
+    ctx.provide(CompactionKey, engine)
     if (options.auto !== false)
       installCompactionTriggers(ctx, engine, { maxOverflowRetries: options.maxOverflowRetries ?? 2 })
   },

@@ -10,7 +10,7 @@ import {
 } from '../session/schema-primitives.js'
 import type { EventTypeOptions } from '../session/session-catalog.js'
 import { type TokenUsage, tokenUsageSchema } from '../session/stream-chunk.js'
-import type { AutomaticTrigger, CompactionTrigger } from './compaction-engine.js'
+import type { AutomaticTrigger, CompactionTrigger } from './compaction-actions.js'
 
 /** `compaction/start`: a summary action opened its bracket (07-compaction.md §3). */
 export interface CompactionStartData {

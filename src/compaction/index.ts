@@ -6,16 +6,19 @@
  */
 export type {
   AutomaticTrigger,
+  CompactionReport,
+  CompactionTrigger,
+  CompactOptions,
+  FailedAction,
+  PruneAction,
+  SummaryAction,
+} from './compaction-actions.js'
+export type {
   CompactIfNeededInput,
   CompactNowInput,
   CompactRangeInput,
   CompactionEngine,
-  CompactionReport,
-  CompactionTrigger,
   EstimateInput,
-  FailedAction,
-  PruneAction,
-  SummaryAction,
 } from './compaction-engine.js'
 export {
   type AgentCompactionPayload,
@@ -41,7 +44,6 @@ export { type EstimateContext, heuristicEstimate, type TokenEstimator } from './
 export { type CompactionTriggerOptions, installCompactionTriggers } from './install-compaction-triggers.js'
 export { type ModelSummarizerOptions, modelSummarizer } from './model-summarizer.js'
 export { type PruneConfig, type PruneOptions, pruneToolResults } from './prune-tool-results.js'
-export type { CompactOptions } from './run-manual-compaction.js'
 export {
   DEFAULT_SUMMARY_INSTRUCTION,
   type Summarizer,

@@ -4,7 +4,8 @@ import { InvalidOptionsError } from '../errors/invalid-options-error.js'
 import type { ValidationIssue } from '../errors/issue.js'
 import { LlmError } from '../errors/llm-error.js'
 import { type OptionRule, optionIssues, optionRule, throwOptionIssues } from '../kernel/option-issues.js'
-import { services } from '../kernel/services.js'
+import { ClockKey } from '../kernel/host-keys.js'
+import { ModelsKey } from '../model/models-key.js'
 import { resolveRetryPolicy, type RetryPolicy } from '../model/retry/retry-policy.js'
 import { withRetry } from '../model/retry/with-retry.js'
 import type { UserMessage } from '../session/message.js'
@@ -82,7 +83,7 @@ export function modelSummarizer(options: ModelSummarizerOptions = {}): Summarize
     }
     const provider = options.provider ?? input.route.provider
     const model = options.model ?? input.route.model
-    const caller = withRetry(agent.ctx.get(services.models), options.retry, { clock: agent.ctx.get(services.clock) })
+    const caller = withRetry(agent.ctx.get(ModelsKey), options.retry, { clock: agent.ctx.get(ClockKey) })
     let completion: Awaited<ReturnType<typeof caller.complete>>
     try {
       completion = await caller.complete(

@@ -3,7 +3,7 @@ import type { ImageBlock, TextBlock } from '../session/content-block.js'
 import type { ToolResultData } from '../session/core-event-types.js'
 import type { Session } from '../session/session.js'
 import type { SessionEvent } from '../session/session-event.js'
-import type { CompactionTrigger, PruneAction } from './compaction-engine.js'
+import type { CompactionTrigger, PruneAction } from './compaction-actions.js'
 import type { CompactionPruneData } from './compaction-events.js'
 import { messageTokens } from './estimate-tokens.js'
 

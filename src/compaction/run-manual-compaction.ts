@@ -1,12 +1,8 @@
 import type { Agent } from '../agent/agent.js'
-import { services } from '../kernel/services.js'
-import type { CompactionEngine, SummaryAction } from './compaction-engine.js'
-
-/** Options of `agent.compact()`. */
-export interface CompactOptions {
-  /** Aborts the summary (besides `agent.cancel()`). */
-  readonly signal?: AbortSignal
-}
+import { CompactionKey } from './compaction-key.js'
+import { SessionsKey } from '../session/sessions-key.js'
+import type { CompactOptions, SummaryAction } from './compaction-actions.js'
+import type { CompactionEngine } from './compaction-engine.js'
 
 /**
  * The engine `services.compaction` holds, as its interface.
@@ -17,7 +13,7 @@ export interface CompactOptions {
  * @internal
  */
 export function compactionEngineOf(agent: Agent): CompactionEngine {
-  return agent.ctx.get(services.compaction)
+  return agent.ctx.get(CompactionKey)
 }
 
 /**
@@ -33,7 +29,7 @@ export function compactionEngineOf(agent: Agent): CompactionEngine {
 export function runManualCompaction(agent: Agent, options: CompactOptions = {}): Promise<SummaryAction | null> {
   try {
     const engine = compactionEngineOf(agent)
-    const sessions = agent.ctx.get(services.sessions)
+    const sessions = agent.ctx.get(SessionsKey)
     return agent.runMaintenance(async (maintenance) => {
       const signal = options.signal === undefined ? maintenance : AbortSignal.any([maintenance, options.signal])
       let action: SummaryAction | null

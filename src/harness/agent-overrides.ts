@@ -1,7 +1,8 @@
 import type { CreateAgentOptions } from '../agent/agent-registry.js'
 import { InvalidOptionsError } from '../errors/invalid-options-error.js'
 import type { Context } from '../kernel/context.js'
-import { services } from '../kernel/services.js'
+import { SystemPromptKey } from '../prompt/system-prompt-key.js'
+import { ToolsKey } from '../tools/tools-key.js'
 import { instructionSections, instructionsIssues } from '../prompt/instructions.js'
 import type { AgentOverrides } from './harness.js'
 
@@ -54,9 +55,9 @@ export function registryOptionsOf(overrides: AgentOverrides): Omit<CreateAgentOp
     ...(hasTools || sections.length > 0
       ? {
           setup: (ctx: Context) => {
-            if (hasTools) ctx.get(services.tools).register(tools)
+            if (hasTools) ctx.get(ToolsKey).register(tools)
             if (sections.length > 0) {
-              const prompt = ctx.get(services.systemPrompt)
+              const prompt = ctx.get(SystemPromptKey)
               for (const section of sections) prompt.section(section)
             }
           },

@@ -4,7 +4,7 @@ import { createRootContext } from '../kernel/create-root-context.js'
 import { inspectKernel } from '../kernel/inspect.js'
 import type { PluginRecord } from '../kernel/kernel-state.js'
 import type { Plan } from '../kernel/plan-entries.js'
-import { services } from '../kernel/services.js'
+import { PresetsKey } from '../scope/presets-key.js'
 import { PluginFailure, startPlugin } from '../kernel/start-plugin.js'
 import { describePlan, prepareHarness } from './describe-harness.js'
 import { composePresets, type PresetComposition } from '../scope/compose-presets.js'
@@ -13,7 +13,7 @@ import type { Harness } from './harness.js'
 import type { HarnessOptions } from './harness-options.js'
 import { RunningHarness } from './running-harness.js'
 
-function recordsOf(plan: Plan, root: Context): PluginRecord[] {
+function recordsOf(plan: Plan, root: Context): PluginRecord<Context>[] {
   return plan.order.map(({ entry, plugin }, index) => ({
     id: entry.id,
     name: plugin.name,
@@ -40,7 +40,7 @@ async function boot(root: Context, plan: Plan): Promise<void> {
   kernel.plugins.push(...records)
   const started: Context[] = []
   for (const [index, { entry, plugin }] of plan.order.entries()) {
-    const record = records[index] as PluginRecord
+    const record = records[index] as PluginRecord<Context>
     try {
       started.push(
         await startPlugin({
@@ -97,7 +97,7 @@ export async function createHarness(options?: HarnessOptions): Promise<Harness> 
   })
   // Provided before any plugin starts, like the host services; filled by the B7 composition.
   const presetRegistry = createPresetRegistry()
-  root.provide(services.presets, presetRegistry.registry)
+  root.provide(PresetsKey, presetRegistry.registry)
   // `harness.on` listeners live in a context made before any plugin, so teardown (last in, first
   // out) removes them after every plugin stopped: they hear the shutdown (H8).
   const listeners = root.child('listeners')

@@ -1,6 +1,7 @@
 import type { ComposedEntry } from '../kernel/compose-layers.js'
 import { describeConfig } from '../kernel/describe-config.js'
 import { type Plan, planEntries } from '../kernel/plan-entries.js'
+import { harnessRootKeys } from './services.js'
 import { composeCheckedEntries } from './compose-entries.js'
 import { type HarnessOptions, validateHarnessOptions } from './harness-options.js'
 
@@ -42,7 +43,7 @@ export function prepareHarness(options: unknown): {
 } {
   const checked = validateHarnessOptions(options)
   const composed = composeCheckedEntries(checked)
-  return { options: checked, composed, plan: planEntries(composed) }
+  return { options: checked, composed, plan: planEntries(composed, harnessRootKeys) }
 }
 
 /** @internal Renders a plan as a description. */

@@ -3,7 +3,9 @@ import { PersistenceError } from '../errors/persistence-error.js'
 import { freshSessionId, isStored } from '../persistence/fresh-session-id.js'
 import { SessionForkError } from '../errors/session-fork-error.js'
 import type { Context } from '../kernel/context.js'
-import { services } from '../kernel/services.js'
+import { IdsKey } from '../kernel/host-keys.js'
+import { PersistenceKey } from '../persistence/persistence-key.js'
+import { SessionsKey } from '../session/sessions-key.js'
 import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
 import { planFork } from '../session/plan-fork.js'
 import type { SessionHeader } from '../session/session-header.js'
@@ -76,12 +78,12 @@ async function planStoredFork(
  * @internal
  */
 export async function forkSession(ctx: Context, sessionId: string, options: HarnessForkOptions = {}): Promise<Session> {
-  const sessions = ctx.get(services.sessions)
-  const persistence = ctx.getOptional(services.persistence)
+  const sessions = ctx.get(SessionsKey)
+  const persistence = ctx.getOptional(PersistenceKey)
   const id =
     options.id ??
     (await freshSessionId(
-      () => ctx.get(services.ids)('session'),
+      () => ctx.get(IdsKey)('session'),
       (candidate) => sessions.get(candidate) !== undefined,
       persistence,
       (candidate, stored) => forkExists(candidate, stored ? 'a stored' : 'a live'),

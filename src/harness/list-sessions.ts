@@ -1,5 +1,6 @@
 import type { Context } from '../kernel/context.js'
-import { services } from '../kernel/services.js'
+import { PersistenceKey } from '../persistence/persistence-key.js'
+import { SessionsKey } from '../session/sessions-key.js'
 import type { SessionHeader } from '../session/session-header.js'
 import type { SessionSummary } from './harness.js'
 
@@ -23,11 +24,11 @@ function summaryOf(header: SessionHeader, live: boolean): SessionSummary {
  * @internal
  */
 export async function listSessions(ctx: Context): Promise<SessionSummary[]> {
-  const persistence = ctx.getOptional(services.persistence)
+  const persistence = ctx.getOptional(PersistenceKey)
   const stored = persistence === undefined ? [] : await persistence.list()
   const byId = new Map<string, SessionSummary>()
   for (const header of stored) byId.set(header.id, summaryOf(header, false))
-  for (const session of ctx.get(services.sessions).list()) byId.set(session.id, summaryOf(session.header, true))
+  for (const session of ctx.get(SessionsKey).list()) byId.set(session.id, summaryOf(session.header, true))
   return [...byId.values()].sort(
     (left, right) => right.createdAt - left.createdAt || (left.id < right.id ? -1 : left.id > right.id ? 1 : 0),
   )

@@ -5,9 +5,9 @@ import { HarnessClosedError } from '../errors/harness-closed-error.js'
 import { PersistenceError } from '../errors/persistence-error.js'
 import { type Context, type DisposeError, kernelOf, type ListenOptions } from '../kernel/context.js'
 import type { Disposer } from '../kernel/effect.js'
-import type { EventName, ListenerOf } from '../kernel/event-catalog.js'
+import type { EventName, ListenerOf } from '../kernel/yoke-events.js'
 import { type HarnessInspection, inspectKernel } from '../kernel/inspect.js'
-import { services } from '../kernel/services.js'
+import { AgentsKey } from '../agent/agents-key.js'
 import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
 import type { PresetComposition } from '../scope/compose-presets.js'
 import type { SessionRegistry } from '../session/session-registry.js'
@@ -187,7 +187,7 @@ export class RunningHarness implements Harness {
    */
   async #close(): Promise<void> {
     const errors: DisposeError[] = []
-    const agents = this.ctx.getOptional(services.agents)
+    const agents = this.ctx.getOptional(AgentsKey)
     const closingAgents = agents?.close() ?? Promise.resolve()
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending])
     try {

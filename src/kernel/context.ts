@@ -1,10 +1,3 @@
-import type { AgentRegistry } from '../agent/agent-registry.js'
-import type { CompactionEngine } from '../compaction/compaction-engine.js'
-import type { ModelRegistry } from '../model/model-registry.js'
-import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
-import type { SystemPrompt } from '../prompt/system-prompt.js'
-import type { SessionRegistry } from '../session/session-registry.js'
-import type { ToolRegistry } from '../tools/tool-registry.js'
 import { ContextDisposedError } from '../errors/context-disposed-error.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { ServiceConflictError } from '../errors/service-conflict-error.js'
@@ -13,25 +6,14 @@ import { UnknownEventError } from '../errors/unknown-event-error.js'
 import { bindOwner } from './bind-owner.js'
 import { type Disposer, EffectRecord, type EffectHost, type EffectKind, type EffectSetup } from './effect.js'
 import type { ListenerRecord } from './event-bus.js'
-import {
-  type EventCatalog,
-  type EventMode,
-  type EventName,
-  type EventNameOfMode,
-  isEventCatalog,
-  type ListenerOf,
-  type PayloadOf,
-  type ResultOf,
-} from './event-catalog.js'
+import { type EventCatalog, type EventMode, isEventCatalog } from './event-catalog.js'
 import type { Logger } from './host-services.js'
 import type { KernelErrorPhase } from './kernel-events.js'
 import { checkOptionsArgument, type OptionRule, optionRule } from './option-issues.js'
 import { type KernelState, type ProviderRecord, ServiceRealm } from './kernel-state.js'
-import type { PluginHandle, PluginInput } from './plugin.js'
-import { startRuntimePlugin } from './runtime-plugin.js'
 import type { ScopeGraph, ScopeKey, ScopeLink } from './scope-graph.js'
 import { isServiceKey, keyNameOf, type ServiceKey } from './service-key.js'
-import { services } from './services.js'
+import type { EventName, EventNameOfMode, ListenerOf, PayloadOf, ResultOf } from './yoke-events.js'
 
 /** The lifecycle state of a {@link Context}. */
 export type ContextState = 'active' | 'disposing' | 'disposed'
@@ -101,9 +83,9 @@ const agentBrand = Symbol.for('yoke.agent')
 const labelPattern = /^[^/]{1,64}$/
 
 let spawn: (parent: Context, spec: SpawnSpec) => Context
-let stateOf: (context: Context) => KernelState
+let stateOf: (context: Context) => KernelState<Context>
 let effectsOf: (context: Context) => readonly EffectRecord[]
-let providedIn: (context: Context, key: string) => ProviderRecord | undefined
+let providedIn: (context: Context, key: string) => ProviderRecord<Context> | undefined
 
 /** A key's name: the fast path for a key object, else keyNameOf's checks (a name string, or a typed error). */
 function nameOfKey(key: ServiceKey<unknown>): string {
@@ -114,7 +96,10 @@ function nameOfKey(key: ServiceKey<unknown>): string {
 /**
  * A node of the harness's context tree: it owns effects (services, listeners, child contexts,
  * plugins), dispatches events and resolves services. Get one from a harness (`harness.ctx`), from
- * a plugin's `apply(ctx)`, or from {@link createRootContext} in tests.
+ * a plugin's `apply(ctx)`, or from {@link createRootContext} in tests. The context knows nothing of
+ * plugins: `ctx.plugin()` is added by the module that starts run-time plugins. Each feature adds its own
+ * typed accessor (`ctx.sessions`, `ctx.models`, …) by declaration merging; each is `ctx.get(key)`
+ * for that feature's key and throws {@link ServiceMissingError} when nothing provides it.
  *
  * @example
  * ```ts
@@ -136,8 +121,8 @@ export class Context {
   /** The nearest scope tag, if any. */
   readonly scope: ScopeKey | undefined
 
-  readonly #kernel: KernelState
-  readonly #realm: ServiceRealm
+  readonly #kernel: KernelState<Context>
+  readonly #realm: ServiceRealm<Context>
   readonly #effects = new Set<EffectRecord>()
   readonly #inflight = new Set<Promise<void>>()
   readonly #siblingCounts = new Map<string, number>()
@@ -151,7 +136,7 @@ export class Context {
   #parentRecord: EffectRecord | undefined
   #state: ContextState = 'active'
   #disposing: Promise<DisposeReport> | undefined
-  #facades: Map<ProviderRecord, unknown> | undefined
+  #facades: Map<ProviderRecord<Context>, unknown> | undefined
   #scopes: ScopeGraph | undefined
 
   static {
@@ -162,7 +147,10 @@ export class Context {
   }
 
   /** @internal Use {@link createRootContext}, a harness, or {@link Context.child}. */
-  constructor(kernel: KernelState, parent?: { context: Context; path: string; realm: ServiceRealm; spec: SpawnSpec }) {
+  constructor(
+    kernel: KernelState<Context>,
+    parent?: { context: Context; path: string; realm: ServiceRealm<Context>; spec: SpawnSpec },
+  ) {
     this.#kernel = kernel
     this.parent = parent?.context
     this.#spec = parent?.spec
@@ -170,7 +158,7 @@ export class Context {
     this.path = parent?.path ?? 'harness'
     this.owner = parent?.spec.owner ?? 'harness'
     this.scope = parent?.spec.scope
-    this.#realm = parent?.realm ?? new ServiceRealm(undefined, undefined)
+    this.#realm = parent?.realm ?? new ServiceRealm<Context>(undefined, undefined)
     if (parent === undefined) kernel.realms.add(this.#realm)
     Object.defineProperty(this, contextBrand, { value: true })
     this.#host = {
@@ -224,46 +212,6 @@ export class Context {
       chain: (key) => this.#kernel.scopes.chain(key),
     }
     return this.#scopes
-  }
-
-  /** `ctx.get(services.sessions)`. @throws {@link ServiceMissingError} when absent */
-  get sessions(): SessionRegistry {
-    return this.get(services.sessions)
-  }
-
-  /** `ctx.get(services.persistence)`. @throws {@link ServiceMissingError} when absent */
-  get persistence(): PersistenceCoordinator {
-    return this.get(services.persistence)
-  }
-
-  /** `ctx.get(services.models)`. @throws {@link ServiceMissingError} when absent */
-  get models(): ModelRegistry {
-    return this.get(services.models)
-  }
-
-  /** `ctx.get(services.tools)`. @throws {@link ServiceMissingError} when absent */
-  get tools(): ToolRegistry {
-    return this.get(services.tools)
-  }
-
-  /** `ctx.get(services.systemPrompt)`. @throws {@link ServiceMissingError} when absent */
-  get systemPrompt(): SystemPrompt {
-    return this.get(services.systemPrompt)
-  }
-
-  /**
-   * `ctx.get(services.agents)`, with this context as the owner of the agents it creates or resumes
-   * (04-agent.md §13.1): disposing this context disposes them.
-   *
-   * @throws {@link ServiceMissingError} when absent
-   */
-  get agents(): AgentRegistry {
-    return this.get(services.agents)
-  }
-
-  /** `ctx.get(services.compaction)`. @throws {@link ServiceMissingError} when absent */
-  get compaction(): CompactionEngine {
-    return this.get(services.compaction)
   }
 
   /** The nearest scope key that is an agent handle (this context's scope chain, then the enclosing contexts'), else `undefined`. */
@@ -373,7 +321,7 @@ export class Context {
       (typeof value === 'object' || typeof value === 'function') &&
       value !== null &&
       typeof (value as { [bindOwner]?: unknown })[bindOwner] === 'function'
-    const provider: ProviderRecord = { key: name, value, context: this, bindable }
+    const provider: ProviderRecord<Context> = { key: name, value, context: this, bindable }
     realm.providers.set(name, provider)
     const record = new EffectRecord(this.#host, `service:${name}`, 'service', () => {
       if (realm.providers.get(name) !== provider) return
@@ -573,23 +521,6 @@ export class Context {
   }
 
   /**
-   * Starts a plugin at run time as an effect of this context (id `<owner>/<name>`).
-   *
-   * @param definition - a plugin definition or class
-   * @param config - its config, parsed by the plugin's schema
-   * @returns a handle once the plugin is active
-   * @throws {@link MissingServicesError} at once for required keys missing in this realm; {@link PluginStartError}
-   */
-  plugin(definition: PluginInput, config?: unknown): Promise<PluginHandle> {
-    try {
-      this.#assertActive('plugin')
-    } catch (error) {
-      return Promise.reject(error)
-    }
-    return startRuntimePlugin(this, definition, config)
-  }
-
-  /**
    * Disposes this context: aborts {@link Context.signal}, tears its effects down last in, first
    * out (each awaited), then detaches from the parent. Idempotent; never rejects.
    *
@@ -728,7 +659,7 @@ export class Context {
     return scope === undefined ? undefined : this.#kernel.scopes.admission(scope)
   }
 
-  #facade(provider: ProviderRecord): unknown {
+  #facade(provider: ProviderRecord<Context>): unknown {
     this.#facades ??= new Map()
     if (this.#facades.has(provider)) return this.#facades.get(provider)
     const facade = (provider.value as { [bindOwner]: (owner: Context) => unknown })[bindOwner](this)
@@ -751,7 +682,7 @@ export function spawnContext(parent: Context, spec: SpawnSpec): Context {
 }
 
 /** @internal The shared per-root state of a context. */
-export function kernelOf(context: Context): KernelState {
+export function kernelOf(context: Context): KernelState<Context> {
   return stateOf(context)
 }
 
@@ -761,6 +692,6 @@ export function effectRecordsOf(context: Context): readonly EffectRecord[] {
 }
 
 /** @internal The provider of `key` visible from a context, without binding a facade. */
-export function providerOf(context: Context, key: string): ProviderRecord | undefined {
+export function providerOf(context: Context, key: string): ProviderRecord<Context> | undefined {
   return providedIn(context, key)
 }

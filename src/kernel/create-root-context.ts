@@ -1,9 +1,15 @@
 import { Context } from './context.js'
+import { ClockKey, IdsKey, LoggerKey } from './host-keys.js'
 import { type Clock, type IdSource, type Logger, randomIds, stderrLogger, systemClock } from './host-services.js'
 import { kernelEvents } from './kernel-events.js'
 import { KernelState } from './kernel-state.js'
 import { checkOptions, hasMethods, type OptionRule, optionRule } from './option-issues.js'
-import { services } from './services.js'
+import { addPluginMethod } from './runtime-plugin.js'
+
+// Every context starts run-time plugins (`ctx.plugin()`), a method the plugin layer adds on top of
+// the context. Called here, by name, because a bundler drops a module imported only for its effects
+// in a package marked free of side effects.
+addPluginMethod()
 
 /** Options of {@link createRootContext}. */
 export interface RootContextOptions {
@@ -53,7 +59,7 @@ const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
  */
 export function createRootContext(options: RootContextOptions = {}): Context {
   checkOptions(options, optionRules, '{ logger?, clock?, ids? }', 'createRootContext options')
-  const kernel = new KernelState({
+  const kernel = new KernelState<Context>({
     logger: options.logger ?? stderrLogger(),
     clock: options.clock ?? systemClock(),
     ids: options.ids ?? randomIds(),
@@ -61,8 +67,8 @@ export function createRootContext(options: RootContextOptions = {}): Context {
   const root = new Context(kernel)
   kernel.root = root
   root.registerEvents(kernelEvents)
-  root.provide(services.clock, kernel.clock)
-  root.provide(services.ids, kernel.ids)
-  root.provide(services.logger, kernel.logger)
+  root.provide(ClockKey, kernel.clock)
+  root.provide(IdsKey, kernel.ids)
+  root.provide(LoggerKey, kernel.logger)
   return root
 }

@@ -1,6 +1,6 @@
 import { kernelOf, type Context, type DispatchOptions } from './context.js'
 import type { ListenerHome } from './event-bus.js'
-import type { EventName } from './event-catalog.js'
+import type { EventName } from './yoke-events.js'
 
 /**
  * @internal The homes (contexts) of the listeners a dispatch reached, so that a follow-up dispatch

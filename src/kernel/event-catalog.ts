@@ -1,5 +1,4 @@
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
-import type { YokeEvents } from './yoke-events.js'
 
 /** How an event's listeners run; bound to the event by its definition. */
 export type EventMode = 'emit' | 'parallel' | 'serial' | 'waterfall'
@@ -43,16 +42,8 @@ export interface Waterfall<P, R> {
 /** Any event descriptor. */
 export type EventDescriptor = Emit<unknown> | Parallel<unknown> | Serial<unknown, unknown> | Waterfall<unknown, unknown>
 
-/** A map of event names to descriptors, as declared in {@link YokeEvents}. */
+/** A map of event names to descriptors, as merged into `YokeEvents`. */
 export type EventMap = { readonly [name: string]: EventDescriptor }
-
-/** Every event name known to the type system (core names plus those merged into {@link YokeEvents}). */
-export type EventName = keyof YokeEvents & string
-
-/** The event names whose mode is `M`. */
-export type EventNameOfMode<M extends EventMode> = {
-  [N in EventName]: YokeEvents[N] extends DescriptorOfMode<M> ? N : never
-}[EventName]
 
 /** The descriptor interface of mode `M`. */
 export type DescriptorOfMode<M extends EventMode> = M extends 'emit'
@@ -63,36 +54,8 @@ export type DescriptorOfMode<M extends EventMode> = M extends 'emit'
       ? Serial<unknown, unknown>
       : Waterfall<unknown, unknown>
 
-/** The payload type of event `N`. */
-export type PayloadOf<N extends EventName> =
-  YokeEvents[N] extends Emit<infer P>
-    ? P
-    : YokeEvents[N] extends Parallel<infer P>
-      ? P
-      : YokeEvents[N] extends Serial<infer P, unknown>
-        ? P
-        : YokeEvents[N] extends Waterfall<infer P, unknown>
-          ? P
-          : never
-
-/** The result type of the serial or waterfall event `N`. */
-export type ResultOf<N extends EventName> =
-  YokeEvents[N] extends Serial<unknown, infer R> ? R : YokeEvents[N] extends Waterfall<unknown, infer R> ? R : never
-
 /** The `next` a waterfall listener gets: calls everything further in, optionally with a replacement payload. */
 export type WaterfallNext<P, R> = (replacement?: P) => Promise<R>
-
-/** The listener signature of event `N`, by its mode. */
-export type ListenerOf<N extends EventName> =
-  YokeEvents[N] extends Waterfall<infer P, infer R>
-    ? (payload: P, next: WaterfallNext<P, R>) => R | undefined | Promise<R | undefined>
-    : YokeEvents[N] extends Serial<infer P, infer R>
-      ? (payload: P) => R | undefined | Promise<R | undefined>
-      : YokeEvents[N] extends Emit<infer P>
-        ? (payload: P) => void
-        : YokeEvents[N] extends Parallel<infer P>
-          ? (payload: P) => void | Promise<void>
-          : never
 
 const catalogBrand = Symbol.for('yoke.eventCatalog')
 const eventNamePattern = /^[a-z][a-z0-9-]*(\/[a-z0-9-]+)+$/
@@ -108,7 +71,7 @@ export interface EventCatalog<M extends EventMap = EventMap> {
 
 /**
  * Declares a catalog of events, binding each name to its dispatch mode. Merge the same map into
- * {@link YokeEvents} so dispatches and listeners are typed.
+ * `YokeEvents` so dispatches and listeners are typed.
  *
  * @param definitions - each event name (`noun/verb`, e.g. `'acme/order-placed'`) and its mode
  * @returns a frozen catalog

@@ -32,18 +32,14 @@ export {
   type EventDescriptor,
   type EventMap,
   type EventMode,
-  type EventName,
   type DescriptorOfMode,
-  type EventNameOfMode,
   isEventCatalog,
-  type ListenerOf,
   type Parallel,
-  type PayloadOf,
-  type ResultOf,
   type Serial,
   type Waterfall,
   type WaterfallNext,
 } from './event-catalog.js'
+export { ClockKey, IdsKey, LoggerKey } from './host-keys.js'
 export { type Clock, type IdSource, type Logger, randomIds, stderrLogger, systemClock } from './host-services.js'
 export {
   type EffectNode,
@@ -80,6 +76,6 @@ export {
   type PluginSpec,
 } from './plugin.js'
 export type { ScopeGraph, ScopeKey, ScopeLink } from './scope-graph.js'
+export { createScopedLayers, type ScopedLayers, type ScopedLayersOptions } from './scoped-layers.js'
 export { defineService, isServiceKey, type ServiceKey } from './service-key.js'
-export { services } from './services.js'
-export type { YokeEvents } from './yoke-events.js'
+export type { EventName, EventNameOfMode, ListenerOf, PayloadOf, ResultOf, YokeEvents } from './yoke-events.js'

@@ -101,7 +101,7 @@ function nodeOf(record: EffectRecord): EffectNode {
 }
 
 /** @internal The inspection of the whole tree a kernel state belongs to. */
-export function inspectKernel(kernel: KernelState): HarnessInspection {
+export function inspectKernel(kernel: KernelState<Context>): HarnessInspection {
   const plugins = kernel.plugins.map((record): PluginInspection => {
     const missing = record.inject.filter((key) => providerOf(record.home, key) === undefined)
     const base = {

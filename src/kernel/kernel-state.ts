@@ -1,38 +1,40 @@
-import type { Context } from './context.js'
 import { EventBus } from './event-bus.js'
 import type { Clock, IdSource, Logger } from './host-services.js'
 import type { KernelErrorEvent, PluginState } from './kernel-events.js'
 import { ScopeStore } from './scope-graph.js'
 
-/** @internal One provided service. */
-export interface ProviderRecord {
+/**
+ * @internal One provided service. The records are generic in the context type `C` (the kernel's
+ * `Context`), so this shared state does not import the class that holds it.
+ */
+export interface ProviderRecord<C> {
   readonly key: string
   readonly value: unknown
-  readonly context: Context
+  readonly context: C
   readonly bindable: boolean
 }
 
 /** @internal A realm: where provides of some keys land and where gets of them resolve (S6). */
-export class ServiceRealm {
-  readonly providers = new Map<string, ProviderRecord>()
-  readonly parent: ServiceRealm | undefined
+export class ServiceRealm<C> {
+  readonly providers = new Map<string, ProviderRecord<C>>()
+  readonly parent: ServiceRealm<C> | undefined
   readonly isolated: ReadonlySet<string> | undefined
 
-  constructor(parent: ServiceRealm | undefined, isolated: ReadonlySet<string> | undefined) {
+  constructor(parent: ServiceRealm<C> | undefined, isolated: ReadonlySet<string> | undefined) {
     this.parent = parent
     this.isolated = isolated
   }
 
   /** The realm that owns `key` for contexts of this realm. */
-  resolve(key: string): ServiceRealm {
-    let realm: ServiceRealm = this
+  resolve(key: string): ServiceRealm<C> {
+    let realm: ServiceRealm<C> = this
     while (realm.isolated !== undefined && !realm.isolated.has(key) && realm.parent !== undefined) realm = realm.parent
     return realm
   }
 }
 
 /** @internal A started (or failed) plugin, for state events and `inspect()`. */
-export interface PluginRecord {
+export interface PluginRecord<C> {
   readonly id: string
   readonly name: string
   state: PluginState
@@ -40,22 +42,22 @@ export interface PluginRecord {
   readonly inject: readonly string[]
   readonly provides: readonly string[]
   error: unknown
-  context: Context | undefined
+  context: C | undefined
   /** The context whose realm the plugin's keys resolve in (its own once created). */
-  home: Context
+  home: C
 }
 
 /** @internal Everything one root shares with its descendants. */
-export class KernelState {
+export class KernelState<C> {
   readonly bus: EventBus
   readonly scopes = new ScopeStore()
-  readonly realms = new Set<ServiceRealm>()
-  readonly plugins: PluginRecord[] = []
+  readonly realms = new Set<ServiceRealm<C>>()
+  readonly plugins: PluginRecord<C>[] = []
   readonly logger: Logger
   readonly clock: Clock
   readonly ids: IdSource
   /** The root context, set right after it is built. */
-  root!: Context
+  root!: C
 
   constructor(host: { logger: Logger; clock: Clock; ids: IdSource }) {
     this.logger = host.logger
@@ -91,7 +93,7 @@ export class KernelState {
   }
 
   /** Moves a plugin to a new state and emits `kernel/plugin-state`. */
-  setPluginState(record: PluginRecord, state: PluginState, error?: unknown): void {
+  setPluginState(record: PluginRecord<C>, state: PluginState, error?: unknown): void {
     const previous = record.state
     record.state = state
     if (state === 'failed') record.error = error

@@ -3,7 +3,6 @@ import { PluginCycleError } from '../errors/plugin-cycle-error.js'
 import { ServiceConflictError } from '../errors/service-conflict-error.js'
 import type { ComposedEntry } from './compose-layers.js'
 import { type NormalizedPlugin, normalizePlugin } from './plugin.js'
-import { hostKeyNames } from './services.js'
 
 /** @internal One entry with its normalized plugin. */
 export interface PlannedEntry {
@@ -88,16 +87,18 @@ function findCycle(
  * Plans a composition: provider conflicts (P5), every missing key at once (P4), then the
  * deterministic start order with cycle detection (P6). Runs no plugin code.
  *
+ * @param composed - the composed entries
+ * @param rootKeys - the keys the root provides itself (no entry may provide them; every entry may inject them)
  * @internal
  */
-export function planEntries(composed: readonly ComposedEntry[]): Plan {
+export function planEntries(composed: readonly ComposedEntry[], rootKeys: ReadonlySet<string>): Plan {
   const entries = composed.map((entry) => ({ entry, plugin: normalizePlugin(entry.plugin) }))
   const enabled = entries.filter((planned) => !planned.entry.disabled)
   const providers = new Map<string, number>()
   enabled.forEach((planned, index) => {
     for (const key of planned.plugin.provides) {
       const existing = providers.get(key)
-      if (hostKeyNames.has(key) || existing !== undefined) {
+      if (rootKeys.has(key) || existing !== undefined) {
         throw new ServiceConflictError({
           key,
           existingProvider: existing === undefined ? 'harness' : `harness/${enabled[existing]!.entry.id}`,
@@ -110,7 +111,7 @@ export function planEntries(composed: readonly ComposedEntry[]): Plan {
   const missing: MissingService[] = []
   for (const planned of enabled) {
     for (const key of planned.plugin.inject) {
-      if (hostKeyNames.has(key) || providers.has(key)) continue
+      if (rootKeys.has(key) || providers.has(key)) continue
       const disabled = entries.find((other) => other.entry.disabled && other.plugin.provides.includes(key))
       missing.push(
         disabled === undefined

@@ -266,3 +266,21 @@ export function entryIdOf(name: string): string {
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
 }
+
+// The context knows nothing of plugins (these types name it), so the method that starts one at run
+// time is declared here, next to the types it takes, and merged into `Context` by the package's
+// name; `addPluginMethod` in runtime-plugin.ts installs it.
+declare module 'yoke' {
+  interface Context {
+    /**
+     * Starts a plugin at run time as an effect of this context (id `<owner>/<name>`).
+     *
+     * @param definition - a plugin definition or class
+     * @param config - its config, parsed by the plugin's schema
+     * @returns a handle once the plugin is active
+     * @throws {@link MissingServicesError} at once for required keys missing in this realm;
+     *   {@link PluginStartError}; {@link ContextDisposedError} once disposal began
+     */
+    plugin(definition: PluginInput, config?: unknown): Promise<PluginHandle>
+  }
+}

@@ -1,6 +1,7 @@
 import { MissingServicesError } from '../errors/missing-services-error.js'
 import { PluginStartError } from '../errors/plugin-start-error.js'
-import { type Context, kernelOf, providerOf } from './context.js'
+import { ContextDisposedError } from '../errors/context-disposed-error.js'
+import { Context, kernelOf, providerOf } from './context.js'
 import type { PluginRecord } from './kernel-state.js'
 import { entryIdOf, normalizePlugin, type PluginHandle, type PluginInput } from './plugin.js'
 import { PluginFailure, startPlugin } from './start-plugin.js'
@@ -19,7 +20,7 @@ export async function startRuntimePlugin(ctx: Context, input: PluginInput, confi
   for (let n = 2; kernel.plugins.some((existing) => existing.id === id); n++) id = `${base}#${n}`
   const missing = plugin.inject.filter((key) => providerOf(ctx, key) === undefined).map((key) => ({ plugin: id, key }))
   if (missing.length > 0) throw new MissingServicesError({ missing })
-  const record: PluginRecord = {
+  const record: PluginRecord<Context> = {
     id,
     name: plugin.name,
     state: 'pending',
@@ -65,5 +66,25 @@ export async function startRuntimePlugin(ctx: Context, input: PluginInput, confi
     dispose: async () => {
       await context.dispose()
     },
+  })
+}
+
+/**
+ * Gives every context its `plugin()` method (declared on `Context` next to the plugin types): the
+ * context itself knows nothing of plugins, whose types name the context, so starting one at run
+ * time is added on top of it. `createRootContext` calls this; calling it again changes nothing.
+ *
+ * @internal
+ */
+export function addPluginMethod(): void {
+  Object.defineProperty(Context.prototype, 'plugin', {
+    value: function plugin(this: Context, definition: PluginInput, config?: unknown): Promise<PluginHandle> {
+      if (this.state !== 'active') {
+        return Promise.reject(new ContextDisposedError({ context: this.path, operation: 'plugin' }))
+      }
+      return startRuntimePlugin(this, definition, config)
+    },
+    writable: true,
+    configurable: true,
   })
 }

@@ -25,7 +25,7 @@ export class PluginFailure {
 /** @internal What {@link startPlugin} needs. */
 export interface StartSpec {
   readonly parent: Context
-  readonly record: PluginRecord
+  readonly record: PluginRecord<Context>
   readonly plugin: NormalizedPlugin
   readonly config: unknown
   readonly label: string

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { ValidationIssue } from '../errors/issue.js'
 import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
-import { services } from '../kernel/services.js'
+import { ModelsKey } from './models-key.js'
 import type { ModelAdapter, ModelRoute } from './model-adapter.js'
 import { modelEvents } from './model-events.js'
 import { type ModelRouteDefaults, ModelRouter } from './model-router.js'
@@ -147,13 +147,13 @@ const configSchema = z.strictObject({ model: modelOptionSchema.optional() })
 export function modelPlugin(): PluginDefinition<ModelEntryConfig | undefined> {
   return definePlugin({
     name: 'model',
-    provides: [services.models],
+    provides: [ModelsKey],
     events: [modelEvents],
     config: configSchema.optional() as z.ZodType<ModelEntryConfig | undefined>,
     apply(ctx, config) {
       const route = config?.model === undefined ? undefined : resolveModelRoute(config.model)
-      ctx.provide(services.models, new ModelRouter(ctx, route === undefined ? {} : { defaults: route.defaults }))
-      if (route !== undefined) ctx.get(services.models).register(route.adapter, { providers: [route.provider] })
+      ctx.provide(ModelsKey, new ModelRouter(ctx, route === undefined ? {} : { defaults: route.defaults }))
+      if (route !== undefined) ctx.get(ModelsKey).register(route.adapter, { providers: [route.provider] })
     },
   })
 }

@@ -4,7 +4,8 @@ import { ModelRegistryError } from '../errors/model-registry-error.js'
 import { bindOwner } from '../kernel/bind-owner.js'
 import type { Context } from '../kernel/context.js'
 import type { ScopeKey } from '../kernel/scope-graph.js'
-import { services } from '../kernel/services.js'
+import { createScopedLayers, type ScopedLayers } from '../kernel/scoped-layers.js'
+import { ClockKey } from '../kernel/host-keys.js'
 import type { CallConfig } from '../session/request-header.js'
 import type { StreamChunk } from '../session/stream-chunk.js'
 import { adapterBoundary, failedStream } from './adapter-boundary.js'
@@ -118,8 +119,8 @@ export class ModelRouter implements ModelRegistry {
   /** The call-config defaults of the harness `model` option (a route's fields); `undefined` without one. */
   readonly defaults: ModelRouteDefaults | undefined
   readonly #ctx: Context
-  readonly #global: Layer = new Map()
-  readonly #layers = new WeakMap<ScopeKey, Layer>()
+  /** The routes: a global layer plus one per scope key, provider id → binding. */
+  readonly #routes: ScopedLayers<Layer>
   /** The last verified messages array per conversation, keyed by its first message. */
   readonly #prefixes = new WeakMap<object, readonly object[]>()
   readonly #prepared = new WeakMap<PreparedCall, PreparedState>()
@@ -132,6 +133,11 @@ export class ModelRouter implements ModelRegistry {
   constructor(ctx: Context, options: ModelRouterOptions = {}) {
     this.#ctx = ctx
     this.defaults = options.defaults
+    this.#routes = createScopedLayers<Layer>({
+      scopes: ctx.scopes,
+      create: () => new Map(),
+      isEmpty: (layer) => layer.size === 0,
+    })
   }
 
   /**
@@ -167,11 +173,8 @@ export class ModelRouter implements ModelRegistry {
    * @returns a frozen list
    */
   providers(scope?: ScopeKey): readonly string[] {
-    const names = new Set(this.#global.keys())
-    if (scope !== undefined) {
-      for (const key of this.#ctx.scopes.chain(scope))
-        for (const name of this.#layers.get(key)?.keys() ?? []) names.add(name)
-    }
+    const names = new Set(this.#routes.global.keys())
+    for (const layer of this.#routes.chain(scope)) for (const name of layer.keys()) names.add(name)
     return Object.freeze([...names].sort())
   }
 
@@ -234,7 +237,7 @@ export class ModelRouter implements ModelRegistry {
     checkAdapter(adapter)
     const providers = checkProviders(adapter, options)
     const scope = owner.scope
-    const existing = scope === undefined ? this.#global : this.#layers.get(scope)
+    const existing = scope === undefined ? this.#routes.global : this.#routes.peek(scope)
     for (const provider of providers) {
       if (existing?.has(provider)) {
         throw new ModelRegistryError({
@@ -248,19 +251,17 @@ export class ModelRouter implements ModelRegistry {
     let live = false
     const disposer = owner.effect(
       () => {
-        let layer = scope === undefined ? this.#global : this.#layers.get(scope)
-        if (layer === undefined) {
-          layer = new Map()
-          this.#layers.set(scope as ScopeKey, layer)
-        }
-        for (const provider of providers) layer.set(provider, binding)
+        const undo = this.#routes.attach(scope, (layer) => {
+          for (const provider of providers) layer.set(provider, binding)
+          return () => {
+            for (const provider of providers) if (layer.get(provider) === binding) layer.delete(provider)
+          }
+        })
         live = true
         this.#changed(providers, scope)
         return () => {
           live = false
-          const current = scope === undefined ? this.#global : this.#layers.get(scope)
-          for (const provider of providers) if (current?.get(provider) === binding) current.delete(provider)
-          if (scope !== undefined && current?.size === 0) this.#layers.delete(scope)
+          undo()
           this.#changed(providers, scope)
         }
       },
@@ -285,13 +286,7 @@ export class ModelRouter implements ModelRegistry {
   }
 
   #resolve(provider: string, scope: ScopeKey | undefined): Binding | undefined {
-    if (scope !== undefined) {
-      for (const key of this.#ctx.scopes.chain(scope)) {
-        const binding = this.#layers.get(key)?.get(provider)
-        if (binding !== undefined) return binding
-      }
-    }
-    return this.#global.get(provider)
+    return this.#routes.find(scope, (layer) => layer.get(provider))
   }
 
   #describeWith(adapter: ModelAdapter, provider: string, model: string): ModelInfo | undefined {
@@ -418,7 +413,7 @@ export class ModelRouter implements ModelRegistry {
       const failure = effortFailure(request.reasoningEffort, info)
       if (failure !== undefined) return failedStream(failure)
     }
-    const clock = this.#ctx.getOptional(services.clock)
+    const clock = this.#ctx.getOptional(ClockKey)
     return adapterBoundary(adapter, request, {
       ...(clock === undefined ? {} : { clock }),
       onCloseError: (error) =>

@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
-import { services } from '../kernel/services.js'
+import { ClockKey } from '../kernel/host-keys.js'
+import { PersistenceKey } from './persistence-key.js'
+import { SessionsKey } from '../session/sessions-key.js'
 import { jsonlPersistence } from './jsonl/jsonl-persistence.js'
 import { memoryPersistence } from './memory-persistence.js'
 import type { PersistenceAdapter } from './persistence-adapter.js'
@@ -94,16 +96,16 @@ function adapterOf(input: PersistenceAdapter | z.output<typeof shorthandSchema> 
 export function persistencePlugin(): PluginDefinition<z.output<typeof configSchema> | undefined> {
   return definePlugin({
     name: 'persistence',
-    inject: [services.sessions],
-    provides: [services.persistence],
+    inject: [SessionsKey],
+    provides: [PersistenceKey],
     events: [persistenceEvents],
     config: configSchema.optional(),
     apply(ctx, config) {
-      const sessions = ctx.get(services.sessions)
+      const sessions = ctx.get(SessionsKey)
       const coordinator = createPersistenceCoordinator({
         adapter: adapterOf(config?.adapter),
         writeBehind: writeBehindOptionsSchema.parse(config?.writeBehind ?? {}),
-        clock: ctx.get(services.clock),
+        clock: ctx.get(ClockKey),
         logger: ctx.logger,
         catalog: sessions.catalog,
         live: (id) => sessions.get(id),
@@ -117,7 +119,7 @@ export function persistencePlugin(): PluginDefinition<z.output<typeof configSche
         vetoed === true ? coordinator.discard(session) : coordinator.unbind(session),
       )
       sessions.addCommitGuard((event, session) => coordinator.guard(event, session), { label: 'persistence' })
-      ctx.provide(services.persistence, coordinator)
+      ctx.provide(PersistenceKey, coordinator)
       return () => coordinator.close()
     },
   })

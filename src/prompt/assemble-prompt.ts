@@ -5,7 +5,7 @@ import type { PromptContributionKind } from '../errors/prompt-registration-error
 import type { Context } from '../kernel/context.js'
 import type { ScopeKey } from '../kernel/scope-graph.js'
 import type { ToolSchema } from '../session/request-header.js'
-import type { ScopedLayers } from '../scope/scoped-layers.js'
+import type { ScopedLayers } from '../kernel/scoped-layers.js'
 import { checkAssembly, copyToolSchema, toolSchemaProblem } from './check-assembly.js'
 import type { AssembledContext, AssembledSection, AssembleInput, PromptAssembly } from './prompt-assembly.js'
 import type { PromptText, TextEntry, VariableValue } from './prompt-contribution.js'

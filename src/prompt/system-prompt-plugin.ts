@@ -1,7 +1,8 @@
 import { z } from 'zod'
 import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
 import type { ScopeKey } from '../kernel/scope-graph.js'
-import { services } from '../kernel/services.js'
+import { SystemPromptKey } from './system-prompt-key.js'
+import { ToolsKey } from '../tools/tools-key.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import { type Instructions, instructionSections, instructionsSchema } from './instructions.js'
 import type { ToolSchemaProvider } from './prompt-contribution.js'
@@ -78,15 +79,15 @@ function registryProvider(registry: ToolSchemaSource): ToolSchemaProvider {
 export function systemPromptPlugin(): PluginDefinition<SystemPromptEntryConfig | undefined> {
   return definePlugin({
     name: 'system-prompt',
-    optional: [services.tools],
-    provides: [services.systemPrompt],
+    optional: [ToolsKey],
+    provides: [SystemPromptKey],
     events: [systemPromptEvents],
     config: configSchema.optional() as z.ZodType<SystemPromptEntryConfig | undefined>,
     apply(ctx, config) {
       const prompt = new SystemPrompt(ctx, config?.toolOrder === undefined ? {} : { toolOrder: config.toolOrder })
-      ctx.provide(services.systemPrompt, prompt)
+      ctx.provide(SystemPromptKey, prompt)
       for (const section of instructionSections(config?.instructions)) prompt.section(section)
-      const tools: ToolSchemaSource | undefined = ctx.getOptional(services.tools)
+      const tools: ToolSchemaSource | undefined = ctx.getOptional(ToolsKey)
       if (tools !== undefined) prompt.tools(registryProvider(tools))
     },
   })

@@ -4,7 +4,7 @@ import { bindOwner } from '../kernel/bind-owner.js'
 import type { Context } from '../kernel/context.js'
 import type { Disposer } from '../kernel/effect.js'
 import type { ScopeKey } from '../kernel/scope-graph.js'
-import { createScopedLayers, type ScopedLayers } from '../scope/scoped-layers.js'
+import { createScopedLayers, type ScopedLayers } from '../kernel/scoped-layers.js'
 import { assemblePrompt } from './assemble-prompt.js'
 import type { AssembleInput, PromptAssembly } from './prompt-assembly.js'
 import {

@@ -1,6 +1,6 @@
 import { PresetSetupError } from '../errors/preset-errors.js'
 import type { Context, DisposeError } from '../kernel/context.js'
-import { services } from '../kernel/services.js'
+import { SystemPromptKey } from '../prompt/system-prompt-key.js'
 import { instructionSections } from '../prompt/instructions.js'
 import type { PresetDefinition } from './define-preset.js'
 import type { Preset, PresetRegistryControl } from './preset-registry.js'
@@ -37,7 +37,7 @@ async function composeOne(
   ctx.effect(() => control.add(preset, ctx, definition.options), 'preset')
   if (definition.instructions !== undefined) {
     // Without a system-prompt provider (the entry disabled) there is nowhere to put instructions.
-    const prompt = ctx.getOptional(services.systemPrompt)
+    const prompt = ctx.getOptional(SystemPromptKey)
     if (prompt !== undefined)
       for (const section of instructionSections(definition.instructions)) prompt.section(section)
   }

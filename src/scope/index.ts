@@ -1,7 +1,7 @@
 /**
- * Scopes (06-prompt-scope.md §4–§6): per-scope registry layers inherited down a scope chain,
- * presets as standing scopes composed once per harness, and the per-harness initiator that
- * records which agent started a piece of work.
+ * Scopes: presets as standing scopes composed once per harness, and the per-harness initiator
+ * that records which agent started a piece of work. The per-scope registry layers live in the
+ * kernel, next to the scope graph they follow.
  *
  * @module
  */
@@ -18,4 +18,3 @@ export {
   type InitiatorControl,
 } from './initiator.js'
 export { type Preset, type PresetRegistry, resolvePreset } from './preset-registry.js'
-export { createScopedLayers, type ScopedLayers, type ScopedLayersOptions } from './scoped-layers.js'

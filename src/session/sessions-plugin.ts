@@ -1,5 +1,6 @@
 import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
-import { services } from '../kernel/services.js'
+import { ClockKey, IdsKey } from '../kernel/host-keys.js'
+import { SessionsKey } from './sessions-key.js'
 import { sessionEvents } from './session-events.js'
 import { SessionRegistry } from './session-registry.js'
 
@@ -13,11 +14,11 @@ import { SessionRegistry } from './session-registry.js'
 export function sessionsPlugin(): PluginDefinition {
   return definePlugin({
     name: 'session',
-    provides: [services.sessions],
+    provides: [SessionsKey],
     events: [sessionEvents],
     apply(ctx) {
-      const registry = new SessionRegistry(ctx, ctx.get(services.clock), ctx.get(services.ids))
-      ctx.provide(services.sessions, registry)
+      const registry = new SessionRegistry(ctx, ctx.get(ClockKey), ctx.get(IdsKey))
+      ctx.provide(SessionsKey, registry)
       return () => registry.disposeAll()
     },
   })

@@ -2,7 +2,7 @@ import { ApprovalNotPendingError } from '../errors/approval-not-pending-error.js
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { Context } from '../kernel/context.js'
 import { type OptionRule, optionIssues, throwOptionIssues } from '../kernel/option-issues.js'
-import { services } from '../kernel/services.js'
+import { ClockKey, IdsKey } from '../kernel/host-keys.js'
 import type {
   ApprovalAskOptions,
   ApprovalBroker,
@@ -139,8 +139,8 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
     'createApprovalBroker options',
   )
   const { ctx, agent } = options
-  const clock = ctx.get(services.clock)
-  const ids = ctx.get(services.ids)
+  const clock = ctx.get(ClockKey)
+  const ids = ctx.get(IdsKey)
   const open = new Map<string, OpenApproval>()
   const decided = new Set<string>()
   let snapshot: readonly PendingApproval[] | undefined

@@ -62,10 +62,10 @@ export {
   type ResolvedTool,
   type ToolCallRequest,
   type ToolExecutionMode,
-  type ToolGuard,
   ToolRegistry,
   type ToolScopeOptions,
 } from './tool-registry.js'
+export type { ToolGuard } from './tool-guard.js'
 export type { ToolRestrictOptions } from './tool-restrictions.js'
 export { type ToolsEntryConfig, toolsPlugin } from './tools-plugin.js'
 export {

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
-import { services } from '../kernel/services.js'
+import { ClockKey, IdsKey } from '../kernel/host-keys.js'
+import { ToolsKey } from './tools-key.js'
 import type { ToolCallBlock } from '../session/content-block.js'
 import { SchedulerWake } from './scheduler-wake.js'
 import type { ToolCallInfo } from './tool-call-info.js'
@@ -80,15 +81,15 @@ class StepScheduler {
       }
     }
     const clock = lookup(
-      () => ctx.get(services.clock),
+      () => ctx.get(ClockKey),
       (error) => ({ now: () => unavailable(error), setTimer: () => unavailable(error) }),
     )
     const ids = lookup(
-      () => ctx.get(services.ids),
+      () => ctx.get(IdsKey),
       (error) => () => unavailable(error),
     )
     const tools = lookup(
-      () => ctx.get(services.tools) as SchedulerToolLookup,
+      () => ctx.get(ToolsKey) as SchedulerToolLookup,
       (error) => ({
         resolve: () => unavailable(error),
         executionMode: () => unavailable(error),

@@ -1,9 +1,10 @@
 import type { Context } from '../kernel/context.js'
 import type { ScopeKey } from '../kernel/scope-graph.js'
+import { createScopedLayers, type ScopedLayers } from '../kernel/scoped-layers.js'
 import type { ToolSchema } from '../session/request-header.js'
 import type { ToolsChangePayload } from './tool-events.js'
 import type { ToolDefinition } from './tool-definition.js'
-import type { ToolGuard } from './tool-registry.js'
+import type { ToolGuard } from './tool-guard.js'
 import { admitsAll, type ToolRestriction } from './tool-restrictions.js'
 import { deepFreeze, markDeepFrozen } from '../session/deep-freeze.js'
 
@@ -56,8 +57,8 @@ function isDeepFrozen(value: unknown): boolean {
  */
 export class ToolLayers {
   readonly #ctx: Context
-  readonly #global: Layer = new Map()
-  readonly #layers = new WeakMap<ScopeKey, Layer>()
+  /** The definitions: a global layer plus one per scope key, name → registration. */
+  readonly #definitions: ScopedLayers<Layer>
   readonly #restrictions = new WeakMap<ScopeKey, ToolRestriction[]>()
   readonly #globalGuards: ToolGuardRegistration[] = []
   readonly #guards = new WeakMap<ScopeKey, ToolGuardRegistration[]>()
@@ -70,6 +71,11 @@ export class ToolLayers {
   /** @param ctx - the registry's context: `tools/change` is dispatched and scope chains read through it */
   constructor(ctx: Context) {
     this.#ctx = ctx
+    this.#definitions = createScopedLayers<Layer>({
+      scopes: ctx.scopes,
+      create: () => new Map(),
+      isEmpty: (layer) => layer.size === 0,
+    })
   }
 
   /** The scope's chain, nearest first; empty for the global layer. */
@@ -79,21 +85,21 @@ export class ToolLayers {
 
   /** Whether the layer of `scope` already has `name`. */
   has(scope: ScopeKey | undefined, name: string): boolean {
-    return this.#layerOf(scope)?.has(name) === true
+    return (scope === undefined ? this.#definitions.global : this.#definitions.peek(scope))?.has(name) === true
   }
 
   /** The names `scope` inherits: those of the global layer and of its ancestors' layers. */
   inherited(scope: ScopeKey): ReadonlySet<string> {
-    const names = new Set<string>(this.#global.keys())
+    const names = new Set<string>(this.#definitions.global.keys())
     for (const key of this.chain(scope).slice(1))
-      for (const name of this.#layers.get(key)?.keys() ?? []) names.add(name)
+      for (const name of this.#definitions.peek(key)?.keys() ?? []) names.add(name)
     return names
   }
 
   /** Every name registered in the global layer or a layer of `scope`'s chain, visible or hidden by a restriction, sorted. */
   known(scope: ScopeKey | undefined): readonly string[] {
-    const names = new Set<string>(this.#global.keys())
-    for (const key of this.chain(scope)) for (const name of this.#layers.get(key)?.keys() ?? []) names.add(name)
+    const names = new Set<string>(this.#definitions.global.keys())
+    for (const layer of this.#definitions.chain(scope)) for (const name of layer.keys()) names.add(name)
     return [...names].sort()
   }
 
@@ -101,10 +107,10 @@ export class ToolLayers {
   resolve(name: string, scope: ScopeKey | undefined): ToolDefinition | undefined {
     const chain = this.chain(scope)
     for (let depth = 0; depth < chain.length; depth++) {
-      const registration = this.#layers.get(chain[depth] as ScopeKey)?.get(name)
+      const registration = this.#definitions.peek(chain[depth] as ScopeKey)?.get(name)
       if (registration !== undefined) return this.#admitted(name, chain, depth) ? registration.definition : undefined
     }
-    const registration = this.#global.get(name)
+    const registration = this.#definitions.global.get(name)
     return registration !== undefined && this.#admitted(name, chain, chain.length) ? registration.definition : undefined
   }
 
@@ -135,27 +141,22 @@ export class ToolLayers {
     return view
   }
 
-  /** Adds a (checked, conflict-free) batch to the layer of `scope`. */
-  add(scope: ScopeKey | undefined, definitions: readonly ToolDefinition[]): readonly ToolRegistration[] {
-    let layer = this.#layerOf(scope)
-    if (layer === undefined) {
-      layer = new Map()
-      this.#layers.set(scope as ScopeKey, layer)
-    }
-    const registrations = definitions.map((definition) => Object.freeze({ definition }))
-    for (const registration of registrations) layer.set(registration.definition.name, registration)
+  /** Adds a (checked, conflict-free) batch to the layer of `scope`; returns what removes exactly that batch. */
+  add(scope: ScopeKey | undefined, definitions: readonly ToolDefinition[]): () => void {
+    const registrations: readonly ToolRegistration[] = definitions.map((definition) => Object.freeze({ definition }))
+    const undo = this.#definitions.attach(scope, (layer) => {
+      for (const registration of registrations) layer.set(registration.definition.name, registration)
+      return () => {
+        for (const registration of registrations) {
+          if (layer.get(registration.definition.name) === registration) layer.delete(registration.definition.name)
+        }
+      }
+    })
     this.#version++
-    return registrations
-  }
-
-  /** Removes the entries a batch added. */
-  remove(scope: ScopeKey | undefined, registrations: readonly ToolRegistration[]): void {
-    const layer = this.#layerOf(scope)
-    for (const registration of registrations) {
-      if (layer?.get(registration.definition.name) === registration) layer.delete(registration.definition.name)
+    return () => {
+      undo()
+      this.#version++
     }
-    if (scope !== undefined && layer?.size === 0) this.#layers.delete(scope)
-    this.#version++
   }
 
   /** Adds a restriction on `scope`. */
@@ -220,10 +221,6 @@ export class ToolLayers {
     }
   }
 
-  #layerOf(scope: ScopeKey | undefined): Layer | undefined {
-    return scope === undefined ? this.#global : this.#layers.get(scope)
-  }
-
   /** Whether every restriction on `chain[0 … until - 1]` (the scopes nearer than the resolving layer) admits `name`. */
   #admitted(name: string, chain: readonly ScopeKey[], until: number): boolean {
     for (let depth = 0; depth < until; depth++) {
@@ -243,8 +240,8 @@ export class ToolLayers {
         if (this.#admitted(name, chain, depth)) visible.push(registration.definition)
       }
     }
-    for (let depth = 0; depth < chain.length; depth++) visit(this.#layers.get(chain[depth] as ScopeKey), depth)
-    visit(this.#global, chain.length)
+    for (let depth = 0; depth < chain.length; depth++) visit(this.#definitions.peek(chain[depth] as ScopeKey), depth)
+    visit(this.#definitions.global, chain.length)
     return visible.sort(byName)
   }
 

@@ -7,17 +7,10 @@ import type { Disposer } from '../kernel/effect.js'
 import type { ScopeKey } from '../kernel/scope-graph.js'
 import type { ToolSchema } from '../session/request-header.js'
 import { parseToolArguments } from './parse-tool-arguments.js'
-import type { ToolCallInfo } from './tool-call-info.js'
 import type { ToolDefinition } from './tool-definition.js'
-import { type ToolGuardRegistration, ToolLayers, type ToolRegistration } from './tool-layers.js'
+import type { ToolGuard } from './tool-guard.js'
+import { type ToolGuardRegistration, ToolLayers } from './tool-layers.js'
 import { checkRestrictedNames, readRestriction, type ToolRestrictOptions } from './tool-restrictions.js'
-
-/**
- * A synchronous policy check run after pre-execute and approval allowed a call:
- * `undefined` lets the call through; any other value denies it (`TOOL_DENIED`, a string becomes
- * the message). A throw denies too. No later guard, listener or approval can re-allow it.
- */
-export type ToolGuard = (call: ToolCallInfo) => string | undefined
 
 /** How a call may be scheduled: next to its neighbours, or alone. */
 export type ToolExecutionMode = 'parallel' | 'exclusive'
@@ -124,9 +117,9 @@ export class ToolRegistry {
     const names = Object.freeze([...seen].sort())
     const disposer = this.#owner.effect(
       () => {
-        const registrations: readonly ToolRegistration[] = this.#layers.add(scope, batch)
+        const remove = this.#layers.add(scope, batch)
         return () => {
-          this.#layers.remove(scope, registrations)
+          remove()
           if (names.length > 0) this.#layers.changed(scope, 'unregister', names)
         }
       },

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
-import { services } from '../kernel/services.js'
+import { SessionsKey } from '../session/sessions-key.js'
+import { ToolsKey } from './tools-key.js'
 import { registerApprovalEventTypes } from './approval-events.js'
 import type { ToolDefinition } from './tool-definition.js'
 import { toolEvents } from './tool-events.js'
@@ -61,16 +62,16 @@ const configSchema = z.strictObject({ tools: toolListSchema.optional() })
 export function toolsPlugin(): PluginDefinition<ToolsEntryConfig | undefined> {
   return definePlugin({
     name: 'tools',
-    optional: [services.sessions],
-    provides: [services.tools],
+    optional: [SessionsKey],
+    provides: [ToolsKey],
     events: [toolEvents],
     config: configSchema.optional() as z.ZodType<ToolsEntryConfig | undefined>,
     apply(ctx, config) {
-      ctx.provide(services.tools, new ToolRegistry(ctx))
-      const sessions = ctx.getOptional(services.sessions)
+      ctx.provide(ToolsKey, new ToolRegistry(ctx))
+      const sessions = ctx.getOptional(SessionsKey)
       if (sessions !== undefined) registerApprovalEventTypes(sessions)
       const tools = config?.tools ?? []
-      if (tools.length > 0) ctx.get(services.tools).register(tools)
+      if (tools.length > 0) ctx.get(ToolsKey).register(tools)
     },
   })
 }

@@ -3,7 +3,8 @@ import * as wasmZstd from '@foxglove/wasm-zstd'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ErrorCode } from '../../src/errors/codes.js'
 import { ConfigError } from '../../src/errors/config-error.js'
-import { type FrameWalk, gzipCodec, zstdCodec } from '../../src/persistence/jsonl/frame-codec.js'
+import { gzipCodec, zstdCodec } from '../../src/persistence/jsonl/frame-codec.js'
+import type { FrameWalk } from '../../src/persistence/jsonl/frame-walk.js'
 import { crc32, decodeGzipMembers, encodeGzipFrame } from '../../src/persistence/jsonl/gzip-frames.js'
 import {
   createZstdEncoder,

@@ -480,3 +480,65 @@ describe('property: random registrations and disposals over random scope trees',
     )
   })
 })
+
+describe('attach and find: layers for a registry that owns its effects', () => {
+  test('attach lands in the named layer without an effect; its undo reclaims the emptied layer', () => {
+    const { root } = testRoot()
+    const layers = mapLayers(root)
+    const parent = { scope: 'parent' }
+    const key = { scope: 'child' }
+    root.scopes.bindParent(key, parent)
+    const effectsBefore = inspectContext(root).effects.children.length
+
+    const undoGlobal = layers.attach(undefined, (layer) => {
+      layer.set('x', 'G')
+      return () => layer.delete('x')
+    })
+    const undoParent = layers.attach(parent, (layer) => {
+      layer.set('x', 'P')
+      return () => layer.delete('x')
+    })
+    expect(inspectContext(root).effects.children.length).toBe(effectsBefore)
+    expect(layers.find(key, (layer) => layer.get('x'))).toBe('P')
+    expect(layers.find(undefined, (layer) => layer.get('x'))).toBe('G')
+
+    undoParent()
+    expect(layers.peek(parent)).toBeUndefined()
+    expect(layers.find(key, (layer) => layer.get('x'))).toBe('G')
+    undoGlobal()
+    expect(layers.find(key, (layer) => layer.get('x'))).toBeUndefined()
+  })
+
+  test('find walks nearest first and creates no layer', () => {
+    const { root } = testRoot()
+    const layers = mapLayers(root)
+    const parent = { scope: 'parent' }
+    const key = { scope: 'child' }
+    root.scopes.bindParent(key, parent)
+    layers.attach(key, (layer) => {
+      layer.set('x', 'K')
+      return () => layer.delete('x')
+    })
+    layers.attach(parent, (layer) => {
+      layer.set('x', 'P')
+      layer.set('y', 'P')
+      return () => layer.clear()
+    })
+    const seen: string[] = []
+    const pick = (layer: Layer): string | undefined => {
+      seen.push([...layer.values()].join())
+      return layer.get('y')
+    }
+    expect(layers.find(key, pick)).toBe('P')
+    expect(seen).toEqual(['K', 'P,P'])
+    expect(layers.find({ scope: 'other' }, (layer) => layer.get('x'))).toBeUndefined()
+    expect(layers.peek({ scope: 'other' })).toBeUndefined()
+  })
+
+  test('attach rejects an action that is not a function and one that returns no undo', () => {
+    const { root } = testRoot()
+    const layers = mapLayers(root)
+    expect(InvalidArgumentError.is(thrownBy(() => layers.attach(undefined, 'nope' as never)))).toBe(true)
+    expect(InvalidArgumentError.is(thrownBy(() => layers.attach({ scope: 'k' }, () => 5 as never)))).toBe(true)
+  })
+})

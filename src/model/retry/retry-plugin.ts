@@ -1,5 +1,6 @@
 import { definePlugin, type PluginDefinition } from '../../kernel/plugin.js'
-import { services } from '../../kernel/services.js'
+import { ClockKey, IdsKey } from '../../kernel/host-keys.js'
+import { SessionsKey } from '../../session/sessions-key.js'
 import type { Session } from '../../session/session.js'
 import { retryDelay, waitDelay } from './retry-delay.js'
 import {
@@ -59,15 +60,15 @@ function retriesInStep(session: Session, turn: number, step: number): number {
 export function retryPlugin(): PluginDefinition<RetryPolicy> {
   return definePlugin({
     name: 'retry',
-    inject: [services.sessions],
+    inject: [SessionsKey],
     events: [requestErrorEvents],
     config: retryPolicySchema.prefault({}),
     apply(ctx, config) {
       const policy: RetryPolicy = Object.freeze({ ...config })
-      const sessions = ctx.get(services.sessions)
+      const sessions = ctx.get(SessionsKey)
       for (const [type, options] of Object.entries(retryEventTypes)) sessions.registerEventType(type, options)
-      const clock = ctx.get(services.clock)
-      const ids = ctx.get(services.ids)
+      const clock = ctx.get(ClockKey)
+      const ids = ctx.get(IdsKey)
       ctx.on('agent/request-error', async (payload: RequestErrorPayload, next): Promise<RequestErrorResult> => {
         const { agent, turn, step, failure, signal } = payload
         if (signal.aborted) return undefined

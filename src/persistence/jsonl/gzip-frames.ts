@@ -1,6 +1,6 @@
 import { Gunzip, gzipSync } from 'fflate'
 import { concatBytes } from './concat-bytes.js'
-import type { DecodedFrame, FrameDefectReason, FrameWalk } from './frame-codec.js'
+import type { DecodedFrame, FrameDefectReason, FrameWalk } from './frame-walk.js'
 
 /** The walk of a gzip log: one frame per member (03-persistence.md J9, J11a). */
 export type GzipWalk = FrameWalk

@@ -3,7 +3,7 @@ import { Decompress, decompress } from 'fzstd'
 import { ErrorCode } from '../../errors/codes.js'
 import { ConfigError } from '../../errors/config-error.js'
 import { concatBytes } from './concat-bytes.js'
-import type { DecodedFrame, FrameDefectReason, FrameWalk } from './frame-codec.js'
+import type { DecodedFrame, FrameDefectReason, FrameWalk } from './frame-walk.js'
 
 /**
  * A zstd compressor the host passes (`jsonlPersistence({ zstdEncoder })`, 03-persistence.md J11):

@@ -1,8 +1,8 @@
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
-import { type Context, kernelOf } from '../kernel/context.js'
-import type { Disposer } from '../kernel/effect.js'
-import { type OptionRule, optionIssues, optionRule, throwOptionIssues } from '../kernel/option-issues.js'
-import type { ScopeGraph, ScopeKey } from '../kernel/scope-graph.js'
+import { type Context, kernelOf } from './context.js'
+import type { Disposer } from './effect.js'
+import { type OptionRule, optionIssues, optionRule, throwOptionIssues } from './option-issues.js'
+import type { ScopeGraph, ScopeKey } from './scope-graph.js'
 
 /** Options of {@link createScopedLayers}. */
 export interface ScopedLayersOptions<L> {
@@ -67,6 +67,27 @@ export interface ScopedLayers<L> {
    *   what `action` throws; {@link InvalidArgumentError} when `action` does not return a function
    */
   register(owner: Context, action: (layer: L) => () => void, notify?: () => void): Disposer
+  /**
+   * Like {@link ScopedLayers.register} without the effect, for a registry that names the layer
+   * itself and owns the effect around it (tools and model routes): runs `action` on the layer of
+   * `key` (created on demand; the global layer for `undefined`) and returns its undo, which also
+   * reclaims the layer once it is empty.
+   *
+   * @param key - a scope key; `undefined` → the global layer
+   * @param action - mutates the layer and returns its undo; may throw (then nothing is registered)
+   * @returns the undo
+   * @throws what `action` throws; {@link InvalidArgumentError} when `action` does not return a function
+   */
+  attach(key: ScopeKey | undefined, action: (layer: L) => () => void): () => void
+  /**
+   * The first value `pick` finds walking the key's chain nearest first (the key's own layer, then
+   * its ancestors'), then the global layer: nearest-scope-wins resolution. Never creates a layer.
+   *
+   * @param key - a scope key; `undefined` → the global layer only
+   * @param pick - a layer's value, or `undefined` to go on outward; must not throw
+   * @returns the nearest value, or `undefined`
+   */
+  find<V>(key: ScopeKey | undefined, pick: (layer: L) => V | undefined): V | undefined
 }
 
 interface ScopedLayer<L> {
@@ -153,6 +174,9 @@ export function createScopedLayers<L>(options: ScopedLayersOptions<L>): ScopedLa
     }
   }
 
+  const attach = (key: ScopeKey | undefined, action: (layer: L) => () => void): (() => void) =>
+    key === undefined ? checkedUndo(action(global)) : registerScoped(key, action)
+
   return Object.freeze({
     global,
     peek: (key: ScopeKey) => layers.get(key)?.value,
@@ -164,18 +188,9 @@ export function createScopedLayers<L>(options: ScopedLayersOptions<L>): ScopedLa
       return merged
     },
     register(owner: Context, action: (layer: L) => () => void, notify?: () => void): Disposer {
-      if (typeof action !== 'function') {
-        throw new InvalidArgumentError({
-          argument: 'action',
-          reason: 'a layer registration must be a function',
-          value: action,
-        })
-      }
+      checkAction(action)
       const key = owner.scope
-      const disposer = owner.effect(
-        () => (key === undefined ? checkedUndo(action(global)) : registerScoped(key, action)),
-        label,
-      )
+      const disposer = owner.effect(() => attach(key, action), label)
       if (notify !== undefined) {
         try {
           notify()
@@ -185,7 +200,32 @@ export function createScopedLayers<L>(options: ScopedLayersOptions<L>): ScopedLa
       }
       return disposer
     },
+    attach(key: ScopeKey | undefined, action: (layer: L) => () => void): () => void {
+      checkAction(action)
+      return attach(key, action)
+    },
+    find<V>(key: ScopeKey | undefined, pick: (layer: L) => V | undefined): V | undefined {
+      if (key !== undefined) {
+        for (const scope of scopes.chain(key)) {
+          const layer = layers.get(scope)
+          if (layer === undefined) continue
+          const value = pick(layer.value)
+          if (value !== undefined) return value
+        }
+      }
+      return pick(global)
+    },
   })
+}
+
+function checkAction(action: unknown): void {
+  if (typeof action !== 'function') {
+    throw new InvalidArgumentError({
+      argument: 'action',
+      reason: 'a layer registration must be a function',
+      value: action,
+    })
+  }
 }
 
 function checkedUndo(undo: unknown): () => void {
