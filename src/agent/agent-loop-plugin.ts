@@ -7,7 +7,7 @@ import { agentEvents } from './agent-events.js'
 import { agentLoopEvents } from './agent-loop-events.js'
 import { requestErrorEvents } from '../model/retry/retry-events.js'
 import { AgentRegistry } from './agent-registry.js'
-import { createLoopRequestMarks } from './build-request.js'
+import { createLoopRequestMarks } from './request-builder.js'
 
 /** The config of the `agent-loop` entry. */
 export interface AgentLoopEntryConfig {

@@ -1,6 +1,5 @@
 /**
- * The agent loop (04-agent.md): the `Agent` handle, its driver, request construction and
- * reconstruction.
+ * The agent loop: the `Agent` handle, its driver, request construction and reconstruction.
  *
  * @module
  */
@@ -14,32 +13,9 @@ export {
   type InboxTarget,
   type InboxView,
 } from './agent-inbox.js'
-export {
-  type BuildLoopRequestInput,
-  buildLoopRequest,
-  createLoopRequestMarks,
-  type LoopRequestMarks,
-} from './build-request.js'
 export { type RebuiltRequest, type RequestCoordinates, rebuildRequest } from './rebuild-request.js'
-export {
-  buildRequestContext,
-  buildRequestHeader,
-  type RequestHeaderDecisionInput,
-  type RequestHeaderDue,
-  type RequestHeaderParts,
-  requestContextDue,
-  requestHeaderDecision,
-} from './request-header-decision.js'
-export {
-  type CallConfigOptions,
-  type CallConfigSeed,
-  checkCallConfig,
-  frozenCallConfig,
-  type ResolveCallConfigInput,
-  resolveCallConfig,
-} from './resolve-call-config.js'
+export type { CallConfigSeed } from './resolve-call-config.js'
 export { normalizeUserMessage, type UserMessageInput } from './user-message-input.js'
-export { verifyReconstruction } from './verify-reconstruction.js'
 export type { Agent, AgentPhase, AgentStatus, CancelOptions, RunOptions, TurnResult } from './agent.js'
 export {
   type AgentErrorPayload,
@@ -56,7 +32,5 @@ export {
 export { type AgentLoopEntryConfig, agentLoopPlugin } from './agent-loop-plugin.js'
 export { type AgentOptions, agentOptionsSchema, validateAgentOptions } from './agent-options.js'
 export { AgentRegistry, type CreateAgentOptions } from './agent-registry.js'
-export { ReactLoopAgent, type ReactLoopAgentInit } from './react-loop-agent.js'
 export type { ResumeAgentOptions } from './resume-agent.js'
-export type { RunHooks, RunPort, TurnEndNotice } from './run-agent.js'
 export type { AgentRun, StreamOptions } from './stream-agent-turn.js'

@@ -18,11 +18,13 @@ import { defaultToolRunOptions, type ToolRunOptions } from '../tools/tool-step-c
 import type { Agent, AgentPhase, AgentStatus, CancelOptions, RunOptions, TurnResult } from './agent.js'
 import { AgentInbox, type InboxTarget, type InboxView } from './agent-inbox.js'
 import type { AgentOptions } from './agent-options.js'
-import type { LoopRequestMarks } from './build-request.js'
+import { DriverNotices } from './driver-notices.js'
 import type { LoopHost } from './loop-host.js'
-import { checkRunOptions, type RunPort, runAgentTurn, type TurnEndNotice } from './run-agent.js'
-import { type AgentRun, type StreamOptions, streamAgentTurn } from './stream-agent-turn.js'
+import { verifyReconstruction } from './rebuild-request.js'
+import { createRequestBuilder, type LoopRequestMarks } from './request-builder.js'
+import { checkRunOptions, type RunSource, runAgentTurn } from './run-agent.js'
 import { runTurn } from './run-turn.js'
+import { type AgentRun, type StreamOptions, streamAgentTurn } from './stream-agent-turn.js'
 import { failureOf } from './turn-end.js'
 import { normalizeUserMessage, type UserMessageInput } from './user-message-input.js'
 
@@ -55,10 +57,10 @@ function toolOptionsOf(options: AgentOptions): ToolRunOptions {
 }
 
 /**
- * The agent driver shipped with the library (04-agent.md): phases, the wake latch, the turn loop.
- * Constructed only by the agent registry.
+ * The agent driver shipped with the library: phases, the wake latch, the turn loop. Constructed
+ * only by the agent registry and known to everything else as an {@link Agent}.
  */
-export class ReactLoopAgent implements Agent, RunPort {
+export class ReactLoopAgent implements Agent {
   /** Marks the handle as an agent scope key (`ctx.agent`). */
   readonly [agentBrand] = true
   readonly id: string
@@ -77,26 +79,19 @@ export class ReactLoopAgent implements Agent, RunPort {
   #driver: Promise<void> | undefined
   #disposing: Promise<void> | undefined
   #onDispose: (() => Promise<void>) | undefined
-  readonly #parent: Context
-  readonly #turnEndListeners = new Set<
-    (notice: TurnEndNotice, flushError: { readonly error: unknown } | undefined) => void
-  >()
-  readonly #disposedListeners = new Set<() => void>()
-  readonly #unclosedTurnListeners = new Set<(error: unknown) => void>()
-  #clearingCause: CancelCause | undefined
-  #turnStartSeq: number | undefined
+  /** What the driver tells the runs waiting on it. */
+  readonly #notices = new DriverNotices()
+  /** What `run` and `stream` are given: explicit functions, not this object. */
+  readonly #runSource: RunSource
   #starts = 0
 
-  /**
-   * @param init - the owner context, session, options, initiator and marks
-   * @internal
-   */
+  /** @param init - the owner context, session, options, initiator and marks */
   constructor(init: ReactLoopAgentInit) {
     this.id = init.session.id
     this.session = init.session
     this.options = init.options
     this.#initiator = init.initiator
-    this.#parent = init.parent
+    const parent = init.parent
     // The agent's own id source (skipping message ids its log already holds) for everything that
     // runs in its context: the inbox, the runtime-context projection, the steps, the tool calls.
     this.ctx = init.parent.child(`agent:${this.id}`, { scope: this, isolate: [services.ids] })
@@ -137,22 +132,41 @@ export class ReactLoopAgent implements Agent, RunPort {
     })
     // The session's structure fold already knows the numbering (no backward scan of the log).
     this.#lastTurn = this.session.turnState().nextTurn - 1
-    this.#host = {
+    const session = this.session
+    const marks = init.marks
+    this.#host = Object.freeze({
       agent: this,
       ctx,
-      session: this.session,
-      options: this.options,
+      session,
       toolOptions: toolOptionsOf(this.options),
       sessions: ctx.get(services.sessions),
-      models: ctx.get(services.models),
       systemPrompt: ctx.get(services.systemPrompt),
-      projection: createRuntimeContextProjection({ session: this.session, ids }),
-      marks: init.marks,
+      projection: createRuntimeContextProjection({ session, ids }),
       ids,
       approvals: createApprovalBroker({ ctx, agent: this }),
       inbox: this.#inbox,
-      firstRequestOfDriver: true,
-    }
+      requests: createRequestBuilder({
+        session,
+        options: this.options,
+        models: ctx.get(services.models),
+        scope: this,
+        marks,
+        verify:
+          this.options.verifyReconstruction === true
+            ? (request, attempt) => verifyReconstruction(request, session, attempt, marks)
+            : undefined,
+      }),
+    })
+    this.#runSource = Object.freeze({
+      agent: this,
+      notices: this.#notices,
+      prepare: (input: UserMessageInput) => this.#prepare(input),
+      enqueue: (message: UserMessage) => this.#enqueue(message, 'next-turn', true),
+      tapSession: (listener: (event: SessionEvent) => void) =>
+        parent.on('session/event', (payload) => {
+          if (payload.session === session) listener(payload.event)
+        }),
+    })
   }
 
   get status(): AgentStatus {
@@ -182,32 +196,22 @@ export class ReactLoopAgent implements Agent, RunPort {
   send(input: UserMessageInput, target: InboxTarget, wakeup: boolean): UserMessage {
     if (typeof wakeup !== 'boolean')
       throw new InvalidArgumentError({ argument: 'wakeup', reason: 'must be a boolean', value: wakeup })
-    const message = this.prepare(input)
-    this.enqueue(message, target, wakeup)
+    const message = this.#prepare(input)
+    this.#enqueue(message, target, wakeup)
     return message
   }
 
-  /**
-   * Validates and normalizes an input without queuing it (step 1 of `send`).
-   *
-   * @param input - the input
-   * @returns the frozen message
-   * @internal
-   */
-  prepare(input: UserMessageInput): UserMessage {
+  /** Validates and normalizes an input without queuing it (the first half of `send`). */
+  #prepare(input: UserMessageInput): UserMessage {
     if (this.#disposing !== undefined) throw new AgentDisposedError({ agentId: this.id, operation: 'send' })
     return normalizeUserMessage(input, this.#host.ids('message'))
   }
 
   /**
-   * Steps 2–5 of `send` (04-agent.md §4) for a prepared message.
-   *
-   * @param message - the prepared message
-   * @param target - the inbox list
-   * @param wakeup - whether to wake
-   * @internal
+   * The rest of `send` for a prepared message: queue it (a wake after an abort queues for the next
+   * turn), then start a driver when idle or latch the wake while maintenance or an aborted turn runs.
    */
-  enqueue(message: UserMessage, target: InboxTarget, wakeup: boolean): void {
+  #enqueue(message: UserMessage, target: InboxTarget, wakeup: boolean): void {
     if (this.#disposing !== undefined) throw new AgentDisposedError({ agentId: this.id, operation: 'send' })
     const wakingAfterAbort = wakeup && this.#phase !== 'idle' && this.#controller?.signal.aborted === true
     this.#inbox.insert(message, wakingAfterAbort ? 'next-turn' : target)
@@ -255,14 +259,9 @@ export class ReactLoopAgent implements Agent, RunPort {
         value: cause,
       })
     }
-    // Once dispose() was called the queued work stays in the log for a resume (§13.3): a later cancel keeps it.
+    // Once dispose() was called the queued work stays in the log for a resume: a later cancel keeps it.
     if (options.keepInbox !== true && this.#disposing === undefined) {
-      this.#clearingCause = cause
-      try {
-        this.#inbox.clear()
-      } finally {
-        this.#clearingCause = undefined
-      }
+      this.#notices.clearing(cause, () => this.#inbox.clear())
       this.#wakeRequested = false
     }
     if (this.#phase !== 'idle') this.#controller?.abort(cause)
@@ -309,86 +308,14 @@ export class ReactLoopAgent implements Agent, RunPort {
 
   run(input: UserMessageInput, options: RunOptions = {}): Promise<TurnResult> {
     try {
-      return runAgentTurn(this, this, input, options).result
+      return runAgentTurn(this.#runSource, input, options).result
     } catch (error) {
       return Promise.reject(error)
     }
   }
 
   stream(input: UserMessageInput, options: StreamOptions = {}): AgentRun {
-    return streamAgentTurn(this, this, input, options)
-  }
-
-  /**
-   * Calls `listener` after every `turn/end` this driver logs and its checkpoint D4.
-   *
-   * @param listener - the listener
-   * @returns a remover
-   * @internal
-   */
-  onTurnEnd(
-    listener: (notice: TurnEndNotice, flushError: { readonly error: unknown } | undefined) => void,
-  ): () => void {
-    this.#turnEndListeners.add(listener)
-    return () => this.#turnEndListeners.delete(listener)
-  }
-
-  /**
-   * Calls `listener` when the loop could not close a turn (its `turn/end` append threw, also after a
-   * failed `step/end`), and whenever a driver then cannot log `turn/start` because of it: no turn of
-   * this agent can claim a prompt until a resume repairs the log.
-   *
-   * @param listener - the listener, with the failed append's error
-   * @returns a remover
-   * @internal
-   */
-  onUnclosedTurn(listener: (error: unknown) => void): () => void {
-    this.#unclosedTurnListeners.add(listener)
-    return () => this.#unclosedTurnListeners.delete(listener)
-  }
-
-  /**
-   * Calls `listener` once the driver stopped at dispose.
-   *
-   * @param listener - the listener
-   * @returns a remover
-   * @internal
-   */
-  onDisposed(listener: () => void): () => void {
-    this.#disposedListeners.add(listener)
-    return () => this.#disposedListeners.delete(listener)
-  }
-
-  /**
-   * Calls `listener` with every event this agent's session commits.
-   *
-   * @param listener - the listener
-   * @returns a remover
-   * @internal
-   */
-  onSessionEvent(listener: (event: SessionEvent) => void): () => void {
-    const session = this.session
-    return this.#parent.on('session/event', (payload) => {
-      if (payload.session === session) listener(payload.event)
-    })
-  }
-
-  /**
-   * The cause of the `cancel()` clearing the inbox right now.
-   *
-   * @internal
-   */
-  get clearingCause(): CancelCause | undefined {
-    return this.#clearingCause
-  }
-
-  /**
-   * The seq of the running turn's `turn/start`.
-   *
-   * @internal
-   */
-  get turnStartSeq(): number | undefined {
-    return this.#turnStartSeq
+    return streamAgentTurn(this.#runSource, input, options)
   }
 
   dispose(): Promise<void> {
@@ -400,18 +327,16 @@ export class ReactLoopAgent implements Agent, RunPort {
    * Sets what runs after the driver stopped at dispose (the registry's unpublish steps).
    *
    * @param cleanup - the registry's part of disposal
-   * @internal
    */
   onDispose(cleanup: () => Promise<void>): void {
     this.#onDispose = cleanup
   }
 
-  /** §13.3: abort, stop the driver (queued work stays in the log), tear down in reverse. */
+  /** Abort, stop the driver (queued work stays in the log for a resume), tear down in reverse. */
   async #dispose(): Promise<void> {
     this.cancel({ kind: 'disposed' }, { keepInbox: true })
     await this.whenIdle()
-    for (const listener of [...this.#disposedListeners]) listener()
-    this.#disposedListeners.clear()
+    this.#notices.disposed()
     await this.ctx.dispose()
     await this.#host.sessions.flush(this.session).catch(() => false)
     await this.#onDispose?.()
@@ -429,7 +354,7 @@ export class ReactLoopAgent implements Agent, RunPort {
     if (this.#driver === work) this.#driver = undefined
   }
 
-  /** T2: idle → running, synchronously up to the driver's first await. */
+  /** Idle → running, synchronously up to the driver's first await. */
   #start(): void {
     this.#phase = 'running'
     this.#controller = new AbortController()
@@ -460,7 +385,7 @@ export class ReactLoopAgent implements Agent, RunPort {
         break
       }
       this.#lastTurn = turn
-      this.#turnStartSeq = startSeq
+      this.#notices.turnStarted(startSeq)
       const outcome = await runTurn(this.#host, turn, signal)
       const end = { turn, reason: outcome.reason, ...(outcome.cause === undefined ? {} : { cause: outcome.cause }) }
       let flushError: { readonly error: unknown } | undefined
@@ -471,8 +396,7 @@ export class ReactLoopAgent implements Agent, RunPort {
         flushError = { error }
         this.#reportError(turn, outcome.step, error)
       }
-      this.#turnStartSeq = undefined
-      for (const listener of [...this.#turnEndListeners]) listener({ turn, startSeq, end }, flushError)
+      this.#notices.turnEnded({ turn, startSeq, end }, flushError)
       if (flushError !== undefined) this.#refuseIfUnclosed(flushError.error)
       if (outcome.reason.kind === 'error') this.#reportError(turn, outcome.step, outcome.thrown?.error)
       const kind = outcome.reason.kind
@@ -486,14 +410,14 @@ export class ReactLoopAgent implements Agent, RunPort {
   }
 
   /**
-   * T3 and T21 keep the prompts queued, but while the session holds a turn the loop could not close
-   * (its `turn/end` append threw) no `turn/start` can be logged, so no wake can run them: the runs
-   * waiting for a claim reject with `error`. A resume repairs the log (`interrupted`). While
-   * disposing they are discarded `'disposed'` instead (§14).
+   * A failed turn keeps the prompts queued, but while the session holds a turn the loop could not
+   * close (its `turn/end` append threw) no `turn/start` can be logged, so no wake can run them: the
+   * runs waiting for a claim reject with `error`. A resume repairs the log (`interrupted`). While
+   * disposing they are discarded `'disposed'` instead.
    */
   #refuseIfUnclosed(error: unknown): void {
     if (this.#disposing !== undefined || this.session.turnState().openTurn === null) return
-    for (const listener of [...this.#unclosedTurnListeners]) listener(error)
+    this.#notices.unclosedTurn(error)
   }
 
   #reportError(turn: number | undefined, step: number | undefined, error: unknown): void {

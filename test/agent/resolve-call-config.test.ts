@@ -1,19 +1,18 @@
 /**
- * The seed call config of a request (04-agent.md §12.1): the last header minus its adapter
+ * The seed call config of a request: the last header minus its adapter
  * defaults, the options overlay on a driver's first request, the dropped reasoning effort on a
  * switch, the frozen clone, and the missing-model check.
  *
  * @module
  */
 import { describe, expect, test } from 'vitest'
+import { MissingModelError, type RequestHeader } from 'yoke'
 import {
   type CallConfigOptions,
   checkCallConfig,
   frozenCallConfig,
-  MissingModelError,
-  type RequestHeader,
   resolveCallConfig,
-} from 'yoke'
+} from '../../src/agent/resolve-call-config.js'
 import { expectError } from '../session/session-helpers.js'
 
 const logged: RequestHeader = {
