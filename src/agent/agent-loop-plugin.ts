@@ -18,7 +18,7 @@ export interface AgentLoopEntryConfig {
 const configSchema = z.strictObject({ maxParallelToolCalls: z.number().int().positive().optional() })
 
 /**
- * The `agent-loop` entry (04-agent.md): defines the agent events, owns the harness initiator and
+ * The `agent-loop` entry: defines the agent events, owns the harness initiator and
  * loop-request marks, and provides `services.agents`. At stop it disposes every agent.
  *
  * @returns the plugin definition

@@ -42,6 +42,18 @@ export interface ReactLoopAgentInit {
   readonly initiator: InitiatorControl<Agent>
   /** The harness loop-request marks. */
   readonly marks: LoopRequestMarks
+  /** Runs once the driver stopped at dispose: the registry's unpublish steps. */
+  readonly unpublish: () => Promise<void>
+}
+
+/**
+ * Creates an agent driver: the library's {@link Agent}, built only by the agent registry.
+ *
+ * @param init - the owner context, session, options, initiator, marks and the registry's unpublish steps
+ * @returns the agent
+ */
+export function createReactLoopAgent(init: ReactLoopAgentInit): Agent {
+  return new ReactLoopAgent(init)
 }
 
 function toolOptionsOf(options: AgentOptions): ToolRunOptions {
@@ -57,10 +69,11 @@ function toolOptionsOf(options: AgentOptions): ToolRunOptions {
 }
 
 /**
- * The agent driver shipped with the library: phases, the wake latch, the turn loop. Constructed
- * only by the agent registry and known to everything else as an {@link Agent}.
+ * The agent driver shipped with the library: phases, the wake latch, the turn loop. It holds the
+ * state (phase, controller, inbox, subscriptions); the turn and the step are functions over the
+ * frozen {@link LoopHost} it wires once.
  */
-export class ReactLoopAgent implements Agent {
+class ReactLoopAgent implements Agent {
   /** Marks the handle as an agent scope key (`ctx.agent`). */
   readonly [agentBrand] = true
   readonly id: string
@@ -78,7 +91,7 @@ export class ReactLoopAgent implements Agent {
   #lastTurn: number
   #driver: Promise<void> | undefined
   #disposing: Promise<void> | undefined
-  #onDispose: (() => Promise<void>) | undefined
+  readonly #unpublish: () => Promise<void>
   /** What the driver tells the runs waiting on it. */
   readonly #notices = new DriverNotices()
   /** What `run` and `stream` are given: explicit functions, not this object. */
@@ -91,6 +104,7 @@ export class ReactLoopAgent implements Agent {
     this.session = init.session
     this.options = init.options
     this.#initiator = init.initiator
+    this.#unpublish = init.unpublish
     const parent = init.parent
     // The agent's own id source (skipping message ids its log already holds) for everything that
     // runs in its context: the inbox, the runtime-context projection, the steps, the tool calls.
@@ -323,15 +337,6 @@ export class ReactLoopAgent implements Agent {
     return this.#disposing
   }
 
-  /**
-   * Sets what runs after the driver stopped at dispose (the registry's unpublish steps).
-   *
-   * @param cleanup - the registry's part of disposal
-   */
-  onDispose(cleanup: () => Promise<void>): void {
-    this.#onDispose = cleanup
-  }
-
   /** Abort, stop the driver (queued work stays in the log for a resume), tear down in reverse. */
   async #dispose(): Promise<void> {
     this.cancel({ kind: 'disposed' }, { keepInbox: true })
@@ -339,7 +344,7 @@ export class ReactLoopAgent implements Agent {
     this.#notices.disposed()
     await this.ctx.dispose()
     await this.#host.sessions.flush(this.session).catch(() => false)
-    await this.#onDispose?.()
+    await this.#unpublish()
   }
 
   #track(work: Promise<unknown>): void {

@@ -107,7 +107,7 @@ export function checkRunOptions(options: unknown): void {
  * result of the turn that claims it. Rejects {@link RunDiscardedError} when the prompt is discarded
  * before a claim (`'canceled'` by `cancel()` or the run's signal, with the cancel cause;
  * `'removed'` by `inbox.remove`/`replace`/`clear`; `'disposed'` when the agent is disposed first,
- * the prompt staying queued in the log), and with the flush error when checkpoint D4 fails. When
+ * the prompt staying queued in the log), and with the flush error when the turn-end checkpoint fails. When
  * the claiming turn's `turn/end` cannot be appended it rejects with that append error; the turn
  * then stays open in the session, so until a resume repairs it every run still waiting for a claim
  * rejects with that error too, and a later run with the `turn/start` error (`TURN_OPEN`), its
