@@ -6,22 +6,18 @@ import type { Context } from '../kernel/context.js'
 import type { PayloadOf } from '../kernel/event-catalog.js'
 import { services } from '../kernel/services.js'
 import { sessionMessageIds } from './session-message-ids.js'
-import { createRuntimeContextProjection } from '../prompt/runtime-context-projection.js'
 import type { InitiatorControl } from '../scope/initiator.js'
 import type { UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
 import type { SessionEvent } from '../session/session-event.js'
 import { type CancelCause, cancelCauseSchema } from '../session/turn-end-reason.js'
 import type { ApprovalDecision, PendingApproval } from '../tools/approval-broker.js'
-import { createApprovalBroker } from '../tools/create-approval-broker.js'
-import { defaultToolRunOptions, type ToolRunOptions } from '../tools/tool-step-context.js'
 import type { Agent, AgentPhase, AgentStatus, CancelOptions, RunOptions, TurnResult } from './agent.js'
 import { AgentInbox, type InboxTarget, type InboxView } from './agent-inbox.js'
 import type { AgentOptions } from './agent-options.js'
 import { DriverNotices } from './driver-notices.js'
-import type { LoopHost } from './loop-host.js'
-import { verifyReconstruction } from './rebuild-request.js'
-import { createRequestBuilder, type LoopRequestMarks } from './request-builder.js'
+import { createLoopHost, type LoopHost } from './loop-host.js'
+import type { LoopRequestMarks } from './request-builder.js'
 import { checkRunOptions, type RunSource, runAgentTurn } from './run-agent.js'
 import { runTurn } from './run-turn.js'
 import { type AgentRun, type StreamOptions, streamAgentTurn } from './stream-agent-turn.js'
@@ -54,18 +50,6 @@ export interface ReactLoopAgentInit {
  */
 export function createReactLoopAgent(init: ReactLoopAgentInit): Agent {
   return new ReactLoopAgent(init)
-}
-
-function toolOptionsOf(options: AgentOptions): ToolRunOptions {
-  return Object.freeze({
-    maxParallelToolCalls: options.maxParallelToolCalls ?? defaultToolRunOptions.maxParallelToolCalls,
-    toolAbortGraceMs: options.toolAbortGraceMs ?? defaultToolRunOptions.toolAbortGraceMs,
-    toolResultMaxBytes: options.toolResultMaxBytes ?? defaultToolRunOptions.toolResultMaxBytes,
-    approvalMode: options.approvalMode ?? defaultToolRunOptions.approvalMode,
-    ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
-    ...(options.toolResultSpill === 'meta' ? { toolResultSpill: 'meta' as const } : {}),
-    ...(options.approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs: options.approvalTimeoutMs }),
-  })
 }
 
 /**
@@ -147,30 +131,7 @@ class ReactLoopAgent implements Agent {
     // The session's structure fold already knows the numbering (no backward scan of the log).
     this.#lastTurn = this.session.turnState().nextTurn - 1
     const session = this.session
-    const marks = init.marks
-    this.#host = Object.freeze({
-      agent: this,
-      ctx,
-      session,
-      toolOptions: toolOptionsOf(this.options),
-      sessions: ctx.get(services.sessions),
-      systemPrompt: ctx.get(services.systemPrompt),
-      projection: createRuntimeContextProjection({ session, ids }),
-      ids,
-      approvals: createApprovalBroker({ ctx, agent: this }),
-      inbox: this.#inbox,
-      requests: createRequestBuilder({
-        session,
-        options: this.options,
-        models: ctx.get(services.models),
-        scope: this,
-        marks,
-        verify:
-          this.options.verifyReconstruction === true
-            ? (request, attempt) => verifyReconstruction(request, session, attempt, marks)
-            : undefined,
-      }),
-    })
+    this.#host = createLoopHost({ agent: this, inbox, ids, marks: init.marks })
     this.#runSource = Object.freeze({
       agent: this,
       notices: this.#notices,
