@@ -2,6 +2,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { ReconstructionError, RequestNotFoundError } from '../errors/agent-errors.js'
 import { SessionEventError } from '../errors/session-event-error.js'
 import type { Clock } from '../kernel/host-services.js'
+import type { ModelRequest } from '../model/model-request.js'
 import type { AssistantChunkData } from '../session/core-event-types.js'
 import { coreEventTypes } from '../session/core-event-types.js'
 import { createSession } from '../session/create-session.js'
@@ -10,7 +11,7 @@ import type { JsonValue } from '../session/json-value.js'
 import type { Session } from '../session/session.js'
 import type { SessionEvent } from '../session/session-event.js'
 import { snapshotJson } from '../session/snapshot-json.js'
-import { type LoopRequestMarks, type RequestBody, requestFromLog } from './request-builder.js'
+import { type LoopRequestMarks, requestFromLog } from './request-builder.js'
 
 /** Which request attempt to rebuild: attempt *n* is the *n*-th run of the step's `assistant/chunk`s. */
 export interface RequestCoordinates {
@@ -27,7 +28,7 @@ export interface RequestCoordinates {
 }
 
 /** A request as {@link rebuildRequest} returns it: a loop request without its `signal`, deep-frozen. */
-export type RebuiltRequest = RequestBody
+export type RebuiltRequest = Omit<ModelRequest, 'signal'>
 
 /** The clock of a replay session: only its `session/end-seed` marker reads it. */
 const stillClock: Clock = Object.freeze({ now: () => 0, setTimer: () => () => {} })

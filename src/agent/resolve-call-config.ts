@@ -3,13 +3,12 @@ import type { CallConfig, RequestHeader } from '../session/request-header.js'
 
 /**
  * A call config that may still lack `provider` and `model`: the seed handed to the
- * `agent/request` waterfall, before {@link checkCallConfig}.
+ * `agent/request` waterfall. A request whose config still lacks either after the waterfall fails
+ * with `MissingModelError`.
  */
 export type CallConfigSeed = Partial<CallConfig>
 
-/**
- * The call fields of the agent options; an `undefined` field counts as not set.
- */
+/** The call fields of the agent options; an `undefined` field counts as not set. */
 export type CallConfigOptions = { readonly [K in keyof CallConfig]?: CallConfig[K] | undefined }
 
 /** Input of {@link resolveCallConfig}. */
