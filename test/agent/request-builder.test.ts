@@ -2,17 +2,28 @@
  * The request builder's parts: the loop request object (its exact shape and key order, deep
  * freezing that stops at frozen objects and spares the signal, the per-harness loop-request
  * marks), the canonical header, when a `request/header` is due and with which reason, and when a
- * `request/context` differs.
+ * `request/context` differs; and the builder that logs them and builds each request from the log.
  *
  * @module
  */
 import { afterEach, describe, expect, test } from 'vitest'
-import type { CallConfig, Harness, Message, RequestHeader, ToolSchema } from 'yoke'
+import {
+  type CallConfig,
+  type Harness,
+  LlmError,
+  type Message,
+  type RequestHeader,
+  rebuildRequest,
+  services,
+  type ToolSchema,
+} from 'yoke'
+import { scriptedModel } from 'yoke/testing'
 import {
   buildLoopRequest,
   buildRequestContext,
   buildRequestHeader,
   createLoopRequestMarks,
+  createRequestBuilder,
   requestContextDue,
   requestHeaderDecision,
 } from '../../src/agent/request-builder.js'
@@ -372,5 +383,75 @@ describe('request/context', () => {
     expect(
       requestHeaderDecision({ folded: session.requestHeader(), firstRequestOfDriver: false, header }),
     ).toBeUndefined()
+  })
+})
+
+describe('createRequestBuilder', () => {
+  async function builderSession(verify?: (request: unknown) => void) {
+    const harness = await freshHarness({ model: scriptedModel([], { provider: 'mock', model: 'm1' }) })
+    harnesses.push(harness)
+    const session = harness.sessions.create()
+    appendAll(session, [TS(1), SS(1, 1)])
+    const marks = createLoopRequestMarks()
+    const builder = createRequestBuilder({
+      session,
+      options: { provider: 'mock', model: 'm1', temperature: 0.5 },
+      models: harness.ctx.get(services.models),
+      scope: harness.ctx,
+      marks,
+      ...(verify === undefined ? {} : { verify }),
+    })
+    return { session, marks, builder }
+  }
+
+  test('the live request is built from the log: what rebuildRequest returns for the attempt, plus the signal', async () => {
+    const { session, marks, builder } = await builderSession()
+    const seed = builder.seed()
+    expect(seed).toEqual({ provider: 'mock', model: 'm1', temperature: 0.5 })
+    const signal = new AbortController().signal
+    const { call, request } = builder.build({
+      chosen: seed,
+      turn: 1,
+      step: 1,
+      attempt: 1,
+      system: 'Be brief.',
+      tools: [echo],
+      signal,
+    })
+    expect(call.config).toMatchObject({ provider: 'mock', model: 'm1', temperature: 0.5 })
+    expect(marks.isLoopRequest(request)).toBe(true)
+    expect(Object.isFrozen(request)).toBe(true)
+    expect(request.signal).toBe(signal)
+    expect(request.tools).toBe(session.requestHeader()?.tools)
+    expect(session.events.slice(-2).map((event) => event.type)).toEqual(['request/header', 'request/context'])
+    session.append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'hi' } })
+    const { signal: _signal, ...body } = request
+    expect(rebuildRequest(session, { turn: 1, step: 1 })).toEqual(body)
+  })
+
+  test('only the first request of the builder logs a header over an equal one; a later change logs change', async () => {
+    const { session, builder } = await builderSession()
+    const attempt = { turn: 1, step: 1, system: 'Be brief.', tools: [echo], signal: new AbortController().signal }
+    builder.build({ ...attempt, chosen: builder.seed(), attempt: 1 })
+    const headers = () => session.events.filter((event) => event.type === 'request/header').length
+    expect(headers()).toBe(1)
+    builder.build({ ...attempt, chosen: builder.seed(), attempt: 2 })
+    expect(headers()).toBe(1)
+    builder.build({ ...attempt, chosen: builder.seed(), attempt: 3, system: 'Be terse.' })
+    expect(session.events.filter((event) => event.type === 'request/header').map((event) => event.data)).toMatchObject([
+      { reason: 'initial' },
+      { reason: 'change', header: { system: 'Be terse.' } },
+    ])
+  })
+
+  test('a chosen config that is not an object fails as an invalid request; verify sees every request before the adapter', async () => {
+    const seen: unknown[] = []
+    const { builder } = await builderSession((request) => seen.push(request))
+    const attempt = { turn: 1, step: 1, attempt: 1, system: '', tools: [], signal: new AbortController().signal }
+    expect(() => builder.build({ ...attempt, chosen: null as never })).toThrow(LlmError)
+    const { call, request } = builder.build({ ...attempt, chosen: builder.seed() })
+    // The empty script answers with an error chunk; what matters is that verify saw the request first.
+    for await (const _chunk of call.stream(request));
+    expect(seen).toEqual([request])
   })
 })
