@@ -61,7 +61,7 @@ function withoutSignal(request: ModelRequest): Omit<ModelRequest, 'signal'> {
   return rest
 }
 
-/** T13–T14: log the header and context when due, build the request from the live session and verify it (pending attempt). */
+/** A request point: log the header and context when due, build the request from the live session and verify it (pending attempt). */
 function requestPoint(
   log: LoopLog,
   header: RequestHeader,
@@ -85,12 +85,12 @@ function requestPoint(
   return request
 }
 
-/** T15: logs the chunks; returns their seqs. */
+/** The stream: logs the chunks; returns their seqs. */
 function stream(session: Session, turn: number, step: number, chunks: readonly StreamChunk[]): number[] {
   return chunks.map((chunk) => session.append('assistant/chunk', { turn, step, chunk }).seq)
 }
 
-/** T17: the anchor citing the attempt's chunks. */
+/** The assistant message anchor citing the attempt's chunks. */
 function answer(
   session: Session,
   turn: number,
