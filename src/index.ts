@@ -18,7 +18,6 @@
  */
 export {
   agentEvents,
-  AgentInbox,
   agentLoopEvents,
   agentLoopPlugin,
   agentOptionsSchema,
@@ -31,7 +30,6 @@ export type {
   Agent,
   AgentErrorPayload,
   AgentEvents,
-  AgentInboxOptions,
   AgentLifecyclePayload,
   AgentLoopEntryConfig,
   AgentLoopEvents,
@@ -44,12 +42,9 @@ export type {
   AgentStatusPayload,
   CallConfigSeed,
   CancelOptions,
-  ClaimOptions,
   CreateAgentOptions,
   InboxClaimedPayload,
-  InboxEmit,
   InboxMessagePayload,
-  InboxNotification,
   InboxTarget,
   InboxView,
   PreStepDecision,

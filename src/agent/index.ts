@@ -4,15 +4,7 @@
  * @module
  */
 export { type AgentEvents, agentEvents, type InboxClaimedPayload, type InboxMessagePayload } from './agent-events.js'
-export {
-  AgentInbox,
-  type AgentInboxOptions,
-  type ClaimOptions,
-  type InboxEmit,
-  type InboxNotification,
-  type InboxTarget,
-  type InboxView,
-} from './agent-inbox.js'
+export type { InboxTarget, InboxView } from './agent-inbox.js'
 export { type RebuiltRequest, type RequestCoordinates, rebuildRequest } from './rebuild-request.js'
 export type { CallConfigSeed } from './resolve-call-config.js'
 export { normalizeUserMessage, type UserMessageInput } from './user-message-input.js'

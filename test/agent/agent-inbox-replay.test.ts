@@ -1,5 +1,5 @@
 /**
- * The inbox as a projection of the log (04-agent.md §5, 02-session.md §8): construction replays
+ * The inbox as a projection of the log: construction replays
  * every splice after `header.seedLength`, seeds and forks included, with `Array.prototype.splice`
  * coordinates; and a property test against a naive model, live and replayed.
  *
@@ -7,7 +7,8 @@
  */
 import fc from 'fast-check'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
-import { type AgentInbox, DuplicateMessageError, type Session, SessionVetoError, type UserMessage } from 'yoke'
+import { DuplicateMessageError, type Session, SessionVetoError, type UserMessage } from 'yoke'
+import type { AgentInbox } from '../../src/agent/agent-inbox.js'
 import { ids, type InboxHarness, inboxHarness, message, type Note, splice, splicedSeed } from './inbox-helpers.js'
 
 describe('replay at construction', () => {

@@ -1,5 +1,5 @@
 /**
- * The agent inbox (04-agent.md §5): every row of the operation table with its exact durable
+ * The agent inbox: every row of the operation table with its exact durable
  * splices and live notifications, the append-before-change rule, failing appends, duplicate ids
  * and the frozen views.
  *
@@ -7,7 +7,6 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import {
-  AgentInbox,
   DuplicateMessageError,
   InvalidArgumentError,
   InvalidMessageError,
@@ -16,6 +15,7 @@ import {
   SessionVetoError,
   type UserMessage,
 } from 'yoke'
+import { AgentInbox } from '../../src/agent/agent-inbox.js'
 import { ids, type InboxHarness, inboxHarness, message, splice, splices } from './inbox-helpers.js'
 
 let setup: InboxHarness
