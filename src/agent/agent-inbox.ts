@@ -21,7 +21,7 @@ export type InboxNotification = {
  */
 export type InboxEmit = (...notification: InboxNotification) => void
 
-/** The inbox as the agent exposes it (`agent.inbox`, 04-agent.md §5). */
+/** The inbox as the agent exposes it (`agent.inbox`). */
 export interface InboxView {
   /** The pending next-turn prompts, oldest first (frozen; the same array until the list changes). */
   readonly nextTurn: readonly UserMessage[]
@@ -61,7 +61,7 @@ export interface InboxView {
 export interface AgentInboxOptions {
   /** The session whose `agent/inbox/spliced` events the inbox projects; the inbox must be their only writer. */
   readonly session: Session
-  /** Delivers `agent/inbox/inserted`, `discarded` and `claimed` (04-agent.md §5); must not throw (`ctx.emit` contains listener failures). */
+  /** Delivers `agent/inbox/inserted`, `discarded` and `claimed`; must not throw (`ctx.emit` contains listener failures). */
   readonly emit: InboxEmit
   /**
    * Makes the ids of replacement messages (kind `'message'`).
@@ -80,7 +80,7 @@ export interface ClaimOptions {
 }
 
 /**
- * An agent's inbox (04-agent.md §5): two ordered lists projected from the session's durable
+ * An agent's inbox: two ordered lists projected from the session's durable
  * `agent/inbox/spliced` events. Construction replays every splice after the inherited prefix
  * (`header.seedLength`); afterwards each operation appends its splice first and changes the lists
  * only once the append returned (a failing append changes nothing and is rethrown), then notifies.
@@ -154,7 +154,7 @@ export class AgentInbox implements InboxView {
   }
 
   /**
-   * Queues a message at the end of `target` (`send`, 04-agent.md §4 step 4): an insertion splice,
+   * Queues a message at the end of `target` (`send`): an insertion splice,
    * then `agent/inbox/inserted`.
    *
    * @param message - a valid message, e.g. from {@link normalizeUserMessage}

@@ -11,7 +11,7 @@ import { agentEvents } from './agent-events.js'
 import { agentLoopEvents } from './agent-loop-events.js'
 import { requestErrorEvents } from '../model/retry/retry-events.js'
 import { AgentRegistry } from './agent-registry.js'
-import { createLoopRequestMarks } from './build-request.js'
+import { createLoopRequestMarks } from './request-builder.js'
 
 /** The config of the `agent-loop` entry. */
 export interface AgentLoopEntryConfig {
@@ -22,7 +22,7 @@ export interface AgentLoopEntryConfig {
 const configSchema = z.strictObject({ maxParallelToolCalls: z.number().int().positive().optional() })
 
 /**
- * The `agent-loop` entry (04-agent.md): defines the agent events, owns the harness initiator and
+ * The `agent-loop` entry: defines the agent events, owns the harness initiator and
  * loop-request marks, and provides `services.agents`. At stop it disposes every agent.
  *
  * @returns the plugin definition

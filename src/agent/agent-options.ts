@@ -3,7 +3,7 @@ import { InvalidOptionsError } from '../errors/invalid-options-error.js'
 import { type ValidationIssue, valueAt } from '../errors/issue.js'
 
 /**
- * The driver's resolved settings (04-agent.md §2.1): the call fields (which may also come from the
+ * The driver's resolved settings: the call fields (which may also come from the
  * log or an `agent/request` listener) and the tool-layer settings. Validated by a strict schema
  * and frozen before an agent is published.
  */
@@ -29,33 +29,33 @@ export interface AgentOptions {
   /** The stop sequences. */
   readonly stop?: readonly string[]
   /**
-   * How many tool calls run at once (05-tools.md §6).
+   * How many tool calls run at once.
    *
    * @default the harness option (10)
    */
   readonly maxParallelToolCalls?: number
-  /** The deadline of a tool without its own `timeoutMs` (05-tools.md §8); none when absent. */
+  /** The deadline of a tool without its own `timeoutMs`; none when absent. */
   readonly toolTimeoutMs?: number
   /**
-   * How long an aborted tool body may take before it is abandoned (05-tools.md §8).
+   * How long an aborted tool body may take before it is abandoned.
    *
    * @default 10000
    */
   readonly toolAbortGraceMs?: number
   /**
-   * The tool result size limit in UTF-8 bytes (05-tools.md §10).
+   * The tool result size limit in UTF-8 bytes.
    *
    * @default 102400
    */
   readonly toolResultMaxBytes?: number
   /**
-   * `'meta'` keeps the untruncated content in the result's meta (05-tools.md §10).
+   * `'meta'` keeps the untruncated content in the result's meta.
    *
    * @default 'none'
    */
   readonly toolResultSpill?: 'none' | 'meta'
   /**
-   * How unanswered approvals resolve (05-tools.md §9).
+   * How unanswered approvals resolve.
    *
    * @default 'auto'
    */
@@ -63,7 +63,7 @@ export interface AgentOptions {
   /** `'manual'` only: deny an unanswered approval after this many milliseconds. */
   readonly approvalTimeoutMs?: number
   /**
-   * Check every loop request against `rebuildRequest` before the adapter (04-agent.md §12.4).
+   * Check every loop request against `rebuildRequest` before the adapter.
    *
    * @default false
    */
@@ -81,7 +81,7 @@ const nonNegativeFinite = z
   .number({ error: 'must be a non-negative finite number' })
   .refine((value) => Number.isFinite(value) && value >= 0, { error: 'must be a non-negative finite number' })
 
-/** The strict schema of {@link AgentOptions} (04-agent.md §2.1). */
+/** The strict schema of {@link AgentOptions}. */
 export const agentOptionsSchema: z.ZodType<AgentOptions> = z
   .strictObject(
     {
@@ -123,7 +123,7 @@ export const agentOptionsSchema: z.ZodType<AgentOptions> = z
   }) as unknown as z.ZodType<AgentOptions>
 
 /**
- * Validates agent options (04-agent.md §2.1) and returns a frozen copy (`stop` copied too), keys
+ * Validates agent options and returns a frozen copy (`stop` copied too), keys
  * with an `undefined` value dropped.
  *
  * @param options - the candidate options (`undefined` means `{}`)

@@ -21,14 +21,14 @@ import type { Agent } from './agent.js'
 import { type AgentOptions, validateAgentOptions } from './agent-options.js'
 import { registerAgentVariables } from './agent-variables.js'
 import { layerAgentOptions, type PresetBinding, presetForCreate, presetForResume } from './bind-preset.js'
-import type { LoopRequestMarks } from './build-request.js'
+import type { LoopRequestMarks } from './request-builder.js'
 import { CREATE_AGENT_RULES, RESUME_AGENT_RULES } from './check-registry-options.js'
 import { assertNotStored, CreationSignal } from './creation-signal.js'
 import { freshSessionId } from '../persistence/fresh-session-id.js'
-import { ReactLoopAgent } from './react-loop-agent.js'
+import { createReactLoopAgent } from './react-loop-agent.js'
 import { prepareResumedSession, type ResumeAgentOptions } from './resume-agent.js'
 
-/** Options of {@link AgentRegistry.create} (04-agent.md §13.1). */
+/** Options of {@link AgentRegistry.create}. */
 export interface CreateAgentOptions {
   /**
    * The agent (= session) id.
@@ -39,7 +39,7 @@ export interface CreateAgentOptions {
   /** The agent options, field by field over the harness defaults and the preset's options; validated strictly. */
   readonly options?: AgentOptions
   /**
-   * A preset of this harness (06-prompt-scope.md §5): its options sit under `options`, the session
+   * A preset of this harness: its options sit under `options`, the session
    * header records it (`agentPreset`) and the agent's scope gets it as parent.
    *
    * @default none
@@ -53,7 +53,7 @@ export interface CreateAgentOptions {
    */
   readonly model?: ModelAdapter | ModelRoute
   /**
-   * Events the agent's session starts from (02-session.md §8): each is fully validated, a
+   * Events the agent's session starts from: each is fully validated, a
    * `session/end-seed` marker follows (even for `[]`), and the driver continues from them (turn
    * numbering, inbox replay), as after a fork.
    *
@@ -61,7 +61,7 @@ export interface CreateAgentOptions {
    */
   readonly seed?: readonly unknown[]
   /**
-   * A JSON object for the embedder, stored as the session header's `metadata` (02-session.md §7).
+   * A JSON object for the embedder, stored as the session header's `metadata`.
    *
    * @default none
    */
@@ -100,13 +100,13 @@ interface RegistryCore {
 }
 
 /**
- * The agents of one harness (04-agent.md §13): `harness.agents`, `ctx.agents`. Creates
- * the agents (their drivers stay internal) and lists the published ones.
+ * The agents of one harness: `harness.agents`, `ctx.agents`. Creates
+ * agent drivers and lists the published ones.
  */
 export class AgentRegistry {
   // Not readonly: forOwner() points a new view at this registry's core.
   #core: RegistryCore
-  /** The context that owns the agents created through this view (04-agent.md §13.1). */
+  /** The context that owns the agents created through this view. */
   #owner: Context
 
   /**
@@ -153,18 +153,18 @@ export class AgentRegistry {
     return view
   }
 
-  /** @internal Owner-bound view (01-kernel.md P10): `ctx.get(services.agents)` is {@link AgentRegistry.forOwner}`(ctx)`. */
+  /** @internal Owner-bound view: `ctx.get(services.agents)` is {@link AgentRegistry.forOwner}`(ctx)`. */
   [bindOwner](owner: Context): AgentRegistry {
     return this.forOwner(owner)
   }
 
-  /** Which agent started the current piece of work (06-prompt-scope.md §6). */
+  /** Which agent started the current piece of work. */
   get initiator(): Initiator<Agent> {
     return this.#core.initiator
   }
 
   /**
-   * Creates and publishes an agent (04-agent.md §13.2). Its options are, field by field, the
+   * Creates and publishes an agent. Its options are, field by field, the
    * harness `maxParallelToolCalls` and model route's call fields (those of `model` instead, when
    * given), then the preset's options, then `options`.
    *
@@ -232,8 +232,8 @@ export class AgentRegistry {
   }
 
   /**
-   * Resumes a stored session as an agent (04-agent.md §13.4): persistence `prepare` commits the
-   * crash-repair closers, then §13.2 runs with `source: 'resume'`. The agent rebinds to the preset
+   * Resumes a stored session as an agent: persistence `prepare` commits the
+   * crash-repair closers, then the agent is built and published as by `create`, with `source: 'resume'`. The agent rebinds to the preset
    * its header recorded. The driver continues the turn numbering and replays the inbox; it never
    * starts a turn by itself.
    *
@@ -276,7 +276,7 @@ export class AgentRegistry {
     return this.#owner === this.#core.ctx ? undefined : this.#owner
   }
 
-  /** Layers and validates the options of a new driver (09-api.md H2). */
+  /** Layers and validates the options of a new driver. */
   #plan(preset: PresetBinding | undefined, route: ResolvedModelRoute | undefined, caller: AgentOptions): AgentPlan {
     const base = route === undefined ? this.harnessDefaults() : { ...this.#core.defaults, ...route.defaults }
     return { options: validateAgentOptions(layerAgentOptions(base, preset?.options, caller)), preset, route }
@@ -295,7 +295,7 @@ export class AgentRegistry {
   }
 
   /**
-   * §13.2 steps 2–3 over a staged session: the driver, setup, then publication — session registry,
+   * Builds and publishes the agent of a staged session: the driver, setup, then publication — session registry,
    * agent registry (the collision point), `session/created`, `agent/created`,
    * `agent/session-start`. Undoes everything on a failure; a resume's reservation is released.
    */
@@ -308,17 +308,19 @@ export class AgentRegistry {
     source: 'create' | 'resume',
   ): Promise<Agent> {
     const { session } = staged
-    // §13.2 step 1: the owner's disposal disposes the agent; registered before the driver exists.
+    // The owner's disposal disposes the agent; registered before the driver exists, so no window leaks it.
     const owner = this.#foreignOwner()
     let owned: Agent | undefined
     let ownerEffect: Disposer | undefined
-    const undo = async (agent: ReactLoopAgent | undefined): Promise<void> => {
+    // What dispose runs once the agent is published: set only then, so a creation undone earlier unpublishes nothing.
+    let unpublish: (() => Promise<void>) | undefined
+    const undo = async (agent: Agent | undefined): Promise<void> => {
       if (agent !== undefined) await agent.ctx.dispose()
       staged.discard()
       await release?.()
       await ownerEffect?.()
     }
-    let agent: ReactLoopAgent | undefined
+    let agent: Agent | undefined
     try {
       if (owner !== undefined) {
         creation.check()
@@ -329,12 +331,13 @@ export class AgentRegistry {
           `agent:${session.id}`,
         )
       }
-      agent = new ReactLoopAgent({
+      agent = createReactLoopAgent({
         parent: this.#core.ctx,
         session,
         options: plan.options,
         initiator: this.#core.initiator,
         marks: this.#core.marks,
+        unpublish: () => unpublish?.() ?? Promise.resolve(),
       })
       registerAgentVariables(agent)
       if (plan.preset !== undefined) agent.ctx.scopes.bindParent(agent, plan.preset.preset)
@@ -355,20 +358,20 @@ export class AgentRegistry {
     const sessions = this.#core.ctx.get(SessionsKey)
     const published = agent
     owned = published
-    published.onDispose(async () => {
+    unpublish = async () => {
       // Not awaited: when the owner's teardown is what disposes the agent, it awaits this dispose.
       void ownerEffect?.()
       this.#core.live.delete(session.id)
       this.#core.ctx.emit('agent/disposed', { agent: published })
       await sessions.dispose(session)
-    })
+    }
     this.#core.ctx.emit('agent/created', { agent: published })
     this.#core.ctx.emit('agent/session-start', { agent: published, source })
     return published
   }
 
   /**
-   * The option defaults `harness.createAgent` starts from (09-api.md H2): the harness
+   * The option defaults `harness.createAgent` starts from: the harness
    * `maxParallelToolCalls`, then the call fields of the harness model route.
    *
    * @returns a fresh options object
@@ -399,7 +402,7 @@ export class AgentRegistry {
   }
 
   /**
-   * Whether `value` is a request the agent loop built (04-agent.md §12.3).
+   * Whether `value` is a request the agent loop built.
    *
    * @param value - anything
    * @returns `true` for a loop-built request
@@ -409,7 +412,7 @@ export class AgentRegistry {
   }
 
   /**
-   * Harness close, first step (09-api.md H8): closes the initiator, refuses new creates and
+   * Harness close, first step: closes the initiator, refuses new creates and
    * resumes, makes pending ones reject {@link HarnessClosedError}, awaits them, then disposes every
    * agent (a running turn ends aborted `{ kind: 'disposed' }`). Idempotent.
    *

@@ -2,7 +2,7 @@ import { SystemPromptKey } from '../prompt/system-prompt-key.js'
 import type { Agent } from './agent.js'
 
 /**
- * Registers the per-agent prompt variables through `agent.ctx` (06-prompt-scope.md §1.2), so they
+ * Registers the per-agent prompt variables through `agent.ctx`, so they
  * live in the agent's layer and go with it at dispose: `agent_id` (`agent.id`), `provider` and
  * `model` (from `agent.options`, else the last logged `request/header`, else `undefined`, read at
  * every assembly, so a switch logged by an `agent/request` listener shows) and `cwd`

@@ -11,10 +11,10 @@ import type { AgentOptions } from './agent-options.js'
 import type { InboxTarget, InboxView } from './agent-inbox.js'
 import type { UserMessageInput } from './user-message-input.js'
 
-/** The derived status of an agent (04-agent.md §3). */
+/** The derived status of an agent. */
 export type AgentStatus = 'idle' | 'running'
 
-/** The private phase an agent is in (04-agent.md §3); maintenance reads as status `idle`. */
+/** The private phase an agent is in; maintenance reads as status `idle`. */
 export type AgentPhase = 'idle' | 'running' | 'maintenance'
 
 /** Options of {@link Agent.cancel}. */
@@ -33,7 +33,7 @@ export interface RunOptions {
   readonly signal?: AbortSignal
 }
 
-/** What {@link Agent.run} resolves with (09-api.md A1). Lossless JSON. */
+/** What {@link Agent.run} resolves with. Lossless JSON. */
 export interface TurnResult {
   /** The claiming turn. */
   readonly turn: number
@@ -50,7 +50,7 @@ export interface TurnResult {
 }
 
 /**
- * The handle of one agent (04-agent.md §2): its id is its session id. Build one with
+ * The handle of one agent: its id is its session id. Build one with
  * `harness.createAgent()`.
  *
  * @example
@@ -73,14 +73,14 @@ export interface Agent {
   readonly status: AgentStatus
   /** The private phase. */
   readonly phase: AgentPhase
-  /** The pending messages (04-agent.md §5). */
+  /** The pending messages. */
   readonly inbox: InboxView
   /** `true` once {@link Agent.dispose} was called. */
   readonly disposed: boolean
-  /** The tool approvals waiting for a decision, in ask order (05-tools.md §9). */
+  /** The tool approvals waiting for a decision, in ask order. */
   readonly pendingApprovals: readonly PendingApproval[]
   /**
-   * The routing primitive (04-agent.md §4): queues the input and, with `wakeup`, starts a driver.
+   * The routing primitive: queues the input and, with `wakeup`, starts a driver.
    *
    * @param input - a string or `{ content, source? }`
    * @param target - the inbox list
@@ -117,7 +117,7 @@ export interface Agent {
    */
   wake(): boolean
   /**
-   * Cancels (04-agent.md §9): clears the inbox unless `keepInbox`, aborts the running turn.
+   * Cancels: clears the inbox unless `keepInbox`, aborts the running turn.
    *
    * @param cause - why (default `{ kind: 'user' }`)
    * @param options - `keepInbox`
@@ -131,20 +131,20 @@ export interface Agent {
    */
   whenIdle(): Promise<void>
   /**
-   * Queues a prompt and resolves with the result of the turn that claims it (09-api.md A1).
+   * Queues a prompt and resolves with the result of the turn that claims it.
    *
    * @param input - the prompt
    * @param options - a signal
    * @returns the turn result
    * @throws (as a rejection) {@link RunDiscardedError} when no turn claims the prompt; the flush
-   *   error when the turn-end checkpoint D4 fails; the append error when a `turn/end` cannot be
+   *   error when the turn-end checkpoint fails; the append error when a `turn/end` cannot be
    *   logged (also for the runs waiting then), and `StructureError` `TURN_OPEN` for later runs
    *   until a resume closes that turn
    */
   run(input: UserMessageInput, options?: RunOptions): Promise<TurnResult>
   /**
    * Queues a prompt like {@link Agent.run} and streams the claiming turn's durable events, from
-   * `turn/start` to `turn/end` (09-api.md A1). At most `highWaterMark` undelivered events are
+   * `turn/start` to `turn/end`. At most `highWaterMark` undelivered events are
    * buffered; one more makes the next read throw {@link StreamOverflowError} after the buffered
    * ones. Breaking out of the loop unsubscribes without cancelling.
    *
@@ -162,7 +162,7 @@ export interface Agent {
    */
   stream(input: UserMessageInput, options?: StreamOptions): AgentRun
   /**
-   * Runs `task` as maintenance (04-agent.md §10): claims the idle phase synchronously; `status`
+   * Runs `task` as maintenance: claims the idle phase synchronously; `status`
    * stays `'idle'`; `cancel` aborts the task's signal; waking sends made meanwhile latch and run in
    * FIFO order after the task settles.
    *
@@ -173,7 +173,7 @@ export interface Agent {
    */
   runMaintenance<T>(task: (signal: AbortSignal) => Promise<T>): Promise<T>
   /**
-   * Manual compaction between turns (07-compaction.md §8): runs, as one maintenance task,
+   * Manual compaction between turns: runs, as one maintenance task,
    * `services.compaction.compactNow()` and then a flush. Status stays `'idle'`; prompts sent
    * meanwhile run after it.
    *
@@ -184,7 +184,7 @@ export interface Agent {
    */
   compact(options?: CompactOptions): Promise<SummaryAction | null>
   /**
-   * Decides a pending tool approval as the host (05-tools.md §9, `by: 'host'`). The first decision
+   * Decides a pending tool approval as the host (`by: 'host'`). The first decision
    * wins and is final.
    *
    * @param approvalId - an id from {@link Agent.pendingApprovals}
@@ -194,7 +194,7 @@ export interface Agent {
    */
   approve(approvalId: string, decision: ApprovalDecision): 'decided' | 'already-decided'
   /**
-   * Disposes the agent (04-agent.md §13.3): a running turn ends aborted `{ kind: 'disposed' }`.
+   * Disposes the agent: a running turn ends aborted `{ kind: 'disposed' }`.
    * Memoized.
    *
    * @returns resolves once the agent left the registries

@@ -26,7 +26,7 @@ function lookUp(presets: PresetRegistry, name: string): Preset {
   return preset
 }
 
-/** A preset an agent is bound to, with the options it gives (06-prompt-scope.md §5). */
+/** A preset an agent is bound to, with the options it gives. */
 export interface PresetBinding {
   /** The preset's handle, the parent of the agent's scope. */
   readonly preset: Preset
@@ -35,7 +35,7 @@ export interface PresetBinding {
 }
 
 /**
- * The preset a new agent asks for (06-prompt-scope.md §5 "Binding"), looked up before anything
+ * The preset a new agent asks for, looked up before anything
  * is created.
  *
  * @param ctx - the agent registry's context
@@ -52,7 +52,7 @@ export function presetForCreate(ctx: Context, name: string | undefined): PresetB
 }
 
 /**
- * The preset a resumed agent rebinds to (06-prompt-scope.md §5 "Resume"): the one its session
+ * The preset a resumed agent rebinds to: the one its session
  * header recorded (`agentPreset`; none recorded → none).
  *
  * @param ctx - the agent registry's context
@@ -73,7 +73,7 @@ export function presetForResume(
 }
 
 /**
- * An agent's options, field by field (09-api.md H2): the base (the harness `maxParallelToolCalls`
+ * An agent's options, field by field: the base (the harness `maxParallelToolCalls`
  * and the call fields of the model route), then the preset's options, then the caller's. A field
  * set to `undefined` does not hide a lower layer's value.
  *

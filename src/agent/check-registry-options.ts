@@ -4,7 +4,7 @@ const setupRule: OptionRule = (value) =>
   typeof value === 'function' ? undefined : 'must be a function (ctx) => void | Promise<void>'
 
 /**
- * The rules of `agents.resume` options (04-agent.md §13.1–13.2 step 1): `preset` a string,
+ * The rules of `agents.resume` options: `preset` a string,
  * `setup` a function, `signal` an `AbortSignal`; `options` and `model` are checked by their own
  * validators later.
  *

@@ -9,7 +9,7 @@ import { isStored } from '../persistence/fresh-session-id.js'
 import { isSessionId } from '../session/session-header.js'
 
 /**
- * The fused signal of one create or resume (04-agent.md §13.2 step 1): the caller's `signal`,
+ * The fused signal of one create or resume: the caller's `signal`,
  * the owner's disposal and harness close, each turned into the error the creation rejects with.
  *
  * @internal
@@ -86,7 +86,7 @@ export class CreationSignal {
 }
 
 /**
- * H2: a new agent's id must not have a stored log. Asks persistence `readFrom` for what lies past
+ * A new agent's id must not have a stored log. Asks persistence `readFrom` for what lies past
  * any seq (no lease, no closers, nothing written): a resolved read means a stored log exists.
  * Skipped without a persistence entry or for an id the session registry will refuse anyway.
  *

@@ -1,45 +1,13 @@
 /**
- * The agent loop (04-agent.md): the `Agent` handle, its driver, request construction and
- * reconstruction.
+ * The agent loop: the `Agent` handle, its driver, request construction and reconstruction.
  *
  * @module
  */
 export { type AgentEvents, agentEvents, type InboxClaimedPayload, type InboxMessagePayload } from './agent-events.js'
-export {
-  AgentInbox,
-  type AgentInboxOptions,
-  type ClaimOptions,
-  type InboxEmit,
-  type InboxNotification,
-  type InboxTarget,
-  type InboxView,
-} from './agent-inbox.js'
-export {
-  type BuildLoopRequestInput,
-  buildLoopRequest,
-  createLoopRequestMarks,
-  type LoopRequestMarks,
-} from './build-request.js'
+export type { InboxTarget, InboxView } from './agent-inbox.js'
 export { type RebuiltRequest, type RequestCoordinates, rebuildRequest } from './rebuild-request.js'
-export {
-  buildRequestContext,
-  buildRequestHeader,
-  type RequestHeaderDecisionInput,
-  type RequestHeaderDue,
-  type RequestHeaderParts,
-  requestContextDue,
-  requestHeaderDecision,
-} from './request-header-decision.js'
-export {
-  type CallConfigOptions,
-  type CallConfigSeed,
-  checkCallConfig,
-  frozenCallConfig,
-  type ResolveCallConfigInput,
-  resolveCallConfig,
-} from './resolve-call-config.js'
+export type { CallConfigSeed } from './resolve-call-config.js'
 export { normalizeUserMessage, type UserMessageInput } from './user-message-input.js'
-export { verifyReconstruction } from './verify-reconstruction.js'
 export type {
   Agent,
   AgentPhase,
@@ -66,4 +34,3 @@ export { type AgentLoopEntryConfig, agentLoopPlugin } from './agent-loop-plugin.
 export { type AgentOptions, agentOptionsSchema, validateAgentOptions } from './agent-options.js'
 export { AgentRegistry, type CreateAgentOptions } from './agent-registry.js'
 export type { ResumeAgentOptions } from './resume-agent.js'
-export type { RunHooks, TurnEndNotice } from './run-agent.js'

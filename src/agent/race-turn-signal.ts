@@ -1,8 +1,8 @@
 /**
  * Settles like `promise`, or, once the turn signal aborted and `promise` is still pending after
  * everything already queued has run (one macrotask), rejects with the signal's reason
- * (04-agent.md §9: every await in the loop honours the turn signal). The pause lets a listener
- * that cancels and then fails be heard (scenario 41: its error becomes the end's `cause`); a
+ * (every await in the loop honours the turn signal). The pause lets a listener that cancels and
+ * then fails be heard (its error becomes the end's `cause`); a
  * listener that ignores the signal cannot hold the turn up. A `promise` that loses keeps running
  * and its rejection is observed.
  *

@@ -5,19 +5,13 @@ import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { Context } from '../kernel/context.js'
 import type { PayloadOf } from '../kernel/yoke-events.js'
 import { IdsKey } from '../kernel/host-keys.js'
-import { ModelsKey } from '../model/models-key.js'
-import { SystemPromptKey } from '../prompt/system-prompt-key.js'
-import { SessionsKey } from '../session/sessions-key.js'
 import { sessionMessageIds } from './session-message-ids.js'
-import { createRuntimeContextProjection } from '../prompt/runtime-context-projection.js'
 import type { InitiatorControl } from '../scope/initiator.js'
 import type { UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
 import type { SessionEvent } from '../session/session-event.js'
 import { type CancelCause, cancelCauseSchema } from '../session/turn-end-reason.js'
 import type { ApprovalDecision, PendingApproval } from '../tools/approval-broker.js'
-import { createApprovalBroker } from '../tools/create-approval-broker.js'
-import { defaultToolRunOptions, type ToolRunOptions } from '../tools/tool-step-context.js'
 import type {
   Agent,
   AgentPhase,
@@ -30,11 +24,12 @@ import type {
 } from './agent.js'
 import { AgentInbox, type InboxTarget, type InboxView } from './agent-inbox.js'
 import type { AgentOptions } from './agent-options.js'
-import type { LoopRequestMarks } from './build-request.js'
-import type { LoopHost } from './loop-host.js'
-import { checkRunOptions, type RunPort, runAgentTurn, type TurnEndNotice } from './run-agent.js'
-import { streamAgentTurn } from './stream-agent-turn.js'
+import { DriverNotices } from './driver-notices.js'
+import { createLoopHost, type LoopHost } from './loop-host.js'
+import type { LoopRequestMarks } from './request-builder.js'
+import { checkRunOptions, type RunSource, runAgentTurn } from './run-agent.js'
 import { runTurn } from './run-turn.js'
+import { streamAgentTurn } from './stream-agent-turn.js'
 import { failureOf } from './turn-end.js'
 import { normalizeUserMessage, type UserMessageInput } from './user-message-input.js'
 
@@ -52,25 +47,26 @@ export interface ReactLoopAgentInit {
   readonly initiator: InitiatorControl<Agent>
   /** The harness loop-request marks. */
   readonly marks: LoopRequestMarks
-}
-
-function toolOptionsOf(options: AgentOptions): ToolRunOptions {
-  return Object.freeze({
-    maxParallelToolCalls: options.maxParallelToolCalls ?? defaultToolRunOptions.maxParallelToolCalls,
-    toolAbortGraceMs: options.toolAbortGraceMs ?? defaultToolRunOptions.toolAbortGraceMs,
-    toolResultMaxBytes: options.toolResultMaxBytes ?? defaultToolRunOptions.toolResultMaxBytes,
-    approvalMode: options.approvalMode ?? defaultToolRunOptions.approvalMode,
-    ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
-    ...(options.toolResultSpill === 'meta' ? { toolResultSpill: 'meta' as const } : {}),
-    ...(options.approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs: options.approvalTimeoutMs }),
-  })
+  /** Runs once the driver stopped at dispose: the registry's unpublish steps. */
+  readonly unpublish: () => Promise<void>
 }
 
 /**
- * The agent driver shipped with the library (04-agent.md): phases, the wake latch, the turn loop.
- * Constructed only by the agent registry.
+ * Creates an agent driver: the library's {@link Agent}, built only by the agent registry.
+ *
+ * @param init - the owner context, session, options, initiator, marks and the registry's unpublish steps
+ * @returns the agent
  */
-export class ReactLoopAgent implements Agent, RunPort {
+export function createReactLoopAgent(init: ReactLoopAgentInit): Agent {
+  return new ReactLoopAgent(init)
+}
+
+/**
+ * The agent driver shipped with the library: phases, the wake latch, the turn loop. It holds the
+ * state (phase, controller, inbox, subscriptions); the turn and the step are functions over the
+ * frozen {@link LoopHost} it wires once.
+ */
+class ReactLoopAgent implements Agent {
   /** Marks the handle as an agent scope key (`ctx.agent`). */
   readonly [agentBrand] = true
   readonly id: string
@@ -88,27 +84,21 @@ export class ReactLoopAgent implements Agent, RunPort {
   #lastTurn: number
   #driver: Promise<void> | undefined
   #disposing: Promise<void> | undefined
-  #onDispose: (() => Promise<void>) | undefined
-  readonly #parent: Context
-  readonly #turnEndListeners = new Set<
-    (notice: TurnEndNotice, flushError: { readonly error: unknown } | undefined) => void
-  >()
-  readonly #disposedListeners = new Set<() => void>()
-  readonly #unclosedTurnListeners = new Set<(error: unknown) => void>()
-  #clearingCause: CancelCause | undefined
-  #turnStartSeq: number | undefined
+  readonly #unpublish: () => Promise<void>
+  /** What the driver tells the runs waiting on it. */
+  readonly #notices = new DriverNotices()
+  /** What `run` and `stream` are given: explicit functions, not this object. */
+  readonly #runSource: RunSource
   #starts = 0
 
-  /**
-   * @param init - the owner context, session, options, initiator and marks
-   * @internal
-   */
+  /** @param init - the owner context, session, options, initiator and marks */
   constructor(init: ReactLoopAgentInit) {
     this.id = init.session.id
     this.session = init.session
     this.options = init.options
     this.#initiator = init.initiator
-    this.#parent = init.parent
+    this.#unpublish = init.unpublish
+    const parent = init.parent
     // The agent's own id source (skipping message ids its log already holds) for everything that
     // runs in its context: the inbox, the runtime-context projection, the steps, the tool calls.
     this.ctx = init.parent.child(`agent:${this.id}`, { scope: this, isolate: [IdsKey] })
@@ -149,22 +139,18 @@ export class ReactLoopAgent implements Agent, RunPort {
     })
     // The session's structure fold already knows the numbering (no backward scan of the log).
     this.#lastTurn = this.session.turnState().nextTurn - 1
-    this.#host = {
+    const session = this.session
+    this.#host = createLoopHost({ agent: this, inbox, ids, marks: init.marks })
+    this.#runSource = Object.freeze({
       agent: this,
-      ctx,
-      session: this.session,
-      options: this.options,
-      toolOptions: toolOptionsOf(this.options),
-      sessions: ctx.get(SessionsKey),
-      models: ctx.get(ModelsKey),
-      systemPrompt: ctx.get(SystemPromptKey),
-      projection: createRuntimeContextProjection({ session: this.session, ids }),
-      marks: init.marks,
-      ids,
-      approvals: createApprovalBroker({ ctx, agent: this }),
-      inbox: this.#inbox,
-      firstRequestOfDriver: true,
-    }
+      notices: this.#notices,
+      prepare: (input: UserMessageInput) => this.#prepare(input),
+      enqueue: (message: UserMessage) => this.#enqueue(message, 'next-turn', true),
+      tapSession: (listener: (event: SessionEvent) => void) =>
+        parent.on('session/event', (payload) => {
+          if (payload.session === session) listener(payload.event)
+        }),
+    })
   }
 
   get status(): AgentStatus {
@@ -194,32 +180,22 @@ export class ReactLoopAgent implements Agent, RunPort {
   send(input: UserMessageInput, target: InboxTarget, wakeup: boolean): UserMessage {
     if (typeof wakeup !== 'boolean')
       throw new InvalidArgumentError({ argument: 'wakeup', reason: 'must be a boolean', value: wakeup })
-    const message = this.prepare(input)
-    this.enqueue(message, target, wakeup)
+    const message = this.#prepare(input)
+    this.#enqueue(message, target, wakeup)
     return message
   }
 
-  /**
-   * Validates and normalizes an input without queuing it (step 1 of `send`).
-   *
-   * @param input - the input
-   * @returns the frozen message
-   * @internal
-   */
-  prepare(input: UserMessageInput): UserMessage {
+  /** Validates and normalizes an input without queuing it (the first half of `send`). */
+  #prepare(input: UserMessageInput): UserMessage {
     if (this.#disposing !== undefined) throw new AgentDisposedError({ agentId: this.id, operation: 'send' })
     return normalizeUserMessage(input, this.#host.ids('message'))
   }
 
   /**
-   * Steps 2–5 of `send` (04-agent.md §4) for a prepared message.
-   *
-   * @param message - the prepared message
-   * @param target - the inbox list
-   * @param wakeup - whether to wake
-   * @internal
+   * The rest of `send` for a prepared message: queue it (a wake after an abort queues for the next
+   * turn), then start a driver when idle or latch the wake while maintenance or an aborted turn runs.
    */
-  enqueue(message: UserMessage, target: InboxTarget, wakeup: boolean): void {
+  #enqueue(message: UserMessage, target: InboxTarget, wakeup: boolean): void {
     if (this.#disposing !== undefined) throw new AgentDisposedError({ agentId: this.id, operation: 'send' })
     const wakingAfterAbort = wakeup && this.#phase !== 'idle' && this.#controller?.signal.aborted === true
     this.#inbox.insert(message, wakingAfterAbort ? 'next-turn' : target)
@@ -267,14 +243,9 @@ export class ReactLoopAgent implements Agent, RunPort {
         value: cause,
       })
     }
-    // Once dispose() was called the queued work stays in the log for a resume (§13.3): a later cancel keeps it.
+    // Once dispose() was called the queued work stays in the log for a resume: a later cancel keeps it.
     if (options.keepInbox !== true && this.#disposing === undefined) {
-      this.#clearingCause = cause
-      try {
-        this.#inbox.clear()
-      } finally {
-        this.#clearingCause = undefined
-      }
+      this.#notices.clearing(cause, () => this.#inbox.clear())
       this.#wakeRequested = false
     }
     if (this.#phase !== 'idle') this.#controller?.abort(cause)
@@ -321,86 +292,14 @@ export class ReactLoopAgent implements Agent, RunPort {
 
   run(input: UserMessageInput, options: RunOptions = {}): Promise<TurnResult> {
     try {
-      return runAgentTurn(this, this, input, options).result
+      return runAgentTurn(this.#runSource, input, options).result
     } catch (error) {
       return Promise.reject(error)
     }
   }
 
   stream(input: UserMessageInput, options: StreamOptions = {}): AgentRun {
-    return streamAgentTurn(this, this, input, options)
-  }
-
-  /**
-   * Calls `listener` after every `turn/end` this driver logs and its checkpoint D4.
-   *
-   * @param listener - the listener
-   * @returns a remover
-   * @internal
-   */
-  onTurnEnd(
-    listener: (notice: TurnEndNotice, flushError: { readonly error: unknown } | undefined) => void,
-  ): () => void {
-    this.#turnEndListeners.add(listener)
-    return () => this.#turnEndListeners.delete(listener)
-  }
-
-  /**
-   * Calls `listener` when the loop could not close a turn (its `turn/end` append threw, also after a
-   * failed `step/end`), and whenever a driver then cannot log `turn/start` because of it: no turn of
-   * this agent can claim a prompt until a resume repairs the log.
-   *
-   * @param listener - the listener, with the failed append's error
-   * @returns a remover
-   * @internal
-   */
-  onUnclosedTurn(listener: (error: unknown) => void): () => void {
-    this.#unclosedTurnListeners.add(listener)
-    return () => this.#unclosedTurnListeners.delete(listener)
-  }
-
-  /**
-   * Calls `listener` once the driver stopped at dispose.
-   *
-   * @param listener - the listener
-   * @returns a remover
-   * @internal
-   */
-  onDisposed(listener: () => void): () => void {
-    this.#disposedListeners.add(listener)
-    return () => this.#disposedListeners.delete(listener)
-  }
-
-  /**
-   * Calls `listener` with every event this agent's session commits.
-   *
-   * @param listener - the listener
-   * @returns a remover
-   * @internal
-   */
-  onSessionEvent(listener: (event: SessionEvent) => void): () => void {
-    const session = this.session
-    return this.#parent.on('session/event', (payload) => {
-      if (payload.session === session) listener(payload.event)
-    })
-  }
-
-  /**
-   * The cause of the `cancel()` clearing the inbox right now.
-   *
-   * @internal
-   */
-  get clearingCause(): CancelCause | undefined {
-    return this.#clearingCause
-  }
-
-  /**
-   * The seq of the running turn's `turn/start`.
-   *
-   * @internal
-   */
-  get turnStartSeq(): number | undefined {
-    return this.#turnStartSeq
+    return streamAgentTurn(this.#runSource, input, options)
   }
 
   dispose(): Promise<void> {
@@ -408,25 +307,14 @@ export class ReactLoopAgent implements Agent, RunPort {
     return this.#disposing
   }
 
-  /**
-   * Sets what runs after the driver stopped at dispose (the registry's unpublish steps).
-   *
-   * @param cleanup - the registry's part of disposal
-   * @internal
-   */
-  onDispose(cleanup: () => Promise<void>): void {
-    this.#onDispose = cleanup
-  }
-
-  /** §13.3: abort, stop the driver (queued work stays in the log), tear down in reverse. */
+  /** Abort, stop the driver (queued work stays in the log for a resume), tear down in reverse. */
   async #dispose(): Promise<void> {
     this.cancel({ kind: 'disposed' }, { keepInbox: true })
     await this.whenIdle()
-    for (const listener of [...this.#disposedListeners]) listener()
-    this.#disposedListeners.clear()
+    this.#notices.disposed()
     await this.ctx.dispose()
     await this.#host.sessions.flush(this.session).catch(() => false)
-    await this.#onDispose?.()
+    await this.#unpublish()
   }
 
   #track(work: Promise<unknown>): void {
@@ -441,7 +329,7 @@ export class ReactLoopAgent implements Agent, RunPort {
     if (this.#driver === work) this.#driver = undefined
   }
 
-  /** T2: idle → running, synchronously up to the driver's first await. */
+  /** Idle → running, synchronously up to the driver's first await. */
   #start(): void {
     this.#phase = 'running'
     this.#controller = new AbortController()
@@ -472,7 +360,7 @@ export class ReactLoopAgent implements Agent, RunPort {
         break
       }
       this.#lastTurn = turn
-      this.#turnStartSeq = startSeq
+      this.#notices.turnStarted(startSeq)
       const outcome = await runTurn(this.#host, turn, signal)
       const end = { turn, reason: outcome.reason, ...(outcome.cause === undefined ? {} : { cause: outcome.cause }) }
       let flushError: { readonly error: unknown } | undefined
@@ -483,8 +371,7 @@ export class ReactLoopAgent implements Agent, RunPort {
         flushError = { error }
         this.#reportError(turn, outcome.step, error)
       }
-      this.#turnStartSeq = undefined
-      for (const listener of [...this.#turnEndListeners]) listener({ turn, startSeq, end }, flushError)
+      this.#notices.turnEnded({ turn, startSeq, end }, flushError)
       if (flushError !== undefined) this.#refuseIfUnclosed(flushError.error)
       if (outcome.reason.kind === 'error') this.#reportError(turn, outcome.step, outcome.thrown?.error)
       const kind = outcome.reason.kind
@@ -498,14 +385,14 @@ export class ReactLoopAgent implements Agent, RunPort {
   }
 
   /**
-   * T3 and T21 keep the prompts queued, but while the session holds a turn the loop could not close
-   * (its `turn/end` append threw) no `turn/start` can be logged, so no wake can run them: the runs
-   * waiting for a claim reject with `error`. A resume repairs the log (`interrupted`). While
-   * disposing they are discarded `'disposed'` instead (§14).
+   * A failed turn keeps the prompts queued, but while the session holds a turn the loop could not
+   * close (its `turn/end` append threw) no `turn/start` can be logged, so no wake can run them: the
+   * runs waiting for a claim reject with `error`. A resume repairs the log (`interrupted`). While
+   * disposing they are discarded `'disposed'` instead.
    */
   #refuseIfUnclosed(error: unknown): void {
     if (this.#disposing !== undefined || this.session.turnState().openTurn === null) return
-    for (const listener of [...this.#unclosedTurnListeners]) listener(error)
+    this.#notices.unclosedTurn(error)
   }
 
   #reportError(turn: number | undefined, step: number | undefined, error: unknown): void {

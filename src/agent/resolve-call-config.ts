@@ -3,13 +3,12 @@ import type { CallConfig, RequestHeader } from '../session/request-header.js'
 
 /**
  * A call config that may still lack `provider` and `model`: the seed handed to the
- * `agent/request` waterfall (04-agent.md T12), before {@link checkCallConfig}.
+ * `agent/request` waterfall. A request whose config still lacks either after the waterfall fails
+ * with `MissingModelError`.
  */
 export type CallConfigSeed = Partial<CallConfig>
 
-/**
- * The call fields of the agent options (04-agent.md §2.1); an `undefined` field counts as not set.
- */
+/** The call fields of the agent options; an `undefined` field counts as not set. */
 export type CallConfigOptions = { readonly [K in keyof CallConfig]?: CallConfig[K] | undefined }
 
 /** Input of {@link resolveCallConfig}. */
@@ -29,7 +28,7 @@ export interface ResolveCallConfigInput {
 const callFields = ['provider', 'model', 'reasoningEffort', 'temperature', 'maxTokens', 'stop'] as const
 
 /**
- * The seed call config of a request (04-agent.md §12.1). Every request starts from the last logged
+ * The seed call config of a request. Every request starts from the last logged
  * header's config minus its adapter-default fields. On the driver's first request, every call field
  * set in the options overlays it; when that overlay changes `provider` or `model`, a logged
  * `reasoningEffort` is dropped unless the options set one. Later requests ignore the options, so a
@@ -84,7 +83,7 @@ export function frozenCallConfig<T extends CallConfigOptions>(config: T): Readon
 }
 
 /**
- * Checks that a call config names a provider and a model (04-agent.md §12.1), after the
+ * Checks that a call config names a provider and a model, after the
  * `agent/request` waterfall; the other fields are validated by `prepareCall`.
  *
  * @param config - the waterfall's result

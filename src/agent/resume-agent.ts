@@ -6,7 +6,7 @@ import type { ModelAdapter, ModelRoute } from '../model/model-adapter.js'
 import type { SessionHeader } from '../session/session-header.js'
 import type { AgentOptions } from './agent-options.js'
 
-/** Options of `AgentRegistry.resume` (04-agent.md §13.4). */
+/** Options of `AgentRegistry.resume`. */
 export interface ResumeAgentOptions {
   /** The agent options, field by field over the harness defaults and the recorded preset's options. */
   readonly options?: AgentOptions
@@ -31,7 +31,7 @@ export interface ResumeAgentOptions {
 }
 
 /**
- * Stages the session a resumed agent drives (04-agent.md §13.4): the persistence coordinator
+ * Stages the session a resumed agent drives: the persistence coordinator
  * prepares the log (crash-repair closers committed durably, the id reserved), `check` reads the
  * stored header (preset rebinding), then the session registry stages the session seeded with the
  * prepared events; publishing it binds the reservation.

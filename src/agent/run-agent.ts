@@ -1,78 +1,32 @@
 import { RunDiscardedError } from '../errors/agent-errors.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { isAbortSignal } from '../kernel/is-abort-signal.js'
-import type { AssistantMessageData, TurnEndData } from '../session/core-event-types.js'
+import type { AssistantMessageData } from '../session/core-event-types.js'
 import type { Message, UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
 import type { SessionEvent } from '../session/session-event.js'
 import type { TokenUsage } from '../session/stream-chunk.js'
 import type { CancelCause } from '../session/turn-end-reason.js'
 import type { Agent, RunOptions, TurnResult } from './agent.js'
-import type { InboxTarget } from './agent-inbox.js'
+import type { DriverNotices, TurnEndNotice } from './driver-notices.js'
 import type { UserMessageInput } from './user-message-input.js'
 
-/** A finished turn as the driver reports it to `agent.run()`. */
-export interface TurnEndNotice {
-  /** The turn. */
-  readonly turn: number
-  /** The seq of its `turn/start`. */
-  readonly startSeq: number
-  /** Its `turn/end` data. */
-  readonly end: TurnEndData
-}
-
-/** What `agent.run()` and `agent.stream()` need from the driver beyond the public handle. */
-export interface RunPort {
-  /**
-   * Calls `listener` after every `turn/end` this driver logs (and after its checkpoint D4).
-   *
-   * @param listener - the listener; `flushError` is the D4 failure, when there is one
-   * @returns a remover
-   */
-  onTurnEnd(listener: (notice: TurnEndNotice, flushError: { readonly error: unknown } | undefined) => void): () => void
-  /**
-   * Calls `listener` when the loop could not close a turn (its `turn/end` append threw, also after
-   * a failed `step/end`), and whenever a driver then cannot log `turn/start` because of it: no turn
-   * of this agent can claim a prompt until a resume repairs the log (the prompts stay queued in it).
-   *
-   * @param listener - the listener, with the failed append's error
-   * @returns a remover
-   */
-  onUnclosedTurn(listener: (error: unknown) => void): () => void
-  /**
-   * Calls `listener` once the driver stopped at dispose (queued prompts stay in the log).
-   *
-   * @param listener - the listener
-   * @returns a remover
-   */
-  onDisposed(listener: () => void): () => void
-  /**
-   * Calls `listener` with every event the agent's session commits.
-   *
-   * @param listener - the listener
-   * @returns a remover
-   */
-  onSessionEvent(listener: (event: SessionEvent) => void): () => void
+/** What `agent.run()` and `agent.stream()` are given by the agent that queues their prompt. */
+export interface RunSource {
+  /** The agent: its context's inbox events, its session, `cancel` and `inbox.remove`. */
+  readonly agent: Agent
+  /** What the agent's driver reports to the runs waiting on it. */
+  readonly notices: DriverNotices
   /**
    * Validates and normalizes an input without queuing it.
    *
-   * @param input - the input
-   * @returns the frozen message
    * @throws `AgentDisposedError`, `InvalidMessageError`
    */
-  prepare(input: UserMessageInput): UserMessage
-  /**
-   * `send` of an already normalized message (04-agent.md §4 steps 2–5).
-   *
-   * @param message - from {@link RunPort.prepare}
-   * @param target - the inbox list
-   * @param wakeup - whether to wake
-   */
-  enqueue(message: UserMessage, target: InboxTarget, wakeup: boolean): void
-  /** The cause of the `cancel()` clearing the inbox right now, else `undefined`. */
-  readonly clearingCause: CancelCause | undefined
-  /** The seq of the running turn's `turn/start`, else `undefined`. */
-  readonly turnStartSeq: number | undefined
+  readonly prepare: (input: UserMessageInput) => UserMessage
+  /** Queues a prepared prompt for its own turn and wakes the agent (`send` without the checks). */
+  readonly enqueue: (message: UserMessage) => void
+  /** Subscribes to every event the agent's session commits; returns a remover. */
+  readonly tapSession: (listener: (event: SessionEvent) => void) => () => void
 }
 
 /** Hooks `agent.stream()` adds to a run. */
@@ -92,7 +46,7 @@ function addUsage(total: TokenUsage, usage: TokenUsage | undefined): TokenUsage 
 }
 
 /**
- * The {@link TurnResult} of a turn (09-api.md A1): its surface messages, the text of its assistant
+ * The {@link TurnResult} of a turn: its surface messages, the text of its assistant
  * messages joined with `'\n'`, and the summed usage. Built from the log between `turn/start` and
  * `turn/end`, so it is lossless JSON.
  *
@@ -149,18 +103,17 @@ export function checkRunOptions(options: unknown): void {
 }
 
 /**
- * `agent.run(input)` (04-agent.md §14): queues a prompt like `followup` and resolves with the
+ * `agent.run(input)`: queues a prompt like `followup` and resolves with the
  * result of the turn that claims it. Rejects {@link RunDiscardedError} when the prompt is discarded
  * before a claim (`'canceled'` by `cancel()` or the run's signal, with the cancel cause;
  * `'removed'` by `inbox.remove`/`replace`/`clear`; `'disposed'` when the agent is disposed first,
- * the prompt staying queued in the log), and with the flush error when checkpoint D4 fails. When
+ * the prompt staying queued in the log), and with the flush error when the turn-end checkpoint fails. When
  * the claiming turn's `turn/end` cannot be appended it rejects with that append error; the turn
  * then stays open in the session, so until a resume repairs it every run still waiting for a claim
  * rejects with that error too, and a later run with the `turn/start` error (`TURN_OPEN`), its
  * prompt staying queued in the log.
  *
- * @param agent - the agent
- * @param port - the driver's hooks
+ * @param source - the agent, its driver's notices and its queue
  * @param input - the prompt
  * @param options - an abort signal
  * @param hooks - what `stream()` adds
@@ -168,14 +121,14 @@ export function checkRunOptions(options: unknown): void {
  * @throws {@link InvalidArgumentError} for bad options, {@link AgentDisposedError} or {@link InvalidMessageError} synchronously, nothing queued
  */
 export function runAgentTurn(
-  agent: Agent,
-  port: RunPort,
+  source: RunSource,
   input: UserMessageInput,
   options: RunOptions,
   hooks?: RunHooks,
 ): { readonly message: UserMessage; readonly result: Promise<TurnResult> } {
   checkRunOptions(options)
-  const message = port.prepare(input)
+  const { agent, notices } = source
+  const message = source.prepare(input)
   const signal = options.signal
   const result = new Promise<TurnResult>((resolve, reject) => {
     if (signal?.aborted === true) {
@@ -198,29 +151,29 @@ export function runAgentTurn(
       agent.ctx.on('agent/inbox/claimed', (payload) => {
         if (payload.message.id !== message.id) return
         claimedTurn = payload.turn
-        hooks?.claimed(payload.turn, port.turnStartSeq ?? agent.session.length)
+        hooks?.claimed(payload.turn, notices.turnStartSeq ?? agent.session.length)
       }),
       agent.ctx.on('agent/inbox/discarded', (payload) => {
         if (payload.message.id !== message.id) return
-        const cause = abortedBySignal ? { kind: 'user' as const } : port.clearingCause
+        const cause = abortedBySignal ? { kind: 'user' as const } : notices.clearingCause
         discard(cause === undefined ? 'removed' : 'canceled', cause)
       }),
-      port.onTurnEnd((notice, flushError) => {
+      notices.onTurnEnd((notice, flushError) => {
         if (notice.turn !== claimedTurn) return
         if (flushError !== undefined) settle(() => reject(flushError.error))
         else settle(() => resolve(turnResultOf(agent.session, notice)))
       }),
-      port.onUnclosedTurn((error) => {
+      notices.onUnclosedTurn((error) => {
         if (claimedTurn === undefined) settle(() => reject(error))
       }),
-      port.onDisposed(() => {
+      notices.onDisposed(() => {
         if (claimedTurn === undefined) discard('disposed', undefined)
       }),
     )
     if (signal !== undefined) {
       const onAbort = (): void => {
         abortedBySignal = true
-        // A disposing agent keeps its queued work in the log (04-agent.md §13.3); the run is discarded 'disposed'.
+        // A disposing agent keeps its queued work in the log for a resume; the run is discarded 'disposed'.
         if (claimedTurn === undefined) {
           if (!agent.disposed) agent.inbox.remove(message.id)
         } else agent.cancel({ kind: 'user' }, { keepInbox: true })
@@ -229,7 +182,7 @@ export function runAgentTurn(
       cleanups.push(() => signal.removeEventListener('abort', onAbort))
     }
     try {
-      port.enqueue(message, 'next-turn', true)
+      source.enqueue(message)
     } catch (error) {
       settle(() => reject(error))
     }

@@ -1,26 +1,16 @@
 import { LlmError } from '../errors/llm-error.js'
 import { createAssembler } from '../model/assembler.js'
 import { modelFailure } from '../model/failure-defaults.js'
-import { invalidRequestFailure } from '../model/validate-model-request.js'
 import type { PromptAssembly } from '../prompt/prompt-assembly.js'
 import { renderPrompt } from '../prompt/render-prompt.js'
 import type { AssistantContentBlock, ToolCallBlock } from '../session/content-block.js'
 import type { AssistantMessage, UserMessage } from '../session/message.js'
 import { runToolCalls } from '../tools/run-tool-calls.js'
-import { buildLoopRequest } from './build-request.js'
 import type { LoopHost } from './loop-host.js'
-import {
-  buildRequestContext,
-  buildRequestHeader,
-  requestContextDue,
-  requestHeaderDecision,
-} from './request-header-decision.js'
-import { checkCallConfig, frozenCallConfig, resolveCallConfig } from './resolve-call-config.js'
 import { raceTurnSignal } from './race-turn-signal.js'
 import { abortCheck } from './turn-end.js'
-import { verifyReconstruction } from './verify-reconstruction.js'
 
-/** How a step ended (04-agent.md T18). */
+/** How a step ended. */
 export type StepOutcome = 'completed' | 'max-tokens' | 'concluded' | 'owed'
 
 /** One step to run: its coordinates, what entered it and the assembled prompt. */
@@ -44,7 +34,7 @@ interface AttemptResult {
 }
 
 /**
- * Runs one step, T9–T19 of 04-agent.md §6: `step/start`, the entered `user/message`s, the model
+ * Runs one step: `step/start`, the entered `user/message`s, the model
  * attempts (with `agent/request-error` retries), the `assistant/message` anchor, the tool calls,
  * and `step/end` from a `finally`.
  *
@@ -119,12 +109,8 @@ type AttemptOutcome =
 async function runAttempt(host: LoopHost, input: StepInput, system: string, attempt: number): Promise<AttemptOutcome> {
   const { session, agent } = host
   const { turn, step, signal } = input
-  const seed = resolveCallConfig({
-    lastHeader: session.requestHeader(),
-    options: host.options,
-    firstRequestOfDriver: host.firstRequestOfDriver,
-  })
-  // Raced against the turn signal (04-agent.md §9): a listener that ignores it cannot hold a cancel up.
+  const seed = host.requests.seed()
+  // Raced against the turn signal: a listener that ignores it cannot hold a cancel up.
   const chosen = await raceTurnSignal(
     host.ctx.waterfall(
       'agent/request',
@@ -135,58 +121,25 @@ async function runAttempt(host: LoopHost, input: StepInput, system: string, atte
     signal,
   )
   abortCheck(signal)
-  if (typeof chosen !== 'object' || chosen === null || Array.isArray(chosen)) {
-    throw new LlmError(
-      invalidRequestFailure({
-        field: 'config',
-        value: chosen,
-        message: 'must be a call config object (the agent/request result)',
-      }),
-    )
-  }
-  const config = checkCallConfig(frozenCallConfig(chosen))
-  const verify = host.options.verifyReconstruction === true
-  const prepared = host.models.prepareCall(config, {
-    scope: agent,
-    ...(verify
-      ? {
-          beforeAdapter: (request: unknown) =>
-            verifyReconstruction(request, session, { turn, step, attempt }, host.marks),
-        }
-      : {}),
-  })
-  const header = buildRequestHeader({
-    config: prepared.config,
-    adapterDefaults: prepared.adapterDefaults,
+  const { call, request } = host.requests.build({
+    chosen,
+    turn,
+    step,
+    attempt,
     system,
     tools: input.assembly.tools,
-  })
-  const due = requestHeaderDecision({
-    folded: session.requestHeader(),
-    firstRequestOfDriver: host.firstRequestOfDriver,
-    header,
-  })
-  if (due !== undefined) session.append('request/header', { header, reason: due.reason })
-  host.firstRequestOfDriver = false
-  const context = buildRequestContext(prepared.config, prepared.info)
-  if (requestContextDue(session.requestContext(), context)) session.append('request/context', context)
-  const request = buildLoopRequest({
-    header,
-    messages: session.deriveMessages(),
-    sessionId: session.id,
     signal,
-    marks: host.marks,
   })
   await host.sessions.flush(session)
   abortCheck(signal)
   const assembler = createAssembler()
   const chunkSeqs: number[] = []
-  for await (const chunk of prepared.stream(request)) {
+  for await (const chunk of call.stream(request)) {
     if (signal.aborted) break
     chunkSeqs.push(session.append('assistant/chunk', { turn, step, chunk }).seq)
     assembler.push(chunk)
   }
-  const source = { kind: 'model', provider: prepared.config.provider, model: prepared.config.model } as const
+  const source = { kind: 'model', provider: call.config.provider, model: call.config.model } as const
   if (signal.aborted) {
     const kept = assembler.interruptedContent()
     if (kept.length > 0) {

@@ -40,7 +40,7 @@ function checkEntered(decision: PreStepDecision): readonly UserMessage[] | undef
 }
 
 /**
- * Runs the step loop of one open turn (04-agent.md T4–T20) and computes its end reason. Never
+ * Runs the step loop of one open turn and computes its end reason. Never
  * throws: what unwinds the loop is folded into the outcome. Does not log `turn/start` or
  * `turn/end` (the driver does).
  *
@@ -61,7 +61,7 @@ export async function runTurn(host: LoopHost, turn: number, signal: AbortSignal)
       abortCheck(signal)
       const first = step === 0
       const claimed = host.inbox.claim({ firstStep: first, turn })
-      // Every listener await is raced against the turn signal (04-agent.md §9): one that ignores it cannot hold a cancel up.
+      // Every listener await is raced against the turn signal: one that ignores it cannot hold a cancel up.
       const assembly = await raceTurnSignal(
         host.systemPrompt.assemble({ agent: host.agent, scope: host.agent, signal }),
         signal,
@@ -73,7 +73,7 @@ export async function runTurn(host: LoopHost, turn: number, signal: AbortSignal)
       }))
       const candidate = host.projection.project(rendered)
       // The payload holds the claimed messages; only the default decision adds the runtime-context
-      // candidate after them (06-prompt-scope.md §3 Commit), so a listener that enters its own list drops it.
+      // candidate after them, so a listener that enters its own list drops it.
       const decision = await raceTurnSignal(
         host.ctx.waterfall(
           'agent/pre-step',

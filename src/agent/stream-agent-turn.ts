@@ -1,8 +1,8 @@
 import { StreamOverflowError } from '../errors/agent-errors.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { SessionEvent } from '../session/session-event.js'
-import type { Agent, AgentRun, StreamOptions } from './agent.js'
-import { checkRunOptions, type RunPort, runAgentTurn } from './run-agent.js'
+import type { AgentRun, StreamOptions } from './agent.js'
+import { checkRunOptions, type RunSource, runAgentTurn } from './run-agent.js'
 import type { UserMessageInput } from './user-message-input.js'
 
 /** The default {@link StreamOptions.highWaterMark}. */
@@ -109,23 +109,17 @@ function checkHighWaterMark(value: unknown): number {
 }
 
 /**
- * `agent.stream(input)` (04-agent.md §14, 09-api.md A1): `run` plus the claiming turn's durable
+ * `agent.stream(input)`: `run` plus the claiming turn's durable
  * events. Only the current turn's events are kept, at most `highWaterMark` of them undelivered.
  *
- * @param agent - the agent
- * @param port - the driver's hooks
+ * @param source - the agent, its driver's notices, its queue and its session tap
  * @param input - the prompt
  * @param options - a signal and the buffer bound
  * @returns the run
  * @throws {@link InvalidArgumentError} `argument: 'options'`, `'options.signal'` or `'highWaterMark'`; {@link AgentDisposedError} or
  *   {@link InvalidMessageError}, nothing queued
  */
-export function streamAgentTurn(
-  agent: Agent,
-  port: RunPort,
-  input: UserMessageInput,
-  options: StreamOptions,
-): AgentRun {
+export function streamAgentTurn(source: RunSource, input: UserMessageInput, options: StreamOptions): AgentRun {
   checkRunOptions(options)
   const buffer = new TurnEventBuffer(checkHighWaterMark(options.highWaterMark))
   let turn: number | undefined
@@ -136,15 +130,15 @@ export function streamAgentTurn(
     buffer.push(event)
     if (event.type === 'turn/end' && (event.data as { readonly turn: number }).turn === turn) buffer.end()
   }
-  const untap = port.onSessionEvent(deliver)
+  const untap = source.tapSession(deliver)
   buffer.onRelease(untap)
   let run: ReturnType<typeof runAgentTurn>
   try {
-    run = runAgentTurn(agent, port, input, options, {
+    run = runAgentTurn(source, input, options, {
       claimed(claimingTurn, startSeq) {
         turn = claimingTurn
         nextSeq = startSeq
-        for (const event of agent.session.slice(startSeq)) deliver(event)
+        for (const event of source.agent.session.slice(startSeq)) deliver(event)
       },
     })
   } catch (error) {

@@ -4,7 +4,7 @@ import type { LlmFailure } from '../session/llm-failure.js'
 import type { CancelCause, TurnEndReason } from '../session/turn-end-reason.js'
 
 /**
- * Normalizes a thrown value into the `LlmFailure` of a `turn/end {error}` (04-agent.md §8.2): an
+ * Normalizes a thrown value into the `LlmFailure` of a `turn/end {error}`: an
  * `LlmError` keeps its failure verbatim, another `HarnessError` gives `{message, code}`, anything
  * else `{message, code: 'UNKNOWN'}`.
  *
@@ -65,7 +65,7 @@ export interface TurnEnd {
 }
 
 /**
- * The end reason of a turn (04-agent.md §8.2): the first of `aborted`, `error`, `blocked`,
+ * The end reason of a turn: the first of `aborted`, `error`, `blocked`,
  * `max-tokens`, `completed` that applies.
  *
  * @param facts - what the turn observed
@@ -85,7 +85,7 @@ export function turnEndOf(facts: TurnFacts): TurnEnd {
 }
 
 /**
- * Throws the signal's reason when the turn signal is aborted (every abort check of 04-agent.md §6).
+ * Throws the signal's reason when the turn signal is aborted (every abort check of the loop).
  *
  * @param signal - the turn signal
  */

@@ -8,7 +8,7 @@ import { accessPath, payloadIssues } from '../session/payload-issues.js'
 import { snapshotJson } from '../session/snapshot/snapshot-json.js'
 
 /**
- * What `send`, `followup`, `steer`, `inject` and `inbox.replace` take (04-agent.md §2): a string
+ * What `send`, `followup`, `steer`, `inject` and `inbox.replace` take: a string
  * (one text block) or the content blocks and an optional source. Only what a `user/message`
  * accepts passes: text and image blocks, a `user` or `plugin` source.
  */
@@ -30,7 +30,7 @@ const inputKeys: ReadonlySet<string> = new Set(['content', 'source'])
 const pathSegmentSource = /\.([A-Za-z_$][\w$]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|\[(Symbol\(.*?\))\]/.source
 
 /**
- * Turns an input into the frozen {@link UserMessage} the inbox queues (04-agent.md §2). The result
+ * Turns an input into the frozen {@link UserMessage} the inbox queues. The result
  * is a lossless-JSON snapshot, deep-frozen; the caller's object is read once (each property and
  * slot, as `snapshotJson` does), never frozen and never referenced, so mutating it later changes
  * nothing. The message is checked with the `user/message` schema, so whatever this accepts the

@@ -7,7 +7,8 @@
  */
 import fc from 'fast-check'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
-import { type AgentInbox, DuplicateMessageError, type Session, SessionVetoError, type UserMessage } from 'yoke'
+import { DuplicateMessageError, type Session, SessionVetoError, type UserMessage } from 'yoke'
+import type { AgentInbox } from '../../src/agent/agent-inbox.js'
 import { ids, type InboxHarness, inboxHarness, message, type Note, splice, splicedSeed } from './inbox-helpers.js'
 
 describe('replay at construction', () => {

@@ -7,7 +7,6 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import {
-  AgentInbox,
   DuplicateMessageError,
   InvalidArgumentError,
   InvalidMessageError,
@@ -16,6 +15,7 @@ import {
   SessionVetoError,
   type UserMessage,
 } from 'yoke'
+import { AgentInbox } from '../../src/agent/agent-inbox.js'
 import { ids, type InboxHarness, inboxHarness, message, splice, splices } from './inbox-helpers.js'
 
 let setup: InboxHarness

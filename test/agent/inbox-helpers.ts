@@ -6,7 +6,6 @@
  * @module
  */
 import {
-  AgentInbox,
   agentEvents,
   createHarness,
   definePlugin,
@@ -18,6 +17,7 @@ import {
   type UserMessage,
 } from 'yoke'
 import { fakeClock, fakeIds } from 'yoke/testing'
+import { AgentInbox } from '../../src/agent/agent-inbox.js'
 
 /** Registers the inbox notifications in the harness catalog (the agent-loop entry will do it for real). */
 export const inboxEventsPlugin = definePlugin({ name: 'inbox-events', events: [agentEvents], apply() {} })

@@ -7,25 +7,27 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
-  buildLoopRequest,
-  buildRequestContext,
-  buildRequestHeader,
-  createLoopRequestMarks,
   type Harness,
   InvalidArgumentError,
   type JsonObject,
-  type LoopRequestMarks,
   type ModelRequest,
   ReconstructionError,
   RequestNotFoundError,
   type RequestHeader,
   rebuildRequest,
-  requestContextDue,
-  requestHeaderDecision,
   type Session,
   type StreamChunk,
-  verifyReconstruction,
 } from 'yoke'
+import { verifyReconstruction } from '../../src/agent/rebuild-request.js'
+import {
+  buildLoopRequest,
+  buildRequestContext,
+  buildRequestHeader,
+  createLoopRequestMarks,
+  type LoopRequestMarks,
+  requestContextDue,
+  requestHeaderDecision,
+} from '../../src/agent/request-builder.js'
 import { SE, SS, TC, TE, TR, TS, UM } from '../session/builders.js'
 import { append, expectError, freshHarness } from '../session/session-helpers.js'
 

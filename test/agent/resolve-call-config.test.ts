@@ -6,14 +6,13 @@
  * @module
  */
 import { describe, expect, test } from 'vitest'
+import { MissingModelError, type RequestHeader } from 'yoke'
 import {
   type CallConfigOptions,
   checkCallConfig,
   frozenCallConfig,
-  MissingModelError,
-  type RequestHeader,
   resolveCallConfig,
-} from 'yoke'
+} from '../../src/agent/resolve-call-config.js'
 import { expectError } from '../session/session-helpers.js'
 
 const logged: RequestHeader = {
