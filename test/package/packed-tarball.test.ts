@@ -96,6 +96,8 @@ describe('the packed tarball', () => {
   test('holds the build, the manifest, README, LICENSE, CHANGELOG and the guides README links to, and no source or test file', async () => {
     expect(packed).toContain('package.json')
     expect(packed).toContain('README.md')
+    expect(packed).toContain('LICENSE')
+    expect(packed).toContain('CHANGELOG.md')
     expect(packed).toContain('dist/index.js')
     expect(packed).toContain('dist/index.cjs')
     expect(packed).toContain('dist/cli.js')
