@@ -4,7 +4,9 @@
  * CommonJS with `node16`, and `bundler`), each `strict` with `skipLibCheck: false`, so the
  * compiler checks `dist/*.d.ts` as well as the program. The program imports every subpath and
  * uses the documented API: a harness with a scripted model, a tool with a zod schema, JSONL
- * persistence, `agent.run()`, `agent.stream()` and the errors' `is()`. The compiler is this
+ * persistence, `agent.run()`, `agent.stream()`, the errors' `is()`, and a plugin that listens to
+ * a feature's event, reads `ctx.tools` / `ctx.sessions` and declares an event of its own (so the
+ * features' declaration merges must survive the bundled declarations). The compiler is this
  * repository's `typescript`; a failure prints its whole output.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -20,7 +22,10 @@ import {
   type Agent,
   type AgentRun,
   createHarness,
+  defineEvents,
+  definePlugin,
   defineTool,
+  type Emit,
   type Harness,
   HarnessError,
   InvalidOptionsError,
@@ -29,6 +34,35 @@ import {
   type TurnResult,
 } from 'yoke'
 import { type ScriptedReply, scriptedModel, text } from 'yoke/testing'
+
+// A plugin's own event, added to the package's event map as the docs teach.
+declare module 'yoke' {
+  interface YokeEvents {
+    'acme/charged': Emit<{ amount: number }>
+  }
+}
+const acmeEvents = defineEvents<{ 'acme/charged': Emit<{ amount: number }> }>({ 'acme/charged': 'emit' })
+
+// The features' keys, events and context accessors reach a consumer through the package's own merges.
+const audit = definePlugin({
+  name: 'audit',
+  events: [acmeEvents],
+  apply(ctx) {
+    ctx.on('session/event', ({ session, event }) => {
+      const id: string = session.id
+      const seq: number = event.seq
+      console.log(id, seq)
+    })
+    ctx.on('acme/charged', ({ amount }) => {
+      const cents: number = amount
+      console.log(cents)
+    })
+    const toolNames: readonly string[] = ctx.tools.list().map((tool) => tool.name)
+    console.log(toolNames, ctx.sessions.list().length)
+    // @ts-expect-error an event no feature and no plugin declared
+    ctx.on('nobody/declared', () => {})
+  },
+})
 
 const weather = defineTool({
   name: 'get_weather',
@@ -45,7 +79,7 @@ const callWeather: ScriptedReply = { toolCalls: [{ id: 'c1', name: 'get_weather'
 const model: ModelAdapter = scriptedModel([callWeather, text('Paris: sunny.'), text('Still sunny.')])
 
 async function main(): Promise<void> {
-  const harness: Harness = await createHarness({ model, tools: [weather], persistence: { dir: './sessions' } })
+  const harness: Harness = await createHarness({ model, tools: [weather], plugins: [audit], persistence: { dir: './sessions' } })
   try {
     const agent: Agent = await harness.openAgent('consumer')
     const result: TurnResult = await agent.run('What is the weather in Paris?')
