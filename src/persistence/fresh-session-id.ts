@@ -8,7 +8,7 @@ import type { PersistenceCoordinator } from './persistence-coordinator.js'
 const MAX_ID_DRAWS = 100
 
 /**
- * Whether a log is stored under `id` (09-api.md H2, 02-session.md §10 step 1): persistence
+ * Whether a log is stored under `id`, so that creating or forking onto it is refused: persistence
  * `readFrom` past any seq (no lease, no closers, nothing written) resolves only for a stored log.
  *
  * @param persistence - the coordinator, or `undefined` without a persistence entry (then `false`)
@@ -27,7 +27,7 @@ export async function isStored(persistence: PersistenceCoordinator | undefined, 
       (error.code === ErrorCode.SESSION_NOT_FOUND || error.code === ErrorCode.INVALID_SESSION_ID)
     )
       return false
-    // A damaged or too-new log is still a stored log: its id is taken (H2), whatever is wrong inside.
+    // A damaged or too-new log is still a stored log: its id is taken, whatever is wrong inside.
     if (PersistenceCorruptionError.is(error) || SessionFormatUnsupportedError.is(error)) return true
     throw error
   }

@@ -1,7 +1,7 @@
 /**
- * The in-memory persistence adapter (03-persistence.md M1): every log is kept as plain JSONL bytes
- * in a {@link MemoryStore}, written and read with the JSONL encoder, scanner and tail rules, so byte
- * faults behave as on disk. Leases are per store. Nothing survives the process.
+ * The in-memory persistence adapter: every log is kept as plain JSONL bytes in a {@link
+ * MemoryStore}, written and read with the JSONL encoder, scanner and tail rules, so byte faults
+ * behave as on disk. Leases are per store. Nothing survives the process.
  *
  * @module
  */
@@ -55,7 +55,10 @@ const encoder = new TextEncoder()
 export interface MemoryPersistenceOptions {
   /** The storage; share it between instances to share logs and leases. @defaultValue a private `createMemoryStore()` */
   readonly store?: MemoryStore
-  /** Store runs of chunk deltas as chunk-run rows (K2). @defaultValue true */
+  /**
+   * Store runs of chunk deltas as chunk-run rows (three or more consecutive deltas of one step and
+   * one stream part, within a batch), as the JSONL adapter does. @defaultValue true
+   */
   readonly packChunks?: boolean
   /** The clock of lease `acquiredAt`. @defaultValue `Date.now` */
   readonly now?: () => number
@@ -84,7 +87,7 @@ export interface MemoryPersistence extends PersistenceAdapter {
   delete(sessionId: string): Promise<void>
 }
 
-/** The rules of `memoryPersistence` options (00-overview.md: factory options → `InvalidOptionsError`). */
+/** The rules of `memoryPersistence` options: as for every factory, a bad one → `InvalidOptionsError`. */
 const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
   store: (value) => (value instanceof MemoryStoreState ? undefined : 'must come from createMemoryStore()'),
   packChunks: optionRule.boolean,
@@ -100,9 +103,9 @@ function checkSignal(signal: AbortSignal | undefined): void {
 }
 
 /**
- * Creates an in-memory persistence adapter (M1): logs are JSONL bytes in a {@link MemoryStore},
- * with the JSONL encoder, scanner and tail rules; leases are per store, so two instances over one
- * store exclude each other.
+ * Creates an in-memory persistence adapter: logs are JSONL bytes in a {@link MemoryStore}, with the
+ * JSONL encoder, scanner and tail rules; leases are per store, so two instances over one store
+ * exclude each other.
  *
  * @param options - the store, chunk packing and clock
  * @returns the adapter
@@ -151,7 +154,7 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
   /** The live lease record of this instance for `sessionId`, checking `lease` when given. */
   function requireLease(sessionId: string, lease: Lease | undefined): LeaseRecord {
     const record = lease === undefined ? store.leases.get(sessionId) : leases.get(lease.token)
-    // The lease object itself (A2, like JSONL): a copy carrying the token is not a lease of this instance.
+    // The lease object itself, as in JSONL: a copy carrying the token is not a lease of this instance.
     const foreign = lease !== undefined && record !== undefined && record.lease !== lease
     if (
       record === undefined ||

@@ -1,6 +1,6 @@
 /**
- * The storage behind the memory adapter (03-persistence.md M1): logs as JSONL bytes, quarantined
- * copies, revisions and leases, shared by every `memoryPersistence` instance given the same store.
+ * The storage behind the memory adapter: logs as JSONL bytes, quarantined copies, revisions and
+ * leases, shared by every `memoryPersistence` instance given the same store.
  *
  * @module
  */

@@ -1,6 +1,9 @@
 import { defineEvents, type Emit, type EventCatalog } from '../kernel/event-catalog.js'
 
-/** Payload of `session/write-failed`: a background write of a session failed (WB4). */
+/**
+ * Payload of `session/write-failed`: a background write of a session failed. It is reported once;
+ * automatic writes pause until the next event or an explicit flush.
+ */
 export interface SessionWriteFailedPayload {
   /** The session. */
   readonly sessionId: string

@@ -39,7 +39,7 @@ export interface PersistenceEntryConfig {
    * @default a fresh `memoryPersistence()`
    */
   readonly adapter?: PersistenceAdapter | JsonlShorthand
-  /** Write-behind tuning (03-persistence.md §6). */
+  /** Write-behind tuning: how long events may wait, and how many, before they are written. */
   readonly writeBehind?: {
     /**
      * The batching window.

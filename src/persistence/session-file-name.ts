@@ -1,5 +1,5 @@
 /**
- * Storable session ids (03-persistence.md H4) and their file names (J1, J4).
+ * Storable session ids and their file names.
  *
  * @module
  */
@@ -25,8 +25,8 @@ function describe(sessionId: unknown): string {
 }
 
 /**
- * Checks that an adapter may store `sessionId` (H4): 1–128 characters of `[A-Za-z0-9_.-]`, not
- * starting with `.` — exactly the registry's ids. Call it before any I/O.
+ * Checks that an adapter may store `sessionId`: 1–128 characters of `[A-Za-z0-9_.-]`, not starting
+ * with `.` — exactly the registry's ids. Call it before any I/O.
  *
  * @param sessionId - the id to check
  * @throws {@link PersistenceError} `INVALID_SESSION_ID` (`sessionId` when it is a string, `reason`)
@@ -48,9 +48,9 @@ function isDeviceName(name: string): boolean {
 }
 
 /**
- * The file base name of a session id (J1), without any suffix: the id itself, with a `~` prefix
- * when its part before the first `.` is a Windows device name (`con`, `prn`, `aux`, `nul`,
- * `com0`–`com9`, `lpt0`–`lpt9`, any case). Ids never contain `~`, so the mapping is injective.
+ * The file base name of a session id, without any suffix: the id itself, with a `~` prefix when its
+ * part before the first `.` is a Windows device name (`con`, `prn`, `aux`, `nul`, `com0`–`com9`,
+ * `lpt0`–`lpt9`, any case). Ids never contain `~`, so the mapping is injective.
  *
  * @param sessionId - a session id
  * @returns the base name, e.g. `'s1'` → `'s1'`, `'con'` → `'~con'`, `'NUL.x'` → `'~NUL.x'`
@@ -66,7 +66,7 @@ export function fileNameOf(sessionId: string): string {
 }
 
 /**
- * The session id whose {@link fileNameOf} is `name` (J4), or `undefined` when no id maps to it.
+ * The session id whose {@link fileNameOf} is `name`, or `undefined` when no id maps to it.
  * `name` is the base name with its suffix (`.jsonl`, `.jsonl.gz`, …) already removed.
  *
  * @param name - a file base name

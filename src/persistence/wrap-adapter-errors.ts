@@ -4,8 +4,8 @@ import { PersistenceError } from '../errors/persistence-error.js'
 import type { PersistenceAdapter } from './persistence-adapter.js'
 
 /**
- * C6 (03-persistence.md §5): an adapter error that is not a `HarnessError` becomes
- * `PersistenceError` `WRITE_FAILED` with the error as `cause`; a `HarnessError` passes unchanged.
+ * An adapter error that is not a `HarnessError` becomes `PersistenceError` `WRITE_FAILED` with the
+ * error as `cause`; a `HarnessError` passes unchanged.
  *
  * @param sessionId - the session concerned, when there is one
  * @param error - what the adapter threw
@@ -41,7 +41,7 @@ export function wrapAdapterErrors(adapter: PersistenceAdapter): PersistenceAdapt
     try {
       return await call()
     } catch (error) {
-      // An abort rejects with the caller's reason itself (C8), never wrapped.
+      // An abort rejects with the caller's reason itself, never wrapped.
       if (signal?.aborted === true && error === signal.reason) throw error
       throw wrapAdapterError(sessionId, error, operation)
     }

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { callIdSchema, nonEmptyStringSchema, typedSchema } from './schema-primitives.js'
 
-/** Plain text the user, a tool or the model wrote (02-session.md §3.2). */
+/** Plain text the user, a tool or the model wrote. */
 export interface TextBlock {
   /** Always `'text'`. */
   readonly type: 'text'
@@ -17,7 +17,7 @@ export interface ReasoningBlock {
   readonly text: string
 }
 
-/** An image, stored as a durable reference, never inline bytes by contract (08-models.md §8). */
+/** An image, stored as a durable reference, never inline bytes by contract. */
 export interface ImageBlock {
   /** Always `'image'`. */
   readonly type: 'image'

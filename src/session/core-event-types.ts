@@ -22,7 +22,7 @@ import type { SessionEvent } from './session-event.js'
 import { type StreamChunk, streamChunkSchema, type TokenUsage, tokenUsageSchema } from './stream-chunk.js'
 import { type TurnEndReason, turnEndReasonSchema } from './turn-end-reason.js'
 
-/** Marks an event written by crash repair rather than by the loop (02-session.md §11). */
+/** Marks an event written by crash repair rather than by the loop. */
 export interface SyntheticMeta {
   /** Always `true`. */
   readonly synthetic: true
@@ -40,7 +40,7 @@ export interface TurnEndData {
   readonly turn: number
   /** Why it ended. */
   readonly reason: TurnEndReason
-  /** The real failure behind an `aborted` end (04-agent.md §8.2). */
+  /** The real failure behind an `aborted` end. */
   readonly cause?: LlmFailure
   /** Present on the closers crash repair writes. */
   readonly meta?: SyntheticMeta
@@ -127,7 +127,7 @@ export interface ToolResultData {
   readonly meta?: JsonValue
 }
 
-/** Why a `request/header` was logged (02-session.md §7). */
+/** Why a `request/header` was logged. */
 export type RequestHeaderReason = 'initial' | 'resume' | 'change'
 
 /** `request/header`: the header of the next model requests. */
@@ -148,7 +148,7 @@ export interface RequestContextData {
   readonly contextWindow?: number
 }
 
-/** `agent/inbox/spliced`: queued input was inserted into (or removed from) a turn (04-agent.md §4). */
+/** `agent/inbox/spliced`: queued input was inserted into (or removed from) a turn. */
 export interface AgentInboxSplicedData {
   /** Which queue was spliced. */
   readonly target: 'next-turn' | 'next-step'
@@ -162,10 +162,10 @@ export interface AgentInboxSplicedData {
   readonly outcome?: 'canceled'
 }
 
-/** `session/end-seed`: the marker closing inherited history (02-session.md §8); always `{}`. */
+/** `session/end-seed`: the marker closing inherited history; always `{}`. */
 export type SessionEndSeedData = Readonly<Record<string, never>>
 
-/** The payload of each core event type, keyed by type (02-session.md §3.1). */
+/** The payload of each core event type, keyed by type. */
 export interface CoreEventData {
   /** A turn opens. */
   'turn/start': TurnStartData
@@ -203,7 +203,7 @@ export type CoreSessionEvent<T extends CoreEventType = CoreEventType> = {
   [K in T]: SessionEvent<K, CoreEventData[K]>
 }[T]
 
-/** How the catalog describes one event type (02-session.md §3.4). */
+/** How the catalog describes one event type. */
 export interface SessionEventTypeDefinition {
   /** The `noun/verb` name. */
   readonly type: string
@@ -214,8 +214,8 @@ export interface SessionEventTypeDefinition {
   /** Whether the type is built in. */
   readonly core: boolean
   /**
-   * What must be open when it is appended. For core types this is informational: the least their own
-   * structure rules (§5) require.
+   * What must be open when it is appended. For core types this is informational: the least their
+   * own structure rules require.
    */
   readonly enclosure: 'none' | 'turn' | 'step'
 }
@@ -345,8 +345,8 @@ const definitions: readonly SessionEventTypeDefinition[] = Object.freeze([
 ])
 
 /**
- * The core event types (02-session.md §3.1), in table order, keyed by type. Each call returns a
- * fresh map of the same frozen definitions, so a caller may extend its copy.
+ * The core event types, in declaration order, keyed by type. Each call returns a fresh map of the
+ * same frozen definitions, so a caller may extend its copy.
  *
  * @returns the core catalog
  * @example

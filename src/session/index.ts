@@ -1,5 +1,5 @@
 /**
- * The session event log and its projections (02-session.md).
+ * The session event log and its projections.
  *
  * @module
  */

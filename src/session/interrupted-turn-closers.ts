@@ -1,5 +1,5 @@
 /**
- * Crash repair (02-session.md §11): the events that close a log whose last turn never ended.
+ * Crash repair: the events that close a log whose last turn never ended.
  *
  * @module
  */

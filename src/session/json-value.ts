@@ -1,4 +1,4 @@
-/** A lossless JSON value (02-session.md §2): what session event data is made of. */
+/** A lossless JSON value: what session event data is made of. */
 export type JsonValue = null | boolean | number | string | JsonArray | JsonObject
 
 /** A JSON array. */

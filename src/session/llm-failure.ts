@@ -3,12 +3,12 @@ import type { JsonValue } from './json-value.js'
 import { jsonValueSchema, nonEmptyStringSchema, positiveSafeIntegerSchema, typedSchema } from './schema-primitives.js'
 
 /**
- * How far a model call got when it failed (08-models.md §4.1): a retry policy uses it to tell whether
- * output may already have been streamed.
+ * How far a model call got when it failed: a retry policy uses it to tell whether output may
+ * already have been streamed.
  */
 export type LlmFailurePhase = 'pre-request' | 'connect' | 'response' | 'streaming'
 
-/** A model or transport failure as data (08-models.md §4.1): what a `finish` chunk and `turn/end` carry. */
+/** A model or transport failure as data: what a `finish` chunk and `turn/end` carry. */
 export interface LlmFailure {
   /** The failure code, e.g. `'RATE_LIMIT'`, `'HTTP_404'`, `'UNKNOWN'`; non-empty. */
   readonly code: string

@@ -94,7 +94,7 @@ export interface ToolResultMessage {
   readonly source: ToolMessageSource
 }
 
-/** A model-history message (02-session.md §3.2): what `deriveMessages()` returns. */
+/** A model-history message: what `deriveMessages()` returns. */
 export type Message = UserMessage | AssistantMessage | ToolResultMessage
 
 /** The strict schema of a {@link UserMessageSource}, discriminated on `kind`. */

@@ -4,9 +4,9 @@ import type { ValidationIssue } from '../errors/issue.js'
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 
 /**
- * Checks event data against a payload schema (02-session.md §4 step 8). The parse result is
- * discarded: the committed data is the caller's snapshot, never zod's output. An unknown key is
- * reported once per key, at the key itself (`path` ends with it).
+ * Checks event data against a payload schema, as `append` does before the surface and structure
+ * rules. The parse result is discarded: the committed data is the caller's snapshot, never zod's
+ * output. An unknown key is reported once per key, at the key itself (`path` ends with it).
  *
  * @param schema - a synchronous zod schema
  * @param data - the lossless-JSON payload

@@ -18,9 +18,9 @@ export interface ForkSource {
 }
 
 /**
- * The checks of a fork after the child id's (02-session.md §10, steps 3–4) and what the child is
- * made from: the inclusive prefix `events[0..at]` and the lineage header `{ parentSession,
- * seedLength, cwd?, metadata? }`.
+ * The checks of a fork after the child id's (a valid boundary `at`, and no turn left open at it)
+ * and what the child is made from: the inclusive prefix `events[0..at]` and the lineage header
+ * `{ parentSession, seedLength, cwd?, metadata? }`.
  *
  * @param source - the source's id, header and events
  * @param at - the last seq to copy (default: the last one)

@@ -4,7 +4,7 @@ import { jsonObjectSchema, nonEmptyStringSchema, positiveSafeIntegerSchema, type
 import type { SessionEvent } from './session-event.js'
 import { canonicalJson } from './snapshot/canonical-json.js'
 
-/** The model-call settings of a request (`CallConfig` in 08-models.md). */
+/** The model-call settings of a request (the model layer's `CallConfig`). */
 export interface CallConfig {
   /** The provider route id; non-empty. */
   readonly provider: string
@@ -41,7 +41,7 @@ export interface ToolSchema {
   readonly parameters: JsonObject
 }
 
-/** A full snapshot of what a request sends besides the messages (02-session.md §7). */
+/** A full snapshot of what a request sends besides the messages. */
 export interface RequestHeader {
   /** The model-call settings. */
   readonly config: CallConfig
@@ -89,8 +89,8 @@ export const toolSchemaSchema = typedSchema<ToolSchema>()(
 )
 
 /**
- * The strict schema of a {@link RequestHeader} (02-session.md §7): every adapter-default marker needs
- * its `config` field, and tool names are unique.
+ * The strict schema of a {@link RequestHeader}: every adapter-default marker needs its `config`
+ * field, and tool names are unique.
  */
 export const requestHeaderSchema = typedSchema<RequestHeader>()(
   z
@@ -147,9 +147,9 @@ export function canonicalHeader(header: RequestHeader): RequestHeader {
 }
 
 /**
- * Whether two headers ask for the same request (02-session.md §7): the same config fields (`stop`
- * element-wise), the same adapter-default markers, the same `system` (absent ≡ `''`) and the same
- * tools in order, compared as canonical JSON (absent ≡ `[]`).
+ * Whether two headers ask for the same request: the same config fields (`stop` element-wise), the
+ * same adapter-default markers, the same `system` (absent ≡ `''`) and the same tools in order,
+ * compared as canonical JSON (absent ≡ `[]`).
  *
  * @param left - a valid header
  * @param right - a valid header

@@ -1,10 +1,10 @@
 import { z } from 'zod'
 import type { JsonObject, JsonValue } from './json-value.js'
 
-/** The longest message id (02-session.md §3.2). */
+/** The longest message id. */
 export const MAX_MESSAGE_ID_LENGTH = 1024
 
-/** The longest tool-call id: `callId`, `toolCallId` and a tool-call block's `id` (02-session.md §3.2). */
+/** The longest tool-call id: `callId`, `toolCallId` and a tool-call block's `id`. */
 export const MAX_CALL_ID_LENGTH = 256
 
 const positiveMessage = 'must be a positive safe integer'
@@ -53,8 +53,8 @@ export const callIdSchema = z
   .max(MAX_CALL_ID_LENGTH, { error: `a tool-call id must be at most ${MAX_CALL_ID_LENGTH} characters` })
 
 /**
- * Any JSON value. Payloads are copied by `snapshotJson` (02-session.md §2) before a schema runs, so
- * this only rules out a missing value; it is what `replayState`, `meta`, `detail` and `raw` accept.
+ * Any JSON value. Payloads are copied by `snapshotJson` before a schema runs, so this only rules
+ * out a missing value; it is what `replayState`, `meta`, `detail` and `raw` accept.
  *
  * @internal
  */

@@ -1,8 +1,8 @@
 import type { JsonValue } from './json-value.js'
 
 /**
- * Where a message event goes on the surface (02-session.md §6): pushed at the end, or replacing
- * the run of nodes from `start` to `end` (inclusive, in surface order).
+ * Where a message event goes on the surface: pushed at the end, or replacing the run of nodes from
+ * `start` to `end` (inclusive, in surface order).
  */
 export type SurfaceOp = 'append' | SurfaceReplace
 
@@ -17,8 +17,8 @@ export interface SurfaceReplace {
 }
 
 /**
- * One committed session event: the envelope (02-session.md §1), deep-frozen. Keys appear in
- * exactly this order; the optional ones only when set.
+ * One committed session event: the envelope, deep-frozen. Keys appear in exactly this order; the
+ * optional ones only when set.
  */
 export interface SessionEvent<T extends string = string, D = JsonValue> {
   /** The `noun/verb` type, e.g. `'turn/start'`. */

@@ -25,7 +25,7 @@ export interface SessionEventPayload {
   readonly event: SessionEvent
 }
 
-/** The live `session/*` events of the `sessions` service (02-session.md §9). */
+/** The live `session/*` events of the `sessions` service. */
 export type SessionEvents = {
   /** A session was created; a synchronous throw vetoes it. */
   readonly 'session/created': Emit<SessionLifecyclePayload>

@@ -3,10 +3,10 @@ import { SessionHeaderError } from '../errors/session-header-error.js'
 import type { JsonObject } from './json-value.js'
 import { snapshotJson } from './snapshot/snapshot-json.js'
 
-/** The session format version this library writes and reads (02-session.md §8). */
+/** The session format version this library writes and reads. */
 export const SESSION_FORMAT_VERSION = 1
 
-/** Stored beside the log, never in it; deep-frozen (02-session.md §8). */
+/** Stored beside the log, never in it; deep-frozen. */
 export interface SessionHeader {
   /** Always {@link SESSION_FORMAT_VERSION}. */
   readonly version: typeof SESSION_FORMAT_VERSION
@@ -62,7 +62,7 @@ function isNonNegativeInteger(value: unknown): value is number {
 
 /**
  * Validates a header for session `id`, filling `version`, `id` and `createdAt`, and returns a
- * deep-frozen copy in canonical key order. With `complete` (an adapter's `create`, H2) nothing is
+ * deep-frozen copy in canonical key order. With `complete` (an adapter's `create`) nothing is
  * filled in: a header without `version` is refused like a wrong one, since a writer never stores a
  * header it could not read back.
  *

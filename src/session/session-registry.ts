@@ -92,8 +92,8 @@ export interface StagedSession {
 }
 
 /**
- * The `sessions` service: a harness's live sessions, its event catalog and commit guards, and
- * the `session/*` events (02-session.md §9).
+ * The `sessions` service: a harness's live sessions, its event catalog and commit guards, and the
+ * `session/*` events.
  */
 export class SessionRegistry {
   /** The event catalog every session of this harness checks against. */
@@ -128,10 +128,11 @@ export class SessionRegistry {
   }
 
   /**
-   * Builds a session without registering it (04-agent.md §13.2 step 2): it can be read and
-   * appended to, but `get` does not see it, its events are not broadcast on `session/event`, and
-   * no one is told about it until `publish()` registers it and dispatches `session/created`
-   * (persistence then writes it from seq 0). `discard()` drops an unpublished session.
+   * Builds a session without registering it, so an agent can finish its setup before anyone sees
+   * it: it can be read and appended to, but `get` does not see it, its events are not broadcast on
+   * `session/event`, and no one is told about it until `publish()` registers it and dispatches
+   * `session/created` (persistence then writes it from seq 0). `discard()` drops an unpublished
+   * session.
    *
    * @param options - id, seed, header
    * @returns the staged session
@@ -251,7 +252,7 @@ export class SessionRegistry {
   }
 
   /**
-   * Copies the inclusive prefix `events[0..at]` of a live session into a new one (02-session.md §10).
+   * Copies the inclusive prefix `events[0..at]` of a live session into a new one.
    *
    * @param source - a live session or its id
    * @param options - `at`, `id`

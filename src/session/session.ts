@@ -65,7 +65,7 @@ export class Session {
   #events: readonly SessionEvent[] | undefined
   #firstLiveSeq = 0
   #disposed = false
-  /** Inside a guard or observer of this session: an append now is reentrant (02-session.md §4 step 2). */
+  /** Inside a guard or observer of this session: an append now is reentrant. */
   #busy = false
   /** Inside a `session/created` or `session/flush` dispatch: appends are allowed, a dispose waits. */
   #dispatching = false
@@ -128,7 +128,7 @@ export class Session {
 
   /**
    * Whether a committed message event of this session already carries message id `id` (a new one
-   * with it would fail `MESSAGE_ID_REUSED`, 02-session.md §5).
+   * with it would fail `MESSAGE_ID_REUSED`).
    *
    * @param id - a message id
    * @returns `true` when it is taken
@@ -166,8 +166,8 @@ export class Session {
   }
 
   /**
-   * Appends one event: the single, synchronous commit point (02-session.md §4). On any failure
-   * nothing changes and nothing is dispatched.
+   * Appends one event: the single, synchronous commit point. On any failure nothing changes and
+   * nothing is dispatched.
    *
    * @param type - a catalog type (or any `noun/verb` with `ignorable: true`)
    * @param data - the payload, copied as lossless JSON
@@ -275,7 +275,7 @@ export class Session {
   /**
    * Runs `action` (the synchronous start of a `session/created` or `session/flush` dispatch) as a
    * dispatch of this session: a dispose requested inside it takes effect once it returns. Appends
-   * inside it are not reentrant (only guards and observers are, §4 step 2).
+   * inside it are not reentrant (only guards and observers are).
    *
    * @param action - the dispatch
    * @returns what `action` returns
@@ -410,7 +410,7 @@ export class Session {
   }
 
   /**
-   * Checks and pushes one seed event (02-session.md §8). No guards or observers run.
+   * Checks and pushes one seed event. No guards or observers run.
    *
    * @param raw - the seed event
    * @param index - its position in the seed
@@ -500,7 +500,7 @@ export class Session {
    */
   endSeed(seeded: boolean): void {
     const last = this.#log.at(-1)
-    // The seed's length, before the marker: the marker is the first seq this process produces (§8).
+    // The seed's length, before the marker: the marker is the first seq this process produces.
     this.#firstLiveSeq = this.#log.length
     if (seeded && last?.type !== 'session/end-seed') {
       const time = this.#clock.now()

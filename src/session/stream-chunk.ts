@@ -15,12 +15,12 @@ import {
   typedSchema,
 } from './schema-primitives.js'
 
-/** How a model call finished (08-models.md §2). */
+/** How a model call finished. */
 export type FinishReason = 'stop' | 'tool-calls' | 'max-tokens' | 'error' | 'aborted'
 
 /**
- * Token counts of one model call (08-models.md §2): non-negative safe integers. Input counts are
- * disjoint: billed input is `inputTokens + cacheReadTokens + cacheWriteTokens`.
+ * Token counts of one model call: non-negative safe integers. Input counts are disjoint: billed
+ * input is `inputTokens + cacheReadTokens + cacheWriteTokens`.
  */
 export interface TokenUsage {
   /** Uncached input tokens. */
@@ -103,7 +103,7 @@ export interface FinishChunk {
   readonly replayState?: JsonValue
 }
 
-/** One element of a model stream (08-models.md §2), tagged by `type`; every chunk is lossless JSON. */
+/** One element of a model stream, tagged by `type`; every chunk is lossless JSON. */
 export type StreamChunk =
   | BlockStartChunk
   | TextDeltaChunk

@@ -5,7 +5,7 @@ import type { SessionEventTypeDefinition } from './core-event-types.js'
 import type { JsonValue } from './json-value.js'
 import type { SessionEvent } from './session-event.js'
 
-/** The turn state of a session (02-session.md §4 reads). */
+/** The turn state of a session: what `session.turnState()` returns. */
 export interface TurnState {
   /** The open turn, or `null`. */
   readonly openTurn: number | null
@@ -13,7 +13,7 @@ export interface TurnState {
   readonly openStep: number | null
   /** The number the next `turn/start` must carry. */
   readonly nextTurn: number
-  /** The open step's unanswered tool calls, in table order. */
+  /** The open step's unanswered tool calls, in the order they were first mentioned. */
   readonly pendingCallIds: readonly string[]
 }
 
@@ -59,9 +59,9 @@ export function toolCallIdsOf(data: JsonValue): string[] {
 }
 
 /**
- * @internal The built-in structure rules (02-session.md §5): turn/step nesting and numbering,
- * the open step's tool-call table, message-id uniqueness and the header reason rule. `check`
- * throws and changes nothing; `apply` runs at commit.
+ * @internal The built-in structure rules: turn/step nesting and numbering, the open step's
+ * tool-call table, message-id uniqueness and the header reason rule. `check` throws and changes
+ * nothing; `apply` runs at commit.
  */
 export class StructureState {
   openTurn: number | null = null
@@ -336,7 +336,7 @@ export class StructureState {
     }
   }
 
-  /** 02-session.md §5: a step-level event names the open step (turn and step): `NO_OPEN_STEP` / `STEP_MISMATCH`. */
+  /** A step-level event names the open step (turn and step): `NO_OPEN_STEP` / `STEP_MISMATCH`. */
   #requireStep(data: Numbered, where: SessionErrorLocation): void {
     if (this.openStep === null) {
       const open = this.openTurn === null ? 'no turn is open' : `turn ${this.openTurn} has no open step`

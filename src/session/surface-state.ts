@@ -69,7 +69,7 @@ function pairKey(turn: number, step: number, callId: string): string {
   return `${turn}\u0000${step}\u0000${callId}`
 }
 
-/** A message event's projection into model history (02-session.md §6 "Projection"). */
+/** A message event's projection into model history. */
 function projectionOf(event: SessionEvent): Message | undefined {
   if (event.type === 'user/message') return event.data as unknown as Message
   const message = (event.data as unknown as { readonly message: Message }).message
@@ -342,7 +342,7 @@ export class SurfaceState {
 }
 
 /**
- * Replays a log's surface with the same checks as `append` (02-session.md §6).
+ * Replays a log's surface with the same checks as `append`.
  *
  * @param events - a log, e.g. `session.events`
  * @returns fresh arrays of the nodes and the replaces

@@ -16,7 +16,7 @@ export interface HookCancelCause {
   readonly reason: string
 }
 
-/** Why a turn signal aborted (04-agent.md §9), tagged by `kind`; the first cause wins. */
+/** Why a turn signal aborted, tagged by `kind`; the first cause wins. */
 export type CancelCause = PlainCancelCause | HookCancelCause
 
 /** The turn ended normally, or a first pre-step entered nothing (a zero-step turn). */
@@ -53,13 +53,13 @@ export interface MaxTokensTurnEnd {
   readonly kind: 'max-tokens'
 }
 
-/** The turn never ended: written only by crash repair (02-session.md §11). */
+/** The turn never ended: written only by crash repair. */
 export interface InterruptedTurnEnd {
   /** Always `'interrupted'`. */
   readonly kind: 'interrupted'
 }
 
-/** Why a turn ended (02-session.md §3.3), tagged by `kind`. */
+/** Why a turn ended, tagged by `kind`. */
 export type TurnEndReason =
   | CompletedTurnEnd
   | AbortedTurnEnd

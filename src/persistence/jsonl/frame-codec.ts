@@ -5,9 +5,8 @@ import { ConfigError } from '../../errors/config-error.js'
 import type { FrameWalk } from './frame-walk.js'
 
 /**
- * A compressed-log codec: how one batch becomes one independent frame, and how a file of frames
- * is read back (03-persistence.md §8.5). Independent of the JSONL line scanner, which runs over
- * each frame's decoded text.
+ * A compressed-log codec: how one batch becomes one independent frame, and how a file of frames is
+ * read back. Independent of the JSONL line scanner, which runs over each frame's decoded text.
  */
 export interface FrameCodec {
   /** The file suffix of logs written with this codec. */
@@ -43,9 +42,9 @@ export interface ZstdFrameCodec extends FrameCodec {
 export interface ZstdCodecOptions extends ZstdEncoderOptions {
   /**
    * What a missing or failing encoder does: `throw` (default) → `zstdCodec` throws `ConfigError
-   * ZSTD_UNAVAILABLE` at construction (`compression: 'zstd'`, 03-persistence.md §8.1);
+   * ZSTD_UNAVAILABLE` at construction (`compression: 'zstd'`);
    * `reject-writes` → the codec still reads `.jsonl.zst` files and `encode` throws that error
-   * (03-persistence.md J11: existing files stay loadable on Node 20).
+   * (existing files stay loadable on Node 20, where `node:zlib` has no zstd).
    */
   readonly onUnavailable?: 'throw' | 'reject-writes'
 }
@@ -61,7 +60,7 @@ export function gzipCodec(): FrameCodec {
 
 /**
  * The zstd codec: frames read with fzstd, written with `node:zlib` zstd or the host's
- * `zstdEncoder` (03-persistence.md J10, J11).
+ * `zstdEncoder`.
  *
  * @param options - the host encoder and what a missing encoder does
  * @returns the codec

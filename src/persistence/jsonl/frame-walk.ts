@@ -1,4 +1,4 @@
-/** One complete, decoded frame of a compressed log (03-persistence.md J9). */
+/** One complete, decoded frame of a compressed log: each batch is one independent frame. */
 export interface DecodedFrame {
   /** The file byte where the frame starts. */
   readonly offset: number
@@ -8,7 +8,7 @@ export interface DecodedFrame {
   readonly decoded: Uint8Array
 }
 
-/** Why a frame is a defect (03-persistence.md T2, defect `frame`). */
+/** Why a frame is a defect (the tail defect `frame`). */
 export type FrameDefectReason =
   /** The frame runs past the end of the file (a torn append). */
   | 'incomplete'
@@ -21,21 +21,22 @@ export type FrameDefectReason =
 
 /** The first defective frame of a compressed log and what follows it. */
 export interface FrameDefect {
-  /** Always `frame` (03-persistence.md T2). */
+  /** Always `frame`. */
   readonly kind: 'frame'
   /** Why the frame is defective. */
   readonly reason: FrameDefectReason
   /** The file byte where the defective frame starts. */
   readonly offset: number
   /**
-   * The bytes an incomplete last frame decodes to in streaming mode (03-persistence.md T5): a
-   * prefix of its text. Empty for every other reason and whenever the decoder reported an error.
+   * The bytes an incomplete last frame decodes to in streaming mode, for salvage: a prefix of its
+   * text. Empty for every other reason and whenever the decoder reported an error.
    */
   readonly salvaged: Uint8Array
   /**
-   * File offsets after {@link offset} where frame magic starts a frame that decodes (completely,
-   * or as a non-empty streaming prefix at the end of the file). The reader decodes each with
-   * `walk(file.subarray(offset))` to apply the tail rule (03-persistence.md T4).
+   * File offsets after {@link offset} where frame magic starts a frame that decodes (completely, or
+   * as a non-empty streaming prefix at the end of the file). The reader decodes each with
+   * `walk(file.subarray(offset))` to apply the tail rule (a torn tail is tolerated only if nothing
+   * valid follows it).
    */
   readonly laterDecodableFrameOffsets: readonly number[]
 }

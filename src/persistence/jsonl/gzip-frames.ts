@@ -2,7 +2,7 @@ import { Gunzip, gzipSync } from 'fflate'
 import { concatBytes } from './concat-bytes.js'
 import type { DecodedFrame, FrameDefectReason, FrameWalk } from './frame-walk.js'
 
-/** The walk of a gzip log: one frame per member (03-persistence.md J9, J11a). */
+/** The walk of a gzip log: one frame per member, decoded one by one. */
 export type GzipWalk = FrameWalk
 
 const GZIP_MAGIC = [0x1f, 0x8b, 0x08] as const
@@ -19,8 +19,8 @@ const MAXIMUM_PUSH_BYTES = 262_144
 const CRC_TABLE = buildCrcTable()
 
 /**
- * Compresses one batch into one independent gzip member: fflate level 6, mtime 0, no file name
- * (03-persistence.md J9). Concatenated members are a valid gzip file (`gunzip -c` prints them all).
+ * Compresses one batch into one independent gzip member: fflate level 6, mtime 0, no file name.
+ * Concatenated members are a valid gzip file (`gunzip -c` prints them all).
  *
  * @param bytes - the batch's JSONL text
  * @returns the member bytes
@@ -30,11 +30,12 @@ export function encodeGzipFrame(bytes: Uint8Array): Uint8Array {
 }
 
 /**
- * Decodes a gzip log member by member with fflate's streaming `Gunzip` (03-persistence.md J10,
- * J11a): the decoder reports where each member ends, and each member's CRC-32 and size trailer
- * are checked here (fflate does not). Stops at the first defective member: one that runs past the
- * end of the file (its streaming prefix is salvaged, T5), fails to decode, fails its trailer, or
- * has no gzip magic. Then lists the later offsets where gzip magic starts a decodable member (T4).
+ * Decodes a gzip log member by member with fflate's streaming `Gunzip` (its one-shot `gunzipSync`
+ * stops after the first member): the decoder reports where each member ends, and each member's
+ * CRC-32 and size trailer are checked here (fflate does not). Stops at the first defective member:
+ * one that runs past the end of the file (its streaming prefix is salvaged), fails to decode, fails
+ * its trailer, or has no gzip magic. Then lists the later offsets where gzip magic starts a
+ * decodable member (any of them makes the damage corruption rather than a torn tail).
  *
  * @param file - the stored bytes
  * @returns the complete members and the first defect, if any
@@ -183,7 +184,7 @@ function findTrailer(file: Uint8Array, start: number, end: number, decoded: Uint
   return undefined
 }
 
-/** Offsets from `from` on where gzip magic starts a member that decodes (03-persistence.md T4). */
+/** Offsets from `from` on where gzip magic starts a member that decodes. */
 function findLaterMembers(file: Uint8Array, from: number): number[] {
   const offsets: number[] = []
   for (let at = from; at + GZIP_MAGIC.length <= file.length; at++) {

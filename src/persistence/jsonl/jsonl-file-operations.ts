@@ -1,7 +1,7 @@
 /**
- * File operations of the JSONL adapter shared by its writers: temp file names (J1), whole writes
- * looping over partial ones, exclusive fsynced temp files, prefix copies for repairs (J13, J14)
- * and directory fsync.
+ * File operations of the JSONL adapter shared by its writers: temp file names, whole writes
+ * looping over partial ones, exclusive fsynced temp files, prefix copies for the repairs that
+ * rewrite a log through a temp file, and directory fsync.
  *
  * @module
  */
@@ -9,7 +9,7 @@ import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
 import { randomHex } from '../random-hex.js'
 
 /**
- * `<file>.<12 hex>.tmp` (J1).
+ * `<file>.<12 hex>.tmp`: the name of a temp file beside `file`.
  *
  * @internal
  */
@@ -174,7 +174,7 @@ export async function writePrefixedTemp(
 }
 
 /**
- * Publishes a complete temp file as `path` without ever overwriting (J8): `link`, or where hard
+ * Publishes a complete temp file as `path` without ever overwriting: `link`, or where hard
  * links are unsupported, `rename` after checking the target is absent.
  *
  * @internal

@@ -1,5 +1,5 @@
 /**
- * The leases of one JSONL adapter instance (03-persistence.md A10, J15–J17): a lock file per
+ * The leases of one JSONL adapter instance, exclusive per id across processes: a lock file per
  * leased id (or, with `lock: false`, only this table), the token check before every write, and
  * release, which kills the lease and removes the lock while it still carries our token.
  *
@@ -60,7 +60,7 @@ export class JsonlLeases {
   }
 
   /**
-   * Takes the lease of `sessionId` (J15, J16).
+   * Takes the lease of `sessionId`, writing its lock file or taking over a stale one.
    *
    * @param sessionId - a storable id
    * @returns the live lease
@@ -126,8 +126,8 @@ export class JsonlLeases {
   }
 
   /**
-   * J15: the lock file must still carry the lease's token; otherwise the lease dies and its
-   * signal aborts with the error thrown.
+   * Before every append and repair, the lock file must still carry the lease's token; otherwise the
+   * lease dies and its signal aborts with the error thrown.
    *
    * @throws `LeaseLostError`
    */
@@ -186,7 +186,7 @@ export class JsonlLeases {
     })
   }
 
-  /** Kills the lease and removes its lock file while it still carries our token (J17); idempotent. */
+  /** Kills the lease and removes its lock file while it still carries our token; idempotent. */
   async release(record: LeaseRecord, how: 'released' | 'closed'): Promise<void> {
     if (!record.live) return
     const sessionId = record.lease.sessionId

@@ -1,7 +1,7 @@
 /**
- * Lock files of the JSONL adapter (03-persistence.md J15–J17): created whole through a temp
- * file and an exclusive `link`, replaced only when stale under an exclusive `.takeover` file,
- * and removed only while they still carry our token.
+ * Lock files of the JSONL adapter: created whole through a temp file and an exclusive `link`,
+ * replaced only when stale under an exclusive `.takeover` file, and removed only while they still
+ * carry our token.
  *
  * @module
  */
@@ -44,9 +44,10 @@ export interface TakenLock {
  * @internal
  */
 export async function readLockFile(fileSystem: JsonlFileSystem, path: string): Promise<LockRecord | null | undefined> {
-  // Every append re-reads the lock (J15), so this is one open, one read and one close (a
-  // `readFile` adds an fstat and a second read). A lock is published whole by `link` and never
-  // rewritten, so one read of up to LOCK_READ_BYTES sees all of it; a longer file is no lock of ours.
+  // Every append re-reads the lock to check its token, so this is one open, one read and one close
+  // (a `readFile` adds an fstat and a second read). A lock is published whole by `link` and never
+  // rewritten, so one read of up to LOCK_READ_BYTES sees all of it; a longer file is no lock of
+  // ours.
   let handle: JsonlFileHandle
   try {
     handle = await fileSystem.open(path, 'r')
@@ -111,7 +112,8 @@ function encodeLock(lock: LockRecord): Uint8Array {
 }
 
 /**
- * Creates the lock file at `path` for `sessionId` (J15), replacing a stale one (J16).
+ * Creates the lock file at `path` for `sessionId`, replacing a stale one (our host, a pid that is
+ * no longer alive).
  *
  * @internal
  * @throws {@link SessionLockedError} when another live holder has it
@@ -204,7 +206,8 @@ export async function lockTokenAt(fileSystem: JsonlFileSystem, path: string): Pr
 }
 
 /**
- * Removes the lock at `path` if it still carries `token` (J17).
+ * Removes the lock at `path` if it still carries `token`, so a lease never removes its successor's
+ * lock.
  *
  * @internal
  */

@@ -1,6 +1,6 @@
 /**
- * The files of a JSONL log directory (03-persistence.md J1–J4): names and codecs of the logs of
- * an id, the lock path, listing by suffix, and the directory itself (made on first use, 0700).
+ * The files of a JSONL log directory: names and codecs of the logs of an id, the lock path, listing
+ * by suffix, and the directory itself (made on first use, 0700).
  *
  * @module
  */
@@ -15,7 +15,7 @@ import { errorCodeOf, fsyncDirectory } from './jsonl-file-operations.js'
 import { configInvalid } from './jsonl-persistence-options.js'
 import type { Compression } from './jsonl-repair.js'
 
-/** The file suffix of each codec (J1). */
+/** The file suffix of each codec. */
 export const logExtensions = { none: '.jsonl', gzip: '.jsonl.gz', zstd: '.jsonl.zst' } as const satisfies Record<
   Compression,
   string
@@ -33,7 +33,7 @@ const suffixes = [
 export interface FoundLog {
   /** Its path. */
   readonly path: string
-  /** Its codec, from its extension (J3). */
+  /** Its codec, from its extension: a file keeps the codec it was created with. */
   readonly compression: Compression
 }
 
@@ -70,7 +70,7 @@ export class JsonlLogFiles {
     if (options.zstd !== undefined) this.#codecs.set('zstd', options.zstd)
   }
 
-  /** `<dir>/<name>`, without a suffix (J1). */
+  /** `<dir>/<name>`, without a suffix. */
   base(sessionId: string): string {
     return join(this.dir, fileNameOf(sessionId))
   }
@@ -126,7 +126,7 @@ export class JsonlLogFiles {
   }
 
   /**
-   * The one log file of the id (J3).
+   * The one log file of the id, whatever its codec (two files for one id are damage).
    *
    * @throws `PersistenceError SESSION_NOT_FOUND`, `PersistenceCorruptionError DUPLICATE_LOG`
    */
@@ -139,8 +139,8 @@ export class JsonlLogFiles {
   }
 
   /**
-   * The leftovers of an id's logs that `delete` removes with them (A9): quarantined originals
-   * (`<log>.corrupt-<time>`, J14), temp files a crashed write left (`<log>.<hex>.tmp`) and sidecar
+   * The leftovers of an id's logs that `delete` removes with them: quarantined originals
+   * (`<log>.corrupt-<time>`), temp files a crashed write left (`<log>.<hex>.tmp`) and sidecar
    * indexes (`<log>.idx`), whatever the codec. Lock files are the leases' business.
    *
    * @returns their paths; empty when the directory does not exist
@@ -162,7 +162,10 @@ export class JsonlLogFiles {
     return paths
   }
 
-  /** The log files of the directory by id (J4); empty when it does not exist. */
+  /**
+   * The log files of the directory by id (only names ending in a codec suffix count); empty when
+   * the directory does not exist.
+   */
   async list(): Promise<Map<string, FoundLog[]>> {
     const logs = new Map<string, FoundLog[]>()
     let names: string[]
@@ -216,7 +219,7 @@ export class JsonlLogFiles {
     })
   }
 
-  /** `PersistenceCorruptionError DUPLICATE_LOG` (J3). */
+  /** `PersistenceCorruptionError DUPLICATE_LOG`: two log files (of different codecs) for one id. */
   duplicate(sessionId: string, found: readonly FoundLog[]): PersistenceCorruptionError {
     const paths = found.map((log) => log.path)
     return new PersistenceCorruptionError({

@@ -1,8 +1,8 @@
 /**
- * Reading one JSONL log file (03-persistence.md §8.6): one `fstat` fixes the size read, plain
- * text goes through the line scanner in `readChunkBytes` pieces, compressed files are walked frame
- * by frame with the scanner over the decoded text, and a torn last frame is salvaged (T5). The
- * result also says how a repair cuts the file (§8.7).
+ * Reading one JSONL log file: one `fstat` fixes the size read, plain text goes through the line
+ * scanner in `readChunkBytes` pieces, compressed files are walked frame by frame with the scanner
+ * over the decoded text, and a torn last frame is salvaged. The result also says how a repair cuts
+ * the file.
  *
  * @module
  */
@@ -24,11 +24,11 @@ export interface ReadLog {
   readonly header: SessionHeader
   /** Committed events (from `fromSeq`), then the salvaged ones. */
   readonly events: SessionEvent[]
-  /** The salvaged records of a torn last frame (T5). */
+  /** The salvaged records of a torn last frame (compressed logs only). */
   readonly recovered: SessionEvent[]
   /** The tail after the committed records (file offsets; `line` of the decoded text). */
   readonly tail?: Omit<ScannedTail, 'defect'> & { readonly defect: ScannedTail['defect'] | 'frame' }
-  /** `dev:ino:size:mtimeNs` of the `fstat` (T6). */
+  /** `dev:ino:size:mtimeNs` of the `fstat`. */
   readonly revision: string
   /** The size that `fstat` fixed. */
   readonly size: number
@@ -36,7 +36,7 @@ export interface ReadLog {
   readonly plan: RepairPlan
 }
 
-/** How a repair rewrites a log (§8.7). */
+/** How a repair rewrites a log. */
 export interface RepairPlan {
   /** File bytes kept as they are: the committed prefix (compressed: whole frames). */
   readonly keepBytes: number
@@ -69,7 +69,7 @@ export interface ReadLogOptions {
 }
 
 /**
- * The revision (T6) of a bigint `fstat`.
+ * The revision of a bigint `fstat`: `dev:ino:size:mtimeNs`, which changes with every write.
  *
  * @internal
  */
@@ -178,7 +178,10 @@ function isRecord(value: unknown): boolean {
   return isEventEnvelope(value) || isChunkRunRow(value)
 }
 
-/** Whether decoded text holds a record-valid line, or record-valid text after a NUL (T4). */
+/**
+ * Whether decoded text holds a record-valid line, or record-valid text after a NUL: what makes
+ * damage corruption instead of a torn tail.
+ */
 function holdsRecord(bytes: Uint8Array): boolean {
   for (const line of completeLines(bytes)) {
     if (isRecord(parse(line))) return true
@@ -188,7 +191,7 @@ function holdsRecord(bytes: Uint8Array): boolean {
   return false
 }
 
-/** T5: the leading record-valid, seq-contiguous lines of a torn frame's decoded prefix. */
+/** Salvage: the leading record-valid, seq-contiguous lines of a torn frame's decoded prefix. */
 function salvage(bytes: Uint8Array, firstSeq: number): SessionEvent[] {
   const events: SessionEvent[] = []
   let next = firstSeq
@@ -231,7 +234,7 @@ function readFrames(bytes: Uint8Array, options: ReadLogOptions, codec: FrameCode
   const scanner = createLogScanner({
     sessionId: options.sessionId,
     location,
-    // T4: an error names the file byte of the frame holding the defect, not its decoded offset.
+    // An error names the file byte of the frame holding the defect, not its decoded offset.
     fileOffsetOf: (textOffset) => (walk.frames[frameIndexOf(textOffset)] ?? first).offset,
     ...(truncate ? { truncateAtCorruption: true } : {}),
   })
@@ -322,7 +325,7 @@ function readFrames(bytes: Uint8Array, options: ReadLogOptions, codec: FrameCode
 const LIST_HEADER_BYTES = 65_536
 
 /**
- * Reads only the header of a log (J18): the first line, or the first frame.
+ * Reads only the header of a log, as listing does: the first line, or the first frame.
  *
  * @internal
  * @throws `PersistenceCorruptionError CORRUPT_HEADER`, `SessionFormatUnsupportedError`

@@ -1,5 +1,5 @@
 /**
- * The options of `jsonlPersistence` (03-persistence.md §8.1) and their validation.
+ * The options of `jsonlPersistence` and their validation.
  *
  * @module
  */
@@ -20,7 +20,8 @@ export interface JsonlPersistenceOptions {
    */
   readonly compression?: 'none' | 'gzip' | 'zstd'
   /**
-   * Store runs of chunk deltas as one chunk-run row (K2).
+   * Store runs of chunk deltas as one chunk-run row: three or more consecutive deltas of one step
+   * and one stream part, within a batch. Loading gives back the same events, byte for byte.
    *
    * @default true
    */
@@ -77,9 +78,8 @@ export function configInvalid(option: string, value: unknown, reason: string): C
 }
 
 /**
- * The known keys of `jsonlPersistence` options: their values are checked below, one
- * `ConfigError CONFIG_INVALID` per option as §8.1 names it; the shared check only refuses a
- * non-object and unknown keys.
+ * The known keys of `jsonlPersistence` options: their values are checked below, one `ConfigError
+ * CONFIG_INVALID` naming the option; the shared check only refuses a non-object and unknown keys.
  */
 const knownKeys: Readonly<Record<string, OptionRule>> = Object.freeze({
   dir: optionRule.any,
@@ -93,7 +93,7 @@ const knownKeys: Readonly<Record<string, OptionRule>> = Object.freeze({
 })
 
 /**
- * Checks the options of `jsonlPersistence` and fills the defaults (§8.1).
+ * Checks the options of `jsonlPersistence` and fills the defaults.
  *
  * @internal
  * @throws `InvalidOptionsError` for options that are not an object or hold an unknown key;

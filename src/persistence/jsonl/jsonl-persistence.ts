@@ -1,7 +1,7 @@
 /**
- * The JSONL file adapter (03-persistence.md §8): one append-only file per session in `dir`
- * (plain, gzip or zstd frames), a lock file per leased session, crash-safe first writes and
- * repairs (temp file, `link`/`rename`, directory fsync), and the tail rule on every read.
+ * The JSONL file adapter: one append-only file per session in `dir` (plain, gzip or zstd frames), a
+ * lock file per leased session, crash-safe first writes and repairs (temp file, `link`/`rename`,
+ * directory fsync), and the tail rule on every read.
  *
  * @module
  */
@@ -59,7 +59,7 @@ export interface JsonlPersistence extends PersistenceAdapter {
    */
   readFrom(sessionId: string, fromSeq: number, options?: ReadOptions): Promise<StoredSuffix>
   /**
-   * Removes a stored log, its index and (when this instance leases it) the lease (J19).
+   * Removes a stored log, its index and (when this instance leases it) the lease.
    *
    * @param sessionId - the session id
    * @throws `PersistenceError SESSION_NOT_FOUND`; `SessionLockedError` while another holder has the lock
@@ -84,8 +84,8 @@ function compareIds(left: string, right: string): number {
 }
 
 /**
- * Creates the JSONL file adapter (03-persistence.md §8): `<dir>/<id>.jsonl` (or `.jsonl.gz`,
- * `.jsonl.zst`), one line (or frame) per batch, a `<id>.lock` per leased session.
+ * Creates the JSONL file adapter: `<dir>/<id>.jsonl` (or `.jsonl.gz`, `.jsonl.zst`), one line (or
+ * frame) per batch, a `<id>.lock` per leased session.
  *
  * @param options - the directory, codec and knobs
  * @returns the adapter
@@ -133,7 +133,7 @@ class JsonlAdapter implements JsonlPersistence {
       dir: this.dir,
       fileSystem: this.#fileSystem,
       zstdEncoder: options.zstdEncoder,
-      // 'zstd' without a usable encoder throws ZSTD_UNAVAILABLE here, at construction (§8.1).
+      // 'zstd' without a usable encoder throws ZSTD_UNAVAILABLE here, at construction.
       ...(options.compression === 'zstd'
         ? { zstd: zstdCodec(options.zstdEncoder === undefined ? {} : { zstdEncoder: options.zstdEncoder }) }
         : {}),
@@ -304,7 +304,7 @@ class JsonlAdapter implements JsonlPersistence {
       const registered = this.#registrations.delete(sessionId)
       if (found.length === 0 && !registered) throw this.#files.notFound(sessionId)
       for (const log of found) await this.#fileSystem.unlink(log.path)
-      // A9: the auxiliary files go with the log (readers see the whole log or nothing, so after it).
+      // The auxiliary files go with the log (readers see the whole log or nothing, so after it).
       const leftovers = found.length > 0 ? await this.#files.leftovers(sessionId) : []
       for (const path of leftovers) {
         await this.#fileSystem.unlink(path).catch((error: unknown) => {
@@ -377,8 +377,9 @@ class JsonlAdapter implements JsonlPersistence {
       })
     }
     const bytes = await this.#encode(log.compression, encodeBatch(events, { packChunks: this.#packChunks, texts }))
-    // The lock's re-read (J15) is independent of the log's open and size check (J6): it runs
-    // beside them, and its verdict is taken after theirs.
+    // The lock's re-read (is the token still ours?) is independent of the log's open and size
+    // check (is the file as long as our last write left it?): it runs beside them, and its verdict
+    // is taken after theirs.
     const token = this.#leases.readToken(record)
     token.catch(() => undefined)
     const handle = await this.#fileSystem.open(log.path, 'r+')
@@ -400,7 +401,7 @@ class JsonlAdapter implements JsonlPersistence {
     }
   }
 
-  /** J6/J7: one write, one `fdatasync`; on failure cut back to the remembered size. */
+  /** One write, one `fdatasync`; on failure cut back to the remembered size. */
   async #writeDurably(
     sessionId: string,
     handle: JsonlFileHandle,
@@ -433,7 +434,7 @@ class JsonlAdapter implements JsonlPersistence {
     log.nextSeq += count
   }
 
-  /** J6: the first append of an id this instance never read scans the file as `load` does. */
+  /** The first append of an id this instance never read scans the file as `load` does. */
   async #scanForAppend(sessionId: string): Promise<LogState> {
     const found = await this.#files.find(sessionId)
     const read = await this.#read(sessionId, found, { truncateAtCorruption: false, signal: undefined })
@@ -448,7 +449,7 @@ class JsonlAdapter implements JsonlPersistence {
     return this.#logs.get(sessionId)!
   }
 
-  /** J8: header + first batch into an exclusive temp file, published with `link`. */
+  /** First write of a log: header + first batch into an exclusive temp file, published with `link`. */
   async #materialize(
     sessionId: string,
     header: SessionHeader,
@@ -497,7 +498,10 @@ class JsonlAdapter implements JsonlPersistence {
     this.#logs.set(sessionId, { path, compression, nextSeq: events.length, size })
   }
 
-  /** A6, J12–J14. */
+  /**
+   * Commits a repair under a live lease, only if the log is still at the revision `torn` was read
+   * at: cuts or rewrites the tail and stores the recovered records and the closers as one batch.
+   */
   async #repair(
     sessionId: string,
     torn: TornTail,
@@ -619,7 +623,7 @@ class JsonlAdapter implements JsonlPersistence {
     }
   }
 
-  /** J18: only the first line (or frame) of a log; `undefined` when it vanished meanwhile. */
+  /** Only the first line (or frame) of a log; `undefined` when it vanished meanwhile. */
   async #readHeader(sessionId: string, log: FoundLog): Promise<SessionHeader | undefined> {
     let handle: JsonlFileHandle
     try {

@@ -1,6 +1,6 @@
 /**
- * The crash-safe tail rewrites of the JSONL adapter (03-persistence.md J12–J14): cut and append,
- * rewrite through a temp file and `rename`, or quarantine the damaged original first.
+ * The crash-safe tail rewrites of the JSONL adapter: cut and append, rewrite through a temp file
+ * and `rename`, or quarantine the damaged original first.
  *
  * @module
  */
@@ -39,11 +39,11 @@ export interface RepairContext {
   readonly packChunks: boolean
   /** Encodes batch text with a codec (one frame when compressed); throws `ZSTD_UNAVAILABLE` before any write. */
   encode(compression: Compression, text: string): Promise<Uint8Array>
-  /** J15: rejects `LeaseLostError` when the lock no longer carries the lease's token. */
+  /** Rejects `LeaseLostError` when the lock no longer carries the lease's token. */
   checkToken(): Promise<void>
-  /** J12: the committed state right after the cut, before the closers are written. */
+  /** The committed state right after the cut, before the closers are written. */
   cut(log: LogState): void
-  /** J6/J7: one durable write at `log.size`, rolled back on failure; advances `log`. */
+  /** One durable write at `log.size`, rolled back on failure; advances `log`. */
   writeDurably(handle: JsonlFileHandle, log: LogState, bytes: Uint8Array, count: number): Promise<void>
 }
 
@@ -59,7 +59,7 @@ export interface RepairTarget {
   readonly header: SessionHeader
   /** How to cut it. */
   readonly plan: RepairPlan
-  /** `corrupt` quarantines the original first (J14). */
+  /** `corrupt` quarantines the original first. */
   readonly kind: 'torn' | 'corrupt'
   /** The closers, seqs from `plan.nextSeq`. */
   readonly closers: readonly SessionEvent[]
@@ -67,8 +67,10 @@ export interface RepairTarget {
 
 /**
  * Rewrites the tail of a log so it holds the kept prefix, the rewritten records and the closers
- * as one batch (A6): J12 cuts and appends in place; J13 writes a temp file and renames it over
- * the log; J14 also links the damaged original to `<file>.corrupt-<now()>` first.
+ * as one batch: a plain log, or a compressed one with nothing recovered, is cut and appended in
+ * place; a compressed log with recovered records is rewritten through a temp file renamed over it;
+ * a corrupt one is rewritten the same way after its damaged original is linked to
+ * `<file>.corrupt-<now()>`.
  *
  * @internal
  * @returns the committed state of the repaired log, and the quarantine path of a `corrupt` tail
@@ -125,10 +127,10 @@ export async function rewriteTail(
 const QUARANTINE_NAMES = 100
 
 /**
- * Links the damaged log to its quarantine name (J14) and returns that name. A rerun after a crash
- * between the link and the rename finds the original already linked (a `<file>.corrupt-<n>` with
- * the log's own inode) and reuses it, so it neither fails nor leaves a second copy; a name taken by
- * another file moves on to `<n + 1>`.
+ * Links the damaged log to its quarantine name and returns that name. A rerun after a crash between
+ * the link and the rename finds the original already linked (a `<file>.corrupt-<n>` with the log's
+ * own inode) and reuses it, so it neither fails nor leaves a second copy; a name taken by another
+ * file moves on to `<n + 1>`.
  */
 async function quarantineOriginal(context: RepairContext, handle: JsonlFileHandle, path: string): Promise<string> {
   const { fileSystem } = context

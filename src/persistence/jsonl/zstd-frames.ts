@@ -6,8 +6,8 @@ import { concatBytes } from './concat-bytes.js'
 import type { DecodedFrame, FrameDefectReason, FrameWalk } from './frame-walk.js'
 
 /**
- * A zstd compressor the host passes (`jsonlPersistence({ zstdEncoder })`, 03-persistence.md J11):
- * any wasm or native library; it must return one complete zstd frame of `bytes`.
+ * A zstd compressor the host passes (`jsonlPersistence({ zstdEncoder })`): any wasm or native
+ * library; it must return one complete zstd frame of `bytes`.
  */
 export type HostZstdEncoder = (bytes: Uint8Array, level: number) => Uint8Array
 
@@ -30,16 +30,16 @@ export interface ZstdFrameEncoder {
   encode(text: Uint8Array): Uint8Array | Promise<Uint8Array>
 }
 
-/** The zstd level every frame is written at (03-persistence.md J9). */
+/** The zstd level every frame is written at. */
 export const ZSTD_LEVEL = 3
-/** Batches above this size use `node:zlib`'s asynchronous zstd (03-persistence.md J11). */
+/** Batches above this size use `node:zlib`'s asynchronous zstd, so they do not block the event loop. */
 export const ZSTD_ASYNC_BYTES = 1_048_576
 
 const ZSTD_MAGIC = 0xfd2fb528
 const SKIPPABLE_MAGIC = 0x184d2a50
 const BLOCK_MAXIMUM_SIZE = 131_072
 
-/** A zstd frame located by its structure, without decompressing (03-persistence.md J10). */
+/** A zstd frame located by its structure, without decompressing. */
 export type ZstdFrameLayout =
   | {
       /** A zstd frame, complete within the file. */
@@ -123,11 +123,12 @@ export function readZstdFrameLayout(file: Uint8Array, offset: number): ZstdFrame
 }
 
 /**
- * Reads a zstd log (03-persistence.md J10): frames are located by {@link readZstdFrameLayout},
- * each complete frame is decoded with fzstd's `decompress` (which does not verify the checksum),
- * skippable frames are ignored. Stops at the first defective frame; an incomplete last frame is
- * salvaged with fzstd's streaming `Decompress` (its complete blocks; decoder errors → nothing,
- * T5). Then lists the later offsets where zstd magic starts a decodable frame (T4).
+ * Reads a zstd log: frames are located by {@link readZstdFrameLayout}, each complete frame is
+ * decoded with fzstd's `decompress` (which does not verify the checksum), skippable frames are
+ * ignored. Stops at the first defective frame; an incomplete last frame is salvaged with fzstd's
+ * streaming `Decompress` (its complete blocks; decoder errors → nothing). Then lists the later
+ * offsets where zstd magic starts a decodable frame (any of them makes the damage corruption rather
+ * than a torn tail).
  *
  * @param file - the stored bytes
  * @returns the complete frames and the first defect, if any
@@ -161,10 +162,10 @@ export function zstdAvailable(): boolean {
 }
 
 /**
- * The zstd writer of 03-persistence.md J11: `node:zlib` where the runtime has zstd (level 3,
- * content checksum on; its async API above 1 MiB), else the host's `zstdEncoder`. A host encoder
- * is accepted only after a round trip of a small probe through it and fzstd (it is probed even
- * where `node:zlib` writes, so a broken option never passes silently).
+ * The zstd writer: `node:zlib` where the runtime has zstd (level 3, content checksum on; its async
+ * API above 1 MiB), else the host's `zstdEncoder`. A host encoder is accepted only after a round
+ * trip of a small probe through it and fzstd (it is probed even where `node:zlib` writes, so a
+ * broken option never passes silently).
  *
  * @param options - the host encoder, if any
  * @returns the encoder
@@ -229,7 +230,7 @@ function salvageFrame(bytes: Uint8Array): Uint8Array {
   return concatBytes(chunks)
 }
 
-/** Offsets from `from` on where zstd magic starts a frame that decodes (03-persistence.md T4). */
+/** Offsets from `from` on where zstd magic starts a frame that decodes. */
 function findLaterFrames(file: Uint8Array, from: number): number[] {
   const offsets: number[] = []
   for (let at = from; at + 4 <= file.length; at++) {
