@@ -1,13 +1,13 @@
 import { defineEvents, type Emit, type EventCatalog } from '../kernel/event-catalog.js'
 import type { UserMessage } from '../session/message.js'
 
-/** Payload of `agent/inbox/inserted` and `agent/inbox/discarded` (04-agent.md §5). */
+/** Payload of `agent/inbox/inserted` and `agent/inbox/discarded`. */
 export interface InboxMessagePayload {
   /** The queued (or discarded) message, frozen. */
   readonly message: UserMessage
 }
 
-/** Payload of `agent/inbox/claimed` (04-agent.md §5). */
+/** Payload of `agent/inbox/claimed`. */
 export interface InboxClaimedPayload {
   /** The claimed message, frozen. */
   readonly message: UserMessage
@@ -15,7 +15,7 @@ export interface InboxClaimedPayload {
   readonly turn: number
 }
 
-/** The live events of the agent loop (04-agent.md); listener throws are contained. */
+/** The live events of the agent loop; listener throws are contained. */
 export type AgentEvents = {
   /** A message was queued in the inbox (after its `agent/inbox/spliced` is logged). */
   readonly 'agent/inbox/inserted': Emit<InboxMessagePayload>

@@ -5,7 +5,7 @@ import type { TurnEndReason } from '../session/turn-end-reason.js'
 import type { Agent, AgentStatus } from './agent.js'
 import type { CallConfigSeed } from './resolve-call-config.js'
 
-/** `agent/status` (emit): the derived status changed (04-agent.md §3). */
+/** `agent/status` (emit): the derived status changed. */
 export interface AgentStatusPayload {
   /** The agent. */
   readonly agent: Agent
@@ -13,7 +13,7 @@ export interface AgentStatusPayload {
   readonly status: AgentStatus
 }
 
-/** What `agent/pre-step` resolves with (04-agent.md T7). */
+/** What `agent/pre-step` resolves with. */
 export type PreStepDecision =
   | {
       /** Open the step with these messages. */
@@ -26,7 +26,7 @@ export type PreStepDecision =
       readonly kind: 'reject'
     }
 
-/** `agent/pre-step` (waterfall): decides what enters the step about to open (04-agent.md T7). */
+/** `agent/pre-step` (waterfall): decides what enters the step about to open. */
 export interface PreStepPayload {
   /** The agent. */
   readonly agent: Agent
@@ -36,14 +36,14 @@ export interface PreStepPayload {
   readonly step: number
   /**
    * The claimed messages (frozen). The runtime-context snapshot candidate is not among them: the
-   * default decision enters these plus the candidate, if any (06-prompt-scope.md §3).
+   * default decision enters these plus the candidate, if any.
    */
   readonly messages: readonly UserMessage[]
   /** The turn signal. */
   readonly signal: AbortSignal
 }
 
-/** `agent/request` (waterfall): the call config of one attempt (04-agent.md T12, §12.1). */
+/** `agent/request` (waterfall): the call config of one attempt, before the model's `prepareCall`. */
 export interface AgentRequestPayload {
   /** The agent. */
   readonly agent: Agent
@@ -59,7 +59,7 @@ export interface AgentRequestPayload {
   readonly signal: AbortSignal
 }
 
-/** `agent/turn-stopping` (serial): the turn is about to close; a listener may queue next-step work (T20). */
+/** `agent/turn-stopping` (serial): the turn is about to close; a listener may queue next-step work. */
 export interface TurnStoppingPayload {
   /** The agent. */
   readonly agent: Agent
@@ -72,8 +72,8 @@ export interface TurnStoppingPayload {
 }
 
 /**
- * `agent/error` (emit): a turn ended `error` (T22); `turn/start` could not be logged (T3); or
- * `turn/end` could not be logged or its checkpoint D4 failed (T21, with `turn`).
+ * `agent/error` (emit): a turn ended `error`; `turn/start` could not be logged; or `turn/end`
+ * could not be logged or flushed before the turn's promise settles (with `turn`).
  */
 export interface AgentErrorPayload {
   /** The agent. */
@@ -101,7 +101,7 @@ export interface AgentLifecyclePayload {
   readonly agent: Agent
 }
 
-/** `agent/session-start` (emit): a published agent starts driving its session (§13.2). */
+/** `agent/session-start` (emit): a published agent starts driving its session. */
 export interface AgentSessionStartPayload {
   /** The agent. */
   readonly agent: Agent
@@ -109,7 +109,7 @@ export interface AgentSessionStartPayload {
   readonly source: 'create' | 'resume'
 }
 
-/** The live events of the agent loop (04-agent.md), defined by the `agent-loop` entry. */
+/** The live events of the agent loop, defined by the `agent-loop` entry. */
 export type AgentLoopEvents = {
   /** The derived status changed. */
   readonly 'agent/status': Emit<AgentStatusPayload>

@@ -214,7 +214,7 @@ export interface StreamOptions extends RunOptions {
 }
 
 /**
- * What {@link Agent.stream} returns (09-api.md A1): the claiming turn's durable events from
+ * What {@link Agent.stream} returns: the claiming turn's durable events from
  * `turn/start` to `turn/end`, in seq order, plus the queued message and the turn result. Every
  * yielded event is lossless JSON. Breaking out of the iteration unsubscribes without cancelling.
  */

@@ -52,7 +52,7 @@ function failedAction(error: CompactionError): FailedAction {
 }
 
 /**
- * Creates the engine of `BasicCompactionPlugin` (07-compaction.md): estimates, plans, summary
+ * Creates the engine of `BasicCompactionPlugin`: estimates, plans, summary
  * actions under a per-session lock, the pruner fallback and manual and range compaction.
  *
  * @param ctx - the plugin context (ids, logger, models, `agent/compaction` emits)

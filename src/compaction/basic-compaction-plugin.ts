@@ -12,7 +12,7 @@ import { type ModelSummarizerOptions, modelSummarizer } from './model-summarizer
 import type { PruneConfig } from './prune-tool-results.js'
 import type { Summarizer } from './summarizer.js'
 
-/** Options of {@link basicCompaction} (07-compaction.md §1); violations fail the plugin config. */
+/** Options of {@link basicCompaction}; violations fail the plugin config. */
 export interface BasicCompactionOptions {
   /**
    * Pressure keeps the estimate at or under `floor(contextWindow × threshold)`; `0 < threshold ≤ 1`.
@@ -89,7 +89,7 @@ const configSchema = z
   .optional()
 
 /**
- * The `compaction` entry of the default bundle (07-compaction.md §1): registers the durable
+ * The `compaction` entry of the default bundle: registers the durable
  * `compaction/*` types and the live `agent/compaction` event, provides `services.compaction` (the
  * basic engine) and, unless `auto: false`, installs the pressure and overflow triggers.
  *
@@ -131,7 +131,7 @@ export interface BasicCompactionPatch extends PluginEntry {
 }
 
 /**
- * The entry patch that configures the default `compaction` entry (07-compaction.md §1).
+ * The entry patch that configures the default `compaction` entry.
  *
  * @param options - the engine's options
  * @returns `{ id: 'compaction', plugin: BasicCompactionPlugin, config: options }`

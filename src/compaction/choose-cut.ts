@@ -2,7 +2,10 @@ import type { Session } from '../session/session.js'
 import type { SessionEvent } from '../session/session-event.js'
 import { balanceDelta, compareOrigins, isCheckpoint, type Origin, type SurfaceIndex } from './surface-index.js'
 
-/** The cuts of 07-compaction.md §5. */
+/**
+ * Where a compaction may cut the surface: keep the recent turns (`turn`), keep only the newest
+ * closed step and what follows (`step`), or keep only the open step (`open-step`).
+ */
 export type CutKind = 'turn' | 'step' | 'open-step'
 
 /** What {@link chooseHead} reads. */
@@ -70,7 +73,7 @@ export function balanceCut(session: Session, nodes: readonly number[], cut: numb
 }
 
 /**
- * The head of a cut (07-compaction.md §5): every surface node before it, never a node of the open
+ * The head of a cut: every surface node before it, never a node of the open
  * step, never splitting a tool call from its result.
  *
  * @param kind - the cut
@@ -93,7 +96,7 @@ export function chooseHead(kind: CutKind, input: CutInput): readonly number[] | 
 }
 
 /**
- * The older half of a head (07-compaction.md §6): the prefix ending at the balanced step boundary
+ * The older half of a head: the prefix ending at the balanced step boundary
  * nearest to `floor(head.length / 2)` (ties: the smaller).
  *
  * @param index - the session's index

@@ -1,12 +1,12 @@
 import type { CompactionError } from '../errors/compaction-error.js'
 
-/** What started a compaction (07-compaction.md §3): the triggers, plus `'range'` for `compactRange`. */
+/** What started a compaction: the triggers, plus `'range'` for `compactRange`. */
 export type CompactionTrigger = 'pressure' | 'context-overflow' | 'manual' | 'range'
 
 /** The triggers `CompactionEngine.compactIfNeeded` serves. */
 export type AutomaticTrigger = 'pressure' | 'context-overflow'
 
-/** A summary that replaced a span of the surface (07-compaction.md §8). */
+/** A summary that replaced a span of the surface. */
 export interface SummaryAction {
   /** Always `'summary'`. */
   readonly kind: 'summary'
@@ -30,7 +30,7 @@ export interface SummaryAction {
   readonly summaryTokens: number
 }
 
-/** Tool results rewritten to a placeholder (07-compaction.md §7). */
+/** Tool results rewritten to a placeholder. */
 export interface PruneAction {
   /** Always `'prune'`. */
   readonly kind: 'prune'
@@ -52,7 +52,7 @@ export interface FailedAction {
   readonly error: CompactionError
 }
 
-/** What one automatic trigger did (07-compaction.md §8). */
+/** What one automatic trigger did. */
 export interface CompactionReport {
   /** The trigger. */
   readonly trigger: AutomaticTrigger

@@ -43,12 +43,12 @@ export interface EstimateInput {
 }
 
 /**
- * The `services.compaction` service (07-compaction.md §1): any plugin may provide one. The default
+ * The `services.compaction` service: any plugin may provide one. The default
  * is the engine of `BasicCompactionPlugin`.
  */
 export interface CompactionEngine {
   /**
-   * Runs an automatic trigger's plan (§2, §5) when it applies. Never rejects for a compaction
+   * Runs an automatic trigger's plan (its cuts and the pruner, tried in order) when it applies. Never rejects for a compaction
    * failure: those are reported on `agent/compaction` and in the report.
    *
    * @param input - the agent, the trigger, the turn signal and the pending messages
@@ -56,7 +56,7 @@ export interface CompactionEngine {
    */
   compactIfNeeded(input: CompactIfNeededInput): Promise<CompactionReport | null>
   /**
-   * Manual compaction (§8): the turn cut, then the step cut; stops at the first success.
+   * Manual compaction: the turn cut, then the step cut; stops at the first success.
    *
    * @param input - the agent and a signal
    * @returns the action, or `null` when nothing is usable (nothing appended)
@@ -64,7 +64,7 @@ export interface CompactionEngine {
    */
   compactNow(input: CompactNowInput): Promise<SummaryAction | null>
   /**
-   * Summarizes exactly the surface span `start..end` (§8), trigger `'range'`.
+   * Summarizes exactly the surface span `start..end`, trigger `'range'`.
    *
    * @param input - the agent, the span's seqs and a signal
    * @returns the action
@@ -72,7 +72,7 @@ export interface CompactionEngine {
    */
   compactRange(input: CompactRangeInput): Promise<SummaryAction>
   /**
-   * The token estimate of the next request (§4).
+   * The token estimate of the next request.
    *
    * @param input - the agent and the pending messages
    * @returns tokens

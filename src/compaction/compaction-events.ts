@@ -12,7 +12,7 @@ import type { EventTypeOptions } from '../session/session-catalog.js'
 import { type TokenUsage, tokenUsageSchema } from '../session/stream-chunk.js'
 import type { AutomaticTrigger, CompactionTrigger } from './compaction-actions.js'
 
-/** `compaction/start`: a summary action opened its bracket (07-compaction.md §3). */
+/** `compaction/start`: a summary action opened its bracket. */
 export interface CompactionStartData {
   /** The bracket's id. */
   readonly compactionId: string
@@ -66,7 +66,7 @@ export interface CompactionEndData {
   }
 }
 
-/** `compaction/prune`: the next event rewrites one tool result to a placeholder (§7). */
+/** `compaction/prune`: the next event rewrites one tool result to a placeholder. */
 export interface CompactionPruneData {
   /** What ran the pruner. */
   readonly trigger: CompactionTrigger
@@ -125,7 +125,7 @@ export const compactionPruneSchema: z.ZodType<CompactionPruneData> = typedSchema
   }),
 )
 
-/** The durable types the compaction plugin registers (07-compaction.md §3). */
+/** The durable types the compaction plugin registers. */
 export const compactionEventTypes: Readonly<
   Record<'compaction/start' | 'compaction/summary' | 'compaction/end' | 'compaction/prune', EventTypeOptions>
 > = Object.freeze({
@@ -138,7 +138,7 @@ export const compactionEventTypes: Readonly<
 /** Why a trigger did nothing (`agent/compaction`, outcome `skipped`). */
 export type CompactionSkipReason = 'no-context-window' | 'nothing-to-compact' | 'busy' | 'aborted'
 
-/** `agent/compaction` (emit, `{ scope: agent }`): a trigger skipped, failed or stayed over the limit (§9). */
+/** `agent/compaction` (emit, `{ scope: agent }`): a trigger skipped, failed or stayed over the limit. */
 export interface AgentCompactionPayload {
   /** The agent. */
   readonly agent: Agent

@@ -10,7 +10,7 @@ export interface EstimateContext {
 }
 
 /**
- * A token estimator (07-compaction.md §4): the size of a request made of `messages` plus the
+ * A token estimator: the size of a request made of `messages` plus the
  * context. The `estimator` option of `basicCompaction` replaces the heuristic with one.
  */
 export type TokenEstimator = (messages: readonly Message[], context: EstimateContext) => number
@@ -58,7 +58,7 @@ export function headerTokens(context: EstimateContext): number {
 }
 
 /**
- * The default estimator of `basicCompaction` (07-compaction.md §4): `ceil(system.length / 4)` plus
+ * The default estimator of `basicCompaction`: `ceil(system.length / 4)` plus
  * `ceil(JSON.stringify(tools).length / 4)`, plus per message `4 + ceil(chars / 4)` (text,
  * reasoning, tool-call name and arguments, tool-result text) and 1000 per image.
  *

@@ -1,5 +1,5 @@
 /**
- * Compaction (07-compaction.md): the `CompactionEngine` service, the basic engine plugin, the
+ * Compaction: the `CompactionEngine` service, the basic engine plugin, the
  * summarizer, the tool-result pruner and the triggers.
  *
  * @module

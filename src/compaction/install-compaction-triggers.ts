@@ -19,7 +19,7 @@ interface StepCount {
 }
 
 /**
- * Installs the automatic triggers of 07-compaction.md §2 for any {@link CompactionEngine}, on an
+ * Installs the automatic triggers (pressure and context overflow) for any {@link CompactionEngine}, on an
  * untagged child context of `ctx`: one `agent/pre-step` listener (pressure, before `next()`; the
  * step proceeds whatever happened) and one `agent/request-error` listener (a
  * `CONTEXT_WINDOW_EXCEEDED` failure on a live signal, at most `maxOverflowRetries` recoveries per

@@ -30,7 +30,7 @@ export interface ModelSummarizerOptions {
   readonly retry?: Partial<RetryPolicy>
 }
 
-/** The rules of `modelSummarizer` options (00-overview.md: factory options → `InvalidOptionsError`). */
+/** The rules of `modelSummarizer` options (bad factory options throw an `InvalidOptionsError`). */
 const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
   provider: optionRule.nonEmptyString,
   model: optionRule.nonEmptyString,
@@ -54,7 +54,7 @@ function summarizerIssues(options: ModelSummarizerOptions | undefined): Validati
 }
 
 /**
- * The default summarizer (07-compaction.md §6): one `withRetry(models, retry).complete()` call with
+ * The default summarizer: one `withRetry(models, retry).complete()` call with
  * the head's messages plus an instruction message (never logged), `metadata.purpose 'compaction'`,
  * on the harness clock. Only text blocks are kept, joined with `"\n\n"` and trimmed.
  *

@@ -73,7 +73,7 @@ function innerText(data: ToolResultData): string {
 }
 
 /**
- * Rewrites every old large tool result to a short placeholder, model-free (07-compaction.md §7).
+ * Rewrites every old large tool result to a short placeholder, model-free.
  * Eligible: each append-form `tool/result` surface node whose inner text exceeds `minChars` code
  * points, oldest first. Per result it appends `compaction/prune`, then immediately the content-only
  * `tool/result` rewrite (same message id, call id, `isError`, `error` and `meta`). A second pass

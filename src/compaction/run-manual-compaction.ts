@@ -17,7 +17,7 @@ export function compactionEngineOf(agent: Agent): CompactionEngine {
 }
 
 /**
- * `agent.compact()` (07-compaction.md §8): one maintenance task running `engine.compactNow()` and
+ * `agent.compact()`: one maintenance task running `engine.compactNow()` and
  * then `sessions.flush(session)`, so the bracket is durable before the agent is released.
  *
  * @param agent - the agent

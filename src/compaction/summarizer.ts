@@ -3,7 +3,7 @@ import type { Message } from '../session/message.js'
 import type { ToolSchema } from '../session/request-header.js'
 import type { TokenUsage } from '../session/stream-chunk.js'
 
-/** What a {@link Summarizer} is given (07-compaction.md §6). */
+/** What a {@link Summarizer} is given. */
 export interface SummarizerInput {
   /** The agent whose session is compacted. */
   readonly agent: Agent
@@ -41,7 +41,7 @@ export interface SummarizerResult {
 }
 
 /**
- * Writes the summary of a head (07-compaction.md §6). Reject with an `LlmError` for a model
+ * Writes the summary of a head. Reject with an `LlmError` for a model
  * failure; the engine wraps it as `SUMMARY_FAILED`.
  */
 export type Summarizer = (input: SummarizerInput) => Promise<SummarizerResult>

@@ -20,7 +20,7 @@ export const CHECKPOINT_PREFIX = 'Earlier conversation, condensed to save contex
 export const CHECKPOINT_SUFFIX = '\n</conversation-summary>'
 
 /**
- * The framed text of a checkpoint for `summary` (07-compaction.md §3).
+ * The framed text of a checkpoint for `summary`.
  *
  * @param summary - the summary
  * @returns the checkpoint text
@@ -159,7 +159,7 @@ function isCurrent(session: Session, head: readonly number[]): boolean {
 }
 
 /**
- * Runs one summary action (07-compaction.md §3): `compaction/start` before any await, the
+ * Runs one summary action: `compaction/start` before any await, the
  * summarizer, the checks, `compaction/summary` and immediately the replacing `user/message`, then
  * `compaction/end` (with the error on failure). Holds the session's lock from start to end.
  *
@@ -262,7 +262,7 @@ export async function runSummaryAction(deps: SummaryActionDeps, input: SummaryAc
     try {
       endSeq = session.append('compaction/end', end).seq
     } catch (closeError) {
-      // The one close was attempted (07-compaction.md §3 step 5): logged, and the action counts as failed.
+      // Exactly one close is attempted, never retried: its failure is logged, and the action counts as failed.
       deps.logger.error(`compaction "${compactionId}" of session "${session.id}": could not append compaction/end`, {
         error: closeError,
       })

@@ -3,7 +3,7 @@ import type { Message, UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
 import type { SessionEvent } from '../session/session-event.js'
 
-/** The `(turn, step)` a surface node belongs to (07-compaction.md §5); `0` where there is none. */
+/** The `(turn, step)` a surface node belongs to; `0` where there is none. */
 export interface Origin {
   /** The last `turn/start` at or before the node. */
   readonly turn: number
@@ -29,7 +29,7 @@ export function compareOrigins(left: Origin, right: Origin): number {
 }
 
 /**
- * The model-history message a surface node projects to (02-session.md §6), or `undefined` for an
+ * The model-history message a surface node projects to, or `undefined` for an
  * assistant message with empty content.
  *
  * @param event - a surface event
@@ -76,7 +76,7 @@ export function balanceDelta(event: SessionEvent): number {
 }
 
 /**
- * The incremental facts the engine keeps per session (07-compaction.md §10): node origins, the
+ * The incremental facts the engine keeps per session: node origins, the
  * per-node estimates and the seq of the last replace-form event. A check costs O(events appended
  * since the previous one).
  *

@@ -14,7 +14,7 @@ export interface AgentOpenerHost {
 }
 
 /**
- * `harness.openAgent` (09-api.md H4): the live agent, else a resume, else a create with that id.
+ * `harness.openAgent`: the live agent, else a resume, else a create with that id.
  * Single-flight per id: a call made while one for the same id is pending joins it, so both get
  * the same agent and storage is read once.
  *

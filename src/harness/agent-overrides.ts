@@ -9,8 +9,8 @@ import type { AgentOverrides } from './harness.js'
 const overrideKeys: ReadonlySet<string> = new Set(['preset', 'model', 'options', 'tools', 'instructions', 'signal'])
 
 /**
- * Maps {@link AgentOverrides} to the options of `agents.create` / `agents.resume` (09-api.md H2,
- * H3): `preset`, `model`, `options` and `signal` pass through; `tools` and `instructions` become a
+ * Maps {@link AgentOverrides} to the options of `agents.create` / `agents.resume`:
+ * `preset`, `model`, `options` and `signal` pass through; `tools` and `instructions` become a
  * setup that registers them through `agent.ctx`, so they are the agent's only and go with it.
  *
  * @param overrides - what the caller passed

@@ -9,7 +9,7 @@ import { type HarnessOptions, validateHarnessOptions } from './harness-options.j
  *
  * @param options - the harness options (only `plugins` and `patches` matter here)
  * @returns the composed entries with their provenance
- * @throws {@link InvalidOptionsError} when `options` fails the options schema (09-api.md O1), as
+ * @throws {@link InvalidOptionsError} when `options` fails the options schema, as
  *   in {@link describeHarness}; {@link CompositionError}, {@link UnknownEntryError}, {@link InvalidPluginError}
  * @example
  * ```ts

@@ -27,7 +27,7 @@ function recordsOf(plan: Plan, root: Context): PluginRecord<Context>[] {
   }))
 }
 
-/** B4–B6: registers the entries' catalogs and starts every entry, rolling everything back on a failure. */
+/** Registers the entries' catalogs and starts every entry, rolling everything back on a failure. */
 async function boot(root: Context, plan: Plan): Promise<void> {
   const kernel = kernelOf(root)
   try {
@@ -70,7 +70,7 @@ async function boot(root: Context, plan: Plan): Promise<void> {
 }
 
 /**
- * Builds and starts a harness (01-kernel.md §8): validates the options, composes the default
+ * Builds and starts a harness: validates the options, composes the default
  * bundle with `plugins` and `patches`, plans the start order, creates the root with the host
  * services, starts every enabled entry in order, then composes the presets. A failure rolls back
  * everything started.
@@ -95,11 +95,11 @@ export async function createHarness(options?: HarnessOptions): Promise<Harness> 
     ...(checked.clock === undefined ? {} : { clock: checked.clock }),
     ...(checked.ids === undefined ? {} : { ids: checked.ids }),
   })
-  // Provided before any plugin starts, like the host services; filled by the B7 composition.
+  // Provided before any plugin starts, like the host services; filled when the presets are composed, after every entry started.
   const presetRegistry = createPresetRegistry()
   root.provide(PresetsKey, presetRegistry.registry)
   // `harness.on` listeners live in a context made before any plugin, so teardown (last in, first
-  // out) removes them after every plugin stopped: they hear the shutdown (H8).
+  // out) removes them after every plugin stopped: they hear the shutdown.
   const listeners = root.child('listeners')
   await boot(root, plan)
   let presets: PresetComposition

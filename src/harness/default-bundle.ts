@@ -11,7 +11,7 @@ import { toolsPlugin } from '../tools/tools-plugin.js'
 import type { HarnessOptions } from './harness-options.js'
 
 /**
- * The ids of the default bundle, in start-order position (01-kernel.md §7.1). They are a stable
+ * The ids of the default bundle, in start-order position. They are a stable
  * contract: users disable, configure and place entries by these ids.
  */
 const defaultEntryIds = [
@@ -27,14 +27,14 @@ const defaultEntryIds = [
 
 /**
  * The reserved plugins: each holds its id and position in the bundle so patches naming it
- * compose, and provides nothing. Each chapter's issue replaces one with the real plugin. Built
- * once (frozen, inert), so composing the same options twice gives deep-equal entries (M9).
+ * compose, and provides nothing; an id without its real plugin keeps its reserved one. Built
+ * once (frozen, inert), so composing the same options twice gives deep-equal entries.
  */
 const reservedPlugins: Readonly<Record<string, PluginDefinition>> = Object.freeze(
   Object.fromEntries(defaultEntryIds.map((id) => [id, definePlugin({ name: id, apply() {} })])),
 )
 
-/** The real entries' plugins, built once like the reserved ones (M9). */
+/** The real entries' plugins, built once like the reserved ones, so composing twice gives deep-equal entries. */
 const sessionPlugin: PluginDefinition = sessionsPlugin()
 const persistenceEntryPlugin = persistencePlugin()
 const modelEntryPlugin = modelPlugin()
@@ -48,8 +48,8 @@ function reservedEntry(id: string): PluginEntry {
 }
 
 /**
- * The default bundle: the first composition layer, with stable ids users patch. Each chapter's
- * issue swaps its reserved entry for the real one, its config built from `options`.
+ * The default bundle: the first composition layer, with stable ids users patch. Each entry gets
+ * its real plugin, its config built from `options`; an id without one keeps its reserved entry.
  *
  * @internal
  */

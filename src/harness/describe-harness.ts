@@ -35,7 +35,7 @@ export interface HarnessDescription {
   readonly entries: readonly DescribedEntry[]
 }
 
-/** @internal B1–B3 of the boot sequence: validate, compose, plan. */
+/** @internal The first steps of booting a harness, which run no plugin code and do no I/O: validate, compose, plan. */
 export function prepareHarness(options: unknown): {
   options: HarnessOptions
   composed: readonly ComposedEntry[]

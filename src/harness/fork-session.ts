@@ -20,7 +20,7 @@ function forkExists(id: string, where: string): SessionForkError {
   })
 }
 
-/** Step 1 of 02-session.md §10 for storage too: the child id must be neither live nor stored. */
+/** The fork's first check, extended to storage: the child id must be neither live nor stored. */
 async function checkChildId(persistence: PersistenceCoordinator | undefined, id: string): Promise<void> {
   if (await isStored(persistence, id)) throw forkExists(id, 'a stored')
 }
@@ -64,7 +64,7 @@ async function planStoredFork(
 }
 
 /**
- * `harness.fork` (09-api.md H5): forks a live session through `sessions.fork`, or a stored one
+ * `harness.fork`: forks a live session through `sessions.fork`, or a stored one
  * read with persistence `inspect`, then flushes and disposes the child before resolving. The
  * source gains no event.
  *

@@ -53,7 +53,7 @@ export interface HarnessOptions extends CompositionLayers {
   /**
    * The harness model: an adapter, or a route `{ adapter, provider?, model?, …call config }`. The
    * `model` entry registers it in the global layer (under `route.provider ?? adapter.provider`);
-   * a route's call-config fields become the agents' call-config defaults (08-models.md §5).
+   * a route's call-config fields become the agents' call-config defaults.
    *
    * @default none (agents need their own model, or an `agent/request` listener)
    */
@@ -79,22 +79,22 @@ export interface HarnessOptions extends CompositionLayers {
    */
   readonly maxParallelToolCalls?: number
   /**
-   * Tools (`defineTool`) registered in the global layer by the `tools` entry (05-tools.md §2);
+   * Tools (`defineTool`) registered in the global layer by the `tools` entry;
    * names must be distinct (a repeated name is an issue at `['tools', i, 'name']`).
    *
    * @default []
    */
   readonly tools?: readonly ToolDefinition[]
   /**
-   * The harness persona, registered in the global prompt layer by the `system-prompt` entry
-   * (06-prompt-scope.md §1.2): a string is the section `{ name: 'instructions', order: 0, text }`;
-   * an array registers each `{ name, order?, text }` (order 0 by default) as a section.
+   * The harness persona, registered in the global prompt layer by the `system-prompt` entry: a
+   * string is the section `{ name: 'instructions', order: 0, text }`; an array registers each
+   * `{ name, order?, text }` (order 0 by default) as a section.
    *
    * @default none
    */
   readonly instructions?: Instructions
   /**
-   * Presets (`definePreset`), composed in order once the entries started (06-prompt-scope.md §5).
+   * Presets (`definePreset`), composed in order once the entries started.
    * Names must be distinct; a bad field or a repeated name is an issue at `['presets', i, field]`.
    *
    * @default []
@@ -129,7 +129,7 @@ const optionsSchema = z.strictObject(
         { error: 'must be a PersistenceAdapter or { dir: string; compression?: "none" | "gzip" | "zstd" }' },
       )
       .optional(),
-    // Checked by the persistence entry's schema (09-api.md §2: PluginStartError with a PluginConfigError cause).
+    // Checked by the persistence entry's schema: a bad value fails as a PluginStartError with a PluginConfigError cause.
     writeBehind: z.unknown().optional(),
     tools: toolListSchema.optional(),
     instructions: instructionsSchema.optional(),
@@ -139,7 +139,7 @@ const optionsSchema = z.strictObject(
 )
 
 /**
- * Checks harness options against the options schema (09-api.md O1, O2): every issue at once,
+ * Checks harness options against the options schema: every issue at once,
  * an unknown key as `{ path: [key], message: 'unknown option' }`, issues in the order of the
  * options' keys.
  *

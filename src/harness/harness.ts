@@ -16,12 +16,11 @@ import type { SystemPrompt } from '../prompt/system-prompt.js'
 import type { HarnessDescription } from './describe-harness.js'
 
 /**
- * What {@link Harness.createAgent}, {@link Harness.resumeAgent} and {@link Harness.openAgent} take
- * (09-api.md §3).
+ * What {@link Harness.createAgent}, {@link Harness.resumeAgent} and {@link Harness.openAgent} take.
  */
 export interface AgentOverrides {
   /**
-   * A preset of this harness (06-prompt-scope.md §5). On create its options sit under `options`;
+   * A preset of this harness. On create its options sit under `options`;
    * on resume it must equal the preset the session recorded (`PresetMismatchError` otherwise).
    *
    * @default none on create; the recorded preset on resume
@@ -102,39 +101,39 @@ export interface Harness {
   /** `true` from the moment {@link Harness.close} is first called. */
   readonly closed: boolean
   /**
-   * The session registry: `ctx.get(services.sessions)`, bound to the root (09-api.md H1).
+   * The session registry: `ctx.get(services.sessions)`, bound to the root.
    *
    * @throws `ServiceMissingError` when a patch disabled the `session` entry
    */
   readonly sessions: SessionRegistry
   /**
-   * The persistence coordinator: `ctx.get(services.persistence)` (09-api.md H1).
+   * The persistence coordinator: `ctx.get(services.persistence)`.
    *
    * @throws `ServiceMissingError` when a patch disabled the `persistence` entry
    */
   readonly persistence: PersistenceCoordinator
   /**
-   * The tool registry: `ctx.get(services.tools)`, bound to the root (09-api.md H1), so tools
+   * The tool registry: `ctx.get(services.tools)`, bound to the root, so tools
    * registered through it default to the global layer and live until the harness closes.
    *
    * @throws `ServiceMissingError` when a patch disabled the `tools` entry
    */
   readonly tools: ToolRegistry
   /**
-   * The system prompt: `ctx.get(services.systemPrompt)`, bound to the root (09-api.md H1), so
+   * The system prompt: `ctx.get(services.systemPrompt)`, bound to the root, so
    * sections, contexts and variables registered through it are global and live until close.
    *
    * @throws `ServiceMissingError` when a patch disabled the `system-prompt` entry
    */
   readonly systemPrompt: SystemPrompt
   /**
-   * The agent registry: `ctx.get(services.agents)` (09-api.md H1).
+   * The agent registry: `ctx.get(services.agents)`.
    *
    * @throws `ServiceMissingError` when a patch disabled the `agent-loop` entry
    */
   readonly agents: AgentRegistry
   /**
-   * Creates an agent (09-api.md H2): `agents.create` with `id = sessionId`, the preset, the layered
+   * Creates an agent: `agents.create` with `id = sessionId`, the preset, the layered
    * options and the model, and a setup that registers `tools` and `instructions` through
    * `agent.ctx` (this agent's only, removed with it).
    *
@@ -147,7 +146,7 @@ export interface Harness {
    */
   createAgent(options?: AgentOverrides & { readonly sessionId?: string }): Promise<Agent>
   /**
-   * Resumes a stored session as an agent (09-api.md H3): `agents.resume`; crash repair is
+   * Resumes a stored session as an agent: `agents.resume`; crash repair is
    * committed first; the agent rebinds to the recorded preset; no turn starts.
    *
    * @param sessionId - the stored session's id
@@ -160,7 +159,7 @@ export interface Harness {
   resumeAgent(sessionId: string, options?: AgentOverrides): Promise<Agent>
   /**
    * The live agent of that id, else the stored session resumed, else a new agent created with
-   * that id (09-api.md H4). Concurrent calls for one id share one attempt: they resolve to the same
+   * that id. Concurrent calls for one id share one attempt: they resolve to the same
    * agent and read storage once.
    *
    * @param sessionId - the session id
@@ -170,7 +169,7 @@ export interface Harness {
    */
   openAgent(sessionId: string, options?: AgentOverrides): Promise<Agent>
   /**
-   * Forks a live or a stored session (09-api.md H5): the inclusive prefix up to `at` becomes a new
+   * Forks a live or a stored session: the inclusive prefix up to `at` becomes a new
    * session with a lineage header (`parentSession`, `seedLength`), flushed, then disposed. A stored
    * source is read with persistence `inspect`, so nothing is written to it. The source gains no
    * event. Drive the child with `resumeAgent(child.id)`.
@@ -183,7 +182,7 @@ export interface Harness {
    */
   fork(sessionId: string, options?: HarnessForkOptions): Promise<Session>
   /**
-   * Every session of this harness, live or stored (09-api.md H6): one entry per id, newest
+   * Every session of this harness, live or stored: one entry per id, newest
    * `createdAt` first, ties by id. Reads headers only.
    *
    * @returns the summaries
@@ -191,19 +190,19 @@ export interface Harness {
    */
   listSessions(): Promise<SessionSummary[]>
   /**
-   * Describes the composed entries this harness was built from (09-api.md; 01-kernel.md M10).
+   * Describes the composed entries this harness was built from.
    *
    * @returns the same description `describeHarness(options)` returns
    */
   describe(): HarnessDescription
   /**
-   * A synchronous, JSON-safe snapshot of plugins, services, events and effects (01-kernel.md I1).
+   * A synchronous, JSON-safe snapshot of plugins, services, events and effects.
    *
    * @returns the inspection
    */
   inspect(): HarnessInspection
   /**
-   * Listens untagged, so the listener hears dispatches of every scope (09-api.md H7). The
+   * Listens untagged, so the listener hears dispatches of every scope. The
    * listener lives in a context made before any plugin, so at close it is removed only after
    * every plugin stopped: it hears the shutdown (`kernel/plugin-state`, `session/disposed`).
    *

@@ -14,7 +14,7 @@ function summaryOf(header: SessionHeader, live: boolean): SessionSummary {
 }
 
 /**
- * `harness.listSessions` (09-api.md H6): the live sessions of this harness and the stored ones
+ * `harness.listSessions`: the live sessions of this harness and the stored ones
  * (persistence `list`, headers only), one entry per id (a live session's own header wins), newest
  * `createdAt` first, ties by id in code-unit order.
  *

@@ -32,7 +32,7 @@ const CREATE_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({
   instructions: optionRule.any,
   signal: optionRule.any,
 })
-/** `fork` options (09-api.md H5); `at` is checked by the fork, a set `id` must be a string (the fork checks the rest). */
+/** `fork` options; `at` is checked by the fork, a set `id` must be a string (the fork checks the rest). */
 const FORK_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({ at: optionRule.any, id: optionRule.string })
 
 /** The sessions named by the persistence entry's `CLOSE_FAILED` error, in its order. */
@@ -50,7 +50,7 @@ function unflushedSessionsOf(errors: readonly DisposeError[]): string[] {
 
 /**
  * The {@link Harness} `createHarness` returns: service getters over the root, the agent methods
- * of 09-api.md H2–H6 and the close sequence of H8–H9.
+ * (create, resume, open, fork, list) and the close sequence.
  *
  * @internal
  */
@@ -163,7 +163,7 @@ export class RunningHarness implements Harness {
     return this.close()
   }
 
-  /** Runs a harness operation: refused after close, awaited by close while pending (H8). */
+  /** Runs a harness operation: refused after close, awaited by close while pending. */
   #track<T>(operation: string, run: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new HarnessClosedError({ operation }))
     let pending: Promise<T>
@@ -181,7 +181,7 @@ export class RunningHarness implements Harness {
   }
 
   /**
-   * H8: pending creates, resumes, opens and forks settle (harness close makes pending creates
+   * Pending creates, resumes, opens and forks settle (harness close makes pending creates
    * reject `HarnessClosedError`), every agent is disposed, then the presets, then the plugins
    * stop in reverse start order and the root is disposed.
    */

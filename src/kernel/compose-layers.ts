@@ -112,7 +112,8 @@ function define(target: Record<string, unknown>, key: string, value: unknown): v
 }
 
 /**
- * Deep-merges `patch` into `base` (01-kernel.md M4) without mutating either.
+ * Deep-merges `patch` into `base` without mutating either: plain objects merge key by key,
+ * recursively; any other value replaces; an `undefined` value removes its key.
  *
  * @internal
  */
@@ -121,7 +122,7 @@ export function mergeConfig(base: unknown, patch: object): Record<string, unknow
   if (isPlainObject(base)) for (const [key, value] of Object.entries(base)) define(result, key, value)
   for (const [key, value] of Object.entries(patch)) {
     if (value === undefined) delete result[key]
-    // A plain patch object is merged into a fresh object even over a non-object: its `undefined` keys are removed too (M4).
+    // A plain patch object is merged into a fresh object even over a non-object: its `undefined` keys are removed too.
     else if (isPlainObject(value)) define(result, key, mergeConfig(result[key], value))
     else define(result, key, value)
   }
@@ -237,7 +238,7 @@ function layerEntry(
   }
 }
 
-/** The fields a patch may have (01-kernel.md M1–M7). */
+/** The fields a patch may have. */
 const patchFields: readonly string[] = ['id', 'plugin', 'config', 'merge', 'disabled', 'before', 'after']
 
 function applyPatch(list: EntryList, patch: unknown, where: string): void {
@@ -264,7 +265,7 @@ function applyPatch(list: EntryList, patch: unknown, where: string): void {
     })
   }
   const has = (key: string): boolean => key in patch && (patch as Record<string, unknown>)[key] !== undefined
-  // `config` replaces the whole config (M3), with `undefined` like any other value.
+  // `config` replaces the whole config, with `undefined` like any other value.
   const hasConfig = 'config' in patch
   if (hasConfig && has('merge')) {
     throw new CompositionError({ reason: 'invalid-patch', id, patch: where, detail: 'config and merge are exclusive' })
@@ -314,7 +315,7 @@ function applyPatch(list: EntryList, patch: unknown, where: string): void {
 }
 
 /**
- * Composes the default layer, `plugins` and `patches` into the entry list (01-kernel.md §7).
+ * Composes the default layer, `plugins` and `patches` into the entry list.
  * Pure: runs no plugin code, mutates nothing.
  *
  * @internal

@@ -473,7 +473,7 @@ export class Context {
    * @param inner - the innermost default
    * @param options - the routing scope
    * @returns the outermost listener's result; rejects with an uncaught failure, unchanged (a listener
-   *   that catches it and settles with `undefined` has no opinion, V10, so the failure stands)
+   *   that catches it and settles with `undefined` has no opinion, so the failure stands)
    */
   waterfall<N extends EventNameOfMode<'waterfall'>>(
     name: N,
@@ -487,7 +487,7 @@ export class Context {
   /**
    * {@link Context.waterfall} with `each` applied to every listener's own result before the
    * listener outside it receives it from `next()` (and before it becomes the dispatch's result):
-   * for middleware whose results are normalized after each layer (05-tools.md §1). `inner`'s
+   * for middleware whose results are normalized after each layer (tool middleware). `inner`'s
    * result is taken as it is.
    *
    * @internal
@@ -556,7 +556,7 @@ export class Context {
       }
     }
     while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight])
-    // C3: `disposing` is observable until dispose() has returned, even with nothing to tear down.
+    // `disposing` is observable until dispose() has returned, even with nothing to tear down.
     if (records.length === 0) await undefined
     this.#state = 'disposed'
     this.#spec?.onDisposed?.()

@@ -33,7 +33,7 @@ export interface RootContextOptions {
   readonly ids?: IdSource
 }
 
-/** The rules of `createRootContext` options (the host services of `createHarness`, 09-api.md). */
+/** The rules of `createRootContext` options (the host services of `createHarness`). */
 const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
   logger: (value) =>
     hasMethods(value, ['debug', 'info', 'warn', 'error']) ? undefined : 'must be a Logger { debug, info, warn, error }',

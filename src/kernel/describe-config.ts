@@ -43,7 +43,7 @@ function describeValue(value: unknown, ancestors: object[]): unknown {
 }
 
 /**
- * A JSON-safe rendering of a config (01-kernel.md M11): functions, instances, dates, bigints,
+ * A JSON-safe rendering of a config: functions, instances, dates, bigints,
  * symbols, cycles and non-finite numbers become strings; values under secret-looking keys are
  * `"[redacted]"`.
  *

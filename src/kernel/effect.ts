@@ -83,7 +83,8 @@ export class EffectRecord {
   }
 
   /**
-   * Runs `setup` synchronously and builds the record from what it returned (E1, E2, E4).
+   * Runs `setup` synchronously and builds the record from what it returned: nothing, a cleanup or
+   * a promise of either (an async setup is registered at once and its cleanup runs once it settles).
    * Throws what the setup threw, or an InvalidArgumentError for a bad result; registers nothing then.
    */
   static fromSetup(host: EffectHost, label: string, kind: EffectKind, setup: EffectSetup): EffectRecord {

@@ -110,7 +110,10 @@ export class EventBus {
     return this.#definitions.has(name)
   }
 
-  /** The check of V5: `undefined` when a dispatch of `name` in `mode` may proceed. */
+  /**
+   * The check every dispatch makes before any listener runs (the name is defined, the mode is its
+   * mode): `undefined` when a dispatch of `name` in `mode` may proceed.
+   */
   validate(name: string, mode: EventMode): UnknownEventError | EventModeError | undefined {
     const definition = this.#definitions.get(name)
     if (definition === undefined) return new UnknownEventError({ event: name })

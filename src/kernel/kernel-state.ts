@@ -14,7 +14,7 @@ export interface ProviderRecord<C> {
   readonly bindable: boolean
 }
 
-/** @internal A realm: where provides of some keys land and where gets of them resolve (S6). */
+/** @internal A realm: where provides of some keys land and where gets of them resolve. */
 export class ServiceRealm<C> {
   readonly providers = new Map<string, ProviderRecord<C>>()
   readonly parent: ServiceRealm<C> | undefined

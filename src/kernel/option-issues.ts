@@ -38,7 +38,7 @@ export function hasMethods(value: unknown, methods: readonly string[]): boolean 
 }
 
 /**
- * The issues of an options object (00-overview.md naming): not an object → one issue at the root
+ * The issues of an options object: not an object → one issue at the root
  * (`must be an options object <shape>`); each unknown key → `unknown option`; each set key whose
  * rule fails → that rule's message; then each `required` key left `undefined` → `is required`.
  * Paths are `[key]`, in the order of the options' keys, then of `required`.
@@ -114,7 +114,7 @@ export function checkOptions<T extends object>(
 }
 
 /**
- * {@link optionIssues} for the options of a method (a positional argument, 00-overview.md naming):
+ * {@link optionIssues} for the options of a method (a positional argument):
  * the first issue thrown as an {@link InvalidArgumentError} whose `argument` is `options` or
  * `options.<key>`.
  *

@@ -10,7 +10,7 @@ export interface PlannedEntry {
   readonly plugin: NormalizedPlugin
 }
 
-/** @internal The result of planning (01-kernel.md P4–P6). */
+/** @internal The result of planning: conflicts and missing keys checked, the start order fixed. */
 export interface Plan {
   /** Every entry, normalized, in composition order (disabled ones too). */
   readonly entries: readonly PlannedEntry[]
@@ -84,8 +84,8 @@ function findCycle(
 }
 
 /**
- * Plans a composition: provider conflicts (P5), every missing key at once (P4), then the
- * deterministic start order with cycle detection (P6). Runs no plugin code.
+ * Plans a composition: provider conflicts, every missing key at once, then the
+ * deterministic start order with cycle detection. Runs no plugin code.
  *
  * @param composed - the composed entries
  * @param rootKeys - the keys the root provides itself (no entry may provide them; every entry may inject them)

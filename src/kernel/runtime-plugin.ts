@@ -7,7 +7,7 @@ import { entryIdOf, normalizePlugin, type PluginHandle, type PluginInput } from 
 import { PluginFailure, startPlugin } from './start-plugin.js'
 
 /**
- * Starts a plugin at run time as an effect of `ctx` (01-kernel.md P11).
+ * Starts a plugin at run time as an effect of `ctx`.
  *
  * @internal
  */

@@ -21,7 +21,7 @@ export interface ScopedLayersOptions<L> {
 }
 
 /**
- * Per-scope layers of one registry (06-prompt-scope.md §4.2): a global layer plus one layer per
+ * Per-scope layers of one registry: a global layer plus one layer per
  * scope key that has a live registration. The building block behind prompt contributions, tools
  * and other registries whose entries are inherited down a scope chain.
  */

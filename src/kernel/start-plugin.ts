@@ -52,7 +52,7 @@ function issuesOf(error: unknown): ValidationIssue[] {
 }
 
 /**
- * Starts one plugin (01-kernel.md P7): `loading`, config, context, `apply`, its cleanup as the last
+ * Starts one plugin: `loading`, config, context, `apply`, its cleanup as the last
  * effect, the `provides` check, `active`. On failure the plugin's context is rolled back, the
  * state becomes `failed`, and a {@link PluginFailure} is thrown.
  *
@@ -105,7 +105,7 @@ export async function startPlugin(spec: StartSpec): Promise<Context> {
     kernel.setPluginState(record, 'active')
     return context
   } catch (cause) {
-    // P8: the inspection shows E failed (with its error), taken before the rollback.
+    // The inspection shows this plugin failed (with its error): it is taken before the rollback.
     kernel.setPluginState(record, 'failed', cause)
     const inspection = inspectKernel(kernel)
     const rollbackErrors = context === undefined ? [] : (await context.dispose()).errors

@@ -46,7 +46,7 @@ async function composeOne(
 }
 
 /**
- * Composes the presets of a harness (06-prompt-scope.md §5, 01-kernel.md B7), after its entries
+ * Composes the presets of a harness, after its entries
  * started: each in declaration order gets `root.child('preset:<name>', { scope: preset })`, its
  * instructions registered through that context's system prompt, its plugins started in order as
  * runtime plugins of that context, then `setup(ctx)`. A failure disposes every preset composed so

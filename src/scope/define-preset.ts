@@ -5,12 +5,12 @@ import type { Instructions } from '../prompt/instructions.js'
 import type { PromptSectionInput } from '../prompt/prompt-contribution.js'
 
 /**
- * Agent options a preset gives the agents created with it (04-agent.md §2.1): over the harness
+ * Agent options a preset gives the agents created with it: over the harness
  * `maxParallelToolCalls` and model route, under the caller's options, field by field.
  */
 export type PresetAgentOptions = AgentOptions
 
-/** What {@link definePreset} takes (06-prompt-scope.md §5). */
+/** What {@link definePreset} takes. */
 export interface PresetSpec {
   /** The preset's name, unique in a harness: `^[a-z0-9][a-z0-9._-]{0,63}$`. */
   readonly name: string
@@ -48,7 +48,7 @@ export type PresetDefinition = PresetSpec
 
 /**
  * Defines a preset: a named standing scope composed once per harness and shared by every agent
- * created with it. Inert (06-prompt-scope.md §5): it neither runs nor checks anything; a bad field
+ * created with it. Inert: it neither runs nor checks anything; a bad field
  * fails `createHarness({ presets: [...] })` before anything starts, as an `InvalidOptionsError`
  * issue at `['presets', i, field]`.
  *

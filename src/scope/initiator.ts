@@ -5,12 +5,12 @@ import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 
 /**
  * What an initiator frame records: the agent handle. Structural (`object`) until the `Agent`
- * class lands with the agent loop (04-agent.md); the registry then uses `Initiator<Agent>`.
+ * class lands with the agent loop; the registry then uses `Initiator<Agent>`.
  */
 export type InitiatorAgent = object
 
 /**
- * Records which agent started a piece of nested work (06-prompt-scope.md §6), so tools,
+ * Records which agent started a piece of nested work, so tools,
  * sub-agents and observers attribute it without a global "current agent". Only identity
  * travels; signals are always passed explicitly.
  */

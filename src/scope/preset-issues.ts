@@ -14,7 +14,7 @@ export interface PresetIssue {
   readonly value: unknown
 }
 
-/** The rule of a preset name (06-prompt-scope.md §5). */
+/** The rule of a preset name. */
 export const presetNamePattern: RegExp = /^[a-z0-9][a-z0-9._-]{0,63}$/
 
 const presetFields: ReadonlySet<string> = new Set(['name', 'instructions', 'options', 'plugins', 'setup'])
@@ -29,9 +29,9 @@ function schemaProblem(schema: z.ZodType, value: unknown): string | undefined {
 }
 
 /**
- * Every problem of one preset definition, in field order (06-prompt-scope.md §5): an object with
+ * Every problem of one preset definition, in field order: an object with
  * only the known fields, a valid `name`, `instructions` a string or sections with distinct names,
- * `options` valid agent options (04-agent.md §2.1), `plugins` an array of plugin definitions or classes, `setup` a function.
+ * `options` valid agent options, `plugins` an array of plugin definitions or classes, `setup` a function.
  *
  * @internal
  */

@@ -3,7 +3,7 @@ import type { Context } from '../kernel/context.js'
 import type { PresetAgentOptions } from './define-preset.js'
 
 /**
- * A preset's handle and scope key (06-prompt-scope.md §4.1): a frozen `{ name }`, compared by
+ * A preset's handle and scope key: a frozen `{ name }`, compared by
  * identity. Its context is `root.child('preset:<name>', { scope: preset })`.
  */
 export interface Preset {
@@ -39,7 +39,7 @@ export interface PresetRegistry {
    */
   context(preset: Preset): Context
   /**
-   * The agent options a preset gives the agents bound to it (06-prompt-scope.md §5 "Binding").
+   * The agent options a preset gives the agents bound to it.
    *
    * @param preset - a handle from {@link PresetRegistry.get}
    * @returns its frozen options (`{}` when the definition has none)
@@ -95,8 +95,7 @@ export function createPresetRegistry(): PresetRegistryControl {
 }
 
 /**
- * Looks a preset up by name, as the agent registry does before creating or resuming an agent
- * (06-prompt-scope.md §5).
+ * Looks a preset up by name, as the agent registry does before creating or resuming an agent.
  *
  * @param registry - the harness's presets (`ctx.get(services.presets)`)
  * @param name - the preset asked for
