@@ -16,13 +16,7 @@ import { root } from '../helpers/child-process.js'
 
 /** What is searched: folders (recursively) and single files, relative to the repository root. */
 const scanned: readonly string[] = [
-  'src/errors',
-  'src/model',
-  'src/tools',
-  'src/prompt',
-  'src/cli',
-  'src/testing',
-  'src/version.ts',
+  'src',
   'test',
   'examples',
   'bench',
@@ -32,15 +26,6 @@ const scanned: readonly string[] = [
   'docs',
   'README.md',
   'CHANGELOG.md',
-  // Not yet scrubbed — lead removes these entries after merging (and then scans `src` whole):
-  // 'src/kernel',
-  // 'src/agent',
-  // 'src/persistence',
-  // 'src/session',
-  // 'src/scope',
-  // 'src/compaction',
-  // 'src/harness',
-  // 'src/index.ts',
 ]
 
 /** File kinds that hold prose worth checking. */
