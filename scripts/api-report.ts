@@ -6,7 +6,7 @@
  * `npm run check:api` (part of `npm test`, after the build) fails when a report differs from what
  * the build exports; `npm run api:update` rewrites the reports.
  */
-import { mkdirSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Extractor, ExtractorConfig, ExtractorLogLevel, type IConfigFile } from '@microsoft/api-extractor'
@@ -14,10 +14,37 @@ import { Extractor, ExtractorConfig, ExtractorLogLevel, type IConfigFile } from 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const update = process.argv.includes('--update')
 
+/**
+ * Where API Extractor reads the declarations: a copy of `dist/`'s, with each feature's
+ * `declare module 'yoke' { … }` block unwrapped into plain top-level declarations.
+ *
+ * Each part of Yoke adds its events and `ctx.…` accessors to the package's `YokeEvents` and
+ * `Context` by augmenting the package by name, which is what keeps those merges working for a
+ * consumer of the bundled declarations. API Extractor cannot analyze a name that its own entry file
+ * augments (it stops with "Unable to analyze the export"). Unwrapped, the same interfaces merge
+ * with the exported ones inside the file, so the report shows exactly the members a consumer sees.
+ */
+const input = join(root, '.build', 'api', 'input')
+
+/** `text` with every `declare module 'yoke' { … }` block replaced by its own declarations. */
+function unwrapSelfAugmentations(text: string): string {
+  return text.replace(/^declare module 'yoke' \{\n([\s\S]*?)^\}\n/gm, (_block, body: string) =>
+    body.replace(/^ {4}/gm, ''),
+  )
+}
+
+mkdirSync(input, { recursive: true })
+for (const file of readdirSync(join(root, 'dist'))) {
+  if (!file.endsWith('.d.ts')) continue
+  if (file.startsWith('index.') || file.startsWith('testing.')) {
+    writeFileSync(join(input, file), unwrapSelfAugmentations(readFileSync(join(root, 'dist', file), 'utf8')))
+  } else copyFileSync(join(root, 'dist', file), join(input, file))
+}
+
 /** One report per entry point of the package's `exports`. */
 const entries = [
-  { declarations: 'dist/index.d.ts', report: 'yoke' },
-  { declarations: 'dist/testing.d.ts', report: 'yoke-testing' },
+  { declarations: 'index.d.ts', report: 'yoke' },
+  { declarations: 'testing.d.ts', report: 'yoke-testing' },
 ] as const
 
 /**
@@ -29,7 +56,7 @@ const entries = [
 function configFor(entry: (typeof entries)[number]): IConfigFile {
   return {
     projectFolder: root,
-    mainEntryPointFilePath: join(root, entry.declarations),
+    mainEntryPointFilePath: join(input, entry.declarations),
     compiler: {
       overrideTsconfig: {
         compilerOptions: {
@@ -41,7 +68,7 @@ function configFor(entry: (typeof entries)[number]): IConfigFile {
           strict: true,
           skipLibCheck: false,
         },
-        files: [join(root, entry.declarations)],
+        files: [join(input, entry.declarations)],
       },
     },
     apiReport: {
