@@ -10,9 +10,9 @@ import {
   ServiceMissingError,
   services,
   type SystemPromptChangePayload,
-  SystemPrompt,
-  type ToolSchema,
 } from 'yoke'
+import { SystemPrompt } from '../../src/prompt/index.js'
+import type { ToolSchema } from '../../src/session/index.js'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { expectError } from '../session/session-helpers.js'
 import { names, P, promptWorld, render } from './system-prompt-helpers.js'

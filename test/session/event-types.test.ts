@@ -3,15 +3,14 @@ import {
   createSession,
   definePlugin,
   EventTypeError,
-  type EventTypeOptions,
   type Harness,
   type Session,
-  SessionCatalog,
   SessionEventError,
   type SessionRegistry,
   services,
   StructureError,
 } from 'yoke'
+import { type EventTypeOptions, SessionCatalog } from '../../src/session/index.js'
 import { fakeClock } from 'yoke/testing'
 import { z } from 'zod'
 import { thrownBy } from '../helpers/outcomes.js'

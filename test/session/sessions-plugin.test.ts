@@ -1,14 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import {
-  definePlugin,
-  type Harness,
-  type HarnessOptions,
-  type Session,
-  sessionEvents,
-  SessionRegistry,
-  SessionVetoError,
-  services,
-} from 'yoke'
+import { definePlugin, type Harness, type HarnessOptions, type Session, SessionVetoError, services } from 'yoke'
+import { sessionEvents, SessionRegistry } from '../../src/session/index.js'
 import { L1, TE, TS } from './builders.js'
 import { append, freshHarness } from './session-helpers.js'
 

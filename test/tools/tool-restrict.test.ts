@@ -2,16 +2,14 @@ import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import {
   ContextDisposedError,
-  createRootContext,
   type Disposer,
   InvalidArgumentError,
   ToolConflictError,
   type ToolDefinition,
-  ToolRegistry,
-  type ToolRestrictOptions,
   ToolRestrictionError,
-  toolEvents,
 } from 'yoke'
+import { createRootContext } from '../../src/kernel/index.js'
+import { type ToolRestrictOptions, toolEvents, ToolRegistry } from '../../src/tools/index.js'
 import { thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { agentOf, namesOf, recordChanges, tool, toolsHarness } from './registry-helpers.js'

@@ -1,15 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import {
-  createHarness,
-  definePlugin,
-  PluginConfigError,
-  PluginStartError,
-  ServiceMissingError,
-  services,
-  ToolRegistry,
-  toolEvents,
-  toolsPlugin,
-} from 'yoke'
+import { createHarness, definePlugin, PluginConfigError, PluginStartError, ServiceMissingError, services } from 'yoke'
+import { toolEvents, toolsPlugin, ToolRegistry } from '../../src/tools/index.js'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { agentOf, namesOf, recordChanges, tool, toolsHarness } from './registry-helpers.js'
