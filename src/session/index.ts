@@ -74,7 +74,12 @@ export {
   requestHeaderSchema,
   type ToolSchema,
 } from './request-header.js'
-export { type EventEnclosure, type EventTypeOptions, SessionCatalog } from './session-catalog.js'
+export {
+  createSessionCatalog,
+  type EventEnclosure,
+  type EventTypeOptions,
+  type SessionCatalog,
+} from './session-catalog.js'
 export type { AppendOptions, SessionEvent, SurfaceOp, SurfaceReplace } from './session-event.js'
 export {
   type SessionDisposedPayload,

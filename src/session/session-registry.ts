@@ -11,7 +11,7 @@ import type { Disposer } from '../kernel/effect.js'
 import type { Clock, IdSource } from '../kernel/host-services.js'
 import { buildSession } from './create-session.js'
 import { planFork } from './plan-fork.js'
-import { type EventTypeOptions, SessionCatalog } from './session-catalog.js'
+import { createSessionCatalog, type EventTypeOptions, type SessionCatalog } from './session-catalog.js'
 import type { SessionEvent } from './session-event.js'
 import { isSessionId, type SessionHeader } from './session-header.js'
 import type { CommitGuard, GuardRecord, SessionHooks } from './session-hooks.js'
@@ -97,7 +97,7 @@ export interface StagedSession {
  */
 export class SessionRegistry {
   /** The event catalog every session of this harness checks against. */
-  readonly catalog: SessionCatalog = new SessionCatalog()
+  readonly catalog: SessionCatalog = createSessionCatalog()
   readonly #ctx: Context
   readonly #clock: Clock
   readonly #ids: IdSource

@@ -10,7 +10,7 @@ import {
   SessionForkError,
   type SessionRegistry,
 } from 'yoke'
-import { SessionCatalog } from '../../src/session/index.js'
+import { createSessionCatalog } from '../../src/session/index.js'
 import { fakeClock } from 'yoke/testing'
 import { AM, call, type EventPlan, SE, SS, stampSeq, TC, TE, TR, TS, text, UM, withSources } from './builders.js'
 import { appendAll, freshRegistry } from './session-helpers.js'
@@ -129,7 +129,7 @@ function balancedSeqs(events: readonly SessionEvent[]): number[] {
   return balanced
 }
 
-const catalog = new SessionCatalog()
+const catalog = createSessionCatalog()
 catalog.registerEventType('test/note')
 let seededCount = 0
 

@@ -11,7 +11,7 @@ import {
   type SessionRegistry,
   SurfaceError,
 } from 'yoke'
-import { foldSurface, SessionCatalog } from '../../src/session/index.js'
+import { foldSurface, createSessionCatalog, type SessionCatalog } from '../../src/session/index.js'
 import { fakeClock } from 'yoke/testing'
 import { isDeepFrozen } from '../helpers/outcomes.js'
 import { AM, call, type EventPlan, logOf, SE, SS, TC, TE, TR, TS, text, UM, withSources } from './builders.js'
@@ -155,7 +155,7 @@ describe('surface invariants over random valid turns (property)', () => {
   const turnsShape = fc.array(fc.array(stepShape, { maxLength: 3 }), { minLength: 1, maxLength: 3 })
 
   function catalogWithNote(): SessionCatalog {
-    const catalog = new SessionCatalog()
+    const catalog = createSessionCatalog()
     catalog.registerEventType('test/note')
     return catalog
   }
