@@ -4,7 +4,7 @@ import { EventTypeError } from '../errors/event-type-error.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { coreEventTypes, type SessionEventTypeDefinition } from './core-event-types.js'
 
-/** Where a registered event type may appear (02-session.md §3.4). */
+/** Where a registered event type may appear. */
 export type EventEnclosure = 'none' | 'turn' | 'step'
 
 /** Options of {@link SessionCatalog.registerEventType}. */

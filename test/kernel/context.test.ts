@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'vitest'
 import {
-  Context,
   ContextDisposedError,
   defineEvents,
   definePlugin,
@@ -11,7 +10,7 @@ import {
   services,
   type ToolRegistry,
 } from 'yoke'
-import { createRootContext, type EffectNode, inspectContext } from '../../src/kernel/index.js'
+import { Context, createRootContext, type EffectNode, inspectContext } from '../../src/kernel/index.js'
 import { fakeClock, fakeIds } from 'yoke/testing'
 import { findNode, rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
