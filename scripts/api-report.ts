@@ -6,13 +6,39 @@
  * `npm run check:api` (part of `npm test`, after the build) fails when a report differs from what
  * the build exports; `npm run api:update` rewrites the reports.
  */
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Extractor, ExtractorConfig, ExtractorLogLevel, type IConfigFile } from '@microsoft/api-extractor'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const update = process.argv.includes('--update')
+
+/** Where the declarations API Extractor reads are staged (see {@link stageDeclarations}). */
+const staged = join(root, '.build', 'api', 'dist')
+
+/**
+ * Copies the bundled declarations to {@link staged}, with each feature's
+ * `declare module 'yoke' { … }` block unwrapped into plain top-level declarations. Inside the
+ * package's own entry file that is the same declaration merging (the block augments the file it
+ * sits in), but API Extractor cannot analyze a module that augments itself, so it reads the
+ * unwrapped copy; the merged members (`ctx.tools`, the features' events) then show in the report.
+ */
+function stageDeclarations(): void {
+  mkdirSync(staged, { recursive: true })
+  for (const name of readdirSync(join(root, 'dist'))) {
+    if (!name.endsWith('.d.ts')) continue
+    const lines = readFileSync(join(root, 'dist', name), 'utf8').split('\n')
+    const out: string[] = []
+    let inside = false
+    for (const line of lines) {
+      if (!inside && line === "declare module 'yoke' {") inside = true
+      else if (inside && line === '}') inside = false
+      else out.push(inside ? line.replace(/^ {4}/, '') : line)
+    }
+    writeFileSync(join(staged, name), out.join('\n'))
+  }
+}
 
 /** One report per entry point of the package's `exports`. */
 const entries = [
@@ -29,7 +55,7 @@ const entries = [
 function configFor(entry: (typeof entries)[number]): IConfigFile {
   return {
     projectFolder: root,
-    mainEntryPointFilePath: join(root, entry.declarations),
+    mainEntryPointFilePath: join(staged, entry.declarations.replace(/^dist\//, '')),
     compiler: {
       overrideTsconfig: {
         compilerOptions: {
@@ -41,7 +67,7 @@ function configFor(entry: (typeof entries)[number]): IConfigFile {
           strict: true,
           skipLibCheck: false,
         },
-        files: [join(root, entry.declarations)],
+        files: [join(staged, entry.declarations.replace(/^dist\//, ''))],
       },
     },
     apiReport: {
@@ -76,6 +102,7 @@ const quiet = new Set<string>([
 ])
 
 mkdirSync(join(root, 'api'), { recursive: true })
+stageDeclarations()
 const changed: string[] = []
 let failed = false
 for (const entry of entries) {

@@ -64,7 +64,7 @@ export class HarnessToolRegistry implements ToolRegistry {
   readonly #layers: ToolLayers
   readonly #owner: Context
 
-  /** Use the `tools` entry (`ctx.tools`, `harness.tools`); a view shares `layers`. */
+  /** @internal Use {@link createToolRegistry}; a view shares `layers`. */
   constructor(ctx: Context, layers?: ToolLayers) {
     this.#owner = ctx
     this.#layers = layers ?? new ToolLayers(ctx)
