@@ -24,6 +24,7 @@ export type {
   AgentOptions,
   AgentRegistry,
   AgentRequestPayload,
+  AgentRun,
   AgentSessionStartPayload,
   AgentStatus,
   AgentStatusPayload,

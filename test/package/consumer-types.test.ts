@@ -16,8 +16,18 @@ import { installUnpacked, packYoke } from './pack-yoke.js'
 
 /** The program every consumer compiles (no top-level await: it is CommonJS in one of them). */
 const program = `import { z } from 'zod'
-import { type Agent, createHarness, defineTool, type Harness, HarnessError, InvalidOptionsError, type ModelAdapter, type SessionEvent, type TurnResult } from 'yoke'
-import { type AgentRun } from '../../src/agent/index.js'
+import {
+  type Agent,
+  type AgentRun,
+  createHarness,
+  defineTool,
+  type Harness,
+  HarnessError,
+  InvalidOptionsError,
+  type ModelAdapter,
+  type SessionEvent,
+  type TurnResult,
+} from 'yoke'
 import { type ScriptedReply, scriptedModel, text } from 'yoke/testing'
 
 const weather = defineTool({
