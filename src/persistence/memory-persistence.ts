@@ -100,7 +100,7 @@ function checkSignal(signal: AbortSignal | undefined): void {
 }
 
 /**
- * Creates an in-memory persistence adapter (M1): logs are JSONL bytes in a {@link MemoryStore},
+ * Creates an in-memory persistence adapter: logs are JSONL bytes in a memory store,
  * with the JSONL encoder, scanner and tail rules; leases are per store, so two instances over one
  * store exclude each other.
  *
