@@ -18,13 +18,12 @@ import {
   createHarness,
   defineTool,
   type Harness,
-  type JsonlFileSystem,
   jsonlPersistence,
   type Logger,
-  nodeFileSystem,
   type PersistenceAdapter,
   type SessionEvent,
 } from 'yoke'
+import { type JsonlFileSystem, nodeFileSystem } from '../src/persistence/index.js'
 import { type ScriptEntry, scriptedModel, text, tool } from 'yoke/testing'
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} }

@@ -2,7 +2,8 @@
  * Kernel benchmarks: each case next to a plain-loop floor measured in the same
  * run. The ratio says how many times slower than the floor the kernel path is.
  */
-import { createRootContext, defineEvents, type Emit, type Logger, type Waterfall } from 'yoke'
+import { defineEvents, type Emit, type Logger, type Waterfall } from 'yoke'
+import { createRootContext } from '../src/kernel/index.js'
 import { measure, report } from './measure.js'
 
 declare module 'yoke' {

@@ -20,12 +20,12 @@ import {
   createHarness,
   createSession,
   jsonlPersistence,
-  type JsonlPersistence,
   type Lease,
   type PersistenceAdapter,
   type Session,
   type SessionEvent,
 } from 'yoke'
+import type { JsonlPersistence } from '../src/persistence/index.js'
 import { fakeClock } from 'yoke/testing'
 import { type Measurement, report } from './measure.js'
 

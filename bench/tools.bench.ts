@@ -10,15 +10,14 @@
 import {
   createApprovalBroker,
   createHarness,
-  defaultToolRunOptions,
   defineTool,
   type Logger,
   runToolCalls,
   type Session,
-  type ToolAgent,
   type ToolCallBlock,
   type ToolStepContext,
 } from 'yoke'
+import { defaultToolRunOptions, type ToolAgent } from '../src/tools/index.js'
 import { fakeIds } from 'yoke/testing'
 
 const CALLS = 100

@@ -6,7 +6,7 @@
  * `npm run check:api` (part of `npm test`, after the build) fails when a report differs from what
  * the build exports; `npm run api:update` rewrites the reports.
  */
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Extractor, ExtractorConfig, ExtractorLogLevel, type IConfigFile } from '@microsoft/api-extractor'
@@ -14,31 +14,30 @@ import { Extractor, ExtractorConfig, ExtractorLogLevel, type IConfigFile } from 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const update = process.argv.includes('--update')
 
+/** Where the declarations API Extractor reads are staged (see {@link stageDeclarations}). */
+const staged = join(root, '.build', 'api', 'dist')
+
 /**
- * Where API Extractor reads the declarations: a copy of `dist/`'s, with each feature's
- * `declare module 'yoke' { … }` block unwrapped into plain top-level declarations.
- *
- * Each part of Yoke adds its events and `ctx.…` accessors to the package's `YokeEvents` and
- * `Context` by augmenting the package by name, which is what keeps those merges working for a
- * consumer of the bundled declarations. API Extractor cannot analyze a name that its own entry file
- * augments (it stops with "Unable to analyze the export"). Unwrapped, the same interfaces merge
- * with the exported ones inside the file, so the report shows exactly the members a consumer sees.
+ * Copies the bundled declarations to {@link staged}, with each feature's
+ * `declare module 'yoke' { … }` block unwrapped into plain top-level declarations. Inside the
+ * package's own entry file that is the same declaration merging (the block augments the file it
+ * sits in), but API Extractor cannot analyze a module that augments itself, so it reads the
+ * unwrapped copy; the merged members (`ctx.tools`, the features' events) then show in the report.
  */
-const input = join(root, '.build', 'api', 'input')
-
-/** `text` with every `declare module 'yoke' { … }` block replaced by its own declarations. */
-function unwrapSelfAugmentations(text: string): string {
-  return text.replace(/^declare module 'yoke' \{\n([\s\S]*?)^\}\n/gm, (_block, body: string) =>
-    body.replace(/^ {4}/gm, ''),
-  )
-}
-
-mkdirSync(input, { recursive: true })
-for (const file of readdirSync(join(root, 'dist'))) {
-  if (!file.endsWith('.d.ts')) continue
-  if (file.startsWith('index.') || file.startsWith('testing.')) {
-    writeFileSync(join(input, file), unwrapSelfAugmentations(readFileSync(join(root, 'dist', file), 'utf8')))
-  } else copyFileSync(join(root, 'dist', file), join(input, file))
+function stageDeclarations(): void {
+  mkdirSync(staged, { recursive: true })
+  for (const name of readdirSync(join(root, 'dist'))) {
+    if (!name.endsWith('.d.ts')) continue
+    const lines = readFileSync(join(root, 'dist', name), 'utf8').split('\n')
+    const out: string[] = []
+    let inside = false
+    for (const line of lines) {
+      if (!inside && line === "declare module 'yoke' {") inside = true
+      else if (inside && line === '}') inside = false
+      else out.push(inside ? line.replace(/^ {4}/, '') : line)
+    }
+    writeFileSync(join(staged, name), out.join('\n'))
+  }
 }
 
 /** One report per entry point of the package's `exports`. */
@@ -56,7 +55,7 @@ const entries = [
 function configFor(entry: (typeof entries)[number]): IConfigFile {
   return {
     projectFolder: root,
-    mainEntryPointFilePath: join(input, entry.declarations),
+    mainEntryPointFilePath: join(staged, entry.declarations),
     compiler: {
       overrideTsconfig: {
         compilerOptions: {
@@ -68,7 +67,7 @@ function configFor(entry: (typeof entries)[number]): IConfigFile {
           strict: true,
           skipLibCheck: false,
         },
-        files: [join(input, entry.declarations)],
+        files: [join(staged, entry.declarations)],
       },
     },
     apiReport: {
@@ -103,6 +102,7 @@ const quiet = new Set<string>([
 ])
 
 mkdirSync(join(root, 'api'), { recursive: true })
+stageDeclarations()
 const changed: string[] = []
 let failed = false
 for (const entry of entries) {

@@ -10,7 +10,7 @@ import type { Agent } from './agent.js'
 import { agentEvents } from './agent-events.js'
 import { agentLoopEvents } from './agent-loop-events.js'
 import { requestErrorEvents } from '../model/retry/retry-events.js'
-import { AgentRegistry } from './agent-registry.js'
+import { createAgentRegistry } from './harness-agent-registry.js'
 import { createLoopRequestMarks } from './request-builder.js'
 
 /** The config of the `agent-loop` entry. */
@@ -42,7 +42,7 @@ export function agentLoopPlugin(): PluginDefinition<AgentLoopEntryConfig | undef
     config: configSchema.optional() as z.ZodType<AgentLoopEntryConfig | undefined>,
     apply(ctx, config) {
       const initiator = createInitiator<Agent>()
-      const registry = new AgentRegistry(
+      const registry = createAgentRegistry(
         ctx,
         initiator,
         createLoopRequestMarks(),

@@ -32,5 +32,6 @@ export {
 } from './agent-loop-events.js'
 export { type AgentLoopEntryConfig, agentLoopPlugin } from './agent-loop-plugin.js'
 export { type AgentOptions, agentOptionsSchema, validateAgentOptions } from './agent-options.js'
-export { AgentRegistry, type CreateAgentOptions } from './agent-registry.js'
+export type { AgentRegistry, CreateAgentOptions } from './agent-registry.js'
+export { createAgentRegistry, HarnessAgentRegistry } from './harness-agent-registry.js'
 export type { ResumeAgentOptions } from './resume-agent.js'

@@ -24,7 +24,7 @@ export interface ModelSummarizerOptions {
    * @default 8192
    */
   readonly maxTokens?: number
-  /** The instruction (default {@link DEFAULT_SUMMARY_INSTRUCTION}); the input's instruction is used when omitted. */
+  /** The instruction (default: a built-in instruction to summarize the conversation so far); the input's instruction is used when omitted. */
   readonly instruction?: string
   /** Retry policy overrides for `withRetry` (every omitted field takes its default). */
   readonly retry?: Partial<RetryPolicy>

@@ -8,6 +8,7 @@ import type { Disposer } from '../kernel/effect.js'
 import type { EventName, ListenerOf } from '../kernel/yoke-events.js'
 import { type HarnessInspection, inspectKernel } from '../kernel/inspect.js'
 import { AgentsKey } from '../agent/agents-key.js'
+import { HarnessAgentRegistry } from '../agent/harness-agent-registry.js'
 import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
 import type { PresetComposition } from '../scope/compose-presets.js'
 import type { SessionRegistry } from '../session/session-registry.js'
@@ -188,7 +189,8 @@ export class RunningHarness implements Harness {
   async #close(): Promise<void> {
     const errors: DisposeError[] = []
     const agents = this.ctx.getOptional(AgentsKey)
-    const closingAgents = agents?.close() ?? Promise.resolve()
+    // Only the built-in registry has a close step; a registry from a replaced entry closes with its plugin.
+    const closingAgents = agents instanceof HarnessAgentRegistry ? agents.close() : Promise.resolve()
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending])
     try {
       await closingAgents

@@ -95,8 +95,8 @@ function nameOfKey(key: ServiceKey<unknown>): string {
 
 /**
  * A node of the harness's context tree: it owns effects (services, listeners, child contexts,
- * plugins), dispatches events and resolves services. Get one from a harness (`harness.ctx`), from
- * a plugin's `apply(ctx)`, or from {@link createRootContext} in tests. The context knows nothing of
+ * plugins), dispatches events and resolves services. Get one from a harness (`harness.ctx`) or
+ * from a plugin's `apply(ctx)`. The context knows nothing of
  * plugins: `ctx.plugin()` is added by the module that starts run-time plugins. Each feature adds its own
  * typed accessor (`ctx.sessions`, `ctx.models`, …) by declaration merging; each is `ctx.get(key)`
  * for that feature's key and throws {@link ServiceMissingError} when nothing provides it.

@@ -32,7 +32,7 @@ export type {
   PrepareCallOptions,
   PreparedCall,
 } from './model-registry.js'
-export { type ModelRouteDefaults, ModelRouter, type ModelRouterOptions } from './model-router.js'
+export { createModelRouter, type ModelRouteDefaults, ModelRouter, type ModelRouterOptions } from './model-router.js'
 export { normalizeThrown, type ThrownContext } from './normalize-thrown.js'
 export { type RetryDelayInput, retryDelay } from './retry/retry-delay.js'
 export {

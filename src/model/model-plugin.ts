@@ -4,7 +4,7 @@ import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
 import { ModelsKey } from './models-key.js'
 import type { ModelAdapter, ModelRoute } from './model-adapter.js'
 import { modelEvents } from './model-events.js'
-import { type ModelRouteDefaults, ModelRouter } from './model-router.js'
+import { createModelRouter, type ModelRouteDefaults } from './model-router.js'
 import { checkCallField, isProviderId } from './validate-model-request.js'
 
 /** A model adapter, as a route resolves it, with its provider and the call-config defaults of the route. */
@@ -21,7 +21,7 @@ export interface ResolvedModelRoute {
 export interface ModelEntryConfig {
   /**
    * The harness `model` option: registered globally when the entry starts; a route's call-config
-   * fields become {@link ModelRouter.defaults}.
+   * fields become the agents' call-config defaults (`harness.agents.harnessDefaults()`).
    *
    * @default none (no global route)
    */
@@ -137,10 +137,10 @@ export function resolveModelRoute(input: ModelAdapter | ModelRoute): ResolvedMod
 const configSchema = z.strictObject({ model: modelOptionSchema.optional() })
 
 /**
- * The `model` entry of the default bundle: provides the {@link ModelRouter} as `services.models`,
+ * The `model` entry of the default bundle: provides the default model registry as `services.models`,
  * registers the `llm/*` events, and routes the harness `model` option in the global layer (an
- * effect of the entry, removed when it stops). A route's call-config fields are exposed as
- * {@link ModelRouter.defaults} for the agent loop.
+ * effect of the entry, removed when it stops). A route's call-config fields are exposed to the
+ * agent loop as the router's `defaults`.
  *
  * @returns a fresh plugin definition
  */
@@ -152,7 +152,7 @@ export function modelPlugin(): PluginDefinition<ModelEntryConfig | undefined> {
     config: configSchema.optional() as z.ZodType<ModelEntryConfig | undefined>,
     apply(ctx, config) {
       const route = config?.model === undefined ? undefined : resolveModelRoute(config.model)
-      ctx.provide(ModelsKey, new ModelRouter(ctx, route === undefined ? {} : { defaults: route.defaults }))
+      ctx.provide(ModelsKey, createModelRouter(ctx, route === undefined ? {} : { defaults: route.defaults }))
       if (route !== undefined) ctx.get(ModelsKey).register(route.adapter, { providers: [route.provider] })
     },
   })

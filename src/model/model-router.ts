@@ -39,7 +39,7 @@ export interface ModelRouteDefaults extends Partial<CallConfig> {
   readonly provider: string
 }
 
-/** Options of the {@link ModelRouter} constructor. */
+/** Options of {@link createModelRouter}. */
 export interface ModelRouterOptions {
   /** The call-config defaults of the harness `model` option, read by the agent loop. */
   readonly defaults?: ModelRouteDefaults
@@ -108,6 +108,18 @@ function checkProviders(adapter: ModelAdapter, options: ModelRegisterOptions | u
 }
 
 /**
+ * Builds the default {@link ModelRegistry} of one harness (the `model` entry provides it as
+ * `services.models`).
+ *
+ * @param ctx - the `model` entry's context, which dispatches the registry's events
+ * @param options - the call-config defaults of the harness `model` option
+ * @returns the router
+ */
+export function createModelRouter(ctx: Context, options: ModelRouterOptions = {}): ModelRouter {
+  return new ModelRouter(ctx, options)
+}
+
+/**
  * The default {@link ModelRegistry} (`services.models`, the `model` entry): routes provider ids to
  * adapters in a global layer plus one layer per scope key, validates and freezes requests,
  * dispatches `llm/stream`, and enforces the chunk protocol at the adapter boundary.
@@ -129,7 +141,7 @@ export class ModelRouter implements ModelRegistry {
   /** Messages and tool schemas known valid and deep-frozen (never validated again). */
   readonly #verified = new WeakSet<object>()
 
-  /** @internal Use the `model` entry; `ctx` dispatches the registry's events. */
+  /** Use {@link createModelRouter}; `ctx` dispatches the registry's events. */
   constructor(ctx: Context, options: ModelRouterOptions = {}) {
     this.#ctx = ctx
     this.defaults = options.defaults

@@ -103,9 +103,9 @@ function checkSignal(signal: AbortSignal | undefined): void {
 }
 
 /**
- * Creates an in-memory persistence adapter: logs are JSONL bytes in a {@link MemoryStore}, with the
- * JSONL encoder, scanner and tail rules; leases are per store, so two instances over one store
- * exclude each other.
+ * Creates an in-memory persistence adapter: logs are JSONL bytes in a memory store,
+ * with the JSONL encoder, scanner and tail rules; leases are per store, so two instances over one
+ * store exclude each other.
  *
  * @param options - the store, chunk packing and clock
  * @returns the adapter

@@ -36,5 +36,6 @@ export {
   systemPromptEvents,
 } from './prompt-events.js'
 export { type Instructions, instructionSections } from './instructions.js'
-export { SystemPrompt, type SystemPromptOptions } from './system-prompt.js'
+export type { SystemPrompt, SystemPromptOptions } from './system-prompt.js'
+export { createSystemPrompt, HarnessSystemPrompt } from './harness-system-prompt.js'
 export { type SystemPromptEntryConfig, systemPromptPlugin } from './system-prompt-plugin.js'

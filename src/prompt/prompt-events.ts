@@ -31,7 +31,7 @@ export type SystemPromptEvents = {
   /**
    * Middleware over every assembly (dispatched with `{ scope }`, so global listeners and those of
    * the scope or an ancestor run). The innermost default returns `payload.assembly`; the result must
-   * be a valid {@link PromptAssembly} (else `INVALID_ASSEMBLY`). A complete section and a suppressor
+   * be a valid assembly, like `payload.assembly` (else `INVALID_ASSEMBLY`). A complete section and a suppressor
    * are restored after it.
    */
   readonly 'system-prompt/assemble': Waterfall<SystemPromptAssemblePayload, PromptAssembly>

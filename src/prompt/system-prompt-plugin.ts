@@ -7,7 +7,7 @@ import type { ToolRegistry } from '../tools/tool-registry.js'
 import { type Instructions, instructionSections, instructionsSchema } from './instructions.js'
 import type { ToolSchemaProvider } from './prompt-contribution.js'
 import { systemPromptEvents } from './prompt-events.js'
-import { SystemPrompt } from './system-prompt.js'
+import { createSystemPrompt } from './harness-system-prompt.js'
 
 /** The config of the `system-prompt` entry. */
 export interface SystemPromptEntryConfig {
@@ -84,7 +84,7 @@ export function systemPromptPlugin(): PluginDefinition<SystemPromptEntryConfig |
     events: [systemPromptEvents],
     config: configSchema.optional() as z.ZodType<SystemPromptEntryConfig | undefined>,
     apply(ctx, config) {
-      const prompt = new SystemPrompt(ctx, config?.toolOrder === undefined ? {} : { toolOrder: config.toolOrder })
+      const prompt = createSystemPrompt(ctx, config?.toolOrder === undefined ? {} : { toolOrder: config.toolOrder })
       ctx.provide(SystemPromptKey, prompt)
       for (const section of instructionSections(config?.instructions)) prompt.section(section)
       const tools: ToolSchemaSource | undefined = ctx.getOptional(ToolsKey)

@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { SessionRegistryError } from '../errors/session-registry-error.js'
 import { type Clock, systemClock } from '../kernel/host-services.js'
 import { checkOptions, hasMethods, type OptionRule, optionRule } from '../kernel/option-issues.js'
-import { SessionCatalog } from './session-catalog.js'
+import { createSessionCatalog, type SessionCatalog } from './session-catalog.js'
 import { buildSessionHeader, isSessionId, type SessionHeader } from './session-header.js'
 import type { SessionHooks } from './session-hooks.js'
 import { Session } from './session.js'
@@ -77,7 +77,7 @@ export function buildSession(options: CreateSessionOptions, hooks: SessionHooks 
   }
   const clock = options.clock ?? systemClock()
   const header = buildSessionHeader(options.header, id, clock.now())
-  const session = new Session({ id, header, catalog: options.catalog ?? new SessionCatalog(), clock, hooks })
+  const session = new Session({ id, header, catalog: options.catalog ?? createSessionCatalog(), clock, hooks })
   const seed = options.seed
   if (seed !== undefined) {
     if (!Array.isArray(seed)) {

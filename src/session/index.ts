@@ -74,7 +74,12 @@ export {
   requestHeaderSchema,
   type ToolSchema,
 } from './request-header.js'
-export { type EventEnclosure, type EventTypeOptions, SessionCatalog } from './session-catalog.js'
+export {
+  createSessionCatalog,
+  type EventEnclosure,
+  type EventTypeOptions,
+  type SessionCatalog,
+} from './session-catalog.js'
 export type { AppendOptions, SessionEvent, SurfaceOp, SurfaceReplace } from './session-event.js'
 export {
   type SessionDisposedPayload,
@@ -85,13 +90,14 @@ export {
 } from './session-events.js'
 export { isSessionId, SESSION_FORMAT_VERSION, type SessionHeader } from './session-header.js'
 export type { CommitGuard } from './session-hooks.js'
-export {
-  type CommitGuardOptions,
-  type CreateOptions,
-  type ForkOptions,
+export type {
+  CommitGuardOptions,
+  CreateOptions,
+  ForkOptions,
   SessionRegistry,
-  type StagedSession,
+  StagedSession,
 } from './session-registry.js'
+export { createSessionRegistry, HarnessSessionRegistry } from './harness-session-registry.js'
 export { type EventDataOf, type RequestContext, Session } from './session.js'
 export { canonicalJson } from './snapshot/canonical-json.js'
 export { jsonEquals } from './snapshot/json-equals.js'

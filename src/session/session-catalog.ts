@@ -25,9 +25,46 @@ const typeNamePattern = /^[a-z][a-z0-9-]*(\/[a-z][a-z0-9-]*)+$/
 
 /**
  * The session event catalog of one harness: the core types plus the types plugins register.
- * Every session of the harness checks appends and seeds against it.
+ * Every session of the harness checks appends and seeds against it. `harness.sessions.catalog`;
+ * {@link createSessionCatalog} builds a stand-alone one.
  */
-export class SessionCatalog {
+export interface SessionCatalog {
+  /**
+   * Registers a plugin event type. Registers nothing on failure.
+   *
+   * @param type - `noun/verb` name, `^[a-z][a-z0-9-]*(/[a-z][a-z0-9-]*)+$`
+   * @param options - schema, enclosure
+   * @returns a function that unregisters the type (committed events are untouched)
+   * @throws {@link EventTypeError} `INVALID_EVENT_TYPE_NAME`, `DUPLICATE_EVENT_TYPE` or `SURFACE_NOT_ALLOWED`;
+   *   {@link InvalidArgumentError} for options that are not an object, an unknown option, a bad `enclosure` or `schema`
+   */
+  registerEventType(type: string, options?: EventTypeOptions): () => void
+  /**
+   * The definition of a type, core or registered.
+   *
+   * @param type - the type name
+   * @returns its definition, or `undefined` when unknown
+   */
+  get(type: string): SessionEventTypeDefinition | undefined
+  /**
+   * Every known type, core and registered, sorted.
+   *
+   * @returns a frozen list
+   */
+  eventTypes(): readonly string[]
+}
+
+/**
+ * A new catalog that knows the core event types.
+ *
+ * @returns the catalog
+ */
+export function createSessionCatalog(): SessionCatalog {
+  return new EventTypeCatalog()
+}
+
+/** The {@link SessionCatalog} {@link createSessionCatalog} builds: a map of type definitions. */
+class EventTypeCatalog implements SessionCatalog {
   readonly #types: Map<string, SessionEventTypeDefinition>
   #sorted: readonly string[] | undefined
 

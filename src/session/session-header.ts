@@ -8,7 +8,7 @@ export const SESSION_FORMAT_VERSION = 1
 
 /** Stored beside the log, never in it; deep-frozen. */
 export interface SessionHeader {
-  /** Always {@link SESSION_FORMAT_VERSION}. */
+  /** The session format version; always `1` in this release. */
   readonly version: typeof SESSION_FORMAT_VERSION
   /** The session id. */
   readonly id: string

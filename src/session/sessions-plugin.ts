@@ -2,10 +2,10 @@ import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
 import { ClockKey, IdsKey } from '../kernel/host-keys.js'
 import { SessionsKey } from './sessions-key.js'
 import { sessionEvents } from './session-events.js'
-import { SessionRegistry } from './session-registry.js'
+import { createSessionRegistry } from './harness-session-registry.js'
 
 /**
- * The `session` entry of the default bundle: provides the {@link SessionRegistry} as
+ * The `session` entry of the default bundle: provides the session registry as
  * `services.sessions` and registers the `session/*` events. Stopping it disposes every live
  * session.
  *
@@ -17,7 +17,7 @@ export function sessionsPlugin(): PluginDefinition {
     provides: [SessionsKey],
     events: [sessionEvents],
     apply(ctx) {
-      const registry = new SessionRegistry(ctx, ctx.get(ClockKey), ctx.get(IdsKey))
+      const registry = createSessionRegistry(ctx, ctx.get(ClockKey), ctx.get(IdsKey))
       ctx.provide(SessionsKey, registry)
       return () => registry.disposeAll()
     },

@@ -13,48 +13,15 @@
  *
  * @module
  */
-export { type FakeClock, type FakeClockOptions, fakeClock, type PendingTimer } from './fake-clock.js'
-export type { ScriptedFailure, ScriptedReply, ScriptedToolCall } from './scripted-reply.js'
+export { type FakeClock, type FakeClockOptions, fakeClock } from './fake-clock.js'
+export type { ScriptedReply } from './scripted-reply.js'
 export { type ScriptEntry, type ScriptedModel, type ScriptedModelOptions, scriptedModel } from './scripted-model.js'
 export { call, cut, fail, hang, text, tool } from './script-builders.js'
-export {
-  type MockOpenAIServer,
-  type MockOpenAIServerOptions,
-  type MockRecordedRequest,
-  startMockOpenAIServer,
-} from './mock-openai-server.js'
-export type { MockScript, MockScriptFunction } from './mock-openai/mock-script.js'
-export type {
-  MockAuthStep,
-  MockConnectionResetStep,
-  MockContextOverflowStep,
-  MockEmptyStep,
-  MockEventsStep,
-  MockFaultStep,
-  MockHttpStep,
-  MockMalformedJsonStep,
-  MockPartialEofStep,
-  MockQuotaStep,
-  MockRateLimitStep,
-  MockServerErrorStep,
-  MockStallStep,
-  MockStep,
-  MockStreamPrefix,
-  MockWrongContentTypeStep,
-} from './mock-openai/mock-step.js'
+export { type MockOpenAIServer, type MockOpenAIServerOptions, startMockOpenAIServer } from './mock-openai-server.js'
+export type { MockScript } from './mock-openai/mock-script.js'
+export type { MockStep } from './mock-openai/mock-step.js'
 export { type FakeIdsOptions, fakeIds } from './fake-ids.js'
-export {
-  type FaultyPersistence,
-  type FaultyPersistenceOptions,
-  faultyPersistence,
-  type PersistenceCall,
-} from './faulty-persistence.js'
-export {
-  type ConformanceBytes,
-  type ConformanceRunner,
-  type ConformanceTarget,
-  type PersistenceConformanceOptions,
-  runPersistenceConformance,
-} from './run-persistence-conformance.js'
+export { type FaultyPersistence, type FaultyPersistenceOptions, faultyPersistence } from './faulty-persistence.js'
+export { type PersistenceConformanceOptions, runPersistenceConformance } from './run-persistence-conformance.js'
 export { injectSchedulerFault, type SchedulerFaultOptions } from './inject-scheduler-fault.js'
-export { type TearingFileSystem, type TearingFileSystemOptions, tearingFileSystem } from './tearing-file-system.js'
+export { type TearingFileSystemOptions, tearingFileSystem } from './tearing-file-system.js'

@@ -58,13 +58,14 @@ export type {
   ToolResultFailure,
   ToolStepOutcome,
 } from './tool-result.js'
-export {
-  type ResolvedTool,
-  type ToolCallRequest,
-  type ToolExecutionMode,
+export type {
+  ResolvedTool,
+  ToolCallRequest,
+  ToolExecutionMode,
   ToolRegistry,
-  type ToolScopeOptions,
+  ToolScopeOptions,
 } from './tool-registry.js'
+export { createToolRegistry, HarnessToolRegistry } from './harness-tool-registry.js'
 export type { ToolGuard } from './tool-guard.js'
 export type { ToolRestrictOptions } from './tool-restrictions.js'
 export { type ToolsEntryConfig, toolsPlugin } from './tools-plugin.js'

@@ -1,16 +1,11 @@
-import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
-import { ToolConflictError } from '../errors/tool-conflict-error.js'
-import { ToolRestrictionError } from '../errors/tool-restriction-error.js'
-import { bindOwner } from '../kernel/bind-owner.js'
-import { Context } from '../kernel/context.js'
+import type { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import type { ToolConflictError } from '../errors/tool-conflict-error.js'
 import type { Disposer } from '../kernel/effect.js'
 import type { ScopeKey } from '../kernel/scope-graph.js'
 import type { ToolSchema } from '../session/request-header.js'
-import { parseToolArguments } from './parse-tool-arguments.js'
 import type { ToolDefinition } from './tool-definition.js'
 import type { ToolGuard } from './tool-guard.js'
-import { type ToolGuardRegistration, ToolLayers } from './tool-layers.js'
-import { checkRestrictedNames, readRestriction, type ToolRestrictOptions } from './tool-restrictions.js'
+import type { ToolRestrictOptions } from './tool-restrictions.js'
 
 /** How a call may be scheduled: next to its neighbours, or alone. */
 export type ToolExecutionMode = 'parallel' | 'exclusive'
@@ -40,36 +35,6 @@ export interface ResolvedTool {
   readonly definition: ToolDefinition
 }
 
-const NAME = /^[A-Za-z0-9_-]{1,64}$/
-
-function isToolDefinition(value: unknown): value is ToolDefinition {
-  if (typeof value !== 'object' || value === null || !Object.isFrozen(value)) return false
-  const candidate = value as Partial<Record<keyof ToolDefinition, unknown>>
-  return (
-    typeof candidate.name === 'string' &&
-    NAME.test(candidate.name) &&
-    typeof candidate.description === 'string' &&
-    typeof candidate.parameters === 'object' &&
-    candidate.parameters !== null &&
-    typeof candidate.execute === 'function' &&
-    (candidate.inputKind === 'zod' || candidate.inputKind === 'json-schema')
-  )
-}
-
-function checkBatch(tools: unknown): readonly ToolDefinition[] {
-  const batch: readonly unknown[] = Array.isArray(tools) ? tools : [tools]
-  batch.forEach((tool, index) => {
-    if (isToolDefinition(tool)) return
-    throw new InvalidArgumentError({
-      argument: Array.isArray(tools) ? `tools[${index}]` : 'tool',
-      reason:
-        'must be a tool definition made by defineTool() (a frozen declaration with name, description, parameters and execute)',
-      value: tool,
-    })
-  })
-  return batch as readonly ToolDefinition[]
-}
-
 /**
  * The tool registry: one global layer and one layer per scope key, with
  * nearest-scope-wins resolution along the scope chain, restrictions and guards.
@@ -84,16 +49,7 @@ function checkBatch(tools: unknown): readonly ToolDefinition[] {
  * await stop()
  * ```
  */
-export class ToolRegistry {
-  readonly #layers: ToolLayers
-  readonly #owner: Context
-
-  /** @internal Use the `tools` entry (`ctx.tools`, `harness.tools`); a view shares `layers`. */
-  constructor(ctx: Context, layers?: ToolLayers) {
-    this.#owner = ctx
-    this.#layers = layers ?? new ToolLayers(ctx)
-  }
-
+export interface ToolRegistry {
   /**
    * Registers one tool or a batch in one layer, as an effect of the view's context. The batch is
    * checked whole first: an invalid entry or a conflict throws and registers nothing. Emits one
@@ -105,30 +61,7 @@ export class ToolRegistry {
    * @throws {@link InvalidArgumentError} for a value that is not a definition; {@link ToolConflictError}
    *   for a name already in the layer or repeated in the batch; `ContextDisposedError` through a disposed context
    */
-  register(tools: ToolDefinition | readonly ToolDefinition[], options?: ToolScopeOptions): Disposer {
-    const scope = this.#scopeOption(options)
-    const batch = checkBatch(tools)
-    const seen = new Set<string>()
-    for (const definition of batch) {
-      if (seen.has(definition.name)) throw new ToolConflictError({ toolName: definition.name, scope, inBatch: true })
-      if (this.#layers.has(scope, definition.name)) throw new ToolConflictError({ toolName: definition.name, scope })
-      seen.add(definition.name)
-    }
-    const names = Object.freeze([...seen].sort())
-    const disposer = this.#owner.effect(
-      () => {
-        const remove = this.#layers.add(scope, batch)
-        return () => {
-          remove()
-          if (names.length > 0) this.#layers.changed(scope, 'unregister', names)
-        }
-      },
-      `tools:${names.join(',')}`,
-    )
-    if (names.length > 0) this.#layers.changed(scope, 'register', names)
-    return disposer
-  }
-
+  register(tools: ToolDefinition | readonly ToolDefinition[], options?: ToolScopeOptions): Disposer
   /**
    * The visible definition of a name (restrictions applied).
    *
@@ -136,10 +69,7 @@ export class ToolRegistry {
    * @param scope - the scope to resolve from (default: the view's scope)
    * @returns the definition, or `undefined` when none is visible
    */
-  get(name: string, scope?: ScopeKey): ToolDefinition | undefined {
-    return this.#layers.resolve(name, this.#scopeArgument(scope))
-  }
-
+  get(name: string, scope?: ScopeKey): ToolDefinition | undefined
   /**
    * Every tool name the scope knows: registered in the global layer or along its chain, including
    * names a restriction hides (prompt assembly uses it so `toolOrder` may list a restricted tool).
@@ -147,20 +77,14 @@ export class ToolRegistry {
    * @param scope - the scope to resolve from (default: the view's scope)
    * @returns the names, sorted (code-unit order)
    */
-  knownNames(scope?: ScopeKey): readonly string[] {
-    return this.#layers.known(this.#scopeArgument(scope))
-  }
-
+  knownNames(scope?: ScopeKey): readonly string[]
   /**
    * Every visible definition, sorted by name.
    *
    * @param scope - the scope to resolve from (default: the view's scope)
    * @returns a frozen list, the same array while nothing changed
    */
-  list(scope?: ScopeKey): readonly ToolDefinition[] {
-    return this.#layers.view(this.#scopeArgument(scope)).definitions
-  }
-
+  list(scope?: ScopeKey): readonly ToolDefinition[]
   /**
    * The model-facing schemas of the visible tools: `{ name, description, parameters }` only,
    * sorted by name (code-unit order), deep-frozen; cached per scope (the same array while nothing
@@ -169,10 +93,7 @@ export class ToolRegistry {
    * @param scope - the scope to resolve from (default: the view's scope)
    * @returns the frozen schemas
    */
-  schemas(scope?: ScopeKey): readonly ToolSchema[] {
-    return this.#layers.view(this.#scopeArgument(scope)).schemas
-  }
-
+  schemas(scope?: ScopeKey): readonly ToolSchema[]
   /**
    * Restricts the tools a scope inherits (from the global layer and its ancestors), for it and
    * every descendant; its own and its descendants' tools are never filtered.
@@ -184,25 +105,7 @@ export class ToolRegistry {
    * @throws {@link ToolRestrictionError} `unscoped` (the global scope), `empty` (no name listed) or
    *   `unknown-name` (`names`, `known`); {@link InvalidArgumentError} for a malformed value
    */
-  restrict(scope: ScopeKey | undefined, options: ToolRestrictOptions): Disposer {
-    const target = this.#scopeValue(scope)
-    if (target === undefined) throw new ToolRestrictionError({ problem: 'unscoped' })
-    const restriction = readRestriction(options)
-    checkRestrictedNames(restriction, this.#layers.inherited(target))
-    const disposer = this.#owner.effect(
-      () => {
-        this.#layers.restrict(target, restriction)
-        return () => {
-          this.#layers.unrestrict(target, restriction)
-          this.#layers.changed(target, 'unrestrict', restriction.names)
-        }
-      },
-      `tools-restriction:${restriction.names.join(',')}`,
-    )
-    this.#layers.changed(target, 'restrict', restriction.names)
-    return disposer
-  }
-
+  restrict(scope: ScopeKey | undefined, options: ToolRestrictOptions): Disposer
   /**
    * Adds a guard to a layer, after the layer's other guards.
    *
@@ -211,18 +114,7 @@ export class ToolRegistry {
    * @returns the disposer removing it (an effect of the view's context)
    * @throws {@link InvalidArgumentError} for a non-function
    */
-  guard(guard: ToolGuard, options?: ToolScopeOptions): Disposer {
-    const scope = this.#scopeOption(options)
-    if (typeof guard !== 'function') {
-      throw new InvalidArgumentError({ argument: 'guard', reason: 'a tool guard must be a function', value: guard })
-    }
-    const registration: ToolGuardRegistration = Object.freeze({ guard })
-    return this.#owner.effect(() => {
-      this.#layers.addGuard(scope, registration)
-      return () => this.#layers.removeGuard(scope, registration)
-    }, 'tools-guard')
-  }
-
+  guard(guard: ToolGuard, options?: ToolScopeOptions): Disposer
   /**
    * Classifies a call, failing closed: `'parallel'` only when the visible
    * definition exists, the arguments parse and validate, and its `isConcurrencySafe(args)`
@@ -234,80 +126,21 @@ export class ToolRegistry {
    * @returns `'parallel'` or `'exclusive'`
    * @throws {@link InvalidArgumentError} (as a rejection) for a scope that is not an object
    */
-  async executionMode(call: ToolCallRequest, scope?: ScopeKey): Promise<ToolExecutionMode> {
-    const resolved = this.#scopeArgument(scope)
-    if (
-      typeof call !== 'object' ||
-      call === null ||
-      typeof call.name !== 'string' ||
-      typeof call.arguments !== 'string'
-    )
-      return 'exclusive'
-    const definition = this.#layers.resolve(call.name, resolved)
-    if (definition === undefined || typeof definition.isConcurrencySafe !== 'function') return 'exclusive'
-    const parsed = await parseToolArguments(call.arguments, definition)
-    if (!parsed.ok) return 'exclusive'
-    try {
-      return definition.isConcurrencySafe(parsed.args) === true ? 'parallel' : 'exclusive'
-    } catch {
-      return 'exclusive'
-    }
-  }
-
+  executionMode(call: ToolCallRequest, scope?: ScopeKey): Promise<ToolExecutionMode>
   /**
    * The visible definition of a call's tool, for the scheduler's lookup stage.
    *
    * @param name - a tool name
    * @param scope - the scope to resolve from (default: the view's scope)
    * @returns `{ definition }`, or `undefined` for an unknown or hidden tool
-   * @internal
    */
-  resolve(name: string, scope?: ScopeKey): ResolvedTool | undefined {
-    const definition = this.#layers.resolve(name, this.#scopeArgument(scope))
-    return definition === undefined ? undefined : Object.freeze({ definition })
-  }
-
+  resolve(name: string, scope?: ScopeKey): ResolvedTool | undefined
   /**
    * The guards for a scope in run order (global first, then each chain scope from the farthest to
    * the nearest, each in registration order), for the scheduler's guard stage.
    *
    * @param scope - the scope (default: the view's scope)
    * @returns a frozen snapshot
-   * @internal
    */
-  guardsFor(scope?: ScopeKey): readonly ToolGuard[] {
-    return this.#layers.guards(this.#scopeArgument(scope))
-  }
-
-  /** @internal Owner-bound view: registrations become effects of `owner`, and `scope` defaults to `owner.scope`. */
-  [bindOwner](owner: Context): ToolRegistry {
-    return new ToolRegistry(owner, this.#layers)
-  }
-
-  /** A read's scope argument: absent → the view's scope. */
-  #scopeArgument(scope: unknown): ScopeKey | undefined {
-    return scope === undefined ? this.#owner.scope : this.#scopeValue(scope)
-  }
-
-  /** A registration's `scope` option: absent → the view's scope. */
-  #scopeOption(options: ToolScopeOptions | undefined): ScopeKey | undefined {
-    if (options !== undefined && (typeof options !== 'object' || options === null)) {
-      throw new InvalidArgumentError({
-        argument: 'options',
-        reason: 'options must be an object { scope? }',
-        value: options,
-      })
-    }
-    return this.#scopeArgument(options?.scope)
-  }
-
-  /** A scope given explicitly: a `Context` stands for its scope (`undefined` = global); else an object key. */
-  #scopeValue(scope: unknown): ScopeKey | undefined {
-    if (scope === undefined) return undefined
-    if (Context.is(scope)) return scope.scope
-    if (typeof scope !== 'object' || scope === null) {
-      throw new InvalidArgumentError({ argument: 'scope', reason: 'a scope key must be an object', value: scope })
-    }
-    return scope
-  }
+  guardsFor(scope?: ScopeKey): readonly ToolGuard[]
 }

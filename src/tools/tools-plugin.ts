@@ -5,7 +5,7 @@ import { ToolsKey } from './tools-key.js'
 import { registerApprovalEventTypes } from './approval-events.js'
 import type { ToolDefinition } from './tool-definition.js'
 import { toolEvents } from './tool-events.js'
-import { ToolRegistry } from './tool-registry.js'
+import { createToolRegistry } from './harness-tool-registry.js'
 
 /** The config of the `tools` entry. */
 export interface ToolsEntryConfig {
@@ -67,7 +67,7 @@ export function toolsPlugin(): PluginDefinition<ToolsEntryConfig | undefined> {
     events: [toolEvents],
     config: configSchema.optional() as z.ZodType<ToolsEntryConfig | undefined>,
     apply(ctx, config) {
-      ctx.provide(ToolsKey, new ToolRegistry(ctx))
+      ctx.provide(ToolsKey, createToolRegistry(ctx))
       const sessions = ctx.getOptional(SessionsKey)
       if (sessions !== undefined) registerApprovalEventTypes(sessions)
       const tools = config?.tools ?? []

@@ -6,16 +6,15 @@
  * @module
  */
 import {
-  agentEvents,
   createHarness,
   definePlugin,
   type Harness,
   type IdSource,
-  normalizeUserMessage,
   type Session,
   type SessionEvent,
   type UserMessage,
 } from 'yoke'
+import { agentEvents, normalizeUserMessage } from '../../src/agent/index.js'
 import { fakeClock, fakeIds } from 'yoke/testing'
 import { AgentInbox } from '../../src/agent/agent-inbox.js'
 

@@ -7,16 +7,8 @@
  * @module
  */
 import { afterEach, describe, expect, test } from 'vitest'
-import {
-  type CallConfig,
-  type Harness,
-  LlmError,
-  type Message,
-  type RequestHeader,
-  rebuildRequest,
-  services,
-  type ToolSchema,
-} from 'yoke'
+import { type Harness, LlmError, type Message, type RequestHeader, rebuildRequest, services } from 'yoke'
+import type { CallConfig, ToolSchema } from '../../src/session/index.js'
 import { scriptedModel } from 'yoke/testing'
 import {
   buildLoopRequest,

@@ -5,14 +5,8 @@
  * @module
  */
 import { afterEach, describe, expect, test } from 'vitest'
-import {
-  createHarness,
-  type Harness,
-  InvalidMessageError,
-  normalizeUserMessage,
-  SessionEventError,
-  type UserMessageInput,
-} from 'yoke'
+import { createHarness, type Harness, InvalidMessageError, SessionEventError, type UserMessageInput } from 'yoke'
+import { normalizeUserMessage } from '../../src/agent/index.js'
 import { fakeClock, fakeIds } from 'yoke/testing'
 
 function isDeepFrozen(value: unknown): boolean {

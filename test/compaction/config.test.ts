@@ -7,13 +7,13 @@ import {
   definePlugin,
   type Harness,
   HarnessError,
-  heuristicEstimate,
   installCompactionTriggers,
   InvalidOptionsError,
   type Message,
   modelSummarizer,
   services,
 } from 'yoke'
+import { heuristicEstimate } from '../../src/compaction/index.js'
 import { fail, fakeClock, fakeIds, scriptedModel, text } from 'yoke/testing'
 import { compactionEvents, completeTurns, replies, setup, stub } from './compaction-helpers.js'
 

@@ -1,13 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import {
-  basicCompaction,
-  createHarness,
-  DEFAULT_SUMMARY_INSTRUCTION,
-  defineTool,
-  type Harness,
-  type SessionEvent,
-} from 'yoke'
+import { basicCompaction, createHarness, defineTool, type Harness, type SessionEvent } from 'yoke'
+import { DEFAULT_SUMMARY_INSTRUCTION } from '../../src/compaction/index.js'
 import { fail, fakeClock, fakeIds, scriptedModel, text } from 'yoke/testing'
 import {
   CHK,
@@ -103,7 +97,7 @@ describe('pressure trigger', () => {
     expect(texts(summaryRequest?.messages ?? [])).toEqual([
       prompt(1),
       reply(1),
-      (await import('yoke')).DEFAULT_SUMMARY_INSTRUCTION,
+      (await import('../../src/compaction/index.js')).DEFAULT_SUMMARY_INSTRUCTION,
     ])
     expect(texts(made.model.requests[3]?.messages ?? [])).toEqual([CHK('S'), prompt(2), reply(2), prompt(3)])
     expect(made.compactionLive).toEqual([])

@@ -4,7 +4,8 @@
  * (a skip fails here, naming the missing hook). The example's demo runs as a program too.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { type ConformanceRunner, runPersistenceConformance } from 'yoke/testing'
+import { runPersistenceConformance } from 'yoke/testing'
+import type { ConformanceRunner } from '../../src/testing/run-persistence-conformance.js'
 import { createMapStorage, mapPersistence } from '../../examples/custom-persistence.js'
 import { bundleExample, type ExampleBundle } from './example-process.js'
 

@@ -11,12 +11,12 @@ import {
   HarnessError,
   type HarnessOptions,
   MissingServicesError,
-  type PluginStateEvent,
   ServiceMissingError,
   services,
   type Serial,
   UnknownEventError,
 } from 'yoke'
+import type { PluginStateEvent } from '../../src/kernel/index.js'
 import { fakeClock, fakeIds, scriptedModel, text } from 'yoke/testing'
 import { defaultIds, disableDefaults } from '../helpers/no-defaults.js'
 import { cloneOptions, deepFreeze, rejectionOf, requireContext, thrownBy } from '../helpers/outcomes.js'

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { Context, EffectNode, KernelErrorEvent } from 'yoke'
+import type { Context, KernelErrorEvent } from 'yoke'
+import type { EffectNode } from '../../src/kernel/index.js'
 
 /** The reason `promise` rejects with; throws when it fulfils instead. */
 export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {

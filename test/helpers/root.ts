@@ -1,4 +1,5 @@
-import { type Context, createRootContext } from 'yoke'
+import type { Context } from 'yoke'
+import { createRootContext } from '../../src/kernel/index.js'
 import { fakeClock, fakeIds } from 'yoke/testing'
 import { type RecordingLogger, recordingLogger } from './recording-logger.js'
 import { testEvents } from './test-events.js'

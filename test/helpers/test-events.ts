@@ -1,4 +1,5 @@
-import { type Emit, type EventMap, type Parallel, type Serial, type Waterfall, defineEvents } from 'yoke'
+import { type Emit, type Parallel, type Serial, type Waterfall, defineEvents } from 'yoke'
+import type { EventMap } from '../../src/kernel/index.js'
 
 /** The payload the test events carry. */
 export interface TestPayload {

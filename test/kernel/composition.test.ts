@@ -1,8 +1,6 @@
 import { describe, expect, test, vi } from 'vitest'
 import {
-  type ComposedEntry,
   CompositionError,
-  composeEntries,
   createHarness,
   definePlugin,
   describeHarness,
@@ -12,6 +10,8 @@ import {
   InvalidOptionsError,
   UnknownEntryError,
 } from 'yoke'
+import type { ComposedEntry } from '../../src/kernel/index.js'
+import { composeEntries } from '../../src/harness/index.js'
 import { defaultIds } from '../helpers/no-defaults.js'
 import { cloneOptions, deepFreeze, rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'

@@ -1,19 +1,16 @@
 import { describe, expect, test } from 'vitest'
 import {
-  Context,
   ContextDisposedError,
-  createRootContext,
   defineEvents,
   definePlugin,
   defineService,
-  type EffectNode,
-  inspectContext,
   InvalidArgumentError,
   InvalidOptionsError,
   ServiceMissingError,
   services,
   type ToolRegistry,
 } from 'yoke'
+import { Context, createRootContext, type EffectNode, inspectContext } from '../../src/kernel/index.js'
 import { fakeClock, fakeIds } from 'yoke/testing'
 import { findNode, rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'

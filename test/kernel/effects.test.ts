@@ -1,13 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import {
-  type Cleanup,
-  type Context,
-  ContextDisposedError,
-  defineService,
-  type EffectSetup,
-  inspectContext,
-  InvalidArgumentError,
-} from 'yoke'
+import { type Context, ContextDisposedError, defineService, InvalidArgumentError } from 'yoke'
+import { type Cleanup, type EffectSetup, inspectContext } from '../../src/kernel/index.js'
 import { findNode, recordKernelErrors, thrownBy } from '../helpers/outcomes.js'
 import { testRoot } from '../helpers/root.js'
 

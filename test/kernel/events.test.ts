@@ -2,20 +2,17 @@ import { describe, expect, test } from 'vitest'
 import {
   type Context,
   ContextDisposedError,
-  createRootContext,
   defineEvents,
   type Emit,
   EventConflictError,
   EventModeError,
-  inspectContext,
   InvalidArgumentError,
-  isEventCatalog,
   type KernelErrorEvent,
-  kernelEvents,
   type Serial,
   UnknownEventError,
   type Waterfall,
 } from 'yoke'
+import { createRootContext, inspectContext, isEventCatalog, kernelEvents } from '../../src/kernel/index.js'
 import { recordKernelErrors, rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { testRoot } from '../helpers/root.js'

@@ -6,13 +6,11 @@ import {
   defineService,
   describeHarness,
   type Disposer,
-  type EffectNode,
   type HarnessOptions,
-  inspectContext,
   PluginConfigError,
   PluginStartError,
-  summarizeError,
 } from 'yoke'
+import { type EffectNode, inspectContext, summarizeError } from '../../src/kernel/index.js'
 import { defaultIds, disableDefaults } from '../helpers/no-defaults.js'
 import { nodeOf, requireContext } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'

@@ -8,9 +8,7 @@ import {
   describeHarness,
   type Disposer,
   HarnessError,
-  type HarnessInspection,
   type HarnessOptions,
-  inspectContext,
   InvalidArgumentError,
   MissingServicesError,
   PluginConfigError,
@@ -21,6 +19,7 @@ import {
   ServiceMissingError,
   services,
 } from 'yoke'
+import { type HarnessInspection, inspectContext } from '../../src/kernel/index.js'
 import { fakeClock } from 'yoke/testing'
 import { defaultIds, disableDefaults } from '../helpers/no-defaults.js'
 import { rejectionOf, requireContext, thrownBy } from '../helpers/outcomes.js'

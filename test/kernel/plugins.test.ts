@@ -4,7 +4,6 @@ import {
   type CompactionEngine,
   type Context,
   createHarness,
-  createRootContext,
   definePlugin,
   defineService,
   describeHarness,
@@ -13,11 +12,11 @@ import {
   InvalidPluginError,
   type PluginDefinition,
   type PluginSpec,
-  type PluginState,
   ServiceMissingError,
   services,
   type ToolRegistry,
 } from 'yoke'
+import { createRootContext, type PluginState } from '../../src/kernel/index.js'
 import { disableDefaults } from '../helpers/no-defaults.js'
 import { nodeOf, requireContext, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import type { ChildOptions, Context, DispatchOptions, ScopeKey } from 'yoke'
+import type { Context, ScopeKey } from 'yoke'
+import type { ChildOptions, DispatchOptions } from '../../src/kernel/index.js'
 import { testRoot } from '../helpers/root.js'
 
 /** Lets `hops` rounds of microtasks pass (no timers). */

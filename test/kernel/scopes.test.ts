@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { type Context, ContextDisposedError, inspectContext, InvalidArgumentError, ScopeLinkError } from 'yoke'
+import { type Context, ContextDisposedError, InvalidArgumentError, ScopeLinkError } from 'yoke'
+import { inspectContext } from '../../src/kernel/index.js'
 import { thrownBy } from '../helpers/outcomes.js'
 import { testRoot } from '../helpers/root.js'
 

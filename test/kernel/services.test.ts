@@ -1,15 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import {
-  createRootContext,
-  defineService,
-  inspectContext,
-  InvalidArgumentError,
-  isServiceKey,
-  type ServiceEvent,
-  ServiceConflictError,
-  ServiceMissingError,
-  services,
-} from 'yoke'
+import { defineService, InvalidArgumentError, ServiceConflictError, ServiceMissingError, services } from 'yoke'
+import { createRootContext, inspectContext, isServiceKey, type ServiceEvent } from '../../src/kernel/index.js'
 import { kernelOf } from '../../src/kernel/context.js'
 import { thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'

@@ -3,7 +3,7 @@
  * (2^31 − 1 ms, about 24.8 days) waits its whole delay instead of firing after 1 ms.
  */
 import { afterEach, describe, expect, test, vi } from 'vitest'
-import { systemClock } from 'yoke'
+import { systemClock } from '../../src/kernel/index.js'
 
 afterEach(() => {
   vi.useRealTimers()

@@ -1,12 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import {
-  type Context,
-  createHarness,
-  definePlugin,
-  type KernelErrorEvent,
-  type WaterfallNext,
-  WaterfallNextError,
-} from 'yoke'
+import { type Context, createHarness, definePlugin, type KernelErrorEvent, WaterfallNextError } from 'yoke'
+import type { WaterfallNext } from '../../src/kernel/index.js'
 import { rejectionOf, requireContext } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { testRoot } from '../helpers/root.js'

@@ -1,14 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import {
-  adapterBoundary,
-  type Harness,
-  InvalidArgumentError,
-  LlmError,
-  type ModelRegistry,
-  normalizeThrown,
-  type StreamChunk,
-  services,
-} from 'yoke'
+import { type Harness, InvalidArgumentError, LlmError, type ModelRegistry, type StreamChunk, services } from 'yoke'
+import { adapterBoundary, normalizeThrown } from '../../src/model/index.js'
 import type { RecordingLogger } from '../helpers/recording-logger.js'
 import { collect, fakeAdapter, modelHarness, req } from './registry-helpers.js'
 

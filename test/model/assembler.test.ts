@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { type AssemblerOutcome, createAssembler, type ModelRequest, type StreamChunk } from 'yoke'
+import { createAssembler, type ModelRequest, type StreamChunk } from 'yoke'
+import type { AssemblerOutcome } from '../../src/model/index.js'
 import { scriptedModel } from 'yoke/testing'
 
 const request = (signal: AbortSignal = new AbortController().signal): ModelRequest => ({

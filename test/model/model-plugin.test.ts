@@ -7,13 +7,11 @@ import {
   type LlmAdaptersChangePayload,
   type LlmStreamPayload,
   type ModelRegistry,
-  ModelRouter,
-  modelEvents,
-  resolveModelRoute,
   ServiceMissingError,
   type StreamChunk,
   services,
 } from 'yoke'
+import { ModelRouter, modelEvents, resolveModelRoute } from '../../src/model/index.js'
 import { deepFreeze, rejectionOf } from '../helpers/outcomes.js'
 import { collect, modelHarness, req, textAdapter, textChunks } from './registry-helpers.js'
 

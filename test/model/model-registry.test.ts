@@ -7,10 +7,10 @@ import {
   type ModelRegistry,
   ModelRegistryError,
   type ModelRequest,
-  ModelRouter,
   type StreamChunk,
   services,
 } from 'yoke'
+import { ModelRouter } from '../../src/model/index.js'
 import { scriptedModel, text } from 'yoke/testing'
 import { thrownBy } from '../helpers/outcomes.js'
 import type { RecordingLogger } from '../helpers/recording-logger.js'

@@ -11,10 +11,10 @@ import {
   type ModelAdapter,
   type ModelInfo,
   type ModelRequest,
-  type ModelStreamOptions,
   type StreamChunk,
   type UserMessage,
 } from 'yoke'
+import type { ModelStreamOptions } from '../../src/model/index.js'
 import { fakeClock, fakeIds } from 'yoke/testing'
 import { type RecordingLogger, recordingLogger } from '../helpers/recording-logger.js'
 

@@ -1,13 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import {
-  type Harness,
-  type Message,
-  type ModelRegistry,
-  type ModelRequest,
-  services,
-  validateCallConfig,
-  validateModelRequest,
-} from 'yoke'
+import { type Harness, type Message, type ModelRegistry, type ModelRequest, services } from 'yoke'
+import { validateCallConfig, validateModelRequest } from '../../src/model/index.js'
 import { deepFreeze, isDeepFrozen } from '../helpers/outcomes.js'
 import { collect, fakeAdapter, modelHarness, req, textAdapter, textChunks, userHi } from './registry-helpers.js'
 

@@ -3,7 +3,8 @@
  * completed turn and "stored X" (create, acquire, append each batch, release).
  */
 import type { PersistenceAdapter, SessionEvent, SessionHeader } from 'yoke'
-import type { FaultyPersistence, PersistenceCall } from 'yoke/testing'
+import type { FaultyPersistence } from 'yoke/testing'
+import type { PersistenceCall } from '../../src/testing/faulty-persistence.js'
 import { type EventPlan, L1, logOf } from '../session/builders.js'
 
 /** The header of `s1`. */

@@ -13,8 +13,6 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import {
   type Harness,
   interruptedTurnClosers,
-  type JsonlFileSystem,
-  type JsonlPersistence,
   jsonlPersistence,
   memoryPersistence,
   type PersistenceAdapter,
@@ -23,6 +21,7 @@ import {
   SeqConflictError,
   type SessionEvent,
 } from 'yoke'
+import type { JsonlFileSystem, JsonlPersistence } from '../../src/persistence/index.js'
 import { faultyPersistence } from 'yoke/testing'
 import { nodeFileSystem } from '../../src/persistence/jsonl/jsonl-file-system.js'
 import { callsOf, headerLine, json, lineOf, log, seqsOf, settle, store, typesOf } from './coordinator-fixtures.js'

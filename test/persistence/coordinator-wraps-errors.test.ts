@@ -6,7 +6,6 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import {
   createHarness,
-  createMemoryStore,
   type Harness,
   memoryPersistence,
   type PersistenceAdapter,
@@ -14,6 +13,7 @@ import {
   type SessionEvent,
   SessionLockedError,
 } from 'yoke'
+import { createMemoryStore } from '../../src/persistence/index.js'
 import { fakeClock } from 'yoke/testing'
 import { rejectionOf } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'

@@ -15,9 +15,7 @@ import {
   type Harness,
   type HarnessOptions,
   InvalidArgumentError,
-  type JsonlPersistence,
   jsonlPersistence,
-  type MemoryPersistence,
   memoryPersistence,
   type PersistenceAdapter,
   PersistenceCorruptionError,
@@ -28,6 +26,7 @@ import {
   SessionLockedError,
   SessionVetoError,
 } from 'yoke'
+import type { JsonlPersistence, MemoryPersistence } from '../../src/persistence/index.js'
 import { faultyPersistence } from 'yoke/testing'
 import { callsOf, H1, headerLine, json, lineOf, log, seqsOf, settle, store, typesOf } from './coordinator-fixtures.js'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'

@@ -17,7 +17,6 @@ import {
   type Harness,
   HarnessCloseError,
   type HarnessOptions,
-  type JsonlFileSystem,
   jsonlPersistence,
   LeaseLostError,
   memoryPersistence,
@@ -32,16 +31,17 @@ import {
   type SessionWriteFailedPayload,
   services,
 } from 'yoke'
+import type { JsonlFileSystem } from '../../src/persistence/index.js'
 import {
   type FakeClock,
   type FaultyPersistence,
   fakeClock,
   fakeIds,
   faultyPersistence,
-  type PersistenceCall,
   scriptedModel,
   text as textReply,
 } from 'yoke/testing'
+import type { PersistenceCall } from '../../src/testing/faulty-persistence.js'
 import type { HarnessPersistence } from '../../src/persistence/create-persistence-coordinator.js'
 import { nodeFileSystem } from '../../src/persistence/jsonl/jsonl-file-system.js'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'

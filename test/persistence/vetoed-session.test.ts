@@ -11,14 +11,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import {
-  createHarness,
-  definePlugin,
-  type Harness,
-  type HarnessOptions,
-  type SessionDisposedPayload,
-  SessionVetoError,
-} from 'yoke'
+import { createHarness, definePlugin, type Harness, type HarnessOptions, SessionVetoError } from 'yoke'
+import type { SessionDisposedPayload } from '../../src/session/index.js'
 import { scriptedModel, text } from 'yoke/testing'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'

@@ -1,11 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import {
-  type AssembleInput,
-  InvalidArgumentError,
-  type PromptAssembly,
-  PromptAssemblyError,
-  type SystemPromptAssemblePayload,
-} from 'yoke'
+import { InvalidArgumentError, PromptAssemblyError, type SystemPromptAssemblePayload } from 'yoke'
+import type { AssembleInput, PromptAssembly } from '../../src/prompt/index.js'
 import { rejectionOf } from '../helpers/outcomes.js'
 import { expectError } from '../session/session-helpers.js'
 import { names, P, promptWorld } from './system-prompt-helpers.js'

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it, test } from 'vitest'
-import { InvalidArgumentError, PromptRenderError, type PromptVariables, renderPrompt } from 'yoke'
+import { InvalidArgumentError, PromptRenderError, renderPrompt } from 'yoke'
+import type { PromptVariables } from '../../src/prompt/index.js'
 
 function renderError(
   template: Parameters<typeof renderPrompt>[0],

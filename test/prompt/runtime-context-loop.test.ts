@@ -4,14 +4,8 @@
  * the system prompt never changes because of contexts.
  */
 import { afterEach, expect, test } from 'vitest'
-import {
-  createHarness,
-  type Harness,
-  RUNTIME_CONTEXT_CLEARED,
-  RUNTIME_CONTEXT_HEADER,
-  type SessionEvent,
-  type UserMessage,
-} from 'yoke'
+import { createHarness, type Harness, type SessionEvent, type UserMessage } from 'yoke'
+import { RUNTIME_CONTEXT_CLEARED, RUNTIME_CONTEXT_HEADER } from '../../src/prompt/index.js'
 import { fakeClock, fakeIds, scriptedModel, text } from 'yoke/testing'
 
 const HDR = RUNTIME_CONTEXT_HEADER

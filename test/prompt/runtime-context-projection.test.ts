@@ -6,9 +6,6 @@ import {
   type IdSource,
   InvalidArgumentError,
   type JsonValue,
-  type PromptTemplateSection,
-  RUNTIME_CONTEXT_CLEARED,
-  RUNTIME_CONTEXT_HEADER,
   type RuntimeContextProjection,
   renderPrompt,
   type Session,
@@ -16,6 +13,7 @@ import {
   type SessionRegistry,
   type UserMessage,
 } from 'yoke'
+import { type PromptTemplateSection, RUNTIME_CONTEXT_CLEARED, RUNTIME_CONTEXT_HEADER } from '../../src/prompt/index.js'
 import { fakeClock, fakeIds } from 'yoke/testing'
 import { isDeepFrozen } from '../helpers/outcomes.js'
 import { AM, type EventPlan, SE, SS, TE, TS, text, UM } from '../session/builders.js'

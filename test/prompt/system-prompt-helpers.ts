@@ -11,12 +11,12 @@ import {
   createHarness,
   type Harness,
   type HarnessOptions,
-  type PromptAssembly,
   renderPrompt,
   type ScopeKey,
   services,
   type SystemPrompt,
 } from 'yoke'
+import type { PromptAssembly } from '../../src/prompt/index.js'
 import { fakeClock, fakeIds } from 'yoke/testing'
 import { type RecordingLogger, recordingLogger } from '../helpers/recording-logger.js'
 

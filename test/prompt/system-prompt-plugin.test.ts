@@ -10,9 +10,9 @@ import {
   ServiceMissingError,
   services,
   type SystemPromptChangePayload,
-  SystemPrompt,
-  type ToolSchema,
 } from 'yoke'
+import { HarnessSystemPrompt } from '../../src/prompt/index.js'
+import type { ToolSchema } from '../../src/session/index.js'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { expectError } from '../session/session-helpers.js'
 import { names, P, promptWorld, render } from './system-prompt-helpers.js'
@@ -26,7 +26,7 @@ function tool(name: string) {
 describe('the system-prompt entry', () => {
   test('provides services.systemPrompt (a SystemPrompt, bound per context) and registers its events', async () => {
     const { harness, root } = await promptWorld()
-    expect(root.get(services.systemPrompt)).toBeInstanceOf(SystemPrompt)
+    expect(root.get(services.systemPrompt)).toBeInstanceOf(HarnessSystemPrompt)
     expect(root.systemPrompt).toBe(root.get(services.systemPrompt))
     const described = harness.describe().entries.find((entry) => entry.id === 'system-prompt')
     expect(described).toBeDefined()

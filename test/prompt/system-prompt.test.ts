@@ -4,10 +4,10 @@ import {
   ContextDisposedError,
   type Context,
   type KernelErrorEvent,
-  type PromptAssembly,
   PromptRegistrationError,
   type SystemPromptChangePayload,
 } from 'yoke'
+import type { PromptAssembly } from '../../src/prompt/index.js'
 import { scriptedModel, text } from 'yoke/testing'
 import { recordKernelErrors, thrownBy } from '../helpers/outcomes.js'
 import { expectError } from '../session/session-helpers.js'

@@ -8,12 +8,9 @@ import {
   definePlugin,
   definePreset,
   type HarnessOptions,
-  inspectContext,
   InvalidOptionsError,
   PluginStartError,
-  type Preset,
   type PresetDefinition,
-  type PresetRegistry,
   PresetSetupError,
   type PresetSpec,
   resolvePreset,
@@ -21,6 +18,8 @@ import {
   services,
   UnknownPresetError,
 } from 'yoke'
+import { inspectContext } from '../../src/kernel/index.js'
+import type { Preset, PresetRegistry } from '../../src/scope/index.js'
 import { fakeClock, fakeIds, scriptedModel, text } from 'yoke/testing'
 import { rejectionOf, requireContext, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'

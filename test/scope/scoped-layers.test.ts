@@ -4,12 +4,12 @@ import {
   type Context,
   ContextDisposedError,
   createScopedLayers,
-  inspectContext,
   InvalidArgumentError,
   InvalidOptionsError,
   type ScopedLayers,
   type ScopeKey,
 } from 'yoke'
+import { inspectContext } from '../../src/kernel/index.js'
 import { recordKernelErrors, rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { testRoot } from '../helpers/root.js'
 

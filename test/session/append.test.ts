@@ -3,8 +3,6 @@ import {
   type Clock,
   createSession,
   type Harness,
-  type HarnessErrorClass,
-  isJsonValue,
   type Session,
   SessionEventError,
   type SessionRegistry,
@@ -12,6 +10,8 @@ import {
   StructureError,
   SurfaceError,
 } from 'yoke'
+import type { HarnessErrorClass } from '../../src/errors/index.js'
+import { isJsonValue } from '../../src/session/index.js'
 import { fakeClock } from 'yoke/testing'
 import { isDeepFrozen } from '../helpers/outcomes.js'
 import { AM, call, type EventPlan, logOf, SE, SS, TC, TE, TR, TS, text, UM, withSources } from './builders.js'

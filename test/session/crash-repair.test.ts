@@ -1,13 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import {
-  createSession,
-  type Harness,
-  interruptedTurnClosers,
-  type SessionEvent,
-  type SessionRegistry,
-  toolNotStartedText,
-  toolOutcomeUnknownText,
-} from 'yoke'
+import { createSession, type Harness, interruptedTurnClosers, type SessionEvent, type SessionRegistry } from 'yoke'
+import { toolNotStartedText, toolOutcomeUnknownText } from '../../src/session/index.js'
 import { fakeClock } from 'yoke/testing'
 import { isDeepFrozen } from '../helpers/outcomes.js'
 import { AM, call, L1, logOf, SE, SS, TC, TR, TS, text, UM } from './builders.js'

@@ -3,15 +3,14 @@ import {
   createSession,
   definePlugin,
   EventTypeError,
-  type EventTypeOptions,
   type Harness,
   type Session,
-  SessionCatalog,
   SessionEventError,
   type SessionRegistry,
   services,
   StructureError,
 } from 'yoke'
+import { type EventTypeOptions, createSessionCatalog } from '../../src/session/index.js'
 import { fakeClock } from 'yoke/testing'
 import { z } from 'zod'
 import { thrownBy } from '../helpers/outcomes.js'
@@ -101,13 +100,13 @@ describe('eventTypes()', () => {
   })
 
   test('a standalone catalog starts with the core types; createSession defaults to them', () => {
-    expect(new SessionCatalog().eventTypes()).toEqual(coreTypes)
+    expect(createSessionCatalog().eventTypes()).toEqual(coreTypes)
     const session = createSession({ id: 'alone', clock: fakeClock({ now: 1000 }) })
     expectEventError(
       thrownBy(() => append(session, note(1))),
       { code: 'UNKNOWN_EVENT_TYPE' },
     )
-    const catalog = new SessionCatalog()
+    const catalog = createSessionCatalog()
     catalog.registerEventType('test/note')
     const withCatalog = createSession({ id: 'alone', clock: fakeClock({ now: 1000 }), catalog })
     expect(append(withCatalog, note(1))).toEqual({ type: 'test/note', seq: 0, time: 1000, data: { n: 1 } })

@@ -6,11 +6,11 @@ import {
   interruptedTurnClosers,
   type JsonObject,
   type Session,
-  SessionCatalog,
   type SessionEvent,
   SessionForkError,
   type SessionRegistry,
 } from 'yoke'
+import { createSessionCatalog } from '../../src/session/index.js'
 import { fakeClock } from 'yoke/testing'
 import { AM, call, type EventPlan, SE, SS, stampSeq, TC, TE, TR, TS, text, UM, withSources } from './builders.js'
 import { appendAll, freshRegistry } from './session-helpers.js'
@@ -129,7 +129,7 @@ function balancedSeqs(events: readonly SessionEvent[]): number[] {
   return balanced
 }
 
-const catalog = new SessionCatalog()
+const catalog = createSessionCatalog()
 catalog.registerEventType('test/note')
 let seededCount = 0
 

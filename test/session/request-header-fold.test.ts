@@ -1,15 +1,13 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import {
-  canonicalHeader,
-  foldRequestHeader,
   type Harness,
-  headerEquals,
   type JsonObject,
   type RequestHeader,
   type Session,
   type SessionRegistry,
   StructureError,
 } from 'yoke'
+import { canonicalHeader, foldRequestHeader, headerEquals } from '../../src/session/index.js'
 import { isDeepFrozen, thrownBy } from '../helpers/outcomes.js'
 import { type EventPlan, logOf, SE, SS, TE, TS } from './builders.js'
 import { append, freshRegistry } from './session-helpers.js'

@@ -3,7 +3,6 @@ import {
   createSession,
   type Harness,
   HarnessError,
-  type HarnessErrorClass,
   InvalidOptionsError,
   type SessionEvent,
   SessionEventError,
@@ -11,6 +10,7 @@ import {
   type SessionRegistry,
   SurfaceError,
 } from 'yoke'
+import type { HarnessErrorClass } from '../../src/errors/index.js'
 import { fakeClock } from 'yoke/testing'
 import { isDeepFrozen, thrownBy } from '../helpers/outcomes.js'
 import { AM, call, type EventPlan, L1, logOf, SE, SS, TC, TE, TR, TS, text, UM } from './builders.js'

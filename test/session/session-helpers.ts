@@ -10,7 +10,6 @@ import {
   createHarness,
   type Harness,
   type HarnessError,
-  type HarnessErrorClass,
   type HarnessOptions,
   type JsonObject,
   type JsonValue,
@@ -18,6 +17,7 @@ import {
   type SessionEvent,
   type SessionRegistry,
 } from 'yoke'
+import type { HarnessErrorClass } from '../../src/errors/index.js'
 import { fakeClock, fakeIds } from 'yoke/testing'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { type EventPlan, stampSeq, UM } from './builders.js'

@@ -1,14 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import {
-  definePlugin,
-  type Harness,
-  type HarnessOptions,
-  type Session,
-  sessionEvents,
-  SessionRegistry,
-  SessionVetoError,
-  services,
-} from 'yoke'
+import { definePlugin, type Harness, type HarnessOptions, type Session, SessionVetoError, services } from 'yoke'
+import { sessionEvents, HarnessSessionRegistry } from '../../src/session/index.js'
 import { L1, TE, TS } from './builders.js'
 import { append, freshHarness } from './session-helpers.js'
 
@@ -43,7 +35,7 @@ describe('the session entry', () => {
   test('harness.ctx.sessions is the registry and works end to end', async () => {
     const harness = await start()
     const sessions = harness.ctx.sessions
-    expect(sessions).toBeInstanceOf(SessionRegistry)
+    expect(sessions).toBeInstanceOf(HarnessSessionRegistry)
     expect(harness.ctx.get(services.sessions)).toBe(sessions)
     const session = sessions.create()
     expect(session.id).toBe('s1')

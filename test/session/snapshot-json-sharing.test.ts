@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createSession } from '../../src/session/create-session.js'
 import { checkStoredLog } from '../../src/persistence/check-stored-log.js'
 import type { StoredLog } from '../../src/persistence/persistence-adapter.js'
-import { SessionCatalog } from '../../src/session/session-catalog.js'
+import { createSessionCatalog } from '../../src/session/session-catalog.js'
 import type { SessionEvent } from '../../src/session/session-event.js'
 import { adoptParsedJson, isSharedSnapshot, shareSnapshot } from '../../src/session/snapshot/shared-snapshots.js'
 import { isJsonValue, snapshotJson } from '../../src/session/snapshot/snapshot-json.js'
@@ -74,10 +74,10 @@ describe('adoptParsedJson: a marked fresh parse is frozen in place and shared by
       ...(freshlyParsed === undefined ? {} : { freshlyParsed }),
     })
     const unmarked = parsed()
-    checkStoredLog('a', stored(unmarked), new SessionCatalog(), { full: true })
+    checkStoredLog('a', stored(unmarked), createSessionCatalog(), { full: true })
     expect([Object.isFrozen(unmarked[0]), isSharedSnapshot(unmarked)]).toEqual([false, false])
     const marked = parsed()
-    checkStoredLog('a', stored(marked, true), new SessionCatalog(), { full: true })
+    checkStoredLog('a', stored(marked, true), createSessionCatalog(), { full: true })
     expect([isDeepFrozen(marked), isSharedSnapshot(marked)]).toEqual([true, true])
     const list = parsed()
     expect(adoptParsedJson(list)).toBe(true)

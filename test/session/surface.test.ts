@@ -2,17 +2,16 @@ import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import {
   createSession,
-  foldSurface,
   type Harness,
   type JsonObject,
   type Message,
   type Session,
-  SessionCatalog,
   type SessionEvent,
   SessionEventError,
   type SessionRegistry,
   SurfaceError,
 } from 'yoke'
+import { foldSurface, createSessionCatalog, type SessionCatalog } from '../../src/session/index.js'
 import { fakeClock } from 'yoke/testing'
 import { isDeepFrozen } from '../helpers/outcomes.js'
 import { AM, call, type EventPlan, logOf, SE, SS, TC, TE, TR, TS, text, UM, withSources } from './builders.js'
@@ -156,7 +155,7 @@ describe('surface invariants over random valid turns (property)', () => {
   const turnsShape = fc.array(fc.array(stepShape, { maxLength: 3 }), { minLength: 1, maxLength: 3 })
 
   function catalogWithNote(): SessionCatalog {
-    const catalog = new SessionCatalog()
+    const catalog = createSessionCatalog()
     catalog.registerEventType('test/note')
     return catalog
   }

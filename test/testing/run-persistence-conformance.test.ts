@@ -1,12 +1,8 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import {
-  createMemoryStore,
-  InvalidArgumentError,
-  memoryPersistence,
-  type PersistenceAdapter,
-  PersistenceError,
-} from 'yoke'
-import { type ConformanceRunner, type ConformanceTarget, runPersistenceConformance } from 'yoke/testing'
+import { InvalidArgumentError, memoryPersistence, type PersistenceAdapter, PersistenceError } from 'yoke'
+import { createMemoryStore } from '../../src/persistence/index.js'
+import { runPersistenceConformance } from 'yoke/testing'
+import type { ConformanceRunner, ConformanceTarget } from '../../src/testing/run-persistence-conformance.js'
 import { rejectionOf } from '../helpers/outcomes.js'
 
 interface Recorded {

@@ -7,18 +7,20 @@
  */
 import { afterEach, describe, expect, test } from 'vitest'
 import {
-  approvalAskedEventDataSchema,
-  approvalDecidedEventDataSchema,
   createHarness,
   EventTypeError,
   type Harness,
   InvalidArgumentError,
   type JsonObject,
-  registerApprovalEventTypes,
   type Session,
   SessionEventError,
   StructureError,
 } from 'yoke'
+import {
+  approvalAskedEventDataSchema,
+  approvalDecidedEventDataSchema,
+  registerApprovalEventTypes,
+} from '../../src/tools/index.js'
 import { fakeIds } from 'yoke/testing'
 import { thrownBy } from '../helpers/outcomes.js'
 import { SE, SS, TS } from '../session/builders.js'

@@ -12,12 +12,9 @@ import {
   createHarness,
   type Harness,
   type JsonObject,
-  registerApprovalEventTypes,
   type Session,
-  type ToolAgent,
-  type ToolCallInfo,
-  toolEvents,
 } from 'yoke'
+import { registerApprovalEventTypes, type ToolAgent, type ToolCallInfo, toolEvents } from '../../src/tools/index.js'
 import { type FakeClock, fakeClock, fakeIds } from 'yoke/testing'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { SS, TS } from '../session/builders.js'

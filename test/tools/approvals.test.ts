@@ -7,13 +7,8 @@
  * @module
  */
 import { afterEach, describe, expect, test } from 'vitest'
-import {
-  ApprovalNotPendingError,
-  type ApprovalDecision,
-  type ApprovalRequestPayload,
-  createApprovalBroker,
-  InvalidArgumentError,
-} from 'yoke'
+import { ApprovalNotPendingError, type ApprovalDecision, createApprovalBroker, InvalidArgumentError } from 'yoke'
+import type { ApprovalRequestPayload } from '../../src/tools/index.js'
 import { thrownBy } from '../helpers/outcomes.js'
 import { expectError } from '../session/session-helpers.js'
 import { approvalEvents, asked, callOf, closeHarnesses, decided, flush, gate, setup } from './approval-helpers.js'

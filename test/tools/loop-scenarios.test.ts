@@ -9,7 +9,8 @@
  */
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool, InvalidOptionsError, type ToolsAbandonedPayload, ToolTimeoutError } from 'yoke'
+import { defineTool, InvalidOptionsError, ToolTimeoutError } from 'yoke'
+import type { ToolsAbandonedPayload } from '../../src/tools/index.js'
 import { injectSchedulerFault, text } from 'yoke/testing'
 import { rejectionOf } from '../helpers/outcomes.js'
 import { gates } from './scheduler/scheduler-helpers.js'

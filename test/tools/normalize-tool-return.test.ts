@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { normalizeToolReturn, type ToolResult } from 'yoke'
+import type { ToolResult } from 'yoke'
+import { normalizeToolReturn } from '../../src/tools/index.js'
 
 const text = (value: string) => ({ type: 'text', text: value }) as const
 const image = { type: 'image', mediaType: 'image/png', uri: 'data:image/png;base64,AAAA' } as const

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool, formatSchemaIssues, InvalidArgumentError, parseToolArguments } from 'yoke'
+import { defineTool, InvalidArgumentError } from 'yoke'
+import { formatSchemaIssues, parseToolArguments } from '../../src/tools/index.js'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { expectError } from '../session/session-helpers.js'
 

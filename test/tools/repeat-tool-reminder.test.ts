@@ -14,10 +14,9 @@ import {
   type RepeatToolReminderOptions,
   repeatToolReminder,
   type Session,
-  type ToolAgent,
-  type ToolCallInfo,
   type ToolResult,
 } from 'yoke'
+import type { ToolAgent, ToolCallInfo } from '../../src/tools/index.js'
 import { fakeIds } from 'yoke/testing'
 import { rejectionOf } from '../helpers/outcomes.js'
 import { type RecordingLogger, recordingLogger } from '../helpers/recording-logger.js'

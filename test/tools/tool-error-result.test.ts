@@ -2,20 +2,22 @@ import { describe, expect, test } from 'vitest'
 import {
   ErrorCode,
   InvalidArgumentError,
-  normalizeToolReturn,
-  resultErrorOf,
-  thrownMessage,
   ToolAbortedError,
   ToolArgumentsError,
   ToolDeniedError,
   ToolFailedError,
-  type ToolResultCode,
   ToolSchedulerError,
   ToolTimeoutError,
-  toolErrorName,
-  toolErrorResult,
   UnknownToolError,
 } from 'yoke'
+import {
+  normalizeToolReturn,
+  resultErrorOf,
+  thrownMessage,
+  type ToolResultCode,
+  toolErrorName,
+  toolErrorResult,
+} from '../../src/tools/index.js'
 import { thrownBy } from '../helpers/outcomes.js'
 import { expectError } from '../session/session-helpers.js'
 

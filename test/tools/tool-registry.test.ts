@@ -5,10 +5,10 @@ import {
   defineTool,
   InvalidArgumentError,
   ToolConflictError,
-  type ToolCallInfo,
   type ToolDefinition,
   type ToolGuard,
 } from 'yoke'
+import type { ToolCallInfo } from '../../src/tools/index.js'
 import { recordKernelErrors, thrownBy } from '../helpers/outcomes.js'
 import { agentOf, namesOf, recordChanges, tool, toolsHarness } from './registry-helpers.js'
 import { block, schedulerWorld, toolLog } from './scheduler/scheduler-helpers.js'

@@ -2,16 +2,14 @@ import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import {
   ContextDisposedError,
-  createRootContext,
   type Disposer,
   InvalidArgumentError,
   ToolConflictError,
   type ToolDefinition,
-  ToolRegistry,
-  type ToolRestrictOptions,
   ToolRestrictionError,
-  toolEvents,
 } from 'yoke'
+import { createRootContext } from '../../src/kernel/index.js'
+import { type ToolRestrictOptions, toolEvents, createToolRegistry } from '../../src/tools/index.js'
 import { thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { agentOf, namesOf, recordChanges, tool, toolsHarness } from './registry-helpers.js'
@@ -386,7 +384,7 @@ describe('resolution property', () => {
       fc.asyncProperty(world, async ({ parents, operations }) => {
         const root = createRootContext({ logger: recordingLogger() })
         root.registerEvents(toolEvents)
-        const registry = new ToolRegistry(root)
+        const registry = createToolRegistry(root)
         const keys = parents.map((_, index) => ({ scope: index }))
         parents.forEach((parent, index) => {
           if (parent !== GLOBAL) root.scopes.bindParent(keys[index] as object, keys[parent] as object)

@@ -1,11 +1,7 @@
 import { describe, expect, test } from 'vitest'
-import {
-  InvalidArgumentError,
-  normalizeToolReturn,
-  toolErrorResult,
-  toolResultMessage,
-  toolResultMessageSchema,
-} from 'yoke'
+import { InvalidArgumentError } from 'yoke'
+import { normalizeToolReturn, toolErrorResult, toolResultMessage } from '../../src/tools/index.js'
+import { toolResultMessageSchema } from '../../src/session/index.js'
 import { thrownBy } from '../helpers/outcomes.js'
 import { expectError } from '../session/session-helpers.js'
 

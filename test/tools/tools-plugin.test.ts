@@ -1,15 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import {
-  createHarness,
-  definePlugin,
-  PluginConfigError,
-  PluginStartError,
-  ServiceMissingError,
-  services,
-  ToolRegistry,
-  toolEvents,
-  toolsPlugin,
-} from 'yoke'
+import { createHarness, definePlugin, PluginConfigError, PluginStartError, ServiceMissingError, services } from 'yoke'
+import { toolEvents, toolsPlugin, HarnessToolRegistry } from '../../src/tools/index.js'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { agentOf, namesOf, recordChanges, tool, toolsHarness } from './registry-helpers.js'
@@ -17,7 +8,7 @@ import { agentOf, namesOf, recordChanges, tool, toolsHarness } from './registry-
 describe('the tools entry', () => {
   test('provides services.tools, a ToolRegistry, after the session entry it optionally uses', async () => {
     const { harness } = await toolsHarness()
-    expect(harness.ctx.get(services.tools)).toBeInstanceOf(ToolRegistry)
+    expect(harness.ctx.get(services.tools)).toBeInstanceOf(HarnessToolRegistry)
     expect(harness.describe().entries.find((entry) => entry.id === 'tools')).toMatchObject({
       id: 'tools',
       name: 'tools',

@@ -1,13 +1,12 @@
 import { describe, expect, test } from 'vitest'
+import { InvalidArgumentError, type ToolResult } from 'yoke'
 import {
   defaultToolRunOptions,
-  InvalidArgumentError,
   normalizeToolReturn,
   TRUNCATION_META_KEY,
-  type ToolResult,
   toolErrorResult,
   truncateToolResult,
-} from 'yoke'
+} from '../../src/tools/index.js'
 import { thrownBy } from '../helpers/outcomes.js'
 import { expectError } from '../session/session-helpers.js'
 

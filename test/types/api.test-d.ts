@@ -10,12 +10,10 @@ import {
   definePlugin,
   defineService,
   type Harness,
-  type ListenerOf,
   type PluginDefinition,
-  type ResultOf,
   type Serial,
-  type WaterfallNext,
 } from 'yoke'
+import type { ListenerOf, ResultOf, WaterfallNext } from '../../src/kernel/index.js'
 import '../helpers/test-events.js'
 
 /** A typed serial event, so the listener's return type is checkable (the test catalog's are `unknown`). */

@@ -4,14 +4,8 @@
  */
 import { expectTypeOf } from 'vitest'
 import { z } from 'zod'
-import {
-  defineTool,
-  type JsonObject,
-  type ToolArgs,
-  type ToolContext,
-  type ToolDefinition,
-  type ToolReturn,
-} from 'yoke'
+import { defineTool, type JsonObject, type ToolContext, type ToolDefinition, type ToolReturn } from 'yoke'
+import type { ToolArgs } from '../../src/tools/index.js'
 
 // --- zod input: args is z.output<typeof input> --------------------------------------------------
 

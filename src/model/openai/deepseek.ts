@@ -45,7 +45,7 @@ export interface DeepSeekOptions extends Omit<OpenAICompatibleOptions, 'baseURL'
 /**
  * Creates the DeepSeek adapter: `openaiCompatible` with `baseURL 'https://api.deepseek.com'`,
  * `apiKeyEnv 'DEEPSEEK_API_KEY'` (unless `apiKey` is given), `provider 'deepseek'`,
- * `reasoningStyle 'deepseek'`, `sendReasoning true` and {@link DEEPSEEK_MODELS} (a `models` option
+ * `reasoningStyle 'deepseek'`, `sendReasoning true` and its catalog of DeepSeek models (a `models` option
  * is merged over it). Model ids outside the catalog are accepted with the same efforts and no
  * context window.
  *

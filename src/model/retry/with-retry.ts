@@ -109,7 +109,7 @@ function abortedError(signal: AbortSignal, attempts: number, failure?: LlmFailur
 /**
  * Gives direct model callers (compaction, titles, hosts) the retry policy of the `retry` plugin
  * (beyond dsh). Each attempt is a fresh `models.stream(request, { scope })` read
- * through an assembler. A failure the policy retries waits (the delay rule of {@link retryDelay},
+ * through an assembler. A failure the policy retries waits (the delay rule of the `retry` plugin,
  * jitter seeded by `"<sessionId>:<purpose>:<n>"`, `sessionId` `''` when the request has none), calls
  * `onRetry`, and tries again; any other failure, a retry beyond `maxRetries` or a `retryAfterMs`
  * above `maxDelayMs` rejects with `LlmError(failure)` carrying `attempts`. An abort of

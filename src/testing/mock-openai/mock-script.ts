@@ -18,6 +18,6 @@ export type MockScriptFunction = (
  * The script of a mock OpenAI server: a list of steps (one per accepted request, in order), lists
  * keyed by the value of the session id header (concurrent sessions never consume each other's
  * steps; a request without the header, or with an unknown value, finds the script exhausted), or a
- * {@link MockScriptFunction}.
+ * function of the request (`MockScriptFunction`).
  */
 export type MockScript = readonly MockStep[] | Readonly<Record<string, readonly MockStep[]>> | MockScriptFunction

@@ -5,18 +5,10 @@
  */
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import {
-  type Agent,
-  agentEvents,
-  agentLoopEvents,
-  defineTool,
-  type Message,
-  modelEvents,
-  type PreStepDecision,
-  requestErrorEvents,
-  systemPromptEvents,
-  type UserMessage,
-} from 'yoke'
+import { type Agent, defineTool, type Message, type PreStepDecision, type UserMessage } from 'yoke'
+import { agentEvents, agentLoopEvents } from '../../../src/agent/index.js'
+import { modelEvents, requestErrorEvents } from '../../../src/model/index.js'
+import { systemPromptEvents } from '../../../src/prompt/index.js'
 import { call, cut, text } from 'yoke/testing'
 import {
   adapterKinds,

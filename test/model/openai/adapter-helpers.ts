@@ -6,15 +6,15 @@
  */
 import { afterEach, expect } from 'vitest'
 import {
-  type AssemblerOutcome,
   createAssembler,
   type ModelAdapter,
   type ModelRequest,
   type OpenAICompatibleOptions,
   openaiCompatible,
   type StreamChunk,
-  streamChunkSchema,
 } from 'yoke'
+import type { AssemblerOutcome } from '../../../src/model/index.js'
+import { streamChunkSchema } from '../../../src/session/index.js'
 import { type MockOpenAIServer, type MockOpenAIServerOptions, startMockOpenAIServer } from 'yoke/testing'
 
 const servers: MockOpenAIServer[] = []

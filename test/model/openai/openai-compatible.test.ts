@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import type { FetchFunction, JsonObject, JsonValue } from 'yoke'
+import type { JsonObject, JsonValue } from 'yoke'
+import type { FetchFunction } from '../../../src/model/index.js'
 import { fakeClock } from 'yoke/testing'
 import { YOKE_VERSION } from '../../../src/version.js'
 import { collect, failureOf, mockServer, oa, req } from './adapter-helpers.js'

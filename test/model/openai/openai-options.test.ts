@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import { DEEPSEEK_MODELS, deepseek, InvalidOptionsError, type OpenAICompatibleOptions, openaiCompatible } from 'yoke'
+import { deepseek, InvalidOptionsError, type OpenAICompatibleOptions, openaiCompatible } from 'yoke'
+import { DEEPSEEK_MODELS } from '../../../src/model/index.js'
 import { fakeClock } from 'yoke/testing'
 import { startIdleWatchdog } from '../../../src/model/openai/idle-watchdog.js'
 import { redactText, resolveCredential } from '../../../src/model/openai/resolve-credential.js'

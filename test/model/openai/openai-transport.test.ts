@@ -1,6 +1,7 @@
 import { createServer } from 'node:net'
 import { describe, expect, test } from 'vitest'
-import type { FetchFunction, StreamChunk } from 'yoke'
+import type { StreamChunk } from 'yoke'
+import type { FetchFunction } from '../../../src/model/index.js'
 import { assemble, collect, failureOf, mockServer, oa, req } from './adapter-helpers.js'
 
 describe('transport faults', () => {

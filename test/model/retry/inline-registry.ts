@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { ModelRegistry, ModelRequest, ModelScopeOptions, StreamChunk } from 'yoke'
+import type { ModelRegistry, ModelRequest, StreamChunk } from 'yoke'
+import type { ModelScopeOptions } from '../../../src/model/index.js'
 
 /** A call the inline registry received. */
 export interface InlineCall {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { defaultRetryPolicy, type RetryPolicy, retryDelay } from 'yoke'
+import { defaultRetryPolicy, type RetryPolicy, retryDelay } from '../../../src/model/index.js'
 import { referenceDelay, referenceFnv1a32, referenceU } from './reference-fnv.js'
 
 const noJitter: RetryPolicy = { ...defaultRetryPolicy, jitter: 0 }

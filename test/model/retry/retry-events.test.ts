@@ -5,15 +5,8 @@
  * @module
  */
 import { afterEach, describe, expect, test } from 'vitest'
-import {
-  createHarness,
-  type Harness,
-  type JsonObject,
-  retryEventDataSchema,
-  retryStartedEventDataSchema,
-  SessionEventError,
-  StructureError,
-} from 'yoke'
+import { createHarness, type Harness, type JsonObject, SessionEventError, StructureError } from 'yoke'
+import { retryEventDataSchema, retryStartedEventDataSchema } from '../../../src/model/index.js'
 import { fakeIds } from 'yoke/testing'
 import { SE, SS, TS } from '../../session/builders.js'
 import { appendAll, expectRejects } from '../../session/session-helpers.js'

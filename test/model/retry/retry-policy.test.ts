@@ -7,16 +7,13 @@
 import { describe, expect, test } from 'vitest'
 import {
   createHarness,
-  defaultRetryPolicy,
   InvalidOptionsError,
-  isRetryable,
   type LlmFailure,
   PluginConfigError,
   PluginStartError,
-  type RetryPolicy,
-  retryPolicySchema,
   withRetry,
 } from 'yoke'
+import { defaultRetryPolicy, isRetryable, type RetryPolicy, retryPolicySchema } from '../../../src/model/index.js'
 import { rejectionOf, thrownBy } from '../../helpers/outcomes.js'
 import { expectError } from '../../session/session-helpers.js'
 import { inlineRegistry } from './inline-registry.js'

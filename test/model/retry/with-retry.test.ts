@@ -14,13 +14,13 @@ import {
   LlmError,
   type ModelRegistry,
   type ModelRequest,
-  type RetryNotice,
   type SessionEvent,
   services,
   type StreamChunk,
   withRetry,
   type WithRetryOptions,
 } from 'yoke'
+import type { RetryNotice } from '../../../src/model/index.js'
 import { fail, fakeClock, fakeIds, scriptedModel, text } from 'yoke/testing'
 import { rejectionOf, thrownBy } from '../../helpers/outcomes.js'
 import { expectError } from '../../session/session-helpers.js'

@@ -11,7 +11,8 @@
  * @module
  */
 import { writeSync } from 'node:fs'
-import { createHarness, type JsonlFileSystem, jsonlPersistence, type Logger, type Session } from '../../../src/index.js'
+import { createHarness, jsonlPersistence, type Logger, type Session } from '../../../src/index.js'
+import type { JsonlFileSystem } from '../../../src/persistence/index.js'
 import { nodeFileSystem } from '../../../src/persistence/jsonl/jsonl-file-system.js'
 import {
   type ChildOptions,

@@ -5,7 +5,8 @@
  * @module
  */
 import { createHash, type Hash } from 'node:crypto'
-import type { AppendOptions, JsonValue, SessionEvent } from '../../../src/index.js'
+import type { JsonValue, SessionEvent } from '../../../src/index.js'
+import type { AppendOptions } from '../../../src/session/index.js'
 
 /** mulberry32: a small, fast, seedable PRNG returning floats in [0, 1). */
 export function mulberry32(seed: number): () => number {

@@ -7,7 +7,7 @@
  * @module
  */
 import { describe, expect, test } from 'vitest'
-import { toolErrorResult } from 'yoke'
+import { toolErrorResult } from '../../../src/tools/index.js'
 import { SE, TE } from '../../session/builders.js'
 import { append } from '../../session/session-helpers.js'
 import { block, gates, resultData, resultText, schedulerWorld, settle, tool, toolLog } from './scheduler-helpers.js'

@@ -8,15 +8,8 @@
  * @module
  */
 import { describe, expect, test } from 'vitest'
-import {
-  InvalidArgumentError,
-  type JsonObject,
-  type Message,
-  runToolCalls,
-  ServiceMissingError,
-  services,
-  type ToolContextMessage,
-} from 'yoke'
+import { InvalidArgumentError, type JsonObject, type Message, runToolCalls, ServiceMissingError, services } from 'yoke'
+import type { ToolContextMessage } from '../../../src/tools/index.js'
 import { injectSchedulerFault } from 'yoke/testing'
 import { rejectionOf, thrownBy } from '../../helpers/outcomes.js'
 import { AM, SE, SS } from '../../session/builders.js'

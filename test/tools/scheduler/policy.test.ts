@@ -7,15 +7,8 @@
  */
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import {
-  defineTool,
-  services,
-  type ToolCallInfo,
-  type ToolContext,
-  type ToolRegistry,
-  ToolTimeoutError,
-  UnknownToolError,
-} from 'yoke'
+import { defineTool, services, type ToolContext, type ToolRegistry, ToolTimeoutError, UnknownToolError } from 'yoke'
+import type { ToolCallInfo } from '../../../src/tools/index.js'
 import { block, resultData, resultText, schedulerWorld, tool, toolLog } from './scheduler-helpers.js'
 
 describe('denial and policy throw', () => {

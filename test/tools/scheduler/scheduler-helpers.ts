@@ -11,7 +11,6 @@ import {
   type Context,
   createApprovalBroker,
   createHarness,
-  defaultToolRunOptions,
   defineTool,
   type Harness,
   type HarnessOptions,
@@ -19,20 +18,23 @@ import {
   runToolCalls,
   type Session,
   type SessionEvent,
-  type ToolAgent,
-  type ToolContextMessage,
   type ToolDefinition,
   type ToolRegistry,
   type ToolResultData,
-  type ToolRunOptions,
   type ToolSpec,
-  type ToolsAbandonedPayload,
   type ToolsProgressPayload,
   type ToolsResultPayload,
   type ToolStepContext,
-  type ToolStepReport,
   services,
 } from 'yoke'
+import {
+  defaultToolRunOptions,
+  type ToolAgent,
+  type ToolContextMessage,
+  type ToolRunOptions,
+  type ToolsAbandonedPayload,
+  type ToolStepReport,
+} from '../../../src/tools/index.js'
 import { type FakeClock, fakeClock, fakeIds } from 'yoke/testing'
 import { recordingLogger } from '../../helpers/recording-logger.js'
 import { AM, SS, TS } from '../../session/builders.js'
