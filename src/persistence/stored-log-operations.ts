@@ -134,6 +134,16 @@ export class StoredLogOperations implements PersistenceCoordinator {
     })
   }
 
+  /** Cold operations refuse a session that is live in this harness: its log is still being written. */
+  #refuseLive(id: string): void {
+    if (this.#host.live(id) === undefined) return
+    throw new PersistenceError({
+      code: ErrorCode.SESSION_LIVE,
+      sessionId: id,
+      detail: 'the session is live in this harness',
+    })
+  }
+
   /**
    * Loads a cold session and keeps its lease, reserving the id until `release()` or until a
    * session created with the prepared events binds it.
@@ -145,13 +155,7 @@ export class StoredLogOperations implements PersistenceCoordinator {
    */
   async prepare(id: string, options: OperationOptions = {}): Promise<SessionPreparation> {
     checkOperationOptions(options)
-    if (this.#host.live(id) !== undefined) {
-      throw new PersistenceError({
-        code: ErrorCode.SESSION_LIVE,
-        sessionId: id,
-        detail: 'the session is live in this harness',
-      })
-    }
+    this.#refuseLive(id)
     if (this.#leases.reservations.has(id)) {
       throw new PersistenceError({
         code: ErrorCode.SESSION_RESERVED,
@@ -246,13 +250,7 @@ export class StoredLogOperations implements PersistenceCoordinator {
    */
   async delete(id: string, options: OperationOptions = {}): Promise<void> {
     checkOperationOptions(options)
-    if (this.#host.live(id) !== undefined) {
-      throw new PersistenceError({
-        code: ErrorCode.SESSION_LIVE,
-        sessionId: id,
-        detail: 'the session is live in this harness',
-      })
-    }
+    this.#refuseLive(id)
     const adapter = this.#leases.io
     if (adapter.delete === undefined) {
       throw new PersistenceError({
@@ -285,13 +283,7 @@ export class StoredLogOperations implements PersistenceCoordinator {
     options: OperationOptions & { readonly truncateAtCorruption?: boolean } = {},
   ): Promise<RepairReport> {
     checkOperationOptions(options)
-    if (this.#host.live(id) !== undefined) {
-      throw new PersistenceError({
-        code: ErrorCode.SESSION_LIVE,
-        sessionId: id,
-        detail: 'the session is live in this harness',
-      })
-    }
+    this.#refuseLive(id)
     return this.#leases.serial(id, async () => {
       const lease = await this.#leases.acquire(id)
       try {

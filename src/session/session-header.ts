@@ -30,7 +30,8 @@ export interface SessionHeader {
   readonly metadata?: JsonObject
 }
 
-const headerKeys = [
+/** Every header key, in stored order: the three required ones, then the optional ones. */
+export const headerKeys = [
   'version',
   'id',
   'createdAt',

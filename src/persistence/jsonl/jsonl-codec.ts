@@ -5,21 +5,13 @@
  * @module
  */
 import type { SessionEvent } from '../../session/session-event.js'
-import type { SessionHeader } from '../../session/session-header.js'
+import { headerKeys, type SessionHeader } from '../../session/session-header.js'
 import { type ChunkRunRow, packRecords } from '../pack-chunks.js'
 import { jsonText } from '../../session/json-text.js'
 import type { JsonValue } from '../../session/json-value.js'
 
 /** The optional header keys, in stored order. */
-const optionalHeaderKeys = [
-  'cwd',
-  'parentSession',
-  'seedLength',
-  'origin',
-  'delegationDepth',
-  'agentPreset',
-  'metadata',
-] as const
+const optionalHeaderKeys = headerKeys.slice(3)
 
 /**
  * Encodes the header line: `{"type":"session", …header}` with keys in the order `type,
