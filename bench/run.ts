@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark in `bench/`, each reported as a ratio to a floor measured in
- * the same run. Not part of `npm test`.
+ * the same run. Not part of `npm test`. `npm run bench -- agent session` runs only the named ones.
  */
 import { runAgentBench } from './agent.bench.js'
 import { runKernelBench } from './kernel.bench.js'
@@ -9,17 +9,29 @@ import { runPersistenceBench } from './persistence.bench.js'
 import { runSessionBench } from './session.bench.js'
 import { runToolsBench } from './tools.bench.js'
 
-console.log(`node ${process.version}, ${new Date().toISOString()}\n`)
-console.log('kernel')
-const kernel = await runKernelBench()
-console.log('\nsession')
-const session = await runSessionBench()
-console.log('\npersistence')
-const persistence = await runPersistenceBench()
-console.log('\nmodels')
-const models = await runModelsBench()
-console.log('\ntools')
-const tools = await runToolsBench()
-console.log('\nagent')
-const agent = await runAgentBench()
-console.log(`\nratios: ${JSON.stringify({ kernel, session, persistence, models, tools, agent }, null, 2)}`)
+const benches = {
+  kernel: runKernelBench,
+  session: runSessionBench,
+  persistence: runPersistenceBench,
+  models: runModelsBench,
+  tools: runToolsBench,
+  agent: runAgentBench,
+} as const
+type BenchName = keyof typeof benches
+
+const isBenchName = (name: string): name is BenchName => Object.hasOwn(benches, name)
+const asked = process.argv.slice(2)
+const unknown = asked.filter((name) => !isBenchName(name))
+if (unknown.length > 0) {
+  console.error(`unknown bench ${unknown.join(', ')}; the benches are ${Object.keys(benches).join(', ')}`)
+  process.exit(2)
+}
+const selected = asked.length > 0 ? asked.filter(isBenchName) : (Object.keys(benches) as BenchName[])
+
+console.log(`node ${process.version}, ${new Date().toISOString()}`)
+const ratios: Partial<Record<BenchName, unknown>> = {}
+for (const name of selected) {
+  console.log(`\n${name}`)
+  ratios[name] = await benches[name]()
+}
+console.log(`\nratios: ${JSON.stringify(ratios, null, 2)}`)
