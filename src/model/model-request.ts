@@ -1,5 +1,6 @@
 import type { Message } from '../session/message.js'
 import type { ToolSchema } from '../session/request-header.js'
+import type { ResponseFormat, ToolChoice } from '../session/response-format.js'
 
 /** Why a model call is made. */
 export type ModelPurpose = 'conversation' | 'compaction' | 'title'
@@ -27,6 +28,13 @@ export interface ModelRequest {
   readonly messages: readonly Message[]
   /** The tools offered, names unique. */
   readonly tools?: readonly ToolSchema[]
+  /**
+   * Which tools the model may call; absent is the same as `'auto'`. `'none'` keeps the tool
+   * schemas in the request (so the prompt is unchanged) but forbids calls.
+   */
+  readonly toolChoice?: ToolChoice
+  /** The JSON shape the final answer must have; absent means free text. */
+  readonly responseFormat?: ResponseFormat
   /** The output ceiling: a positive safe integer. */
   readonly maxTokens?: number
   /** The sampling temperature: finite, in [0, 2]. */

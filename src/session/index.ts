@@ -75,6 +75,12 @@ export {
   type ToolSchema,
 } from './request-header.js'
 export {
+  type ResponseFormat,
+  responseFormatSchema,
+  type ToolChoice,
+  toolChoiceSchema,
+} from './response-format.js'
+export {
   createSessionCatalog,
   type EventEnclosure,
   type EventTypeOptions,
