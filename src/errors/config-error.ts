@@ -8,7 +8,7 @@ import { HarnessError } from './harness-error.js'
  */
 export class ConfigError extends HarnessError {
   static override readonly brand: string = 'ConfigError'
-  /** The option (dotted path) concerned. */
+  /** The option (its path, e.g. `tools[0].name`) concerned. */
   readonly option: string
   /** The offending value. */
   readonly value: unknown

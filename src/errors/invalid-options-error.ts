@@ -1,6 +1,6 @@
 import { ErrorCode } from './codes.js'
 import { ConfigError } from './config-error.js'
-import { dottedPath, type ValidationIssue } from './issue.js'
+import { fieldPath, joinField, type ValidationIssue } from './issue.js'
 
 /**
  * An options object (of `createHarness`, an agent or a factory) failed its schema. Every issue is
@@ -9,7 +9,7 @@ import { dottedPath, type ValidationIssue } from './issue.js'
  */
 export class InvalidOptionsError extends ConfigError {
   static override readonly brand: string = 'InvalidOptionsError'
-  /** The dotted path of the first issue, e.g. `'maxParallelToolCalls'`. */
+  /** The path of the first issue, e.g. `'maxParallelToolCalls'`, `'tools[0].name'`. */
   readonly field: string
   /** Every issue, in the order of the options' keys. */
   readonly issues: readonly ValidationIssue[]
@@ -20,7 +20,7 @@ export class InvalidOptionsError extends ConfigError {
    */
   constructor(options: { issues: readonly ValidationIssue[]; value: unknown; subject?: string }) {
     const first = options.issues[0] ?? { path: [], message: 'is invalid' }
-    const field = dottedPath(first.path)
+    const field = fieldPath(first.path)
     const subject = options.subject ?? 'options'
     const more = options.issues.length > 1 ? ` (and ${options.issues.length - 1} more)` : ''
     super({
@@ -28,7 +28,7 @@ export class InvalidOptionsError extends ConfigError {
       option: field,
       value: options.value,
       reason: first.message,
-      message: `${field === '' ? subject : `${subject}.${field}`}: ${first.message}${more}`,
+      message: `${joinField(subject, field)}: ${first.message}${more}`,
     })
     this.field = field
     this.issues = Object.freeze(options.issues.map((issue) => Object.freeze({ ...issue, path: [...issue.path] })))

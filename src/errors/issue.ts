@@ -6,13 +6,42 @@ export interface ValidationIssue {
   readonly message: string
 }
 
+const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
+
 /**
- * Renders a path the way messages show it: `maxParallelToolCalls`, `tools.0.name`.
+ * Renders a path the way every error message and `field` property shows it, in JS access syntax:
+ * `maxParallelToolCalls`, `tools[0].name`, `messages[2].content[0].text`; a key that is not an
+ * identifier is quoted (`headers["x-trace"]`). One form everywhere, so a path read in one error can
+ * be searched for in another.
  *
+ * @param path - keys and indexes from the root (a symbol key shows as `[Symbol(name)]`); empty for the root itself
+ * @returns the rendered path; `''` for the root
  * @internal
  */
-export function dottedPath(path: readonly (string | number)[]): string {
-  return path.map(String).join('.')
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let text = ''
+  for (const part of path) {
+    if (typeof part === 'number') text += `[${part}]`
+    else if (typeof part === 'symbol') text += `[${part.toString()}]`
+    else if (identifier.test(part)) text += text === '' ? part : `.${part}`
+    else text += `[${JSON.stringify(part)}]`
+  }
+  return text
+}
+
+/**
+ * Appends a rendered {@link fieldPath} to a field name: `joinField('messages[0]', 'role')` is
+ * `'messages[0].role'`, `joinField('tools', '[1].name')` is `'tools[1].name'`.
+ *
+ * @param field - the rendered parent path; `''` for the root
+ * @param relative - a rendered path relative to it; `''` for the parent itself
+ * @returns the joined path
+ * @internal
+ */
+export function joinField(field: string, relative: string): string {
+  if (relative === '') return field
+  if (field === '' || relative.startsWith('[')) return `${field}${relative}`
+  return `${field}.${relative}`
 }
 
 /**

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { InvalidOptionsError } from '../errors/invalid-options-error.js'
-import { type ValidationIssue, valueAt } from '../errors/issue.js'
+import { fieldPath, joinField, type ValidationIssue, valueAt } from '../errors/issue.js'
 import { isAbortSignal } from './is-abort-signal.js'
 import { isPlainObject } from './is-plain-object.js'
 
@@ -133,7 +133,7 @@ export function checkOptionsArgument<T extends object>(
   const [issue] = optionIssues(options, rules, shape)
   if (issue !== undefined) {
     throw new InvalidArgumentError({
-      argument: ['options', ...issue.path].join('.'),
+      argument: joinField('options', fieldPath(issue.path)),
       reason: issue.message,
       value: valueAt(options, issue.path),
     })

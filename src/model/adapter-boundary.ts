@@ -1,5 +1,5 @@
 import type { Clock } from '../kernel/host-services.js'
-import { dottedPath } from '../errors/issue.js'
+import { fieldPath } from '../errors/issue.js'
 import type { LlmFailure } from '../session/llm-failure.js'
 import { isStreamChunkFast } from '../session/fast-payload-checks.js'
 import { shareSnapshot } from '../session/snapshot/shared-snapshots.js'
@@ -53,7 +53,7 @@ function admit(value: unknown): Admission {
   if (parsed.success) return { chunk: copy as StreamChunk }
   const issue = parsed.error.issues[0]
   const where =
-    issue === undefined ? '' : dottedPath(issue.path.map((part) => (typeof part === 'number' ? part : String(part))))
+    issue === undefined ? '' : fieldPath(issue.path.map((part) => (typeof part === 'number' ? part : String(part))))
   return { type: typeOf(value), problem: `${where === '' ? 'chunk' : where}: ${issue?.message ?? 'invalid'}` }
 }
 

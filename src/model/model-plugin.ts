@@ -37,6 +37,12 @@ const routeKeys: ReadonlySet<string> = new Set([
   'maxTokens',
   'stop',
 ])
+/** The index a call-field violation names (`stop[1]` → `[1]`), as a path tail. */
+function indexTail(field: string): number[] {
+  const match = /\[(\d+)\]$/.exec(field)
+  return match === null ? [] : [Number(match[1])]
+}
+
 const shapeMessage = 'must be a ModelAdapter (an object with stream()) or a ModelRoute { adapter, ...call config }'
 
 /**
@@ -87,11 +93,7 @@ export function modelOptionIssues(value: unknown): ValidationIssue[] {
   for (const key of ['model', 'reasoningEffort', 'temperature', 'maxTokens', 'stop']) {
     if (route[key] === undefined) continue
     const problem = checkCallField(key, route[key])
-    if (problem !== undefined)
-      issues.push({
-        path: problem.field.split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part)),
-        message: problem.message,
-      })
+    if (problem !== undefined) issues.push({ path: [key, ...indexTail(problem.field)], message: problem.message })
   }
   return issues
 }

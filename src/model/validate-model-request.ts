@@ -1,6 +1,6 @@
 import type { z } from 'zod'
 import { isAbortSignal } from '../kernel/is-abort-signal.js'
-import { dottedPath, valueAt } from '../errors/issue.js'
+import { fieldPath, joinField, valueAt } from '../errors/issue.js'
 import type { JsonValue } from '../session/json-value.js'
 import type { LlmFailure } from '../session/llm-failure.js'
 import { assistantMessageSchema, toolResultMessageSchema, userMessageSchema } from '../session/message.js'
@@ -11,7 +11,7 @@ import { modelFailure } from './failure-defaults.js'
 
 /** One violation of the model request rules. */
 export interface RequestViolation {
-  /** The dotted path of the offending field, e.g. `'maxTokens'`, `'messages.0.content'`, `'stop.1'`. */
+  /** The path of the offending field, e.g. `'maxTokens'`, `'messages[0].content'`, `'stop[1]'`. */
   readonly field: string
   /** The offending value (`undefined` when the field is missing). */
   readonly value: unknown
@@ -93,7 +93,7 @@ export function checkCallField(key: string, value: unknown): RequestViolation | 
       if (!Array.isArray(value)) return violation(key, value, 'must be an array of non-empty strings')
       for (let index = 0; index < value.length; index++) {
         const item: unknown = value[index]
-        if (typeof item !== 'string' || item.length === 0) return violation(`stop.${index}`, item, nonEmpty)
+        if (typeof item !== 'string' || item.length === 0) return violation(`stop[${index}]`, item, nonEmpty)
       }
       return undefined
     }
@@ -128,8 +128,8 @@ function schemaViolation(
   const issue = result.error.issues[0] as z.core.$ZodIssue
   const path: PropertyKey[] = [...issue.path]
   if (issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined) path.push(issue.keys[0])
-  const relative = dottedPath(path.map((part) => (typeof part === 'number' ? part : String(part))))
-  return violation(relative === '' ? field : `${field}.${relative}`, valueAt(value, path), issue.message)
+  const relative = fieldPath(path.map((part) => (typeof part === 'number' ? part : String(part))))
+  return violation(joinField(field, relative), valueAt(value, path), issue.message)
 }
 
 function messageSchemaOf(message: unknown): z.ZodType | string {
@@ -152,7 +152,7 @@ function checkMessages(
     if (verified !== undefined && typeof message === 'object' && message !== null && verified.has(message)) continue
     const schema = messageSchemaOf(message)
     if (typeof schema === 'string') {
-      const field = isRecord(message) ? `messages.${index}.role` : `messages.${index}`
+      const field = isRecord(message) ? `messages[${index}].role` : `messages[${index}]`
       return violation(field, isRecord(message) ? message['role'] : message, schema)
     }
     const accepts =
@@ -161,7 +161,7 @@ function checkMessages(
         : schema === userMessageSchema
           ? isUserMessage
           : isToolResultMessage
-    const problem = schemaViolation(schema, message, `messages.${index}`, accepts)
+    const problem = schemaViolation(schema, message, `messages[${index}]`, accepts)
     if (problem !== undefined) return problem
   }
   return undefined
@@ -175,11 +175,11 @@ function checkTools(tools: unknown, verified: WeakSet<object> | undefined): Requ
     const tool: unknown = tools[index]
     const known = verified !== undefined && typeof tool === 'object' && tool !== null && verified.has(tool)
     if (!known) {
-      const problem = schemaViolation(toolSchemaSchema, tool, `tools.${index}`)
+      const problem = schemaViolation(toolSchemaSchema, tool, `tools[${index}]`)
       if (problem !== undefined) return problem
     }
     const name = (tool as { readonly name: string }).name
-    if (names.has(name)) return violation(`tools.${index}.name`, name, `duplicate tool name "${name}"`)
+    if (names.has(name)) return violation(`tools[${index}].name`, name, `duplicate tool name "${name}"`)
     names.add(name)
   }
   return undefined

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import { fieldPath, joinField } from '../errors/issue.js'
 import { ErrorCode } from '../errors/codes.js'
 import { PersistenceError } from '../errors/persistence-error.js'
 import type { Clock } from '../kernel/host-services.js'
@@ -140,9 +141,9 @@ export class WriteBehind {
     const parsed = writeBehindOptionsSchema.safeParse(init.options)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]
-      const path = issue?.path.map(String).join('.') ?? ''
+      const path = fieldPath(issue?.path.map((part) => (typeof part === 'number' ? part : String(part))) ?? [])
       throw new InvalidArgumentError({
-        argument: path === '' ? 'options' : `options.${path}`,
+        argument: joinField('options', path),
         reason: issue?.message ?? 'invalid',
         value: init.options,
       })

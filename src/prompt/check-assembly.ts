@@ -1,5 +1,6 @@
 import { ErrorCode } from '../errors/codes.js'
 import { PromptAssemblyError } from '../errors/prompt-assembly-error.js'
+import { fieldPath } from '../errors/issue.js'
 import type { ToolSchema } from '../session/request-header.js'
 import type { AssembledContext, AssembledSection, PromptAssembly } from './prompt-assembly.js'
 import { deepFreeze, isKnownDeepFrozen } from '../session/deep-freeze.js'
@@ -145,14 +146,14 @@ function build(value: unknown, own: ReadonlySet<object>): PromptAssembly {
  * itself, listed in `own`, are kept as they are).
  *
  * @internal
- * @throws {@link PromptAssemblyError} `INVALID_ASSEMBLY` with the dotted `path` of the first problem (`''` for the result itself)
+ * @throws {@link PromptAssemblyError} `INVALID_ASSEMBLY` with the `path` (`sections[0].name`) of the first problem (`''` for the result itself)
  */
 export function checkAssembly(value: unknown, own: ReadonlySet<object>): PromptAssembly {
   try {
     return build(value, own)
   } catch (error) {
     const problem = error instanceof AssemblyProblem ? error : new AssemblyProblem([], 'could not be read')
-    const path = problem.path.join('.')
+    const path = fieldPath(problem.path)
     throw new PromptAssemblyError({
       code: ErrorCode.INVALID_ASSEMBLY,
       message: `the system-prompt/assemble result is not a valid PromptAssembly: ${path === '' ? 'the result' : path} ${problem.reason}`,

@@ -1,5 +1,6 @@
 import type { ZodType } from 'zod'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import { fieldPath } from '../errors/issue.js'
 import type { ToolDefinition } from './tool-definition.js'
 import { thrownMessage } from './tool-error-result.js'
 
@@ -61,10 +62,7 @@ export function formatSchemaIssues(issues: readonly ToolSchemaIssue[]): string {
     }
   })
   return issues
-    .map(
-      (issue) =>
-        `${issue.path.length === 0 ? '(root)' : issue.path.map((key) => String(key)).join('.')}: ${issue.message}`,
-    )
+    .map((issue) => `${issue.path.length === 0 ? '(root)' : fieldPath(issue.path)}: ${issue.message}`)
     .join('; ')
 }
 

@@ -190,7 +190,7 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
         { path: [], message: 'too many keys' },
       ],
     },
-    mentions: ['"ledger"', 'limits.0.currency: expected a string'],
+    mentions: ['"ledger"', 'limits[0].currency: expected a string'],
     parents: [],
     sibling: 'InvalidPluginError',
     takesCause: false,

@@ -126,7 +126,7 @@ describe('the model entry', () => {
     ['a route with a bad provider', { adapter: textAdapter('a', 'x'), provider: 'A B' }, 'model.provider'],
     ['a route with maxTokens 0', { adapter: textAdapter('a', 'x'), maxTokens: 0 }, 'model.maxTokens'],
     ['a route with temperature 3', { adapter: textAdapter('a', 'x'), temperature: 3 }, 'model.temperature'],
-    ['a route with an empty stop sequence', { adapter: textAdapter('a', 'x'), stop: [''] }, 'model.stop.0'],
+    ['a route with an empty stop sequence', { adapter: textAdapter('a', 'x'), stop: [''] }, 'model.stop[0]'],
     ['a route with an empty model', { adapter: textAdapter('a', 'x'), model: '' }, 'model.model'],
     ['a route with an unknown field', { adapter: textAdapter('a', 'x'), system: 'S' }, 'model.system'],
   ])('a bad harness model option (%s) rejects InvalidOptionsError', async (_name, model, field) => {

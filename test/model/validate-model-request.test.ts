@@ -33,19 +33,24 @@ const violations: readonly [string, Record<string, unknown>, string, unknown][] 
   ['model is non-empty', { model: '' }, 'model', ''],
   ['model is required', { model: undefined }, 'model', undefined],
   ['messages is an array', { messages: 'hi' }, 'messages', 'hi'],
-  ['a message is an object', { messages: [null] }, 'messages.0', null],
-  ['a message role is user or assistant', { messages: [{ ...userHi(), role: 'system' }] }, 'messages.0.role', 'system'],
+  ['a message is an object', { messages: [null] }, 'messages[0]', null],
+  [
+    'a message role is user or assistant',
+    { messages: [{ ...userHi(), role: 'system' }] },
+    'messages[0].role',
+    'system',
+  ],
   [
     'a message follows the Message schema',
     { messages: [assistant([{ type: 'text', text: 1 }])] },
-    'messages.0.content.0.text',
+    'messages[0].content[0].text',
     1,
   ],
-  ['a message has no extra key', { messages: [{ ...userHi(), extra: 1 }] }, 'messages.0.extra', 1],
+  ['a message has no extra key', { messages: [{ ...userHi(), extra: 1 }] }, 'messages[0].extra', 1],
   [
     'a user message holds user blocks',
     { messages: [userHi(), { ...userHi('m2'), content: [{ type: 'reasoning', text: 'r' }] }] },
-    'messages.1.content.0.type',
+    'messages[1].content[0].type',
     'reasoning',
   ],
   [
@@ -60,7 +65,7 @@ const violations: readonly [string, Record<string, unknown>, string, unknown][] 
         },
       ],
     },
-    'messages.0.content.0.toolCallId',
+    'messages[0].content[0].toolCallId',
     'c2',
   ],
   [
@@ -70,14 +75,14 @@ const violations: readonly [string, Record<string, unknown>, string, unknown][] 
         { ...(assistant([]) as object), source: { kind: 'model', provider: 'a', model: 'm', replayState: 1n } },
       ],
     },
-    'messages.0',
+    'messages[0]',
     '[non-JSON object]',
   ],
   ['system is a string', { system: 1 }, 'system', 1],
   ['tools is an array', { tools: {} }, 'tools', {}],
-  ['tool names are unique', { tools: [tool('echo'), tool('echo')] }, 'tools.1.name', 'echo'],
-  ['a tool has a non-empty name', { tools: [tool('')] }, 'tools.0.name', ''],
-  ['tool parameters is a JSON object', { tools: [tool('echo', [])] }, 'tools.0.parameters', []],
+  ['tool names are unique', { tools: [tool('echo'), tool('echo')] }, 'tools[1].name', 'echo'],
+  ['a tool has a non-empty name', { tools: [tool('')] }, 'tools[0].name', ''],
+  ['tool parameters is a JSON object', { tools: [tool('echo', [])] }, 'tools[0].parameters', []],
   ['maxTokens is positive', { maxTokens: 0 }, 'maxTokens', 0],
   ['maxTokens is an integer', { maxTokens: 1.5 }, 'maxTokens', 1.5],
   ['maxTokens is a safe integer', { maxTokens: 2 ** 53 }, 'maxTokens', 2 ** 53],
@@ -87,7 +92,7 @@ const violations: readonly [string, Record<string, unknown>, string, unknown][] 
   ['temperature is at least 0', { temperature: -0.1 }, 'temperature', -0.1],
   ['temperature is at most 2', { temperature: 2.1 }, 'temperature', 2.1],
   ['stop is an array', { stop: 'END' }, 'stop', 'END'],
-  ['stop holds non-empty strings', { stop: ['END', ''] }, 'stop.1', ''],
+  ['stop holds non-empty strings', { stop: ['END', ''] }, 'stop[1]', ''],
   ['reasoningEffort is non-empty', { reasoningEffort: '' }, 'reasoningEffort', ''],
   ['metadata is an object', { metadata: undefined }, 'metadata', undefined],
   ['metadata.purpose is one of the three', { metadata: { purpose: 'chat' } }, 'metadata.purpose', 'chat'],
@@ -184,7 +189,7 @@ describe('request validation', () => {
     ).toBeUndefined()
     expect(validateCallConfig({ provider: 'a', model: 'm', messages: [] })?.field).toBe('messages')
     expect(validateCallConfig({ provider: 'a' })?.field).toBe('model')
-    expect(validateCallConfig({ provider: 'a', model: 'm', stop: [1] })?.field).toBe('stop.0')
+    expect(validateCallConfig({ provider: 'a', model: 'm', stop: [1] })?.field).toBe('stop[0]')
     expect(validateCallConfig('a')?.field).toBe('config')
   })
 })

@@ -163,22 +163,22 @@ describe('INVALID_ASSEMBLY: the listener’s result is checked', () => {
     [
       'a string order',
       (assembly: PromptAssembly) => ({ ...assembly, sections: [{ name: 'x', order: '1', text: 't' }] }),
-      'sections.0.order',
+      'sections[0].order',
     ],
     [
       'a section without text',
       (assembly: PromptAssembly) => ({ ...assembly, sections: [extra, { name: 'y', order: 1 }] }),
-      'sections.1.text',
+      'sections[1].text',
     ],
     [
       'complete: false',
       (assembly: PromptAssembly) => ({ ...assembly, sections: [{ ...extra, complete: false }] }),
-      'sections.0.complete',
+      'sections[0].complete',
     ],
     [
       'a context with complete',
       (assembly: PromptAssembly) => ({ ...assembly, contexts: [{ ...extra, complete: true }] }),
-      'contexts.0.complete',
+      'contexts[0].complete',
     ],
     [
       'contexts missing',
@@ -194,14 +194,14 @@ describe('INVALID_ASSEMBLY: the listener’s result is checked', () => {
     [
       'a tool without parameters',
       (assembly: PromptAssembly) => ({ ...assembly, tools: [{ name: 't', description: 'T' }] }),
-      'tools.0.parameters',
+      'tools[0].parameters',
     ],
     [
       'a repeated tool name',
       (assembly: PromptAssembly) => ({ ...assembly, tools: [schema('t'), schema('t')] }),
-      'tools.1.name',
+      'tools[1].name',
     ],
-    ['an empty tool name', (assembly: PromptAssembly) => ({ ...assembly, tools: [schema('')] }), 'tools.0.name'],
+    ['an empty tool name', (assembly: PromptAssembly) => ({ ...assembly, tools: [schema('')] }), 'tools[0].name'],
   ])('%s → path %j', async (_case, replace, path) => {
     const { root, asm } = await promptWorld()
     root.on('system-prompt/assemble', (payload) => replace(payload.assembly) as never)

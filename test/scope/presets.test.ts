@@ -73,9 +73,9 @@ describe('preset options and setup failures', () => {
     expect(typed.issues).toEqual([
       { path: ['presets', 1, 'name'], message: 'repeats the preset name "p" of presets[0]' },
     ])
-    expect(typed.field).toBe('presets.1.name')
+    expect(typed.field).toBe('presets[1].name')
     expect(typed.value).toBe('p')
-    expect(typed.message).toBe('options.presets.1.name: repeats the preset name "p" of presets[0]')
+    expect(typed.message).toBe('options.presets[1].name: repeats the preset name "p" of presets[0]')
     expect(log).toEqual([])
   })
 

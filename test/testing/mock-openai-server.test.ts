@@ -419,13 +419,13 @@ describe('startMockOpenAIServer: routing, recording and scripts', () => {
   })
 
   test.each([
-    [{ script: [{ text: 'ok' }, { fault: 'nope' }] }, 'script.1'],
-    [{ script: { s: [{ fault: 'http' }] } }, 'script.s.0'],
+    [{ script: [{ text: 'ok' }, { fault: 'nope' }] }, 'script[1]'],
+    [{ script: { s: [{ fault: 'http' }] } }, 'script.s[0]'],
     [{ script: { s: { text: 'x' } } }, 'script.s'],
     [{ script: 'text' }, 'script'],
-    [{ script: [{ fault: 'stall', afterEvents: -1 }] }, 'script.0'],
-    [{ script: [{ fault: 'server-error', status: 700 }] }, 'script.0'],
-    [{ script: [{ toolCalls: [{ arguments: '{}' }] }] }, 'script.0'],
+    [{ script: [{ fault: 'stall', afterEvents: -1 }] }, 'script[0]'],
+    [{ script: [{ fault: 'server-error', status: 700 }] }, 'script[0]'],
+    [{ script: [{ toolCalls: [{ arguments: '{}' }] }] }, 'script[0]'],
     [{ script: [], apiKey: 42 }, 'apiKey'],
     [{ script: [], sessionIdHeader: 'bad header' }, 'sessionIdHeader'],
     [{ script: [], bogus: 1 }, 'bogus'],

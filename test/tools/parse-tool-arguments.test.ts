@@ -80,7 +80,7 @@ describe('validating zod arguments', () => {
     expect(parsed).toEqual({
       ok: false,
       message:
-        'arguments for "nested" do not match its input schema: a.items.1.name: Invalid input: expected string, received number',
+        'arguments for "nested" do not match its input schema: a.items[1].name: Invalid input: expected string, received number',
     })
   })
 
@@ -207,7 +207,7 @@ describe('formatSchemaIssues', () => {
         { path: ['a', 0, Symbol('s')], message: 'bad' },
         { path: [], message: 'root' },
       ]),
-    ).toBe('a.0.Symbol(s): bad; (root): root')
+    ).toBe('a[0][Symbol(s)]: bad; (root): root')
     expect(formatSchemaIssues([])).toBe('')
   })
 })

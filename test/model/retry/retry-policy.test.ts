@@ -13,6 +13,7 @@ import {
   PluginStartError,
   withRetry,
 } from 'yoke'
+import { fieldPath } from '../../../src/errors/issue.js'
 import { defaultRetryPolicy, isRetryable, type RetryPolicy, retryPolicySchema } from '../../../src/model/index.js'
 import { rejectionOf, thrownBy } from '../../helpers/outcomes.js'
 import { expectError } from '../../session/session-helpers.js'
@@ -64,7 +65,7 @@ const invalid: readonly [string, Readonly<Record<string, unknown>>, string, unkn
   ['a NaN jitter', { jitter: Number.NaN }, 'jitter', Number.NaN],
   ['a non-boolean honorRetryAfter', { honorRetryAfter: 'yes' }, 'honorRetryAfter', 'yes'],
   ['retryableCodes not an array', { retryableCodes: 'RATE_LIMIT' }, 'retryableCodes', 'RATE_LIMIT'],
-  ['an empty retryable code', { retryableCodes: ['SERVER', ''] }, 'retryableCodes.1', ''],
+  ['an empty retryable code', { retryableCodes: ['SERVER', ''] }, 'retryableCodes[1]', ''],
   ['an unknown key', { retries: 3 }, 'retries', 3],
 ]
 
@@ -116,7 +117,7 @@ describe('validation through the retry entry: PluginConfigError at the field pat
       },
     )
     const cause = expectError(error.cause, PluginConfigError, 'PLUGIN_CONFIG_INVALID', { plugin: 'retry' })
-    expect(cause.issues[0]?.path.join('.')).toBe(field)
+    expect(fieldPath(cause.issues[0]?.path ?? [])).toBe(field)
   })
 
   test('a merge patch is validated with the defaults filled in', async () => {
