@@ -16,7 +16,7 @@
 export { type FakeClock, type FakeClockOptions, fakeClock } from './fake-clock.js'
 export type { ScriptedReply } from './scripted-reply.js'
 export { type ScriptEntry, type ScriptedModel, type ScriptedModelOptions, scriptedModel } from './scripted-model.js'
-export { call, cut, fail, hang, text, tool } from './script-builders.js'
+export { call, cut, type FailFields, fail, hang, text, tool } from './script-builders.js'
 export { type MockOpenAIServer, type MockOpenAIServerOptions, startMockOpenAIServer } from './mock-openai-server.js'
 export type { MockScript } from './mock-openai/mock-script.js'
 export type { MockStep } from './mock-openai/mock-step.js'

@@ -303,3 +303,20 @@ describe('transport recovery through the loop', () => {
     loop.server.assertComplete()
   })
 })
+
+describe('a scripted failure keeps its retry hint', () => {
+  test("fail('RATE_LIMIT', …, { retryAfterMs, status }): the failure carries both and the retry waits exactly retryAfterMs", async () => {
+    const model = scriptedModel([fail('RATE_LIMIT', 'slow down', { retryAfterMs: 1234, status: 429 }), text('ok')])
+    const loop = await world(model)
+    const result = await runPumped(loop, 'go')
+    expect(result).toMatchObject({ reason: { kind: 'completed' }, text: 'ok' })
+    expect(retries(loop.agent)).toEqual([[1, 1234, 'RATE_LIMIT']])
+    expect(firstRetryFailure(loop.agent)).toMatchObject({
+      code: 'RATE_LIMIT',
+      message: 'slow down',
+      retryAfterMs: 1234,
+      status: 429,
+      retryable: true,
+    })
+  })
+})

@@ -209,6 +209,22 @@ describe('scriptedModel: emission (acceptance 10)', () => {
         failure: { code: 'SERVER', message: 'custom', retryable: false, phase: 'connect', retryAfterMs: 5 },
       },
     ])
+    expect(
+      await collect(scriptedModel([fail('RATE_LIMIT', 'slow', { retryAfterMs: 2000, status: 429 })])),
+    ).toStrictEqual([
+      {
+        type: 'finish',
+        reason: 'error',
+        failure: {
+          code: 'RATE_LIMIT',
+          message: 'slow',
+          retryable: true,
+          phase: 'response',
+          retryAfterMs: 2000,
+          status: 429,
+        },
+      },
+    ])
     expect((await collect(scriptedModel([fail('TIMEOUT', 'took too long')])))[0]).toMatchObject({
       failure: { message: 'took too long', retryable: true },
     })
@@ -530,6 +546,15 @@ describe('script builders', () => {
     expect(cut('part', { finish: 'stop' })).toStrictEqual({ text: 'part', finish: 'stop' })
     expect(fail('AUTH')).toStrictEqual({ failure: { code: 'AUTH' } })
     expect(fail('AUTH', 'bad key', { usage })).toStrictEqual({ failure: { code: 'AUTH', message: 'bad key' }, usage })
+    expect(fail('RATE_LIMIT', 'slow', { retryAfterMs: 2000, status: 429, delayMs: 5 })).toStrictEqual({
+      failure: { code: 'RATE_LIMIT', message: 'slow', retryAfterMs: 2000, status: 429 },
+      delayMs: 5,
+    })
+    expect(
+      fail('SERVER', undefined, { retryable: false, phase: 'connect', requestId: 'r1', detail: { a: 1 } }),
+    ).toStrictEqual({
+      failure: { code: 'SERVER', retryable: false, phase: 'connect', requestId: 'r1', detail: { a: 1 } },
+    })
     expect(hang()).toStrictEqual({ text: 'partial', hang: true })
     expect(hang('wait')).toStrictEqual({ text: 'wait', hang: true })
   })
