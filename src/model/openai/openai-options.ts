@@ -21,7 +21,12 @@ export type ReasoningStyle = 'openai' | 'deepseek' | 'none'
 
 /** Options of {@link openaiCompatible}. Checked at construction. */
 export interface OpenAICompatibleOptions {
-  /** The API root, an `http(s)` URL; requests go to `<baseURL>/chat/completions` (one trailing `/` trimmed). */
+  /**
+   * The API root, an `http(s)` URL; requests go to `<baseURL>/chat/completions` (one trailing `/`
+   * of the path trimmed). A query string stays after the joined path, so an Azure deployment URL
+   * `https://x.openai.azure.com/openai/deployments/d?api-version=2024-10-21` posts to
+   * `…/deployments/d/chat/completions?api-version=2024-10-21`.
+   */
   readonly baseURL: string
   /**
    * The API key, or a function returning it; resolved per request, never cached. Not with `apiKeyEnv`.
@@ -236,6 +241,19 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
+/**
+ * The API root (one trailing `/` of its path trimmed) and the chat-completions URL: the path is
+ * joined before the query, which is kept (Azure's `?api-version=…`); a fragment is never sent.
+ */
+function endpointOf(url: string): { readonly baseURL: string; readonly endpoint: string } {
+  const withoutFragment = url.split('#', 1)[0] ?? url
+  const queryAt = withoutFragment.indexOf('?')
+  const query = queryAt === -1 ? '' : withoutFragment.slice(queryAt)
+  const path = queryAt === -1 ? withoutFragment : withoutFragment.slice(0, queryAt)
+  const root = path.endsWith('/') ? path.slice(0, -1) : path
+  return { baseURL: `${root}${query}`, endpoint: `${root}/chat/completions${query}` }
+}
+
 function toIssues(error: z.ZodError, options: unknown): ValidationIssue[] {
   const issues: ValidationIssue[] = []
   for (const issue of error.issues) {
@@ -279,7 +297,7 @@ export function resolveOpenAIOptions(options: OpenAICompatibleOptions): Resolved
     throw new InvalidOptionsError({ issues, value: first === undefined ? options : valueAt(options, first.path) })
   }
   const parsed = result.data
-  const baseURL = parsed.baseURL.endsWith('/') ? parsed.baseURL.slice(0, -1) : parsed.baseURL
+  const { baseURL, endpoint } = endpointOf(parsed.baseURL)
   const models: Record<string, ModelInfo> = {}
   for (const [model, info] of Object.entries(parsed.models ?? {})) models[model] = freezeInfo(info)
   const credential: CredentialSource =
@@ -291,7 +309,7 @@ export function resolveOpenAIOptions(options: OpenAICompatibleOptions): Resolved
   return Object.freeze({
     provider: parsed.provider ?? 'openai-compatible',
     baseURL,
-    endpoint: `${baseURL}/chat/completions`,
+    endpoint,
     credential,
     model: parsed.model,
     headers: Object.freeze({ ...(parsed.headers ?? {}) }),
