@@ -169,6 +169,7 @@ export {
   isRetryableByDefault,
   modelFailure,
   openaiCompatible,
+  responseFormatInstruction,
   withRetry,
 } from './model/index.js'
 export type {
@@ -184,6 +185,7 @@ export type {
   OpenAICompatibleOptions,
   RequestErrorPayload,
   RequestErrorResult,
+  ResponseFormatStyle,
   WithRetryOptions,
 } from './model/index.js'
 export { jsonlPersistence, memoryPersistence } from './persistence/index.js'

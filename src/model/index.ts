@@ -23,7 +23,14 @@ export {
   type OpenAICompatibleDescription,
   openaiCompatible,
 } from './openai/openai-compatible.js'
-export type { ApiKeySource, FetchFunction, OpenAICompatibleOptions, ReasoningStyle } from './openai/openai-options.js'
+export type {
+  ApiKeySource,
+  FetchFunction,
+  OpenAICompatibleOptions,
+  ReasoningStyle,
+  ResponseFormatStyle,
+} from './openai/openai-options.js'
+export { responseFormatInstruction } from './response-format-instruction.js'
 export type {
   ModelRegisterOptions,
   ModelRegistration,

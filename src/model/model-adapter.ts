@@ -2,6 +2,7 @@ import type { Clock } from '../kernel/host-services.js'
 import type { CallConfig } from '../session/request-header.js'
 import type { StreamChunk } from '../session/stream-chunk.js'
 import type { ModelRequest } from './model-request.js'
+import type { responseFormatInstruction } from './response-format-instruction.js'
 
 /** What an adapter knows about one model. */
 export interface ModelInfo {
@@ -50,6 +51,16 @@ export interface ModelAdapter {
   readonly provider: string
   /** The model used when a route or call config names none. */
   readonly defaultModel?: string
+  /**
+   * Whether the adapter gives `request.responseFormat` to the provider itself (a wire field such
+   * as `response_format`, or its own instruction). When it is not `true`, the registry appends
+   * {@link responseFormatInstruction}'s text to `system` before calling the adapter, so every
+   * adapter gets structured output; the logged request keeps the plain `system` and
+   * `responseFormat`, and the instruction is rebuilt from them.
+   *
+   * @default false
+   */
+  readonly supportsResponseFormat?: boolean
   /**
    * Streams one call.
    *

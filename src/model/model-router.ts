@@ -23,6 +23,7 @@ import type {
   PreparedCall,
 } from './model-registry.js'
 import type { ModelRequest } from './model-request.js'
+import { withResponseFormatInstruction } from './response-format-instruction.js'
 import {
   invalidRequestFailure,
   isProviderId,
@@ -62,16 +63,18 @@ interface PreparedState {
 type Layer = Map<string, Binding>
 
 function checkAdapter(adapter: unknown): asserts adapter is ModelAdapter {
-  const candidate = adapter as { stream?: unknown; describeModel?: unknown } | null
+  const candidate = adapter as { stream?: unknown; describeModel?: unknown; supportsResponseFormat?: unknown } | null
   if (
     (typeof adapter !== 'object' && typeof adapter !== 'function') ||
     candidate === null ||
     typeof candidate.stream !== 'function' ||
-    (candidate.describeModel !== undefined && typeof candidate.describeModel !== 'function')
+    (candidate.describeModel !== undefined && typeof candidate.describeModel !== 'function') ||
+    (candidate.supportsResponseFormat !== undefined && typeof candidate.supportsResponseFormat !== 'boolean')
   ) {
     throw new ModelRegistryError({
       code: ErrorCode.INVALID_ADAPTER,
-      message: 'a model adapter must be an object with a stream() method (and describeModel, if any, a function)',
+      message:
+        'a model adapter must be an object with a stream() method (describeModel, if any, a function; supportsResponseFormat, if any, a boolean)',
       value: adapter,
     })
   }
@@ -384,7 +387,10 @@ export class ModelRouter implements ModelRegistry {
     if (first !== undefined && Object.isFrozen(messages)) this.#prefixes.set(first, messages)
   }
 
-  /** The innermost `llm/stream` step: validate, freeze, bind, check the effort, then the boundary. */
+  /**
+   * The innermost `llm/stream` step: validate, freeze, bind, check the effort, add the response
+   * format instruction for an adapter without native support, then the boundary.
+   */
   #innermost(payload: LlmStreamPayload, scope: ScopeKey | undefined): AsyncIterable<StreamChunk> {
     const prepared = payload.prepared
     const state = prepared === undefined ? undefined : this.#prepared.get(prepared)
@@ -426,7 +432,9 @@ export class ModelRouter implements ModelRegistry {
       if (failure !== undefined) return failedStream(failure)
     }
     const clock = this.#ctx.getOptional(ClockKey)
-    return adapterBoundary(adapter, request, {
+    // An adapter without a wire field for the format gets it as an instruction in `system`.
+    const sent = adapter.supportsResponseFormat === true ? request : withResponseFormatInstruction(request)
+    return adapterBoundary(adapter, sent, {
       ...(clock === undefined ? {} : { clock }),
       onCloseError: (error) =>
         this.#ctx.logger.warn(`closing the stream of provider "${request.provider}" failed`, { error }),

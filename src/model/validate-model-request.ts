@@ -6,6 +6,7 @@ import type { LlmFailure } from '../session/llm-failure.js'
 import { assistantMessageSchema, toolResultMessageSchema, userMessageSchema } from '../session/message.js'
 import { isAssistantMessage, isToolResultMessage, isUserMessage } from '../session/fast-payload-checks.js'
 import { toolSchemaSchema } from '../session/request-header.js'
+import { responseFormatSchema, toolChoiceSchema } from '../session/response-format.js'
 import { isJsonValue, snapshotJson } from '../session/snapshot/snapshot-json.js'
 import { modelFailure } from './failure-defaults.js'
 
@@ -27,6 +28,8 @@ const requestKeys: ReadonlySet<string> = new Set([
   'system',
   'messages',
   'tools',
+  'toolChoice',
+  'responseFormat',
   'maxTokens',
   'temperature',
   'stop',
@@ -185,6 +188,30 @@ function checkTools(tools: unknown, verified: WeakSet<object> | undefined): Requ
   return undefined
 }
 
+/**
+ * A tool choice must be one of its shapes, and one that asks for a call needs a tool to call:
+ * `'required'` needs at least one tool, `{ name }` a tool of that name. `'auto'` and `'none'` are
+ * fine without tools (there is nothing to call either way).
+ */
+function checkToolChoice(choice: unknown, tools: unknown): RequestViolation | undefined {
+  if (choice === undefined) return undefined
+  const problem = schemaViolation(toolChoiceSchema, choice, 'toolChoice')
+  if (problem !== undefined) return problem
+  const offered = Array.isArray(tools) ? (tools as readonly { readonly name: string }[]) : []
+  if (choice === 'required' && offered.length === 0)
+    return violation('toolChoice', choice, "'required' needs at least one tool in tools")
+  if (typeof choice === 'object' && choice !== null) {
+    const name = (choice as { readonly name: string }).name
+    if (!offered.some((tool) => tool.name === name))
+      return violation('toolChoice.name', name, `names no tool in tools ("${name}")`)
+  }
+  return undefined
+}
+
+function checkResponseFormat(format: unknown): RequestViolation | undefined {
+  return format === undefined ? undefined : schemaViolation(responseFormatSchema, format, 'responseFormat')
+}
+
 function checkMetadata(metadata: unknown): RequestViolation | undefined {
   if (!isRecord(metadata)) return violation('metadata', metadata, 'must be an object { purpose, sessionId? }')
   const unknownKey = firstUnknownKey(metadata, metadataKeys, 'metadata.')
@@ -201,7 +228,9 @@ function checkMetadata(metadata: unknown): RequestViolation | undefined {
 /**
  * Checks a model request against every model request rule, without I/O: `provider`, `model`
  * non-empty; `messages` valid messages (user or assistant) and lossless JSON; `system` a string;
- * `tools` valid tool schemas with unique names; `maxTokens` a positive safe integer; `temperature`
+ * `tools` valid tool schemas with unique names; `toolChoice` `'auto'`, `'none'`, `'required'` (with at
+ * least one tool) or `{ name }` (naming one of `tools`); `responseFormat` `{ type: 'json', schema,
+ * name? }` with a JSON object schema; `maxTokens` a positive safe integer; `temperature`
  * finite in [0, 2]; `stop` non-empty strings; `reasoningEffort` non-empty; `metadata` `{ purpose,
  * sessionId? }` with a known purpose; `signal` an `AbortSignal`; no other key. An optional field set
  * to `undefined` counts as absent.
@@ -228,6 +257,8 @@ export function validateModelRequest(
   const problem =
     checkMessages(request['messages'], verified, knownPrefix) ??
     checkTools(request['tools'], verified) ??
+    checkToolChoice(request['toolChoice'], request['tools']) ??
+    checkResponseFormat(request['responseFormat']) ??
     checkCallField('maxTokens', request['maxTokens']) ??
     checkCallField('temperature', request['temperature']) ??
     checkCallField('stop', request['stop']) ??

@@ -85,7 +85,8 @@ const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
  * text and tool-call blocks (indexes from 0, in that order), then `usage`, then `finish`. Tool-call
  * ids default to `call_<k>`, `k` counting every tool call the script emits from 1. With no
  * `delayMs`/`chunkDelayMs` no timer is ever created. The request is recorded and the entry
- * consumed when `stream()` is called, before iteration.
+ * consumed when `stream()` is called, before iteration. It declares `supportsResponseFormat`, so a
+ * recorded request carries `toolChoice` and `responseFormat` exactly as the loop sent them.
  *
  * @param script - the entries, used in order
  * @param options - provider, model, info and clock
@@ -121,6 +122,8 @@ export function scriptedModel(script: readonly ScriptEntry[], options: ScriptedM
   return {
     provider: options.provider ?? 'mock',
     defaultModel: options.model ?? 'mock',
+    // The script stands in for the provider: it records responseFormat as sent, with no instruction added to system.
+    supportsResponseFormat: true,
     get requests() {
       return requests
     },

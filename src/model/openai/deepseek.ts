@@ -45,7 +45,8 @@ export interface DeepSeekOptions extends Omit<OpenAICompatibleOptions, 'baseURL'
 /**
  * Creates the DeepSeek adapter: `openaiCompatible` with `baseURL 'https://api.deepseek.com'`,
  * `apiKeyEnv 'DEEPSEEK_API_KEY'` (unless `apiKey` is given), `provider 'deepseek'`,
- * `reasoningStyle 'deepseek'`, `sendReasoning true` and its catalog of DeepSeek models (a `models` option
+ * `reasoningStyle 'deepseek'`, `sendReasoning true`, `responseFormatStyle 'json_object'` (DeepSeek's
+ * JSON mode has no schema field, so the schema is given as an instruction) and its catalog of DeepSeek models (a `models` option
  * is merged over it). Model ids outside the catalog are accepted with the same efforts and no
  * context window.
  *
@@ -65,6 +66,8 @@ export function deepseek(options: DeepSeekOptions = {}): OpenAICompatibleAdapter
     provider: 'deepseek',
     reasoningStyle: 'deepseek',
     sendReasoning: true,
+    // DeepSeek has JSON mode but no json_schema: the schema goes in the system prompt.
+    responseFormatStyle: 'json_object',
     ...options,
     ...(options.apiKey === undefined && options.apiKeyEnv === undefined && { apiKeyEnv: 'DEEPSEEK_API_KEY' }),
     models: { ...DEEPSEEK_MODELS, ...(isObject(options.models) ? options.models : {}) },

@@ -59,6 +59,8 @@ export function createOpenAIAdapter(options: ResolvedOpenAIOptions, fallbackInfo
   return Object.freeze({
     provider: options.provider,
     ...(options.model !== undefined && { defaultModel: options.model }),
+    // Every style sends the format itself (a wire field, its instruction, or both).
+    supportsResponseFormat: true,
     stream(request: ModelRequest, streamOptions: ModelStreamOptions): AsyncIterable<StreamChunk> {
       // Timeouts and retry-after dates run on the harness clock of the call.
       const clock = options.ownClock ? undefined : streamOptions?.clock
@@ -77,6 +79,8 @@ export function createOpenAIAdapter(options: ResolvedOpenAIOptions, fallbackInfo
  * Creates a model adapter for an OpenAI-compatible Chat Completions endpoint. Each `stream()` is
  * exactly one streaming `POST <baseURL>/chat/completions`; the key is resolved per request; every
  * outcome (HTTP error, transport failure, idle timeout, abort) is a `finish` chunk, never a throw.
+ * `toolChoice` is sent as `tool_choice` and `responseFormat` as `response_format` (see
+ * `responseFormatStyle`).
  *
  * @param options - the endpoint, credential and wire settings
  * @returns the adapter

@@ -19,6 +19,14 @@ export type FetchFunction = (input: string, init: RequestInit) => Promise<Respon
 /** How a request's `reasoningEffort` goes on the wire. */
 export type ReasoningStyle = 'openai' | 'deepseek' | 'none'
 
+/**
+ * How a request's `responseFormat` goes on the wire: `response_format: { type: 'json_schema' }`
+ * with the schema (`'json_schema'`); `response_format: { type: 'json_object' }` plus the schema as
+ * an instruction in the system message, for servers with JSON mode but no schemas
+ * (`'json_object'`); or the instruction alone, for servers with neither (`'instruction'`).
+ */
+export type ResponseFormatStyle = 'json_schema' | 'json_object' | 'instruction'
+
 /** Options of {@link openaiCompatible}. Checked at construction. */
 export interface OpenAICompatibleOptions {
   /**
@@ -97,6 +105,20 @@ export interface OpenAICompatibleOptions {
    */
   readonly maxTokensField?: 'max_tokens' | 'max_completion_tokens'
   /**
+   * How `responseFormat` is sent: `response_format` `json_schema`, `json_object` plus an
+   * instruction, or the instruction alone (see {@link ResponseFormatStyle}).
+   *
+   * @default 'json_schema' (deepseek: 'json_object')
+   */
+  readonly responseFormatStyle?: ResponseFormatStyle
+  /**
+   * Send `strict: true` with a `json_schema` response format (the provider then enforces the schema
+   * exactly, and refuses schemas its strict mode does not support).
+   *
+   * @default false
+   */
+  readonly strictJsonSchema?: boolean
+  /**
    * The header that carries `metadata.sessionId`, or `false` to send none.
    *
    * @default 'x-session-id'
@@ -128,6 +150,8 @@ export interface ResolvedOpenAIOptions {
   readonly reasoningStyle: ReasoningStyle
   readonly sendReasoning: boolean
   readonly maxTokensField: 'max_tokens' | 'max_completion_tokens'
+  readonly responseFormatStyle: ResponseFormatStyle
+  readonly strictJsonSchema: boolean
   readonly sessionIdHeader: string | false
   readonly clock: Clock
   /** Whether `clock` was given (it then wins over the harness clock of a call). */
@@ -206,6 +230,12 @@ const optionsSchema = z
       maxTokensField: z
         .enum(['max_tokens', 'max_completion_tokens'], { error: "must be 'max_tokens' or 'max_completion_tokens'" })
         .optional(),
+      responseFormatStyle: z
+        .enum(['json_schema', 'json_object', 'instruction'], {
+          error: "must be 'json_schema', 'json_object' or 'instruction'",
+        })
+        .optional(),
+      strictJsonSchema: z.boolean({ error: 'must be a boolean' }).optional(),
       sessionIdHeader: z
         .union([z.literal(false), headerName], { error: 'must be an HTTP header name or false' })
         .optional(),
@@ -319,6 +349,8 @@ export function resolveOpenAIOptions(options: OpenAICompatibleOptions): Resolved
     reasoningStyle: parsed.reasoningStyle ?? 'openai',
     sendReasoning: parsed.sendReasoning ?? false,
     maxTokensField: parsed.maxTokensField ?? 'max_tokens',
+    responseFormatStyle: parsed.responseFormatStyle ?? 'json_schema',
+    strictJsonSchema: parsed.strictJsonSchema ?? false,
     sessionIdHeader: parsed.sessionIdHeader ?? 'x-session-id',
     clock: options.clock ?? systemClock(),
     ownClock: options.clock !== undefined,

@@ -6,8 +6,10 @@
 import type { AssistantContentBlock, ImageBlock, TextBlock } from '../../session/content-block.js'
 import type { JsonObject, JsonValue } from '../../session/json-value.js'
 import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from '../../session/message.js'
+import type { ToolChoice } from '../../session/response-format.js'
 import type { ModelRequest } from '../model-request.js'
-import type { ReasoningStyle } from './openai-options.js'
+import { systemWithInstruction } from '../response-format-instruction.js'
+import type { ReasoningStyle, ResponseFormatStyle } from './openai-options.js'
 
 /**
  * The adapter settings serialization depends on.
@@ -18,6 +20,22 @@ export interface SerializeSettings {
   readonly reasoningStyle: ReasoningStyle
   readonly sendReasoning: boolean
   readonly maxTokensField: 'max_tokens' | 'max_completion_tokens'
+  /** How `responseFormat` goes on the wire; default `'json_schema'`. */
+  readonly responseFormatStyle?: ResponseFormatStyle
+  /** Send `strict: true` in `json_schema`; default `false`. */
+  readonly strictJsonSchema?: boolean
+}
+
+/** What OpenAI accepts as a `json_schema` name. */
+const schemaNamePattern = /[^A-Za-z0-9_-]/g
+
+function wireToolChoice(choice: ToolChoice): JsonValue {
+  return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } }
+}
+
+/** The schema name OpenAI accepts (`^[A-Za-z0-9_-]{1,64}$`): other characters become `_`, cut at 64. */
+function wireSchemaName(name: string | undefined): string {
+  return (name ?? 'output').replace(schemaNamePattern, '_').slice(0, 64)
 }
 
 type WireMessage = { [key: string]: JsonValue }
@@ -89,7 +107,14 @@ function toolMessages(run: readonly ToolResultMessage[]): WireMessage[] {
 
 function wireMessages(request: ModelRequest, settings: SerializeSettings): WireMessage[] {
   const wire: WireMessage[] = []
-  if (request.system !== undefined && request.system !== '') wire.push({ role: 'system', content: request.system })
+  // Without a json_schema field the model reads the format as an instruction (json_object needs
+  // the word "JSON" in the prompt anyway).
+  const format = request.responseFormat
+  const system =
+    format !== undefined && (settings.responseFormatStyle ?? 'json_schema') !== 'json_schema'
+      ? systemWithInstruction(request.system, format)
+      : request.system
+  if (system !== undefined && system !== '') wire.push({ role: 'system', content: system })
   const messages = request.messages
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index]!
@@ -109,8 +134,11 @@ function wireMessages(request: ModelRequest, settings: SerializeSettings): WireM
 
 /**
  * Builds the request body, keys in this fixed order: `model`, `stream`,
- * `stream_options`, `messages`, `tools`, the max-tokens field, `temperature`, `stop`, then the
- * reasoning keys of the style. Pure; run the pre-request checks first.
+ * `stream_options`, `messages`, `tools`, `tool_choice`, the max-tokens field, `temperature`,
+ * `stop`, `response_format`, then the reasoning keys of the style. `toolChoice` is sent only with
+ * tools (`{ name }` as `{ type: 'function', function: { name } }`); `responseFormat` as
+ * `json_schema` (`name ?? 'output'`), as `json_object` plus the instruction in the system message,
+ * or as the instruction alone, by `responseFormatStyle`. Pure; run the pre-request checks first.
  *
  * @internal
  */
@@ -127,9 +155,21 @@ export function serializeRequest(request: ModelRequest, settings: SerializeSetti
       function: { name: tool.name, description: tool.description, parameters: tool.parameters },
     }))
   }
+  // OpenAI refuses tool_choice without tools; with none there is nothing to choose anyway.
+  if (request.toolChoice !== undefined && request.tools !== undefined && request.tools.length > 0)
+    body['tool_choice'] = wireToolChoice(request.toolChoice)
   if (request.maxTokens !== undefined) body[settings.maxTokensField] = request.maxTokens
   if (request.temperature !== undefined) body['temperature'] = request.temperature
   if (request.stop !== undefined && request.stop.length > 0) body['stop'] = [...request.stop]
+  const format = request.responseFormat
+  const formatStyle = settings.responseFormatStyle ?? 'json_schema'
+  if (format !== undefined && formatStyle === 'json_schema') {
+    const jsonSchema: { [key: string]: JsonValue } = { name: wireSchemaName(format.name), schema: format.schema }
+    if (settings.strictJsonSchema === true) jsonSchema['strict'] = true
+    body['response_format'] = { type: 'json_schema', json_schema: jsonSchema }
+  } else if (format !== undefined && formatStyle === 'json_object') {
+    body['response_format'] = { type: 'json_object' }
+  }
   const effort = request.reasoningEffort
   if (settings.reasoningStyle === 'openai') {
     if (effort !== undefined && effort !== 'off') body['reasoning_effort'] = effort
