@@ -32,18 +32,8 @@ const schema = { type: 'object', properties: { city: { type: 'string' } }, requi
 const violations: readonly [string, Record<string, unknown>, string, unknown][] = [
   ['toolChoice is a known string', { tools: [tool('a')], toolChoice: 'any' }, 'toolChoice', 'any'],
   ['toolChoice is not a number', { toolChoice: 3 }, 'toolChoice', 3],
-  [
-    'toolChoice { name } has a non-empty name',
-    { tools: [tool('a')], toolChoice: { name: '' } },
-    'toolChoice.name',
-    '',
-  ],
-  [
-    'toolChoice { name } has no other key',
-    { tools: [tool('a')], toolChoice: { name: 'a', x: 1 } },
-    'toolChoice.x',
-    1,
-  ],
+  ['toolChoice { name } has a non-empty name', { tools: [tool('a')], toolChoice: { name: '' } }, 'toolChoice.name', ''],
+  ['toolChoice { name } has no other key', { tools: [tool('a')], toolChoice: { name: 'a', x: 1 } }, 'toolChoice.x', 1],
   [
     'toolChoice { name } names a tool of the request',
     { tools: [tool('a')], toolChoice: { name: 'b' } },
