@@ -4,14 +4,14 @@ import { SessionRegistryError } from '../errors/session-registry-error.js'
 import { type Clock, systemClock } from '../kernel/host-services.js'
 import { checkOptions, hasMethods, type OptionRule, optionRule } from '../kernel/option-issues.js'
 import { createSessionCatalog, type SessionCatalog } from './session-catalog.js'
-import { buildSessionHeader, isSessionId, type SessionHeader } from './session-header.js'
+import { buildSessionHeader, isSessionId, SESSION_ID_RULE, type SessionHeader } from './session-header.js'
 import type { SessionHooks } from './session-hooks.js'
 import { Session } from './session.js'
 import { isSharedSnapshot } from './snapshot/shared-snapshots.js'
 
 /** Options of {@link createSession}. */
 export interface CreateSessionOptions {
-  /** The session id: 1–128 characters of `[A-Za-z0-9_.-]`, not starting with `.`. */
+  /** The session id: 1–128 characters of `[A-Za-z0-9_.@:+-]`, not starting with `.`. */
   readonly id: string
   /** Events to start from (a stored log or a fork prefix); each is fully validated. */
   readonly seed?: readonly unknown[]
@@ -72,7 +72,7 @@ export function buildSession(options: CreateSessionOptions, hooks: SessionHooks 
   if (!isSessionId(id)) {
     throw new SessionRegistryError({
       code: ErrorCode.INVALID_SESSION_ID,
-      detail: `invalid session id ${JSON.stringify(id)}: use 1–128 characters of [A-Za-z0-9_.-], not starting with "."`,
+      detail: `invalid session id ${JSON.stringify(id)}: use ${SESSION_ID_RULE}`,
     })
   }
   const clock = options.clock ?? systemClock()

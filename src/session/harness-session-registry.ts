@@ -13,7 +13,7 @@ import { buildSession } from './create-session.js'
 import { planFork } from './plan-fork.js'
 import { createSessionCatalog, type EventTypeOptions, type SessionCatalog } from './session-catalog.js'
 import type { SessionEvent } from './session-event.js'
-import { isSessionId } from './session-header.js'
+import { isSessionId, SESSION_ID_RULE } from './session-header.js'
 import type { CommitGuard, GuardRecord, SessionHooks } from './session-hooks.js'
 import type { Session } from './session.js'
 import type {
@@ -103,7 +103,7 @@ export class HarnessSessionRegistry implements SessionRegistry {
     if (!isSessionId(id)) {
       throw new SessionRegistryError({
         code: ErrorCode.INVALID_SESSION_ID,
-        detail: `invalid session id ${JSON.stringify(id)}: use 1–128 characters of [A-Za-z0-9_.-], not starting with "."`,
+        detail: `invalid session id ${JSON.stringify(id)}: use ${SESSION_ID_RULE}`,
       })
     }
     this.#checkFree(id)

@@ -43,12 +43,19 @@ export const headerKeys = [
   'agentPreset',
   'metadata',
 ] as const
-const sessionIdPattern = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/
+const sessionIdPattern = /^[A-Za-z0-9_@:+-][A-Za-z0-9_.@:+-]{0,127}$/
+
+/**
+ * The session id rule in words, for error messages.
+ *
+ * @internal
+ */
+export const SESSION_ID_RULE = '1–128 characters of [A-Za-z0-9_.@:+-], not starting with "."'
 const absolutePath = /^(\/|[A-Za-z]:[\\/]|\\\\[^\\]+\\[^\\]+)/
 
 /**
- * Whether `value` is a valid session id: 1–128 characters of `[A-Za-z0-9_.-]`, not starting
- * with `.`.
+ * Whether `value` is a valid session id: 1–128 characters of `[A-Za-z0-9_.@:+-]`, not starting
+ * with `.` — so an e-mail address (`alice@example.com`) or a `tenant:user` key is an id as it is.
  *
  * @param value - anything
  * @returns `true` for a valid id

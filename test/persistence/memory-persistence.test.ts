@@ -667,9 +667,9 @@ describe('session ids and file names', () => {
     ['', 'must not be empty'],
     ['.', 'must not start with "."'],
     ['..', 'must not start with "."'],
-    ['a/b', '[A-Za-z0-9_.-]'],
-    ['a\0b', '[A-Za-z0-9_.-]'],
-    ['a~b', '[A-Za-z0-9_.-]'],
+    ['a/b', '[A-Za-z0-9_.@:+-]'],
+    ['a\0b', '[A-Za-z0-9_.@:+-]'],
+    ['a~b', '[A-Za-z0-9_.@:+-]'],
     ['a'.repeat(129), 'at most 128'],
   ])('%j is INVALID_SESSION_ID', async (id, reason) => {
     const error = (() => {
