@@ -186,6 +186,7 @@ export type {
   RequestErrorPayload,
   RequestErrorResult,
   ResponseFormatStyle,
+  RetryPolicy,
   WithRetryOptions,
 } from './model/index.js'
 export { jsonlPersistence, memoryPersistence } from './persistence/index.js'

@@ -83,7 +83,15 @@ export function defaultBundle(options: HarnessOptions): readonly PluginEntry[] {
         options.maxParallelToolCalls === undefined ? {} : { maxParallelToolCalls: options.maxParallelToolCalls }
       return { id, plugin: agentLoopEntryPlugin as PluginDefinition<unknown>, config }
     }
-    if (id === 'retry') return { id, plugin: retryEntryPlugin as PluginDefinition<unknown> }
+    if (id === 'retry') {
+      // The harness model route's `retry` is the retry entry's config; patches merge over it.
+      const retry = options.model !== undefined && 'adapter' in options.model ? options.model.retry : undefined
+      return {
+        id,
+        plugin: retryEntryPlugin as PluginDefinition<unknown>,
+        ...(retry === undefined ? {} : { config: retry }),
+      }
+    }
     if (id === 'compaction') return { id, plugin: BasicCompactionPlugin as PluginDefinition<unknown> }
     return reservedEntry(id)
   })

@@ -2,6 +2,7 @@ import type { Clock } from '../kernel/host-services.js'
 import type { CallConfig } from '../session/request-header.js'
 import type { StreamChunk } from '../session/stream-chunk.js'
 import type { ModelRequest } from './model-request.js'
+import type { RetryPolicy } from './retry/retry-policy.js'
 import type { responseFormatInstruction } from './response-format-instruction.js'
 
 /** What an adapter knows about one model. */
@@ -86,4 +87,14 @@ export interface ModelAdapter {
 export interface ModelRoute extends Partial<CallConfig> {
   /** The adapter to route. */
   readonly adapter: ModelAdapter
+  /**
+   * The retry policy of model requests, for the harness `model` option only (an agent's route
+   * refuses it): the fields given override the `retry` entry's defaults, e.g.
+   * `{ maxTotalDelayMs: 2000 }` to fail a dead endpoint after about 1.5 s of waiting, or
+   * `{ maxRetries: 0 }` to never retry. Checked at `createHarness` (`InvalidOptionsError` at
+   * `model.retry.<field>`).
+   *
+   * @default the `retry` entry's policy: 5 retries, 500 ms doubling to 10 s, about 15.5 s of waits
+   */
+  readonly retry?: Partial<RetryPolicy>
 }

@@ -5,6 +5,7 @@ import { ModelsKey } from './models-key.js'
 import type { ModelAdapter, ModelRoute } from './model-adapter.js'
 import { modelEvents } from './model-events.js'
 import { createModelRouter, type ModelRouteDefaults } from './model-router.js'
+import { retryPolicySchema } from './retry/retry-policy.js'
 import { checkCallField, isProviderId } from './validate-model-request.js'
 
 /** A model adapter, as a route resolves it, with its provider and the call-config defaults of the route. */
@@ -30,6 +31,7 @@ export interface ModelEntryConfig {
 
 const routeKeys: ReadonlySet<string> = new Set([
   'adapter',
+  'retry',
   'provider',
   'model',
   'reasoningEffort',
@@ -67,15 +69,48 @@ function adapterIssues(adapter: ModelAdapter, path: readonly string[], provided:
 }
 
 /**
- * The problems of a harness `model` option: an adapter with a provider-id `provider`,
- * or a route `{ adapter, provider?, model?, reasoningEffort?, temperature?, maxTokens?, stop? }`
- * whose fields follow the model request rules.
+ * Where a `model` option is checked.
+ *
+ * @internal
+ */
+export interface ModelOptionContext {
+  /** Whether the route may carry `retry` (the harness `model` option may, an agent's may not). */
+  readonly retry?: boolean
+}
+
+function retryIssues(retry: unknown, allowed: boolean): ValidationIssue[] {
+  if (!allowed) {
+    return [
+      {
+        path: ['retry'],
+        message: 'is set on the harness model option only (createHarness({ model: { adapter, retry } }))',
+      },
+    ]
+  }
+  const result = retryPolicySchema.safeParse(retry)
+  if (result.success) return []
+  const issues: ValidationIssue[] = []
+  for (const issue of result.error.issues) {
+    const path = ['retry', ...issue.path.map((part) => (typeof part === 'number' ? part : String(part)))]
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) issues.push({ path: [...path, key], message: 'is not a retry policy field' })
+    } else issues.push({ path, message: issue.message })
+  }
+  return issues
+}
+
+/**
+ * The problems of a `model` option: an adapter with a provider-id `provider`, or a route
+ * `{ adapter, provider?, model?, reasoningEffort?, temperature?, maxTokens?, stop?, retry? }` whose
+ * fields follow the model request rules (`retry` a retry policy, and only where `options.retry`
+ * allows it).
  *
  * @param value - the candidate
+ * @param options - where the option is checked
  * @returns the issues, paths relative to the option; empty when valid
  * @internal
  */
-export function modelOptionIssues(value: unknown): ValidationIssue[] {
+export function modelOptionIssues(value: unknown, options: ModelOptionContext = {}): ValidationIssue[] {
   if (typeof value !== 'object' || value === null) return [{ path: [], message: shapeMessage }]
   if (!('adapter' in value))
     return isModelAdapter(value) ? adapterIssues(value, [], false) : [{ path: [], message: shapeMessage }]
@@ -90,6 +125,7 @@ export function modelOptionIssues(value: unknown): ValidationIssue[] {
   if (route['provider'] !== undefined && !isProviderId(route['provider'])) {
     issues.push({ path: ['provider'], message: 'must be a provider id (^[a-z0-9][a-z0-9._-]{0,63}$)' })
   }
+  if (route['retry'] !== undefined) issues.push(...retryIssues(route['retry'], options.retry === true))
   for (const key of ['model', 'reasoningEffort', 'temperature', 'maxTokens', 'stop']) {
     if (route[key] === undefined) continue
     const problem = checkCallField(key, route[key])
@@ -99,13 +135,13 @@ export function modelOptionIssues(value: unknown): ValidationIssue[] {
 }
 
 /**
- * The zod schema of the harness `model` option, used by the options schema and the `model`
- * entry's config. Passes the value through by reference.
+ * The zod schema of the harness `model` option (a route may carry `retry`), used by the options
+ * schema and the `model` entry's config. Passes the value through by reference.
  *
  * @internal
  */
 export const modelOptionSchema: z.ZodType<ModelAdapter | ModelRoute> = z.unknown().superRefine((value, context) => {
-  for (const issue of modelOptionIssues(value))
+  for (const issue of modelOptionIssues(value, { retry: true }))
     context.addIssue({ code: 'custom', path: [...issue.path], message: issue.message })
 }) as unknown as z.ZodType<ModelAdapter | ModelRoute>
 
@@ -124,7 +160,7 @@ export const modelOptionSchema: z.ZodType<ModelAdapter | ModelRoute> = z.unknown
  */
 export function resolveModelRoute(input: ModelAdapter | ModelRoute): ResolvedModelRoute {
   const route: ModelRoute = 'adapter' in input ? input : { adapter: input }
-  const { adapter, provider: routeProvider, model: routeModel, ...rest } = route
+  const { adapter, provider: routeProvider, model: routeModel, retry: _retry, ...rest } = route
   const provider = routeProvider ?? adapter.provider
   const model = routeModel ?? adapter.defaultModel
   const defaults: { -readonly [K in keyof ModelRouteDefaults]: ModelRouteDefaults[K] } = { provider }

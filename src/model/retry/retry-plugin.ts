@@ -11,7 +11,7 @@ import {
   requestErrorEvents,
   retryEventTypes,
 } from './retry-events.js'
-import { isRetryable, type RetryPolicy, retryPolicySchema } from './retry-policy.js'
+import { fitsRetryBudget, isRetryable, type RetryPolicy, retryPolicySchema } from './retry-policy.js'
 
 interface StepRef {
   readonly turn: number
@@ -24,18 +24,22 @@ function isStep(data: unknown, turn: number, step: number): boolean {
 }
 
 /**
- * Counts the `llm/retry` events of one step, scanning back from the end of the log to that step's
- * `step/start`: O(events of the step), never O(log), and no copy of the log.
+ * Counts the `llm/retry` events of one step and sums their waits, scanning back from the end of the
+ * log to that step's `step/start`: O(events of the step), never O(log), and no copy of the log. The
+ * log is the truth, so a resumed step keeps the count and the budget it had.
  */
-function retriesInStep(session: Session, turn: number, step: number): number {
+function retriesInStep(session: Session, turn: number, step: number): { count: number; waitedMs: number } {
   let count = 0
+  let waitedMs = 0
   for (let seq = session.length - 1; seq >= 0; seq--) {
     const event = session.at(seq)
     if (event === undefined) break
-    if (event.type === 'llm/retry' && isStep(event.data, turn, step)) count++
-    else if (event.type === 'step/start' && isStep(event.data, turn, step)) break
+    if (event.type === 'llm/retry' && isStep(event.data, turn, step)) {
+      count++
+      waitedMs += (event.data as { readonly delayMs: number }).delayMs
+    } else if (event.type === 'step/start' && isStep(event.data, turn, step)) break
   }
-  return count
+  return { count, waitedMs }
 }
 
 /**
@@ -45,7 +49,8 @@ function retriesInStep(session: Session, turn: number, step: number): number {
  * {@link RetryPolicy} (every field optional; patch it with `{ id: 'retry', merge: { maxRetries: 2 } }`).
  *
  * Per failure: the turn signal already aborted → no opinion; not retryable under the policy, more
- * than `maxRetries` retries in the step, or a `retryAfterMs` above `maxDelayMs` → `next()` (the
+ * than `maxRetries` retries in the step, a `retryAfterMs` above `maxDelayMs`, or a wait that would
+ * bring the step's waits above `maxTotalDelayMs` → `next()` (the
  * failure stands); otherwise append `llm/retry`, wait on the harness clock (cancelled by the turn
  * signal or by the plugin's disposal: nothing more is appended, no opinion), append
  * `llm/retry-started` and return `{ kind: 'retry' }`. "No opinion" is `undefined` without calling
@@ -74,14 +79,15 @@ export function retryPlugin(): PluginDefinition<RetryPolicy> {
         if (signal.aborted) return undefined
         if (!isRetryable(policy, failure)) return next()
         const session = agent.session
-        const attempt = 1 + retriesInStep(session, turn, step)
+        const earlier = retriesInStep(session, turn, step)
+        const attempt = 1 + earlier.count
         if (attempt > policy.maxRetries) return next()
         const delayMs = retryDelay(policy, {
           retry: attempt,
           seed: `${session.id}:${turn}:${step}:${attempt}`,
           ...(failure.retryAfterMs === undefined ? {} : { retryAfterMs: failure.retryAfterMs }),
         })
-        if (delayMs === undefined) return next()
+        if (delayMs === undefined || !fitsRetryBudget(policy, earlier.waitedMs, delayMs)) return next()
         const retryId = ids('retry')
         const retry: RetryEventData = { retryId, turn, step, attempt, maxRetries: policy.maxRetries, delayMs, failure }
         session.append('llm/retry', retry)

@@ -6,7 +6,12 @@ import { typedSchema } from '../../session/schema-primitives.js'
 
 /**
  * When and how long to retry a failed model call. The `retry` plugin and
- * {@link withRetry} share it; every field but `retryableCodes` has a default.
+ * {@link withRetry} share it; every field but `retryableCodes` and `maxTotalDelayMs` has a default.
+ *
+ * The default budget: up to 5 retries per step, waiting 500, 1000, 2000, 4000 and 8000 ms (each
+ * ±10 %), about 15.5 s of waiting in all, plus the failed attempts themselves; a `Retry-After` of
+ * up to 10 s is waited exactly instead. So a dead endpoint (connection refused) fails the turn
+ * after about 16 s. `maxTotalDelayMs` caps the waiting in one number.
  */
 export interface RetryPolicy {
   /**
@@ -33,6 +38,15 @@ export interface RetryPolicy {
    */
   readonly maxDelayMs: number
   /**
+   * The retry budget: the most time one step (or one `withRetry` call) may spend waiting between
+   * attempts, in total. A retry whose delay would bring the waits above it is not made (the
+   * failure stands), so `maxTotalDelayMs: 2000` gives up after the 500 ms and 1000 ms waits. A
+   * positive integer.
+   *
+   * @default none (only `maxRetries` and `maxDelayMs` bound the waits)
+   */
+  readonly maxTotalDelayMs?: number
+  /**
    * The relative spread of the computed delay: it is scaled by a deterministic factor in
    * `[1 − jitter, 1 + jitter)`. A number from 0 to 1.
    *
@@ -54,7 +68,7 @@ const positiveIntegerSchema = z.int({ error: positiveInteger }).min(1, { error: 
 
 /**
  * The schema of a {@link RetryPolicy}: strict, every default applied, with these rules
- * (`maxRetries` an integer ≥ 0, delays positive integers, `maxDelayMs ≥ initialDelayMs`,
+ * (`maxRetries` an integer ≥ 0, delays and `maxTotalDelayMs` positive integers, `maxDelayMs ≥ initialDelayMs`,
  * `0 ≤ jitter ≤ 1`). It is the `retry` entry's config schema.
  */
 export const retryPolicySchema: z.ZodType<RetryPolicy> = typedSchema<RetryPolicy>()(
@@ -69,6 +83,7 @@ export const retryPolicySchema: z.ZodType<RetryPolicy> = typedSchema<RetryPolicy
           .exactOptional(),
         initialDelayMs: positiveIntegerSchema.default(500),
         maxDelayMs: positiveIntegerSchema.default(10_000),
+        maxTotalDelayMs: positiveIntegerSchema.exactOptional(),
         jitter: z
           .number({ error: 'must be a number from 0 to 1' })
           .min(0, { error: 'must be a number from 0 to 1' })
@@ -114,6 +129,23 @@ export function resolveRetryPolicy(policy?: Partial<RetryPolicy>): RetryPolicy {
     }
   }
   throw new InvalidOptionsError({ issues, value: valueAt(policy, issues[0]?.path ?? []), subject: 'policy' })
+}
+
+/**
+ * Whether a retry waiting `delayMs` fits the budget, after `waitedMs` of waits already made.
+ *
+ * @param policy - the policy
+ * @param waitedMs - the waits of the earlier retries of the step (or call), in total
+ * @param delayMs - the wait of this retry
+ * @returns `true` when there is no budget or the retry fits it
+ * @internal
+ */
+export function fitsRetryBudget(
+  policy: Pick<RetryPolicy, 'maxTotalDelayMs'>,
+  waitedMs: number,
+  delayMs: number,
+): boolean {
+  return policy.maxTotalDelayMs === undefined || waitedMs + delayMs <= policy.maxTotalDelayMs
 }
 
 /**

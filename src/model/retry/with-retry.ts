@@ -12,7 +12,7 @@ import { modelFailure } from '../failure-defaults.js'
 import type { ModelRegistry } from '../model-registry.js'
 import type { ModelRequest } from '../model-request.js'
 import { retryDelay, waitDelay } from './retry-delay.js'
-import { isRetryable, type RetryPolicy, resolveRetryPolicy } from './retry-policy.js'
+import { fitsRetryBudget, isRetryable, type RetryPolicy, resolveRetryPolicy } from './retry-policy.js'
 
 /** Options of {@link withRetry}. */
 export interface WithRetryOptions {
@@ -111,8 +111,8 @@ function abortedError(signal: AbortSignal, attempts: number, failure?: LlmFailur
  * (beyond dsh). Each attempt is a fresh `models.stream(request, { scope })` read
  * through an assembler. A failure the policy retries waits (the delay rule of the `retry` plugin,
  * jitter seeded by `"<sessionId>:<purpose>:<n>"`, `sessionId` `''` when the request has none), calls
- * `onRetry`, and tries again; any other failure, a retry beyond `maxRetries` or a `retryAfterMs`
- * above `maxDelayMs` rejects with `LlmError(failure)` carrying `attempts`. An abort of
+ * `onRetry`, and tries again; any other failure, a retry beyond `maxRetries`, a `retryAfterMs`
+ * above `maxDelayMs` or a wait beyond the `maxTotalDelayMs` budget rejects with `LlmError(failure)` carrying `attempts`. An abort of
  * `request.signal` rejects with `LlmError` `ABORTED`. It writes no session event.
  *
  * @param models - the registry, usually `ctx.get(services.models)`
@@ -156,6 +156,7 @@ export function withRetry(
     }
     const streamOptions = completeOptions.scope === undefined ? {} : { scope: completeOptions.scope }
     if (signal.aborted) throw abortedError(signal, 0)
+    let waitedMs = 0
     for (let attempts = 1; ; attempts++) {
       const assembler = createAssembler()
       for await (const chunk of models.stream(request, streamOptions)) assembler.push(chunk)
@@ -178,8 +179,10 @@ export function withRetry(
         seed: `${request.metadata.sessionId ?? ''}:${request.metadata.purpose}:${attempts}`,
         ...(failure.retryAfterMs === undefined ? {} : { retryAfterMs: failure.retryAfterMs }),
       })
-      if (delayMs === undefined) throw new LlmError(failure, { attempts })
+      if (delayMs === undefined || !fitsRetryBudget(resolved, waitedMs, delayMs))
+        throw new LlmError(failure, { attempts })
       if (!(await waitDelay(clock, delayMs, [signal]))) throw abortedError(signal, attempts)
+      waitedMs += delayMs
       ;(onRetry as CompleteOptions['onRetry'])?.({ attempt: attempts, delayMs, failure })
     }
   }
