@@ -108,10 +108,10 @@ export function checkCallField(key: string, value: unknown): RequestViolation | 
 function firstUnknownKey(
   record: Record<string, unknown>,
   known: ReadonlySet<string>,
-  prefix: string,
+  prefix: readonly string[],
 ): RequestViolation | undefined {
   for (const key of Object.keys(record)) {
-    if (!known.has(key)) return violation(`${prefix}${key}`, record[key], 'is not a known field')
+    if (!known.has(key)) return violation(fieldPath([...prefix, key]), record[key], 'is not a known field')
   }
   return undefined
 }
@@ -214,7 +214,7 @@ function checkResponseFormat(format: unknown): RequestViolation | undefined {
 
 function checkMetadata(metadata: unknown): RequestViolation | undefined {
   if (!isRecord(metadata)) return violation('metadata', metadata, 'must be an object { purpose, sessionId? }')
-  const unknownKey = firstUnknownKey(metadata, metadataKeys, 'metadata.')
+  const unknownKey = firstUnknownKey(metadata, metadataKeys, ['metadata'])
   if (unknownKey !== undefined) return unknownKey
   const sessionId = metadata['sessionId']
   if (sessionId !== undefined && typeof sessionId !== 'string')
@@ -246,7 +246,7 @@ export function validateModelRequest(
   knownPrefix = 0,
 ): RequestViolation | undefined {
   if (!isRecord(request)) return violation('request', request, 'must be a request object')
-  const unknownKey = firstUnknownKey(request, requestKeys, '')
+  const unknownKey = firstUnknownKey(request, requestKeys, [])
   if (unknownKey !== undefined) return unknownKey
   for (const key of ['provider', 'model'] as const) {
     const problem = checkCallField(key, request[key])
@@ -278,7 +278,7 @@ export function validateModelRequest(
  */
 export function validateCallConfig(config: unknown): RequestViolation | undefined {
   if (!isRecord(config)) return violation('config', config, 'must be a call config object')
-  const unknownKey = firstUnknownKey(config, configKeys, '')
+  const unknownKey = firstUnknownKey(config, configKeys, [])
   if (unknownKey !== undefined) return unknownKey
   for (const key of ['provider', 'model', 'maxTokens', 'temperature', 'stop', 'reasoningEffort']) {
     const problem = checkCallField(key, config[key])

@@ -209,3 +209,12 @@ describe('the instruction for an adapter without supportsResponseFormat', () => 
     expect(() => reg.register(adapter as never)).toThrow(expect.objectContaining({ code: 'INVALID_ADAPTER' }))
   })
 })
+
+describe('paths of unknown keys', () => {
+  test('an unknown key that is not an identifier is quoted, like every other path', () => {
+    expect(validateModelRequest(req({ 'x-extra': 1 }))?.field).toBe('["x-extra"]')
+    expect(validateModelRequest(req({ metadata: { purpose: 'title', 'trace-id': 'x' } }))?.field).toBe(
+      'metadata["trace-id"]',
+    )
+  })
+})
