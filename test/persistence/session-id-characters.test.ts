@@ -160,3 +160,21 @@ describe('through JSONL: create, list, open, fork', () => {
     expect((await readdir(dir)).filter((name) => name.endsWith('.jsonl')).sort()).toEqual(['x=y.jsonl', 'xy.jsonl'])
   })
 })
+
+describe('through memory persistence', () => {
+  test('an e-mail id and a tenant:user id are created, listed and resumed', async () => {
+    const harness = await createHarness({
+      model: scriptedModel([text('one'), text('two'), text('three')]),
+      clock: fakeClock(),
+      ids: fakeIds(),
+    })
+    try {
+      for (const id of ['bob@example.org', 'acme:bob']) await (await harness.createAgent({ sessionId: id })).run('hi')
+      expect((await harness.listSessions()).map((entry) => entry.id).sort()).toEqual(['acme:bob', 'bob@example.org'])
+      const agent = await harness.openAgent('acme:bob')
+      expect(await agent.run('more')).toMatchObject({ turn: 2, text: 'three' })
+    } finally {
+      await harness.close()
+    }
+  })
+})
