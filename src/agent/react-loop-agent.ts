@@ -103,7 +103,8 @@ class ReactLoopAgent implements Agent {
     // runs in its context: the inbox, the runtime-context projection, the steps, the tool calls.
     this.ctx = init.parent.child(`agent:${this.id}`, { scope: this, isolate: [IdsKey] })
     const ctx = this.ctx
-    const ids = sessionMessageIds(init.parent.get(IdsKey), this.session)
+    // Drawn only after the inbox below exists.
+    const ids = sessionMessageIds(init.parent.get(IdsKey), this.session, (id) => this.#inbox.has(id))
     ctx.provide(IdsKey, ids)
     this.#inbox = new AgentInbox({
       session: this.session,
