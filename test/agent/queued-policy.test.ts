@@ -210,6 +210,37 @@ describe.each(storages)('over $name', (storage) => {
   })
 })
 
+describe.each(storages)('a stored timeout cause over $name', (storage) => {
+  test('a turn ended { kind: timeout } is stored, read back and resumed like any other cause', async () => {
+    const { adapter } = await storage.make()
+    const first = await createHarness({
+      persistence: adapter(),
+      model: scriptedModel([{ text: 'slow', hang: true }]),
+      ids: fakeIds(),
+    })
+    harnesses.push(first)
+    const agent = await first.createAgent({ sessionId: 'deadline' })
+    expect((await agent.run('late', { signal: AbortSignal.timeout(30) })).reason).toEqual({
+      kind: 'aborted',
+      reason: { kind: 'timeout' },
+    })
+    await first.close()
+    const second = await createHarness({
+      persistence: adapter(),
+      model: scriptedModel([text('on time')]),
+      ids: fakeIds(),
+    })
+    harnesses.push(second)
+    const history = await second.readSession('deadline')
+    expect(history.events.at(-1)).toMatchObject({
+      type: 'turn/end',
+      data: { turn: 1, reason: { kind: 'aborted', reason: { kind: 'timeout' } } },
+    })
+    const resumed = await second.resumeAgent('deadline')
+    expect(await resumed.run('again')).toMatchObject({ turn: 2, reason: { kind: 'completed' }, text: 'on time' })
+  })
+})
+
 describe('agent.inbox.list()', () => {
   test('every pending message with its list, queue time and age on the harness clock, in claim order', async () => {
     const clock = fakeClock({ now: 5000 })

@@ -73,7 +73,13 @@ async function freshPersistence(kind: 'memory' | 'jsonl'): Promise<() => Persist
 }
 
 async function harnessOver(persistence: PersistenceAdapter | { dir: string }): Promise<Harness> {
-  const harness = await createHarness({ persistence, presets, clock: fakeClock(), ids: fakeIds() })
+  const harness = await createHarness({
+    persistence,
+    presets,
+    maxParallelToolCalls: 4,
+    clock: fakeClock(),
+    ids: fakeIds(),
+  })
   harnesses.push(harness)
   return harness
 }
@@ -86,6 +92,8 @@ describe.each(['memory', 'jsonl'] as const)('over %s', (kind) => {
     expect(await harness.openAgent('chat', base)).toBe(agent)
     expect(await harness.openAgent('chat')).toBe(agent)
     expect(await harness.openAgent('chat', { options: { temperature: 0.5 } })).toBe(agent)
+    // An option the agent got from the harness options matches too.
+    expect(await harness.openAgent('chat', { options: { maxParallelToolCalls: 4 } })).toBe(agent)
     // Rebuilt but equal values match: a fresh options object, tools of the same names.
     const lookalike = defineTool({
       name: 'lookup',
