@@ -217,7 +217,9 @@ export class HarnessAgentRegistry implements AgentRegistry {
    *   {@link AgentExistsError} when an agent drives that id, every `prepare` error unchanged,
    *   {@link PresetMismatchError}, {@link UnknownPresetError} for a recorded preset this harness
    *   lacks, {@link AgentCreationAbortedError}, what `setup` threw, or the discard's append or
-   *   flush error; nothing stays published
+   *   flush error; nothing stays published (after a flush error the discard stays committed in
+   *   memory and persistence retries its write like any failed background write, at the latest
+   *   when the harness closes)
    */
   resume(sessionId: string, input?: ResumeAgentOptions): Promise<Agent> {
     return this.#track('resumeAgent', async () => {
@@ -349,7 +351,8 @@ export class HarnessAgentRegistry implements AgentRegistry {
       try {
         await sessions.flush(session)
       } catch (error) {
-        await published.dispose()
+        // The dispose fails on the same write; the flush error is the one to report.
+        await published.dispose().catch(() => undefined)
         throw error
       }
     }

@@ -70,9 +70,11 @@ export interface ResumeOverrides extends AgentOverrides {
    * The prompts (and steering) queued before the process stopped or the agent was disposed, that
    * no turn claimed: `'keep'` them (the next turns run them first, oldest first), or `'discard'`
    * them: one canceled `agent/inbox/spliced` event per list, durable before the call resolves, so
-   * they never run and a later resume does not see them. Applies only when the call resumes a
-   * stored session: `openAgent` ignores it for a live agent and for a new one. Any other value
-   * rejects `InvalidOptionsError` (path `['queued']`).
+   * they never run and a later resume does not see them (when that write fails, the call rejects
+   * with the flush error and publishes nothing; persistence retries the write like any failed
+   * background write). Applies only when the call resumes a stored session: `openAgent` ignores it
+   * for a live agent and for a new one. Any other value rejects `InvalidOptionsError` (path
+   * `['queued']`).
    *
    * @default 'keep'
    */

@@ -17,13 +17,15 @@ import {
   createHarness,
   type Harness,
   InvalidOptionsError,
+  jsonlPersistence,
   memoryPersistence,
   type PersistenceAdapter,
+  PersistenceError,
   RunDiscardedError,
   type SessionEvent,
   type UserMessage,
 } from 'yoke'
-import { type FakeClock, fakeClock, fakeIds, scriptedModel, text } from 'yoke/testing'
+import { type FakeClock, fakeClock, faultyPersistence, fakeIds, scriptedModel, text } from 'yoke/testing'
 import { createMemoryStore } from '../../src/persistence/index.js'
 import { rejectionOf } from '../helpers/outcomes.js'
 
@@ -172,6 +174,30 @@ describe.each(storages)('over $name', (storage) => {
     expect(resumed.session.events.at(-1)?.type).toBe('session/end-seed')
     const created = await harness.openAgent('brand-new', { queued: 'discard' })
     expect(created.session.length).toBe(0)
+  })
+
+  test('a discard whose write fails rejects with the flush error, publishes nothing, and is written once the storage recovers', async () => {
+    const { adapter } = await storage.make()
+    await queueAndDispose(adapter)
+    let failing = true
+    const inner = adapter()
+    const faulty = faultyPersistence('dir' in inner ? jsonlPersistence(inner) : inner, {
+      fail: (call) => (failing && call.method === 'append' ? new Error('disk full') : undefined),
+    })
+    const { harness } = await open(faulty, [], fakeClock())
+    const error = await rejectionOf(harness.resumeAgent('chat', { queued: 'discard' }))
+    failing = false
+    expect(error).toMatchObject({
+      code: 'FLUSH_FAILED',
+      sessionId: 'chat',
+      cause: { code: 'WRITE_FAILED', cause: { message: 'disk full' } },
+    })
+    expect(PersistenceError.is((error as Error).cause)).toBe(true)
+    expect(harness.agents.get('chat')).toBeUndefined()
+    expect(harness.sessions.get('chat')).toBeUndefined()
+    await harness.close()
+    const next = await open(adapter(), [], fakeClock())
+    expect((await next.harness.resumeAgent('chat')).inbox.hasPending).toBe(false)
   })
 
   test('a queued value other than keep or discard is InvalidOptionsError at path queued; nothing is opened or written', async () => {
