@@ -5,6 +5,7 @@ import type { AgentInboxSplicedData } from '../session/core-event-types.js'
 import type { UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
 import type { AgentEvents } from './agent-events.js'
+import { PendingList } from './pending-list.js'
 import { normalizeUserMessage, type UserMessageInput } from './user-message-input.js'
 
 /** Which inbox list: `next-turn` (one prompt per turn, FIFO) or `next-step` (all, at the next step boundary). */
@@ -381,57 +382,4 @@ function normalizeSplice(
   const actualStart = relativeStart < 0 ? Math.max(length + relativeStart, 0) : Math.min(relativeStart, length)
   const requested = Number.isNaN(deleteCount) ? 0 : Math.trunc(deleteCount)
   return { actualStart, actualDeleteCount: Math.min(Math.max(requested, 0), length - actualStart) }
-}
-
-/**
- * One ordered list: an array with a head offset, so deleting from the front (a claim) costs only
- * the deleted items, and a cached frozen view invalidated on change.
- */
-class PendingList {
-  #items: UserMessage[] = []
-  #head = 0
-  #view: readonly UserMessage[] | undefined
-
-  get length(): number {
-    return this.#items.length - this.#head
-  }
-
-  view(): readonly UserMessage[] {
-    this.#view ??= Object.freeze(this.#items.slice(this.#head))
-    return this.#view
-  }
-
-  indexOf(id: string): number {
-    for (let index = this.#head; index < this.#items.length; index++) {
-      if ((this.#items[index] as UserMessage).id === id) return index - this.#head
-    }
-    return -1
-  }
-
-  /** Splices normalized coordinates; returns the removed messages. */
-  splice(start: number, deleteCount: number, inserted: readonly UserMessage[]): UserMessage[] {
-    if (deleteCount === 0 && inserted.length === 0) return []
-    this.#view = undefined
-    if (start === this.length && deleteCount === 0) {
-      for (const message of inserted) this.#items.push(message)
-      return []
-    }
-    if (start === 0 && inserted.length === 0) {
-      const removed = this.#items.slice(this.#head, this.#head + deleteCount)
-      this.#head += deleteCount
-      this.#compact()
-      return removed
-    }
-    return this.#items.splice(this.#head + start, deleteCount, ...inserted)
-  }
-
-  #compact(): void {
-    if (this.#head === this.#items.length) {
-      this.#items = []
-      this.#head = 0
-    } else if (this.#head >= 64 && this.#head * 2 >= this.#items.length) {
-      this.#items = this.#items.slice(this.#head)
-      this.#head = 0
-    }
-  }
 }
