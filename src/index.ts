@@ -29,9 +29,11 @@ export type {
   AgentStatus,
   AgentStatusPayload,
   CreateAgentOptions,
+  InboxEntry,
   InboxView,
   PreStepDecision,
   PreStepPayload,
+  QueuedPolicy,
   RebuiltRequest,
   RequestCoordinates,
   ResumeAgentOptions,
@@ -66,6 +68,7 @@ export {
   AgentCreationAbortedError,
   AgentDisposedError,
   AgentExistsError,
+  AgentOverridesMismatchError,
   ApprovalNotPendingError,
   CompactionError,
   CompositionError,
@@ -138,7 +141,14 @@ export {
   WaterfallNextError,
 } from './errors/index.js'
 export { createHarness, describeHarness, services } from './harness/index.js'
-export type { AgentOverrides, Harness, HarnessForkOptions, HarnessOptions } from './harness/index.js'
+export type {
+  AgentOverrides,
+  Harness,
+  HarnessForkOptions,
+  HarnessOptions,
+  ResumeOverrides,
+  SessionHistory,
+} from './harness/index.js'
 export { bindOwner, createScopedLayers, defineEvents, definePlugin, defineService } from './kernel/index.js'
 export type {
   Clock,

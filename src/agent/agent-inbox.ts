@@ -1,10 +1,11 @@
 import { DuplicateMessageError } from '../errors/agent-errors.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
-import { type IdSource, randomIds } from '../kernel/host-services.js'
+import { type Clock, type IdSource, randomIds, systemClock } from '../kernel/host-services.js'
 import type { AgentInboxSplicedData } from '../session/core-event-types.js'
 import type { UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
 import type { AgentEvents } from './agent-events.js'
+import { PendingList } from './pending-list.js'
 import { normalizeUserMessage, type UserMessageInput } from './user-message-input.js'
 
 /** Which inbox list: `next-turn` (one prompt per turn, FIFO) or `next-step` (all, at the next step boundary). */
@@ -21,6 +22,21 @@ export type InboxNotification = {
  */
 export type InboxEmit = (...notification: InboxNotification) => void
 
+/** One pending message as {@link InboxView.list} reports it. */
+export interface InboxEntry {
+  /** The pending message (frozen). */
+  readonly message: UserMessage
+  /** The list that holds it. */
+  readonly target: InboxTarget
+  /**
+   * When it was queued: the `time` of the `agent/inbox/spliced` event that inserted it (epoch
+   * milliseconds from the harness clock), so it survives a restart.
+   */
+  readonly queuedAt: number
+  /** How long it has waited when listed: the harness clock's `now()` minus `queuedAt`, never negative. */
+  readonly ageMs: number
+}
+
 /** The inbox as the agent exposes it (`agent.inbox`). */
 export interface InboxView {
   /** The pending next-turn prompts, oldest first (frozen; the same array until the list changes). */
@@ -29,6 +45,19 @@ export interface InboxView {
   readonly nextStep: readonly UserMessage[]
   /** Whether either list holds a message. */
   readonly hasPending: boolean
+  /**
+   * Lists every pending message with its age, in claim order: next-step first, then next-turn,
+   * each oldest first. Prompts replayed by a resume keep the time they were first queued, so a
+   * caller can tell a stale prompt from before a restart.
+   *
+   * @returns fresh frozen entries (empty when nothing is pending)
+   * @example
+   * ```ts
+   * const stale = agent.inbox.list().filter((entry) => entry.ageMs > 60_000)
+   * for (const entry of stale) agent.inbox.remove(entry.message.id)
+   * ```
+   */
+  list(): readonly InboxEntry[]
   /**
    * Cancels a pending message: a canceled deletion splice, then `agent/inbox/discarded`.
    *
@@ -69,6 +98,13 @@ export interface AgentInboxOptions {
    * @default random UUIDs
    */
   readonly ids?: IdSource
+  /**
+   * The clock {@link AgentInbox.list} measures ages with: the harness clock, the one that stamps
+   * the session's events.
+   *
+   * @default the system clock
+   */
+  readonly clock?: Clock
 }
 
 /** What {@link AgentInbox.claim} takes. */
@@ -97,12 +133,15 @@ export class AgentInbox implements InboxView {
   readonly #session: Session
   readonly #emit: InboxEmit
   readonly #ids: IdSource
+  readonly #clock: Clock
   readonly #lists: Readonly<Record<InboxTarget, PendingList>> = {
     'next-turn': new PendingList(),
     'next-step': new PendingList(),
   }
   /** Pending id → how many pending messages carry it (more than one only in a hand-made log). */
   readonly #pending = new Map<string, number>()
+  /** Each pending message (by identity: every splice's messages are its own copies) → its splice's `time`. */
+  readonly #queuedAt = new WeakMap<UserMessage, number>()
 
   /**
    * Replays the session's splices after `header.seedLength` (O(log)).
@@ -121,10 +160,11 @@ export class AgentInbox implements InboxView {
     this.#session = options.session
     this.#emit = options.emit
     this.#ids = options.ids ?? randomIds()
+    this.#clock = options.clock ?? systemClock()
     const length = this.#session.length
     for (let seq = Math.min(this.#session.header.seedLength ?? 0, length); seq < length; seq++) {
       const event = this.#session.at(seq)
-      if (event?.type === 'agent/inbox/spliced') this.#apply(event.data as unknown as AgentInboxSplicedData)
+      if (event?.type === 'agent/inbox/spliced') this.#apply(event.data as unknown as AgentInboxSplicedData, event.time)
     }
   }
 
@@ -141,6 +181,19 @@ export class AgentInbox implements InboxView {
   /** Whether either list holds a message. */
   get hasPending(): boolean {
     return this.#lists['next-turn'].length > 0 || this.#lists['next-step'].length > 0
+  }
+
+  /** {@inheritDoc InboxView.list} */
+  list(): readonly InboxEntry[] {
+    const now = this.#clock.now()
+    const entries: InboxEntry[] = []
+    for (const target of ['next-step', 'next-turn'] as const) {
+      for (const message of this.#lists[target].view()) {
+        const queuedAt = this.#queuedAt.get(message) ?? now
+        entries.push(Object.freeze({ message, target, queuedAt, ageMs: Math.max(0, now - queuedAt) }))
+      }
+    }
+    return Object.freeze(entries)
   }
 
   /**
@@ -292,11 +345,14 @@ export class AgentInbox implements InboxView {
       ...(outcome === undefined ? {} : { outcome }),
     }
     const event = this.#session.append('agent/inbox/spliced', data)
-    return this.#apply(event.data as unknown as AgentInboxSplicedData)
+    return this.#apply(event.data as unknown as AgentInboxSplicedData, event.time)
   }
 
-  /** Applies one committed splice to the lists and the id index. */
-  #apply(data: AgentInboxSplicedData): {
+  /** Applies one committed splice (committed at `time`) to the lists, the id index and the queue times. */
+  #apply(
+    data: AgentInboxSplicedData,
+    time: number,
+  ): {
     readonly removed: readonly UserMessage[]
     readonly inserted: readonly UserMessage[]
   } {
@@ -308,7 +364,10 @@ export class AgentInbox implements InboxView {
       if (count <= 1) this.#pending.delete(message.id)
       else this.#pending.set(message.id, count - 1)
     }
-    for (const message of data.inserted) this.#pending.set(message.id, (this.#pending.get(message.id) ?? 0) + 1)
+    for (const message of data.inserted) {
+      this.#pending.set(message.id, (this.#pending.get(message.id) ?? 0) + 1)
+      this.#queuedAt.set(message, time)
+    }
     return { removed, inserted: data.inserted }
   }
 }
@@ -323,57 +382,4 @@ function normalizeSplice(
   const actualStart = relativeStart < 0 ? Math.max(length + relativeStart, 0) : Math.min(relativeStart, length)
   const requested = Number.isNaN(deleteCount) ? 0 : Math.trunc(deleteCount)
   return { actualStart, actualDeleteCount: Math.min(Math.max(requested, 0), length - actualStart) }
-}
-
-/**
- * One ordered list: an array with a head offset, so deleting from the front (a claim) costs only
- * the deleted items, and a cached frozen view invalidated on change.
- */
-class PendingList {
-  #items: UserMessage[] = []
-  #head = 0
-  #view: readonly UserMessage[] | undefined
-
-  get length(): number {
-    return this.#items.length - this.#head
-  }
-
-  view(): readonly UserMessage[] {
-    this.#view ??= Object.freeze(this.#items.slice(this.#head))
-    return this.#view
-  }
-
-  indexOf(id: string): number {
-    for (let index = this.#head; index < this.#items.length; index++) {
-      if ((this.#items[index] as UserMessage).id === id) return index - this.#head
-    }
-    return -1
-  }
-
-  /** Splices normalized coordinates; returns the removed messages. */
-  splice(start: number, deleteCount: number, inserted: readonly UserMessage[]): UserMessage[] {
-    if (deleteCount === 0 && inserted.length === 0) return []
-    this.#view = undefined
-    if (start === this.length && deleteCount === 0) {
-      for (const message of inserted) this.#items.push(message)
-      return []
-    }
-    if (start === 0 && inserted.length === 0) {
-      const removed = this.#items.slice(this.#head, this.#head + deleteCount)
-      this.#head += deleteCount
-      this.#compact()
-      return removed
-    }
-    return this.#items.splice(this.#head + start, deleteCount, ...inserted)
-  }
-
-  #compact(): void {
-    if (this.#head === this.#items.length) {
-      this.#items = []
-      this.#head = 0
-    } else if (this.#head >= 64 && this.#head * 2 >= this.#items.length) {
-      this.#items = this.#items.slice(this.#head)
-      this.#head = 0
-    }
-  }
 }

@@ -74,15 +74,16 @@ export interface AgentRegistry {
   /**
    * Resumes a stored session as an agent: the crash-repair closers are committed first, then the
    * agent is built and published as by `create`. The agent rebinds to the preset its header
-   * recorded, continues the turn numbering and replays the inbox; it never starts a turn by itself.
+   * recorded, continues the turn numbering and replays the inbox (`queued: 'discard'` cancels what
+   * it replays, durably, before publication); it never starts a turn by itself.
    *
    * @param sessionId - the stored session's id
-   * @param input - agent options, expected preset, model, setup and signal
+   * @param input - agent options, expected preset, model, setup, signal and the queued policy
    * @returns the published agent
    * @throws (as a rejection) `HarnessClosedError`, `InvalidOptionsError`, `AgentExistsError` when
    *   an agent drives that id, every persistence `prepare` error unchanged, `PresetMismatchError`,
    *   `UnknownPresetError` for a recorded preset this harness lacks, `AgentCreationAbortedError`,
-   *   or what `setup` threw; nothing stays published
+   *   what `setup` threw, or the discard's flush error; nothing stays published
    */
   resume(sessionId: string, input?: ResumeAgentOptions): Promise<Agent>
   /**

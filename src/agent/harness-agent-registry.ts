@@ -26,7 +26,7 @@ import { CREATE_AGENT_RULES, RESUME_AGENT_RULES } from './check-registry-options
 import { assertNotStored, CreationSignal } from './creation-signal.js'
 import { freshSessionId } from '../persistence/fresh-session-id.js'
 import { createReactLoopAgent } from './react-loop-agent.js'
-import { prepareResumedSession, type ResumeAgentOptions } from './resume-agent.js'
+import { applyQueuedPolicy, prepareResumedSession, type ResumeAgentOptions } from './resume-agent.js'
 
 /** What a new driver is built with, once the options are layered. */
 interface AgentPlan {
@@ -207,19 +207,23 @@ export class HarnessAgentRegistry implements AgentRegistry {
    * Resumes a stored session as an agent: persistence `prepare` commits the
    * crash-repair closers, then the agent is built and published as by `create`, with `source: 'resume'`. The agent rebinds to the preset
    * its header recorded. The driver continues the turn numbering and replays the inbox; it never
-   * starts a turn by itself.
+   * starts a turn by itself. With `queued: 'discard'` the replayed inbox is cleared (logged) after
+   * `setup` and before publication, and the resume resolves once that is durable.
    *
    * @param sessionId - the stored session's id
-   * @param input - agent options, expected preset, model, setup and signal
+   * @param input - agent options, expected preset, model, setup, signal and the queued policy
    * @returns the published agent
    * @throws (as a rejection) {@link HarnessClosedError}, {@link InvalidOptionsError},
    *   {@link AgentExistsError} when an agent drives that id, every `prepare` error unchanged,
    *   {@link PresetMismatchError}, {@link UnknownPresetError} for a recorded preset this harness
-   *   lacks, {@link AgentCreationAbortedError}, or what `setup` threw; nothing stays published
+   *   lacks, {@link AgentCreationAbortedError}, what `setup` threw, or the discard's append or
+   *   flush error; nothing stays published (after a flush error the discard stays committed in
+   *   memory and persistence retries its write like any failed background write, at the latest
+   *   when the harness closes)
    */
   resume(sessionId: string, input?: ResumeAgentOptions): Promise<Agent> {
     return this.#track('resumeAgent', async () => {
-      const options = checkOptions(input, RESUME_AGENT_RULES, '{ options?, preset?, model?, setup?, signal? }')
+      const options = checkOptions(input, RESUME_AGENT_RULES, '{ options?, preset?, model?, setup?, signal?, queued? }')
       const creation = new CreationSignal(
         options.signal,
         this.#core.closing.signal,
@@ -293,6 +297,8 @@ export class HarnessAgentRegistry implements AgentRegistry {
       await ownerEffect?.()
     }
     let agent: Agent | undefined
+    /** How many replayed messages the resume's queued policy discarded. */
+    let discarded = 0
     try {
       if (owner !== undefined) {
         creation.check()
@@ -317,6 +323,7 @@ export class HarnessAgentRegistry implements AgentRegistry {
         agent.ctx.get(ModelsKey).register(plan.route.adapter, { providers: [plan.route.provider] })
       await creation.race(Promise.resolve(options.setup?.(agent.ctx)))
       creation.check()
+      if (source === 'resume') discarded = applyQueuedPolicy(agent, (options as ResumeAgentOptions).queued)
       const published = agent
       staged.publish(() => {
         if (this.#core.live.has(session.id)) throw new AgentExistsError({ agentId: session.id })
@@ -339,6 +346,16 @@ export class HarnessAgentRegistry implements AgentRegistry {
     }
     this.#core.ctx.emit('agent/created', { agent: published })
     this.#core.ctx.emit('agent/session-start', { agent: published, source })
+    if (discarded > 0) {
+      // A discard that a crash could undo would replay the prompts at the next resume.
+      try {
+        await sessions.flush(session)
+      } catch (error) {
+        // The dispose fails on the same write; the flush error is the one to report.
+        await published.dispose().catch(() => undefined)
+        throw error
+      }
+    }
     return published
   }
 

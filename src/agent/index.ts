@@ -4,7 +4,7 @@
  * @module
  */
 export { type AgentEvents, agentEvents, type InboxClaimedPayload, type InboxMessagePayload } from './agent-events.js'
-export type { InboxTarget, InboxView } from './agent-inbox.js'
+export type { InboxEntry, InboxTarget, InboxView } from './agent-inbox.js'
 export { type RebuiltRequest, type RequestCoordinates, rebuildRequest } from './rebuild-request.js'
 export type { CallConfigSeed } from './resolve-call-config.js'
 export { normalizeUserMessage, type UserMessageInput } from './user-message-input.js'
@@ -34,4 +34,4 @@ export { type AgentLoopEntryConfig, agentLoopPlugin } from './agent-loop-plugin.
 export { type AgentOptions, agentOptionsSchema, validateAgentOptions } from './agent-options.js'
 export type { AgentRegistry, CreateAgentOptions } from './agent-registry.js'
 export { createAgentRegistry, HarnessAgentRegistry } from './harness-agent-registry.js'
-export type { ResumeAgentOptions } from './resume-agent.js'
+export type { QueuedPolicy, ResumeAgentOptions } from './resume-agent.js'

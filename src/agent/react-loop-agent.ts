@@ -4,7 +4,7 @@ import { AgentBusyError, AgentDisposedError } from '../errors/agent-errors.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { Context } from '../kernel/context.js'
 import type { PayloadOf } from '../kernel/yoke-events.js'
-import { IdsKey } from '../kernel/host-keys.js'
+import { ClockKey, IdsKey } from '../kernel/host-keys.js'
 import { sessionMessageIds } from './session-message-ids.js'
 import type { InitiatorControl } from '../scope/initiator.js'
 import type { UserMessage } from '../session/message.js'
@@ -22,7 +22,7 @@ import type {
   StreamOptions,
   TurnResult,
 } from './agent.js'
-import { AgentInbox, type InboxTarget, type InboxView } from './agent-inbox.js'
+import { AgentInbox, type InboxEntry, type InboxTarget, type InboxView } from './agent-inbox.js'
 import type { AgentOptions } from './agent-options.js'
 import { DriverNotices } from './driver-notices.js'
 import { createLoopHost, type LoopHost } from './loop-host.js'
@@ -103,11 +103,13 @@ class ReactLoopAgent implements Agent {
     // runs in its context: the inbox, the runtime-context projection, the steps, the tool calls.
     this.ctx = init.parent.child(`agent:${this.id}`, { scope: this, isolate: [IdsKey] })
     const ctx = this.ctx
-    const ids = sessionMessageIds(init.parent.get(IdsKey), this.session)
+    // Drawn only after the inbox below exists.
+    const ids = sessionMessageIds(init.parent.get(IdsKey), this.session, (id) => this.#inbox.has(id))
     ctx.provide(IdsKey, ids)
     this.#inbox = new AgentInbox({
       session: this.session,
       ids,
+      clock: init.parent.get(ClockKey),
       emit: (name, payload) => ctx.emit(name, payload as PayloadOf<typeof name>, { scope: this, subject: this.id }),
     })
     const inbox = this.#inbox
@@ -123,6 +125,9 @@ class ReactLoopAgent implements Agent {
       },
       get hasPending() {
         return inbox.hasPending
+      },
+      list(): readonly InboxEntry[] {
+        return inbox.list()
       },
       remove(id: string): boolean {
         refuseDisposed('inbox.remove')
@@ -239,7 +244,8 @@ class ReactLoopAgent implements Agent {
     if (!cancelCauseSchema.safeParse(cause).success) {
       throw new InvalidArgumentError({
         argument: 'cause',
-        reason: "must be a CancelCause ({ kind: 'user' | 'parent' | 'disposed' } or { kind: 'hook', reason })",
+        reason:
+          "must be a CancelCause ({ kind: 'user' | 'parent' | 'disposed' | 'timeout' } or { kind: 'hook', reason })",
         value: cause,
       })
     }

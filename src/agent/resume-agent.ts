@@ -4,7 +4,51 @@ import { SessionsKey } from '../session/sessions-key.js'
 import type { StagedSession } from '../session/session-registry.js'
 import type { ModelAdapter, ModelRoute } from '../model/model-adapter.js'
 import type { SessionHeader } from '../session/session-header.js'
+import type { OptionRule } from '../kernel/option-issues.js'
+import type { Agent } from './agent.js'
 import type { AgentOptions } from './agent-options.js'
+
+/**
+ * What a resume does with the messages its log still holds queued (prompts sent, or `run()` calls
+ * made, that no turn claimed before the process stopped or the agent was disposed):
+ *
+ * - `'keep'`: they stay queued; the agent's next turn claims the oldest prompt first, before any
+ *   prompt sent after the resume.
+ * - `'discard'`: they are canceled before the agent is published (one canceled
+ *   `agent/inbox/spliced` event per non-empty list, made durable before the resume resolves, so a
+ *   later resume does not see them again); they never run.
+ */
+export type QueuedPolicy = 'keep' | 'discard'
+
+/**
+ * The option rule of a {@link QueuedPolicy}: `'keep'` or `'discard'`.
+ *
+ * @internal
+ */
+export const queuedPolicyRule: OptionRule = (value) =>
+  value === 'keep' || value === 'discard' ? undefined : `must be 'keep' or 'discard' (got ${describeValue(value)})`
+
+/** A short, safe rendering of a bad option value for its issue message. */
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
+  if (value === null || typeof value !== 'object') return String(value)
+  return Array.isArray(value) ? 'an array' : 'an object'
+}
+
+/**
+ * Applies a resume's {@link QueuedPolicy} to the replayed inbox of a resumed agent that is not
+ * published yet: `'discard'` cancels everything pending (`inbox.clear()`).
+ *
+ * @param agent - the resumed agent
+ * @param policy - the policy (`undefined` is `'keep'`)
+ * @returns how many messages were discarded
+ * @throws the append's error (a list already spliced stays cleared)
+ * @internal
+ */
+export function applyQueuedPolicy(agent: Agent, policy: QueuedPolicy | undefined): number {
+  if (policy !== 'discard' || !agent.inbox.hasPending) return 0
+  return agent.inbox.clear().length
+}
 
 /** Options of `AgentRegistry.resume`. */
 export interface ResumeAgentOptions {
@@ -28,6 +72,14 @@ export interface ResumeAgentOptions {
   readonly setup?: (ctx: Context) => void | Promise<void>
   /** Aborting it before publication rejects `AgentCreationAbortedError`. */
   readonly signal?: AbortSignal
+  /**
+   * What happens to the messages the log still holds queued: `'keep'` them for the next turns, or
+   * `'discard'` them (logged, durable) before the agent is published. Any other value rejects
+   * `InvalidOptionsError` (path `['queued']`).
+   *
+   * @default 'keep'
+   */
+  readonly queued?: QueuedPolicy
 }
 
 /**

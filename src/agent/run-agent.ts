@@ -9,6 +9,7 @@ import type { TokenUsage } from '../session/stream-chunk.js'
 import type { CancelCause } from '../session/turn-end-reason.js'
 import type { Agent, RunOptions, TurnResult } from './agent.js'
 import type { DriverNotices, TurnEndNotice } from './driver-notices.js'
+import { signalCancelCause } from './signal-cancel-cause.js'
 import type { UserMessageInput } from './user-message-input.js'
 
 /** What `agent.run()` and `agent.stream()` are given by the agent that queues their prompt. */
@@ -105,9 +106,11 @@ export function checkRunOptions(options: unknown): void {
 /**
  * `agent.run(input)`: queues a prompt like `followup` and resolves with the
  * result of the turn that claims it. Rejects {@link RunDiscardedError} when the prompt is discarded
- * before a claim (`'canceled'` by `cancel()` or the run's signal, with the cancel cause;
- * `'removed'` by `inbox.remove`/`replace`/`clear`; `'disposed'` when the agent is disposed first,
- * the prompt staying queued in the log), and with the flush error when the turn-end checkpoint fails. When
+ * before a claim (`'canceled'` by `cancel()` or the run's signal, with the cancel cause: a
+ * signal aborted with a `TimeoutError` is `{ kind: 'timeout' }`, any other `{ kind: 'user' }`;
+ * `'removed'` by `inbox.remove`/`replace`/`clear`; `'disposed'`, with the cause
+ * `{ kind: 'disposed' }`, when the agent is disposed first, the prompt staying queued in the log
+ * for a resume), and with the flush error when the turn-end checkpoint fails. When
  * the claiming turn's `turn/end` cannot be appended it rejects with that append error; the turn
  * then stays open in the session, so until a resume repairs it every run still waiting for a claim
  * rejects with that error too, and a later run with the `turn/start` error (`TURN_OPEN`), its
@@ -132,7 +135,7 @@ export function runAgentTurn(
   const signal = options.signal
   const result = new Promise<TurnResult>((resolve, reject) => {
     if (signal?.aborted === true) {
-      reject(new RunDiscardedError({ reason: 'canceled', messageId: message.id, cause: { kind: 'user' } }))
+      reject(new RunDiscardedError({ reason: 'canceled', messageId: message.id, cause: signalCancelCause(signal) }))
       return
     }
     let claimedTurn: number | undefined
@@ -155,7 +158,7 @@ export function runAgentTurn(
       }),
       agent.ctx.on('agent/inbox/discarded', (payload) => {
         if (payload.message.id !== message.id) return
-        const cause = abortedBySignal ? { kind: 'user' as const } : notices.clearingCause
+        const cause = abortedBySignal && signal !== undefined ? signalCancelCause(signal) : notices.clearingCause
         discard(cause === undefined ? 'removed' : 'canceled', cause)
       }),
       notices.onTurnEnd((notice, flushError) => {
@@ -167,7 +170,8 @@ export function runAgentTurn(
         if (claimedTurn === undefined) settle(() => reject(error))
       }),
       notices.onDisposed(() => {
-        if (claimedTurn === undefined) discard('disposed', undefined)
+        // Carries its cause like a cancel's discard; the prompt stays queued in the log for a resume.
+        if (claimedTurn === undefined) discard('disposed', { kind: 'disposed' })
       }),
     )
     if (signal !== undefined) {
@@ -176,7 +180,7 @@ export function runAgentTurn(
         // A disposing agent keeps its queued work in the log for a resume; the run is discarded 'disposed'.
         if (claimedTurn === undefined) {
           if (!agent.disposed) agent.inbox.remove(message.id)
-        } else agent.cancel({ kind: 'user' }, { keepInbox: true })
+        } else agent.cancel(signalCancelCause(signal), { keepInbox: true })
       }
       signal.addEventListener('abort', onAbort, { once: true })
       cleanups.push(() => signal.removeEventListener('abort', onAbort))

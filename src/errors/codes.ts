@@ -304,6 +304,8 @@ export const ErrorCode = {
   AGENT_EXISTS: 'AGENT_EXISTS',
   /** The agent's creation was aborted by the caller's signal. */
   AGENT_CREATION_ABORTED: 'AGENT_CREATION_ABORTED',
+  /** `openAgent` found the agent live with other overrides than the ones given. */
+  AGENT_OVERRIDES_MISMATCH: 'AGENT_OVERRIDES_MISMATCH',
   /** No turn of the agent claimed the run's message. */
   RUN_DISCARDED: 'RUN_DISCARDED',
   /** A stream consumer fell more than `highWaterMark` events behind. */

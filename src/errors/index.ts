@@ -80,6 +80,7 @@ export { ToolDefinitionError } from './tool-definition-error.js'
 export { ToolConflictError } from './tool-conflict-error.js'
 export { ToolRestrictionError, type ToolRestrictionProblem } from './tool-restriction-error.js'
 export { ApprovalNotPendingError } from './approval-not-pending-error.js'
+export { AgentOverridesMismatchError } from './agent-overrides-mismatch-error.js'
 export {
   ToolAbortedError,
   ToolArgumentsError,

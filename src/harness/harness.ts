@@ -1,6 +1,7 @@
 import type { Agent } from '../agent/agent.js'
 import type { AgentOptions } from '../agent/agent-options.js'
 import type { AgentRegistry } from '../agent/agent-registry.js'
+import type { QueuedPolicy } from '../agent/resume-agent.js'
 import type { Context, ListenOptions } from '../kernel/context.js'
 import type { Disposer } from '../kernel/effect.js'
 import type { EventName, ListenerOf } from '../kernel/yoke-events.js'
@@ -8,7 +9,10 @@ import type { HarnessInspection } from '../kernel/inspect.js'
 import type { ModelAdapter, ModelRoute } from '../model/model-adapter.js'
 import type { PersistenceCoordinator } from '../persistence/persistence-coordinator.js'
 import type { Instructions } from '../prompt/instructions.js'
+import type { Message } from '../session/message.js'
 import type { Session } from '../session/session.js'
+import type { SessionEvent } from '../session/session-event.js'
+import type { SessionHeader } from '../session/session-header.js'
 import type { SessionRegistry } from '../session/session-registry.js'
 import type { ToolDefinition } from '../tools/tool-definition.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
@@ -55,6 +59,45 @@ export interface AgentOverrides {
   readonly instructions?: Instructions
   /** Aborting it before publication rejects `AgentCreationAbortedError`. */
   readonly signal?: AbortSignal
+}
+
+/**
+ * What {@link Harness.resumeAgent} and {@link Harness.openAgent} take: the overrides plus what
+ * happens to the prompts the stored log still holds queued.
+ */
+export interface ResumeOverrides extends AgentOverrides {
+  /**
+   * The prompts (and steering) queued before the process stopped or the agent was disposed, that
+   * no turn claimed: `'keep'` them (the next turns run them first, oldest first), or `'discard'`
+   * them: one canceled `agent/inbox/spliced` event per list, durable before the call resolves, so
+   * they never run and a later resume does not see them (when that write fails, the call rejects
+   * with the flush error and publishes nothing; persistence retries the write like any failed
+   * background write). Applies only when the call resumes a stored session: `openAgent` ignores it
+   * for a live agent and for a new one. Any other value rejects `InvalidOptionsError` (path
+   * `['queued']`).
+   *
+   * @default 'keep'
+   */
+  readonly queued?: QueuedPolicy
+}
+
+/** What {@link Harness.readSession} returns: a session's history, read without changing anything. */
+export interface SessionHistory {
+  /** The session id. */
+  readonly id: string
+  /** The session header. */
+  readonly header: SessionHeader
+  /**
+   * The events, in seq order. For a stored log with an interrupted turn they end with the
+   * crash-repair closers a resume would write (`repairPending` is then `true`); they are not written.
+   */
+  readonly events: readonly SessionEvent[]
+  /** The model history the events make (what `session.deriveMessages()` returns). */
+  readonly messages: readonly Message[]
+  /** `true` when the session is live in this harness (read from memory, unflushed events included). */
+  readonly live: boolean
+  /** `true` when the stored log needs a repair that a resume would write first (a torn tail, closers). */
+  readonly repairPending: boolean
 }
 
 /** One entry of {@link Harness.listSessions}: a session header's identity and whether it is live here. */
@@ -154,20 +197,51 @@ export interface Harness {
    * @returns the published agent
    * @throws (as a rejection) {@link HarnessClosedError} after close; {@link AgentExistsError};
    *   `PersistenceError` `SESSION_NOT_FOUND`; `SessionLockedError`; `SessionFormatUnsupportedError`;
-   *   `PersistenceCorruptionError`; {@link PresetMismatchError}; {@link UnknownPresetError}
+   *   `PersistenceCorruptionError`; {@link PresetMismatchError}; {@link UnknownPresetError};
+   *   `InvalidOptionsError` (a `queued` other than `'keep'` or `'discard'`)
+   * @example
+   * ```ts
+   * // after a restart: drop what the previous process left queued, then serve the new request
+   * const agent = await harness.resumeAgent(userId, { queued: 'discard' })
+   * const result = await agent.run(prompt)
+   * ```
    */
-  resumeAgent(sessionId: string, options?: AgentOverrides): Promise<Agent>
+  resumeAgent(sessionId: string, options?: ResumeOverrides): Promise<Agent>
   /**
    * The live agent of that id, else the stored session resumed, else a new agent created with
    * that id. Concurrent calls for one id share one attempt: they resolve to the same
-   * agent and read storage once.
+   * agent and read storage once. A live agent (or the one a joined attempt opens) is returned only
+   * when the given overrides match the ones it runs with: each override left out matches;
+   * `preset` is compared with the recorded preset, each `options` field with the agent's resolved
+   * options, `model` and `instructions` by value with the ones it was built with, `tools` by name;
+   * `signal` and `queued` are not compared.
    *
    * @param sessionId - the session id
-   * @param options - the overrides (ignored when the agent is live)
+   * @param options - the overrides; `queued` applies only to a resume
    * @returns the agent
-   * @throws (as a rejection) what {@link Harness.resumeAgent} or {@link Harness.createAgent} reject with
+   * @throws (as a rejection) {@link AgentOverridesMismatchError} `AGENT_OVERRIDES_MISMATCH` when
+   *   the agent is live with other overrides (its `fields` name them; the agent is untouched); what
+   *   {@link Harness.resumeAgent} or {@link Harness.createAgent} reject with
    */
-  openAgent(sessionId: string, options?: AgentOverrides): Promise<Agent>
+  openAgent(sessionId: string, options?: ResumeOverrides): Promise<Agent>
+  /**
+   * Reads a session's history without opening it: never appends an event, never writes or takes
+   * a lease (unlike `openAgent`, whose resume logs a `session/end-seed` marker and commits crash
+   * repair). A session live in this harness is read from memory; a stored one through persistence
+   * `inspect`, so a log another process holds can be read too.
+   *
+   * @param sessionId - the session id
+   * @returns the header, events, model history and whether a repair is pending
+   * @throws (as a rejection) {@link HarnessClosedError} after close; `PersistenceError`
+   *   `SESSION_NOT_FOUND`; the read errors of persistence `inspect`
+   *   (`PersistenceCorruptionError`, `SessionFormatUnsupportedError`, …)
+   * @example
+   * ```ts
+   * const { messages } = await harness.readSession(userId)
+   * for (const message of messages) console.log(message.role, message.content)
+   * ```
+   */
+  readSession(sessionId: string): Promise<SessionHistory>
   /**
    * Forks a live or a stored session: the inclusive prefix up to `at` becomes a new
    * session with a lineage header (`parentSession`, `seedLength`), flushed, then disposed. A stored

@@ -16,12 +16,20 @@ import type { Session } from '../session/session.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import type { SystemPrompt } from '../prompt/system-prompt.js'
 import { AgentOpener } from './agent-opener.js'
-import { registryOptionsOf } from './agent-overrides.js'
+import { registryOptionsOf, resumeOptionsOf } from './agent-overrides.js'
 import type { HarnessDescription } from './describe-harness.js'
 import { checkOptions, type OptionRule, optionRule } from '../kernel/option-issues.js'
 import { forkSession } from './fork-session.js'
-import type { AgentOverrides, Harness, HarnessForkOptions, SessionSummary } from './harness.js'
+import type {
+  AgentOverrides,
+  Harness,
+  HarnessForkOptions,
+  ResumeOverrides,
+  SessionHistory,
+  SessionSummary,
+} from './harness.js'
 import { listSessions } from './list-sessions.js'
+import { readSession } from './read-session.js'
 
 /** `createAgent` options: `sessionId` plus the overrides (their values checked by `registryOptionsOf`). */
 const CREATE_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({
@@ -77,7 +85,7 @@ export class RunningHarness implements Harness {
     this.#description = description
     this.#opener = new AgentOpener({
       live: (sessionId) => this.ctx.agents.get(sessionId),
-      resume: (sessionId, overrides) => this.ctx.agents.resume(sessionId, registryOptionsOf(overrides)),
+      resume: (sessionId, overrides) => this.ctx.agents.resume(sessionId, resumeOptionsOf(overrides)),
       create: (sessionId, overrides) => this.ctx.agents.create({ ...registryOptionsOf(overrides), id: sessionId }),
     })
   }
@@ -113,18 +121,23 @@ export class RunningHarness implements Harness {
         CREATE_RULES,
         '{ sessionId?, preset?, model?, options?, tools?, instructions?, signal? }',
       )
-      return this.ctx.agents.create({
-        ...registryOptionsOf(overrides),
-        ...(sessionId === undefined ? {} : { id: sessionId }),
-      })
+      return this.#opener.remember(
+        this.ctx.agents.create({
+          ...registryOptionsOf(overrides),
+          ...(sessionId === undefined ? {} : { id: sessionId }),
+        }),
+        overrides,
+      )
     })
   }
 
-  resumeAgent(sessionId: string, options: AgentOverrides = {}): Promise<Agent> {
-    return this.#track('resumeAgent', () => this.ctx.agents.resume(sessionId, registryOptionsOf(options)))
+  resumeAgent(sessionId: string, options: ResumeOverrides = {}): Promise<Agent> {
+    return this.#track('resumeAgent', () =>
+      this.#opener.remember(this.ctx.agents.resume(sessionId, resumeOptionsOf(options)), options),
+    )
   }
 
-  openAgent(sessionId: string, options: AgentOverrides = {}): Promise<Agent> {
+  openAgent(sessionId: string, options: ResumeOverrides = {}): Promise<Agent> {
     return this.#track('openAgent', () => {
       // Checked even when the agent is live (and the overrides are not used), so bad input never passes.
       registryOptionsOf(options)
@@ -140,6 +153,10 @@ export class RunningHarness implements Harness {
 
   listSessions(): Promise<SessionSummary[]> {
     return this.#track('listSessions', () => listSessions(this.ctx))
+  }
+
+  readSession(sessionId: string): Promise<SessionHistory> {
+    return this.#track('readSession', () => readSession(this.ctx, sessionId))
   }
 
   describe(): HarnessDescription {

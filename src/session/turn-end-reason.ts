@@ -2,10 +2,14 @@ import { z } from 'zod'
 import { type LlmFailure, llmFailureSchema } from './llm-failure.js'
 import { typedSchema } from './schema-primitives.js'
 
-/** An abort without detail: the user canceled, the parent agent canceled, or the agent was disposed. */
+/**
+ * An abort without detail: the user canceled, the parent agent canceled, the agent was disposed,
+ * or a deadline passed (a run's `signal` that aborted with a `TimeoutError`, as
+ * `AbortSignal.timeout(ms)` does).
+ */
 export interface PlainCancelCause {
-  /** Who aborted: `'user'`, `'parent'` or `'disposed'`. */
-  readonly kind: 'user' | 'parent' | 'disposed'
+  /** Who aborted: `'user'`, `'parent'`, `'disposed'` or `'timeout'`. */
+  readonly kind: 'user' | 'parent' | 'disposed' | 'timeout'
 }
 
 /** An abort requested by a hook. */
@@ -71,7 +75,7 @@ export type TurnEndReason =
 /** The strict schema of a {@link CancelCause}, discriminated on `kind`. */
 export const cancelCauseSchema = typedSchema<CancelCause>()(
   z.discriminatedUnion('kind', [
-    z.strictObject({ kind: z.enum(['user', 'parent', 'disposed']) }),
+    z.strictObject({ kind: z.enum(['user', 'parent', 'disposed', 'timeout']) }),
     z.strictObject({ kind: z.literal('hook'), reason: z.string() }),
   ]),
 )

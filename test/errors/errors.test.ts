@@ -1014,6 +1014,16 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
     sibling: 'AgentDisposedError',
     takesCause: false,
   },
+  AgentOverridesMismatchError: {
+    create: (module) =>
+      new module.AgentOverridesMismatchError({ agentId: 'agent-4', fields: ['options.maxTokens', 'tools'] }),
+    code: ErrorCode.AGENT_OVERRIDES_MISMATCH,
+    fields: { agentId: 'agent-4', fields: ['options.maxTokens', 'tools'] },
+    mentions: ['"agent-4"', 'options.maxTokens', 'tools'],
+    parents: [],
+    sibling: 'AgentExistsError',
+    takesCause: false,
+  },
   AgentCreationAbortedError: {
     create: (module, cause) => new module.AgentCreationAbortedError({ reason: cause ?? creationAbortReason }),
     code: ErrorCode.AGENT_CREATION_ABORTED,

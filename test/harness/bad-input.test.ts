@@ -35,10 +35,14 @@ describe('openAgent overrides', () => {
     expect(error).toMatchObject({ code: 'INVALID_OPTIONS', issues: [{ path }] })
   })
 
-  test('valid overrides still return the live agent', async () => {
+  test('matching overrides still return the live agent; other valid ones are refused, not dropped', async () => {
     const harness = await harnessWithLiveAgent()
     const live = harness.agents.get('base')
-    expect(await harness.openAgent('base', { options: { maxTokens: 10 } })).toBe(live)
+    expect(await harness.openAgent('base', { options: {} })).toBe(live)
+    expect(await rejectionOf(harness.openAgent('base', { options: { maxTokens: 10 } }))).toMatchObject({
+      code: 'AGENT_OVERRIDES_MISMATCH',
+      fields: ['options.maxTokens'],
+    })
   })
 })
 
