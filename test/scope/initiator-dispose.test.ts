@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { createInitiator, InitiatorError } from 'yoke'
 import { thrownBy } from '../helpers/outcomes.js'
 
-const agent = Object.freeze({ id: 'a' })
+const agent: { readonly id: string } = Object.freeze({ id: 'a' })
 
 function promiseSlots(): number {
   return Object.getOwnPropertySymbols(new Promise<void>(() => {})).length
@@ -45,7 +45,7 @@ describe('createInitiator().dispose', () => {
   test('two initiators are independent: disposing one leaves the other working', async () => {
     const first = createInitiator<typeof agent>()
     const second = createInitiator<typeof agent>()
-    const other = Object.freeze({ id: 'b' })
+    const other: { readonly id: string } = Object.freeze({ id: 'b' })
     await first.run(agent, async () => undefined)
     first.dispose()
     const seen = await second.run(other, async () => {
