@@ -247,7 +247,7 @@ export type {
   TurnStartData,
   UserMessage,
 } from './session/index.js'
-export { createApprovalBroker, defineTool, repeatToolReminder, runToolCalls } from './tools/index.js'
+export { createApprovalBroker, defineTool, repeatToolReminder, runToolCalls, toolResult } from './tools/index.js'
 export type {
   ApprovalAskedEventData,
   ApprovalBroker,
@@ -260,6 +260,7 @@ export type {
   ToolGuard,
   ToolRegistry,
   ToolResult,
+  ToolResultInit,
   ToolReturn,
   ToolSpec,
   ToolStepContext,

@@ -34,6 +34,7 @@ export type {
   ToolContentBlock,
   ToolContext,
   ToolDefinition,
+  ToolResultInit,
   ToolReturn,
   ToolReturnObject,
   ToolSpec,
@@ -51,12 +52,13 @@ export {
   type ToolsProgressPayload,
   type ToolsResultPayload,
 } from './tool-events.js'
-export type {
-  ToolContextMessage,
-  ToolResult,
-  ToolResultCode,
-  ToolResultFailure,
-  ToolStepOutcome,
+export {
+  type ToolContextMessage,
+  type ToolResult,
+  type ToolResultCode,
+  type ToolResultFailure,
+  type ToolStepOutcome,
+  toolResult,
 } from './tool-result.js'
 export type {
   ResolvedTool,
