@@ -36,7 +36,6 @@ export type {
   ToolDefinition,
   ToolResultInit,
   ToolReturn,
-  ToolReturnObject,
   ToolSpec,
 } from './tool-definition.js'
 export {

@@ -28,14 +28,6 @@ export interface ToolResultInit {
 }
 
 /**
- * The fields of a rich tool result.
- *
- * @deprecated Renamed {@link ToolResultInit}. A body returning this shape as a plain object now
- * sends it to the model as JSON; wrap it in {@link toolResult} to keep its meaning.
- */
-export type ToolReturnObject = ToolResultInit
-
-/**
  * What a tool body may return:
  *
  * - `undefined` (or nothing): a success without content;
