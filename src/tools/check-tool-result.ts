@@ -15,6 +15,8 @@ import type { ToolResult, ToolResultCode, ToolResultFailure } from './tool-resul
  * Marks a value made by `toolResult()`. A symbol key: a value parsed from JSON can never carry
  * one, so a plain object that merely has a `content` key is never taken for a rich result.
  * `Symbol.for`, so a result made by another loaded copy of the package (ESM and CJS) still counts.
+ *
+ * @internal
  */
 export const toolResultBrand: symbol = Symbol.for('yoke.toolResult')
 
