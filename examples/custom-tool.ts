@@ -11,7 +11,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { z } from 'zod'
-import { createHarness, defineTool, type ModelRequest } from 'yoke'
+import { createHarness, defineTool, type ModelRequest, toolResult } from 'yoke'
 import { fakeIds, scriptedModel, text } from 'yoke/testing'
 
 const forecasts: Readonly<
@@ -30,12 +30,16 @@ const getWeather = defineTool({
   isConcurrencySafe: () => true,
   async execute({ city, unit }, context) {
     const forecast = forecasts[city]
-    if (forecast === undefined) return { content: `no forecast for ${city}`, isError: true }
+    // A plain string or any JSON value is the result text; toolResult() adds isError, meta and the rest.
+    if (forecast === undefined) return toolResult({ content: `no forecast for ${city}`, isError: true })
     context.reportProgress({ city, status: 'fetching' })
     // The abort signal fires when the turn is cancelled or the call's deadline passes: pass it on.
     await sleep(forecast.latencyMs, undefined, { signal: context.signal })
     const degrees = unit === 'C' ? forecast.celsius : Math.round(forecast.celsius * 1.8 + 32)
-    return { content: `${city}: ${degrees}°${unit}, ${forecast.sky}`, meta: { city, celsius: forecast.celsius } }
+    return toolResult({
+      content: `${city}: ${degrees}°${unit}, ${forecast.sky}`,
+      meta: { city, celsius: forecast.celsius },
+    })
   },
 })
 
@@ -44,7 +48,8 @@ const saveNote = defineTool({
   name: 'save_note',
   description: 'Save a note for the user',
   input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  execute: (args) => ({ content: 'saved', additionalContexts: [`The user now has a note: ${String(args['text'])}`] }),
+  execute: (args) =>
+    toolResult({ content: 'saved', additionalContexts: [`The user now has a note: ${String(args['text'])}`] }),
 })
 
 /** The tool results a request carries, as `<call id>: <text>`. */

@@ -260,7 +260,7 @@ export type {
   TurnStartData,
   UserMessage,
 } from './session/index.js'
-export { createApprovalBroker, defineTool, repeatToolReminder, runToolCalls } from './tools/index.js'
+export { createApprovalBroker, defineTool, repeatToolReminder, runToolCalls, toolResult } from './tools/index.js'
 export type {
   ApprovalAskedEventData,
   ApprovalBroker,
@@ -273,6 +273,7 @@ export type {
   ToolGuard,
   ToolRegistry,
   ToolResult,
+  ToolResultInit,
   ToolReturn,
   ToolSpec,
   ToolStepContext,

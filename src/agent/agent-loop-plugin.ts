@@ -42,6 +42,8 @@ export function agentLoopPlugin(): PluginDefinition<AgentLoopEntryConfig | undef
     config: configSchema.optional() as z.ZodType<AgentLoopEntryConfig | undefined>,
     apply(ctx, config) {
       const initiator = createInitiator<Agent>()
+      // Registered first, so it is torn down last: once every agent is disposed.
+      ctx.effect(() => () => initiator.dispose(), 'initiator')
       const registry = createAgentRegistry(
         ctx,
         initiator,

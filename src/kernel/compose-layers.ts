@@ -218,6 +218,8 @@ function layerEntry(
       disabled: false,
     }
   }
+  // A function can only be meant as a plugin class: normalizing it names what it lacks.
+  if (typeof item === 'function') normalizePlugin(item)
   if (typeof item !== 'object' || item === null || !('plugin' in item)) {
     throw new CompositionError({
       reason: 'invalid-entry',

@@ -80,7 +80,13 @@ export interface SpawnSpec {
 
 const contextBrand = Symbol.for('yoke.context')
 const agentBrand = Symbol.for('yoke.agent')
-const labelPattern = /^[^/]{1,64}$/
+/**
+ * The longest context label. Features label a child with a prefix and an id (`agent:<session id>`),
+ * and every id valid elsewhere must fit: 256 leaves room for a prefix of up to 128 characters
+ * besides a 128-character id.
+ */
+const maxLabelLength = 256
+const labelPattern = new RegExp(`^[^/]{1,${maxLabelLength}}$`)
 
 let spawn: (parent: Context, spec: SpawnSpec) => Context
 let stateOf: (context: Context) => KernelState<Context>
@@ -233,7 +239,7 @@ export class Context {
   /**
    * Creates a child context, registered as an effect of this one (label `context:<label>`).
    *
-   * @param label - 1–64 characters without `/`; repeated sibling labels get `#2`, `#3`, … in `path`
+   * @param label - 1–256 characters without `/`; repeated sibling labels get `#2`, `#3`, … in `path`
    * @param options - a scope tag and keys to isolate
    * @returns the child
    * @throws {@link InvalidArgumentError} for a bad label (`argument: 'label'`), options that are not
@@ -246,7 +252,7 @@ export class Context {
     if (typeof label !== 'string' || !labelPattern.test(label)) {
       throw new InvalidArgumentError({
         argument: 'label',
-        reason: `a context label must be 1–64 characters without "/" (got ${JSON.stringify(label)})`,
+        reason: `a context label must be 1–${maxLabelLength} characters without "/" (got ${JSON.stringify(label)})`,
         value: label,
       })
     }

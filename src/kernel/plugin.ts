@@ -204,6 +204,18 @@ export function isPluginClass(value: unknown): value is AnyPluginClass {
   )
 }
 
+/** The name a function given as a plugin class goes by (its `pluginName`, else its `name`), `''` when unreadable. */
+function classNameOf(input: object): string {
+  try {
+    const name: unknown = Object.hasOwn(input, 'pluginName')
+      ? (input as { pluginName?: unknown }).pluginName
+      : (input as { name?: unknown }).name
+    return typeof name === 'string' ? name : ''
+  } catch {
+    return ''
+  }
+}
+
 /**
  * Brings a definition or a class into the one shape the kernel starts. Reads statics only; runs no plugin code.
  *
@@ -245,6 +257,14 @@ export function normalizePlugin(input: unknown): NormalizedPlugin {
   }
   if (typeof input === 'object' && input !== null && 'apply' in input) {
     return normalizePlugin(definePlugin(input as PluginSpec<unknown>))
+  }
+  if (typeof input === 'function') {
+    // A function is meant as the class form; its missing `apply` is the problem, as for the object form.
+    throw new InvalidPluginError({
+      plugin: classNameOf(input),
+      field: 'apply',
+      reason: 'a plugin class must have an apply method on its prototype',
+    })
   }
   throw new InvalidPluginError({
     plugin: '',

@@ -58,6 +58,14 @@ export interface InitiatorControl<A extends object = InitiatorAgent> extends Ini
    * its operation. Frames already running finish normally. Idempotent.
    */
   close(): void
+  /**
+   * Called when harness close ends (after {@link InitiatorControl.close} and once the agents are
+   * disposed): releases the async context storage, so a closed harness leaves no per-promise cost
+   * behind in the process. From then `current()` is `undefined` everywhere, even inside a frame
+   * that is still running, and `runDetached` calls its operation without a frame. Implies
+   * `close()`. Idempotent.
+   */
+  dispose(): void
 }
 
 interface Frame<A> {
@@ -76,7 +84,9 @@ function checkOperation(operation: unknown): void {
 
 /**
  * Creates an initiator backed by its own `AsyncLocalStorage`, so two harnesses never see each
- * other's frames.
+ * other's frames. The storage is created on the first frame and released by `dispose()`: an
+ * enabled storage adds a slot to every promise the process creates, so one left behind per closed
+ * harness would slow every `await` down.
  *
  * @returns the initiator with its `close()` control
  * @example
@@ -89,9 +99,15 @@ function checkOperation(operation: unknown): void {
  * ```
  */
 export function createInitiator<A extends object = InitiatorAgent>(): InitiatorControl<A> {
-  const storage = new AsyncLocalStorage<Frame<A>>()
+  let storage: AsyncLocalStorage<Frame<A>> | undefined
+  let disposed = false
   const detached: Frame<A> = Object.freeze({ agent: undefined })
   let closed = false
+  const storageForFrame = (): AsyncLocalStorage<Frame<A>> | undefined => {
+    if (disposed) return undefined
+    storage ??= new AsyncLocalStorage<Frame<A>>()
+    return storage
+  }
   return Object.freeze({
     get closed() {
       return closed
@@ -105,23 +121,32 @@ export function createInitiator<A extends object = InitiatorAgent>(): InitiatorC
         })
       }
       checkOperation(operation)
-      if (closed) throw new InitiatorError({ code: ErrorCode.INITIATOR_CLOSED })
-      return storage.run(Object.freeze({ agent }), operation)
+      const frames = closed ? undefined : storageForFrame()
+      if (frames === undefined) throw new InitiatorError({ code: ErrorCode.INITIATOR_CLOSED })
+      return frames.run(Object.freeze({ agent }), operation)
     },
     runDetached<T>(operation: () => T): T {
       checkOperation(operation)
-      return storage.run(detached, operation)
+      // Once disposed there is no frame to leave: starting the storage again would re-enable it.
+      const current = storageForFrame()
+      return current === undefined ? operation() : current.run(detached, operation)
     },
     current(): A | undefined {
-      return storage.getStore()?.agent
+      return storage?.getStore()?.agent
     },
     require(): A {
-      const agent = storage.getStore()?.agent
+      const agent = storage?.getStore()?.agent
       if (agent === undefined) throw new InitiatorError({ code: ErrorCode.NO_INITIATOR })
       return agent
     },
     close(): void {
       closed = true
+    },
+    dispose(): void {
+      closed = true
+      disposed = true
+      storage?.disable()
+      storage = undefined
     },
   })
 }

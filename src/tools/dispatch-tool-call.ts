@@ -38,7 +38,8 @@ function abortedResult(toolName: string, extra: ToolErrorExtras): ToolResult {
  * live `tools/result` (completion order) and `environment.onSettled`:
  *
  * - the deadline expired first → `TOOL_TIMEOUT`, however the body settles;
- * - a throw → `TOOL_FAILED` (the thrown message);
+ * - a body's throw → `TOOL_FAILED` (the thrown message), handed to the wrappers as the body's
+ *   result, so `next()` resolves with it; a wrapper's own throw → `TOOL_FAILED` too;
  * - a success after the turn signal aborted → `TOOL_ABORTED`, keeping the body's additional
  *   contexts; failures and error results are kept;
  * - a body still unsettled `toolAbortGraceMs` after the call signal aborted is abandoned:
@@ -90,8 +91,17 @@ export function dispatchToolCall(environment: SchedulerEnvironment, request: Dis
     }
   })
   let bodyResult: ToolResult | undefined
+  // A throwing body is answered here, as a result: wrappers awaiting `next()` then run their code
+  // after it for a failure as for a success, instead of seeing a rejection.
   const body = async (): Promise<ToolResult> => {
-    bodyResult = normalizeToolReturn(await definition.execute(slot.call.args, context.context), name)
+    let value: unknown
+    try {
+      value = await definition.execute(slot.call.args, context.context)
+    } catch (error) {
+      bodyResult = toolErrorResult('TOOL_FAILED', thrownMessage(error))
+      return bodyResult
+    }
+    bodyResult = normalizeToolReturn(value, name)
     return bodyResult
   }
   // Normalized after the body and after each middleware (a listener's own value).

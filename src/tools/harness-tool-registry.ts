@@ -6,7 +6,7 @@ import { Context } from '../kernel/context.js'
 import type { Disposer } from '../kernel/effect.js'
 import type { ScopeKey } from '../kernel/scope-graph.js'
 import type { ToolSchema } from '../session/request-header.js'
-import { parseToolArguments } from './parse-tool-arguments.js'
+import { parseToolArgumentsSync } from './parse-tool-arguments.js'
 import type { ToolDefinition } from './tool-definition.js'
 import type { ToolGuard } from './tool-guard.js'
 import { type ToolGuardRegistration, ToolLayers } from './tool-layers.js'
@@ -202,15 +202,16 @@ export class HarnessToolRegistry implements ToolRegistry {
   /**
    * Classifies a call, failing closed: `'parallel'` only when the visible
    * definition exists, the arguments parse and validate, and its `isConcurrencySafe(args)`
-   * returns exactly `true` (it receives the parsed, validated arguments). Never rejects for the
-   * call's content.
+   * returns exactly `true` (it receives the parsed, validated arguments). Synchronous: a zod
+   * schema is run with `safeParse`, so one with an asynchronous refinement classifies its calls
+   * `'exclusive'`. Never throws for the call's content.
    *
    * @param call - the tool name and the raw argument text
    * @param scope - the scope to resolve from (default: the view's scope)
    * @returns `'parallel'` or `'exclusive'`
-   * @throws {@link InvalidArgumentError} (as a rejection) for a scope that is not an object
+   * @throws {@link InvalidArgumentError} for a scope that is not an object
    */
-  async executionMode(call: ToolCallRequest, scope?: ScopeKey): Promise<ToolExecutionMode> {
+  executionMode(call: ToolCallRequest, scope?: ScopeKey): ToolExecutionMode {
     const resolved = this.#scopeArgument(scope)
     if (
       typeof call !== 'object' ||
@@ -221,7 +222,7 @@ export class HarnessToolRegistry implements ToolRegistry {
       return 'exclusive'
     const definition = this.#layers.resolve(call.name, resolved)
     if (definition === undefined || typeof definition.isConcurrencySafe !== 'function') return 'exclusive'
-    const parsed = await parseToolArguments(call.arguments, definition)
+    const parsed = parseToolArgumentsSync(call.arguments, definition)
     if (!parsed.ok) return 'exclusive'
     try {
       return definition.isConcurrencySafe(parsed.args) === true ? 'parallel' : 'exclusive'

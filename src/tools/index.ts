@@ -34,8 +34,8 @@ export type {
   ToolContentBlock,
   ToolContext,
   ToolDefinition,
+  ToolResultInit,
   ToolReturn,
-  ToolReturnObject,
   ToolSpec,
 } from './tool-definition.js'
 export {
@@ -51,12 +51,13 @@ export {
   type ToolsProgressPayload,
   type ToolsResultPayload,
 } from './tool-events.js'
-export type {
-  ToolContextMessage,
-  ToolResult,
-  ToolResultCode,
-  ToolResultFailure,
-  ToolStepOutcome,
+export {
+  type ToolContextMessage,
+  type ToolResult,
+  type ToolResultCode,
+  type ToolResultFailure,
+  type ToolStepOutcome,
+  toolResult,
 } from './tool-result.js'
 export type {
   ResolvedTool,

@@ -91,6 +91,48 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  *   string, `argument: 'definition'` when `definition` is not a tool definition object
  */
 export async function parseToolArguments(raw: string, definition: ToolDefinition): Promise<ParsedToolArguments> {
+  const parsed = parseArgumentText(raw, definition)
+  if (!parsed.ok || definition.inputKind !== 'zod') return parsed
+  const mismatch = mismatchPrefix(definition)
+  try {
+    const outcome = await (definition.input as ZodType).safeParseAsync(parsed.args)
+    if (outcome.success) return { ok: true, args: outcome.data }
+    return { ok: false, message: mismatch + formatSchemaIssues(outcome.error.issues) }
+  } catch (error) {
+    return { ok: false, message: `${mismatch}(root): ${thrownMessage(error)}` }
+  }
+}
+
+/**
+ * {@link parseToolArguments} without awaiting: a zod tool's arguments go through `safeParse`, so a
+ * schema with an asynchronous refinement or transform counts as a mismatch (zod refuses to run it
+ * synchronously). For classifying a call, where failing closed is the safe answer.
+ *
+ * @internal
+ * @param raw - the model's argument text, verbatim
+ * @param definition - the tool the call resolved to
+ * @returns `{ ok: true, args }`, or `{ ok: false, message }`
+ * @throws {@link InvalidArgumentError} as {@link parseToolArguments} rejects
+ */
+export function parseToolArgumentsSync(raw: string, definition: ToolDefinition): ParsedToolArguments {
+  const parsed = parseArgumentText(raw, definition)
+  if (!parsed.ok || definition.inputKind !== 'zod') return parsed
+  const mismatch = mismatchPrefix(definition)
+  try {
+    const outcome = (definition.input as ZodType).safeParse(parsed.args)
+    if (outcome.success) return { ok: true, args: outcome.data }
+    return { ok: false, message: mismatch + formatSchemaIssues(outcome.error.issues) }
+  } catch (error) {
+    return { ok: false, message: `${mismatch}(root): ${thrownMessage(error)}` }
+  }
+}
+
+function mismatchPrefix(definition: ToolDefinition): string {
+  return `arguments for "${definition.name}" do not match its input schema: `
+}
+
+/** The argument text as a JSON object (`''` is `{}`), before any schema; throws for a bad `raw` or `definition`. */
+function parseArgumentText(raw: string, definition: ToolDefinition): ParsedToolArguments {
   if (typeof raw !== 'string')
     throw new InvalidArgumentError({ argument: 'raw', reason: 'must be the argument text (a string)', value: raw })
   if (typeof definition !== 'object' || definition === null || typeof definition.name !== 'string') {
@@ -110,14 +152,5 @@ export async function parseToolArguments(raw: string, definition: ToolDefinition
       return notObject
     }
   }
-  if (!isPlainObject(parsed)) return notObject
-  if (definition.inputKind !== 'zod') return { ok: true, args: parsed }
-  const mismatch = `arguments for "${definition.name}" do not match its input schema: `
-  try {
-    const outcome = await (definition.input as ZodType).safeParseAsync(parsed)
-    if (outcome.success) return { ok: true, args: outcome.data }
-    return { ok: false, message: mismatch + formatSchemaIssues(outcome.error.issues) }
-  } catch (error) {
-    return { ok: false, message: `${mismatch}(root): ${thrownMessage(error)}` }
-  }
+  return isPlainObject(parsed) ? { ok: true, args: parsed } : notObject
 }

@@ -13,8 +13,8 @@ export type ToolArgs<Input> = Input extends ZodType<infer Output> ? Output : Jso
 /** A block a tool may return: text or an image reference. */
 export type ToolContentBlock = TextBlock | ImageBlock
 
-/** The object form of a tool's return value. */
-export interface ToolReturnObject {
+/** The fields of a rich tool result, as {@link toolResult} takes them. */
+export interface ToolResultInit {
   /** The content: a string (one text block) or text and image blocks. */
   readonly content: string | readonly ToolContentBlock[]
   /** Marks the result as a failure the model should see as one. */
@@ -27,8 +27,19 @@ export interface ToolReturnObject {
   readonly additionalContexts?: readonly (string | readonly ToolContentBlock[])[]
 }
 
-/** What a tool body may return: nothing, a string, content blocks, or the object form. */
-export type ToolReturn = undefined | void | string | readonly ToolContentBlock[] | ToolReturnObject
+/**
+ * What a tool body may return:
+ *
+ * - `undefined` (or nothing): a success without content;
+ * - a string: the text the model sees;
+ * - a {@link toolResult} value: the rich result (content blocks, `isError`, `meta`,
+ *   `concludesTurn`, `additionalContexts`);
+ * - any other JSON value (object, array, number, boolean, `null`): the model sees its compact JSON
+ *   text. It must be plain JSON, checked when the call returns: a function, a bigint, a cycle, a
+ *   class instance (`Date`, `Map`) or a non-finite number fails the call with `TOOL_FAILED`
+ *   naming its path. The type admits any object so that interface-typed rows compile.
+ */
+export type ToolReturn = undefined | void | string | number | boolean | null | object
 
 /** What a tool body receives besides its arguments. */
 export interface ToolContext {

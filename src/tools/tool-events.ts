@@ -53,7 +53,10 @@ export interface ToolsPreExecutePayload {
   readonly call: ToolCallInfo
 }
 
-/** Payload of `tools/execute` (wraps the body). */
+/**
+ * Payload of `tools/execute` (wraps the body). A wrapper's `next()` always resolves: a body that
+ * throws or returns a value that is not JSON gives the `TOOL_FAILED` error result.
+ */
 export interface ToolsExecutePayload {
   /** The call, frozen. */
   readonly call: ToolCallInfo

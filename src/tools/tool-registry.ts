@@ -118,15 +118,16 @@ export interface ToolRegistry {
   /**
    * Classifies a call, failing closed: `'parallel'` only when the visible
    * definition exists, the arguments parse and validate, and its `isConcurrencySafe(args)`
-   * returns exactly `true` (it receives the parsed, validated arguments). Never rejects for the
-   * call's content.
+   * returns exactly `true` (it receives the parsed, validated arguments). Synchronous: a zod
+   * schema is run with `safeParse`, so one with an asynchronous refinement classifies its calls
+   * `'exclusive'`. Never throws for the call's content.
    *
    * @param call - the tool name and the raw argument text
    * @param scope - the scope to resolve from (default: the view's scope)
    * @returns `'parallel'` or `'exclusive'`
-   * @throws {@link InvalidArgumentError} (as a rejection) for a scope that is not an object
+   * @throws {@link InvalidArgumentError} for a scope that is not an object
    */
-  executionMode(call: ToolCallRequest, scope?: ScopeKey): Promise<ToolExecutionMode>
+  executionMode(call: ToolCallRequest, scope?: ScopeKey): ToolExecutionMode
   /**
    * The visible definition of a call's tool, for the scheduler's lookup stage.
    *

@@ -13,6 +13,7 @@ import {
   PluginConfigError,
   PluginStartError,
   repeatToolReminder,
+  toolResult,
 } from 'yoke'
 import { call, text } from 'yoke/testing'
 import { rejectionOf } from '../helpers/outcomes.js'
@@ -87,7 +88,7 @@ describe('size limit through the loop', () => {
 describe('conclusion and contexts through the loop', () => {
   test("a concluding result with a context: tool/result, the next-step splice holding 'note', a second step logging it; 2 requests", async () => {
     const finish = rawTool('finish', {
-      execute: () => ({ content: 'ok', concludesTurn: true, additionalContexts: ['note'] }),
+      execute: () => toolResult({ content: 'ok', concludesTurn: true, additionalContexts: ['note'] }),
     })
     const { agent, model } = await loopWorld([call('c1', 'finish', '{}'), text('noted')], { tools: [finish] })
     const result = await agent.run('go')
@@ -123,7 +124,7 @@ describe('conclusion and contexts through the loop', () => {
   })
 
   test('a concluding result without contexts ends the turn after its step: one request', async () => {
-    const finish = rawTool('finish', { execute: () => ({ content: 'ok', concludesTurn: true }) })
+    const finish = rawTool('finish', { execute: () => toolResult({ content: 'ok', concludesTurn: true }) })
     const { agent, model } = await loopWorld([call('c1', 'finish', '{}')], { tools: [finish] })
     expect((await agent.run('go')).reason).toEqual({ kind: 'completed' })
     expect(model.requests).toHaveLength(1)
@@ -131,7 +132,9 @@ describe('conclusion and contexts through the loop', () => {
   })
 
   test('concludesTurn on an isError result is ignored: a follow-up request happens', async () => {
-    const finish = rawTool('finish', { execute: () => ({ content: 'broken', isError: true, concludesTurn: true }) })
+    const finish = rawTool('finish', {
+      execute: () => toolResult({ content: 'broken', isError: true, concludesTurn: true }),
+    })
     const { agent, model } = await loopWorld([call('c1', 'finish', '{}'), text('recovered')], { tools: [finish] })
     const result = await agent.run('go')
     expect(result).toMatchObject({ reason: { kind: 'completed' }, text: 'recovered' })

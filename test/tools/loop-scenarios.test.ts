@@ -9,7 +9,7 @@
  */
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool, InvalidOptionsError, ToolTimeoutError } from 'yoke'
+import { defineTool, InvalidOptionsError, ToolTimeoutError, toolResult } from 'yoke'
 import type { ToolsAbandonedPayload } from '../../src/tools/index.js'
 import { injectSchedulerFault, text } from 'yoke/testing'
 import { rejectionOf } from '../helpers/outcomes.js'
@@ -184,7 +184,7 @@ describe('abort with in-flight calls through the loop', () => {
       ...safe,
       execute: async (args, context) => {
         await gate.body(args, context)
-        return { content: 'ok', additionalContexts: [`ctx-${context.callId}`] }
+        return toolResult({ content: 'ok', additionalContexts: [`ctx-${context.callId}`] })
       },
     })
     const x = rawTool('x', { execute: () => void (exclusiveRan = true) })
@@ -311,7 +311,7 @@ describe('abandonment through the loop', () => {
           execute: () => {
             started = true
             return new Promise((resolve) => {
-              clock.setTimer(() => resolve({ content: 'late', additionalContexts: ['never'] }), 500)
+              clock.setTimer(() => resolve(toolResult({ content: 'late', additionalContexts: ['never'] })), 500)
             })
           },
         }),
@@ -411,7 +411,7 @@ describe('malformed arguments, unknown and throwing tools through the loop (bad 
           thrower('hostile', hostile),
           thrower('harness', new ToolTimeoutError({ toolName: 'x', message: 'harness message' })),
           rawTool('rejects', { execute: () => Promise.reject(new Error('rejected')) }),
-          rawTool('badmeta', { execute: () => ({ content: 'x', meta: { n: 1n } }) as never }),
+          rawTool('badmeta', { execute: () => ({ content: 'x', meta: { n: 1n } }) }),
           rawTool('len', { execute: (args) => `len ${String((args as { blob: string }).blob.length)}` }),
         ],
       },
@@ -448,7 +448,7 @@ describe('malformed arguments, unknown and throwing tools through the loop (bad 
       'c8 error: Tool error (TOOL_FAILED): (unprintable thrown value)',
       'c9 error: Tool error (TOOL_FAILED): harness message',
       'c10 error: Tool error (TOOL_FAILED): rejected',
-      'c11 error: Tool error (TOOL_FAILED): "badmeta" returned an invalid result: meta is not a plain JSON object',
+      'c11 error: Tool error (TOOL_FAILED): "badmeta" returned a value that is not JSON: meta.n is a bigint',
       'c12 error: Tool error (INVALID_ARGUMENTS): arguments for "len" are not a valid JSON object',
       'c13: len 1000000',
     ])

@@ -9,6 +9,7 @@ import {
   ToolSchedulerError,
   ToolTimeoutError,
   UnknownToolError,
+  toolResult,
 } from 'yoke'
 import {
   normalizeToolReturn,
@@ -106,7 +107,7 @@ describe('resultErrorOf', () => {
   })
 
   test("a tool's own isError result is TOOL_FAILED / ToolFailedError", () => {
-    const result = normalizeToolReturn({ content: 'it broke', isError: true }, 't')
+    const result = normalizeToolReturn(toolResult({ content: 'it broke', isError: true }), 't')
     expect(result.error).toBeUndefined()
     expect(resultErrorOf(result)).toEqual({ name: 'ToolFailedError', code: 'TOOL_FAILED' })
   })

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { InvalidArgumentError } from 'yoke'
+import { InvalidArgumentError, toolResult } from 'yoke'
 import { normalizeToolReturn, toolErrorResult, toolResultMessage } from '../../src/tools/index.js'
 import { toolResultMessageSchema } from '../../src/session/index.js'
 import { thrownBy } from '../helpers/outcomes.js'
@@ -11,7 +11,7 @@ describe('toolResultMessage', () => {
     const message = toolResultMessage(
       'm-1',
       'call-1',
-      normalizeToolReturn([{ type: 'text', text: 'done' }, image], 'read'),
+      normalizeToolReturn(toolResult({ content: [{ type: 'text', text: 'done' }, image] }), 'read'),
     )
     expect(message).toEqual({
       id: 'm-1',
@@ -41,7 +41,8 @@ describe('toolResultMessage', () => {
 
   test("a tool's own isError result and an empty success", () => {
     expect(
-      toolResultMessage('m-3', 'c', normalizeToolReturn({ content: 'bad', isError: true }, 't')).content[0].isError,
+      toolResultMessage('m-3', 'c', normalizeToolReturn(toolResult({ content: 'bad', isError: true }), 't')).content[0]
+        .isError,
     ).toBe(true)
     const empty = toolResultMessage('m-4', 'c', normalizeToolReturn(undefined, 't'))
     expect(empty.content[0].content).toEqual([])

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { InvalidArgumentError, type ToolResult } from 'yoke'
+import { InvalidArgumentError, type ToolResult, toolResult } from 'yoke'
 import {
   defaultToolRunOptions,
   normalizeToolReturn,
@@ -60,7 +60,7 @@ describe('the size limit', () => {
   })
 
   test("with spill 'meta', full equals the original content", () => {
-    const before = normalizeToolReturn([{ type: 'text', text: original }, image('a')], 't')
+    const before = normalizeToolReturn(toolResult({ content: [{ type: 'text', text: original }, image('a')] }), 't')
     const result = truncateToolResult(before, { limitBytes: limit, spill: 'meta' })
     expect(result.meta).toEqual({
       'yoke:truncation': {
@@ -132,7 +132,9 @@ describe('several blocks', () => {
     const first = 'x'.repeat(100)
     const second = 'y'.repeat(100)
     const before = normalizeToolReturn(
-      [image('a'), { type: 'text', text: first }, image('b'), { type: 'text', text: second }, image('c')],
+      toolResult({
+        content: [image('a'), { type: 'text', text: first }, image('b'), { type: 'text', text: second }, image('c')],
+      }),
       't',
     )
     const limitBytes = 150
@@ -152,10 +154,12 @@ describe('several blocks', () => {
 
   test('the original count is the sum of the blocks before joining: exactly at the limit stays unchanged', () => {
     const before = normalizeToolReturn(
-      [
-        { type: 'text', text: 'a'.repeat(50) },
-        { type: 'text', text: 'b'.repeat(50) },
-      ],
+      toolResult({
+        content: [
+          { type: 'text', text: 'a'.repeat(50) },
+          { type: 'text', text: 'b'.repeat(50) },
+        ],
+      }),
       't',
     )
     expect(truncateToolResult(before, { limitBytes: 100 })).toBe(before)
@@ -163,7 +167,7 @@ describe('several blocks', () => {
   })
 
   test('images are uncounted: image-only content is never truncated', () => {
-    const before = normalizeToolReturn([image('a'), image('b')], 't')
+    const before = normalizeToolReturn(toolResult({ content: [image('a'), image('b')] }), 't')
     expect(truncateToolResult(before, { limitBytes: 1 })).toBe(before)
   })
 })
@@ -178,12 +182,12 @@ describe('what is kept', () => {
 
   test('existing meta is merged; other fields are kept; the result is frozen', () => {
     const before = normalizeToolReturn(
-      {
+      toolResult({
         content: 'z'.repeat(500),
         meta: { lines: 1, 'yoke:truncation': 'stale' },
         concludesTurn: true,
         additionalContexts: ['note'],
-      },
+      }),
       't',
     )
     const result = truncateToolResult(before, { limitBytes: 200 })

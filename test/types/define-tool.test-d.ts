@@ -4,7 +4,15 @@
  */
 import { expectTypeOf } from 'vitest'
 import { z } from 'zod'
-import { defineTool, type JsonObject, type ToolContext, type ToolDefinition, type ToolReturn } from 'yoke'
+import {
+  defineTool,
+  type JsonObject,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResult,
+  type ToolReturn,
+  toolResult,
+} from 'yoke'
 import type { ToolArgs } from '../../src/tools/index.js'
 
 // --- zod input: args is z.output<typeof input> --------------------------------------------------
@@ -85,21 +93,43 @@ defineTool({
 
 // --- return forms ----------------------------------------------------------------------------------
 
-defineTool({ name: 'a', description: 'a', input, execute: () => [{ type: 'text', text: 'x' }] })
+defineTool({
+  name: 'a',
+  description: 'a',
+  input,
+  execute: () => toolResult({ content: [{ type: 'text', text: 'x' }] }),
+})
 defineTool({
   name: 'b',
   description: 'b',
   input,
-  execute: () => ({ content: 'x', meta: { n: 1 }, additionalContexts: ['note'] }),
+  execute: () => toolResult({ content: 'x', meta: { n: 1 }, additionalContexts: ['note'] }),
 })
 defineTool({ name: 'c', description: 'c', input, execute: async () => undefined })
 expectTypeOf<ReturnType<ToolDefinition['execute']>>().toEqualTypeOf<ToolReturn | Promise<ToolReturn>>()
-// @ts-expect-error a number is not a tool return
-defineTool({ name: 'd', description: 'd', input, execute: () => 42 })
+expectTypeOf(toolResult).returns.toEqualTypeOf<ToolResult>()
+// Any JSON value is a return, with no cast: objects, arrays, numbers, booleans, null.
+const rows = [{ id: 1, name: 'Ada' }]
+defineTool({ name: 'j1', description: 'j', input, execute: async () => ({ rows }) })
+defineTool({ name: 'j2', description: 'j', input, execute: () => rows })
+defineTool({ name: 'j3', description: 'j', input, execute: () => 42 })
+defineTool({ name: 'j4', description: 'j', input, execute: () => false })
+defineTool({ name: 'j5', description: 'j', input, execute: () => null })
+// Rows typed by an interface (no index signature) compile too; their values are checked at run time.
+interface Row {
+  readonly id: number
+  readonly tags: readonly string[]
+}
+const typedRows: readonly Row[] = [{ id: 1, tags: [] }]
+defineTool({ name: 'j6', description: 'j', input, execute: async () => ({ rows: typedRows, total: 1 }) })
+// @ts-expect-error a bigint is never JSON
+defineTool({ name: 'd', description: 'd', input, execute: () => 42n })
 // @ts-expect-error reasoning blocks are not tool content
-defineTool({ name: 'e', description: 'e', input, execute: () => [{ type: 'reasoning', text: 'x' }] })
+toolResult({ content: [{ type: 'reasoning', text: 'x' }] })
 // @ts-expect-error meta must be JSON
-defineTool({ name: 'f', description: 'f', input, execute: () => ({ content: 'x', meta: { when: new Date() } }) })
+toolResult({ content: 'x', meta: { when: new Date() } })
+// @ts-expect-error content is required
+toolResult({ isError: true })
 
 // --- the documented shape -------------------------------------------------------------------------------
 

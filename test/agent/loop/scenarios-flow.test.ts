@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { type Agent, defineTool, type Message, type PreStepDecision, type UserMessage } from 'yoke'
+import { type Agent, defineTool, type Message, type PreStepDecision, toolResult, type UserMessage } from 'yoke'
 import { agentEvents, agentLoopEvents } from '../../../src/agent/index.js'
 import { modelEvents, requestErrorEvents } from '../../../src/model/index.js'
 import { systemPromptEvents } from '../../../src/prompt/index.js'
@@ -257,7 +257,7 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
       name: 'conclude',
       description: 'ends the turn',
       input: z.object({}),
-      execute: () => ({ content: 'ok', concludesTurn: true }),
+      execute: () => toolResult({ content: 'ok', concludesTurn: true }),
     })
     const { model, agent } = await scenarios.agent({ tools: [conclude], script: [call('c1', 'conclude', '{}')] })
     agent.followup('go')
@@ -285,7 +285,7 @@ describe.each(adapterKinds)('agent loop scenarios: flow (%s adapter)', (kind) =>
       input: z.object({}),
       execute: () => {
         agent?.steer('late steering')
-        return { content: 'ok', concludesTurn: true }
+        return toolResult({ content: 'ok', concludesTurn: true })
       },
     })
     const opened = await scenarios.agent({ tools: [conclude], script: [call('c1', 'conclude', '{}'), text('after')] })

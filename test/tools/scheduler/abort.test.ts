@@ -7,6 +7,7 @@
  * @module
  */
 import { describe, expect, test } from 'vitest'
+import { toolResult } from 'yoke'
 import { toolErrorResult } from '../../../src/tools/index.js'
 import { SE, TE } from '../../session/builders.js'
 import { append } from '../../session/session-helpers.js'
@@ -78,7 +79,7 @@ describe('abort with in-flight calls', () => {
         ...safe,
         execute: async (args, context) => {
           await gate.body(args, context)
-          return { content: 'ok', additionalContexts: [`ctx-${context.callId}`] }
+          return toolResult({ content: 'ok', additionalContexts: [`ctx-${context.callId}`] })
         },
       }),
       tool('x', { execute: () => void (exclusiveRan = true) }),
@@ -197,7 +198,7 @@ describe('cancellation matrix', () => {
         ...safe,
         execute: async (args, context) => {
           await gate.body(args, context)
-          return { content: 'bad input', isError: true }
+          return toolResult({ content: 'bad input', isError: true })
         },
       }),
       tool('denied', { ...safe, execute: gate.body }),

@@ -8,7 +8,15 @@
  * @module
  */
 import { describe, expect, test } from 'vitest'
-import { InvalidArgumentError, type JsonObject, type Message, runToolCalls, ServiceMissingError, services } from 'yoke'
+import {
+  InvalidArgumentError,
+  type JsonObject,
+  type Message,
+  runToolCalls,
+  ServiceMissingError,
+  services,
+  toolResult,
+} from 'yoke'
 import type { ToolContextMessage } from '../../../src/tools/index.js'
 import { injectSchedulerFault } from 'yoke/testing'
 import { rejectionOf, thrownBy } from '../../helpers/outcomes.js'
@@ -189,7 +197,7 @@ describe('scheduler failure closes every call', () => {
 
   test('an insertContext that throws fails the step after the tool/result was logged', async () => {
     const world = await schedulerWorld()
-    world.tools.register(tool('t', { execute: () => ({ content: 'ok', additionalContexts: ['note'] }) }))
+    world.tools.register(tool('t', { execute: () => toolResult({ content: 'ok', additionalContexts: ['note'] }) }))
     const error = new Error('inbox closed')
     const report = await world.run([block('c1', 't'), block('c2', 't')], {
       step: {

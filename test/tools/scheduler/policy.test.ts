@@ -7,7 +7,15 @@
  */
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool, services, type ToolContext, type ToolRegistry, ToolTimeoutError, UnknownToolError } from 'yoke'
+import {
+  defineTool,
+  services,
+  type ToolContext,
+  type ToolRegistry,
+  ToolTimeoutError,
+  toolResult,
+  UnknownToolError,
+} from 'yoke'
 import type { ToolCallInfo } from '../../../src/tools/index.js'
 import { block, resultData, resultText, schedulerWorld, tool, toolLog } from './scheduler-helpers.js'
 
@@ -171,7 +179,7 @@ describe('unknown and throwing', () => {
 
   test("a tool's own isError result keeps its content and gets error TOOL_FAILED", async () => {
     const world = await schedulerWorld()
-    world.tools.register(tool('t', { execute: () => ({ content: 'file not found', isError: true }) }))
+    world.tools.register(tool('t', { execute: () => toolResult({ content: 'file not found', isError: true }) }))
     await world.run([block('c1', 't')])
     expect(resultText(world.session, 'c1')).toBe('file not found')
     expect(resultData(world.session, 'c1').error).toEqual({ name: 'ToolFailedError', code: 'TOOL_FAILED' })
@@ -179,10 +187,16 @@ describe('unknown and throwing', () => {
 
   test('an invalid return value becomes TOOL_FAILED naming the field', async () => {
     const world = await schedulerWorld()
-    world.tools.register(tool('read', { execute: () => ({ content: 'x', meta: [] }) as never }))
-    await world.run([block('c1', 'read')])
+    world.tools.register([
+      tool('read', { execute: () => toolResult({ content: 'x', meta: [] as never }) }),
+      tool('rows', { execute: () => ({ rows: [{ when: new Date(0) }] }) }),
+    ])
+    await world.run([block('c1', 'read'), block('c2', 'rows')])
     expect(resultText(world.session, 'c1')).toBe(
-      'Tool error (TOOL_FAILED): "read" returned an invalid result: meta is not a plain JSON object',
+      'Tool error (TOOL_FAILED): invalid result: meta is not a plain JSON object',
+    )
+    expect(resultText(world.session, 'c2')).toBe(
+      'Tool error (TOOL_FAILED): "rows" returned a value that is not JSON: rows[0].when is a Date instance, not a plain object',
     )
   })
 })

@@ -5,7 +5,7 @@
  * @module
  */
 import { describe, expect, test } from 'vitest'
-import { InvalidArgumentError, type JsonValue, type ToolContext, type ToolResult } from 'yoke'
+import { InvalidArgumentError, type JsonValue, type ToolContext, type ToolResult, toolResult } from 'yoke'
 import { thrownBy } from '../../helpers/outcomes.js'
 import { expectError } from '../../session/session-helpers.js'
 import { block, resultData, resultText, schedulerWorld, settle, tool, toolLog } from './scheduler-helpers.js'
@@ -88,7 +88,7 @@ describe('post-execute is monotonic', () => {
 
   test('a block of a success with TOOL_DENIED gives exactly that', async () => {
     const { text, data } = await postExecuted(
-      () => ({ content: 'secret', meta: { kept: 1 } }),
+      () => toolResult({ content: 'secret', meta: { kept: 1 } }),
       (result) => ({
         ...result,
         isError: true,
@@ -103,7 +103,7 @@ describe('post-execute is monotonic', () => {
 
   test("replacing a success's content keeps the success and its meta", async () => {
     const { text, data } = await postExecuted(
-      () => ({ content: 'original', meta: { source: 'disk' } }),
+      () => toolResult({ content: 'original', meta: { source: 'disk' } }),
       (result) => ({ ...result, content: [{ type: 'text', text: 'redacted' }] }),
     )
     expect(text).toBe('redacted')
@@ -162,7 +162,7 @@ describe('post-execute is monotonic', () => {
 
   test('the result a listener receives is frozen, and a pass-through keeps it', async () => {
     const { seen, text } = await postExecuted(
-      () => ({ content: 'ok', additionalContexts: ['c'] }),
+      () => toolResult({ content: 'ok', additionalContexts: ['c'] }),
       () => undefined,
     )
     expect(text).toBe('ok')
@@ -259,11 +259,12 @@ describe('conclusion and contexts', () => {
     const order: string[] = []
     world.tools.register(
       tool('t', {
-        execute: () => ({
-          content: 'ok',
-          concludesTurn: true,
-          additionalContexts: ['note', [{ type: 'text', text: 'second' }]],
-        }),
+        execute: () =>
+          toolResult({
+            content: 'ok',
+            concludesTurn: true,
+            additionalContexts: ['note', [{ type: 'text', text: 'second' }]],
+          }),
       }),
     )
     const report = await world.run([block('c1', 't')], {
@@ -299,9 +300,10 @@ describe('conclusion and contexts', () => {
     const world = await schedulerWorld()
     world.tools.register([
       tool('err', {
-        execute: () => ({ content: 'failed', isError: true, concludesTurn: true, additionalContexts: ['from err'] }),
+        execute: () =>
+          toolResult({ content: 'failed', isError: true, concludesTurn: true, additionalContexts: ['from err'] }),
       }),
-      tool('ok', { execute: () => ({ content: 'fine', additionalContexts: ['from ok'] }) }),
+      tool('ok', { execute: () => toolResult({ content: 'fine', additionalContexts: ['from ok'] }) }),
     ])
     const report = await world.run([block('c1', 'err'), block('c2', 'ok')])
     expect(report).toEqual({ outcome: 'owed' })

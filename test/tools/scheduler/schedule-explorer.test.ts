@@ -9,7 +9,7 @@
  * @module
  */
 import { describe, expect, test } from 'vitest'
-import type { SessionEvent } from 'yoke'
+import { type SessionEvent, toolResult } from 'yoke'
 import { block, schedulerWorld, settle, tool } from './scheduler-helpers.js'
 
 /** mulberry32: a tiny seeded PRNG, so every seed replays the same delays. */
@@ -78,10 +78,12 @@ async function runSeed(seed: number): Promise<Outcome> {
     }),
     tool('note', {
       ...safe,
-      execute: (args) => delayed(() => ({ content: 'noted', additionalContexts: [(args as { text: string }).text] })),
+      execute: (args) =>
+        delayed(() => toolResult({ content: 'noted', additionalContexts: [(args as { text: string }).text] })),
     }),
     tool('write', {
-      execute: (args) => delayed(() => ({ content: `wrote ${(args as { path: string }).path}`, meta: { bytes: 3 } })),
+      execute: (args) =>
+        delayed(() => toolResult({ content: `wrote ${(args as { path: string }).path}`, meta: { bytes: 3 } })),
     }),
   ])
   world.ctx.on('tools/pre-execute', ({ call }) =>
