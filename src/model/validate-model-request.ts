@@ -27,6 +27,8 @@ const requestKeys: ReadonlySet<string> = new Set([
   'system',
   'messages',
   'tools',
+  'toolChoice',
+  'responseFormat',
   'maxTokens',
   'temperature',
   'stop',
