@@ -1,5 +1,6 @@
 import { RunDiscardedError } from '../errors/agent-errors.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import { OutputValidationError } from '../errors/output-validation-error.js'
 import { isAbortSignal } from '../kernel/is-abort-signal.js'
 import type { AssistantMessageData } from '../session/core-event-types.js'
 import type { Message, UserMessage } from '../session/message.js'
@@ -9,6 +10,10 @@ import type { TokenUsage } from '../session/stream-chunk.js'
 import type { CancelCause } from '../session/turn-end-reason.js'
 import type { Agent, RunOptions, TurnResult } from './agent.js'
 import type { DriverNotices, TurnEndNotice } from './driver-notices.js'
+import { isMaxSteps } from './agent-options.js'
+import { answerTextOf } from './output-repair.js'
+import type { RunSettings } from './run-settings.js'
+import { checkAnswer, type OutputSpec, outputSpecOf } from './structured-output.js'
 import type { UserMessageInput } from './user-message-input.js'
 
 /** What `agent.run()` and `agent.stream()` are given by the agent that queues their prompt. */
@@ -27,6 +32,14 @@ export interface RunSource {
   readonly enqueue: (message: UserMessage) => void
   /** Subscribes to every event the agent's session commits; returns a remover. */
   readonly tapSession: (listener: (event: SessionEvent) => void) => () => void
+  /**
+   * Logs a prompt's per-run settings before it is queued (nothing when it has none).
+   *
+   * @throws the append's error
+   */
+  readonly recordRun: (messageId: string, settings: RunSettings) => void
+  /** Drops what {@link RunSource.recordRun} kept in memory for a prompt whose run settled. */
+  readonly forgetRun: (messageId: string) => void
 }
 
 /** Hooks `agent.stream()` adds to a run. */
@@ -81,6 +94,91 @@ export function turnResultOf(session: Session, notice: TurnEndNotice): TurnResul
 }
 
 /**
+ * The text of a turn's last answer: the text blocks of its last `assistant/message`, whatever
+ * they hold (`''` when the turn logged none).
+ *
+ * @param session - the agent's session
+ * @param notice - the finished turn
+ * @returns the answer's text
+ */
+export function lastAnswerOf(session: Session, notice: TurnEndNotice): string {
+  let answer = ''
+  for (const event of session.slice(notice.startSeq)) {
+    if (event.type === 'assistant/message') answer = answerTextOf(event.data as unknown as AssistantMessageData)
+    else if (event.type === 'turn/end') break
+  }
+  return answer
+}
+
+/**
+ * Reads and checks the per-run settings of `run` / `stream` before anything is queued: `maxSteps`
+ * (a positive integer or `Infinity`), `output` (a zod schema or a JSON Schema object) and
+ * `outputRepairs` (a non-negative safe integer, only with `output`).
+ *
+ * @param options - the checked options object
+ * @returns the settings
+ * @throws {@link InvalidArgumentError} `argument: 'options.maxSteps'`, `'options.output'` or `'options.outputRepairs'`
+ * @internal
+ */
+export function runSettingsOf(options: object): RunSettings {
+  const { maxSteps, output, outputRepairs } = options as {
+    readonly maxSteps?: unknown
+    readonly output?: unknown
+    readonly outputRepairs?: unknown
+  }
+  if (maxSteps !== undefined && !isMaxSteps(maxSteps)) {
+    throw new InvalidArgumentError({
+      argument: 'options.maxSteps',
+      reason: 'must be a positive integer or Infinity',
+      value: maxSteps,
+    })
+  }
+  if (outputRepairs !== undefined) {
+    if (!Number.isSafeInteger(outputRepairs) || (outputRepairs as number) < 0) {
+      throw new InvalidArgumentError({
+        argument: 'options.outputRepairs',
+        reason: 'must be a non-negative safe integer',
+        value: outputRepairs,
+      })
+    }
+    if (output === undefined) {
+      throw new InvalidArgumentError({
+        argument: 'options.outputRepairs',
+        reason: 'is allowed only with output',
+        value: outputRepairs,
+      })
+    }
+  }
+  return {
+    ...(maxSteps === undefined ? {} : { maxSteps }),
+    ...(output === undefined ? {} : { output: outputSpecOf(output, 'options.output') }),
+    ...(outputRepairs === undefined ? {} : { outputRepairs: outputRepairs as number }),
+  }
+}
+
+/**
+ * How a finished turn settles a run: its result, or for a structured run the result with its
+ * checked answer, or an {@link OutputValidationError} when the last answer is not valid.
+ */
+function settledResult(
+  session: Session,
+  notice: TurnEndNotice,
+  output: OutputSpec | undefined,
+): { readonly value: TurnResult } | { readonly error: OutputValidationError } {
+  const result = turnResultOf(session, notice)
+  if (output === undefined) return { value: result }
+  const text = lastAnswerOf(session, notice)
+  const check = checkAnswer(text, output)
+  if (check.ok) return { value: Object.freeze({ ...result, output: check.value }) }
+  const kind = result.reason.kind
+  const issues =
+    kind === 'completed' || kind === 'max-steps'
+      ? check.issues
+      : check.issues.map((issue) => ({ ...issue, message: `${issue.message} (the turn ended '${kind}')` }))
+  return { error: new OutputValidationError({ issues, text, result }) }
+}
+
+/**
  * Checks the options of `run` / `stream` before anything is queued: an object whose `signal`, if
  * set, is an `AbortSignal` (a signal of another realm passes by shape).
  *
@@ -92,7 +190,7 @@ export function checkRunOptions(options: unknown): void {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new InvalidArgumentError({
       argument: 'options',
-      reason: 'must be an options object { signal? }',
+      reason: 'must be an options object { signal?, maxSteps?, output?, outputRepairs? }',
       value: options,
     })
   }
@@ -127,6 +225,7 @@ export function runAgentTurn(
   hooks?: RunHooks,
 ): { readonly message: UserMessage; readonly result: Promise<TurnResult> } {
   checkRunOptions(options)
+  const settings = runSettingsOf(options)
   const { agent, notices } = source
   const message = source.prepare(input)
   const signal = options.signal
@@ -140,6 +239,7 @@ export function runAgentTurn(
     const cleanups: (() => void)[] = []
     const settle = (action: () => void): void => {
       for (const cleanup of cleanups.splice(0)) cleanup()
+      source.forgetRun(message.id)
       action()
     }
     const discard = (reason: 'canceled' | 'removed' | 'disposed', cause: CancelCause | undefined): void => {
@@ -161,7 +261,10 @@ export function runAgentTurn(
       notices.onTurnEnd((notice, flushError) => {
         if (notice.turn !== claimedTurn) return
         if (flushError !== undefined) settle(() => reject(flushError.error))
-        else settle(() => resolve(turnResultOf(agent.session, notice)))
+        else {
+          const settled = settledResult(agent.session, notice, settings.output)
+          settle(() => ('value' in settled ? resolve(settled.value) : reject(settled.error)))
+        }
       }),
       notices.onUnclosedTurn((error) => {
         if (claimedTurn === undefined) settle(() => reject(error))
@@ -182,6 +285,7 @@ export function runAgentTurn(
       cleanups.push(() => signal.removeEventListener('abort', onAbort))
     }
     try {
+      source.recordRun(message.id, settings)
       source.enqueue(message)
     } catch (error) {
       settle(() => reject(error))
