@@ -1,16 +1,18 @@
 import type { CompactOptions, SummaryAction } from '../compaction/compaction-actions.js'
 import type { Context } from '../kernel/context.js'
-import type { LlmFailure } from '../session/llm-failure.js'
-import type { Message, UserMessage } from '../session/message.js'
+import type { UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
 import type { SessionEvent } from '../session/session-event.js'
-import type { TokenUsage } from '../session/stream-chunk.js'
-import type { CancelCause, TurnEndReason } from '../session/turn-end-reason.js'
+import type { CancelCause } from '../session/turn-end-reason.js'
 import type { ApprovalDecision, PendingApproval } from '../tools/approval-broker.js'
 import type { AgentOptions } from './agent-options.js'
 import type { InboxTarget, InboxView } from './agent-inbox.js'
 import type { OutputOf, OutputSchema } from './structured-output.js'
+import type { StructuredTurnResult, TurnResult } from './turn-result.js'
 import type { UserMessageInput } from './user-message-input.js'
+
+// Declared in their own file so the error hierarchy can name a turn result without importing the agent.
+export type { StructuredTurnResult, TurnResult } from './turn-result.js'
 
 /** The derived status of an agent. */
 export type AgentStatus = 'idle' | 'running'
@@ -55,28 +57,6 @@ export interface OutputRunOptions<S extends OutputSchema = OutputSchema> extends
    * @default 1
    */
   readonly outputRepairs?: number
-}
-
-/** What a structured {@link Agent.run} resolves with: the turn result plus its checked answer. */
-export interface StructuredTurnResult<T> extends TurnResult {
-  /** The answer, parsed and checked: `z.output` of a zod schema, the JSON value for a JSON Schema. */
-  readonly output: T
-}
-
-/** What {@link Agent.run} resolves with. Lossless JSON. */
-export interface TurnResult {
-  /** The claiming turn. */
-  readonly turn: number
-  /** Its end reason. */
-  readonly reason: TurnEndReason
-  /** The `turn/end` cause, when there is one. */
-  readonly cause?: LlmFailure
-  /** The text blocks of the turn's assistant messages, joined with `'\n'`. */
-  readonly text: string
-  /** The surface messages the turn logged, in order. */
-  readonly messages: readonly Message[]
-  /** The summed usage of the turn's assistant messages. */
-  readonly usage: TokenUsage
 }
 
 /**

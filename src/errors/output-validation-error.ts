@@ -1,4 +1,4 @@
-import type { TurnResult } from '../agent/agent.js'
+import type { TurnResult } from '../agent/turn-result.js'
 import { ErrorCode } from './codes.js'
 import { causeOf } from './cause-of.js'
 import { HarnessError } from './harness-error.js'
