@@ -96,6 +96,27 @@ describe.each(stores)('maxSteps over %s', (_name, store) => {
     await harness.close()
   })
 
+  test('agent/turn-stopping sees the max-steps reason, and work it queues waits for the next turn', async () => {
+    const { model, harness } = await setup([...toolsForever(2), text('next turn')])
+    const agent = await harness.createAgent({ options: { maxSteps: 2 } })
+    const reasons: unknown[] = []
+    harness.on('agent/turn-stopping', (payload) => {
+      reasons.push(payload.reason)
+      if (payload.turn === 1) payload.agent.steer('one more thing')
+    })
+    const result = await agent.run('go')
+    expect(result.reason).toEqual({ kind: 'max-steps', limit: 2 })
+    await agent.whenIdle()
+    expect(reasons).toEqual([{ kind: 'max-steps', limit: 2 }, { kind: 'completed' }])
+    const ends = agent.session.events.filter((event) => event.type === 'turn/end').map((event) => event.data)
+    expect(ends).toEqual([
+      { turn: 1, reason: { kind: 'max-steps', limit: 2 } },
+      { turn: 2, reason: { kind: 'completed' } },
+    ])
+    expect(model.requests[2]?.messages.at(-1)?.content).toEqual([{ type: 'text', text: 'one more thing' }])
+    await harness.close()
+  })
+
   test('a turn that finishes before the limit ends completed and never forbids calls', async () => {
     const { model, harness } = await setup([...toolsForever(1), text('done')])
     const agent = await harness.createAgent({ options: { maxSteps: 3 } })
