@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import { type ZodType, z } from 'zod'
 import { ErrorCode } from '../errors/codes.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { OutputIssue } from '../errors/output-validation-error.js'
@@ -12,10 +12,10 @@ import { snapshotJson } from '../session/snapshot/snapshot-json.js'
  * as JSON Schema, and `result.output` is its parsed output) or a JSON Schema object (checked with
  * zod's JSON Schema reader; `result.output` is the parsed JSON).
  */
-export type OutputSchema = z.ZodType | JsonObject
+export type OutputSchema = ZodType | JsonObject
 
-/** A schema's parsed value: `z.output` of a zod schema, any JSON value for a JSON Schema. */
-export type OutputOf<S extends OutputSchema> = S extends z.ZodType ? z.output<S> : JsonValue
+/** A schema's parsed value: the output type of a zod schema, any JSON value for a JSON Schema. */
+export type OutputOf<S extends OutputSchema> = S extends ZodType<infer Output> ? Output : JsonValue
 
 /** The outcome of checking one answer. */
 export type OutputCheck =
@@ -80,7 +80,7 @@ export function outputSpecOf(value: unknown, argument: string): OutputSpec {
  * @internal
  */
 export function outputSpecFromFormat(format: ResponseFormat, argument = 'responseFormat.schema'): OutputSpec {
-  let reader: z.ZodType
+  let reader: ZodType
   try {
     reader = z.fromJSONSchema(format.schema as Parameters<typeof z.fromJSONSchema>[0])
   } catch (error) {
@@ -151,7 +151,7 @@ export function bracketPath(path: readonly PropertyKey[]): string {
   return rendered
 }
 
-function isZodSchema(value: unknown): value is z.ZodType {
+function isZodSchema(value: unknown): value is ZodType {
   return (
     typeof value === 'object' &&
     value !== null &&
@@ -160,7 +160,7 @@ function isZodSchema(value: unknown): value is z.ZodType {
   )
 }
 
-function zodCheck(schema: z.ZodType, candidate: unknown): OutputCheck {
+function zodCheck(schema: ZodType, candidate: unknown): OutputCheck {
   const result = schema.safeParse(candidate)
   if (result.success) return { ok: true, value: result.data }
   return {
