@@ -23,9 +23,8 @@ export const outputRepairSource: PluginMessageSource = Object.freeze({
  */
 export function stepAnswerText(session: Session, turn: number, step: number): string {
   for (let seq = session.length - 1; seq >= 0; seq--) {
-    const event = session.slice(seq, seq + 1)[0]
-    if (event === undefined) break
-    if (event.type === 'step/start') break
+    const event = session.at(seq)
+    if (event === undefined || event.type === 'step/start') break
     if (event.type !== 'assistant/message') continue
     const data = event.data as unknown as AssistantMessageData
     if (data.turn !== turn || data.step !== step) break

@@ -8,7 +8,7 @@ import type { Session } from '../session/session.js'
 import type { SessionEvent } from '../session/session-event.js'
 import type { TokenUsage } from '../session/stream-chunk.js'
 import type { CancelCause } from '../session/turn-end-reason.js'
-import type { Agent, RunOptions, TurnResult } from './agent.js'
+import type { Agent, RunOptions, StructuredTurnResult, TurnResult } from './agent.js'
 import type { DriverNotices, TurnEndNotice } from './driver-notices.js'
 import { isMaxSteps } from './agent-options.js'
 import { answerTextOf } from './output-repair.js'
@@ -41,6 +41,8 @@ export interface RunSource {
   /** Drops what {@link RunSource.recordRun} kept in memory for a prompt whose run settled. */
   readonly forgetRun: (messageId: string) => void
 }
+
+const runOptionsShape = '{ signal?, maxSteps?, output?, outputRepairs? }'
 
 /** Hooks `agent.stream()` adds to a run. */
 export interface RunHooks {
@@ -169,7 +171,10 @@ function settledResult(
   if (output === undefined) return { value: result }
   const text = lastAnswerOf(session, notice)
   const check = checkAnswer(text, output)
-  if (check.ok) return { value: Object.freeze({ ...result, output: check.value }) }
+  if (check.ok) {
+    const structured: StructuredTurnResult<unknown> = { ...result, output: check.value }
+    return { value: structured }
+  }
   const kind = result.reason.kind
   const issues =
     kind === 'completed' || kind === 'max-steps'
@@ -183,14 +188,15 @@ function settledResult(
  * set, is an `AbortSignal` (a signal of another realm passes by shape).
  *
  * @param options - what the caller passed
+ * @param shape - the options shape the error names
  * @throws {@link InvalidArgumentError} `argument: 'options'` or `'options.signal'`
  * @internal
  */
-export function checkRunOptions(options: unknown): void {
+export function checkRunOptions(options: unknown, shape = '{ signal? }'): void {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new InvalidArgumentError({
       argument: 'options',
-      reason: 'must be an options object { signal?, maxSteps?, output?, outputRepairs? }',
+      reason: `must be an options object ${shape}`,
       value: options,
     })
   }
@@ -209,11 +215,12 @@ export function checkRunOptions(options: unknown): void {
  * the claiming turn's `turn/end` cannot be appended it rejects with that append error; the turn
  * then stays open in the session, so until a resume repairs it every run still waiting for a claim
  * rejects with that error too, and a later run with the `turn/start` error (`TURN_OPEN`), its
- * prompt staying queued in the log.
+ * prompt staying queued in the log. A structured run (`output`) resolves with the checked answer
+ * as `output`, or rejects {@link OutputValidationError} when the turn's last answer is not valid.
  *
  * @param source - the agent, its driver's notices and its queue
  * @param input - the prompt
- * @param options - an abort signal
+ * @param options - an abort signal, `maxSteps`, and `output` with `outputRepairs`
  * @param hooks - what `stream()` adds
  * @returns the message queued and the turn result
  * @throws {@link InvalidArgumentError} for bad options, {@link AgentDisposedError} or {@link InvalidMessageError} synchronously, nothing queued
@@ -224,7 +231,7 @@ export function runAgentTurn(
   options: RunOptions,
   hooks?: RunHooks,
 ): { readonly message: UserMessage; readonly result: Promise<TurnResult> } {
-  checkRunOptions(options)
+  checkRunOptions(options, runOptionsShape)
   const settings = runSettingsOf(options)
   const { agent, notices } = source
   const message = source.prepare(input)
