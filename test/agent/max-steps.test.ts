@@ -160,6 +160,18 @@ describe.each(stores)('maxSteps over %s', (_name, store) => {
     await harness.close()
   })
 
+  test('stream() takes maxSteps too and yields the turn up to its max-steps end', async () => {
+    const { model, harness } = await setup(toolsForever(5))
+    const agent = await harness.createAgent()
+    const run = agent.stream('go', { maxSteps: 2 })
+    const ends: unknown[] = []
+    for await (const event of run) if (event.type === 'turn/end') ends.push(event.data)
+    expect(ends).toEqual([{ turn: 1, reason: { kind: 'max-steps', limit: 2 } }])
+    expect((await run.result).reason).toEqual({ kind: 'max-steps', limit: 2 })
+    expect(model.requests).toHaveLength(2)
+    await harness.close()
+  })
+
   test('the default limit is 25 steps', async () => {
     const { model, harness } = await setup(toolsForever(30))
     const agent = await harness.createAgent()
