@@ -149,6 +149,25 @@ describe.each(stores)('structured output over %s', (name, store) => {
     await harness.close()
   })
 
+  test('a turn cancelled before an answer rejects OutputValidationError naming the end reason', async () => {
+    const { harness, agent } = await setup([hang('{"city":')])
+    const controller = new AbortController()
+    harness.on('session/event', ({ event }) => {
+      if (event.type === 'assistant/chunk' && (event.data as { chunk: { type: string } }).chunk.type === 'text-delta')
+        controller.abort()
+    })
+    const error = await agent.run('weather?', { output: Weather, signal: controller.signal }).then(
+      () => undefined,
+      (caught: unknown) => caught as OutputValidationError,
+    )
+    expect(OutputValidationError.is(error)).toBe(true)
+    expect(error?.path).toBe('')
+    expect(error?.message).toContain("the turn ended 'aborted'")
+    expect(error?.result?.reason).toEqual({ kind: 'aborted', reason: { kind: 'user' } })
+    expect(error?.text).toBe('{"city":')
+    await harness.close()
+  })
+
   test('tools run first in the same turn, then the final answer is the JSON', async () => {
     const { model, harness, agent } = await setup([tool('forecast', { city: 'Lyon' }), text(good)])
     const result = await agent.run('weather in Lyon?', { output: Weather })
