@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
+import { maxStepsSchema } from './agent-options.js'
 import { AgentsKey } from './agents-key.js'
 import { ModelsKey } from '../model/models-key.js'
 import { SystemPromptKey } from '../prompt/system-prompt-key.js'
@@ -17,9 +18,14 @@ import { createLoopRequestMarks } from './request-builder.js'
 export interface AgentLoopEntryConfig {
   /** The harness `maxParallelToolCalls`, the default of every agent's options. */
   readonly maxParallelToolCalls?: number
+  /** The harness `maxSteps`, the default of every agent's options (25 when absent). */
+  readonly maxSteps?: number
 }
 
-const configSchema = z.strictObject({ maxParallelToolCalls: z.number().int().positive().optional() })
+const configSchema = z.strictObject({
+  maxParallelToolCalls: z.number().int().positive().optional(),
+  maxSteps: maxStepsSchema.optional(),
+})
 
 /**
  * The `agent-loop` entry: defines the agent events, owns the harness initiator and
@@ -44,12 +50,10 @@ export function agentLoopPlugin(): PluginDefinition<AgentLoopEntryConfig | undef
       const initiator = createInitiator<Agent>()
       // Registered first, so it is torn down last: once every agent is disposed.
       ctx.effect(() => () => initiator.dispose(), 'initiator')
-      const registry = createAgentRegistry(
-        ctx,
-        initiator,
-        createLoopRequestMarks(),
-        config?.maxParallelToolCalls === undefined ? {} : { maxParallelToolCalls: config.maxParallelToolCalls },
-      )
+      const registry = createAgentRegistry(ctx, initiator, createLoopRequestMarks(), {
+        ...(config?.maxParallelToolCalls === undefined ? {} : { maxParallelToolCalls: config.maxParallelToolCalls }),
+        ...(config?.maxSteps === undefined ? {} : { maxSteps: config.maxSteps }),
+      })
       ctx.effect(() => () => registry.close(), 'agents')
       ctx.provide(AgentsKey, registry)
     },

@@ -63,6 +63,16 @@ export interface AgentOptions {
   /** `'manual'` only: deny an unanswered approval after this many milliseconds. */
   readonly approvalTimeoutMs?: number
   /**
+   * How many model requests (steps) one turn may make: a positive integer, or `Infinity` for no
+   * limit. The last allowed step keeps the tool schemas but forbids calls (`toolChoice: 'none'`),
+   * so the model answers in text; the turn then ends `{ kind: 'max-steps', limit }`. Retries of a
+   * failed attempt repeat their step and do not count. `agent.run(input, { maxSteps })` overrides
+   * it for one turn.
+   *
+   * @default the harness option (25)
+   */
+  readonly maxSteps?: number
+  /**
    * Check every loop request against `rebuildRequest` before the adapter.
    *
    * @default false
@@ -77,9 +87,26 @@ const positiveInteger = z
 const positiveFinite = z
   .number({ error: 'must be a positive finite number' })
   .refine((value) => Number.isFinite(value) && value > 0, { error: 'must be a positive finite number' })
+/**
+ * The step limit: a positive safe integer or `Infinity`.
+ *
+ * @internal
+ */
+export const maxStepsSchema = z.custom<number>(isMaxSteps, { error: 'must be a positive integer or Infinity' })
 const nonNegativeFinite = z
   .number({ error: 'must be a non-negative finite number' })
   .refine((value) => Number.isFinite(value) && value >= 0, { error: 'must be a non-negative finite number' })
+
+/**
+ * Whether `value` is a step limit: a positive safe integer or `Infinity`.
+ *
+ * @param value - anything
+ * @returns `true` for a step limit
+ * @internal
+ */
+export function isMaxSteps(value: unknown): value is number {
+  return value === Number.POSITIVE_INFINITY || (Number.isSafeInteger(value) && (value as number) > 0)
+}
 
 /** The strict schema of {@link AgentOptions}. */
 export const agentOptionsSchema: z.ZodType<AgentOptions> = z
@@ -108,6 +135,7 @@ export const agentOptionsSchema: z.ZodType<AgentOptions> = z
       toolResultSpill: z.enum(['none', 'meta'], { error: "must be 'none' or 'meta'" }).optional(),
       approvalMode: z.enum(['auto', 'manual'], { error: "must be 'auto' or 'manual'" }).optional(),
       approvalTimeoutMs: positiveFinite.optional(),
+      maxSteps: maxStepsSchema.optional(),
       verifyReconstruction: z.boolean({ error: 'must be a boolean' }).optional(),
     },
     { error: 'must be an options object' },

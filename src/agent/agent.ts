@@ -1,15 +1,18 @@
 import type { CompactOptions, SummaryAction } from '../compaction/compaction-actions.js'
 import type { Context } from '../kernel/context.js'
-import type { LlmFailure } from '../session/llm-failure.js'
-import type { Message, UserMessage } from '../session/message.js'
+import type { UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
 import type { SessionEvent } from '../session/session-event.js'
-import type { TokenUsage } from '../session/stream-chunk.js'
-import type { CancelCause, TurnEndReason } from '../session/turn-end-reason.js'
+import type { CancelCause } from '../session/turn-end-reason.js'
 import type { ApprovalDecision, PendingApproval } from '../tools/approval-broker.js'
 import type { AgentOptions } from './agent-options.js'
 import type { InboxTarget, InboxView } from './agent-inbox.js'
+import type { OutputOf, OutputSchema } from './structured-output.js'
+import type { StructuredTurnResult, TurnResult } from './turn-result.js'
 import type { UserMessageInput } from './user-message-input.js'
+
+// Declared in their own file so the error hierarchy can name a turn result without importing the agent.
+export type { StructuredTurnResult, TurnResult } from './turn-result.js'
 
 /** The derived status of an agent. */
 export type AgentStatus = 'idle' | 'running'
@@ -31,22 +34,29 @@ export interface CancelOptions {
 export interface RunOptions {
   /** Aborting it discards the queued prompt, or cancels its turn once claimed. */
   readonly signal?: AbortSignal
+  /**
+   * The step limit of this run's turn: a positive integer, or `Infinity` for no limit. Logged with
+   * the prompt, so a resumed session runs the turn under the same limit.
+   *
+   * @default the agent's `maxSteps`
+   */
+  readonly maxSteps?: number
 }
 
-/** What {@link Agent.run} resolves with. Lossless JSON. */
-export interface TurnResult {
-  /** The claiming turn. */
-  readonly turn: number
-  /** Its end reason. */
-  readonly reason: TurnEndReason
-  /** The `turn/end` cause, when there is one. */
-  readonly cause?: LlmFailure
-  /** The text blocks of the turn's assistant messages, joined with `'\n'`. */
-  readonly text: string
-  /** The surface messages the turn logged, in order. */
-  readonly messages: readonly Message[]
-  /** The summed usage of the turn's assistant messages. */
-  readonly usage: TokenUsage
+/** Options of a structured {@link Agent.run}: the answer must be JSON matching `output`. */
+export interface OutputRunOptions<S extends OutputSchema = OutputSchema> extends RunOptions {
+  /**
+   * The answer's schema: a zod schema, or a JSON Schema object. Every request of the turn carries
+   * it as `responseFormat`; the final answer is parsed and checked, and `result.output` holds it.
+   */
+  readonly output: S
+  /**
+   * How many repair steps an invalid answer gets (each counts in `maxSteps`): a non-negative
+   * integer. A repair step shows the model the issues and asks again.
+   *
+   * @default 1
+   */
+  readonly outputRepairs?: number
 }
 
 /**
@@ -131,15 +141,35 @@ export interface Agent {
    */
   whenIdle(): Promise<void>
   /**
-   * Queues a prompt and resolves with the result of the turn that claims it.
+   * Queues a prompt and resolves with the result of the turn that claims it; with `output`, the
+   * turn's final answer must be JSON matching that schema, and the result carries it as `output`.
    *
    * @param input - the prompt
-   * @param options - a signal
-   * @returns the turn result
-   * @throws (as a rejection) {@link RunDiscardedError} when no turn claims the prompt; the flush
+   * @param options - a signal, `maxSteps`, and `output` with `outputRepairs`
+   * @returns the turn result (with `output` for a structured run)
+   * @throws {@link InvalidArgumentError} (synchronously thrown as a rejection, nothing queued) for a
+   *   bad `maxSteps`, `output` or `outputRepairs`
+   * @throws (as a rejection) {@link OutputValidationError} `OUTPUT_INVALID` when a structured run's
+   *   last answer is still not valid after its repair steps (its `result` and raw `text` kept);
+   *   {@link RunDiscardedError} when no turn claims the prompt; the flush
    *   error when the turn-end checkpoint fails; the append error when a `turn/end` cannot be
    *   logged (also for the runs waiting then), and `StructureError` `TURN_OPEN` for later runs
    *   until a resume closes that turn
+   * @example
+   * ```ts
+   * const { output } = await agent.run('Name three colors', { output: z.object({ colors: z.array(z.string()) }) })
+   * ```
+   */
+  run<S extends OutputSchema>(
+    input: UserMessageInput,
+    options: OutputRunOptions<S>,
+  ): Promise<StructuredTurnResult<OutputOf<S>>>
+  /**
+   * Queues a prompt and resolves with the result of the turn that claims it.
+   *
+   * @param input - the prompt
+   * @param options - a signal and `maxSteps`
+   * @returns the turn result
    */
   run(input: UserMessageInput, options?: RunOptions): Promise<TurnResult>
   /**
@@ -149,16 +179,27 @@ export interface Agent {
    * ones. Breaking out of the loop unsubscribes without cancelling.
    *
    * @param input - the prompt
-   * @param options - a signal and `highWaterMark` (default 1024)
+   * @param options - a signal, `highWaterMark` (default 1024), `maxSteps`, and `output` with `outputRepairs`
    * @returns the run: iterate it for the events; `result` settles like `run`
    * @throws {@link AgentDisposedError}, {@link InvalidMessageError} or {@link InvalidArgumentError}
-   *   (`highWaterMark`), nothing queued
+   *   (`highWaterMark`, `maxSteps`, `output`, `outputRepairs`), nothing queued
    * @example
    * ```ts
    * const run = agent.stream('hi')
    * for await (const event of run) if (event.type === 'assistant/chunk') process.stdout.write('.')
    * console.log((await run.result).text)
    * ```
+   */
+  stream<S extends OutputSchema>(
+    input: UserMessageInput,
+    options: StreamOptions & OutputRunOptions<S>,
+  ): AgentRun<StructuredTurnResult<OutputOf<S>>>
+  /**
+   * Queues a prompt like {@link Agent.run} and streams the claiming turn's durable events.
+   *
+   * @param input - the prompt
+   * @param options - a signal, `maxSteps` and `highWaterMark`
+   * @returns the run
    */
   stream(input: UserMessageInput, options?: StreamOptions): AgentRun
   /**
@@ -218,9 +259,9 @@ export interface StreamOptions extends RunOptions {
  * `turn/start` to `turn/end`, in seq order, plus the queued message and the turn result. Every
  * yielded event is lossless JSON. Breaking out of the iteration unsubscribes without cancelling.
  */
-export interface AgentRun extends AsyncIterable<SessionEvent> {
+export interface AgentRun<R extends TurnResult = TurnResult> extends AsyncIterable<SessionEvent> {
   /** The queued prompt. */
   readonly message: UserMessage
   /** Settles like {@link Agent.run}; unaffected by an overflow or an early break. */
-  readonly result: Promise<TurnResult>
+  readonly result: Promise<R>
 }

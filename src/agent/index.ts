@@ -14,10 +14,13 @@ export type {
   AgentRun,
   AgentStatus,
   CancelOptions,
+  OutputRunOptions,
   RunOptions,
   StreamOptions,
+  StructuredTurnResult,
   TurnResult,
 } from './agent.js'
+export type { OutputOf, OutputSchema } from './structured-output.js'
 export {
   type AgentErrorPayload,
   type AgentLifecyclePayload,

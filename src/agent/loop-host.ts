@@ -14,6 +14,7 @@ import type { Agent } from './agent.js'
 import type { AgentInbox } from './agent-inbox.js'
 import type { AgentOptions } from './agent-options.js'
 import { verifyReconstruction } from './rebuild-request.js'
+import { RunSettingsIndex } from './run-settings.js'
 import { createRequestBuilder, type LoopRequestMarks, type RequestBuilder } from './request-builder.js'
 
 /**
@@ -44,6 +45,8 @@ export interface LoopHost {
   readonly approvals: ApprovalBroker
   /** The inbox. */
   readonly inbox: AgentInbox
+  /** The per-run settings of queued prompts (step limit, output contract). */
+  readonly runSettings: RunSettingsIndex
 }
 
 /** What {@link createLoopHost} wires a host from. */
@@ -79,6 +82,7 @@ export function createLoopHost(init: LoopHostInit): LoopHost {
     ids,
     approvals: createApprovalBroker({ ctx, agent }),
     inbox,
+    runSettings: new RunSettingsIndex(session, options),
     requests: createRequestBuilder({
       session,
       options,

@@ -18,8 +18,10 @@ import type {
   AgentRun,
   AgentStatus,
   CancelOptions,
+  OutputRunOptions,
   RunOptions,
   StreamOptions,
+  StructuredTurnResult,
   TurnResult,
 } from './agent.js'
 import { AgentInbox, type InboxEntry, type InboxTarget, type InboxView } from './agent-inbox.js'
@@ -28,6 +30,8 @@ import { DriverNotices } from './driver-notices.js'
 import { createLoopHost, type LoopHost } from './loop-host.js'
 import type { LoopRequestMarks } from './request-builder.js'
 import { checkRunOptions, type RunSource, runAgentTurn } from './run-agent.js'
+import type { RunSettings } from './run-settings.js'
+import type { OutputOf, OutputSchema } from './structured-output.js'
 import { runTurn } from './run-turn.js'
 import { streamAgentTurn } from './stream-agent-turn.js'
 import { failureOf } from './turn-end.js'
@@ -155,6 +159,8 @@ class ReactLoopAgent implements Agent {
         parent.on('session/event', (payload) => {
           if (payload.session === session) listener(payload.event)
         }),
+      recordRun: (messageId: string, settings: RunSettings) => this.#host.runSettings.record(messageId, settings),
+      forgetRun: (messageId: string) => this.#host.runSettings.forget(messageId),
     })
   }
 
@@ -296,6 +302,11 @@ class ReactLoopAgent implements Agent {
     return runManualCompaction(this, options)
   }
 
+  run<S extends OutputSchema>(
+    input: UserMessageInput,
+    options: OutputRunOptions<S>,
+  ): Promise<StructuredTurnResult<OutputOf<S>>>
+  run(input: UserMessageInput, options?: RunOptions): Promise<TurnResult>
   run(input: UserMessageInput, options: RunOptions = {}): Promise<TurnResult> {
     try {
       return runAgentTurn(this.#runSource, input, options).result
@@ -304,6 +315,11 @@ class ReactLoopAgent implements Agent {
     }
   }
 
+  stream<S extends OutputSchema>(
+    input: UserMessageInput,
+    options: StreamOptions & OutputRunOptions<S>,
+  ): AgentRun<StructuredTurnResult<OutputOf<S>>>
+  stream(input: UserMessageInput, options?: StreamOptions): AgentRun
   stream(input: UserMessageInput, options: StreamOptions = {}): AgentRun {
     return streamAgentTurn(this.#runSource, input, options)
   }

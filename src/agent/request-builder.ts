@@ -15,6 +15,7 @@ import {
   type RequestHeader,
   type ToolSchema,
 } from '../session/request-header.js'
+import type { ResponseFormat, ToolChoice } from '../session/response-format.js'
 import type { Session } from '../session/session.js'
 import {
   type CallConfigOptions,
@@ -68,8 +69,8 @@ export type RequestLog = Pick<Session, 'id' | 'requestHeader' | 'deriveMessages'
 export type RequestBody = Omit<ModelRequest, 'signal'>
 
 /**
- * The request a log states, without its signal: `{...header.config, system?, tools?, messages,
- * metadata}` from the folded header and `deriveMessages()`. The live loop and `rebuildRequest`
+ * The request a log states, without its signal: `{...header.config, system?, tools?, toolChoice?,
+ * responseFormat?, messages, metadata}` from the folded header and `deriveMessages()`. The live loop and `rebuildRequest`
  * both build through this one function (the live loop over its session right after logging the
  * header, the rebuild over a replay of the log prefix), so a rebuilt request equals the live one
  * by construction.
@@ -97,9 +98,9 @@ export interface BuildLoopRequestInput {
 }
 
 /**
- * Builds a loop request: `{...header.config, system?, tools?, messages, metadata: {sessionId,
- * purpose: 'conversation'}, signal}`, in that key order (an empty `system` or `tools` is left out,
- * as in the canonical header). The result is deep-frozen in place except the signal (freezing stops
+ * Builds a loop request: `{...header.config, system?, tools?, toolChoice?, responseFormat?,
+ * messages, metadata: {sessionId, purpose: 'conversation'}, signal}`, in that key order (an empty
+ * `system` or `tools` and an `'auto'` tool choice are left out, as in the canonical header). The result is deep-frozen in place except the signal (freezing stops
  * at objects that are already frozen, such as logged messages) and marked in `marks`.
  *
  * @param input - the header, messages, session id, signal and the harness's marks
@@ -126,6 +127,8 @@ function loopRequestBody(header: RequestHeader, messages: readonly Message[], se
     ...header.config,
     ...(header.system === undefined || header.system === '' ? {} : { system: header.system }),
     ...(header.tools === undefined || header.tools.length === 0 ? {} : { tools: header.tools }),
+    ...(header.toolChoice === undefined || header.toolChoice === 'auto' ? {} : { toolChoice: header.toolChoice }),
+    ...(header.responseFormat === undefined ? {} : { responseFormat: header.responseFormat }),
     messages,
     metadata: Object.freeze({ sessionId, purpose: 'conversation' }),
   }
@@ -141,11 +144,17 @@ export interface RequestHeaderParts {
   readonly system?: string | undefined
   /** The tools offered; empty or absent means none. */
   readonly tools?: readonly ToolSchema[] | undefined
+  /** Which tools the model may call; kept only when tools are offered and it is not `'auto'`. */
+  readonly toolChoice?: ToolChoice | undefined
+  /** The JSON shape the answer must have. */
+  readonly responseFormat?: ResponseFormat | undefined
 }
 
 /**
  * The header of a request in canonical form: `config`, then `adapterDefaults` only with a marker,
- * `system` only when non-empty, `tools` only when non-empty.
+ * `system` only when non-empty, `tools` only when non-empty, `toolChoice` only with tools (a
+ * choice among no tools means nothing, and providers refuse it) and not `'auto'`, then
+ * `responseFormat` when set.
  *
  * @param parts - the config, markers, system prompt and tools
  * @returns a new header object; its sub-objects are the given ones, not copies
@@ -156,6 +165,10 @@ export function buildRequestHeader(parts: RequestHeaderParts): RequestHeader {
     ...(parts.adapterDefaults === undefined ? {} : { adapterDefaults: parts.adapterDefaults }),
     ...(parts.system === undefined ? {} : { system: parts.system }),
     ...(parts.tools === undefined ? {} : { tools: parts.tools }),
+    ...(parts.toolChoice === undefined || parts.tools === undefined || parts.tools.length === 0
+      ? {}
+      : { toolChoice: parts.toolChoice }),
+    ...(parts.responseFormat === undefined ? {} : { responseFormat: parts.responseFormat }),
   })
 }
 
@@ -257,6 +270,10 @@ export interface RequestAttempt extends AttemptCoordinates {
   readonly system: string
   /** The tools offered in the step. */
   readonly tools: readonly ToolSchema[]
+  /** Which tools the model may call in the step (`'none'` on the last step the limit allows). */
+  readonly toolChoice?: ToolChoice | undefined
+  /** The JSON shape the turn's answer must have (a run's `output`). */
+  readonly responseFormat?: ResponseFormat | undefined
   /** The turn signal; the request carries it. */
   readonly signal: AbortSignal
 }
@@ -331,6 +348,8 @@ export function createRequestBuilder(init: RequestBuilderInit): RequestBuilder {
         adapterDefaults: call.adapterDefaults,
         system: attempt.system,
         tools: attempt.tools,
+        toolChoice: attempt.toolChoice,
+        responseFormat: attempt.responseFormat,
       })
       const due = requestHeaderDecision({ folded: session.requestHeader(), firstRequestOfDriver, header })
       if (due !== undefined) session.append('request/header', { header, reason: due.reason })

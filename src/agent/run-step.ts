@@ -5,13 +5,17 @@ import type { PromptAssembly } from '../prompt/prompt-assembly.js'
 import { renderPrompt } from '../prompt/render-prompt.js'
 import type { AssistantContentBlock, ToolCallBlock } from '../session/content-block.js'
 import type { AssistantMessage, UserMessage } from '../session/message.js'
+import type { ResponseFormat } from '../session/response-format.js'
 import { runToolCalls } from '../tools/run-tool-calls.js'
 import type { LoopHost } from './loop-host.js'
 import { raceTurnSignal } from './race-turn-signal.js'
 import { abortCheck } from './turn-end.js'
 
-/** How a step ended. */
-export type StepOutcome = 'completed' | 'max-tokens' | 'concluded' | 'owed'
+/**
+ * How a step ended: `'stopped'` is a step whose calls were forbidden (the last one the step limit
+ * allows) but whose answer held tool calls anyway; they were dropped, not run.
+ */
+export type StepOutcome = 'completed' | 'stopped' | 'max-tokens' | 'concluded' | 'owed'
 
 /** One step to run: its coordinates, what entered it and the assembled prompt. */
 export interface StepInput {
@@ -23,6 +27,13 @@ export interface StepInput {
   readonly messages: readonly UserMessage[]
   /** The system prompt assembly of this step. */
   readonly assembly: PromptAssembly
+  /**
+   * The last step the limit allows: the request keeps its tools but says `toolChoice: 'none'`, and
+   * tool calls the model makes anyway are dropped from the logged answer (as on `max-tokens`).
+   */
+  readonly forbidCalls: boolean
+  /** The JSON shape the turn's answer must have (a structured run). */
+  readonly responseFormat: ResponseFormat | undefined
   /** The turn signal. */
   readonly signal: AbortSignal
 }
@@ -31,6 +42,8 @@ export interface StepInput {
 interface AttemptResult {
   readonly content: readonly AssistantContentBlock[]
   readonly finishReason: 'stop' | 'tool-calls' | 'max-tokens'
+  /** Tool calls were dropped because the step forbade them. */
+  readonly droppedCalls: boolean
 }
 
 /**
@@ -54,7 +67,7 @@ export async function runStep(host: LoopHost, input: StepInput): Promise<StepOut
     const result = await attemptUntilDone(host, input, system)
     if (result.finishReason === 'max-tokens') return 'max-tokens'
     const calls = result.content.filter((block): block is ToolCallBlock => block.type === 'tool-call')
-    if (calls.length === 0) return 'completed'
+    if (calls.length === 0) return result.droppedCalls ? 'stopped' : 'completed'
     const report = await runToolCalls(calls, {
       ctx: host.ctx,
       agent: host.agent,
@@ -128,6 +141,8 @@ async function runAttempt(host: LoopHost, input: StepInput, system: string, atte
     attempt,
     system,
     tools: input.assembly.tools,
+    toolChoice: input.forbidCalls ? 'none' : undefined,
+    responseFormat: input.responseFormat,
     signal,
   })
   await host.sessions.flush(session)
@@ -161,10 +176,9 @@ async function runAttempt(host: LoopHost, input: StepInput, system: string, atte
         : outcome.failure
     return { kind: 'failure', failure }
   }
-  const content =
-    outcome.finishReason === 'max-tokens'
-      ? outcome.content.filter((block) => block.type !== 'tool-call')
-      : outcome.content
+  // A truncated answer's calls are unusable, and a step that forbade calls must not run any.
+  const dropCalls = outcome.finishReason === 'max-tokens' || input.forbidCalls
+  const content = dropCalls ? outcome.content.filter((block) => block.type !== 'tool-call') : outcome.content
   const message: AssistantMessage = {
     id: host.ids('message'),
     role: 'assistant',
@@ -176,5 +190,10 @@ async function runAttempt(host: LoopHost, input: StepInput, system: string, atte
     { turn, step, message, ...(outcome.usage === undefined ? {} : { usage: outcome.usage }) },
     { surfaceOp: 'append', sourceEventSeqs: chunkSeqs },
   )
-  return { kind: 'message', content, finishReason: outcome.finishReason }
+  return {
+    kind: 'message',
+    content,
+    finishReason: outcome.finishReason,
+    droppedCalls: content.length !== outcome.content.length,
+  }
 }

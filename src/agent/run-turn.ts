@@ -6,6 +6,9 @@ import type { PreStepDecision } from './agent-loop-events.js'
 import type { LoopHost } from './loop-host.js'
 import { runStep } from './run-step.js'
 import { raceTurnSignal } from './race-turn-signal.js'
+import { outputRepairMessage, stepAnswerText } from './output-repair.js'
+import type { TurnSettings } from './run-settings.js'
+import { checkAnswer } from './structured-output.js'
 import { abortCheck, type TurnEnd, turnEndOf } from './turn-end.js'
 
 /** What a finished turn reports to the driver. */
@@ -41,8 +44,14 @@ function checkEntered(decision: PreStepDecision): readonly UserMessage[] | undef
 
 /**
  * Runs the step loop of one open turn and computes its end reason. Never
- * throws: what unwinds the loop is folded into the outcome. Does not log `turn/start` or
+ * throws: what unwound the loop is folded into the outcome. Does not log `turn/start` or
  * `turn/end` (the driver does).
+ *
+ * The turn's settings come from its first claimed prompt (a run's `maxSteps` and `output`) or the
+ * agent. Step `maxSteps` is the last: its request forbids tool calls, and the turn ends there,
+ * `max-steps` when that limit shaped it (tools were offered, a call was dropped, steering was
+ * queued or an output repair was still owed), else `completed`. A structured run's answer that is
+ * not valid gets up to `outputRepairs` repair steps, each opened by a message that lists the issues.
  *
  * @param host - the agent's loop host
  * @param turn - the open turn
@@ -55,12 +64,22 @@ export async function runTurn(host: LoopHost, turn: number, signal: AbortSignal)
   let owed = false
   let blocked = false
   let maxTokens = false
+  let maxStepsLimit: number | undefined
   let thrown: { readonly error: unknown } | undefined
+  let settings: TurnSettings | undefined
+  let repairsLeft = 0
+  let repair: UserMessage | undefined
   try {
     for (;;) {
       abortCheck(signal)
       const first = step === 0
-      const claimed = host.inbox.claim({ firstStep: first, turn })
+      const fromInbox = host.inbox.claim({ firstStep: first, turn })
+      if (settings === undefined) {
+        settings = host.runSettings.forTurn(fromInbox)
+        repairsLeft = settings.outputRepairs
+      }
+      const claimed = repair === undefined ? fromInbox : Object.freeze([...fromInbox, repair])
+      repair = undefined
       // Every listener await is raced against the turn signal: one that ignores it cannot hold a cancel up.
       const assembly = await raceTurnSignal(
         host.systemPrompt.assemble({ agent: host.agent, scope: host.agent, signal }),
@@ -95,23 +114,49 @@ export async function runTurn(host: LoopHost, turn: number, signal: AbortSignal)
       if (entered.length === 0 && (first || !owed)) break
       step++
       opened = step
-      const outcome = await runStep(host, { turn, step, messages: entered, assembly, signal })
+      const last = step >= settings.maxSteps
+      const outcome = await runStep(host, {
+        turn,
+        step,
+        messages: entered,
+        assembly,
+        forbidCalls: last,
+        responseFormat: settings.output?.responseFormat,
+        signal,
+      })
       abortCheck(signal)
       if (outcome === 'max-tokens') maxTokens = true
       owed = outcome === 'owed'
-      if (!owed && host.inbox.nextStep.length === 0) {
-        const reason = turnEndOf({ signal, thrown: undefined, blocked, maxTokens }).reason
+      let repairOwed = false
+      if (settings.output !== undefined && (outcome === 'completed' || outcome === 'stopped')) {
+        const check = checkAnswer(stepAnswerText(host.session, turn, step), settings.output)
+        if (!check.ok && repairsLeft > 0) {
+          if (last) repairOwed = true
+          else {
+            repairsLeft--
+            repair = outputRepairMessage(check.issues, host.ids('message'))
+          }
+        }
+      }
+      if (last) {
+        const shaped =
+          assembly.tools.length > 0 || outcome === 'stopped' || repairOwed || host.inbox.nextStep.length > 0
+        if (shaped) maxStepsLimit = settings.maxSteps
+      }
+      if (repair === undefined && (last || (!owed && host.inbox.nextStep.length === 0))) {
+        const reason = turnEndOf({ signal, thrown: undefined, blocked, maxTokens, maxStepsLimit }).reason
         await raceTurnSignal(
           host.ctx.serial('agent/turn-stopping', { agent: host.agent, turn, reason, signal }, { scope: host.agent }),
           signal,
         )
         abortCheck(signal)
-        if (host.inbox.nextStep.length === 0) break
+        // At the limit the turn ends whatever a listener queued: that work waits for the next turn.
+        if (last || host.inbox.nextStep.length === 0) break
       }
       await host.sessions.flush(host.session)
     }
   } catch (error) {
     thrown = { error }
   }
-  return { ...turnEndOf({ signal, thrown, blocked, maxTokens }), step: opened, thrown }
+  return { ...turnEndOf({ signal, thrown, blocked, maxTokens, maxStepsLimit }), step: opened, thrown }
 }

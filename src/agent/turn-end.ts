@@ -54,6 +54,8 @@ export interface TurnFacts {
   readonly blocked: boolean
   /** A step finished `max-tokens`. */
   readonly maxTokens: boolean
+  /** The step limit, when the turn stopped at it (see `runTurn`). */
+  readonly maxStepsLimit?: number | undefined
 }
 
 /** A `turn/end`'s reason and optional cause. */
@@ -66,7 +68,7 @@ export interface TurnEnd {
 
 /**
  * The end reason of a turn: the first of `aborted`, `error`, `blocked`,
- * `max-tokens`, `completed` that applies.
+ * `max-tokens`, `max-steps`, `completed` that applies.
  *
  * @param facts - what the turn observed
  * @returns the reason, with `cause` on an aborted turn unwound by another exception
@@ -81,6 +83,7 @@ export function turnEndOf(facts: TurnFacts): TurnEnd {
   if (thrown !== undefined) return { reason: { kind: 'error', error: failureOf(thrown.error) } }
   if (facts.blocked) return { reason: { kind: 'blocked' } }
   if (facts.maxTokens) return { reason: { kind: 'max-tokens' } }
+  if (facts.maxStepsLimit !== undefined) return { reason: { kind: 'max-steps', limit: facts.maxStepsLimit } }
   return { reason: { kind: 'completed' } }
 }
 

@@ -308,6 +308,8 @@ export const ErrorCode = {
   AGENT_OVERRIDES_MISMATCH: 'AGENT_OVERRIDES_MISMATCH',
   /** No turn of the agent claimed the run's message. */
   RUN_DISCARDED: 'RUN_DISCARDED',
+  /** A run's structured answer is not JSON matching its `output` schema. */
+  OUTPUT_INVALID: 'OUTPUT_INVALID',
   /** A stream consumer fell more than `highWaterMark` events behind. */
   STREAM_OVERFLOW: 'STREAM_OVERFLOW',
   /** A compaction of the session is already running in this process. */

@@ -24,6 +24,7 @@ export { CompositionError, type CompositionErrorReason } from './composition-err
 export { UnknownEntryError } from './unknown-entry-error.js'
 export { ConfigError } from './config-error.js'
 export { InvalidOptionsError } from './invalid-options-error.js'
+export { type OutputIssue, OutputValidationError } from './output-validation-error.js'
 export { HarnessClosedError } from './harness-closed-error.js'
 export { HarnessCloseError, type CloseFailure } from './harness-close-error.js'
 export { MissingPeerError } from './missing-peer-error.js'

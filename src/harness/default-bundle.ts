@@ -79,8 +79,10 @@ export function defaultBundle(options: HarnessOptions): readonly PluginEntry[] {
       return { id, plugin: systemPromptEntryPlugin as PluginDefinition<unknown>, config }
     }
     if (id === 'agent-loop') {
-      const config =
-        options.maxParallelToolCalls === undefined ? {} : { maxParallelToolCalls: options.maxParallelToolCalls }
+      const config = {
+        ...(options.maxParallelToolCalls === undefined ? {} : { maxParallelToolCalls: options.maxParallelToolCalls }),
+        ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
+      }
       return { id, plugin: agentLoopEntryPlugin as PluginDefinition<unknown>, config }
     }
     if (id === 'retry') {

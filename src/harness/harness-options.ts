@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { maxStepsSchema } from '../agent/agent-options.js'
 import { InvalidOptionsError } from '../errors/invalid-options-error.js'
 import { type ValidationIssue, valueAt } from '../errors/issue.js'
 import type { CompositionLayers, EntryPatch, PluginEntry } from '../kernel/compose-layers.js'
@@ -79,6 +80,14 @@ export interface HarnessOptions extends CompositionLayers {
    */
   readonly maxParallelToolCalls?: number
   /**
+   * How many model requests (steps) one turn may make, the default of every agent's options: a
+   * positive integer, or `Infinity` for no limit. The last allowed step forbids tool calls, so the
+   * model answers in text, and the turn ends `{ kind: 'max-steps', limit }`.
+   *
+   * @default 25
+   */
+  readonly maxSteps?: number
+  /**
    * Tools (`defineTool`) registered in the global layer by the `tools` entry;
    * names must be distinct (a repeated name is an issue at `['tools', i, 'name']`).
    *
@@ -119,6 +128,7 @@ const optionsSchema = z.strictObject(
       .object({ debug: fn, info: fn, warn: fn, error: fn }, { error: 'must be a Logger { debug, info, warn, error }' })
       .optional(),
     maxParallelToolCalls: positiveInteger.optional(),
+    maxSteps: maxStepsSchema.optional(),
     model: modelOptionSchema.optional(),
     persistence: z
       .union(

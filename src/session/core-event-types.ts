@@ -10,6 +10,7 @@ import {
   userMessageSchema,
 } from './message.js'
 import { type RequestHeader, requestHeaderSchema } from './request-header.js'
+import { type ResponseFormat, responseFormatSchema } from './response-format.js'
 import {
   callIdSchema,
   jsonValueSchema,
@@ -162,6 +163,22 @@ export interface AgentInboxSplicedData {
   readonly outcome?: 'canceled'
 }
 
+/**
+ * `agent/run-options`: the per-run settings of a prompt queued by `agent.run()` / `agent.stream()`,
+ * logged just before the prompt is queued, so the turn that claims it (in this process or after a
+ * resume) makes the same requests. Absent fields fall back to the agent's options.
+ */
+export interface AgentRunOptionsData {
+  /** The queued prompt's message id. */
+  readonly messageId: string
+  /** The turn's step limit: a positive safe integer, or `null` for no limit. */
+  readonly maxSteps?: number | null
+  /** The JSON shape the turn's answer must have. */
+  readonly responseFormat?: ResponseFormat
+  /** How many repair steps an invalid answer gets: a non-negative safe integer. */
+  readonly outputRepairs?: number
+}
+
 /** `session/end-seed`: the marker closing inherited history; always `{}`. */
 export type SessionEndSeedData = Readonly<Record<string, never>>
 
@@ -191,6 +208,8 @@ export interface CoreEventData {
   'request/context': RequestContextData
   /** An inbox splice. */
   'agent/inbox/spliced': AgentInboxSplicedData
+  /** A queued prompt's per-run settings. */
+  'agent/run-options': AgentRunOptionsData
   /** The end-of-seed marker. */
   'session/end-seed': SessionEndSeedData
 }
@@ -321,6 +340,16 @@ export const agentInboxSplicedDataSchema = typedSchema<AgentInboxSplicedData>()(
   }),
 )
 
+/** The strict schema of {@link AgentRunOptionsData}. */
+export const agentRunOptionsDataSchema = typedSchema<AgentRunOptionsData>()(
+  z.strictObject({
+    messageId: nonEmptyStringSchema,
+    maxSteps: positiveSafeIntegerSchema.nullable().exactOptional(),
+    responseFormat: responseFormatSchema.exactOptional(),
+    outputRepairs: nonNegativeSafeIntegerSchema.exactOptional(),
+  }),
+)
+
 /** The strict schema of {@link SessionEndSeedData}: exactly `{}`. */
 export const sessionEndSeedDataSchema = typedSchema<SessionEndSeedData>()(z.strictObject({}))
 
@@ -341,6 +370,7 @@ const definitions: readonly SessionEventTypeDefinition[] = Object.freeze([
   core('request/header', requestHeaderDataSchema, 'turn'),
   core('request/context', requestContextDataSchema, 'turn'),
   core('agent/inbox/spliced', agentInboxSplicedDataSchema, 'none'),
+  core('agent/run-options', agentRunOptionsDataSchema, 'none'),
   core('session/end-seed', sessionEndSeedDataSchema, 'none'),
 ])
 

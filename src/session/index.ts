@@ -23,6 +23,7 @@ export {
 } from './content-block.js'
 export {
   type AgentInboxSplicedData,
+  type AgentRunOptionsData,
   type AssistantChunkData,
   type AssistantMessageData,
   type CoreEventData,
@@ -131,6 +132,7 @@ export {
   type ErrorTurnEnd,
   type HookCancelCause,
   type InterruptedTurnEnd,
+  type MaxStepsTurnEnd,
   type MaxTokensTurnEnd,
   type PlainCancelCause,
   type TurnEndReason,

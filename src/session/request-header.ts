@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { JsonObject } from './json-value.js'
+import { type ResponseFormat, responseFormatSchema, type ToolChoice, toolChoiceSchema } from './response-format.js'
 import { jsonObjectSchema, nonEmptyStringSchema, positiveSafeIntegerSchema, typedSchema } from './schema-primitives.js'
 import type { SessionEvent } from './session-event.js'
 import { canonicalJson } from './snapshot/canonical-json.js'
@@ -51,6 +52,13 @@ export interface RequestHeader {
   readonly system?: string
   /** The tools offered, in order; absent is the same as `[]`. */
   readonly tools?: readonly ToolSchema[]
+  /**
+   * Which tools the model may call; absent is the same as `'auto'`. The agent loop sets `'none'`
+   * on the last step its step limit allows.
+   */
+  readonly toolChoice?: ToolChoice
+  /** The JSON shape the answer must have (a run's `output`); absent means free text. */
+  readonly responseFormat?: ResponseFormat
 }
 
 /** The strict schema of a {@link CallConfig}. */
@@ -99,6 +107,8 @@ export const requestHeaderSchema = typedSchema<RequestHeader>()(
       adapterDefaults: adapterDefaultsSchema.exactOptional(),
       system: z.string().exactOptional(),
       tools: z.array(toolSchemaSchema).exactOptional(),
+      toolChoice: toolChoiceSchema.exactOptional(),
+      responseFormat: responseFormatSchema.exactOptional(),
     })
     .superRefine((header, context) => {
       for (const field of ['reasoningEffort', 'maxTokens'] as const) {
@@ -126,7 +136,8 @@ export const requestHeaderSchema = typedSchema<RequestHeader>()(
 
 /**
  * The canonical form of a header: `config`, then `adapterDefaults` only if it holds a marker,
- * `system` only if non-empty and `tools` only if non-empty. Sub-objects are shared, not copied.
+ * `system` only if non-empty, `tools` only if non-empty, `toolChoice` only if not `'auto'` and
+ * `responseFormat` when set. Sub-objects are shared, not copied.
  *
  * @param header - a valid header
  * @returns a new header object in canonical form
@@ -136,20 +147,23 @@ export const requestHeaderSchema = typedSchema<RequestHeader>()(
  * ```
  */
 export function canonicalHeader(header: RequestHeader): RequestHeader {
-  const { adapterDefaults, system, tools } = header
+  const { adapterDefaults, system, tools, toolChoice, responseFormat } = header
   const hasMarker = adapterDefaults?.reasoningEffort === true || adapterDefaults?.maxTokens === true
   return {
     config: header.config,
     ...(hasMarker ? { adapterDefaults } : {}),
     ...(system !== undefined && system !== '' ? { system } : {}),
     ...(tools !== undefined && tools.length > 0 ? { tools } : {}),
+    ...(toolChoice !== undefined && toolChoice !== 'auto' ? { toolChoice } : {}),
+    ...(responseFormat === undefined ? {} : { responseFormat }),
   }
 }
 
 /**
  * Whether two headers ask for the same request: the same config fields (`stop` element-wise), the
- * same adapter-default markers, the same `system` (absent ≡ `''`) and the same tools in order,
- * compared as canonical JSON (absent ≡ `[]`).
+ * same adapter-default markers, the same `system` (absent ≡ `''`), the same tools in order,
+ * compared as canonical JSON (absent ≡ `[]`), the same `toolChoice` (absent ≡ `'auto'`) and the
+ * same `responseFormat` (canonical JSON).
  *
  * @param left - a valid header
  * @param right - a valid header
@@ -172,6 +186,8 @@ export function headerEquals(left: RequestHeader, right: RequestHeader): boolean
     return false
   if ((left.adapterDefaults?.maxTokens === true) !== (right.adapterDefaults?.maxTokens === true)) return false
   if ((left.system ?? '') !== (right.system ?? '')) return false
+  if (toolChoiceKey(left.toolChoice) !== toolChoiceKey(right.toolChoice)) return false
+  if (responseFormatKey(left.responseFormat) !== responseFormatKey(right.responseFormat)) return false
   const leftTools = left.tools ?? []
   const rightTools = right.tools ?? []
   if (leftTools.length !== rightTools.length) return false
@@ -205,6 +221,20 @@ export function foldRequestHeader(
 function sameStop(left: readonly string[] | undefined, right: readonly string[] | undefined): boolean {
   if (left === undefined || right === undefined) return left === right
   return left.length === right.length && left.every((value, index) => value === right[index])
+}
+
+function toolChoiceKey(choice: ToolChoice | undefined): string {
+  if (choice === undefined) return 'auto'
+  return typeof choice === 'string' ? choice : canonicalJson({ name: choice.name })
+}
+
+function responseFormatKey(format: ResponseFormat | undefined): string {
+  if (format === undefined) return ''
+  return canonicalJson({
+    type: format.type,
+    schema: format.schema,
+    ...(format.name === undefined ? {} : { name: format.name }),
+  })
 }
 
 function canonicalToolJson(tool: ToolSchema): string {

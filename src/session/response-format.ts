@@ -7,7 +7,14 @@ import { jsonObjectSchema, nonEmptyStringSchema, typedSchema } from './schema-pr
  * `'none'` (tools stay described but no call is allowed, so the model answers in text),
  * `'required'` (at least one call) or `{ name }` (exactly that tool).
  */
-export type ToolChoice = 'auto' | 'none' | 'required' | { readonly name: string }
+export type ToolChoice =
+  | 'auto'
+  | 'none'
+  | 'required'
+  | {
+      /** The one tool the model must call. */
+      readonly name: string
+    }
 
 /** The shape the model's final answer must have: JSON text matching a JSON Schema. */
 export interface ResponseFormat {

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { type LlmFailure, llmFailureSchema } from './llm-failure.js'
-import { typedSchema } from './schema-primitives.js'
+import { positiveSafeIntegerSchema, typedSchema } from './schema-primitives.js'
 
 /**
  * An abort without detail: the user canceled, the parent agent canceled, the agent was disposed,
@@ -57,6 +57,17 @@ export interface MaxTokensTurnEnd {
   readonly kind: 'max-tokens'
 }
 
+/**
+ * The turn reached its step limit (`maxSteps`): its last step's request forbade tool calls, and the
+ * turn ended there although the model was offered tools or more work was pending.
+ */
+export interface MaxStepsTurnEnd {
+  /** Always `'max-steps'`. */
+  readonly kind: 'max-steps'
+  /** The step limit the turn ran under: a positive safe integer. */
+  readonly limit: number
+}
+
 /** The turn never ended: written only by crash repair. */
 export interface InterruptedTurnEnd {
   /** Always `'interrupted'`. */
@@ -70,6 +81,7 @@ export type TurnEndReason =
   | BlockedTurnEnd
   | ErrorTurnEnd
   | MaxTokensTurnEnd
+  | MaxStepsTurnEnd
   | InterruptedTurnEnd
 
 /** The strict schema of a {@link CancelCause}, discriminated on `kind`. */
@@ -88,6 +100,7 @@ export const turnEndReasonSchema = typedSchema<TurnEndReason>()(
     z.strictObject({ kind: z.literal('blocked') }),
     z.strictObject({ kind: z.literal('error'), error: llmFailureSchema }),
     z.strictObject({ kind: z.literal('max-tokens') }),
+    z.strictObject({ kind: z.literal('max-steps'), limit: positiveSafeIntegerSchema }),
     z.strictObject({ kind: z.literal('interrupted') }),
   ]),
 )

@@ -48,7 +48,11 @@ export interface ScriptedModelOptions {
 
 /** A {@link ModelAdapter} that replays a script, one entry per `stream()` call. */
 export interface ScriptedModel extends ModelAdapter {
-  /** Every request received, in order, as the same objects. */
+  /**
+   * Every request received, in order, as the same objects: whole, so a test reads what the loop
+   * asked for, e.g. `requests[2].toolChoice` (`'none'` on the last step a step limit allows) and
+   * `requests[0].responseFormat` (a structured run's JSON Schema).
+   */
   readonly requests: readonly ModelRequest[]
   /** How many entries are left. */
   readonly remaining: number

@@ -996,6 +996,23 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
     sibling: 'RequestNotFoundError',
     takesCause: false,
   },
+  OutputValidationError: {
+    create: (module, cause) =>
+      new module.OutputValidationError({
+        issues: [
+          { path: 'items[0].name', message: 'expected string, received number' },
+          { path: 'count', message: 'expected number, received undefined' },
+        ],
+        text: '{"items":[{"name":1}]}',
+        ...(cause === undefined ? {} : { cause }),
+      }),
+    code: ErrorCode.OUTPUT_INVALID,
+    fields: { path: 'items[0].name', text: '{"items":[{"name":1}]}', result: undefined },
+    mentions: ['items[0].name', 'expected string, received number'],
+    parents: [],
+    sibling: 'RunDiscardedError',
+    takesCause: true,
+  },
   RequestNotFoundError: {
     create: (module) => new module.RequestNotFoundError({ turn: 1, step: 2, attempt: 4 }),
     code: ErrorCode.REQUEST_NOT_FOUND,

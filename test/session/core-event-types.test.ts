@@ -91,13 +91,14 @@ const samples: { readonly [K in CoreEventType]: CoreEventData[K] } = {
   'request/header': { header: { config: { provider: 'mock', model: 'm' } }, reason: 'initial' },
   'request/context': { provider: 'mock', model: 'm', contextWindow: 1000 },
   'agent/inbox/spliced': { target: 'next-turn', start: 0, inserted: [userMessage('u-q')] },
+  'agent/run-options': { messageId: 'u-q', maxSteps: 3, outputRepairs: 1 },
   'session/end-seed': {},
 }
 
 const coreTypes = Object.keys(samples) as CoreEventType[]
 
 describe('the core catalog', () => {
-  test('lists the thirteen core types in table order', () => {
+  test('lists the fourteen core types in table order', () => {
     expect([...catalog.keys()]).toEqual([
       'turn/start',
       'turn/end',
@@ -111,6 +112,7 @@ describe('the core catalog', () => {
       'request/header',
       'request/context',
       'agent/inbox/spliced',
+      'agent/run-options',
       'session/end-seed',
     ])
   })

@@ -19,6 +19,7 @@ import { append, freshHarness, freshRegistry, note } from './session-helpers.js'
 
 const coreTypes = [
   'agent/inbox/spliced',
+  'agent/run-options',
   'assistant/chunk',
   'assistant/message',
   'request/context',
