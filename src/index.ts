@@ -84,6 +84,7 @@ export {
   InvalidMessageError,
   InvalidOptionsError,
   InvalidPluginError,
+  LastEventIdError,
   LeaseLostError,
   LlmError,
   MissingModelError,
@@ -247,6 +248,21 @@ export type {
   TurnStartData,
   UserMessage,
 } from './session/index.js'
+export { sseResponse, streamSession, textStream, writeResponse } from './stream/index.js'
+export type {
+  AgentStreamEvent,
+  DeclaredEventType,
+  SessionEventDataMap,
+  SessionSseOptions,
+  SessionStream,
+  SessionStreamOptions,
+  SessionStreamSource,
+  SessionStreamUntil,
+  SseOptions,
+  TypedSessionEvent,
+  UndeclaredEventType,
+  UndeclaredSessionEvent,
+} from './stream/index.js'
 export { createApprovalBroker, defineTool, repeatToolReminder, runToolCalls } from './tools/index.js'
 export type {
   ApprovalAskedEventData,

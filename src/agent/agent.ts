@@ -3,8 +3,8 @@ import type { Context } from '../kernel/context.js'
 import type { LlmFailure } from '../session/llm-failure.js'
 import type { Message, UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
-import type { SessionEvent } from '../session/session-event.js'
 import type { TokenUsage } from '../session/stream-chunk.js'
+import type { AgentStreamEvent } from '../stream/agent-stream-event.js'
 import type { CancelCause, TurnEndReason } from '../session/turn-end-reason.js'
 import type { ApprovalDecision, PendingApproval } from '../tools/approval-broker.js'
 import type { AgentOptions } from './agent-options.js'
@@ -156,7 +156,9 @@ export interface Agent {
    * @example
    * ```ts
    * const run = agent.stream('hi')
-   * for await (const event of run) if (event.type === 'assistant/chunk') process.stdout.write('.')
+   * for await (const event of run) {
+   *   if (event.type === 'assistant/chunk' && event.data.chunk.type === 'text-delta') process.stdout.write(event.data.chunk.text)
+   * }
    * console.log((await run.result).text)
    * ```
    */
@@ -216,9 +218,12 @@ export interface StreamOptions extends RunOptions {
 /**
  * What {@link Agent.stream} returns: the claiming turn's durable events from
  * `turn/start` to `turn/end`, in seq order, plus the queued message and the turn result. Every
- * yielded event is lossless JSON. Breaking out of the iteration unsubscribes without cancelling.
+ * yielded event is lossless JSON, typed by its `type` ({@link AgentStreamEvent}): narrowing on
+ * `event.type` types `event.data`. Breaking out of the iteration unsubscribes without cancelling.
  */
-export interface AgentRun extends AsyncIterable<SessionEvent> {
+export interface AgentRun extends AsyncIterable<AgentStreamEvent> {
+  /** The agent that runs it (for `sseResponse(run)`, which reads the turn from its session). */
+  readonly agent: Agent
   /** The queued prompt. */
   readonly message: UserMessage
   /** Settles like {@link Agent.run}; unaffected by an overflow or an early break. */
