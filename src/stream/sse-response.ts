@@ -6,6 +6,7 @@ import { commentFrame, errorFrame, eventFrame, retryFrame } from './sse-frames.j
 import {
   openSessionCursor,
   type SessionCursor,
+  type SessionStreamHarness,
   type SessionStreamOptions,
   type SessionStreamSource,
 } from './stream-session.js'
@@ -75,19 +76,24 @@ function checkOptions(options: SseOptions): { heartbeatMs: number; maxLag: numbe
 }
 
 function isRun(source: AgentRun | SessionStreamSource): source is AgentRun {
-  return typeof (source as Partial<AgentRun>)[Symbol.asyncIterator] === 'function' && 'result' in source
+  return (
+    typeof source === 'object' &&
+    source !== null &&
+    typeof (source as Partial<AgentRun>)[Symbol.asyncIterator] === 'function' &&
+    'result' in source
+  )
 }
 
 /** Where the body's events come from: a cursor now, or one once the run's turn starts. */
 type CursorSource = () => Promise<SessionCursor>
 
-function runCursor(run: AgentRun): CursorSource {
+function runCursor(harness: SessionStreamHarness, run: AgentRun): CursorSource {
   return async () => {
     const iterator = run[Symbol.asyncIterator]()
     try {
       const first = await iterator.next()
       const from = first.done === true ? run.agent.session.length : first.value.seq
-      return openSessionCursor(run.agent, { from, until: 'turn-end' })
+      return openSessionCursor(harness, run.agent, { from, until: 'turn-end' })
     } finally {
       // The cursor reads the log from the turn's start; the run's own buffer is not needed.
       await iterator.return?.()
@@ -180,8 +186,8 @@ function sseHeaders(options: SseOptions): Headers {
  * frame `id: <seq>`, `event: <type>`, `data: <the event as JSON>`; a failure is a final
  * `event: error` frame with `{ code, message }` and no id.
  *
- * For an {@link AgentRun}: the run's turn, from `turn/start` to `turn/end`. For an agent (or
- * `{ session, ctx }`): the session from `lastEventId` (the `Last-Event-ID` header) or `from` on,
+ * For an {@link AgentRun}: the run's turn, from `turn/start` to `turn/end`. For an agent (or a
+ * live session): the session from `lastEventId` (the `Last-Event-ID` header) or `from` on,
  * the stored events and then the live ones, each seq exactly once, ending as `until` says. A
  * refused `lastEventId` answers 400 with `{ error: { code, message, value } }` as JSON.
  *
@@ -189,32 +195,44 @@ function sseHeaders(options: SseOptions): Headers {
  * it buffers none (it keeps a cursor into the session's log). A reader more than `maxLag` events
  * behind is cut off and resumes later. A disconnect never cancels the turn.
  *
- * @param source - a run from `agent.stream()`, or the agent whose session to serve
+ * @param harness - the harness of the agent or session
+ * @param source - a run from `agent.stream()`, or the agent (or live session) whose session to serve
  * @param options - heartbeat, lag bound, retry, signal, headers; for a session also where to
  *   start and end
  * @returns the response
- * @throws {@link InvalidArgumentError} for a bad source or option
+ * @throws {@link InvalidArgumentError} for a bad harness, source or option
  * @example
  * ```ts
  * // Hono: a first request starts the turn, a reconnect resumes it.
  * app.post('/chat/:id', async (c) => {
  *   const agent = await harness.openAgent(c.req.param('id'))
  *   const lastEventId = c.req.header('last-event-id')
- *   if (lastEventId !== undefined) return sseResponse(agent, { lastEventId, until: 'turn-end' })
- *   return sseResponse(agent.stream(await c.req.text()))
+ *   if (lastEventId !== undefined) return sseResponse(harness, agent, { lastEventId, until: 'turn-end' })
+ *   return sseResponse(harness, agent.stream(await c.req.text()))
  * })
  * ```
  */
-export function sseResponse(run: AgentRun, options?: SseOptions): Response
-export function sseResponse(source: SessionStreamSource, options?: SessionSseOptions): Response
-export function sseResponse(source: AgentRun | SessionStreamSource, options: SessionSseOptions = {}): Response {
+export function sseResponse(harness: SessionStreamHarness, run: AgentRun, options?: SseOptions): Response
+export function sseResponse(
+  harness: SessionStreamHarness,
+  source: SessionStreamSource,
+  options?: SessionSseOptions,
+): Response
+export function sseResponse(
+  harness: SessionStreamHarness,
+  source: AgentRun | SessionStreamSource,
+  options: SessionSseOptions = {},
+): Response {
   const limits = checkOptions(options)
   let open: CursorSource
-  if (typeof source === 'object' && source !== null && isRun(source)) open = runCursor(source)
-  else {
+  if (isRun(source)) {
+    // Checked now, so a wrong harness fails the call rather than the body.
+    void openSessionCursor(harness, source.agent, { from: source.agent.session.length, until: 'turn-end' }).return()
+    open = runCursor(harness, source)
+  } else {
     let cursor: SessionCursor
     try {
-      cursor = openSessionCursor(source, options)
+      cursor = openSessionCursor(harness, source, options)
     } catch (error) {
       if (!LastEventIdError.is(error)) throw error
       return Response.json(

@@ -4,13 +4,14 @@ import type { Context } from '../kernel/context.js'
 import type { Session } from '../session/session.js'
 import { type AgentStreamEvent, asStreamEvent } from './agent-stream-event.js'
 
-/** What a session stream reads: an agent, or any live session with a context that hears its commits. */
-export interface SessionStreamSource {
-  /** The live session to read. */
-  readonly session: Session
-  /** A context of its harness (the agent's): its `session/event` tells of commits, its disposal ends the stream. */
+/** The harness a session stream listens to: its root context hears every commit of its sessions. */
+export interface SessionStreamHarness {
+  /** The harness's root context. */
   readonly ctx: Context
 }
+
+/** What a session stream reads: a live session, or the agent that drives one. */
+export type SessionStreamSource = Session | { readonly session: Session }
 
 /** When a session stream ends on its own. */
 export type SessionStreamUntil = 'turn-end' | 'dispose'
@@ -33,8 +34,8 @@ export interface SessionStreamOptions {
   /**
    * `'turn-end'` ends the stream after the first `turn/end` it yields (at once when the
    * `lastEventId` event is itself a `turn/end`: the reader has the whole turn); `'dispose'` follows
-   * the session until its agent's context is disposed. Either way the stream also ends, after the
-   * events committed until then, when the context is disposed.
+   * the session until it is disposed (its agent disposed) or the harness closes. Either way the
+   * stream ends then, after the events committed until then.
    *
    * @default 'dispose'
    */
@@ -61,21 +62,23 @@ function resumeSeq(value: string | number, session: Session): number {
   return seq
 }
 
-function checkSource(source: unknown): SessionStreamSource {
-  const candidate = source as Partial<SessionStreamSource> | null
-  if (
-    typeof candidate !== 'object' ||
-    candidate === null ||
-    typeof candidate.session?.at !== 'function' ||
-    typeof candidate.ctx?.on !== 'function'
-  ) {
-    throw new InvalidArgumentError({
-      argument: 'source',
-      reason: 'must be an agent or { session, ctx }',
-      value: source,
-    })
+function sessionOf(source: unknown): Session {
+  const candidate = source as { readonly session?: unknown; readonly at?: unknown } | null
+  const session =
+    typeof candidate === 'object' && candidate !== null && 'session' in candidate ? candidate.session : candidate
+  const found = session as Partial<Session> | null
+  if (typeof found !== 'object' || found === null || typeof found.at !== 'function' || typeof found.id !== 'string') {
+    throw new InvalidArgumentError({ argument: 'source', reason: 'must be a session or an agent', value: source })
   }
-  return candidate as SessionStreamSource
+  return session as Session
+}
+
+function contextOf(harness: unknown): Context {
+  const ctx = (harness as Partial<SessionStreamHarness> | null)?.ctx
+  if (typeof ctx !== 'object' || ctx === null || typeof ctx.on !== 'function') {
+    throw new InvalidArgumentError({ argument: 'harness', reason: 'must be the harness (with ctx)', value: harness })
+  }
+  return ctx
 }
 
 /**
@@ -92,29 +95,33 @@ export class SessionCursor implements AsyncIterator<AgentStreamEvent> {
   readonly #release: () => void
   #onCommit: (() => void) | undefined
 
-  constructor(source: SessionStreamSource, first: number, until: SessionStreamUntil, finished: boolean) {
-    this.#session = source.session
+  constructor(ctx: Context, session: Session, first: number, until: SessionStreamUntil, finished: boolean) {
+    this.#session = session
     this.#until = until
     this.#next = first
     this.#finished = finished
-    const { ctx } = source
-    if (finished || ctx.signal.aborted) {
+    if (finished || session.disposed || ctx.signal.aborted) {
       this.#closed = true
       this.#release = () => {}
       return
     }
     // Subscribing before the first read matters less than it seems: the cursor reads the log by
     // seq, so a commit heard late or twice can neither skip nor repeat an event.
-    const stopListening = ctx.on('session/event', ({ session }) => {
-      if (session !== this.#session) return
+    const stopCommits = ctx.on('session/event', (payload) => {
+      if (payload.session !== session) return
       this.#signal()
       this.#onCommit?.()
+    })
+    const stopDisposal = ctx.on('session/disposed', (payload) => {
+      if (payload.session === session) this.#close()
     })
     const onAbort = (): void => this.#close()
     ctx.signal.addEventListener('abort', onAbort, { once: true })
     this.#release = () => {
       ctx.signal.removeEventListener('abort', onAbort)
-      if (!ctx.signal.aborted) stopListening()
+      if (ctx.signal.aborted) return
+      stopCommits()
+      stopDisposal()
     }
   }
 
@@ -184,12 +191,16 @@ export class SessionCursor implements AsyncIterator<AgentStreamEvent> {
  * @internal Validates the options and opens the cursor.
  * @throws {@link LastEventIdError}; {@link InvalidArgumentError}
  */
-export function openSessionCursor(source: SessionStreamSource, options: SessionStreamOptions = {}): SessionCursor {
-  checkSource(source)
+export function openSessionCursor(
+  harness: SessionStreamHarness,
+  source: SessionStreamSource,
+  options: SessionStreamOptions = {},
+): SessionCursor {
+  const ctx = contextOf(harness)
+  const session = sessionOf(source)
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError({ argument: 'options', reason: 'must be an object', value: options })
   }
-  const { session } = source
   const until = options.until ?? 'dispose'
   if (until !== 'turn-end' && until !== 'dispose') {
     throw new InvalidArgumentError({
@@ -202,7 +213,7 @@ export function openSessionCursor(source: SessionStreamSource, options: SessionS
   if (lastEventId !== undefined && lastEventId !== null) {
     const seq = resumeSeq(lastEventId, session)
     const finished = until === 'turn-end' && session.at(seq)?.type === 'turn/end'
-    return new SessionCursor(source, seq + 1, until, finished)
+    return new SessionCursor(ctx, session, seq + 1, until, finished)
   }
   if (from !== undefined && (!Number.isSafeInteger(from) || from < 0 || from > session.length)) {
     throw new InvalidArgumentError({
@@ -211,7 +222,7 @@ export function openSessionCursor(source: SessionStreamSource, options: SessionS
       value: from,
     })
   }
-  return new SessionCursor(source, from ?? 0, until, false)
+  return new SessionCursor(ctx, session, from ?? 0, until, false)
 }
 
 /**
@@ -223,20 +234,25 @@ export function openSessionCursor(source: SessionStreamSource, options: SessionS
  * A `lastEventId` is a seq of this session's log; a seq of another session's log cannot be told
  * apart when it is within this log's length (keep the session in the URL).
  *
- * @param source - the agent (or `{ session, ctx }`)
+ * @param harness - the harness of the session
+ * @param source - the agent, or a live session of the harness
  * @param options - where to start (`lastEventId`, `from`) and when to end (`until`)
  * @returns the stream; iterate it once
  * @throws {@link LastEventIdError} `INVALID_LAST_EVENT_ID` for a `lastEventId` that is not a seq or
- *   is past the log's end; {@link InvalidArgumentError} for a bad source or option
+ *   is past the log's end; {@link InvalidArgumentError} for a bad harness, source or option
  * @example
  * ```ts
- * for await (const event of streamSession(agent, { lastEventId: '41', until: 'turn-end' })) {
+ * for await (const event of streamSession(harness, agent, { lastEventId: '41', until: 'turn-end' })) {
  *   console.log(event.seq, event.type)
  * }
  * ```
  */
-export function streamSession(source: SessionStreamSource, options?: SessionStreamOptions): SessionStream {
-  const cursor = openSessionCursor(source, options)
+export function streamSession(
+  harness: SessionStreamHarness,
+  source: SessionStreamSource,
+  options?: SessionStreamOptions,
+): SessionStream {
+  const cursor = openSessionCursor(harness, source, options)
   let iterated = false
   return {
     get sessionId(): string {

@@ -13,7 +13,7 @@ import type { ServerResponse } from 'node:http'
  * ```ts
  * createServer((request, response) => {
  *   const agent = agents.get(sessionIdOf(request))
- *   void writeResponse(sseResponse(agent, { lastEventId: request.headers['last-event-id'] ?? null }), response)
+ *   void writeResponse(sseResponse(harness, agent, { lastEventId: request.headers['last-event-id'] ?? null }), response)
  * }).listen(8080)
  * ```
  */
