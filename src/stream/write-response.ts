@@ -12,8 +12,11 @@ import type { ServerResponse } from 'node:http'
  * @example
  * ```ts
  * createServer((request, response) => {
- *   const agent = agents.get(sessionIdOf(request))
- *   void writeResponse(sseResponse(harness, agent, { lastEventId: request.headers['last-event-id'] ?? null }), response)
+ *   const lastEventId = request.headers['last-event-id']
+ *   const sse = typeof lastEventId === 'string'
+ *     ? sseResponse(harness, agent, { lastEventId, until: 'turn-end' })
+ *     : sseResponse(harness, agent.stream('hi'))
+ *   void writeResponse(sse, response)
  * }).listen(8080)
  * ```
  */
@@ -36,6 +39,11 @@ export async function writeResponse(response: Response, target: ServerResponse):
     void reader.cancel().catch(() => {})
   }
   target.once('close', onClose)
+  // A body that fails while the socket is full (a reader that stopped reading) must still drop the
+  // connection: the loop below is then waiting for a 'drain' that will not come.
+  reader.closed.catch(() => {
+    if (!gone) target.destroy()
+  })
   try {
     for (;;) {
       const chunk = await reader.read()
