@@ -36,7 +36,10 @@ declare const undeclaredEventType: unique symbol
  * name, so that testing `event.type` against a declared name also narrows `event.data`. Read it
  * as a string (`event.type.startsWith('acme/')`); to compare it with a literal, declare the type.
  */
-export type UndeclaredEventType = '(undeclared)' & { readonly [undeclaredEventType]: true }
+export type UndeclaredEventType = '(undeclared)' & {
+  /** A brand that exists only in the type system. */
+  readonly [undeclaredEventType]: true
+}
 
 /** A committed session event of a type not declared in {@link SessionEventDataMap}: any JSON data. */
 export type UndeclaredSessionEvent = SessionEvent<UndeclaredEventType, JsonValue>

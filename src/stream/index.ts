@@ -15,6 +15,7 @@ export type {
 export { type SessionSseOptions, type SseOptions, sseResponse } from './sse-response.js'
 export {
   type SessionStream,
+  type SessionOwner,
   type SessionStreamHarness,
   type SessionStreamOptions,
   type SessionStreamSource,

@@ -212,7 +212,7 @@ function sseHeaders(options: SseOptions): Headers {
  * })
  * ```
  */
-export function sseResponse(harness: SessionStreamHarness, run: AgentRun, options?: SseOptions): Response
+export function sseResponse(harness: SessionStreamHarness, source: AgentRun, options?: SseOptions): Response
 export function sseResponse(
   harness: SessionStreamHarness,
   source: SessionStreamSource,

@@ -11,7 +11,13 @@ export interface SessionStreamHarness {
 }
 
 /** What a session stream reads: a live session, or the agent that drives one. */
-export type SessionStreamSource = Session | { readonly session: Session }
+export type SessionStreamSource = Session | SessionOwner
+
+/** Anything that drives a session, such as an agent. */
+export interface SessionOwner {
+  /** The session it drives. */
+  readonly session: Session
+}
 
 /** When a session stream ends on its own. */
 export type SessionStreamUntil = 'turn-end' | 'dispose'
