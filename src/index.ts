@@ -138,6 +138,7 @@ export {
   UnknownToolError,
   WaterfallNextError,
 } from './errors/index.js'
+export type { LastEventIdProblem } from './errors/index.js'
 export { createHarness, describeHarness, services } from './harness/index.js'
 export type { AgentOverrides, Harness, HarnessForkOptions, HarnessOptions } from './harness/index.js'
 export { bindOwner, createScopedLayers, defineEvents, definePlugin, defineService } from './kernel/index.js'
@@ -216,6 +217,7 @@ export type { Initiator, PresetDefinition, PresetSpec } from './scope/index.js'
 export { createSession, interruptedTurnClosers, isSessionId } from './session/index.js'
 export type {
   AssistantChunkData,
+  CoreEventData,
   AssistantMessage,
   CancelCause,
   ContentBlock,
