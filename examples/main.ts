@@ -21,14 +21,12 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
 import {
-  type AssistantChunkData,
   createHarness,
   deepseek,
   defineTool,
   type ModelAdapter,
   type ModelRequest,
   type ModelRoute,
-  type ToolCallData,
   type ToolResultData,
 } from 'yoke'
 import { type ScriptedReply, scriptedModel } from 'yoke/testing'
@@ -118,19 +116,19 @@ try {
   for await (const event of run) {
     if (event.type === 'step/start') steps++
     else if (event.type === 'assistant/chunk') {
-      const chunk = (event.data as unknown as AssistantChunkData).chunk
+      const { chunk } = event.data
       if (chunk.type === 'text-delta') {
         process.stdout.write(chunk.text)
         midLine = true
       }
     } else if (event.type === 'tool/call') {
-      const data = event.data as unknown as ToolCallData
+      const data = event.data
       calls++
       if (midLine) process.stdout.write('\n')
       midLine = false
       console.log(`→ ${data.name} ${data.arguments}`)
     } else if (event.type === 'tool/result') {
-      console.log(`← ${resultText(event.data as unknown as ToolResultData)}`)
+      console.log(`← ${resultText(event.data)}`)
     }
   }
   if (midLine) process.stdout.write('\n')

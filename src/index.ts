@@ -91,6 +91,7 @@ export {
   InvalidMessageError,
   InvalidOptionsError,
   InvalidPluginError,
+  LastEventIdError,
   LeaseLostError,
   LlmError,
   MissingModelError,
@@ -146,6 +147,7 @@ export {
   UnknownToolError,
   WaterfallNextError,
 } from './errors/index.js'
+export type { LastEventIdProblem } from './errors/index.js'
 export { createHarness, describeHarness, services } from './harness/index.js'
 export type {
   AgentOverrides,
@@ -234,6 +236,17 @@ export type { Initiator, PresetDefinition, PresetSpec } from './scope/index.js'
 export { createSession, interruptedTurnClosers, isSessionId } from './session/index.js'
 export type {
   AssistantChunkData,
+  CoreEventData,
+  AgentInboxSplicedData,
+  AssistantMessageData,
+  RequestContextData,
+  RequestHeaderData,
+  RequestHeaderReason,
+  SessionEndSeedData,
+  StepEndData,
+  StepStartData,
+  SyntheticMeta,
+  UserMessageData,
   AssistantMessage,
   CancelCause,
   ContentBlock,
@@ -266,6 +279,23 @@ export type {
   TurnStartData,
   UserMessage,
 } from './session/index.js'
+export { sseResponse, streamSession, textStream, writeResponse } from './stream/index.js'
+export type {
+  AgentStreamEvent,
+  DeclaredEventType,
+  SessionEventDataMap,
+  SessionOwner,
+  SessionSseOptions,
+  SessionStream,
+  SessionStreamHarness,
+  SessionStreamOptions,
+  SessionStreamSource,
+  SessionStreamUntil,
+  SseOptions,
+  TypedSessionEvent,
+  UndeclaredEventType,
+  UndeclaredSessionEvent,
+} from './stream/index.js'
 export { createApprovalBroker, defineTool, repeatToolReminder, runToolCalls, toolResult } from './tools/index.js'
 export type {
   ApprovalAskedEventData,

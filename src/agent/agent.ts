@@ -2,8 +2,8 @@ import type { CompactOptions, SummaryAction } from '../compaction/compaction-act
 import type { Context } from '../kernel/context.js'
 import type { UserMessage } from '../session/message.js'
 import type { Session } from '../session/session.js'
-import type { SessionEvent } from '../session/session-event.js'
 import type { CancelCause } from '../session/turn-end-reason.js'
+import type { AgentStreamEvent } from '../stream/agent-stream-event.js'
 import type { ApprovalDecision, PendingApproval } from '../tools/approval-broker.js'
 import type { AgentOptions } from './agent-options.js'
 import type { InboxTarget, InboxView } from './agent-inbox.js'
@@ -186,7 +186,9 @@ export interface Agent {
    * @example
    * ```ts
    * const run = agent.stream('hi')
-   * for await (const event of run) if (event.type === 'assistant/chunk') process.stdout.write('.')
+   * for await (const event of run) {
+   *   if (event.type === 'assistant/chunk' && event.data.chunk.type === 'text-delta') process.stdout.write(event.data.chunk.text)
+   * }
    * console.log((await run.result).text)
    * ```
    */
@@ -257,9 +259,12 @@ export interface StreamOptions extends RunOptions {
 /**
  * What {@link Agent.stream} returns: the claiming turn's durable events from
  * `turn/start` to `turn/end`, in seq order, plus the queued message and the turn result. Every
- * yielded event is lossless JSON. Breaking out of the iteration unsubscribes without cancelling.
+ * yielded event is lossless JSON, typed by its `type` ({@link AgentStreamEvent}): narrowing on
+ * `event.type` types `event.data`. Breaking out of the iteration unsubscribes without cancelling.
  */
-export interface AgentRun<R extends TurnResult = TurnResult> extends AsyncIterable<SessionEvent> {
+export interface AgentRun<R extends TurnResult = TurnResult> extends AsyncIterable<AgentStreamEvent> {
+  /** The agent that runs it (for `sseResponse(run)`, which reads the turn from its session). */
+  readonly agent: Agent
   /** The queued prompt. */
   readonly message: UserMessage
   /** Settles like {@link Agent.run}; unaffected by an overflow or an early break. */

@@ -1,6 +1,7 @@
 import { StreamOverflowError } from '../errors/agent-errors.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { SessionEvent } from '../session/session-event.js'
+import { type AgentStreamEvent, asStreamEvent } from '../stream/agent-stream-event.js'
 import type { AgentRun, StreamOptions } from './agent.js'
 import { checkRunOptions, type RunSource, runAgentTurn } from './run-agent.js'
 import type { UserMessageInput } from './user-message-input.js'
@@ -9,9 +10,9 @@ import type { UserMessageInput } from './user-message-input.js'
 const defaultHighWaterMark = 1024
 
 /** The bounded buffer between the session's commits and one consumer. */
-class TurnEventBuffer implements AsyncIterator<SessionEvent> {
+class TurnEventBuffer implements AsyncIterator<AgentStreamEvent> {
   readonly #limit: number
-  readonly #events: SessionEvent[] = []
+  readonly #events: AgentStreamEvent[] = []
   #head = 0
   #overflowed = false
   #ended = false
@@ -33,7 +34,7 @@ class TurnEventBuffer implements AsyncIterator<SessionEvent> {
     return !this.#ended && !this.#overflowed
   }
 
-  push(event: SessionEvent): void {
+  push(event: AgentStreamEvent): void {
     if (!this.open) return
     if (this.#events.length - this.#head >= this.#limit) {
       this.#overflowed = true
@@ -54,11 +55,11 @@ class TurnEventBuffer implements AsyncIterator<SessionEvent> {
     this.end()
   }
 
-  async next(): Promise<IteratorResult<SessionEvent>> {
+  async next(): Promise<IteratorResult<AgentStreamEvent>> {
     for (;;) {
       if (this.#head < this.#events.length) {
-        const event = this.#events[this.#head] as SessionEvent
-        this.#events[this.#head++] = undefined as unknown as SessionEvent
+        const event = this.#events[this.#head] as AgentStreamEvent
+        this.#events[this.#head++] = undefined as unknown as AgentStreamEvent
         if (this.#head > 1024 && this.#head * 2 > this.#events.length) {
           this.#events.splice(0, this.#head)
           this.#head = 0
@@ -83,7 +84,7 @@ class TurnEventBuffer implements AsyncIterator<SessionEvent> {
     }
   }
 
-  async return(): Promise<IteratorResult<SessionEvent>> {
+  async return(): Promise<IteratorResult<AgentStreamEvent>> {
     this.#ended = true
     this.#events.length = 0
     this.#head = 0
@@ -127,8 +128,9 @@ export function streamAgentTurn(source: RunSource, input: UserMessageInput, opti
   const deliver = (event: SessionEvent): void => {
     if (event.seq < nextSeq || !buffer.open) return
     nextSeq = event.seq + 1
-    buffer.push(event)
-    if (event.type === 'turn/end' && (event.data as { readonly turn: number }).turn === turn) buffer.end()
+    const typed = asStreamEvent(event)
+    buffer.push(typed)
+    if (typed.type === 'turn/end' && typed.data.turn === turn) buffer.end()
   }
   const untap = source.tapSession(deliver)
   buffer.onRelease(untap)
@@ -152,9 +154,10 @@ export function streamAgentTurn(source: RunSource, input: UserMessageInput, opti
   )
   let iterated = false
   return {
+    agent: source.agent,
     message: run.message,
     result: run.result,
-    [Symbol.asyncIterator](): AsyncIterator<SessionEvent> {
+    [Symbol.asyncIterator](): AsyncIterator<AgentStreamEvent> {
       if (iterated)
         throw new InvalidArgumentError({
           argument: 'iterator',

@@ -312,6 +312,8 @@ export const ErrorCode = {
   OUTPUT_INVALID: 'OUTPUT_INVALID',
   /** A stream consumer fell more than `highWaterMark` events behind. */
   STREAM_OVERFLOW: 'STREAM_OVERFLOW',
+  /** A `Last-Event-ID` is not a seq, or names no event of the session's log. */
+  INVALID_LAST_EVENT_ID: 'INVALID_LAST_EVENT_ID',
   /** A compaction of the session is already running in this process. */
   COMPACTION_BUSY: 'COMPACTION_BUSY',
   /** The compacted span changed on the surface while the summary was made. */

@@ -126,3 +126,4 @@ export {
   type CompactionErrorFields,
   type InvalidRangeReason,
 } from './compaction-error.js'
+export { LastEventIdError, type LastEventIdProblem } from './last-event-id-error.js'

@@ -1069,6 +1069,16 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
     sibling: 'RunDiscardedError',
     takesCause: false,
   },
+  LastEventIdError: {
+    create: (module) =>
+      new module.LastEventIdError({ value: '12x', problem: 'not-a-seq', sessionId: 'tenant:ada', lastSeq: 41 }),
+    code: ErrorCode.INVALID_LAST_EVENT_ID,
+    fields: { value: '12x', problem: 'not-a-seq', sessionId: 'tenant:ada', lastSeq: 41 },
+    mentions: ['"12x"', '"tenant:ada"'],
+    parents: [],
+    sibling: 'StreamOverflowError',
+    takesCause: false,
+  },
   CompactionError: {
     create: (module, cause) =>
       new module.CompactionError(module.ErrorCode.SUMMARY_NOT_SMALLER, {

@@ -1,0 +1,246 @@
+import type { AgentRun } from '../agent/agent.js'
+import { StreamOverflowError } from '../errors/agent-errors.js'
+import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import { LastEventIdError } from '../errors/last-event-id-error.js'
+import { commentFrame, errorFrame, eventFrame, retryFrame } from './sse-frames.js'
+import {
+  openSessionCursor,
+  type SessionCursor,
+  type SessionStreamHarness,
+  type SessionStreamOptions,
+  type SessionStreamSource,
+} from './stream-session.js'
+
+/** Options of {@link sseResponse}. */
+export interface SseOptions {
+  /**
+   * How often to send a `: hb` comment line, in milliseconds, so proxies keep an idle connection
+   * open; `0` sends none.
+   *
+   * @default 15000
+   */
+  readonly heartbeatMs?: number
+  /**
+   * How many committed events the reader may fall behind. One more and the response is cut
+   * (its body errors with {@link StreamOverflowError}, so the connection closes): a reader that
+   * stops reading costs a bounded amount of memory, and it resumes later with `Last-Event-ID`.
+   *
+   * @default 1024
+   */
+  readonly maxLag?: number
+  /** A `retry:` line at the start: the reconnection delay a reader should use, in milliseconds. */
+  readonly retryMs?: number
+  /** Ends the response (gracefully, after what was sent) when aborted, e.g. at server shutdown. */
+  readonly signal?: AbortSignal
+  /** Extra response headers (the SSE ones win). */
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/** Options of {@link sseResponse} for a session: where to start and when to end, as {@link streamSession} takes them. */
+export interface SessionSseOptions extends SseOptions, SessionStreamOptions {}
+
+const defaultHeartbeatMs = 15_000
+const defaultMaxLag = 1024
+/** Chunks the body holds before it stops pulling; the cursor, not a queue, holds the rest. */
+const bodyHighWaterMark = 16
+
+function checkOptions(options: SseOptions): { heartbeatMs: number; maxLag: number } {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidArgumentError({ argument: 'options', reason: 'must be an object', value: options })
+  }
+  const heartbeatMs = options.heartbeatMs ?? defaultHeartbeatMs
+  if (!Number.isSafeInteger(heartbeatMs) || heartbeatMs < 0) {
+    throw new InvalidArgumentError({
+      argument: 'options.heartbeatMs',
+      reason: 'must be a non-negative safe integer',
+      value: heartbeatMs,
+    })
+  }
+  const maxLag = options.maxLag ?? defaultMaxLag
+  if (!Number.isSafeInteger(maxLag) || maxLag < 1) {
+    throw new InvalidArgumentError({
+      argument: 'options.maxLag',
+      reason: 'must be a positive safe integer',
+      value: maxLag,
+    })
+  }
+  const { retryMs } = options
+  if (retryMs !== undefined && (!Number.isSafeInteger(retryMs) || retryMs < 0)) {
+    throw new InvalidArgumentError({
+      argument: 'options.retryMs',
+      reason: 'must be a non-negative safe integer',
+      value: retryMs,
+    })
+  }
+  return { heartbeatMs, maxLag }
+}
+
+function isRun(source: AgentRun | SessionStreamSource): source is AgentRun {
+  return (
+    typeof source === 'object' &&
+    source !== null &&
+    typeof (source as Partial<AgentRun>)[Symbol.asyncIterator] === 'function' &&
+    'result' in source
+  )
+}
+
+/** Where the body's events come from: a cursor now, or one once the run's turn starts. */
+type CursorSource = () => Promise<SessionCursor>
+
+function runCursor(harness: SessionStreamHarness, run: AgentRun): CursorSource {
+  return async () => {
+    const iterator = run[Symbol.asyncIterator]()
+    try {
+      const first = await iterator.next()
+      const from = first.done === true ? run.agent.session.length : first.value.seq
+      return openSessionCursor(harness, run.agent, { from, until: 'turn-end' })
+    } finally {
+      // The cursor reads the log from the turn's start; the run's own buffer is not needed.
+      await iterator.return?.()
+    }
+  }
+}
+
+function eventBody(open: CursorSource, options: SseOptions, limits: { heartbeatMs: number; maxLag: number }) {
+  let cursor: SessionCursor | undefined
+  let heartbeat: ReturnType<typeof setInterval> | undefined
+  let stopped = false
+  const { signal } = options
+  let onAbort: (() => void) | undefined
+  const stop = (): void => {
+    if (stopped) return
+    stopped = true
+    if (heartbeat !== undefined) clearInterval(heartbeat)
+    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort)
+    void cursor?.return()
+  }
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        if (options.retryMs !== undefined) controller.enqueue(retryFrame(options.retryMs))
+        if (limits.heartbeatMs > 0) {
+          heartbeat = setInterval(() => {
+            // A reader that does not read gets no more heartbeats than the body holds.
+            if ((controller.desiredSize ?? 0) > 0) controller.enqueue(commentFrame('hb'))
+          }, limits.heartbeatMs)
+          heartbeat.unref?.()
+        }
+        if (signal !== undefined) {
+          onAbort = () => {
+            stop()
+            controller.close()
+          }
+          if (signal.aborted) onAbort()
+          else signal.addEventListener('abort', onAbort, { once: true })
+        }
+      },
+      async pull(controller) {
+        try {
+          if (cursor === undefined) {
+            const opened = await open()
+            if (stopped) {
+              void opened.return()
+              return
+            }
+            cursor = opened
+            const watched = opened
+            watched.onCommit(() => {
+              if (stopped || watched.lag <= limits.maxLag) return
+              stop()
+              controller.error(new StreamOverflowError({ limit: limits.maxLag, lastYieldedSeq: watched.nextSeq - 1 }))
+            })
+          }
+          const next = await cursor.next()
+          if (stopped) return
+          if (next.done === true) {
+            stop()
+            controller.close()
+          } else controller.enqueue(eventFrame(next.value))
+        } catch (error) {
+          if (stopped) return
+          stop()
+          controller.enqueue(errorFrame(error))
+          controller.close()
+        }
+      },
+      cancel() {
+        stop()
+      },
+    },
+    new CountQueuingStrategy({ highWaterMark: bodyHighWaterMark }),
+  )
+}
+
+function sseHeaders(options: SseOptions): Headers {
+  const headers = new Headers(options.headers)
+  headers.set('content-type', 'text/event-stream; charset=utf-8')
+  headers.set('cache-control', 'no-cache')
+  // Asks nginx-style proxies not to hold the stream back.
+  headers.set('x-accel-buffering', 'no')
+  return headers
+}
+
+/**
+ * Serves events as Server-Sent Events in a web `Response` (`text/event-stream`), for any server
+ * that takes one (Hono, Next, Bun, Deno; node:http through {@link writeResponse}). Each event is a
+ * frame `id: <seq>`, `event: <type>`, `data: <the event as JSON>`; a failure is a final
+ * `event: error` frame with `{ code, message }` and no id.
+ *
+ * For an {@link AgentRun}: the run's turn, from `turn/start` to `turn/end`. For an agent (or a
+ * live session): the session from `lastEventId` (the `Last-Event-ID` header) or `from` on,
+ * the stored events and then the live ones, each seq exactly once, ending as `until` says. A
+ * refused `lastEventId` answers 400 with `{ error: { code, message, value } }` as JSON.
+ *
+ * The body pulls: it reads the next event only when the connection took the previous ones, and
+ * it buffers none (it keeps a cursor into the session's log). A reader more than `maxLag` events
+ * behind is cut off and resumes later. A disconnect never cancels the turn.
+ *
+ * @param harness - the harness of the agent or session
+ * @param source - a run from `agent.stream()`, or the agent (or live session) whose session to serve
+ * @param options - heartbeat, lag bound, retry, signal, headers; for a session also where to
+ *   start and end
+ * @returns the response
+ * @throws {@link InvalidArgumentError} for a bad harness, source or option
+ * @example
+ * ```ts
+ * // Hono: a first request starts the turn, a reconnect resumes it.
+ * app.post('/chat/:id', async (c) => {
+ *   const agent = await harness.openAgent(c.req.param('id'))
+ *   const lastEventId = c.req.header('last-event-id')
+ *   if (lastEventId !== undefined) return sseResponse(harness, agent, { lastEventId, until: 'turn-end' })
+ *   return sseResponse(harness, agent.stream(await c.req.text()))
+ * })
+ * ```
+ */
+export function sseResponse(harness: SessionStreamHarness, source: AgentRun, options?: SseOptions): Response
+export function sseResponse(
+  harness: SessionStreamHarness,
+  source: SessionStreamSource,
+  options?: SessionSseOptions,
+): Response
+export function sseResponse(
+  harness: SessionStreamHarness,
+  source: AgentRun | SessionStreamSource,
+  options: SessionSseOptions = {},
+): Response {
+  const limits = checkOptions(options)
+  let open: CursorSource
+  if (isRun(source)) {
+    // Checked now, so a wrong harness fails the call rather than the body.
+    void openSessionCursor(harness, source.agent, { from: source.agent.session.length, until: 'turn-end' }).return()
+    open = runCursor(harness, source)
+  } else {
+    let cursor: SessionCursor
+    try {
+      cursor = openSessionCursor(harness, source, options)
+    } catch (error) {
+      if (!LastEventIdError.is(error)) throw error
+      return Response.json(
+        { error: { code: error.code, message: error.message, value: error.value } },
+        { status: 400, headers: { 'cache-control': 'no-cache' } },
+      )
+    }
+    open = () => Promise.resolve(cursor)
+  }
+  return new Response(eventBody(open, options, limits), { status: 200, headers: sseHeaders(options) })
+}
