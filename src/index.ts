@@ -287,7 +287,6 @@ export type {
   SessionOwner,
   SessionSseOptions,
   SessionStream,
-  SessionStreamHarness,
   SessionStreamOptions,
   SessionStreamSource,
   SessionStreamUntil,

@@ -16,7 +16,6 @@ export { type SessionSseOptions, type SseOptions, sseResponse } from './sse-resp
 export {
   type SessionStream,
   type SessionOwner,
-  type SessionStreamHarness,
   type SessionStreamOptions,
   type SessionStreamSource,
   type SessionStreamUntil,

@@ -6,7 +6,6 @@ import { commentFrame, errorFrame, eventFrame, retryFrame } from './sse-frames.j
 import {
   openSessionCursor,
   type SessionCursor,
-  type SessionStreamHarness,
   type SessionStreamOptions,
   type SessionStreamSource,
 } from './stream-session.js'
@@ -87,13 +86,13 @@ function isRun(source: AgentRun | SessionStreamSource): source is AgentRun {
 /** Where the body's events come from: a cursor now, or one once the run's turn starts. */
 type CursorSource = () => Promise<SessionCursor>
 
-function runCursor(harness: SessionStreamHarness, run: AgentRun): CursorSource {
+function runCursor(run: AgentRun): CursorSource {
   return async () => {
     const iterator = run[Symbol.asyncIterator]()
     try {
       const first = await iterator.next()
       const from = first.done === true ? run.agent.session.length : first.value.seq
-      return openSessionCursor(harness, run.agent, { from, until: 'turn-end' })
+      return openSessionCursor(run.agent, { from, until: 'turn-end' })
     } finally {
       // The cursor reads the log from the turn's start; the run's own buffer is not needed.
       await iterator.return?.()
@@ -195,44 +194,36 @@ function sseHeaders(options: SseOptions): Headers {
  * it buffers none (it keeps a cursor into the session's log). A reader more than `maxLag` events
  * behind is cut off and resumes later. A disconnect never cancels the turn.
  *
- * @param harness - the harness of the agent or session
- * @param source - a run from `agent.stream()`, or the agent (or live session) whose session to serve
+ * @param source - a run from `agent.stream()`, or the agent whose session to serve (or
+ *   `{ session, ctx: harness.ctx }` for a live session without an agent)
  * @param options - heartbeat, lag bound, retry, signal, headers; for a session also where to
  *   start and end
  * @returns the response
- * @throws {@link InvalidArgumentError} for a bad harness, source or option
+ * @throws {@link InvalidArgumentError} for a bad source or option
  * @example
  * ```ts
  * // Hono: a first request starts the turn, a reconnect resumes it.
  * app.post('/chat/:id', async (c) => {
  *   const agent = await harness.openAgent(c.req.param('id'))
  *   const lastEventId = c.req.header('last-event-id')
- *   if (lastEventId !== undefined) return sseResponse(harness, agent, { lastEventId, until: 'turn-end' })
- *   return sseResponse(harness, agent.stream(await c.req.text()))
+ *   if (lastEventId !== undefined) return sseResponse(agent, { lastEventId, until: 'turn-end' })
+ *   return sseResponse(agent.stream(await c.req.text()))
  * })
  * ```
  */
-export function sseResponse(harness: SessionStreamHarness, source: AgentRun, options?: SseOptions): Response
-export function sseResponse(
-  harness: SessionStreamHarness,
-  source: SessionStreamSource,
-  options?: SessionSseOptions,
-): Response
-export function sseResponse(
-  harness: SessionStreamHarness,
-  source: AgentRun | SessionStreamSource,
-  options: SessionSseOptions = {},
-): Response {
+export function sseResponse(source: AgentRun, options?: SseOptions): Response
+export function sseResponse(source: SessionStreamSource, options?: SessionSseOptions): Response
+export function sseResponse(source: AgentRun | SessionStreamSource, options: SessionSseOptions = {}): Response {
   const limits = checkOptions(options)
   let open: CursorSource
   if (isRun(source)) {
-    // Checked now, so a wrong harness fails the call rather than the body.
-    void openSessionCursor(harness, source.agent, { from: source.agent.session.length, until: 'turn-end' }).return()
-    open = runCursor(harness, source)
+    // Checked now, so a wrong source fails the call rather than the body.
+    void openSessionCursor(source.agent, { from: source.agent.session.length, until: 'turn-end' }).return()
+    open = runCursor(source)
   } else {
     let cursor: SessionCursor
     try {
-      cursor = openSessionCursor(harness, source, options)
+      cursor = openSessionCursor(source, options)
     } catch (error) {
       if (!LastEventIdError.is(error)) throw error
       return Response.json(

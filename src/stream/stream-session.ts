@@ -4,20 +4,19 @@ import type { Context } from '../kernel/context.js'
 import type { Session } from '../session/session.js'
 import { type AgentStreamEvent, asStreamEvent } from './agent-stream-event.js'
 
-/** The harness a session stream listens to: its root context hears every commit of its sessions. */
-export interface SessionStreamHarness {
-  /** The harness's root context. */
+/**
+ * What a session stream reads: an agent, or any `{ session, ctx }` pair, such as
+ * `{ session, ctx: harness.ctx }` for a live session without an agent.
+ */
+export interface SessionOwner {
+  /** The live session to read. */
+  readonly session: Session
+  /** A context of the session's harness: the stream listens for commits at its root. */
   readonly ctx: Context
 }
 
-/** What a session stream reads: a live session, or the agent that drives one. */
-export type SessionStreamSource = Session | SessionOwner
-
-/** Anything that drives a session, such as an agent. */
-export interface SessionOwner {
-  /** The session it drives. */
-  readonly session: Session
-}
+/** What a session stream reads: an agent, or a live session with a context of its harness. */
+export type SessionStreamSource = SessionOwner
 
 /** When a session stream ends on its own. */
 export type SessionStreamUntil = 'turn-end' | 'dispose'
@@ -68,23 +67,32 @@ function resumeSeq(value: string | number, session: Session): number {
   return seq
 }
 
+const sourceReason = 'must be an agent, or { session, ctx } with a live session and a context of its harness'
+
 function sessionOf(source: unknown): Session {
-  const candidate = source as { readonly session?: unknown; readonly at?: unknown } | null
-  const session =
-    typeof candidate === 'object' && candidate !== null && 'session' in candidate ? candidate.session : candidate
-  const found = session as Partial<Session> | null
-  if (typeof found !== 'object' || found === null || typeof found.at !== 'function' || typeof found.id !== 'string') {
-    throw new InvalidArgumentError({ argument: 'source', reason: 'must be a session or an agent', value: source })
+  const session = (source as { readonly session?: unknown } | null)?.session as Partial<Session> | null | undefined
+  if (
+    typeof session !== 'object' ||
+    session === null ||
+    typeof session.at !== 'function' ||
+    typeof session.id !== 'string'
+  ) {
+    throw new InvalidArgumentError({ argument: 'source', reason: sourceReason, value: source })
   }
   return session as Session
 }
 
-function contextOf(harness: unknown): Context {
-  const ctx = (harness as Partial<SessionStreamHarness> | null)?.ctx
+/**
+ * The root of the source's context tree. Sessions announce their commits without a scope, and
+ * only a listener at the harness's root hears those, so an agent's own context is walked up.
+ */
+function rootContextOf(source: unknown): Context {
+  let ctx = (source as { readonly ctx?: Partial<Context> } | null)?.ctx
   if (typeof ctx !== 'object' || ctx === null || typeof ctx.on !== 'function') {
-    throw new InvalidArgumentError({ argument: 'harness', reason: 'must be the harness (with ctx)', value: harness })
+    throw new InvalidArgumentError({ argument: 'source', reason: sourceReason, value: source })
   }
-  return ctx
+  while (ctx.parent !== undefined) ctx = ctx.parent
+  return ctx as Context
 }
 
 /**
@@ -197,13 +205,9 @@ export class SessionCursor implements AsyncIterator<AgentStreamEvent> {
  * @internal Validates the options and opens the cursor.
  * @throws {@link LastEventIdError}; {@link InvalidArgumentError}
  */
-export function openSessionCursor(
-  harness: SessionStreamHarness,
-  source: SessionStreamSource,
-  options: SessionStreamOptions = {},
-): SessionCursor {
-  const ctx = contextOf(harness)
+export function openSessionCursor(source: SessionStreamSource, options: SessionStreamOptions = {}): SessionCursor {
   const session = sessionOf(source)
+  const ctx = rootContextOf(source)
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError({ argument: 'options', reason: 'must be an object', value: options })
   }
@@ -240,25 +244,20 @@ export function openSessionCursor(
  * A `lastEventId` is a seq of this session's log; a seq of another session's log cannot be told
  * apart when it is within this log's length (keep the session in the URL).
  *
- * @param harness - the harness of the session
- * @param source - the agent, or a live session of the harness
+ * @param source - the agent, or `{ session, ctx: harness.ctx }` for a live session of a harness
  * @param options - where to start (`lastEventId`, `from`) and when to end (`until`)
  * @returns the stream; iterate it once
  * @throws {@link LastEventIdError} `INVALID_LAST_EVENT_ID` for a `lastEventId` that is not a seq or
- *   is past the log's end; {@link InvalidArgumentError} for a bad harness, source or option
+ *   is past the log's end; {@link InvalidArgumentError} for a bad source or option
  * @example
  * ```ts
- * for await (const event of streamSession(harness, agent, { lastEventId: '41', until: 'turn-end' })) {
+ * for await (const event of streamSession(agent, { lastEventId: '41', until: 'turn-end' })) {
  *   console.log(event.seq, event.type)
  * }
  * ```
  */
-export function streamSession(
-  harness: SessionStreamHarness,
-  source: SessionStreamSource,
-  options?: SessionStreamOptions,
-): SessionStream {
-  const cursor = openSessionCursor(harness, source, options)
+export function streamSession(source: SessionStreamSource, options?: SessionStreamOptions): SessionStream {
+  const cursor = openSessionCursor(source, options)
   let iterated = false
   return {
     get sessionId(): string {

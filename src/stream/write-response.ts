@@ -14,8 +14,8 @@ import type { ServerResponse } from 'node:http'
  * createServer((request, response) => {
  *   const lastEventId = request.headers['last-event-id']
  *   const sse = typeof lastEventId === 'string'
- *     ? sseResponse(harness, agent, { lastEventId, until: 'turn-end' })
- *     : sseResponse(harness, agent.stream('hi'))
+ *     ? sseResponse(agent, { lastEventId, until: 'turn-end' })
+ *     : sseResponse(agent.stream('hi'))
  *   void writeResponse(sse, response)
  * }).listen(8080)
  * ```

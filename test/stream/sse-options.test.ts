@@ -18,7 +18,7 @@ describe('sseResponse', () => {
   test('frames each event as id, event and data lines, after a retry line; SSE headers set, extra headers kept', async () => {
     harness = await createHarness({ model: scriptedModel([text('hi')]) })
     const agent = await harness.createAgent()
-    const response = sseResponse(harness, agent.stream('hello'), {
+    const response = sseResponse(agent.stream('hello'), {
       retryMs: 1500,
       heartbeatMs: 0,
       headers: { 'x-request-id': 'r-1', 'cache-control': 'max-age=60' },
@@ -40,7 +40,7 @@ describe('sseResponse', () => {
     harness = await createHarness({ model: scriptedModel([hang()]) })
     const agent = await harness.createAgent()
     agent.followup('first, hanging')
-    const response = sseResponse(harness, agent.stream('second, queued'), { heartbeatMs: 0 })
+    const response = sseResponse(agent.stream('second, queued'), { heartbeatMs: 0 })
     agent.cancel()
     const body = await bodyText(response)
     expect(body).toMatch(/^event: error\ndata: \{"code":"RUN_DISCARDED","message":".+"\}\n\n$/)
@@ -56,16 +56,18 @@ describe('sseResponse', () => {
   ])('option %j is refused naming %s', async (options, argument) => {
     harness = await createHarness({ model: scriptedModel([]) })
     const agent = await harness.createAgent()
-    const error = thrownBy(() => sseResponse(harness as Harness, agent, options))
+    const error = thrownBy(() => sseResponse(agent, options))
     expect(InvalidArgumentError.is(error)).toBe(true)
     expect(error).toMatchObject({ argument })
   })
 
-  test('a wrong harness is refused for a run too, before anything is streamed', async () => {
+  test('a source that is neither a run nor an agent is refused before anything is streamed', async () => {
     harness = await createHarness({ model: scriptedModel([text('hi')]) })
     const agent = await harness.createAgent()
+    expect(thrownBy(() => sseResponse({} as never))).toMatchObject({ argument: 'source' })
+    expect(thrownBy(() => sseResponse(agent.session as never))).toMatchObject({ argument: 'source' })
     const run = agent.stream('hi')
-    expect(thrownBy(() => sseResponse({} as never, run))).toMatchObject({ argument: 'harness' })
+    expect(sseResponse(run).headers.get('content-type')).toContain('text/event-stream')
     await run.result
   })
 })

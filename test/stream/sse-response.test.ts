@@ -15,7 +15,6 @@ import {
   type Agent,
   createHarness,
   defineTool,
-  type Harness,
   type SessionEvent,
   type SseOptions,
   sseResponse,
@@ -68,7 +67,7 @@ async function jsonlHarness(script: Parameters<typeof scriptedModel>[0], dir?: s
 }
 
 /** A node:http server: POST /chat starts a turn unless Last-Event-ID resumes it; GET /events/<id> streams a session. */
-async function serve(harness: Harness, agents: readonly Agent[], options: SseOptions = {}): Promise<string> {
+async function serve(agents: readonly Agent[], options: SseOptions = {}): Promise<string> {
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const lastEventId = request.headers['last-event-id']
     const url = request.url ?? ''
@@ -79,11 +78,11 @@ async function serve(harness: Harness, agents: readonly Agent[], options: SseOpt
     }
     if (url.startsWith('/events/')) {
       const resumeAfter = typeof lastEventId === 'string' ? lastEventId : null
-      void writeResponse(sseResponse(harness, agent, { ...options, lastEventId: resumeAfter }), response)
+      void writeResponse(sseResponse(agent, { ...options, lastEventId: resumeAfter }), response)
     } else if (typeof lastEventId === 'string') {
-      void writeResponse(sseResponse(harness, agent, { ...options, lastEventId, until: 'turn-end' }), response)
+      void writeResponse(sseResponse(agent, { ...options, lastEventId, until: 'turn-end' }), response)
     } else {
-      void writeResponse(sseResponse(harness, agent.stream('check a, b and c'), options), response)
+      void writeResponse(sseResponse(agent.stream('check a, b and c'), options), response)
     }
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -225,7 +224,7 @@ describe('sseResponse over node:http', () => {
     const { script, release } = threeStepScript()
     const { harness, dir } = await jsonlHarness(script)
     const agent = await harness.createAgent()
-    const url = await serve(harness, [agent])
+    const url = await serve([agent])
     const first = await read(`${url}/chat`, { stopWhen: isStepTwo })
     expect(first).toMatchObject({ status: 200, outcome: 'aborted', cacheControl: 'no-cache' })
     expect(first.contentType).toMatch(/^text\/event-stream/)
@@ -251,7 +250,7 @@ describe('sseResponse over node:http', () => {
     const { script, release } = threeStepScript()
     const { harness, dir } = await jsonlHarness(script)
     const agent = await harness.createAgent()
-    const url = await serve(harness, [agent])
+    const url = await serve([agent])
     const first = await read(`${url}/chat`, { stopWhen: isStepTwo })
     release()
     await agent.whenIdle()
@@ -270,7 +269,7 @@ describe('sseResponse over node:http', () => {
     const { script, release } = threeStepScript()
     const { harness } = await jsonlHarness(script)
     const agent = await harness.createAgent()
-    const url = await serve(harness, [agent])
+    const url = await serve([agent])
     await read(`${url}/chat`, { stopWhen: (event) => event.event === 'turn/start' })
     release()
     await agent.whenIdle()
@@ -283,7 +282,7 @@ describe('sseResponse over node:http', () => {
     const { script, release } = threeStepScript()
     const { harness } = await jsonlHarness(script)
     const agent = await harness.createAgent()
-    const url = await serve(harness, [agent], { heartbeatMs: 15 })
+    const url = await serve([agent], { heartbeatMs: 15 })
     const reading = await read(`${url}/chat`, { stopOnComment: (comment) => comment.trim() === 'hb' })
     expect(reading.outcome).toBe('aborted')
     expect(reading.comments.map((comment) => comment.trim())).toContain('hb')
@@ -295,7 +294,7 @@ describe('sseResponse over node:http', () => {
     const { harness } = await jsonlHarness([text('one'), text('two')])
     const agent = await harness.createAgent()
     await agent.run('first')
-    const url = await serve(harness, [agent])
+    const url = await serve([agent])
     const reading = read(`${url}/events/${agent.id}`, {
       method: 'GET',
       stopWhen: (_event, events) => events.filter((each) => each.event === 'turn/end').length === 2,
@@ -313,7 +312,7 @@ describe('sseResponse bad Last-Event-ID', () => {
       const agent = await harness.createAgent()
       await agent.run('one')
       const before = agent.session.events
-      const url = await serve(harness, [agent])
+      const url = await serve([agent])
       const reading = await read(`${url}/events/${agent.id}`, { method: 'GET', lastEventId: value })
       expect(reading.status).toBe(400)
       expect(reading.body).toEqual({
@@ -330,7 +329,7 @@ describe('sseResponse bad Last-Event-ID', () => {
     const agent = await harness.createAgent()
     await agent.run('one')
     const lastSeq = agent.session.length - 1
-    const url = await serve(harness, [agent])
+    const url = await serve([agent])
     const reading = await read(`${url}/events/${agent.id}`, { method: 'GET', lastEventId: String(lastSeq + 1) })
     expect(reading.status).toBe(400)
     expect(reading.body).toMatchObject({ error: { code: 'INVALID_LAST_EVENT_ID', value: String(lastSeq + 1) } })
@@ -344,7 +343,7 @@ describe('sseResponse bad Last-Event-ID', () => {
     const short = await harness.createAgent()
     await short.run('short')
     expect(long.session.length).toBeGreaterThan(short.session.length)
-    const url = await serve(harness, [long, short])
+    const url = await serve([long, short])
     const foreign = String(long.session.length - 1)
     const refused = await read(`${url}/events/${short.id}`, { method: 'GET', lastEventId: foreign })
     expect(refused).toMatchObject({ status: 400, body: { error: { code: 'INVALID_LAST_EVENT_ID' } } })
@@ -361,7 +360,7 @@ describe('sseResponse back-pressure', () => {
   test('a body nobody reads holds a bounded number of events, then fails with StreamOverflowError', async () => {
     const { harness } = await jsonlHarness([text('x'.repeat(400), { chunkSize: 1 })])
     const agent = await harness.createAgent()
-    const response = sseResponse(harness, agent, { maxLag: 8 })
+    const response = sseResponse(agent, { maxLag: 8 })
     await agent.run('go')
     const reader = (response.body as ReadableStream<Uint8Array>).getReader()
     const frames: string[] = []
@@ -387,7 +386,7 @@ describe('sseResponse back-pressure', () => {
     // About 6 MB of text in 4 kB chunks: far more than the socket buffers hold.
     const { harness, dir } = await jsonlHarness([text('y'.repeat(6_000_000), { chunkSize: 4000 })])
     const agent = await harness.createAgent()
-    const url = await serve(harness, [agent], { maxLag: 64 })
+    const url = await serve([agent], { maxLag: 64 })
     const cut = await new Promise<{ readonly closed: 'aborted' | 'ended' | 'error' }>((resolve) => {
       const request = httpRequest(`${url}/chat`, { method: 'POST' }, (response) => {
         // Never read: no 'data' listener, no resume().

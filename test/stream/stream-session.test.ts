@@ -60,7 +60,7 @@ describe('streamSession', () => {
     const agent = await agentWith([text('first answer', { chunkSize: 3 }), second.entry])
     await agent.run('one')
     const stored = agent.session.length
-    const stream = streamSession(current(), agent)
+    const stream = streamSession(agent)
     const collecting = collect(stream, (event) => event.type === 'turn/end' && event.data.turn === 2)
     const run = agent.run('two')
     second.release()
@@ -76,8 +76,8 @@ describe('streamSession', () => {
     const agent = await agentWith([text('hello there', { chunkSize: 2 })])
     await agent.run('hi')
     const after = agent.session.events.find((event) => event.type === 'assistant/chunk')?.seq ?? -1
-    const fromText = await collect(streamSession(current(), agent, { lastEventId: String(after), until: 'turn-end' }))
-    const fromNumber = await collect(streamSession(current(), agent, { lastEventId: after, until: 'turn-end' }))
+    const fromText = await collect(streamSession(agent, { lastEventId: String(after), until: 'turn-end' }))
+    const fromNumber = await collect(streamSession(agent, { lastEventId: after, until: 'turn-end' }))
     expect(fromText).toEqual(agent.session.slice(after + 1))
     expect(fromNumber).toEqual(fromText)
   })
@@ -89,18 +89,18 @@ describe('streamSession', () => {
     const [firstEnd = -1, secondEnd = -1] = agent.session.events
       .filter((event) => event.type === 'turn/end')
       .map((event) => event.seq)
-    const first = await collect(streamSession(current(), agent, { from: 0, until: 'turn-end' }))
+    const first = await collect(streamSession(agent, { from: 0, until: 'turn-end' }))
     expect(first.at(-1)?.seq).toBe(firstEnd)
-    expect(await collect(streamSession(current(), agent, { lastEventId: firstEnd, until: 'turn-end' }))).toEqual([])
-    expect(await collect(streamSession(current(), agent, { lastEventId: secondEnd, until: 'turn-end' }))).toEqual([])
-    const secondTurn = await collect(streamSession(current(), agent, { lastEventId: firstEnd + 1, until: 'turn-end' }))
+    expect(await collect(streamSession(agent, { lastEventId: firstEnd, until: 'turn-end' }))).toEqual([])
+    expect(await collect(streamSession(agent, { lastEventId: secondEnd, until: 'turn-end' }))).toEqual([])
+    const secondTurn = await collect(streamSession(agent, { lastEventId: firstEnd + 1, until: 'turn-end' }))
     expect(secondTurn).toEqual(agent.session.slice(firstEnd + 2, secondEnd + 1))
   })
 
   test('follows the session until the agent is disposed, then ends after its last events', async () => {
     const held2 = held(text('never'))
     const agent = await agentWith([held2.entry])
-    const collecting = collect(streamSession(current(), agent, { from: 0 }))
+    const collecting = collect(streamSession(agent, { from: 0 }))
     agent.followup('go')
     while (agent.status !== 'running') await new Promise((resolve) => setImmediate(resolve))
     await agent.dispose()
@@ -114,13 +114,13 @@ describe('streamSession', () => {
     const agent = await agentWith([text('hi')])
     await agent.run('one')
     await agent.dispose()
-    expect(await collect(streamSession(current(), agent, { lastEventId: 2 }))).toEqual(agent.session.slice(3))
+    expect(await collect(streamSession(agent, { lastEventId: 2 }))).toEqual(agent.session.slice(3))
   })
 
   test('breaking out stops listening; the stream is iterated once', async () => {
     const agent = await agentWith([text('hi')])
     await agent.run('one')
-    const stream = streamSession(current(), agent)
+    const stream = streamSession(agent)
     expect(await collect(stream, () => true)).toHaveLength(1)
     expect(InvalidArgumentError.is(thrownBy(() => stream[Symbol.asyncIterator]()))).toBe(true)
   })
@@ -146,7 +146,7 @@ describe('streamSession bad input', () => {
     const agent = await agentWith([text('hi')])
     await agent.run('one')
     const length = agent.session.length
-    const error = thrownBy(() => streamSession(current(), agent, { lastEventId: value }))
+    const error = thrownBy(() => streamSession(agent, { lastEventId: value }))
     expect(LastEventIdError.is(error)).toBe(true)
     const refused = error as LastEventIdError
     expect(refused.code).toBe(ErrorCode.INVALID_LAST_EVENT_ID)
@@ -159,7 +159,7 @@ describe('streamSession bad input', () => {
     const agent = await agentWith([text('hi')])
     await agent.run('one')
     const lastSeq = agent.session.length - 1
-    const error = thrownBy(() => streamSession(current(), agent, { lastEventId: String(lastSeq + 1) }))
+    const error = thrownBy(() => streamSession(agent, { lastEventId: String(lastSeq + 1) }))
     expect(error).toMatchObject({
       code: 'INVALID_LAST_EVENT_ID',
       problem: 'beyond-log',
@@ -168,12 +168,12 @@ describe('streamSession bad input', () => {
     })
     expect((error as Error).message).toContain(`last seq ${lastSeq}`)
     // The last seq itself is fine: nothing after it yet.
-    expect(() => streamSession(current(), agent, { lastEventId: lastSeq })).not.toThrow()
+    expect(() => streamSession(agent, { lastEventId: lastSeq })).not.toThrow()
   })
 
   test('an empty log refuses seq 0', async () => {
     const agent = await agentWith([])
-    expect(thrownBy(() => streamSession(current(), agent, { lastEventId: 0 }))).toMatchObject({
+    expect(thrownBy(() => streamSession(agent, { lastEventId: 0 }))).toMatchObject({
       problem: 'beyond-log',
       lastSeq: -1,
     })
@@ -186,28 +186,29 @@ describe('streamSession bad input', () => {
     [{ until: 'never' }, 'options.until'],
   ])('option %j is refused naming %s', async (options, argument) => {
     const agent = await agentWith([])
-    const error = thrownBy(() => streamSession(current(), agent, options as never))
+    const error = thrownBy(() => streamSession(agent, options as never))
     expect(InvalidArgumentError.is(error)).toBe(true)
     expect(error).toMatchObject({ argument })
   })
 
-  test('a source that is not an agent or a session, or a harness that is not one, is refused', async () => {
+  test('a source that is not an agent, a bare session, or a session without a context is refused', async () => {
     const agent = await agentWith([])
-    expect(thrownBy(() => streamSession(current(), {} as never))).toMatchObject({
-      code: 'INVALID_ARGUMENT',
-      argument: 'source',
-    })
-    expect(thrownBy(() => streamSession({} as never, agent))).toMatchObject({
-      code: 'INVALID_ARGUMENT',
-      argument: 'harness',
-    })
+    for (const source of [{}, null, agent.session, { session: agent.session }, { ctx: agent.ctx }]) {
+      expect(thrownBy(() => streamSession(source as never))).toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        argument: 'source',
+      })
+    }
   })
 
   test('a live session of the harness, not only an agent, can be streamed', async () => {
     const agent = await agentWith([text('hi')])
     await agent.run('one')
     const events: AgentStreamEvent[] = []
-    for await (const event of streamSession(current(), agent.session, { from: 1, until: 'turn-end' }))
+    for await (const event of streamSession(
+      { session: agent.session, ctx: current().ctx },
+      { from: 1, until: 'turn-end' },
+    ))
       events.push(event)
     expect(events).toEqual(agent.session.slice(1))
   })
