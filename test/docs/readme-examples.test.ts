@@ -3,7 +3,8 @@
  * bundled and run twice as a real process, so what a newcomer copies is exactly what is tested.
  * The later blocks are fragments of a program (they use a `harness` or a `request` from around
  * them); each is repeated here with the missing pieces filled in, and a list of the blocks' first
- * lines makes a new or changed block fail here until it is tested too.
+ * lines makes a new or changed block fail here until it is tested too (some are tested in
+ * readme-first-day.test.ts).
  */
 import { readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
@@ -28,9 +29,13 @@ test('every TypeScript block of the README is one this file runs', () => {
   expect(typescriptBlocks.map((code) => code.split('\n')[0])).toEqual([
     "import { z } from 'zod'", // the first program
     "const agent = await harness.createAgent({ sessionId: 'demo' })   // a new session ('demo', or a fresh id)",
+    "const limited = await agent.run('Compare the three vendors', { maxSteps: 4 })   // at most 4 model requests",
+    "for await (const event of agent.stream('What is the weather in Paris?')) {",
     "const agent = await harness.resumeAgent('demo')   // or openAgent('demo'): live, else resumed, else created",
+    "const fresh = await harness.openAgent('demo', { queued: 'discard' })   // drop what a dead process left queued",
     "const child = await harness.fork('demo', { at: turnEndSeq, id: 'demo-alt' }) // a live or a stored session",
     "import { readFile } from 'node:fs/promises'",
+    'const findUsers = defineTool({',
     "import { createHarness, deepseek, openaiCompatible } from 'yoke'",
     "const harness = await createHarness({ persistence: { dir: './sessions' } })   // one JSONL file per session",
     'const sessions = harness.ctx.sessions',
