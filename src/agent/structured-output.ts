@@ -1,6 +1,7 @@
 import { type ZodType, z } from 'zod'
 import { ErrorCode } from '../errors/codes.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import { fieldPath } from '../errors/issue.js'
 import type { OutputIssue } from '../errors/output-validation-error.js'
 import { SessionEventError } from '../errors/session-event-error.js'
 import type { JsonObject, JsonValue } from '../session/json-value.js'
@@ -133,24 +134,6 @@ export function repairText(issues: readonly OutputIssue[]): string {
   ].join('\n')
 }
 
-/**
- * A path in bracket form: `items[0].name`; a key that is not an identifier is quoted (`["a-b"]`).
- *
- * @param path - the keys and indexes
- * @returns the path; `''` for the root
- * @internal
- */
-export function bracketPath(path: readonly PropertyKey[]): string {
-  let rendered = ''
-  for (const part of path) {
-    if (typeof part === 'number') rendered += `[${part}]`
-    else if (typeof part === 'string' && /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(part))
-      rendered += rendered === '' ? part : `.${part}`
-    else rendered += `[${JSON.stringify(String(part))}]`
-  }
-  return rendered
-}
-
 function isZodSchema(value: unknown): value is ZodType {
   return (
     typeof value === 'object' &&
@@ -166,7 +149,7 @@ function zodCheck(schema: ZodType, candidate: unknown): OutputCheck {
   return {
     ok: false,
     issues: result.error.issues.map((issue) => ({
-      path: bracketPath(issue.path),
+      path: fieldPath(issue.path),
       message: plainMessage(issue.message),
     })),
   }
