@@ -24,7 +24,6 @@
  * `curl -N -d 'Which orders are open?' http://127.0.0.1:8787/chat/alice@example.com`
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { EventSourceParserStream } from 'eventsource-parser/stream'
 import { z } from 'zod'
@@ -402,27 +401,43 @@ async function runDemo(base: string): Promise<boolean> {
   return same && reason === 'completed' && good.status === 200 && bad.status === 422
 }
 
-let exitCode = 0
+/** Starts listening on 127.0.0.1; resolves with the port (the one the system chose for port 0). */
+async function listen(port: number): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  const address = server.address()
+  return typeof address === 'object' && address !== null ? address.port : port
+}
+
 if (demo) {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
+  const port = await listen(0)
   console.log(`chat server on http://127.0.0.1:${port} · model: ${describe}`)
+  let passed = false
   try {
-    if (!(await runDemo(`http://127.0.0.1:${port}`))) exitCode = 1
+    passed = await runDemo(`http://127.0.0.1:${port}`)
   } finally {
     await close()
   }
   // The id has no ':', so its file name is the id itself.
   console.log(`closed · log ${join(dir, 'alice@example.com.jsonl')}`)
+  if (!passed) process.exitCode = 1
 } else {
   const port = Number(process.env['PORT'] ?? 8787)
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
-  console.log(`chat server on http://127.0.0.1:${port} · sessions in ${dir} · model: ${describe}`)
+  if (!Number.isSafeInteger(port) || port < 0 || port > 65_535) {
+    console.error(`PORT must be a port number, not ${JSON.stringify(process.env['PORT'])}`)
+    await harness.close()
+    process.exit(2)
+  }
+  console.log(`chat server on http://127.0.0.1:${await listen(port)} · sessions in ${dir} · model: ${describe}`)
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       console.log(`${signal}: closing`)
-      void close().then(() => console.log('closed'))
+      close().then(
+        () => console.log('closed'),
+        (error: unknown) => {
+          console.error(error)
+          process.exitCode = 1
+        },
+      )
     })
   }
 }
-process.exitCode = exitCode

@@ -1,31 +1,44 @@
 /**
- * examples/chat-server.ts run as a real process with `--demo`: it serves itself over loopback
- * HTTP, drops an SSE connection mid-answer, resumes it with Last-Event-ID, extracts structured
- * output, and leaves a JSONL log that this test reads back through a fresh harness.
+ * examples/chat-server.ts run as a real process (bundled once with esbuild, `yoke` aliased to the
+ * source). With `--demo` it serves itself over loopback HTTP, drops an SSE connection mid-answer,
+ * resumes it with Last-Event-ID, extracts structured output, and leaves a JSONL log that this test
+ * reads back through a fresh harness. Without it, it listens until SIGTERM, then closes cleanly.
  */
+import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, expect, test } from 'vitest'
+import { createInterface } from 'node:readline'
+import { createParser } from 'eventsource-parser'
+import { afterAll, afterEach, beforeAll, expect, test } from 'vitest'
 import { createHarness } from 'yoke'
-import { bundleExample, type ExampleBundle } from './example-process.js'
+import { type Bundle, bundle } from '../helpers/child-process.js'
 
-let example: ExampleBundle | undefined
-let cwd = ''
+let example: Bundle | undefined
+const cleanups: (() => Promise<void>)[] = []
 
 beforeAll(async () => {
-  example = await bundleExample('chat-server')
-  cwd = await mkdtemp(join(tmpdir(), 'yoke-chat-server-'))
+  example = await bundle('examples/chat-server.ts')
 }, 30_000)
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup()
+})
 
 afterAll(async () => {
   await example?.remove()
-  await rm(cwd, { recursive: true, force: true })
 })
+
+async function freshDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'yoke-chat-server-'))
+  cleanups.push(() => rm(dir, { recursive: true, force: true }))
+  return dir
+}
 
 test('the demo streams a turn, resumes it after a disconnect with every event once, extracts typed output, and refuses bad input', async () => {
   if (example === undefined) throw new Error('the example is not bundled yet')
-  const outcome = await example.run(['--demo'], cwd)
+  const cwd = await freshDir()
+  const outcome = await example.run(['--demo'], { cwd })
   expect(outcome.stderr).toBe('')
   expect(outcome.code).toBe(0)
   const lines = outcome.stdout.trimEnd().split('\n')
@@ -108,6 +121,72 @@ test('the demo streams a turn, resumes it after a disconnect with every event on
       { source: { kind: 'user' }, content: [{ type: 'text', text: 'Send me something nice.' }] },
       { source: { kind: 'plugin' } },
     ])
+  } finally {
+    await harness.close()
+  }
+}, 60_000)
+
+test('without --demo it listens on PORT, serves a tenant:user id, and closes on SIGTERM with an open turn, leaving a valid log', async () => {
+  if (example === undefined) throw new Error('the example is not bundled yet')
+  const cwd = await freshDir()
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0' }
+  // As runProcess does: vitest's loader must not leak in, and no live model.
+  delete env['NODE_OPTIONS']
+  delete env['DEEPSEEK_API_KEY']
+  const child = spawn(process.execPath, [example.file], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  cleanups.push(async () => void child.kill('SIGKILL'))
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const lines: string[] = []
+  const reader = createInterface({ input: child.stdout })
+  const firstLine = new Promise<string>((resolve) => reader.once('line', resolve))
+  reader.on('line', (line) => lines.push(line))
+  const url = /^chat server on (http:\/\/127\.0\.0\.1:\d+) · sessions in sessions · model: scripted/.exec(
+    await firstLine,
+  )?.[1]
+  expect(url, lines[0]).toBeDefined()
+
+  // A whole turn, read to its end.
+  const chat = `${url}/chat/${encodeURIComponent('tenant:bob')}`
+  const whole = await fetch(chat, { method: 'POST', body: 'Which orders are open?' })
+  expect(whole.headers.get('content-type')).toContain('text/event-stream')
+  const types: string[] = []
+  const parser = createParser({ onEvent: (message) => types.push(message.event ?? '') })
+  parser.feed(await whole.text())
+  expect(types[0]).toBe('turn/start')
+  expect(types.at(-1)).toBe('turn/end')
+
+  // A second turn, and SIGTERM while its answer streams: the server closes the stream and the harness.
+  const open = await fetch(chat, { method: 'POST', body: 'And again?' })
+  const body = open.body?.getReader()
+  let seen = ''
+  while (body !== undefined && !seen.includes('text-delta')) {
+    const chunk = await body.read()
+    if (chunk.done) break
+    seen += new TextDecoder().decode(chunk.value)
+  }
+  child.kill('SIGTERM')
+  expect(await exited).toBe(0)
+  expect(stderr).toBe('')
+  expect(lines.slice(1)).toEqual(['SIGTERM: closing', 'closed'])
+
+  // `:` is `=` in the file name; the log is closed: the cut turn ended, nothing to repair.
+  const file = await readFile(join(cwd, 'sessions', 'tenant=bob.jsonl'), 'utf8')
+  expect(JSON.parse(file.split('\n')[0] ?? '')).toMatchObject({ type: 'session', id: 'tenant:bob' })
+  const harness = await createHarness({ persistence: { dir: join(cwd, 'sessions') } })
+  try {
+    const { events, repairPending } = await harness.readSession('tenant:bob')
+    expect(repairPending).toBe(false)
+    const ends = events.filter((event) => event.type === 'turn/end').map((event) => JSON.stringify(event.data))
+    expect(ends[0]).toBe(JSON.stringify({ turn: 1, reason: { kind: 'completed' } }))
+    // The answer streams for ~0.4 s, so the close lands inside it and disposes the turn; on a very
+    // slow machine the turn may have completed first, which is just as valid a log.
+    expect([
+      JSON.stringify({ turn: 2, reason: { kind: 'aborted', reason: { kind: 'disposed' } } }),
+      JSON.stringify({ turn: 2, reason: { kind: 'completed' } }),
+    ]).toContain(ends[1])
+    expect(ends).toHaveLength(2)
   } finally {
     await harness.close()
   }
