@@ -128,11 +128,11 @@ function respond(request: ModelRequest): ScriptedReply {
     // Small chunks with a pause between them: the answer takes long enough to disconnect in.
     return { text: answer, chunkSize: 6, chunkDelayMs: 15, usage: { inputTokens: 120, outputTokens: 32 } }
   }
-  const n = request.messages.length
+  const position = request.messages.length
   return {
     toolCalls: [
-      { id: `orders_${n}`, name: 'list_orders', arguments: { status: 'open' } },
-      { id: `track_${n}`, name: 'track_order', arguments: { orderId: 'A-1042' } },
+      { id: `orders_${position}`, name: 'list_orders', arguments: { status: 'open' } },
+      { id: `track_${position}`, name: 'track_order', arguments: { orderId: 'A-1042' } },
     ],
     usage: { inputTokens: 80, outputTokens: 24 },
   }
