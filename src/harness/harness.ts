@@ -11,13 +11,13 @@ import type { PersistenceCoordinator } from '../persistence/persistence-coordina
 import type { Instructions } from '../prompt/instructions.js'
 import type { Message } from '../session/message.js'
 import type { Session } from '../session/session.js'
-import type { SessionEvent } from '../session/session-event.js'
 import type { SessionHeader } from '../session/session-header.js'
 import type { SessionRegistry } from '../session/session-registry.js'
 import type { ToolDefinition } from '../tools/tool-definition.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import type { SystemPrompt } from '../prompt/system-prompt.js'
 import type { HarnessDescription } from './describe-harness.js'
+import type { AgentStreamEvent } from '../stream/agent-stream-event.js'
 
 /**
  * What {@link Harness.createAgent}, {@link Harness.resumeAgent} and {@link Harness.openAgent} take.
@@ -91,7 +91,7 @@ export interface SessionHistory {
    * The events, in seq order. For a stored log with an interrupted turn they end with the
    * crash-repair closers a resume would write (`repairPending` is then `true`); they are not written.
    */
-  readonly events: readonly SessionEvent[]
+  readonly events: readonly AgentStreamEvent[]
   /** The model history the events make (what `session.deriveMessages()` returns). */
   readonly messages: readonly Message[]
   /** `true` when the session is live in this harness (read from memory, unflushed events included). */

@@ -6,6 +6,7 @@ import type { Message } from '../session/message.js'
 import type { SessionEvent } from '../session/session-event.js'
 import { SessionsKey } from '../session/sessions-key.js'
 import { SurfaceState } from '../session/surface-state.js'
+import type { AgentStreamEvent } from '../stream/agent-stream-event.js'
 import type { SessionHistory } from './harness.js'
 
 /**
@@ -24,7 +25,7 @@ export async function readSession(ctx: Context, sessionId: string): Promise<Sess
     return Object.freeze({
       id: live.id,
       header: live.header,
-      events: live.events,
+      events: live.events as readonly AgentStreamEvent[],
       messages: live.deriveMessages(),
       live: true,
       repairPending: false,
@@ -42,7 +43,7 @@ export async function readSession(ctx: Context, sessionId: string): Promise<Sess
   return Object.freeze({
     id: inspected.header.id,
     header: inspected.header,
-    events: inspected.events,
+    events: inspected.events as readonly AgentStreamEvent[],
     messages: messagesOf(inspected.events),
     live: false,
     repairPending: inspected.repairPending,
