@@ -19,6 +19,7 @@ import {
   tokensOf,
   typesWithoutChunks,
 } from './compaction-helpers.js'
+import { driveFakeClock } from '../helpers/drive-fake-clock.js'
 
 let harness: Harness | undefined
 
@@ -260,10 +261,7 @@ describe('pressure trigger', () => {
     const agent = await harness.createAgent()
     await completeTurns(agent, 2)
     const pending = agent.run(prompt(3))
-    for (let round = 0; round < 50 && made.model.requests.length < 5; round++) {
-      await new Promise((resolve) => setTimeout(resolve, 0))
-      made.clock.runAll()
-    }
+    await driveFakeClock(made.clock, () => made.model.requests.length >= 5)
     await expect(pending).resolves.toMatchObject({ reason: { kind: 'completed' } })
     const compaction = compactionEvents(agent.session.events)
     expect(compaction.map((event) => event.type)).toEqual(['compaction/start', 'compaction/summary', 'compaction/end'])

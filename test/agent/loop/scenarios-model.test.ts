@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest'
 import { type LlmFailure, LlmError, MissingModelError, type StreamChunk } from 'yoke'
 import { fail, text } from 'yoke/testing'
 import { adapterKinds, dataOf, lines, ofType, types, useScenarios, withoutChunks } from './scenario-harness.js'
+import { driveFakeClock } from '../../helpers/drive-fake-clock.js'
 
 /**
  * The scenarios' own `agent/request-error` listeners are prepended, so they are outermost and
@@ -111,10 +112,7 @@ describe.each(adapterKinds)('agent loop scenarios: model (%s adapter)', (kind) =
       script: [fail('RATE_LIMIT', 'slow'), fail('SERVER', 'down'), text('recovered')],
     })
     agent.followup('go')
-    for (let round = 0; round < 50 && agent.status === 'running'; round++) {
-      await new Promise((resolve) => setTimeout(resolve, 0))
-      clock.runAll()
-    }
+    await driveFakeClock(clock, () => agent.status !== 'running')
     await agent.whenIdle()
     const events = agent.session.events
     expect(

@@ -6,6 +6,7 @@ import { describe, expect, test } from 'vitest'
 import { type ModelRequest, ReconstructionError, RequestNotFoundError, rebuildRequest } from 'yoke'
 import { call, fail, hang, text } from 'yoke/testing'
 import { adapterKinds, dataOf, echo, lines, ofType, untilType, useScenarios } from './scenario-harness.js'
+import { driveFakeClock } from '../../helpers/drive-fake-clock.js'
 
 function withoutSignal(request: ModelRequest | undefined): Omit<ModelRequest, 'signal'> {
   const { signal: _signal, ...body } = request as ModelRequest
@@ -162,10 +163,7 @@ describe.each(adapterKinds)('agent loop scenarios: requests (%s adapter)', (kind
       ],
     })
     agent.followup('go')
-    for (let round = 0; round < 50 && agent.status === 'running'; round++) {
-      await new Promise((resolve) => setTimeout(resolve, 0))
-      clock.runAll()
-    }
+    await driveFakeClock(clock, () => agent.status !== 'running')
     await agent.whenIdle()
     expect(ofType(agent.session.events, 'llm/retry')).toHaveLength(2)
     agent.followup('tool turn')

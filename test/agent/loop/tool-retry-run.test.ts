@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { createHarness, defineTool } from 'yoke'
 import { call, fail, fakeClock, fakeIds, hang, scriptedModel, text } from 'yoke/testing'
+import { driveFakeClock } from '../../helpers/drive-fake-clock.js'
 
 describe('agent loop: tools, retry, run, cancel', () => {
   test('a tool round trip runs two steps in one turn', async () => {
@@ -47,10 +48,7 @@ describe('agent loop: tools, retry, run, cancel', () => {
     const statuses: string[] = []
     harness.on('agent/status', (payload) => statuses.push(payload.status))
     const pending = agent.run('go')
-    for (let round = 0; round < 20 && agent.status === 'running'; round++) {
-      await new Promise((resolve) => setTimeout(resolve, 0))
-      clock.runAll()
-    }
+    await driveFakeClock(clock, () => agent.status !== 'running')
     const result = await pending
     expect(result.reason).toEqual({ kind: 'completed' })
     const events = agent.session.events
