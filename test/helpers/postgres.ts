@@ -95,11 +95,32 @@ export async function createTestSchema(label: string): Promise<TestSchema> {
     .replace(/[^a-z0-9]+/g, '_')
     .slice(0, 40)
   const schema = `yoke_${word}_${randomBytes(6).toString('hex')}`
-  await withClient(connectionString, (client) => client.query(`CREATE SCHEMA ${schema}`))
+  try {
+    await withClient(connectionString, (client) => client.query(`CREATE SCHEMA ${schema}`))
+  } catch (error) {
+    const given = provision()
+    const source = given.kind === 'server' ? given.source : 'the test setup'
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new Error(
+      `Could not create a schema on the PostgreSQL server ${redacted(connectionString)} (from ${source}): ${reason}\n\n${howToRunPostgresTests}`,
+      { cause: error },
+    )
+  }
   const drop = async (): Promise<void> => {
     await withClient(connectionString, (client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`))
   }
   return { connectionString, schema, drop, [Symbol.asyncDispose]: drop }
+}
+
+/** The connection string without its password, for messages. */
+function redacted(connectionString: string): string {
+  try {
+    const url = new URL(connectionString)
+    if (url.password !== '') url.password = '***'
+    return url.toString()
+  } catch {
+    return '(a connection string that is not a URL)'
+  }
 }
 
 /** Runs `body` on a fresh connection, closed afterwards whatever happens. */
