@@ -51,5 +51,8 @@ export default defineConfig({
     // per worker instead of re-importing all of src for each of ~160 files (~2 s apiece).
     isolate: false,
     sequence: { sequencer: SlowFirstSequencer },
+    // One PostgreSQL server for the whole run (YOKE_TEST_POSTGRES_URL, or a throwaway cluster when
+    // PostgreSQL is installed here), handed to the test files; see test/helpers/postgres.ts.
+    globalSetup: ['test/helpers/postgres-global-setup.ts'],
   },
 })

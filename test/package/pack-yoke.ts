@@ -19,6 +19,8 @@ export interface Manifest {
   readonly dependencies: Readonly<Record<string, string>>
   /** The peer dependencies a user installs next to Yoke. */
   readonly peerDependencies: Readonly<Record<string, string>>
+  /** Which peers are optional (the database drivers, needed only by their adapters). */
+  readonly peerDependenciesMeta?: Readonly<Record<string, { readonly optional?: boolean }>>
   /** The dev dependencies (pinned). */
   readonly devDependencies: Readonly<Record<string, string>>
   /** The `bin` entries. */
@@ -27,6 +29,11 @@ export interface Manifest {
 
 /** This repository's package.json. */
 export const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as Manifest
+
+/** The peers every user installs (zod); the optional ones are left out so they cannot be resolved. */
+export const requiredPeers = Object.keys(manifest.peerDependencies).filter(
+  (name) => manifest.peerDependenciesMeta?.[name]?.optional !== true,
+)
 
 /**
  * Runs `command` in `cwd` and returns its stdout; a non-zero exit throws with all its output.
@@ -74,7 +81,7 @@ export async function packYoke(dir: string): Promise<Packed> {
 /**
  * Makes `project` a package that has Yoke installed from `tarball`, without a registry: the
  * tarball unpacked into `node_modules/yoke`, the `bin` links npm would make, and links to this
- * repository's copies of the runtime dependencies, the peers and `extra`.
+ * repository's copies of the runtime dependencies, the required peers and `extra`.
  *
  * @param project - the project directory (created)
  * @param tarball - from {@link packYoke}
@@ -90,7 +97,7 @@ export async function installUnpacked(
   const installed = join(project, 'node_modules', 'yoke')
   await mkdir(installed, { recursive: true })
   await succeed('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1'], project)
-  const linked = [...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies), ...extra]
+  const linked = [...Object.keys(manifest.dependencies), ...requiredPeers, ...extra]
   for (const dependency of linked) {
     const target = join(project, 'node_modules', dependency)
     await mkdir(join(target, '..'), { recursive: true })

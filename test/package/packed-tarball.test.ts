@@ -10,15 +10,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type Outcome, root, runProcess } from '../helpers/child-process.js'
-import { installUnpacked, manifest, packYoke } from './pack-yoke.js'
+import { installUnpacked, manifest, packYoke, requiredPeers } from './pack-yoke.js'
 
 /** Runs `command` in `cwd` (see {@link runProcess}). */
 function run(command: string, args: readonly string[], cwd: string): Promise<Outcome> {
   return runProcess(command, args, { cwd })
 }
 
-/** What the project imports before the package: its runtime dependencies and its peers. */
-const dependencies = [...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies)]
+/** What the project imports before the package: its runtime dependencies and its required peers. */
+const dependencies = [...Object.keys(manifest.dependencies), ...requiredPeers]
 
 let work = ''
 let project = ''
