@@ -319,12 +319,13 @@ export class LiveSessionWriter {
    */
   async #write(binding: Binding, batch: readonly SessionEvent[], texts: readonly string[] | undefined): Promise<void> {
     const id = binding.session.id
-    let step: BoundedOperation = binding.lease === undefined ? binding.step : 'append'
+    // Until the lease and the registration are in, a timeout names the step they hang in.
+    let appendStep = false
     let timedOut = false
     const attempt = (async () => {
       await binding.ready.catch(() => {})
       if (binding.failure !== undefined) throw binding.failure
-      step = 'append'
+      appendStep = true
       while (binding.appending !== undefined) await binding.appending
       // Timed out while waiting: the queue kept the batch, and its retry starts now storage answers.
       if (timedOut) {
@@ -344,7 +345,7 @@ export class LiveSessionWriter {
       await appending
     })()
     try {
-      await boundedCall(this.#bound, attempt, id, () => step)
+      await boundedCall(this.#bound, attempt, id, (): BoundedOperation => (appendStep ? 'append' : binding.step))
     } catch (error) {
       if (PersistenceError.is(error) && error.code === ErrorCode.WRITE_TIMEOUT) timedOut = true
       throw error
