@@ -254,23 +254,33 @@ export class LiveSessionWriter {
     const outcomes = await Promise.allSettled(bindings.map((binding) => binding.writeBehind.flush()))
     // Forget the bindings before disposing their queues: a late event is then ignored, not thrown.
     this.#bindings.clear()
-    for (const [index, outcome] of outcomes.entries()) {
-      const binding = bindings[index] as Binding
-      if (outcome.status === 'rejected') errors.push(outcome.reason)
-      binding.writeBehind.dispose()
-      try {
-        await this.#settle(binding)
-        await this.#release(binding)
-      } catch (error) {
-        errors.push(error)
-      }
-    }
-    for (const [id, reservation] of this.#leases.reservations) {
-      reservation.released = true
-      await boundedCall(this.#bound, reservation.lease.release(), id, 'release').catch((error: unknown) =>
-        errors.push(error),
-      )
-    }
+    // Each session's lease goes back on its own: a hung release of one must not hold up the rest.
+    const released = await Promise.all(
+      outcomes.map(async (outcome, index) => {
+        const binding = bindings[index] as Binding
+        const failures: unknown[] = outcome.status === 'rejected' ? [outcome.reason] : []
+        binding.writeBehind.dispose()
+        try {
+          await this.#settle(binding)
+          await this.#release(binding)
+        } catch (error) {
+          failures.push(error)
+        }
+        return failures
+      }),
+    )
+    for (const failures of released) errors.push(...failures)
+    const reservations = [...this.#leases.reservations]
+    const returned = await Promise.all(
+      reservations.map(([id, reservation]) => {
+        reservation.released = true
+        return boundedCall(this.#bound, reservation.lease.release(), id, 'release').then(
+          () => undefined,
+          (error: unknown) => ({ error }),
+        )
+      }),
+    )
+    for (const failure of returned) if (failure !== undefined) errors.push(failure.error)
     this.#leases.reservations.clear()
     try {
       await boundedCall(this.#bound, this.#leases.io.close(), undefined, 'close')
@@ -293,12 +303,21 @@ export class LiveSessionWriter {
    * the binding, for the writes.
    */
   async #settle(binding: Binding): Promise<void> {
-    await boundedCall(
-      this.#bound,
-      binding.ready.catch(() => {}),
-      binding.session.id,
-      () => binding.step,
-    )
+    try {
+      await boundedCall(
+        this.#bound,
+        binding.ready.catch(() => {}),
+        binding.session.id,
+        () => binding.step,
+      )
+    } catch (error) {
+      // Nobody waits for this binding any more: a lease that comes in late goes straight back.
+      void binding.ready.then(
+        () => binding.lease?.release().catch(() => {}),
+        () => {},
+      )
+      throw error
+    }
   }
 
   /** Gives a binding's lease back, bounded by the write timeout. */

@@ -184,7 +184,7 @@ describe.each(Object.keys(kinds) as (keyof typeof kinds)[])('hung storage throug
   })
 
   test('dispose() and harness.close() return within the write timeout; close names the unflushed session', async () => {
-    const { harness, agent, adapter, held, state } = await rig({ writeTimeoutMs: 100 })
+    const { harness, agent, adapter, held, state } = await rig({ writeTimeoutMs: 250 })
     state.holding = true
     const running = agent.run('hi')
     await until(() => state.heldCalls === 1, 'the held append')
@@ -194,7 +194,7 @@ describe.each(Object.keys(kinds) as (keyof typeof kinds)[])('hung storage throug
     expect(disposed.outcome.status).toBe('rejected')
     expect((disposed.outcome as PromiseRejectedResult).reason).toMatchObject({
       code: 'DISPOSE_FAILED',
-      cause: { code: 'WRITE_TIMEOUT', sessionId: agent.session.id, operation: 'append', timeoutMs: 100 },
+      cause: { code: 'WRITE_TIMEOUT', sessionId: agent.session.id, operation: 'append', timeoutMs: 250 },
     })
     const ran = await timed(running)
     expect(ran.outcome).toMatchObject({ status: 'fulfilled', value: { reason: { kind: 'aborted' } } })
@@ -224,14 +224,14 @@ describe.each(Object.keys(kinds) as (keyof typeof kinds)[])('hung storage throug
   })
 
   test('released before dispose: dispose and close succeed and the log holds every event once', async () => {
-    const { harness, agent, adapter, held, state } = await rig({ writeTimeoutMs: 100 })
+    const { harness, agent, adapter, held, state } = await rig({ writeTimeoutMs: 250 })
     state.holding = true
     const running = agent.run('hi')
     await until(() => state.heldCalls === 1, 'the held append')
     agent.cancel()
     await running
-    // The checkpoint's append outlives its 100 ms timeout, then completes: nothing is written twice.
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    // The checkpoint's append outlives its 250 ms timeout, then completes: nothing is written twice.
+    await new Promise((resolve) => setTimeout(resolve, 400))
     held.open()
     await agent.dispose()
     await harness.close()
@@ -245,7 +245,7 @@ describe.each(Object.keys(kinds) as (keyof typeof kinds)[])('hung storage throug
   })
 
   test('without a cancel, a hung checkpoint fails the turn with WRITE_TIMEOUT, and the next turn, storage back, loses nothing', async () => {
-    const { agent, adapter, held, state } = await rig({ writeTimeoutMs: 100 })
+    const { agent, adapter, held, state } = await rig({ writeTimeoutMs: 250 })
     state.holding = true
     const error = await rejectionOf(agent.run('hi'))
     expect(error).toMatchObject({ code: 'FLUSH_FAILED' })
@@ -255,7 +255,7 @@ describe.each(Object.keys(kinds) as (keyof typeof kinds)[])('hung storage throug
       code: 'WRITE_TIMEOUT',
       sessionId: agent.session.id,
       operation: 'append',
-      timeoutMs: 100,
+      timeoutMs: 250,
     })
     expect(String((timeout as Error).message)).toContain(agent.session.id)
     expect(agent.status).toBe('idle')

@@ -81,8 +81,8 @@ const appendsOf = (adapter: FaultyPersistence): (readonly number[])[] =>
 
 const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, index) => from + index)
 
-/** The second turn of a log that holds `L1()` (seqs 6 to 11). */
-const L2 = [TS(2), SS(2, 1), UM('again'), SE(2, 1), TE(2, 'completed')]
+/** A second turn, after the first completed one: seqs 6 to 10. */
+const secondTurn = [TS(2), SS(2, 1), UM('again'), SE(2, 1), TE(2, 'completed')]
 
 /** What the inner adapter stores for `id` (a fresh adapter over the same files for JSONL). */
 async function storedOf(kind: keyof typeof kinds, adapter: FaultyPersistence, id: string): Promise<SessionEvent[]> {
@@ -133,7 +133,7 @@ describe('the writeTimeoutMs option', () => {
 })
 
 describe.each(Object.keys(kinds) as (keyof typeof kinds)[])('the write timeout (%s)', (kind) => {
-  async function rig(options: FaultyPersistenceOptions, writeTimeoutMs = 50) {
+  async function rig(options: FaultyPersistenceOptions, writeTimeoutMs = 250) {
     const adapter = faultyPersistence(kinds[kind](), options)
     const harness = await start({ persistence: adapter, writeTimeoutMs })
     const failures: SessionWriteFailedPayload[] = []
@@ -153,12 +153,12 @@ describe.each(Object.keys(kinds) as (keyof typeof kinds)[])('the write timeout (
     expect(error).toMatchObject({ code: 'FLUSH_FAILED' })
     const timeout = (error as { cause?: unknown }).cause
     expect(timeout).toBeInstanceOf(PersistenceError)
-    expect(timeout).toMatchObject({ code: 'WRITE_TIMEOUT', sessionId: 's1', operation: 'append', timeoutMs: 50 })
+    expect(timeout).toMatchObject({ code: 'WRITE_TIMEOUT', sessionId: 's1', operation: 'append', timeoutMs: 250 })
     expect((timeout as Error).message).toBe(
-      `session "s1": the storage adapter's append did not settle within 50 ms; it counts as failed`,
+      `session "s1": the storage adapter's append did not settle within 250 ms; it counts as failed`,
     )
     // More events while the append is in doubt; then it completes late.
-    appendAll(session, L2)
+    appendAll(session, secondTurn)
     held.open()
     await harness.sessions.flush(session)
     expect(appendsOf(adapter)).toEqual([range(0, 6), range(6, 11)])
@@ -171,11 +171,11 @@ describe.each(Object.keys(kinds) as (keyof typeof kinds)[])('the write timeout (
     const held = gate()
     const { adapter, harness } = await rig(
       { hold: (entry) => (entry.method === 'append' && entry.count === 1 ? held.promise : undefined) },
-      200,
+      1000,
     )
     const session = appendAll(harness.sessions.create({ id: 's1' }), L1())
     await rejectionOf(harness.sessions.flush(session))
-    appendAll(session, L2)
+    appendAll(session, secondTurn)
     const retry = harness.sessions.flush(session)
     await sleep(50)
     // The retry has not called the adapter: one append is in flight at a time.
@@ -220,12 +220,13 @@ describe.each(Object.keys(kinds) as (keyof typeof kinds)[])('the write timeout (
 
   test('storage that fails, then recovers, loses nothing and duplicates nothing', async () => {
     let down = true
-    const { adapter, harness } = await rig({
-      fail: (entry) => (down && entry.method === 'append' ? new Error('connection refused') : undefined),
-    })
+    const { adapter, harness } = await rig(
+      { fail: (entry) => (down && entry.method === 'append' ? new Error('connection refused') : undefined) },
+      10_000,
+    )
     const session = appendAll(harness.sessions.create({ id: 's1' }), L1())
     expect(await rejectionOf(harness.sessions.flush(session))).toMatchObject({ cause: { code: 'WRITE_FAILED' } })
-    appendAll(session, L2)
+    appendAll(session, secondTurn)
     expect(await rejectionOf(harness.sessions.flush(session))).toMatchObject({ cause: { code: 'WRITE_FAILED' } })
     down = false
     await harness.sessions.flush(session)
