@@ -183,6 +183,51 @@ describe.each(Object.keys(kinds) as (keyof typeof kinds)[])('hung storage throug
     await agent.dispose()
   })
 
+  test('a cancel while the flush between steps hangs ends the turn at once', async () => {
+    const { harness, agent, model, held, state, bodies } = await rig({ tools: true })
+    harness.on('session/event', ({ event }) => {
+      if (event.type === 'tool/result') state.holding = true
+    })
+    const running = agent.run('go')
+    await until(() => state.heldCalls === 1, 'the held append')
+    expect(bodies()).toBe(1)
+    agent.cancel()
+    const { ms, outcome } = await timed(running)
+    expect(ms).toBeLessThan(1000)
+    expect(outcome).toMatchObject({ status: 'fulfilled', value: { reason: { kind: 'aborted' } } })
+    // The second step's request was never sent.
+    expect(model.requests).toHaveLength(1)
+    held.open()
+    await agent.dispose()
+  })
+
+  test('a database that goes away mid-turn: the turn fails at its checkpoint with a typed error; once back, nothing is lost or doubled', async () => {
+    let down = false
+    const adapter = faultyPersistence(kinds[kind](), {
+      fail: (entry) => (down && entry.method === 'append' ? new Error('connection terminated') : undefined),
+    })
+    const harness = await createHarness({
+      model: scriptedModel([text('one'), text('two')]),
+      persistence: adapter,
+      ids: fakeIds(),
+      logger: recordingLogger(),
+    })
+    harnesses.push(harness)
+    const agent = await harness.createAgent()
+    down = true
+    const error = await rejectionOf(agent.run('first'))
+    expect(error).toMatchObject({ code: 'FLUSH_FAILED', cause: { code: 'WRITE_FAILED', sessionId: agent.session.id } })
+    expect(agent.session.events.at(-1)?.data).toMatchObject({ reason: { kind: 'error' } })
+    down = false
+    const second = await agent.run('second')
+    expect(second.reason).toEqual({ kind: 'completed' })
+    const events = await stored(kind, adapter, agent.session.id)
+    expect(events.map((event) => JSON.stringify(event))).toEqual(
+      agent.session.events.map((event) => JSON.stringify(event)),
+    )
+    expectValidSeqs(events)
+  })
+
   test('dispose() and harness.close() return within the write timeout; close names the unflushed session', async () => {
     const { harness, agent, adapter, held, state } = await rig({ writeTimeoutMs: 250 })
     state.holding = true
