@@ -16,6 +16,7 @@ import type { AgentOptions } from './agent-options.js'
 import { verifyReconstruction } from './rebuild-request.js'
 import { RunSettingsIndex } from './run-settings.js'
 import { createRequestBuilder, type LoopRequestMarks, type RequestBuilder } from './request-builder.js'
+import { TurnCheckpoints } from './turn-checkpoints.js'
 
 /**
  * Everything the turn and step runners read from their agent, wired once by the agent and never
@@ -31,8 +32,10 @@ export interface LoopHost {
   readonly session: Session
   /** The options the tool scheduler reads. */
   readonly toolOptions: ToolRunOptions
-  /** The session registry (durability checkpoints). */
+  /** The session registry. */
   readonly sessions: SessionRegistry
+  /** The durability checkpoints, raced against the turn signal. */
+  readonly checkpoints: TurnCheckpoints
   /** The system prompt. */
   readonly systemPrompt: SystemPrompt
   /** The runtime-context projection. */
@@ -71,12 +74,14 @@ export interface LoopHostInit {
 export function createLoopHost(init: LoopHostInit): LoopHost {
   const { agent, inbox, ids, marks } = init
   const { ctx, session, options } = agent
+  const sessions = ctx.get(SessionsKey)
   return Object.freeze({
     agent,
     ctx,
     session,
     toolOptions: toolOptionsOf(options),
-    sessions: ctx.get(SessionsKey),
+    sessions,
+    checkpoints: new TurnCheckpoints(sessions, session),
     systemPrompt: ctx.get(SystemPromptKey),
     projection: createRuntimeContextProjection({ session, ids }),
     ids,

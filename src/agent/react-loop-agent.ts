@@ -388,7 +388,7 @@ class ReactLoopAgent implements Agent {
       let flushError: { readonly error: unknown } | undefined
       try {
         this.session.append('turn/end', end)
-        await this.#host.sessions.flush(this.session)
+        await this.#host.checkpoints.end(signal)
       } catch (error) {
         flushError = { error }
         this.#reportError(turn, outcome.step, error)

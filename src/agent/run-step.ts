@@ -77,9 +77,7 @@ export async function runStep(host: LoopHost, input: StepInput): Promise<StepOut
       signal,
       scope: host.agent,
       options: host.toolOptions,
-      checkpoint: async () => {
-        await host.sessions.flush(session)
-      },
+      checkpoint: () => host.checkpoints.beforeTool(signal),
       insertContext: (message) => host.inbox.insert(message, 'next-step'),
       approvals: host.approvals,
     })
@@ -145,7 +143,7 @@ async function runAttempt(host: LoopHost, input: StepInput, system: string, atte
     responseFormat: input.responseFormat,
     signal,
   })
-  await host.sessions.flush(session)
+  await host.checkpoints.within(signal)
   abortCheck(signal)
   const assembler = createAssembler()
   const chunkSeqs: number[] = []

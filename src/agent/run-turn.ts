@@ -153,7 +153,7 @@ export async function runTurn(host: LoopHost, turn: number, signal: AbortSignal)
         // At the limit the turn ends whatever a listener queued: that work waits for the next turn.
         if (last || host.inbox.nextStep.length === 0) break
       }
-      await host.sessions.flush(host.session)
+      await host.checkpoints.within(signal)
     }
   } catch (error) {
     thrown = { error }

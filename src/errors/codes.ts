@@ -144,6 +144,8 @@ export const ErrorCode = {
   REPAIR_REQUIRED: 'REPAIR_REQUIRED',
   /** A storage write failed (`cause`). */
   WRITE_FAILED: 'WRITE_FAILED',
+  /** A storage call took longer than the write timeout; it counts as failed (`operation`, `timeoutMs`). */
+  WRITE_TIMEOUT: 'WRITE_TIMEOUT',
   /** A failed write could not be rolled back (`errors: [write, rollback]`). */
   ROLLBACK_FAILED: 'ROLLBACK_FAILED',
   /** The persistence adapter was closed. */

@@ -11,6 +11,7 @@ export type PersistenceErrorCode =
   | typeof ErrorCode.INVALID_SESSION_ID
   | typeof ErrorCode.REPAIR_REQUIRED
   | typeof ErrorCode.WRITE_FAILED
+  | typeof ErrorCode.WRITE_TIMEOUT
   | typeof ErrorCode.ROLLBACK_FAILED
   | typeof ErrorCode.CLOSE_FAILED
   | typeof ErrorCode.CLOSED
@@ -21,9 +22,13 @@ export interface PersistenceErrorFields {
   readonly reason?: string | undefined
   /** `ROLLBACK_FAILED`: `[write, rollback]`; `CLOSE_FAILED`: one per failed session. */
   readonly errors?: readonly unknown[] | undefined
+  /** `WRITE_TIMEOUT`: the storage call that timed out (`append`, `create`, `acquire`, `release`, `close`). */
+  readonly operation?: string | undefined
+  /** `WRITE_TIMEOUT`: the write timeout that elapsed, in milliseconds. */
+  readonly timeoutMs?: number | undefined
 }
 
-/** A persistence operation failed: an unknown, taken, live or reserved session, a bad id, a failed write, rollback or close, or a closed adapter. */
+/** A persistence operation failed: an unknown, taken, live or reserved session, a bad id, a failed or timed-out write, rollback or close, or a closed adapter. */
 export class PersistenceError extends HarnessError {
   static override readonly brand: string = 'PersistenceError'
   /** The stable code. */
@@ -34,6 +39,10 @@ export class PersistenceError extends HarnessError {
   readonly reason: string | undefined
   /** `ROLLBACK_FAILED`: `[write, rollback]`; `CLOSE_FAILED`: one per failed session. */
   readonly errors: readonly unknown[] | undefined
+  /** `WRITE_TIMEOUT`: the storage call that timed out (`append`, `create`, `acquire`, `release`, `close`). */
+  readonly operation: string | undefined
+  /** `WRITE_TIMEOUT`: the write timeout that elapsed, in milliseconds. */
+  readonly timeoutMs: number | undefined
 
   /** @param options - the code, the session, what is wrong (named in the message), the fields and a cause */
   constructor(
@@ -52,5 +61,7 @@ export class PersistenceError extends HarnessError {
     this.sessionId = options.sessionId
     this.reason = options.reason
     this.errors = options.errors === undefined ? undefined : Object.freeze([...options.errors])
+    this.operation = options.operation
+    this.timeoutMs = options.timeoutMs
   }
 }

@@ -60,6 +60,7 @@ export function defaultBundle(options: HarnessOptions): readonly PluginEntry[] {
       const config = {
         ...(options.persistence === undefined ? {} : { adapter: options.persistence }),
         ...(options.writeBehind === undefined ? {} : { writeBehind: options.writeBehind }),
+        ...(options.writeTimeoutMs === undefined ? {} : { writeTimeoutMs: options.writeTimeoutMs }),
       }
       return { id, plugin: persistenceEntryPlugin as PluginDefinition<unknown>, config }
     }

@@ -74,6 +74,15 @@ export interface HarnessOptions extends CompositionLayers {
    */
   readonly writeBehind?: PersistenceEntryConfig['writeBehind']
   /**
+   * How long one storage call of a live session may take before it counts as failed with
+   * `PersistenceError` `WRITE_TIMEOUT` (the events stay queued and are retried): an integer from
+   * 0 to 2147483647 milliseconds, `0` for no timeout; checked by the persistence entry's schema.
+   * It also bounds how long `agent.dispose()` and `harness.close()` wait for a hung storage.
+   *
+   * @default 30000
+   */
+  readonly writeTimeoutMs?: PersistenceEntryConfig['writeTimeoutMs']
+  /**
    * How many concurrency-safe tool calls run at once; the default of every agent's options.
    *
    * @default 10
@@ -141,6 +150,7 @@ const optionsSchema = z.strictObject(
       .optional(),
     // Checked by the persistence entry's schema: a bad value fails as a PluginStartError with a PluginConfigError cause.
     writeBehind: z.unknown().optional(),
+    writeTimeoutMs: z.unknown().optional(),
     tools: toolListSchema.optional(),
     instructions: instructionsSchema.optional(),
     presets: presetsOptionSchema.optional(),

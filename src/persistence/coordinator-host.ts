@@ -14,7 +14,12 @@ export interface CoordinatorHost {
   readonly adapter: PersistenceAdapter
   /** The batching options of every live session's write-behind queue. */
   readonly writeBehind: WriteBehindOptions
-  /** Drives the write-behind windows. */
+  /**
+   * How long one storage call of a live session may take before it counts as failed
+   * (`WRITE_TIMEOUT`), in milliseconds of real time; `0` waits for ever.
+   */
+  readonly writeTimeoutMs: number
+  /** Drives the write-behind windows (not the write timeouts: see `writeTimeoutMs`). */
   readonly clock: Clock
   /** Where failed background writes and taken-over locks are reported. */
   readonly logger: Logger

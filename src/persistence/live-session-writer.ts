@@ -3,8 +3,10 @@ import { PersistenceBackpressureError } from '../errors/persistence-backpressure
 import { PersistenceError } from '../errors/persistence-error.js'
 import { jsonText } from '../session/json-text.js'
 import type { JsonValue } from '../session/json-value.js'
+import { systemClock } from '../kernel/host-services.js'
 import type { SessionEvent } from '../session/session-event.js'
 import type { Session } from '../session/session.js'
+import { type BoundedOperation, boundedCall, type CallBound } from './bounded-call.js'
 import type { CoordinatorHost } from './coordinator-host.js'
 import type { Lease } from './persistence-adapter.js'
 import type { SessionLeases } from './session-leases.js'
@@ -22,6 +24,13 @@ interface Binding {
   cursor: number
   /** Why the lease or the registration failed; every write then fails with it. */
   failure: unknown
+  /** The step `ready` is in, named when it times out. */
+  step: 'acquire' | 'create'
+  /**
+   * The append in flight, settled or not (never rejects): at most one per session, so a write
+   * that timed out and its retry never race, and the retry starts at the cursor the late one left.
+   */
+  appending: Promise<void> | undefined
 }
 
 /**
@@ -37,6 +46,7 @@ export class LiveSessionWriter {
   readonly #bindings = new Map<string, Binding>()
   /** Bindings of disposed sessions whose final flush failed, displaced by a new session of their id. */
   readonly #retained: Binding[] = []
+  readonly #bound: CallBound
   #closing: Promise<void> | undefined
 
   /**
@@ -46,6 +56,9 @@ export class LiveSessionWriter {
   constructor(host: CoordinatorHost, leases: SessionLeases) {
     this.#host = host
     this.#leases = leases
+    // Real time, not the harness clock: a fake clock moved on by a test gives a disk no more time,
+    // and a hung storage call is a real-time fault.
+    this.#bound = { clock: systemClock(), timeoutMs: host.writeTimeoutMs }
   }
 
   /**
@@ -94,6 +107,8 @@ export class LiveSessionWriter {
       lease,
       cursor,
       failure: undefined,
+      step: 'acquire',
+      appending: undefined,
     }
     const writeBehind = new WriteBehind({
       clock: this.#host.clock,
@@ -111,6 +126,7 @@ export class LiveSessionWriter {
     if (lease === undefined) {
       binding.ready = (async () => {
         const acquired = await this.#leases.acquire(id)
+        binding.step = 'create'
         try {
           await this.#leases.io.create(session.header)
         } catch (error) {
@@ -187,8 +203,8 @@ export class LiveSessionWriter {
     await binding.writeBehind.flush()
     this.#bindings.delete(session.id)
     binding.writeBehind.dispose()
-    await binding.ready.catch(() => {})
-    await binding.lease?.release()
+    await this.#settle(binding)
+    await this.#release(binding)
   }
 
   /**
@@ -204,8 +220,8 @@ export class LiveSessionWriter {
     this.#bindings.delete(session.id)
     binding.writeBehind.dispose()
     const done = (async () => {
-      await binding.ready.catch(() => {})
-      await binding.lease?.release()
+      await this.#settle(binding)
+      await this.#release(binding)
     })()
     // Close, and a new lease for the same id, wait for it: the lease may still be being acquired.
     const id = session.id
@@ -231,30 +247,43 @@ export class LiveSessionWriter {
 
   async #close(): Promise<void> {
     const errors: unknown[] = []
+    // A discard's own steps are bounded by the write timeout already.
     for (const discarding of [...this.#leases.discards.values()])
       await discarding.catch((error: unknown) => errors.push(error))
     const bindings = [...this.#retained.splice(0), ...this.#bindings.values()]
     const outcomes = await Promise.allSettled(bindings.map((binding) => binding.writeBehind.flush()))
     // Forget the bindings before disposing their queues: a late event is then ignored, not thrown.
     this.#bindings.clear()
-    for (const [index, outcome] of outcomes.entries()) {
-      const binding = bindings[index] as Binding
-      if (outcome.status === 'rejected') errors.push(outcome.reason)
-      binding.writeBehind.dispose()
-      await binding.ready.catch(() => {})
-      try {
-        await binding.lease?.release()
-      } catch (error) {
-        errors.push(error)
-      }
-    }
-    for (const reservation of this.#leases.reservations.values()) {
-      reservation.released = true
-      await reservation.lease.release().catch((error: unknown) => errors.push(error))
-    }
+    // Each session's lease goes back on its own: a hung release of one must not hold up the rest.
+    const released = await Promise.all(
+      outcomes.map(async (outcome, index) => {
+        const binding = bindings[index] as Binding
+        const failures: unknown[] = outcome.status === 'rejected' ? [outcome.reason] : []
+        binding.writeBehind.dispose()
+        try {
+          await this.#settle(binding)
+          await this.#release(binding)
+        } catch (error) {
+          failures.push(error)
+        }
+        return failures
+      }),
+    )
+    for (const failures of released) errors.push(...failures)
+    const reservations = [...this.#leases.reservations]
+    const returned = await Promise.all(
+      reservations.map(([id, reservation]) => {
+        reservation.released = true
+        return boundedCall(this.#bound, reservation.lease.release(), id, 'release').then(
+          () => undefined,
+          (error: unknown) => ({ error }),
+        )
+      }),
+    )
+    for (const failure of returned) if (failure !== undefined) errors.push(failure.error)
     this.#leases.reservations.clear()
     try {
-      await this.#leases.io.close()
+      await boundedCall(this.#bound, this.#leases.io.close(), undefined, 'close')
     } catch (error) {
       errors.push(error)
     }
@@ -268,15 +297,93 @@ export class LiveSessionWriter {
     }
   }
 
+  /**
+   * Waits for the lease and the registration of a binding, bounded by the write timeout (a hung
+   * `acquire` or `create` must not hold a dispose or a close for ever); their failure stays on
+   * the binding, for the writes.
+   */
+  async #settle(binding: Binding): Promise<void> {
+    try {
+      await boundedCall(
+        this.#bound,
+        binding.ready.catch(() => {}),
+        binding.session.id,
+        () => binding.step,
+      )
+    } catch (error) {
+      // Nobody waits for this binding any more: a lease that comes in late goes straight back.
+      void binding.ready.then(
+        () => binding.lease?.release().catch(() => {}),
+        () => {},
+      )
+      throw error
+    }
+  }
+
+  /** Gives a binding's lease back, bounded by the write timeout. */
+  async #release(binding: Binding): Promise<void> {
+    const lease = binding.lease
+    if (lease === undefined) return
+    await boundedCall(this.#bound, lease.release(), binding.session.id, 'release')
+  }
+
+  /**
+   * One write of the queue, bounded as a whole by the write timeout: waits for the lease and the
+   * registration, then for an append still in flight (one that timed out earlier), then appends
+   * what is not stored yet. A timeout rejects the write, so the queue keeps the batch, while the
+   * append itself goes on: when it completes late, the cursor moves past it and the retry skips
+   * those events; when it fails, the retry writes them all. Either way the adapter sees each seq
+   * once, and a queue paused by the timeout is resumed, so the events get written when storage
+   * returns.
+   */
   async #write(binding: Binding, batch: readonly SessionEvent[], texts: readonly string[] | undefined): Promise<void> {
     const id = binding.session.id
-    await binding.ready.catch(() => {})
-    if (binding.failure !== undefined) throw binding.failure
+    // Until the lease and the registration are in, a timeout names the step they hang in.
+    let appendStep = false
+    let timedOut = false
+    const attempt = (async () => {
+      await binding.ready.catch(() => {})
+      if (binding.failure !== undefined) throw binding.failure
+      appendStep = true
+      while (binding.appending !== undefined) await binding.appending
+      // Timed out while waiting: the queue kept the batch, and its retry starts now storage answers.
+      if (timedOut) {
+        binding.writeBehind.resume()
+        return
+      }
+      const appending = this.#leases.serial(id, () => this.#append(binding, batch, texts))
+      const settled = appending.then(
+        () => {},
+        () => {},
+      )
+      binding.appending = settled
+      void settled.then(() => {
+        if (binding.appending === settled) binding.appending = undefined
+        if (timedOut) binding.writeBehind.resume()
+      })
+      await appending
+    })()
+    try {
+      await boundedCall(this.#bound, attempt, id, (): BoundedOperation => (appendStep ? 'append' : binding.step))
+    } catch (error) {
+      if (PersistenceError.is(error) && error.code === ErrorCode.WRITE_TIMEOUT) timedOut = true
+      throw error
+    }
+  }
+
+  /** Appends the events of `batch` the stored log does not hold yet (an earlier append may have completed late). */
+  async #append(binding: Binding, batch: readonly SessionEvent[], texts: readonly string[] | undefined): Promise<void> {
+    const first = batch.findIndex((event) => event.seq >= binding.cursor)
+    if (first === -1) return
+    const events = first === 0 ? batch : batch.slice(first)
+    const eventTexts = texts === undefined || first === 0 ? texts : texts.slice(first)
     const options = { expectedSeq: binding.cursor, lease: binding.lease as Lease }
-    await this.#leases.serial(id, () =>
-      this.#leases.io.append(id, batch, texts === undefined ? options : { ...options, texts }),
+    await this.#leases.io.append(
+      binding.session.id,
+      events,
+      eventTexts === undefined ? options : { ...options, texts: eventTexts },
     )
-    binding.cursor += batch.length
+    binding.cursor += events.length
   }
 }
 

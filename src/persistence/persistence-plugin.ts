@@ -60,7 +60,22 @@ export interface PersistenceEntryConfig {
      */
     readonly maxPendingBytes?: number
   }
+  /**
+   * How long one storage call of a live session (its `create`, an `append`, a lease's
+   * `acquire` or `release`, the adapter's `close`) may take before it counts as failed with
+   * `PersistenceError` `WRITE_TIMEOUT`: an integer from 0 to 2147483647 milliseconds, `0` for
+   * no timeout. The events stay queued and are retried; a call that completes after its timeout
+   * is taken into account, so nothing is written twice.
+   *
+   * @default 30000
+   */
+  readonly writeTimeoutMs?: number
 }
+
+/** The write timeout of live-session storage calls when none is configured, in milliseconds. */
+export const defaultWriteTimeoutMs = 30_000
+
+const timeoutRule = 'must be an integer from 0 (no timeout) to 2147483647'
 
 const shorthandSchema = z.strictObject({
   dir: z.string().min(1, { error: 'must be a non-empty directory path' }),
@@ -75,6 +90,12 @@ const configSchema = z.strictObject({
     ])
     .optional(),
   writeBehind: writeBehindOptionsSchema.optional(),
+  writeTimeoutMs: z
+    .number({ error: timeoutRule })
+    .int({ error: timeoutRule })
+    .min(0, { error: timeoutRule })
+    .max(2_147_483_647, { error: timeoutRule })
+    .optional(),
 })
 
 function adapterOf(input: PersistenceAdapter | z.output<typeof shorthandSchema> | undefined): PersistenceAdapter {
@@ -89,7 +110,8 @@ function adapterOf(input: PersistenceAdapter | z.output<typeof shorthandSchema> 
 /**
  * The `persistence` entry of the default bundle: builds the persistence coordinator
  * (`services.persistence`), binds every live session to write-behind, guards appends against
- * back-pressure, and flushes and releases everything when it stops.
+ * back-pressure, bounds every live storage call by the write timeout, and flushes and releases
+ * everything when it stops.
  *
  * @returns a plugin definition
  */
@@ -105,6 +127,7 @@ export function persistencePlugin(): PluginDefinition<z.output<typeof configSche
       const coordinator = createPersistenceCoordinator({
         adapter: adapterOf(config?.adapter),
         writeBehind: writeBehindOptionsSchema.parse(config?.writeBehind ?? {}),
+        writeTimeoutMs: config?.writeTimeoutMs ?? defaultWriteTimeoutMs,
         clock: ctx.get(ClockKey),
         logger: ctx.logger,
         catalog: sessions.catalog,

@@ -237,6 +237,19 @@ export class WriteBehind {
   }
 
   /**
+   * Retries a queue paused by a failed write at once (the owner learned that storage answers
+   * again, e.g. a call that timed out completed late). Does nothing unless paused with events
+   * waiting and no write in flight, or after `dispose()` or during a flush. A failure of this
+   * write is reported like any automatic one.
+   */
+  resume(): void {
+    if (!this.#paused || this.#disposed || this.#draining) return
+    if (this.#events.length === 0 || this.#inFlight !== undefined) return
+    this.#paused = false
+    void this.#startWrite(true)
+  }
+
+  /**
    * Cancels the window; no write starts afterwards (a write in flight still settles, unreported).
    * Idempotent. Unwritten events stay counted; a later `flush` rejects if any remain.
    */
