@@ -92,6 +92,7 @@ let spawn: (parent: Context, spec: SpawnSpec) => Context
 let stateOf: (context: Context) => KernelState<Context>
 let effectsOf: (context: Context) => readonly EffectRecord[]
 let providedIn: (context: Context, key: string) => ProviderRecord<Context> | undefined
+let siblingLabelsIn: (context: Context) => readonly string[]
 
 /** A key's name: the fast path for a key object, else keyNameOf's checks (a name string, or a typed error). */
 function nameOfKey(key: ServiceKey<unknown>): string {
@@ -155,6 +156,7 @@ export class Context {
     stateOf = (context) => context.#kernel
     effectsOf = (context) => [...context.#effects]
     providedIn = (context, key) => context.#realm.resolve(key).providers.get(key)
+    siblingLabelsIn = (context) => [...context.#siblingCounts.keys()]
   }
 
   /** @internal Use {@link createRootContext}, a harness, or {@link Context.child}. */
@@ -711,4 +713,9 @@ export function effectRecordsOf(context: Context): readonly EffectRecord[] {
 /** @internal The provider of `key` visible from a context, without binding a facade. */
 export function providerOf(context: Context, key: string): ProviderRecord<Context> | undefined {
   return providedIn(context, key)
+}
+
+/** @internal The labels a context keeps a sibling count for (those of its live children). */
+export function siblingLabelsOf(context: Context): readonly string[] {
+  return siblingLabelsIn(context)
 }

@@ -101,6 +101,17 @@ export function jsonlPersistence(options: JsonlPersistenceOptions): JsonlPersist
   return new JsonlAdapter(validateJsonlOptions(options))
 }
 
+let idsHeldBy: (adapter: JsonlAdapter) => string[]
+
+/**
+ * @internal The ids a JSONL adapter keeps any per-id state for (registrations, remembered logs and
+ * repair plans, failures, write queues, read generations), sorted; for tests that a deleted
+ * session leaves nothing behind.
+ */
+export function jsonlIdsHeld(adapter: JsonlPersistence): string[] {
+  return adapter instanceof JsonlAdapter ? idsHeldBy(adapter) : []
+}
+
 class JsonlAdapter implements JsonlPersistence {
   readonly name = 'jsonl'
   readonly dir: string
@@ -124,6 +135,20 @@ class JsonlAdapter implements JsonlPersistence {
    */
   readonly #generations = new Map<string, { generation: number; readers: number }>()
   #closed = false
+
+  static {
+    idsHeldBy = (adapter) => {
+      const maps = [
+        adapter.#registrations,
+        adapter.#logs,
+        adapter.#plans,
+        adapter.#failures,
+        adapter.#queues,
+        adapter.#generations,
+      ]
+      return [...new Set(maps.flatMap((map) => [...map.keys()]))].sort(compareIds)
+    }
+  }
 
   constructor(options: ValidatedJsonlOptions) {
     this.dir = resolve(options.dir)
