@@ -112,7 +112,7 @@ describe('a deleted session leaves no per-id state behind', () => {
     // Whatever else might hold an id (a registry, a queue, a catalog): at most the last id, still
     // on the stack or in an engine cache, may be found.
     expect((await reachableIds(prefix)).size).toBeLessThanOrEqual(2)
-  }, 120_000)
+  }, 300_000)
 
   test(`JSONL persistence: ${agents} agents created, run, disposed and deleted`, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'yoke-per-id-'))
@@ -128,5 +128,5 @@ describe('a deleted session leaves no per-id state behind', () => {
     expect(jsonlIdsHeld(adapter).filter((id) => id.includes(prefix))).toEqual([])
     expect(siblingLabelsWith(harness, prefix)).toEqual([])
     expect((await reachableIds(prefix)).size).toBeLessThanOrEqual(2)
-  }, 240_000)
+  }, 300_000)
 })
