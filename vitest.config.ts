@@ -12,6 +12,7 @@ const slowFirst = [
   'test/examples/main.test.ts',
   'test/persistence/conformance-jsonl.test.ts',
   'test/persistence/jsonl-persistence.test.ts',
+  'test/harness/per-id-state.test.ts',
   'test/cli/session-errors.test.ts',
   'test/package/packed-tarball.test.ts',
   'test/package/engine-strict-install.test.ts',

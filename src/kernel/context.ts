@@ -92,6 +92,7 @@ let spawn: (parent: Context, spec: SpawnSpec) => Context
 let stateOf: (context: Context) => KernelState<Context>
 let effectsOf: (context: Context) => readonly EffectRecord[]
 let providedIn: (context: Context, key: string) => ProviderRecord<Context> | undefined
+let siblingLabelsIn: (context: Context) => readonly string[]
 
 /** A key's name: the fast path for a key object, else keyNameOf's checks (a name string, or a typed error). */
 function nameOfKey(key: ServiceKey<unknown>): string {
@@ -131,7 +132,12 @@ export class Context {
   readonly #realm: ServiceRealm<Context>
   readonly #effects = new Set<EffectRecord>()
   readonly #inflight = new Set<Promise<void>>()
-  readonly #siblingCounts = new Map<string, number>()
+  /**
+   * Per label of the live children: the highest `#n` given and how many are live. A label's entry
+   * goes with its last live child (its number may then start over, as a disposed child's path may
+   * be given again), so a parent that spawns one child per session id does not grow with the ids.
+   */
+  readonly #siblingCounts = new Map<string, { count: number; live: number }>()
   /** The last path segments of the live children, so a label such as `x#2` cannot take a used one. */
   readonly #childSegments = new Set<string>()
   /** Created on the first read of {@link Context.signal}: an unread signal needs no controller and no abort reason. */
@@ -150,6 +156,7 @@ export class Context {
     stateOf = (context) => context.#kernel
     effectsOf = (context) => [...context.#effects]
     providedIn = (context, key) => context.#realm.resolve(key).providers.get(key)
+    siblingLabelsIn = (context) => [...context.#siblingCounts.keys()]
   }
 
   /** @internal Use {@link createRootContext}, a harness, or {@link Context.child}. */
@@ -570,10 +577,13 @@ export class Context {
   }
 
   #spawn(spec: SpawnSpec): Context {
-    let count = (this.#siblingCounts.get(spec.label) ?? 0) + 1
+    const siblings = this.#siblingCounts.get(spec.label) ?? { count: 0, live: 0 }
+    let count = siblings.count + 1
     let segment = count > 1 ? `${spec.label}#${count}` : spec.label
     while (this.#childSegments.has(segment)) segment = `${spec.label}#${++count}`
-    this.#siblingCounts.set(spec.label, count)
+    siblings.count = count
+    siblings.live++
+    this.#siblingCounts.set(spec.label, siblings)
     this.#childSegments.add(segment)
     const path = `${this.path}/${segment}`
     let realm = this.#realm
@@ -586,6 +596,9 @@ export class Context {
     const record = new EffectRecord(this.#host, spec.effectLabel, spec.kind, async () => {
       await child.dispose()
       this.#childSegments.delete(segment)
+      if (--siblings.live === 0 && this.#siblingCounts.get(spec.label) === siblings) {
+        this.#siblingCounts.delete(spec.label)
+      }
       // An isolated realm lives exactly as long as its context.
       if (isolated) this.#kernel.realms.delete(realm)
     })
@@ -700,4 +713,9 @@ export function effectRecordsOf(context: Context): readonly EffectRecord[] {
 /** @internal The provider of `key` visible from a context, without binding a facade. */
 export function providerOf(context: Context, key: string): ProviderRecord<Context> | undefined {
   return providedIn(context, key)
+}
+
+/** @internal The labels a context keeps a sibling count for (those of its live children). */
+export function siblingLabelsOf(context: Context): readonly string[] {
+  return siblingLabelsIn(context)
 }

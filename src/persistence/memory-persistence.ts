@@ -400,6 +400,9 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       }
       const registered = registrations.delete(sessionId)
       if (!store.logs.delete(sessionId) && !registered) throw notFound(sessionId)
+      // As in JSONL, the quarantined originals go with the log; the id's epoch goes once no lease is held.
+      store.quarantine.delete(sessionId)
+      store.forgetEpoch(sessionId)
     },
 
     async acquire(sessionId: string): Promise<Lease> {

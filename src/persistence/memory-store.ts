@@ -125,7 +125,17 @@ export class MemoryStoreState implements MemoryStore {
   readonly logs = new Map<string, LogEntry>()
   readonly leases = new Map<string, LeaseRecord>()
   readonly quarantine = new Map<string, Uint8Array[]>()
+  /**
+   * The last epoch handed out per id, kept only while the id has a stored log or a lease: a
+   * service that creates and deletes sessions with unique ids must not grow by one entry per id.
+   */
   readonly epochs = new Map<string, number>()
+  /**
+   * The highest epoch of any id whose entry was dropped. An id seen again starts above it, so its
+   * epochs still only grow after a delete and re-create: a fenced writer of the old session never
+   * shares an epoch with a lease of the new one.
+   */
+  #retiredEpoch = 0
   #revisions = 0
 
   read(sessionId: string): Uint8Array | undefined {
@@ -138,7 +148,9 @@ export class MemoryStoreState implements MemoryStore {
   }
 
   remove(sessionId: string): boolean {
-    return this.logs.delete(sessionId)
+    const removed = this.logs.delete(sessionId)
+    this.forgetEpoch(sessionId)
+    return removed
   }
 
   ids(): string[] {
@@ -163,9 +175,18 @@ export class MemoryStoreState implements MemoryStore {
   }
 
   nextEpoch(sessionId: string): number {
-    const epoch = (this.epochs.get(sessionId) ?? 0) + 1
+    const epoch = (this.epochs.get(sessionId) ?? this.#retiredEpoch) + 1
     this.epochs.set(sessionId, epoch)
     return epoch
+  }
+
+  /** Drops the epoch of an id that has neither a stored log nor a lease any more. */
+  forgetEpoch(sessionId: string): void {
+    if (this.logs.has(sessionId) || this.leases.has(sessionId)) return
+    const epoch = this.epochs.get(sessionId)
+    if (epoch === undefined) return
+    this.epochs.delete(sessionId)
+    if (epoch > this.#retiredEpoch) this.#retiredEpoch = epoch
   }
 
   endLease(record: LeaseRecord, how: 'released' | 'expired' | 'closed'): void {
@@ -173,6 +194,7 @@ export class MemoryStoreState implements MemoryStore {
     record.live = false
     const sessionId = record.lease.sessionId
     if (this.leases.get(sessionId) === record) this.leases.delete(sessionId)
+    this.forgetEpoch(sessionId)
     record.onEnd()
     record.controller.abort(
       () =>

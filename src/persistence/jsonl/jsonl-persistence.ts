@@ -101,6 +101,17 @@ export function jsonlPersistence(options: JsonlPersistenceOptions): JsonlPersist
   return new JsonlAdapter(validateJsonlOptions(options))
 }
 
+let idsHeldBy: (adapter: JsonlAdapter) => string[]
+
+/**
+ * @internal The ids a JSONL adapter keeps any per-id state for (registrations, remembered logs and
+ * repair plans, failures, write queues, read generations), sorted; for tests that a deleted
+ * session leaves nothing behind.
+ */
+export function jsonlIdsHeld(adapter: JsonlPersistence): string[] {
+  return adapter instanceof JsonlAdapter ? idsHeldBy(adapter) : []
+}
+
 class JsonlAdapter implements JsonlPersistence {
   readonly name = 'jsonl'
   readonly dir: string
@@ -117,9 +128,27 @@ class JsonlAdapter implements JsonlPersistence {
   readonly #failures = new Map<string, PersistenceError>()
   readonly #leases: JsonlLeases
   readonly #queues = new Map<string, Promise<unknown>>()
-  /** Bumped around every write of an id, so a read that overlapped one is not remembered. */
-  readonly #generations = new Map<string, number>()
+  /**
+   * The ids a `load` is reading now, with a generation bumped around every write of the id, so a
+   * read that overlapped a write is not remembered. Only a reader needs the generation: the entry
+   * is made by the first reader and goes with the last, so an id nobody reads costs nothing.
+   */
+  readonly #generations = new Map<string, { generation: number; readers: number }>()
   #closed = false
+
+  static {
+    idsHeldBy = (adapter) => {
+      const maps = [
+        adapter.#registrations,
+        adapter.#logs,
+        adapter.#plans,
+        adapter.#failures,
+        adapter.#queues,
+        adapter.#generations,
+      ]
+      return [...new Set(maps.flatMap((map) => [...map.keys()]))].sort(compareIds)
+    }
+  }
 
   constructor(options: ValidatedJsonlOptions) {
     this.dir = resolve(options.dir)
@@ -143,7 +172,14 @@ class JsonlAdapter implements JsonlPersistence {
       lock: this.#lock,
       now: this.#now,
       lockPathOf: (sessionId) => this.#files.lockPath(sessionId),
-      onEnd: (sessionId) => this.#registrations.delete(sessionId),
+      // What this instance remembers of a log serves only its own lease (`acquire` forgets it and
+      // trusts a fresh read), so it goes with the lease: ids whose agents are gone cost nothing.
+      onEnd: (sessionId) => {
+        this.#registrations.delete(sessionId)
+        this.#logs.delete(sessionId)
+        this.#plans.delete(sessionId)
+        this.#failures.delete(sessionId)
+      },
     })
   }
 
@@ -186,13 +222,25 @@ class JsonlAdapter implements JsonlPersistence {
     this.#ensureOpen()
     assertStorableId(sessionId)
     options.signal?.throwIfAborted()
-    const generation = this.#generations.get(sessionId)
-    const found = await this.#files.find(sessionId)
-    const read = await this.#read(sessionId, found, {
-      truncateAtCorruption: options.truncateAtCorruption === true,
-      signal: options.signal,
-    })
-    if (!this.#queues.has(sessionId) && this.#generations.get(sessionId) === generation) {
+    const watch = this.#generations.get(sessionId) ?? { generation: 0, readers: 0 }
+    this.#generations.set(sessionId, watch)
+    watch.readers++
+    const generation = watch.generation
+    let found: FoundLog
+    let read: ReadLog
+    try {
+      found = await this.#files.find(sessionId)
+      read = await this.#read(sessionId, found, {
+        truncateAtCorruption: options.truncateAtCorruption === true,
+        signal: options.signal,
+      })
+    } finally {
+      if (--watch.readers === 0) this.#generations.delete(sessionId)
+    }
+    // Remembered only under this instance's lease: a read without one (an inspection) would be
+    // forgotten by the next `acquire` anyway, and must not stay behind for an id never leased here.
+    const leased = this.#leases.current(sessionId) !== undefined
+    if (leased && !this.#queues.has(sessionId) && watch.generation === generation) {
       this.#failures.delete(sessionId)
       this.#remember(sessionId, found, read)
     }
@@ -658,7 +706,8 @@ class JsonlAdapter implements JsonlPersistence {
   #serial<T>(sessionId: string, task: () => Promise<T>): Promise<T> {
     const previous = this.#queues.get(sessionId) ?? Promise.resolve()
     const bump = (): void => {
-      this.#generations.set(sessionId, (this.#generations.get(sessionId) ?? 0) + 1)
+      const watch = this.#generations.get(sessionId)
+      if (watch !== undefined) watch.generation++
     }
     const guarded = async (): Promise<T> => {
       bump()
