@@ -184,8 +184,16 @@ function findTrailer(file: Uint8Array, start: number, end: number, decoded: Uint
   return undefined
 }
 
-/** Offsets from `from` on where gzip magic starts a member that decodes. */
-function findLaterMembers(file: Uint8Array, from: number): number[] {
+/**
+ * Offsets from `from` on where gzip magic starts a member that decodes (completely, or as a
+ * non-empty streaming prefix at the end of the file).
+ *
+ * @param file - the stored bytes
+ * @param from - the first offset to look at
+ * @returns the offsets, in file order
+ * @internal
+ */
+export function findLaterMembers(file: Uint8Array, from: number): number[] {
   const offsets: number[] = []
   for (let at = from; at + GZIP_MAGIC.length <= file.length; at++) {
     if (file[at] !== GZIP_MAGIC[0] || file[at + 1] !== GZIP_MAGIC[1] || file[at + 2] !== GZIP_MAGIC[2]) continue

@@ -230,8 +230,16 @@ function salvageFrame(bytes: Uint8Array): Uint8Array {
   return concatBytes(chunks)
 }
 
-/** Offsets from `from` on where zstd magic starts a frame that decodes. */
-function findLaterFrames(file: Uint8Array, from: number): number[] {
+/**
+ * Offsets from `from` on where zstd magic starts a frame that decodes (completely, or as a
+ * non-empty streaming prefix at the end of the file).
+ *
+ * @param file - the stored bytes
+ * @param from - the first offset to look at
+ * @returns the offsets, in file order
+ * @internal
+ */
+export function findLaterFrames(file: Uint8Array, from: number): number[] {
   const offsets: number[] = []
   for (let at = from; at + 4 <= file.length; at++) {
     if (file[at] !== 0x28 || readUint32(file, at) !== ZSTD_MAGIC) continue

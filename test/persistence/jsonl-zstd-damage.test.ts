@@ -1,0 +1,93 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import * as wasmZstd from '@foxglove/wasm-zstd'
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { PersistenceCorruptionError } from '../../src/errors/persistence-corruption-error.js'
+import { zstdCodec } from '../../src/persistence/jsonl/frame-codec.js'
+import { type JsonlPersistence, jsonlPersistence } from '../../src/persistence/jsonl/jsonl-persistence.js'
+import { readZstdFrameLayout } from '../../src/persistence/jsonl/zstd-frames.js'
+import type { SessionEvent } from '../../src/session/session-event.js'
+import type { SessionHeader } from '../../src/session/session-header.js'
+import { rejectionOf } from '../helpers/outcomes.js'
+import { expectError, freshHarness } from '../session/session-helpers.js'
+import { L1, logOf } from '../session/builders.js'
+
+const H1: SessionHeader = { version: 1, id: 's1', createdAt: 1000, cwd: '/w' }
+const NAME = 's1.jsonl.zst'
+
+let dir: string
+let opened: JsonlPersistence[] = []
+
+beforeAll(async () => {
+  await wasmZstd.isLoaded
+})
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'yoke-zstd-damage-'))
+  opened = []
+})
+
+afterEach(async () => {
+  for (const adapter of opened) await adapter.close()
+  await rm(dir, { recursive: true, force: true })
+})
+
+const zstdEncoder = (bytes: Uint8Array, level: number): Uint8Array => new Uint8Array(wasmZstd.compress(bytes, level))
+
+function adapter(): JsonlPersistence {
+  const created = jsonlPersistence({ dir, compression: 'zstd', zstdEncoder })
+  opened.push(created)
+  return created
+}
+
+/** Writes the log through the adapter, one frame per batch. */
+async function store(batches: readonly (readonly SessionEvent[])[]): Promise<Uint8Array> {
+  const writer = adapter()
+  await writer.create(H1)
+  const lease = await writer.acquire('s1')
+  let seq = 0
+  for (const batch of batches) {
+    await writer.append('s1', batch, { expectedSeq: seq, lease })
+    seq += batch.length
+  }
+  await lease.release()
+  return new Uint8Array(await readFile(join(dir, NAME)))
+}
+
+function flipBit(bytes: Uint8Array, bit: number): Uint8Array {
+  const copy = new Uint8Array(bytes)
+  copy[bit >> 3] = (copy[bit >> 3] ?? 0) ^ (1 << (bit & 7))
+  return copy
+}
+
+describe('zstd logs: damage with valid frames after it', () => {
+  it('a flipped block-size bit of a middle frame that lands inside later frames is CORRUPT_LOG, and the file is unchanged', async () => {
+    const events = logOf(L1())
+    const full = await store([events.slice(0, 2), events.slice(2, 4), events.slice(4)])
+    const frames = zstdCodec({ onUnavailable: 'reject-writes' }).walk(full).frames
+    expect(frames).toHaveLength(4)
+    const middle = frames[1]!
+    const layout = readZstdFrameLayout(full, middle.offset)
+    if (layout.kind !== 'frame') throw new Error('the middle frame does not parse')
+    const blockHeader = middle.offset + layout.headerLength
+    const originalSize =
+      ((full[blockHeader] ?? 0) | ((full[blockHeader + 1] ?? 0) << 8) | ((full[blockHeader + 2] ?? 0) << 16)) >>> 3
+    let checked = 0
+    // The size field is bits 3–23 of the 3-byte little-endian block header.
+    for (let bit = 3; bit < 24; bit++) {
+      const size = originalSize ^ (1 << (bit - 3))
+      const blockEnd = blockHeader + 3 + size
+      if (blockEnd <= frames[2]!.offset || blockEnd >= full.length) continue
+      const damaged = flipBit(full, blockHeader * 8 + bit)
+      await writeFile(join(dir, NAME), damaged)
+      const harness = await freshHarness({ persistence: adapter() })
+      const error = await rejectionOf(harness.persistence.load('s1'))
+      await harness.close()
+      expectError(error, PersistenceCorruptionError, 'CORRUPT_LOG', { offset: middle.offset })
+      expect(new Uint8Array(await readFile(join(dir, NAME)))).toEqual(damaged)
+      checked++
+    }
+    expect(checked).toBeGreaterThan(0)
+  })
+})
