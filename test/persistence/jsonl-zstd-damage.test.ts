@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,7 +7,8 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { PersistenceCorruptionError } from '../../src/errors/persistence-corruption-error.js'
 import { zstdCodec } from '../../src/persistence/jsonl/frame-codec.js'
 import { type JsonlPersistence, jsonlPersistence } from '../../src/persistence/jsonl/jsonl-persistence.js'
-import { readZstdFrameLayout } from '../../src/persistence/jsonl/zstd-frames.js'
+import { xxhash64 } from '../../src/persistence/jsonl/xxhash64.js'
+import { readZstdFrameLayout, withContentChecksum } from '../../src/persistence/jsonl/zstd-frames.js'
 import type { SessionEvent } from '../../src/session/session-event.js'
 import type { SessionHeader } from '../../src/session/session-header.js'
 import { rejectionOf } from '../helpers/outcomes.js'
@@ -89,5 +91,64 @@ describe('zstd logs: damage with valid frames after it', () => {
       checked++
     }
     expect(checked).toBeGreaterThan(0)
+  })
+})
+
+const zstdCli = spawnSync('zstd', ['--version']).status === 0
+
+describe('zstd logs: content checksums', () => {
+  it('XXH64 matches the reference values', () => {
+    const hex = (text: string): string => {
+      const [high, low] = xxhash64(new TextEncoder().encode(text))
+      return high.toString(16).padStart(8, '0') + low.toString(16).padStart(8, '0')
+    }
+    expect(hex('')).toBe('ef46db3751d8e999')
+    expect(hex('a')).toBe('d24ec4f1a98c6e5b')
+    expect(hex('abc')).toBe('44bc2cf5ad770999')
+    expect(hex('Nobody inspects the spammish repetition')).toBe('fbcea83c8a378bf1')
+  })
+
+  it('every frame the adapter writes carries a content checksum', async () => {
+    const events = logOf(L1())
+    const full = await store([events.slice(0, 3), events.slice(3)])
+    const frames = zstdCodec({ onUnavailable: 'reject-writes' }).walk(full).frames
+    expect(frames).toHaveLength(3)
+    for (const frame of frames) {
+      const layout = readZstdFrameLayout(full, frame.offset)
+      expect(layout.kind === 'frame' && layout.checksum, `frame at ${frame.offset}`).toBe(true)
+    }
+  })
+
+  it.skipIf(!zstdCli)('zstd -t accepts the checksummed frames, and rejects one whose checksum is wrong', async () => {
+    const full = await store([logOf(L1())])
+    expect(spawnSync('zstd', ['-t', '-q'], { input: full }).status).toBe(0)
+    const damaged = flipBit(full, (full.length - 1) * 8)
+    expect(spawnSync('zstd', ['-t', '-q'], { input: damaged }).status).not.toBe(0)
+  })
+
+  it('withContentChecksum leaves a frame that has one unchanged', () => {
+    const text = new TextEncoder().encode('{"a":1}\n')
+    const once = withContentChecksum(new Uint8Array(wasmZstd.compress(text, 3)), text)
+    expect(withContentChecksum(once, text)).toBe(once)
+  })
+
+  it('a middle frame that still decodes after a flipped bit but fails its checksum is CORRUPT_LOG; the last is a reported tail', async () => {
+    const events = logOf(L1())
+    const full = await store([events.slice(0, 2), events.slice(2, 4), events.slice(4)])
+    const frames = zstdCodec({ onUnavailable: 'reject-writes' }).walk(full).frames
+    const middle = frames[1]!
+    // The checksum's own bytes: a flip there leaves the content decodable and intact, only the
+    // stored checksum disagrees.
+    const damaged = flipBit(full, (middle.offset + middle.length - 2) * 8)
+    await writeFile(join(dir, NAME), damaged)
+    const error = await rejectionOf(adapter().load('s1'))
+    expectError(error, PersistenceCorruptionError, 'CORRUPT_LOG', { offset: middle.offset, defect: 'frame' })
+    expect(new Uint8Array(await readFile(join(dir, NAME)))).toEqual(damaged)
+    const last = frames.at(-1)!
+    expect(frames).toHaveLength(4)
+    await writeFile(join(dir, NAME), flipBit(full, (last.offset + last.length - 2) * 8))
+    const loaded = await adapter().load('s1')
+    expect(loaded.torn).toMatchObject({ defect: 'frame', offset: last.offset })
+    expect(loaded.events.map((event) => event.seq)).toEqual([0, 1, 2, 3])
   })
 })

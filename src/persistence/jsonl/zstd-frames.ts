@@ -4,6 +4,7 @@ import { ErrorCode } from '../../errors/codes.js'
 import { ConfigError } from '../../errors/config-error.js'
 import { concatBytes } from './concat-bytes.js'
 import type { DecodedFrame, FrameDefectReason, FrameWalk } from './frame-walk.js'
+import { zstdContentChecksum } from './xxhash64.js'
 
 /**
  * A zstd compressor the host passes (`jsonlPersistence({ zstdEncoder })`): any wasm or native
@@ -124,8 +125,8 @@ export function readZstdFrameLayout(file: Uint8Array, offset: number): ZstdFrame
 
 /**
  * Reads a zstd log: frames are located by {@link readZstdFrameLayout}, each complete frame is
- * decoded with fzstd's `decompress` (which does not verify the checksum), skippable frames are
- * ignored. Stops at the first defective frame; an incomplete last frame is salvaged with fzstd's
+ * decoded with fzstd's `decompress` and its content checksum, when it has one, checked here (fzstd
+ * skips it): a mismatch is a `checksum` defect. Skippable frames are ignored. Stops at the first defective frame; an incomplete last frame is salvaged with fzstd's
  * streaming `Decompress` (its complete blocks; decoder errors → nothing). Then lists the later
  * offsets where zstd magic starts a decodable frame (any of them makes the damage corruption rather
  * than a torn tail).
@@ -163,7 +164,8 @@ export function zstdAvailable(): boolean {
 
 /**
  * The zstd writer: `node:zlib` where the runtime has zstd (level 3, content checksum on; its async
- * API above 1 MiB), else the host's `zstdEncoder`. A host encoder is accepted only after a round
+ * API above 1 MiB), else the host's `zstdEncoder`, whose frames gain a content checksum when they
+ * lack one (see {@link withContentChecksum}). A host encoder is accepted only after a round
  * trip of a small probe through it and fzstd (it is probed even where `node:zlib` writes, so a
  * broken option never passes silently).
  *
@@ -177,7 +179,8 @@ export function createZstdEncoder(options: ZstdEncoderOptions = {}): ZstdFrameEn
   if (host !== undefined) probeHostEncoder(host)
   const native = nativeZstd()
   if (native !== undefined) return { source: 'node:zlib', encode: (text) => native.encode(text) }
-  if (host !== undefined) return { source: 'zstdEncoder', encode: (text) => callHost(host, text) }
+  if (host !== undefined)
+    return { source: 'zstdEncoder', encode: (text) => withContentChecksum(callHost(host, text), text) }
   throw new ConfigError({
     option: 'compression',
     value: 'zstd',
@@ -192,7 +195,7 @@ type FrameResult =
   | { readonly kind: 'complete'; readonly length: number; readonly decoded: Uint8Array }
   | { readonly kind: 'skippable'; readonly length: number }
   | { readonly kind: 'incomplete'; readonly salvaged: Uint8Array }
-  | { readonly kind: Exclude<FrameDefectReason, 'incomplete' | 'checksum'> }
+  | { readonly kind: Exclude<FrameDefectReason, 'incomplete'> }
 
 function decodeFrame(file: Uint8Array, offset: number): FrameResult {
   const layout = readZstdFrameLayout(file, offset)
@@ -205,11 +208,10 @@ function decodeFrame(file: Uint8Array, offset: number): FrameResult {
       return { kind: 'incomplete', salvaged: salvageFrame(file.subarray(offset)) }
     case 'frame':
       try {
-        return {
-          kind: 'complete',
-          length: layout.length,
-          decoded: decompress(file.subarray(offset, offset + layout.length)),
-        }
+        const decoded = decompress(file.subarray(offset, offset + layout.length))
+        if (layout.checksum && readUint32(file, offset + layout.length - 4) !== zstdContentChecksum(decoded))
+          return { kind: 'checksum' }
+        return { kind: 'complete', length: layout.length, decoded }
       } catch {
         return { kind: 'undecodable' }
       }
@@ -302,6 +304,30 @@ function nativeZstd(): { encode(text: Uint8Array): Uint8Array | Promise<Uint8Arr
       })
     },
   }
+}
+
+/**
+ * Adds the content checksum to a frame written without one: sets the checksum flag of the frame
+ * header descriptor and appends the low 32 bits of XXH64 of `text`, which is all that flag changes
+ * in a frame. Every stored frame then carries one, so a damaged frame that still decodes is found.
+ *
+ * @param frame - one complete zstd frame of `text`
+ * @param text - the frame's content
+ * @returns the frame with a checksum (the same bytes when it had one, or is not a plain frame)
+ * @internal
+ */
+export function withContentChecksum(frame: Uint8Array, text: Uint8Array): Uint8Array {
+  const layout = readZstdFrameLayout(frame, 0)
+  if (layout.kind !== 'frame' || layout.checksum || layout.length !== frame.length) return frame
+  const checked = new Uint8Array(frame.length + 4)
+  checked.set(frame)
+  checked[4] = (checked[4] ?? 0) | 0x04
+  const checksum = zstdContentChecksum(text)
+  checked[frame.length] = checksum & 0xff
+  checked[frame.length + 1] = (checksum >>> 8) & 0xff
+  checked[frame.length + 2] = (checksum >>> 16) & 0xff
+  checked[frame.length + 3] = checksum >>> 24
+  return checked
 }
 
 function callHost(host: HostZstdEncoder, text: Uint8Array): Uint8Array {
