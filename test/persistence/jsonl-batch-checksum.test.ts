@@ -65,13 +65,13 @@ function outcomeOf(bytes: Uint8Array, expected: readonly SessionEvent[]): 'same'
   }
 }
 
-function sweep(full: Uint8Array, expected: readonly SessionEvent[]): Record<string, number> {
-  const counts: Record<string, number> = { same: 0, reported: 0, silent: 0 }
+function sweep(full: Uint8Array, expected: readonly SessionEvent[]): Record<'same' | 'reported' | 'silent', number> {
+  const counts = { same: 0, reported: 0, silent: 0 }
   for (let bit = 0; bit < full.length * 8; bit++) {
     const copy = new Uint8Array(full)
     copy[bit >> 3] = (copy[bit >> 3] ?? 0) ^ (1 << (bit & 7))
     const outcome = outcomeOf(copy, expected)
-    counts[outcome] = (counts[outcome] ?? 0) + 1
+    counts[outcome]++
   }
   return counts
 }
