@@ -260,6 +260,7 @@ class JsonlAdapter implements JsonlPersistence {
     const logs = await this.#files.list()
     const headers: SessionHeader[] = []
     const damaged: PersistenceCorruptionError[] = []
+    const unreadable: SessionFormatUnsupportedError[] = []
     for (const sessionId of [...logs.keys()].sort(compareIds)) {
       options.signal?.throwIfAborted()
       const found = logs.get(sessionId)!
@@ -288,10 +289,12 @@ class JsonlAdapter implements JsonlPersistence {
         headers.push(header)
       } catch (error) {
         if (PersistenceCorruptionError.is(error)) damaged.push(error)
-        else if (!SessionFormatUnsupportedError.is(error)) throw error
+        else if (SessionFormatUnsupportedError.is(error)) unreadable.push(error)
+        else throw error
       }
     }
-    return { headers, damaged }
+    // Absent when there are none, as from adapters that never meet such logs.
+    return unreadable.length === 0 ? { headers, damaged } : { headers, damaged, unreadable }
   }
 
   async delete(sessionId: string): Promise<void> {
