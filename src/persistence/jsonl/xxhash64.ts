@@ -78,7 +78,7 @@ function readUint32(bytes: Uint8Array, at: number): number {
   )
 }
 
-/** One accumulator round: `accumulator = rotl(accumulator + input × P2, 31) × P1`. */
+/** One accumulator round: add the input times the second prime, rotate left by 31, times the first prime. */
 function round(accumulator: Word, bytes: Uint8Array, at: number): void {
   const input: Word = { high: readUint32(bytes, at + 4), low: readUint32(bytes, at) }
   multiply(input, PRIME2_HIGH, PRIME2_LOW)
@@ -87,7 +87,7 @@ function round(accumulator: Word, bytes: Uint8Array, at: number): void {
   multiply(accumulator, PRIME1_HIGH, PRIME1_LOW)
 }
 
-/** Folds one lane into the hash: `hash = (hash ^ round(0, lane)) × P1 + P4`. */
+/** Folds one lane into the hash: xor with a round of the lane from zero, times the first prime, plus the fourth. */
 function mergeRound(hash: Word, lane: Word): void {
   const value: Word = { high: lane.high, low: lane.low }
   multiply(value, PRIME2_HIGH, PRIME2_LOW)
@@ -115,7 +115,7 @@ export function xxhash64(bytes: Uint8Array): readonly [number, number] {
     add(lane1, PRIME2_HIGH, PRIME2_LOW)
     const lane2: Word = { high: PRIME2_HIGH, low: PRIME2_LOW }
     const lane3: Word = { high: 0, low: 0 }
-    // seed − P1, as two's complement: −P1 = ~P1 + 1.
+    // The seed (0) minus the first prime, as two's complement: its bitwise not plus one.
     const lane4: Word = { high: ~PRIME1_HIGH >>> 0, low: ~PRIME1_LOW >>> 0 }
     add(lane4, 0, 1)
     for (; at + 32 <= length; at += 32) {
