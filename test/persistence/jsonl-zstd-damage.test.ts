@@ -152,3 +152,30 @@ describe('zstd logs: content checksums', () => {
     expect(loaded.events.map((event) => event.seq)).toEqual([0, 1, 2, 3])
   })
 })
+
+describe('zstd logs: a bit-flip sweep', () => {
+  it('every bit of a middle frame: never loaded silently changed, never cut, never a hang', async () => {
+    const events = logOf(L1())
+    const full = await store([events.slice(0, 2), events.slice(2, 4), events.slice(4)])
+    const frames = zstdCodec({ onUnavailable: 'reject-writes' }).walk(full).frames
+    expect(frames).toHaveLength(4)
+    const middle = frames[1]!
+    const outcomes: Record<string, number> = {}
+    const reader = adapter()
+    for (let bit = middle.offset * 8; bit < (middle.offset + middle.length) * 8; bit++) {
+      await writeFile(join(dir, NAME), flipBit(full, bit))
+      let outcome: string
+      try {
+        const loaded = await reader.load('s1')
+        const same = JSON.stringify(loaded.events) === JSON.stringify(events) && loaded.torn === undefined
+        outcome = same ? 'unchanged' : `loaded differently at bit ${bit}`
+      } catch (error) {
+        outcome = (error as { code?: string }).code ?? String(error)
+      }
+      outcomes[outcome] = (outcomes[outcome] ?? 0) + 1
+    }
+    // Damage in a middle frame, with valid frames after it, is always reported as corruption.
+    expect(Object.keys(outcomes).sort()).toEqual(expect.arrayContaining(['CORRUPT_LOG']))
+    for (const outcome of Object.keys(outcomes)) expect(['CORRUPT_LOG', 'unchanged']).toContain(outcome)
+  }, 60_000)
+})

@@ -5,6 +5,7 @@ import { ConfigError } from '../../errors/config-error.js'
 import { concatBytes } from './concat-bytes.js'
 import type { DecodedFrame, FrameDefectReason, FrameWalk } from './frame-walk.js'
 import { zstdContentChecksum } from './xxhash64.js'
+import { zstdWeightsRunAway } from './zstd-weights-guard.js'
 
 /**
  * A zstd compressor the host passes (`jsonlPersistence({ zstdEncoder })`): any wasm or native
@@ -207,6 +208,8 @@ function decodeFrame(file: Uint8Array, offset: number): FrameResult {
     case 'incomplete':
       return { kind: 'incomplete', salvaged: salvageFrame(file.subarray(offset)) }
     case 'frame':
+      // fzstd never returns from some damaged weight tables: such a frame is undecodable.
+      if (zstdWeightsRunAway(file.subarray(offset, offset + layout.length))) return { kind: 'undecodable' }
       try {
         const decoded = decompress(file.subarray(offset, offset + layout.length))
         if (layout.checksum && readUint32(file, offset + layout.length - 4) !== zstdContentChecksum(decoded))
@@ -220,6 +223,7 @@ function decodeFrame(file: Uint8Array, offset: number): FrameResult {
 
 /** The complete blocks of an incomplete frame, decoded in streaming mode; nothing on an error. */
 function salvageFrame(bytes: Uint8Array): Uint8Array {
+  if (zstdWeightsRunAway(bytes)) return new Uint8Array(0)
   const chunks: Uint8Array[] = []
   const decoder = new Decompress((data) => {
     if (data.length > 0) chunks.push(data)
