@@ -3,6 +3,7 @@
  * the same run. Not part of `npm test`. `npm run bench -- agent session` runs only the named ones.
  */
 import { runAgentBench } from './agent.bench.js'
+import { runChecksumBench } from './checksum.bench.js'
 import { runKernelBench } from './kernel.bench.js'
 import { runModelsBench } from './models.bench.js'
 import { runPersistenceBench } from './persistence.bench.js'
@@ -13,6 +14,7 @@ const benches = {
   kernel: runKernelBench,
   session: runSessionBench,
   persistence: runPersistenceBench,
+  checksum: runChecksumBench,
   models: runModelsBench,
   tools: runToolsBench,
   agent: runAgentBench,

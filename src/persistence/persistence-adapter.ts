@@ -1,5 +1,6 @@
 import type { LockHolder } from '../errors/lock-holder.js'
 import type { PersistenceCorruptionError } from '../errors/persistence-corruption-error.js'
+import type { SessionFormatUnsupportedError } from '../errors/session-format-unsupported-error.js'
 import type { SessionEvent } from '../session/session-event.js'
 import type { SessionHeader } from '../session/session-header.js'
 
@@ -100,6 +101,12 @@ export interface StoredListing {
   readonly headers: readonly SessionHeader[]
   /** Damaged headers, reported instead of failing the listing. */
   readonly damaged: readonly PersistenceCorruptionError[]
+  /**
+   * Logs stored in a format this Yoke cannot read (written by a newer Yoke, or too old), reported
+   * instead of dropped: each error names the file, its version and the supported one. Absent from
+   * adapters that cannot meet such logs, and when there are none.
+   */
+  readonly unreadable?: readonly SessionFormatUnsupportedError[]
 }
 
 /** What {@link PersistenceAdapter.commitRepair} may report. */

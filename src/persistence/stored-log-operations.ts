@@ -228,7 +228,8 @@ export class StoredLogOperations implements PersistenceCoordinator {
   }
 
   /**
-   * Headers of every stored session, sorted by id; damaged headers are logged, not thrown.
+   * Headers of every stored session, sorted by id; damaged headers and logs in a format this Yoke
+   * cannot read are logged as warnings, not thrown.
    *
    * @param options - `signal`
    * @returns the headers
@@ -238,6 +239,8 @@ export class StoredLogOperations implements PersistenceCoordinator {
     const listing = await this.#leases.io.list(options.signal === undefined ? {} : { signal: options.signal })
     for (const damaged of listing.damaged)
       this.#host.logger.warn('a stored session header is damaged', { error: damaged })
+    for (const unreadable of listing.unreadable ?? [])
+      this.#host.logger.warn('a stored session is in a log format this Yoke cannot read', { error: unreadable })
     return listing.headers
   }
 

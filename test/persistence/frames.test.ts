@@ -5,7 +5,8 @@ import { ErrorCode } from '../../src/errors/codes.js'
 import { ConfigError } from '../../src/errors/config-error.js'
 import { gzipCodec, zstdCodec } from '../../src/persistence/jsonl/frame-codec.js'
 import type { FrameWalk } from '../../src/persistence/jsonl/frame-walk.js'
-import { crc32, decodeGzipMembers, encodeGzipFrame } from '../../src/persistence/jsonl/gzip-frames.js'
+import { crc32 } from '../../src/persistence/jsonl/crc32.js'
+import { decodeGzipMembers, encodeGzipFrame } from '../../src/persistence/jsonl/gzip-frames.js'
 import {
   createZstdEncoder,
   decodeZstdFrames,

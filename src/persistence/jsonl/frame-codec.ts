@@ -1,5 +1,5 @@
-import { decodeGzipMembers, encodeGzipFrame } from './gzip-frames.js'
-import { createZstdEncoder, decodeZstdFrames, type ZstdEncoderOptions } from './zstd-frames.js'
+import { decodeGzipMembers, encodeGzipFrame, findLaterMembers } from './gzip-frames.js'
+import { createZstdEncoder, decodeZstdFrames, findLaterFrames, type ZstdEncoderOptions } from './zstd-frames.js'
 import { ErrorCode } from '../../errors/codes.js'
 import { ConfigError } from '../../errors/config-error.js'
 import type { FrameWalk } from './frame-walk.js'
@@ -26,6 +26,15 @@ export interface FrameCodec {
    * @returns the complete frames and the first defect, if any
    */
   walk(file: Uint8Array): FrameWalk
+  /**
+   * Finds frames that start after `from` and decode, wherever they are: inside the bytes a damaged
+   * frame swallowed (a flipped block size can make one frame run over the later ones) or after it.
+   *
+   * @param file - the stored bytes
+   * @param from - the first offset to look at
+   * @returns the offsets where a decodable frame starts
+   */
+  findLater(file: Uint8Array, from: number): number[]
 }
 
 /** The zstd codec: a {@link FrameCodec} that may lack an encoder. */
@@ -55,7 +64,7 @@ export interface ZstdCodecOptions extends ZstdEncoderOptions {
  * @returns the codec
  */
 export function gzipCodec(): FrameCodec {
-  return { extension: '.jsonl.gz', encode: encodeGzipFrame, walk: decodeGzipMembers }
+  return { extension: '.jsonl.gz', encode: encodeGzipFrame, walk: decodeGzipMembers, findLater: findLaterMembers }
 }
 
 /**
@@ -80,7 +89,7 @@ export function zstdCodec(options: ZstdCodecOptions = {}): ZstdFrameCodec {
       throw error
     }
   }
-  return { extension: '.jsonl.zst', encode, walk: decodeZstdFrames, unavailable }
+  return { extension: '.jsonl.zst', encode, walk: decodeZstdFrames, findLater: findLaterFrames, unavailable }
 }
 
 function isZstdUnavailable(error: unknown): error is ConfigError {

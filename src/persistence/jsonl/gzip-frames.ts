@@ -1,5 +1,6 @@
 import { Gunzip, gzipSync } from 'fflate'
 import { concatBytes } from './concat-bytes.js'
+import { crc32 } from './crc32.js'
 import type { DecodedFrame, FrameDefectReason, FrameWalk } from './frame-walk.js'
 
 /** The walk of a gzip log: one frame per member, decoded one by one. */
@@ -15,8 +16,6 @@ const MINIMUM_MEMBER_BYTES = 20
  */
 const FIRST_PUSH_BYTES = 4_096
 const MAXIMUM_PUSH_BYTES = 262_144
-/** The CRC-32 lookup table (read-only after construction). */
-const CRC_TABLE = buildCrcTable()
 
 /**
  * Compresses one batch into one independent gzip member: fflate level 6, mtime 0, no file name.
@@ -62,21 +61,6 @@ export function decodeGzipMembers(file: Uint8Array): GzipWalk {
     }
   }
   return { frames }
-}
-
-/**
- * CRC-32 (ISO 3309, the gzip trailer's checksum) of `bytes`.
- *
- * @param bytes - the data
- * @returns the unsigned checksum
- * @internal
- */
-export function crc32(bytes: Uint8Array): number {
-  let crc = -1
-  for (let index = 0; index < bytes.length; index++) {
-    crc = (CRC_TABLE[(crc ^ (bytes[index] ?? 0)) & 0xff] ?? 0) ^ (crc >>> 8)
-  }
-  return (crc ^ -1) >>> 0
 }
 
 type MemberResult =
@@ -184,8 +168,16 @@ function findTrailer(file: Uint8Array, start: number, end: number, decoded: Uint
   return undefined
 }
 
-/** Offsets from `from` on where gzip magic starts a member that decodes. */
-function findLaterMembers(file: Uint8Array, from: number): number[] {
+/**
+ * Offsets from `from` on where gzip magic starts a member that decodes (completely, or as a
+ * non-empty streaming prefix at the end of the file).
+ *
+ * @param file - the stored bytes
+ * @param from - the first offset to look at
+ * @returns the offsets, in file order
+ * @internal
+ */
+export function findLaterMembers(file: Uint8Array, from: number): number[] {
   const offsets: number[] = []
   for (let at = from; at + GZIP_MAGIC.length <= file.length; at++) {
     if (file[at] !== GZIP_MAGIC[0] || file[at + 1] !== GZIP_MAGIC[1] || file[at + 2] !== GZIP_MAGIC[2]) continue
@@ -204,14 +196,4 @@ function readUint32(bytes: Uint8Array, at: number): number {
   return (
     ((bytes[at] ?? 0) | ((bytes[at + 1] ?? 0) << 8) | ((bytes[at + 2] ?? 0) << 16) | ((bytes[at + 3] ?? 0) << 24)) >>> 0
   )
-}
-
-function buildCrcTable(): Int32Array {
-  const table = new Int32Array(256)
-  for (let index = 0; index < 256; index++) {
-    let value = index
-    for (let bit = 0; bit < 8; bit++) value = value & 1 ? 0xedb88320 ^ (value >>> 1) : value >>> 1
-    table[index] = value
-  }
-  return table
 }

@@ -241,15 +241,16 @@ function readFrames(bytes: Uint8Array, options: ReadLogOptions, codec: FrameCode
   for (const frame of walk.frames) scanner.push(frame.decoded)
   const result = scanner.end()
   const defect = walk.defect
-  const laterRecords = (): boolean => {
-    if (defect === undefined) return false
-    for (const offset of defect.laterDecodableFrameOffsets) {
+  /** Whether a decodable frame holding a record starts at one of `offsets`. */
+  const recordsAt = (offsets: readonly number[]): boolean => {
+    for (const offset of offsets) {
       const later = codec.walk(bytes.subarray(offset))
       if (later.frames.some((frame) => holdsRecord(frame.decoded))) return true
       if (later.defect !== undefined && holdsRecord(later.defect.salvaged)) return true
     }
     return false
   }
+  const laterRecords = (): boolean => defect !== undefined && recordsAt(defect.laterDecodableFrameOffsets)
   const corruptLog = (
     offset: number,
     line: number,
@@ -274,7 +275,14 @@ function readFrames(bytes: Uint8Array, options: ReadLogOptions, codec: FrameCode
     const index = frameIndexOf(result.committedBytes)
     const frame = walk.frames[index] ?? first
     let kind = torn.kind
-    if (kind === 'torn' && defect !== undefined && (holdsRecord(defect.salvaged) || laterRecords())) {
+    // A damaged block size can make this frame run over the later ones and still decode (to
+    // garbage): frames that start anywhere after its first byte make the damage corruption too,
+    // since a torn append only ever leaves the end of the file.
+    if (
+      kind === 'torn' &&
+      ((defect !== undefined && (holdsRecord(defect.salvaged) || laterRecords())) ||
+        recordsAt(codec.findLater(bytes, frame.offset + 1)))
+    ) {
       if (!truncate) throw corruptLog(frame.offset, torn.line, torn.defect)
       kind = 'corrupt'
     }

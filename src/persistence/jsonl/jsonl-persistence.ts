@@ -29,6 +29,8 @@ import type {
 import { assertStorableId } from '../session-file-name.js'
 import { zstdCodec } from './frame-codec.js'
 import { checkEventBatch } from './check-event-batch.js'
+import { batchCheckLine } from './batch-check.js'
+import { concatBytes } from './concat-bytes.js'
 import { encodeBatch, encodeHeaderLine } from './jsonl-codec.js'
 import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
 import { errorCodeOf, fsyncDirectory, publishFile, writeFully, writeTempFile } from './jsonl-file-operations.js'
@@ -118,6 +120,7 @@ class JsonlAdapter implements JsonlPersistence {
   readonly #fileSystem: JsonlFileSystem
   readonly #compression: Compression
   readonly #packChunks: boolean
+  readonly #checksum: 'none' | 'batch'
   readonly #lock: boolean
   readonly #readChunkBytes: number
   readonly #now: () => number
@@ -155,6 +158,7 @@ class JsonlAdapter implements JsonlPersistence {
     this.#fileSystem = options.fileSystem
     this.#compression = options.compression
     this.#packChunks = options.packChunks
+    this.#checksum = options.checksum
     this.#lock = options.lock
     this.#readChunkBytes = options.readChunkBytes
     this.#now = options.now
@@ -304,6 +308,7 @@ class JsonlAdapter implements JsonlPersistence {
     const logs = await this.#files.list()
     const headers: SessionHeader[] = []
     const damaged: PersistenceCorruptionError[] = []
+    const unreadable: SessionFormatUnsupportedError[] = []
     for (const sessionId of [...logs.keys()].sort(compareIds)) {
       options.signal?.throwIfAborted()
       const found = logs.get(sessionId)!
@@ -332,10 +337,12 @@ class JsonlAdapter implements JsonlPersistence {
         headers.push(header)
       } catch (error) {
         if (PersistenceCorruptionError.is(error)) damaged.push(error)
-        else if (!SessionFormatUnsupportedError.is(error)) throw error
+        else if (SessionFormatUnsupportedError.is(error)) unreadable.push(error)
+        else throw error
       }
     }
-    return { headers, damaged }
+    // Absent when there are none, as from adapters that never meet such logs.
+    return unreadable.length === 0 ? { headers, damaged } : { headers, damaged, unreadable }
   }
 
   async delete(sessionId: string): Promise<void> {
@@ -520,7 +527,7 @@ class JsonlAdapter implements JsonlPersistence {
     const batch = encodeBatch(events, { packChunks: this.#packChunks, texts })
     const chunks =
       compression === 'none'
-        ? [encoder.encode(encodeHeaderLine(header) + batch)]
+        ? [this.#plainWithHeader(encodeHeaderLine(header), batch)]
         : [await this.#encode(compression, encodeHeaderLine(header)), await this.#encode(compression, batch)]
     await this.#files.ensure()
     // As in an append, the lock is re-read beside the existence check; verdicts in that order.
@@ -614,7 +621,17 @@ class JsonlAdapter implements JsonlPersistence {
   async #encode(compression: Compression, text: string): Promise<Uint8Array> {
     const bytes = encoder.encode(text)
     const codec = this.#files.codecOf(compression)
-    return codec === undefined ? bytes : await codec.encode(bytes)
+    if (codec !== undefined) return await codec.encode(bytes)
+    if (this.#checksum !== 'batch' || bytes.length === 0) return bytes
+    return concatBytes([encoder.encode(batchCheckLine(bytes)), bytes])
+  }
+
+  /** A new plain log's bytes: the header line, its check line when checksums are on, the batch. */
+  #plainWithHeader(headerLine: string, batch: string): Uint8Array {
+    if (this.#checksum !== 'batch') return encoder.encode(headerLine + batch)
+    const header = encoder.encode(headerLine)
+    const body = encoder.encode(batch)
+    return concatBytes([header, encoder.encode(batchCheckLine(body, header)), body])
   }
 
   // ---- reads --------------------------------------------------------------------------------

@@ -14,7 +14,9 @@ import {
   SESSION_FORMAT_VERSION,
   type SessionHeader,
 } from '../../session/session-header.js'
-import { type ChunkRunRow, isChunkRunRow, unpackRow } from '../pack-chunks.js'
+import { isChunkRunRow, unpackRow } from '../pack-chunks.js'
+import { asBatchCheck } from './batch-check.js'
+import { CRC32_START, crc32, crc32Final, crc32Update } from './crc32.js'
 import { isEventEnvelope } from './jsonl-codec.js'
 import type { LineDefect, LogScanner, LogScannerOptions, ScannedTail, ScanResult } from './log-scanner.js'
 
@@ -32,8 +34,28 @@ function parseLine(text: string): unknown {
   }
 }
 
-function isRecordValid(value: unknown): value is SessionEvent | ChunkRunRow {
-  return isEventEnvelope(value) || isChunkRunRow(value)
+/** A record, or a check line (which follows damage as surely as a record does). */
+function isRecordValid(value: unknown): boolean {
+  return isEventEnvelope(value) || isChunkRunRow(value) || asBatchCheck(value) !== undefined
+}
+
+/** The batch a check line covers, while its lines are read. */
+interface CoveredBatch {
+  /** The CRC-32 and length the check line names. */
+  readonly crc32: number
+  readonly bytes: number
+  /** The running CRC-32 state and the bytes read so far. */
+  state: number
+  read: number
+  /** Where the check line is (text offset, line): a batch cut short is a torn tail from there. */
+  readonly checkOffset: number
+  readonly checkLine: number
+  /** Where the batch starts (text offset, line), and the scan state before its check line. */
+  readonly offset: number
+  readonly line: number
+  readonly eventCount: number
+  readonly expectedSeq: number
+  readonly committedBytes: number
 }
 
 /** Whether the text after the last NUL of a line is a record. */
@@ -67,6 +89,10 @@ class Scanner implements LogScanner {
   /** A record-valid line (or text after a NUL) follows the defect. */
   private corrupt = false
   private ended = false
+  /** The CRC-32 of the header line, which the check line written with it names. */
+  private headerChecksum = 0
+  /** The batch the last check line covers, until its last byte is read. */
+  private covered: CoveredBatch | undefined = undefined
 
   constructor(options: LogScannerOptions) {
     this.sessionId = options.sessionId
@@ -111,6 +137,16 @@ class Scanner implements LogScanner {
           offset: this.offset,
           line: this.lineNumber + 1,
         }
+      }
+    }
+    const covered = this.covered
+    if (covered !== undefined && !this.headerOnly && !this.corrupt) {
+      // A batch cut short of the bytes its check line names: a torn append, from the check line on.
+      this.events.length = covered.eventCount
+      this.expectedSeq = covered.expectedSeq
+      this.committedBytes = covered.committedBytes
+      if (this.defect === undefined || this.defect.offset > covered.checkOffset) {
+        this.defect = { defect: 'unterminated', offset: covered.checkOffset, line: covered.checkLine }
       }
     }
     const result: {
@@ -179,7 +215,7 @@ class Scanner implements LogScanner {
       while (byteStart < region.length) {
         const charEnd = text.indexOf('\n', charStart)
         const byteEnd = region.indexOf(NEWLINE, byteStart)
-        this.readLine(text.slice(charStart, charEnd), true, byteEnd - byteStart + 1)
+        this.readLine(text.slice(charStart, charEnd), true, region.subarray(byteStart, byteEnd + 1))
         if (this.headerOnly && this.header !== undefined) return
         charStart = charEnd + 1
         byteStart = byteEnd + 1
@@ -198,28 +234,118 @@ class Scanner implements LogScanner {
         line = lenientDecoder.decode(bytes)
         wellFormed = false
       }
-      this.readLine(line, wellFormed, byteEnd - byteStart + 1)
+      this.readLine(line, wellFormed, region.subarray(byteStart, byteEnd + 1))
       if (this.headerOnly && this.header !== undefined) return
       byteStart = byteEnd + 1
     }
   }
 
-  /** One newline-terminated line (`text` without the newline) of `byteLength` bytes with it. */
-  private readLine(text: string, wellFormed: boolean, byteLength: number): void {
+  /** One newline-terminated line (`text` without the newline): `bytes`, newline included. */
+  private readLine(text: string, wellFormed: boolean, bytes: Uint8Array): void {
+    const byteLength = bytes.length
     const offset = this.offset
     this.offset += byteLength
     const line = ++this.lineNumber
     if (line === 1) {
       this.header = this.readHeader(text, wellFormed)
+      if (!this.headerOnly) this.headerChecksum = crc32(bytes)
       this.committedBytes = byteLength
       return
     }
     if (this.corrupt) return
-    if (this.defect !== undefined) {
-      if (wellFormed && (isRecordValid(parseLine(text)) || validAfterNul(text))) this.markCorrupt()
+    const covered = this.covered
+    if (covered !== undefined) {
+      this.readCovered(covered, text, wellFormed, bytes)
       return
     }
     const value = wellFormed ? parseLine(text) : undefined
+    const check = this.defect === undefined ? asBatchCheck(value) : undefined
+    if (check !== undefined) {
+      this.startCovered(check, offset, line)
+      return
+    }
+    this.readRecord(text, wellFormed, value, offset, line)
+  }
+
+  /** A check line: the header's checksum, if it names one, then the batch it covers. */
+  private startCovered(check: NonNullable<ReturnType<typeof asBatchCheck>>, offset: number, line: number): void {
+    if (check.header !== undefined && (line !== 2 || check.header !== this.headerChecksum)) {
+      throw this.headerError(
+        line === 2 ? 'it does not match the checksum on line 2' : `line ${line} names a header checksum`,
+      )
+    }
+    if (check.bytes === 0) {
+      this.committedBytes = this.offset
+      return
+    }
+    // The batch commits as a whole once its checksum matches: until then the committed bytes end
+    // before the check line, so a repair of a batch cut short cuts the check line too.
+    this.covered = {
+      crc32: check.crc32,
+      bytes: check.bytes,
+      state: CRC32_START,
+      read: 0,
+      checkOffset: offset,
+      checkLine: line,
+      offset: this.offset,
+      line: line + 1,
+      eventCount: this.events.length,
+      expectedSeq: this.expectedSeq,
+      committedBytes: this.committedBytes,
+    }
+  }
+
+  /** A line of a covered batch: read as a record, and the batch checked at its last byte. */
+  private readCovered(covered: CoveredBatch, text: string, wellFormed: boolean, bytes: Uint8Array): void {
+    covered.state = crc32Update(covered.state, bytes)
+    covered.read += bytes.length
+    const value = wellFormed ? parseLine(text) : undefined
+    if (covered.read < covered.bytes) {
+      this.readRecord(text, wellFormed, value, this.offset - bytes.length, this.lineNumber)
+      if (!this.corrupt) this.committedBytes = covered.committedBytes
+      return
+    }
+    this.covered = undefined
+    if (covered.read === covered.bytes && crc32Final(covered.state) === covered.crc32) {
+      this.readRecord(text, wellFormed, value, this.offset - bytes.length, this.lineNumber)
+      return
+    }
+    // Every byte the check names is here and they differ from what was written: damage, wherever
+    // in the file it is (a torn append never leaves a whole batch behind).
+    this.checksumMismatch(covered)
+  }
+
+  private checksumMismatch(covered: CoveredBatch): void {
+    const defect: Defect = { defect: 'unparsable', offset: covered.offset, line: covered.line }
+    if (this.truncate) {
+      this.events.length = covered.eventCount
+      this.expectedSeq = covered.expectedSeq
+      this.committedBytes = covered.committedBytes
+      this.defect = defect
+      this.corrupt = true
+      return
+    }
+    const offset = this.fileOffsetOf(covered.offset)
+    throw new PersistenceCorruptionError({
+      code: ErrorCode.CORRUPT_LOG,
+      sessionId: this.sessionId,
+      detail:
+        `session log ${this.location} is damaged at byte ${offset} (line ${covered.line}): the batch there fails its checksum; ` +
+        `nothing was changed; "yoke repair --truncate-at-corruption ${this.sessionId}" keeps the valid part and moves the damaged file aside`,
+      location: this.location,
+      offset,
+      line: covered.line,
+      defect: 'unparsable',
+    })
+  }
+
+  /** A line outside a check line: a record, or the first defect and what follows it. */
+  private readRecord(text: string, wellFormed: boolean, value: unknown, offset: number, line: number): void {
+    if (this.corrupt) return
+    if (this.defect !== undefined) {
+      if (wellFormed && (isRecordValid(value) || validAfterNul(text))) this.markCorrupt()
+      return
+    }
     if (isEventEnvelope(value)) {
       if (value.seq !== this.expectedSeq) {
         this.seqMismatch(value.seq, offset, line)

@@ -4,6 +4,8 @@ import { ErrorCode } from '../../errors/codes.js'
 import { ConfigError } from '../../errors/config-error.js'
 import { concatBytes } from './concat-bytes.js'
 import type { DecodedFrame, FrameDefectReason, FrameWalk } from './frame-walk.js'
+import { zstdContentChecksum } from './xxhash64.js'
+import { zstdWeightsRunAway } from './zstd-weights-guard.js'
 
 /**
  * A zstd compressor the host passes (`jsonlPersistence({ zstdEncoder })`): any wasm or native
@@ -124,8 +126,8 @@ export function readZstdFrameLayout(file: Uint8Array, offset: number): ZstdFrame
 
 /**
  * Reads a zstd log: frames are located by {@link readZstdFrameLayout}, each complete frame is
- * decoded with fzstd's `decompress` (which does not verify the checksum), skippable frames are
- * ignored. Stops at the first defective frame; an incomplete last frame is salvaged with fzstd's
+ * decoded with fzstd's `decompress` and its content checksum, when it has one, checked here (fzstd
+ * skips it): a mismatch is a `checksum` defect. Skippable frames are ignored. Stops at the first defective frame; an incomplete last frame is salvaged with fzstd's
  * streaming `Decompress` (its complete blocks; decoder errors → nothing). Then lists the later
  * offsets where zstd magic starts a decodable frame (any of them makes the damage corruption rather
  * than a torn tail).
@@ -163,7 +165,8 @@ export function zstdAvailable(): boolean {
 
 /**
  * The zstd writer: `node:zlib` where the runtime has zstd (level 3, content checksum on; its async
- * API above 1 MiB), else the host's `zstdEncoder`. A host encoder is accepted only after a round
+ * API above 1 MiB), else the host's `zstdEncoder`, whose frames gain a content checksum when they
+ * lack one (see {@link withContentChecksum}). A host encoder is accepted only after a round
  * trip of a small probe through it and fzstd (it is probed even where `node:zlib` writes, so a
  * broken option never passes silently).
  *
@@ -177,7 +180,8 @@ export function createZstdEncoder(options: ZstdEncoderOptions = {}): ZstdFrameEn
   if (host !== undefined) probeHostEncoder(host)
   const native = nativeZstd()
   if (native !== undefined) return { source: 'node:zlib', encode: (text) => native.encode(text) }
-  if (host !== undefined) return { source: 'zstdEncoder', encode: (text) => callHost(host, text) }
+  if (host !== undefined)
+    return { source: 'zstdEncoder', encode: (text) => withContentChecksum(callHost(host, text), text) }
   throw new ConfigError({
     option: 'compression',
     value: 'zstd',
@@ -192,7 +196,7 @@ type FrameResult =
   | { readonly kind: 'complete'; readonly length: number; readonly decoded: Uint8Array }
   | { readonly kind: 'skippable'; readonly length: number }
   | { readonly kind: 'incomplete'; readonly salvaged: Uint8Array }
-  | { readonly kind: Exclude<FrameDefectReason, 'incomplete' | 'checksum'> }
+  | { readonly kind: Exclude<FrameDefectReason, 'incomplete'> }
 
 function decodeFrame(file: Uint8Array, offset: number): FrameResult {
   const layout = readZstdFrameLayout(file, offset)
@@ -204,12 +208,13 @@ function decodeFrame(file: Uint8Array, offset: number): FrameResult {
     case 'incomplete':
       return { kind: 'incomplete', salvaged: salvageFrame(file.subarray(offset)) }
     case 'frame':
+      // fzstd never returns from some damaged weight tables: such a frame is undecodable.
+      if (zstdWeightsRunAway(file.subarray(offset, offset + layout.length))) return { kind: 'undecodable' }
       try {
-        return {
-          kind: 'complete',
-          length: layout.length,
-          decoded: decompress(file.subarray(offset, offset + layout.length)),
-        }
+        const decoded = decompress(file.subarray(offset, offset + layout.length))
+        if (layout.checksum && readUint32(file, offset + layout.length - 4) !== zstdContentChecksum(decoded))
+          return { kind: 'checksum' }
+        return { kind: 'complete', length: layout.length, decoded }
       } catch {
         return { kind: 'undecodable' }
       }
@@ -218,6 +223,7 @@ function decodeFrame(file: Uint8Array, offset: number): FrameResult {
 
 /** The complete blocks of an incomplete frame, decoded in streaming mode; nothing on an error. */
 function salvageFrame(bytes: Uint8Array): Uint8Array {
+  if (zstdWeightsRunAway(bytes)) return new Uint8Array(0)
   const chunks: Uint8Array[] = []
   const decoder = new Decompress((data) => {
     if (data.length > 0) chunks.push(data)
@@ -230,8 +236,16 @@ function salvageFrame(bytes: Uint8Array): Uint8Array {
   return concatBytes(chunks)
 }
 
-/** Offsets from `from` on where zstd magic starts a frame that decodes. */
-function findLaterFrames(file: Uint8Array, from: number): number[] {
+/**
+ * Offsets from `from` on where zstd magic starts a frame that decodes (completely, or as a
+ * non-empty streaming prefix at the end of the file).
+ *
+ * @param file - the stored bytes
+ * @param from - the first offset to look at
+ * @returns the offsets, in file order
+ * @internal
+ */
+export function findLaterFrames(file: Uint8Array, from: number): number[] {
   const offsets: number[] = []
   for (let at = from; at + 4 <= file.length; at++) {
     if (file[at] !== 0x28 || readUint32(file, at) !== ZSTD_MAGIC) continue
@@ -294,6 +308,30 @@ function nativeZstd(): { encode(text: Uint8Array): Uint8Array | Promise<Uint8Arr
       })
     },
   }
+}
+
+/**
+ * Adds the content checksum to a frame written without one: sets the checksum flag of the frame
+ * header descriptor and appends the low 32 bits of XXH64 of `text`, which is all that flag changes
+ * in a frame. Every stored frame then carries one, so a damaged frame that still decodes is found.
+ *
+ * @param frame - one complete zstd frame of `text`
+ * @param text - the frame's content
+ * @returns the frame with a checksum (the same bytes when it had one, or is not a plain frame)
+ * @internal
+ */
+export function withContentChecksum(frame: Uint8Array, text: Uint8Array): Uint8Array {
+  const layout = readZstdFrameLayout(frame, 0)
+  if (layout.kind !== 'frame' || layout.checksum || layout.length !== frame.length) return frame
+  const checked = new Uint8Array(frame.length + 4)
+  checked.set(frame)
+  checked[4] = (checked[4] ?? 0) | 0x04
+  const checksum = zstdContentChecksum(text)
+  checked[frame.length] = checksum & 0xff
+  checked[frame.length + 1] = (checksum >>> 8) & 0xff
+  checked[frame.length + 2] = (checksum >>> 16) & 0xff
+  checked[frame.length + 3] = checksum >>> 24
+  return checked
 }
 
 function callHost(host: HostZstdEncoder, text: Uint8Array): Uint8Array {
