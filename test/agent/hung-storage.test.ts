@@ -24,44 +24,23 @@ import {
   type SessionEvent,
 } from 'yoke'
 import { call, type FaultyPersistence, fakeIds, faultyPersistence, scriptedModel, text } from 'yoke/testing'
+import { gate, openAllGates, until } from '../helpers/gates.js'
 import { rejectionOf } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 
 let dir: string
 let harnesses: Harness[]
-/** Gates still shut when a test ends are opened, so no held call outlives its test. */
-let gates: (() => void)[]
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'yoke-hung-storage-'))
   harnesses = []
-  gates = []
 })
 
 afterEach(async () => {
-  for (const open of gates.splice(0)) open()
+  openAllGates()
   for (const harness of harnesses.splice(0)) await harness.close().catch(() => {})
   await rm(dir, { recursive: true, force: true })
 })
-
-/** A promise the held calls wait for, and the function that lets them go. */
-function gate(): { readonly promise: Promise<void>; readonly open: () => void } {
-  let open: () => void = () => {}
-  const promise = new Promise<void>((resolve) => {
-    open = resolve
-  })
-  gates.push(open)
-  return { promise, open }
-}
-
-/** Waits in real time until `condition` holds; fails after five seconds. */
-async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 5000
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-}
 
 /** How long `promise` takes to settle, in real milliseconds, and how it settled. */
 async function timed<T>(

@@ -25,6 +25,7 @@ import {
   type SessionWriteFailedPayload,
 } from 'yoke'
 import { type FaultyPersistence, type FaultyPersistenceOptions, fakeIds, faultyPersistence } from 'yoke/testing'
+import { gate, openAllGates, until } from '../helpers/gates.js'
 import { rejectionOf } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
 import { L1, SE, SS, TE, TS, UM } from '../session/builders.js'
@@ -32,36 +33,17 @@ import { appendAll } from '../session/session-helpers.js'
 
 let dir: string
 let harnesses: Harness[]
-let gates: (() => void)[]
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'yoke-write-timeout-'))
   harnesses = []
-  gates = []
 })
 
 afterEach(async () => {
-  for (const open of gates.splice(0)) open()
+  openAllGates()
   for (const harness of harnesses.splice(0)) await harness.close().catch(() => {})
   await rm(dir, { recursive: true, force: true })
 })
-
-function gate(): { readonly promise: Promise<void>; readonly open: () => void } {
-  let open: () => void = () => {}
-  const promise = new Promise<void>((resolve) => {
-    open = resolve
-  })
-  gates.push(open)
-  return { promise, open }
-}
-
-async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 5000
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
