@@ -90,8 +90,16 @@ export interface CachedScan {
  */
 export interface LeaseRecord {
   readonly lease: Lease
+  /** The holding adapter instance. */
   readonly owner: object
-  readonly holder: LockHolder
+  /** Who holds it, as errors name it; replaced at every heartbeat. */
+  holder: LockHolder
+  /** The holder's clock: a memory lease expires on the clock of its holder. */
+  readonly clock: () => number
+  /** The holder's TTL. */
+  readonly ttlMs: number
+  /** The heartbeat timer. */
+  timer: ReturnType<typeof setInterval> | undefined
   readonly controller: LeaseSignal
   /** Runs once when the lease ends (released, expired, adapter closed). */
   readonly onEnd: () => void
@@ -189,9 +197,16 @@ export class MemoryStoreState implements MemoryStore {
     if (epoch > this.#retiredEpoch) this.#retiredEpoch = epoch
   }
 
-  endLease(record: LeaseRecord, how: 'released' | 'expired' | 'closed'): void {
+  /** Whether a lease's last heartbeat is its TTL old, on its holder's clock. */
+  isExpired(record: LeaseRecord): boolean {
+    return (record.holder.heartbeatAt ?? record.holder.acquiredAt) + record.ttlMs <= record.clock()
+  }
+
+  endLease(record: LeaseRecord, how: 'released' | 'expired' | 'closed' | 'taken over', by?: LockHolder): void {
     if (!record.live) return
     record.live = false
+    if (record.timer !== undefined) clearInterval(record.timer)
+    record.timer = undefined
     const sessionId = record.lease.sessionId
     if (this.leases.get(sessionId) === record) this.leases.delete(sessionId)
     this.forgetEpoch(sessionId)
@@ -201,8 +216,9 @@ export class MemoryStoreState implements MemoryStore {
         new LeaseLostError({
           code: ErrorCode.LEASE_LOST,
           sessionId,
-          detail: `the lease (epoch ${record.lease.epoch}) was ${how}`,
+          detail: `the lease (epoch ${record.lease.epoch}) was ${how}${by === undefined ? '' : ` by owner ${by.owner} (epoch ${by.epoch})`}`,
           epoch: record.lease.epoch,
+          ...(by === undefined ? {} : { holder: by }),
         }),
     )
   }

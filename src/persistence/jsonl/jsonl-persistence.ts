@@ -33,6 +33,7 @@ import { encodeBatch, encodeHeaderLine } from './jsonl-codec.js'
 import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
 import { errorCodeOf, fsyncDirectory, publishFile, writeFully, writeTempFile } from './jsonl-file-operations.js'
 import { JsonlLeases, type LeaseRecord } from './jsonl-leases.js'
+import { newLeaseOwner } from '../lease-options.js'
 import { type FoundLog, JsonlLogFiles } from './jsonl-log-files.js'
 import { type ReadLog, type RepairPlan, readLogFile, readLogHeader, revisionOf } from './jsonl-log-reader.js'
 import {
@@ -172,6 +173,8 @@ class JsonlAdapter implements JsonlPersistence {
       lock: this.#lock,
       now: this.#now,
       lockPathOf: (sessionId) => this.#files.lockPath(sessionId),
+      owner: newLeaseOwner(),
+      timing: options.lease,
       // What this instance remembers of a log serves only its own lease (`acquire` forgets it and
       // trusts a fresh read), so it goes with the lease: ids whose agents are gone cost nothing.
       onEnd: (sessionId) => {
@@ -530,6 +533,9 @@ class JsonlAdapter implements JsonlPersistence {
     this.#leases.confirmToken(record, await token)
     const tempPath = await writeTempFile(this.#fileSystem, path, chunks)
     try {
+      // The temp file may have taken long to write: the lease is checked again right before the
+      // log appears, so a writer that lost it meanwhile publishes nothing.
+      this.#leases.confirmToken(record, await this.#leases.readToken(record))
       await publishFile(this.#fileSystem, tempPath, path, () => this.#exists(sessionId, path))
       try {
         await fsyncDirectory(this.#fileSystem, this.dir)
