@@ -57,6 +57,16 @@ export interface MemoryStore {
    * @returns whether a lease was held
    */
   expireLease(sessionId: string): boolean
+  /**
+   * Makes the current lease of a session expire as if its holder had been frozen past its TTL:
+   * its last heartbeat moves a TTL back on the holder's clock, and the holder is told nothing.
+   * Another instance's `acquire` then takes it over, and the holder's next write fails with
+   * `LeaseLostError` (the conformance suite's `ageLease`).
+   *
+   * @param sessionId - the session id
+   * @returns whether a lease was held
+   */
+  ageLease(sessionId: string): boolean
 }
 
 /**
@@ -173,6 +183,13 @@ export class MemoryStoreState implements MemoryStore {
     const record = this.leases.get(sessionId)
     if (record === undefined) return false
     this.endLease(record, 'expired')
+    return true
+  }
+
+  ageLease(sessionId: string): boolean {
+    const record = this.leases.get(sessionId)
+    if (record === undefined) return false
+    record.holder = Object.freeze({ ...record.holder, heartbeatAt: record.clock() - record.ttlMs })
     return true
   }
 

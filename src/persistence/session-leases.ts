@@ -60,7 +60,7 @@ export class SessionLeases {
     if (holder !== undefined) {
       const owner = holder.owner === undefined ? '' : `owner ${holder.owner}, epoch ${holder.epoch ?? 1}, `
       this.#logger.warn(
-        `session "${id}": took over the stale lock (an expired lease) of ${owner}pid ${holder.pid} on ${holder.host} (acquired at ${holder.acquiredAt}, last heartbeat at ${holder.heartbeatAt ?? holder.acquiredAt}); its writer can write nothing more`,
+        `session "${id}": took over the stale lock of pid ${holder.pid} on ${holder.host} (${owner}acquired at ${holder.acquiredAt}, last heartbeat at ${holder.heartbeatAt ?? holder.acquiredAt}); its writer can write nothing more`,
         { sessionId: id, holder },
       )
     }
