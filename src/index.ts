@@ -207,10 +207,16 @@ export type {
   RetryPolicy,
   WithRetryOptions,
 } from './model/index.js'
-export { jsonlPersistence, memoryPersistence } from './persistence/index.js'
+export {
+  DEFAULT_LEASE_HEARTBEAT_MS,
+  DEFAULT_LEASE_TTL_MS,
+  jsonlPersistence,
+  memoryPersistence,
+} from './persistence/index.js'
 export type {
   JsonlPersistenceOptions,
   Lease,
+  LeaseOptions,
   LoadOptions,
   MemoryPersistenceOptions,
   PersistenceAdapter,

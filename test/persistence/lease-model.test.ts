@@ -6,7 +6,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import {
   createHarness,
   type Harness,
@@ -17,6 +17,7 @@ import {
   type PersistenceAdapter,
   SessionLockedError,
 } from 'yoke'
+import { type Bundle, bundle } from '../helpers/child-process.js'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { baseLog } from '../../src/testing/conformance/conformance-events.js'
 import { createMemoryStore } from '../../src/persistence/memory-persistence.js'
@@ -239,6 +240,22 @@ describe('the lease is held before createAgent resolves', () => {
     }
   })
 
+  test('two harnesses opening one new id with openAgent at once: exactly one wins', async () => {
+    const one = await createHarness({ persistence: jsonlPersistence({ dir }) })
+    const two = await createHarness({ persistence: jsonlPersistence({ dir }) })
+    harnesses.push(one, two)
+    for (let round = 0; round < 12; round++) {
+      const id = `open-${round}`
+      const outcomes = await Promise.allSettled([one.openAgent(id), two.openAgent(id)])
+      const winners = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []))
+      expect(winners, `round ${round}`).toHaveLength(1)
+      const loser = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult
+      expect(SessionLockedError.is(loser.reason), String(loser.reason)).toBe(true)
+      expect((loser.reason as SessionLockedError).holder?.owner).toBe((await lockOf(id))['owner'])
+      await winners[0]?.dispose()
+    }
+  })
+
   test('a created agent holds its lock at once: another harness cannot create or resume the id', async () => {
     const one = await createHarness({ persistence: jsonlPersistence({ dir }) })
     const two = await createHarness({ persistence: jsonlPersistence({ dir }) })
@@ -252,4 +269,40 @@ describe('the lease is held before createAgent resolves', () => {
     const again = await two.createAgent({ sessionId: 'mine' })
     await again.dispose()
   })
+})
+
+describe('two real processes creating one new id at once', () => {
+  let child: Bundle | undefined
+
+  beforeAll(async () => {
+    child = await bundle('test/persistence/lease-child.ts')
+  }, 60_000)
+
+  afterAll(async () => {
+    await child?.remove()
+  })
+
+  test('exactly one process wins; the other gets SessionLockedError naming the winner', async () => {
+    for (let round = 0; round < 3; round++) {
+      const id = `procs-${round}`
+      const args = [JSON.stringify({ dir, id, startAt: Date.now() + 700 })]
+      const outcomes = await Promise.all([
+        child!.run(args, { cwd: process.cwd() }),
+        child!.run(args, { cwd: process.cwd() }),
+      ])
+      const results = outcomes.map((outcome) => {
+        expect(outcome.code, outcome.stderr).toBe(0)
+        return JSON.parse(outcome.stdout.trim()) as {
+          won: boolean
+          owner?: string
+          code?: string
+          holderOwner?: string
+        }
+      })
+      const winners = results.filter((result) => result.won)
+      expect(winners, `round ${round}: ${JSON.stringify(results)}`).toHaveLength(1)
+      const loser = results.find((result) => !result.won)
+      expect(loser).toMatchObject({ code: 'SESSION_LOCKED', holderOwner: winners[0]?.owner })
+    }
+  }, 60_000)
 })
