@@ -147,7 +147,7 @@ export {
   UnknownToolError,
   WaterfallNextError,
 } from './errors/index.js'
-export type { LastEventIdProblem } from './errors/index.js'
+export type { LastEventIdProblem, LockHolder } from './errors/index.js'
 export { createHarness, describeHarness, services } from './harness/index.js'
 export type {
   AgentOverrides,
