@@ -116,6 +116,14 @@ const takeoverCase: ConformanceCase = {
       () => other.append('s1', next, { expectedSeq: 6, lease: taken }),
       'an append by the new holder',
     )
+    // Once the successor wrote, the old holder still learns that it lost the lease (not a seq conflict).
+    what = 'an append by the old holder after the new holder wrote'
+    expectError(
+      await rejectionOf(() => adapter.append('s1', eventsFrom(7, [turnStart(3)]), { expectedSeq: 7, lease }), what),
+      LeaseLostError,
+      ErrorCode.LEASE_LOST,
+      what,
+    )
     assertSameEvents((await other.load('s1')).events, [...log, ...next], 'the log after the takeover')
     await taken.release()
   },
