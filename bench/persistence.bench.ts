@@ -210,6 +210,7 @@ function nullAdapter(): PersistenceAdapter {
     acquire: async (sessionId) => ({
       sessionId,
       token: 'null',
+      owner: 'null',
       epoch: 1,
       signal: new AbortController().signal,
       release: async () => {},

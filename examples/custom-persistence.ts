@@ -37,14 +37,34 @@ import { scriptedModel, text } from 'yoke/testing'
 export interface MapStorage {
   /** The logs: header line, then one line per event, each ending with `\n`. */
   readonly logs: Map<string, Buffer>
-  /** Who holds each session's lease (its token), and how to tell the holder it lost it. */
-  readonly leases: Map<string, { readonly token: string; readonly controller: AbortController }>
+  /**
+   * Who holds each session's lease (its token, owner id and epoch), until when (a holder renews
+   * it by a heartbeat), and how to tell the holder it lost it.
+   */
+  readonly leases: Map<string, MapLease>
+  /** The last epoch of each session: a takeover gets the next one, so epochs only grow. */
+  readonly epochs: Map<string, number>
+}
+
+/** One lease as the storage keeps it. */
+export interface MapLease {
+  readonly token: string
+  readonly owner: string
+  readonly epoch: number
+  readonly acquiredAt: number
+  /** The lease is expired from this time on (epoch ms), unless a heartbeat moves it. */
+  expiresAt: number
+  readonly controller: AbortController
 }
 
 /** A fresh, empty storage. */
 export function createMapStorage(): MapStorage {
-  return { logs: new Map(), leases: new Map() }
+  return { logs: new Map(), leases: new Map(), epochs: new Map() }
 }
+
+/** How long a lease lives without a heartbeat, and how often its holder renews it. */
+const LEASE_TTL_MS = 30_000
+const HEARTBEAT_MS = 10_000
 
 const newline = 0x0a
 const encodeLines = (values: readonly unknown[]): Buffer =>
@@ -160,6 +180,16 @@ export function mapPersistence(storage: MapStorage): PersistenceAdapter {
   const registered = new Map<string, SessionHeader>()
   /** The leases this instance holds, by token. */
   const mine = new Map<string, { readonly lease: Lease; readonly controller: AbortController }>()
+  /** This instance's owner id: random, never a pid (a restarted container has the same pid). */
+  const owner = randomUUID()
+  // The heartbeat: renew every lease this instance holds (a real adapter writes its lease row).
+  const heartbeat = setInterval(() => {
+    for (const { lease } of mine.values()) {
+      const row = storage.leases.get(lease.sessionId)
+      if (row?.token === lease.token) row.expiresAt = Date.now() + LEASE_TTL_MS
+    }
+  }, HEARTBEAT_MS)
+  heartbeat.unref()
   let closed = false
 
   /** Every call starts here: closed adapters refuse, and ids must be storable (1–128 of [A-Za-z0-9_.-]). */
@@ -185,7 +215,9 @@ export function mapPersistence(storage: MapStorage): PersistenceAdapter {
     if (
       held !== undefined &&
       held.lease.sessionId === sessionId &&
-      storage.leases.get(sessionId)?.token === held.lease.token
+      storage.leases.get(sessionId)?.token === held.lease.token &&
+      // A holder past its TTL writes nothing: another instance may take it over at any moment.
+      (storage.leases.get(sessionId)?.expiresAt ?? 0) > Date.now()
     )
       return
     const lost = new LeaseLostError({
@@ -333,7 +365,7 @@ export function mapPersistence(storage: MapStorage): PersistenceAdapter {
     async delete(sessionId) {
       check(sessionId)
       const holder = storage.leases.get(sessionId)
-      if (holder !== undefined && !mine.has(holder.token)) {
+      if (holder !== undefined && !mine.has(holder.token) && holder.expiresAt > Date.now()) {
         throw new SessionLockedError({
           code: ErrorCode.SESSION_LOCKED,
           sessionId,
@@ -346,20 +378,43 @@ export function mapPersistence(storage: MapStorage): PersistenceAdapter {
 
     async acquire(sessionId) {
       check(sessionId)
-      if (storage.leases.has(sessionId)) {
+      const now = Date.now()
+      const held = storage.leases.get(sessionId)
+      if (held !== undefined && held.expiresAt > now) {
         throw new SessionLockedError({
           code: ErrorCode.SESSION_LOCKED,
           sessionId,
-          detail: 'another writer holds its lease',
+          detail: `owner ${held.owner} (epoch ${held.epoch}) holds its lease`,
+          holder: { pid: process.pid, host: 'map', acquiredAt: held.acquiredAt, owner: held.owner, epoch: held.epoch },
         })
+      }
+      // An expired holder is taken over: told at once (if it is in this process) and fenced by its token.
+      const epoch = (storage.epochs.get(sessionId) ?? 0) + 1
+      storage.epochs.set(sessionId, epoch)
+      if (held !== undefined) {
+        held.controller.abort(
+          new LeaseLostError({ code: ErrorCode.LEASE_LOST, sessionId, detail: `taken over by owner ${owner}`, epoch }),
+        )
       }
       const controller = new AbortController()
       const token = randomUUID()
       const lease: Lease = {
         sessionId,
         token,
-        epoch: 1,
+        owner,
+        epoch,
         signal: controller.signal,
+        ...(held === undefined
+          ? {}
+          : {
+              tookOver: {
+                pid: process.pid,
+                host: 'map',
+                acquiredAt: held.acquiredAt,
+                owner: held.owner,
+                epoch: held.epoch,
+              },
+            }),
         release: async () => {
           mine.delete(token)
           if (storage.leases.get(sessionId)?.token !== token) return
@@ -369,13 +424,14 @@ export function mapPersistence(storage: MapStorage): PersistenceAdapter {
           )
         },
       }
-      storage.leases.set(sessionId, { token, controller })
+      storage.leases.set(sessionId, { token, owner, epoch, acquiredAt: now, expiresAt: now + LEASE_TTL_MS, controller })
       mine.set(token, { lease, controller })
       return lease
     },
 
     async close() {
       if (closed) return
+      clearInterval(heartbeat)
       for (const { lease } of [...mine.values()]) await lease.release()
       registered.clear()
       closed = true

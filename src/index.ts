@@ -147,7 +147,7 @@ export {
   UnknownToolError,
   WaterfallNextError,
 } from './errors/index.js'
-export type { LastEventIdProblem } from './errors/index.js'
+export type { LastEventIdProblem, LockHolder } from './errors/index.js'
 export { createHarness, describeHarness, services } from './harness/index.js'
 export type {
   AgentOverrides,
@@ -207,10 +207,16 @@ export type {
   RetryPolicy,
   WithRetryOptions,
 } from './model/index.js'
-export { jsonlPersistence, memoryPersistence } from './persistence/index.js'
+export {
+  DEFAULT_LEASE_HEARTBEAT_MS,
+  DEFAULT_LEASE_TTL_MS,
+  jsonlPersistence,
+  memoryPersistence,
+} from './persistence/index.js'
 export type {
   JsonlPersistenceOptions,
   Lease,
+  LeaseOptions,
   LoadOptions,
   MemoryPersistenceOptions,
   PersistenceAdapter,

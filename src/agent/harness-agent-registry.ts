@@ -10,6 +10,7 @@ import type { Disposer } from '../kernel/effect.js'
 import { IdsKey } from '../kernel/host-keys.js'
 import { ModelsKey } from '../model/models-key.js'
 import { PersistenceKey } from '../persistence/persistence-key.js'
+import { reserveNewSession } from '../persistence/reserve-new-session.js'
 import { SessionsKey } from '../session/sessions-key.js'
 import type { ModelAdapter, ModelRoute } from '../model/model-adapter.js'
 import { modelOptionIssues, type ResolvedModelRoute, resolveModelRoute } from '../model/model-plugin.js'
@@ -180,7 +181,17 @@ export class HarnessAgentRegistry implements AgentRegistry {
       const staged = this.#core.ctx
         .get(SessionsKey)
         .stage({ id, header, ...(options.seed === undefined ? {} : { seed: options.seed }) })
-      return this.#publish(staged, undefined, plan, options, creation, 'create')
+      // The lease is held before the agent resolves: of two harnesses creating one id, one wins.
+      let release: (() => Promise<void>) | undefined
+      try {
+        release = await reserveNewSession(this.#core.ctx.getOptional(PersistenceKey), id)
+        creation.check()
+      } catch (error) {
+        staged.discard()
+        await release?.()
+        throw error
+      }
+      return this.#publish(staged, release, plan, options, creation, 'create')
     })
   }
 

@@ -1,5 +1,6 @@
 import type { ErrorCode } from './codes.js'
 import { HarnessError } from './harness-error.js'
+import type { LockHolder } from './lock-holder.js'
 
 /** The codes of {@link LeaseLostError}. */
 export type LeaseLostErrorCode = typeof ErrorCode.LEASE_LOST
@@ -8,6 +9,8 @@ export type LeaseLostErrorCode = typeof ErrorCode.LEASE_LOST
 export interface LeaseLostErrorFields {
   /** The lease epoch that was lost. */
   readonly epoch?: number | undefined
+  /** Who holds the lease now (the instance that took it over), when known. */
+  readonly holder?: LockHolder | undefined
 }
 
 /** The lease to write a session is gone (taken over, released or expired); nothing was written. */
@@ -19,6 +22,8 @@ export class LeaseLostError extends HarnessError {
   readonly sessionId: string | undefined
   /** The lease epoch that was lost. */
   readonly epoch: number | undefined
+  /** Who holds the lease now (the instance that took it over), when known. */
+  readonly holder: LockHolder | undefined
 
   /** @param options - the code, the session, what is wrong (named in the message), the fields and a cause */
   constructor(
@@ -36,5 +41,6 @@ export class LeaseLostError extends HarnessError {
     )
     this.sessionId = options.sessionId
     this.epoch = options.epoch
+    this.holder = options.holder
   }
 }

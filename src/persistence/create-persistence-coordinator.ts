@@ -27,6 +27,8 @@ export interface HarnessPersistence extends PersistenceCoordinator {
   discard(session: Session): Promise<void>
   /** Refuses new bindings, flushes and releases everything, then closes the adapter; idempotent. */
   close(): Promise<void>
+  /** Takes the lease of a new id before its session exists (`createAgent`); returns its release. */
+  reserveNew(id: string): Promise<() => Promise<void>>
 }
 
 /**
@@ -60,5 +62,6 @@ export function createPersistenceCoordinator(host: CoordinatorHost): HarnessPers
     unbind: (session) => writer.unbind(session),
     discard: (session) => writer.discard(session),
     close: () => writer.close(),
+    reserveNew: (id) => stored.reserveNew(id),
   }
 }

@@ -12,6 +12,7 @@ export {
   type JsonlFileSystem,
   nodeFileSystem,
 } from './jsonl/jsonl-file-system.js'
+export { DEFAULT_LEASE_HEARTBEAT_MS, DEFAULT_LEASE_TTL_MS, type LeaseOptions } from './lease-options.js'
 export {
   createMemoryStore,
   type MemoryPersistence,

@@ -82,6 +82,8 @@ export class LiveSessionWriter {
     const reservation = this.#leases.reservations.get(id)
     let cursor = 0
     let lease: Lease | undefined
+    /** The lease of a new id reserved before its session existed: held already, its log still to create. */
+    let reserved: Lease | undefined
     if (reservation !== undefined) {
       const prepared = reservation.events
       const events = session.events
@@ -97,7 +99,8 @@ export class LiveSessionWriter {
       }
       this.#leases.reservations.delete(id)
       reservation.released = true
-      lease = reservation.lease
+      if (reservation.fresh === true) reserved = reservation.lease
+      else lease = reservation.lease
       cursor = prepared.length
     }
     const binding: Binding = {
@@ -125,7 +128,7 @@ export class LiveSessionWriter {
     ;(binding as { writeBehind: WriteBehind }).writeBehind = writeBehind
     if (lease === undefined) {
       binding.ready = (async () => {
-        const acquired = await this.#leases.acquire(id)
+        const acquired = reserved ?? (await this.#leases.acquire(id))
         binding.step = 'create'
         try {
           await this.#leases.io.create(session.header)

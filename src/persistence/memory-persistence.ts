@@ -9,6 +9,7 @@ import { hostname } from 'node:os'
 import { ErrorCode } from '../errors/codes.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { LeaseLostError } from '../errors/lease-lost-error.js'
+import type { LockHolder } from '../errors/lock-holder.js'
 import { PersistenceCorruptionError } from '../errors/persistence-corruption-error.js'
 import { PersistenceError } from '../errors/persistence-error.js'
 import { SeqConflictError } from '../errors/seq-conflict-error.js'
@@ -43,6 +44,7 @@ import {
   type MemoryStore,
   MemoryStoreState,
 } from './memory-store.js'
+import { type LeaseOptions, leaseOptionsIssue, leaseTiming, newLeaseOwner } from './lease-options.js'
 import { LeaseSignal } from './lease-signal.js'
 import { assertStorableId } from './session-file-name.js'
 import { randomHex } from './random-hex.js'
@@ -60,8 +62,19 @@ export interface MemoryPersistenceOptions {
    * one stream part, within a batch), as the JSONL adapter does. @defaultValue true
    */
   readonly packChunks?: boolean
-  /** The clock of lease `acquiredAt`. @defaultValue `Date.now` */
+  /**
+   * The clock of lease `acquiredAt`, heartbeats and expiry: a lease expires on its holder's
+   * clock (a test advances it to expire a lease). @defaultValue `Date.now`
+   */
   readonly now?: () => number
+  /**
+   * The lease timing: the holder renews every `heartbeatMs`; a lease whose last heartbeat is
+   * `ttlMs` old is taken over by another instance's `acquire`, and its holder writes nothing more.
+   * `ttlMs` must be greater than `heartbeatMs` (else `InvalidOptionsError`).
+   *
+   * @defaultValue `{ ttlMs: 30000, heartbeatMs: 10000 }`
+   */
+  readonly lease?: LeaseOptions
 }
 
 /** The memory adapter: the full {@link PersistenceAdapter} contract plus its store. */
@@ -92,6 +105,7 @@ const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
   store: (value) => (value instanceof MemoryStoreState ? undefined : 'must come from createMemoryStore()'),
   packChunks: optionRule.boolean,
   now: optionRule.function,
+  lease: leaseOptionsIssue,
 })
 
 function isSafeNonNegative(value: unknown): value is number {
@@ -117,11 +131,13 @@ function checkSignal(signal: AbortSignal | undefined): void {
  * ```
  */
 export function memoryPersistence(options: MemoryPersistenceOptions = {}): MemoryPersistence {
-  checkOptions(options, optionRules, '{ store?, packChunks?, now? }', 'memoryPersistence options')
+  checkOptions(options, optionRules, '{ store?, packChunks?, now?, lease? }', 'memoryPersistence options')
   const store = (options.store ?? createMemoryStore()) as MemoryStoreState
   const packChunks = options.packChunks ?? true
   const now = options.now ?? Date.now
+  const timing = leaseTiming(options.lease)
   const owner = {}
+  const ownerId = newLeaseOwner()
   /** Headers registered by `create` and not yet materialized. */
   const registrations = new Map<string, SessionHeader>()
   /** This instance's live leases, by token. */
@@ -167,6 +183,15 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
     }
     if (store.leases.get(sessionId) !== record) {
       throw leaseLost(sessionId, record.lease.epoch, 'the lease is no longer current; nothing was written')
+    }
+    if (store.isExpired(record)) {
+      // Nobody took it over yet, but anyone may: a holder past its TTL writes nothing.
+      store.endLease(record, 'expired')
+      throw leaseLost(
+        sessionId,
+        record.lease.epoch,
+        `the lease expired (no heartbeat for ${timing.ttlMs} ms); nothing was written`,
+      )
     }
     return record
   }
@@ -389,7 +414,7 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       ensureOpen()
       assertStorableId(sessionId)
       const held = store.leases.get(sessionId)
-      if (held !== undefined && held.owner !== owner) {
+      if (held !== undefined && held.owner !== owner && !store.isExpired(held)) {
         throw new SessionLockedError({
           code: ErrorCode.SESSION_LOCKED,
           sessionId,
@@ -409,33 +434,54 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       ensureOpen()
       assertStorableId(sessionId)
       const held = store.leases.get(sessionId)
-      if (held !== undefined) {
+      if (held !== undefined && !store.isExpired(held)) {
+        const age = Math.max(0, held.clock() - (held.holder.heartbeatAt ?? held.holder.acquiredAt))
         throw new SessionLockedError({
           code: ErrorCode.SESSION_LOCKED,
           sessionId,
-          detail: `${held.owner === owner ? 'this' : 'another'} adapter instance holds its lease (pid ${held.holder.pid} on ${held.holder.host})`,
+          detail: `${held.owner === owner ? 'this' : 'another'} adapter instance holds its lease (owner ${held.holder.owner}, epoch ${held.lease.epoch}, pid ${held.holder.pid} on ${held.holder.host}, last heartbeat ${age} ms ago)`,
           holder: held.holder,
           location: locationOf(sessionId),
         })
       }
       const controller = new LeaseSignal()
       const token = randomHex(16)
+      const epoch = store.nextEpoch(sessionId)
+      const at = now()
+      const holder: LockHolder = Object.freeze({
+        pid: process.pid,
+        host: hostname(),
+        acquiredAt: at,
+        owner: ownerId,
+        epoch,
+        heartbeatAt: at,
+        ttlMs: timing.ttlMs,
+      })
+      const tookOver = held?.holder
+      // An expired holder ends here, in the same synchronous step that installs us: exactly one
+      // of two racing instances sees it expired and takes it.
+      if (held !== undefined) store.endLease(held, 'taken over', holder)
       let record: LeaseRecord | undefined
       const lease: Lease = Object.freeze({
         sessionId,
         token,
-        epoch: store.nextEpoch(sessionId),
+        owner: ownerId,
+        epoch,
         get signal(): AbortSignal {
           return controller.signal
         },
+        ...(tookOver === undefined ? {} : { tookOver }),
         release: async (): Promise<void> => {
           if (record !== undefined) store.endLease(record, 'released')
         },
       })
-      record = {
+      const live: LeaseRecord = {
         lease,
         owner,
-        holder: Object.freeze({ pid: process.pid, host: hostname(), acquiredAt: now() }),
+        holder,
+        clock: now,
+        ttlMs: timing.ttlMs,
+        timer: undefined,
         controller,
         onEnd: () => {
           leases.delete(token)
@@ -443,8 +489,15 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
         },
         live: true,
       }
-      store.leases.set(sessionId, record)
-      leases.set(token, record)
+      record = live
+      const timer = setInterval(() => {
+        if (live.live) live.holder = Object.freeze({ ...live.holder, heartbeatAt: now() })
+      }, timing.heartbeatMs)
+      // A heartbeat must not keep the process alive.
+      timer.unref?.()
+      live.timer = timer
+      store.leases.set(sessionId, live)
+      leases.set(token, live)
       return lease
     },
 

@@ -57,6 +57,16 @@ export interface MemoryStore {
    * @returns whether a lease was held
    */
   expireLease(sessionId: string): boolean
+  /**
+   * Makes the current lease of a session expire as if its holder had been frozen past its TTL:
+   * its last heartbeat moves a TTL back on the holder's clock, and the holder is told nothing.
+   * Another instance's `acquire` then takes it over, and the holder's next write fails with
+   * `LeaseLostError` (the conformance suite's `ageLease`).
+   *
+   * @param sessionId - the session id
+   * @returns whether a lease was held
+   */
+  ageLease(sessionId: string): boolean
 }
 
 /**
@@ -90,8 +100,16 @@ export interface CachedScan {
  */
 export interface LeaseRecord {
   readonly lease: Lease
+  /** The holding adapter instance. */
   readonly owner: object
-  readonly holder: LockHolder
+  /** Who holds it, as errors name it; replaced at every heartbeat. */
+  holder: LockHolder
+  /** The holder's clock: a memory lease expires on the clock of its holder. */
+  readonly clock: () => number
+  /** The holder's TTL. */
+  readonly ttlMs: number
+  /** The heartbeat timer. */
+  timer: ReturnType<typeof setInterval> | undefined
   readonly controller: LeaseSignal
   /** Runs once when the lease ends (released, expired, adapter closed). */
   readonly onEnd: () => void
@@ -168,6 +186,13 @@ export class MemoryStoreState implements MemoryStore {
     return true
   }
 
+  ageLease(sessionId: string): boolean {
+    const record = this.leases.get(sessionId)
+    if (record === undefined) return false
+    record.holder = Object.freeze({ ...record.holder, heartbeatAt: record.clock() - record.ttlMs })
+    return true
+  }
+
   /** Stores new content under a fresh revision (revisions never repeat within a store). */
   put(sessionId: string, pieces: Uint8Array[], scan: CachedScan | undefined): void {
     this.#revisions++
@@ -189,9 +214,16 @@ export class MemoryStoreState implements MemoryStore {
     if (epoch > this.#retiredEpoch) this.#retiredEpoch = epoch
   }
 
-  endLease(record: LeaseRecord, how: 'released' | 'expired' | 'closed'): void {
+  /** Whether a lease's last heartbeat is its TTL old, on its holder's clock. */
+  isExpired(record: LeaseRecord): boolean {
+    return (record.holder.heartbeatAt ?? record.holder.acquiredAt) + record.ttlMs <= record.clock()
+  }
+
+  endLease(record: LeaseRecord, how: 'released' | 'expired' | 'closed' | 'taken over', by?: LockHolder): void {
     if (!record.live) return
     record.live = false
+    if (record.timer !== undefined) clearInterval(record.timer)
+    record.timer = undefined
     const sessionId = record.lease.sessionId
     if (this.leases.get(sessionId) === record) this.leases.delete(sessionId)
     this.forgetEpoch(sessionId)
@@ -201,8 +233,9 @@ export class MemoryStoreState implements MemoryStore {
         new LeaseLostError({
           code: ErrorCode.LEASE_LOST,
           sessionId,
-          detail: `the lease (epoch ${record.lease.epoch}) was ${how}`,
+          detail: `the lease (epoch ${record.lease.epoch}) was ${how}${by === undefined ? '' : ` by owner ${by.owner} (epoch ${by.epoch})`}`,
           epoch: record.lease.epoch,
+          ...(by === undefined ? {} : { holder: by }),
         }),
     )
   }

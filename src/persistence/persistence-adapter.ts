@@ -4,17 +4,36 @@ import type { SessionFormatUnsupportedError } from '../errors/session-format-uns
 import type { SessionEvent } from '../session/session-event.js'
 import type { SessionHeader } from '../session/session-header.js'
 
-/** The exclusive, cross-process right to write one session. Read-only. */
+/**
+ * The exclusive, cross-process right to write one session. Read-only.
+ *
+ * Every adapter implements one model:
+ * - a lease is held by an owner id ({@link Lease.owner}) drawn at random per adapter instance
+ *   (so per process start), never a pid or a host name;
+ * - it carries a fencing epoch that only grows while the session's lease record exists: a
+ *   takeover gets the old epoch + 1;
+ * - it expires unless its holder renews it every `lease.heartbeatMs` (a factory option); once its
+ *   last heartbeat is `lease.ttlMs` old, any instance on any host may take it over, whatever pid
+ *   or host wrote it;
+ * - every append and repair checks the lease (token and epoch) together with the write, so a
+ *   holder that lost it writes nothing and gets `LeaseLostError`; a holder whose own last
+ *   heartbeat is `ttlMs` old refuses to write as well;
+ * - `acquire` of a live lease rejects with `SessionLockedError` naming the holder; when two
+ *   instances race for one free or expired lease, exactly one wins and the loser's error names
+ *   the winner.
+ */
 export interface Lease {
   /** The session it covers. */
   readonly sessionId: string
   /** A random token identifying this lease. */
   readonly token: string
-  /** The fencing epoch (1 for file locks; increases per acquisition in SQL stores). */
+  /** The owner id of the adapter instance holding it (random per instance, never a pid). */
+  readonly owner: string
+  /** The fencing epoch: greater than the epoch of every lease it took over. */
   readonly epoch: number
   /** Aborts with a `LeaseLostError` once the adapter learns the lease is gone. */
   readonly signal: AbortSignal
-  /** The stale holder this lease replaced, if any. */
+  /** The expired holder this lease replaced, if any. */
   readonly tookOver?: LockHolder
   /** Releases the lease (idempotent); later writes under it fail with `LeaseLostError`. */
   release(): Promise<void>

@@ -15,6 +15,8 @@ export interface Reservation {
   readonly events: readonly SessionEvent[]
   /** Set once the lease went back or passed to the bound session. */
   released: boolean
+  /** A new id reserved by `createAgent`: nothing is stored yet, so the bound session creates its log. */
+  readonly fresh?: boolean
 }
 
 /**
@@ -56,8 +58,9 @@ export class SessionLeases {
     const lease = await this.io.acquire(id)
     const holder = lease.tookOver
     if (holder !== undefined) {
+      const owner = holder.owner === undefined ? '' : `owner ${holder.owner}, epoch ${holder.epoch ?? 1}, `
       this.#logger.warn(
-        `session "${id}": took over the stale lock of pid ${holder.pid} on ${holder.host} (acquired at ${holder.acquiredAt}); that process is gone`,
+        `session "${id}": took over the stale lock of pid ${holder.pid} on ${holder.host} (${owner}acquired at ${holder.acquiredAt}, last heartbeat at ${holder.heartbeatAt ?? holder.acquiredAt}); its writer can write nothing more`,
         { sessionId: id, holder },
       )
     }

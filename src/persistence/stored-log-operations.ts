@@ -195,6 +195,57 @@ export class StoredLogOperations implements PersistenceCoordinator {
   }
 
   /**
+   * Takes the lease of a new id before its session exists, so `createAgent` resolves only once
+   * this harness holds it: of two harnesses creating one id at once, exactly one wins. The
+   * session created with the id adopts the lease and creates its log.
+   *
+   * @param id - the new session id
+   * @returns gives the lease and the id back (idempotent; a no-op once a session adopted it)
+   * @throws `PersistenceError` `SESSION_LIVE` / `SESSION_RESERVED` / `SESSION_EXISTS` (a log is
+   *   stored), `SessionLockedError` naming the holder when another writer has the lease
+   */
+  async reserveNew(id: string): Promise<() => Promise<void>> {
+    this.#refuseLive(id)
+    const reserved = (): PersistenceError =>
+      new PersistenceError({
+        code: ErrorCode.SESSION_RESERVED,
+        sessionId: id,
+        detail: 'the session is already prepared',
+      })
+    if (this.#leases.reservations.has(id)) throw reserved()
+    return this.#leases.serial(id, async () => {
+      if (this.#leases.reservations.has(id)) throw reserved()
+      const lease = await this.#leases.acquire(id)
+      try {
+        // Under the lease, so a log another writer stored just before it is seen.
+        await this.#leases.io.load(id).then(
+          () => {
+            throw new PersistenceError({
+              code: ErrorCode.SESSION_EXISTS,
+              sessionId: id,
+              detail: 'a log is already stored for this id',
+            })
+          },
+          (error: unknown) => {
+            if (!(PersistenceError.is(error) && error.code === ErrorCode.SESSION_NOT_FOUND)) throw error
+          },
+        )
+      } catch (error) {
+        await lease.release()
+        throw error
+      }
+      const reservation: Reservation = { lease, events: [], released: false, fresh: true }
+      this.#leases.reservations.set(id, reservation)
+      return async () => {
+        if (reservation.released) return
+        reservation.released = true
+        if (this.#leases.reservations.get(id) === reservation) this.#leases.reservations.delete(id)
+        await lease.release()
+      }
+    })
+  }
+
+  /**
    * Reads what is durable now from `fromSeq` on (no flush, no lease, no closers).
    *
    * @param id - the session id

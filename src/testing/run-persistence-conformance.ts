@@ -11,6 +11,7 @@ import type { ConformanceCase, ConformanceContext, ConformanceHook } from './con
 import type { ConformanceRunner, ConformanceTarget } from './conformance/conformance-target.js'
 import { appendCases } from './conformance/append-cases.js'
 import { damageCases } from './conformance/damage-cases.js'
+import { leaseCases } from './conformance/lease-cases.js'
 import { readCases } from './conformance/read-cases.js'
 
 export type { ConformanceBytes, ConformanceRunner, ConformanceTarget } from './conformance/conformance-target.js'
@@ -32,7 +33,7 @@ export interface PersistenceConformanceOptions {
 }
 
 /** Every case, in registration order. */
-const cases: readonly ConformanceCase[] = [...appendCases, ...readCases, ...damageCases]
+const cases: readonly ConformanceCase[] = [...appendCases, ...readCases, ...damageCases, ...leaseCases]
 
 interface RunnerFunction {
   (name: string, body: () => unknown, timeoutMs?: number): unknown
@@ -79,6 +80,8 @@ function hasHook(target: ConformanceTarget, hook: ConformanceHook): boolean {
       return typeof target.damageRecord === 'function'
     case 'expireLease':
       return typeof target.expireLease === 'function'
+    case 'ageLease':
+      return typeof target.ageLease === 'function'
     case 'adapter.readFrom':
       return typeof target.adapter.readFrom === 'function'
     case 'adapter.delete':

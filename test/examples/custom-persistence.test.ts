@@ -44,6 +44,11 @@ runPersistenceConformance(
         if (holder === undefined) throw new Error(`no lease of ${id} to expire`)
         storage.leases.delete(id)
       },
+      ageLease: (id) => {
+        const holder = storage.leases.get(id)
+        if (holder === undefined) throw new Error(`no lease of ${id} to age`)
+        holder.expiresAt = 0
+      },
     }
   },
   { runner: strictRunner, largeBatch: 20_000 },

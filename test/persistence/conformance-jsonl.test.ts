@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as wasmZstd from '@foxglove/wasm-zstd'
@@ -60,6 +60,14 @@ async function damageRecord(dir: string, id: string, seq: number, compression: C
   throw new Error(`no frame of ${path} holds seq ${seq}`)
 }
 
+/** Rewrites a lock file as if its holder had been frozen past its TTL: its last heartbeat at epoch 0. */
+async function ageLock(path: string): Promise<void> {
+  const lock = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>
+  // Whole, by rename, as the adapter replaces locks: a reader never sees half of it.
+  await writeFile(`${path}.aging`, JSON.stringify({ ...lock, acquiredAt: 0, heartbeatAt: 0 }))
+  await rename(`${path}.aging`, path)
+}
+
 async function jsonlTarget(compression: Compression): Promise<ConformanceTarget> {
   const dir = await mkdtemp(join(tmpdir(), `yoke-conformance-${compression}-`))
   const open = () => jsonlPersistence({ dir, compression, ...(compression === 'zstd' ? { zstdEncoder } : {}) })
@@ -72,6 +80,7 @@ async function jsonlTarget(compression: Compression): Promise<ConformanceTarget>
     },
     damageRecord: (id, seq) => damageRecord(dir, id, seq, compression),
     expireLease: (id) => unlink(join(dir, `${fileNameOf(id)}.lock`)),
+    ageLease: (id) => ageLock(join(dir, `${fileNameOf(id)}.lock`)),
     cleanup: () => rm(dir, { recursive: true, force: true }),
   }
 }

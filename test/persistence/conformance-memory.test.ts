@@ -25,6 +25,9 @@ runPersistenceConformance(
       expireLease: (id) => {
         if (!store.expireLease(id)) throw new Error(`no lease of ${id} to expire`)
       },
+      ageLease: (id) => {
+        if (!store.ageLease(id)) throw new Error(`no lease of ${id} to age`)
+      },
     }
   },
   { runner: vitestRunner },

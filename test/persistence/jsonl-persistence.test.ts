@@ -718,15 +718,30 @@ describe('jsonlPersistence: locks', () => {
       JSON.stringify({ pid: 1, host: hostname(), token: 'a'.repeat(32), acquiredAt: 1, pad: 'x'.repeat(5000) }),
     )
     expect(((await rejectionOf(J().acquire('s1'))) as SessionLockedError).holder).toBeUndefined()
+    // A live holder elsewhere: its heartbeat is fresh.
+    const fresh = Date.now()
     await writeFile(
       file('s1.lock'),
-      JSON.stringify({ pid: 1, host: 'elsewhere.example', token: 'a'.repeat(32), acquiredAt: 1 }),
+      JSON.stringify({ pid: 1, host: 'elsewhere.example', token: 'a'.repeat(32), acquiredAt: fresh }),
     )
     expect(((await rejectionOf(J().acquire('s1'))) as SessionLockedError).holder).toEqual({
       pid: 1,
       host: 'elsewhere.example',
-      acquiredAt: 1,
+      acquiredAt: fresh,
     })
+  })
+
+  it('takes over an expired lock of another host (an older version lock without a heartbeat ages from acquiredAt)', async () => {
+    await writeFile(
+      file('s1.lock'),
+      JSON.stringify({ pid: 1, host: 'elsewhere.example', token: 'a'.repeat(32), acquiredAt: 1 }),
+    )
+    const lease = await J().acquire('s1')
+    expect(lease.tookOver).toEqual({ pid: 1, host: 'elsewhere.example', acquiredAt: 1 })
+    expect(lease.epoch).toBe(2)
+    const lock = JSON.parse(await textOf('s1.lock'))
+    expect(lock).toMatchObject({ token: lease.token, owner: lease.owner, epoch: 2, pid: process.pid })
+    await lease.release()
   })
 
   it('fences a writer whose lock was replaced', async () => {

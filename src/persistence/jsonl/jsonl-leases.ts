@@ -1,19 +1,32 @@
 /**
  * The leases of one JSONL adapter instance, exclusive per id across processes: a lock file per
- * leased id (or, with `lock: false`, only this table), the token check before every write, and
- * release, which kills the lease and removes the lock while it still carries our token.
+ * leased id (or, with `lock: false`, only this table) renewed by a heartbeat, the lock check
+ * before every write, and release, which kills the lease and removes the lock while it still
+ * carries our token.
  *
  * @module
  */
 import { hostname } from 'node:os'
 import { ErrorCode } from '../../errors/codes.js'
 import { LeaseLostError } from '../../errors/lease-lost-error.js'
+import type { LockHolder } from '../../errors/lock-holder.js'
 import { SessionLockedError } from '../../errors/session-locked-error.js'
-import type { Lease } from '../persistence-adapter.js'
+import type { LeaseTiming } from '../lease-options.js'
 import { LeaseSignal } from '../lease-signal.js'
-import type { JsonlFileSystem } from './jsonl-file-system.js'
-import { lockTokenAt, readLockFile, removeLockFile, takeLockFile } from './jsonl-lock-file.js'
+import type { Lease } from '../persistence-adapter.js'
 import { randomHex } from '../random-hex.js'
+import type { JsonlFileSystem } from './jsonl-file-system.js'
+import {
+  describeHolder,
+  holderOf,
+  isExpired,
+  type LockFileContext,
+  type LockRecord,
+  readLockFile,
+  removeLockFile,
+  renewLockFile,
+  takeLockFile,
+} from './jsonl-lock-file.js'
 
 /** One lease of this instance. */
 export interface LeaseRecord {
@@ -23,6 +36,12 @@ export interface LeaseRecord {
   readonly controller: LeaseSignal
   /** When it was acquired (epoch ms). */
   readonly acquiredAt: number
+  /** What our lock file says (its `heartbeatAt` moves with every heartbeat); `undefined` without locking. */
+  lock: LockRecord | undefined
+  /** The heartbeat timer. */
+  timer: ReturnType<typeof setInterval> | undefined
+  /** The heartbeat running now, if any. */
+  beating: Promise<void> | undefined
   /** `false` once released, lost or closed. */
   live: boolean
 }
@@ -33,16 +52,26 @@ export interface JsonlLeasesOptions {
   readonly fileSystem: JsonlFileSystem
   /** Whether leases are lock files (`true`) or in this instance only. */
   readonly lock: boolean
-  /** The clock of `acquiredAt`. */
+  /** The clock of `acquiredAt`, heartbeats and expiry. */
   readonly now: () => number
   /** The lock file of an id. */
   readonly lockPathOf: (sessionId: string) => string
   /** Runs once when a lease of `sessionId` ends. */
   readonly onEnd: (sessionId: string) => void
+  /** This instance's owner id. */
+  readonly owner: string
+  /** The lease TTL and heartbeat interval. */
+  readonly timing: LeaseTiming
 }
 
-function leaseLost(sessionId: string, detail: string): LeaseLostError {
-  return new LeaseLostError({ code: ErrorCode.LEASE_LOST, sessionId, detail, epoch: 1 })
+function leaseLost(sessionId: string, epoch: number, detail: string, holder?: LockHolder): LeaseLostError {
+  return new LeaseLostError({
+    code: ErrorCode.LEASE_LOST,
+    sessionId,
+    detail,
+    epoch,
+    ...(holder === undefined ? {} : { holder }),
+  })
 }
 
 /**
@@ -52,53 +81,122 @@ function leaseLost(sessionId: string, detail: string): LeaseLostError {
  */
 export class JsonlLeases {
   readonly #options: JsonlLeasesOptions
+  readonly #context: LockFileContext
   readonly #records = new Map<string, LeaseRecord>()
 
-  /** @param options - the file system, locking mode, clock, lock paths and end hook */
+  /** @param options - the file system, locking mode, clock, lock paths, end hook, owner and timing */
   constructor(options: JsonlLeasesOptions) {
     this.#options = options
+    this.#context = {
+      fileSystem: options.fileSystem,
+      now: options.now,
+      owner: options.owner,
+      ttlMs: options.timing.ttlMs,
+    }
   }
 
   /**
-   * Takes the lease of `sessionId`, writing its lock file or taking over a stale one.
+   * Takes the lease of `sessionId`, writing its lock file or taking over an expired one.
    *
    * @param sessionId - a storable id
    * @returns the live lease
-   * @throws `SessionLockedError` when this instance or another holder has it
+   * @throws `SessionLockedError` when this instance or another live holder has it
    */
   async acquire(sessionId: string): Promise<Lease> {
-    const { fileSystem, lock, now, lockPathOf } = this.#options
+    const { lock, now, lockPathOf, owner } = this.#options
     const held = this.#records.get(sessionId)
     if (held?.live === true) {
+      const holder: LockHolder =
+        held.lock === undefined
+          ? { pid: process.pid, host: hostname(), acquiredAt: held.acquiredAt, owner, epoch: held.lease.epoch }
+          : holderOf(held.lock)
       throw new SessionLockedError({
         code: ErrorCode.SESSION_LOCKED,
         sessionId,
-        detail: `this adapter instance already holds its lease (pid ${process.pid} on ${hostname()})`,
-        holder: { pid: process.pid, host: hostname(), acquiredAt: held.acquiredAt },
+        detail: `this adapter instance already holds its lease (${describeHolder(holder)})`,
+        holder,
         location: lockPathOf(sessionId),
       })
     }
     const acquiredAt = now()
-    const taken = lock
-      ? await takeLockFile({ fileSystem, now: () => acquiredAt }, sessionId, lockPathOf(sessionId))
-      : { token: randomHex(16) }
+    const taken = lock ? await takeLockFile(this.#context, sessionId, lockPathOf(sessionId)) : undefined
     const controller = new LeaseSignal()
     let record: LeaseRecord | undefined
     const lease: Lease = Object.freeze({
       sessionId,
-      token: taken.token,
-      epoch: 1,
+      token: taken?.lock.token ?? randomHex(16),
+      owner,
+      epoch: taken?.lock.epoch ?? 1,
       get signal(): AbortSignal {
         return controller.signal
       },
-      ...(taken.tookOver === undefined ? {} : { tookOver: Object.freeze(taken.tookOver) }),
+      ...(taken?.tookOver === undefined ? {} : { tookOver: Object.freeze(taken.tookOver) }),
       release: async (): Promise<void> => {
         if (record !== undefined) await this.release(record, 'released')
       },
     })
-    record = { lease, controller, acquiredAt, live: true }
+    record = {
+      lease,
+      controller,
+      acquiredAt: taken?.lock.acquiredAt ?? acquiredAt,
+      lock: taken?.lock,
+      timer: undefined,
+      beating: undefined,
+      live: true,
+    }
     this.#records.set(sessionId, record)
+    if (taken !== undefined) this.#startHeartbeat(record)
     return lease
+  }
+
+  #startHeartbeat(record: LeaseRecord): void {
+    const timer = setInterval(() => {
+      if (record.beating !== undefined || !record.live) return
+      record.beating = this.#beat(record).finally(() => {
+        record.beating = undefined
+      })
+    }, this.#options.timing.heartbeatMs)
+    // A heartbeat must not keep the process alive: `close()` (or the exit) ends the lease anyway.
+    timer.unref?.()
+    record.timer = timer
+  }
+
+  async #beat(record: LeaseRecord): Promise<void> {
+    const lock = record.lock
+    if (lock === undefined) return
+    const sessionId = record.lease.sessionId
+    let outcome: Awaited<ReturnType<typeof renewLockFile>>
+    try {
+      outcome = await renewLockFile(this.#context, this.#options.lockPathOf(sessionId), lock)
+    } catch {
+      // A failed heartbeat is retried at the next tick; a write checks the expiry itself.
+      return
+    }
+    if (!record.live) return
+    if (outcome.kind === 'renewed') record.lock = outcome.lock
+    else if (outcome.kind === 'lost') {
+      const current = outcome.current
+      const error = this.#lostTo(record, current)
+      this.#end(record, () => error)
+    }
+  }
+
+  #lostTo(record: LeaseRecord, current: LockRecord | null | undefined): LeaseLostError {
+    const { sessionId, epoch } = record.lease
+    const path = this.#options.lockPathOf(sessionId)
+    if (current === null || current === undefined) {
+      return leaseLost(
+        sessionId,
+        epoch,
+        `the lock ${path} is ${current === null ? 'missing' : 'unreadable'}; nothing was written`,
+      )
+    }
+    return leaseLost(
+      sessionId,
+      epoch,
+      `the lock ${path} was taken over by ${describeHolder(current)}; nothing was written`,
+      holderOf(current),
+    )
   }
 
   /**
@@ -109,12 +207,11 @@ export class JsonlLeases {
   require(sessionId: string, lease: Lease | undefined): LeaseRecord {
     const record = this.#records.get(sessionId)
     if (record === undefined || !record.live || (lease !== undefined && record.lease !== lease)) {
-      throw new LeaseLostError({
-        code: ErrorCode.LEASE_LOST,
+      throw leaseLost(
         sessionId,
-        detail: 'this adapter instance holds no live lease for it; nothing was written',
-        epoch: lease?.epoch ?? 1,
-      })
+        lease?.epoch ?? 1,
+        'this adapter instance holds no live lease for it; nothing was written',
+      )
     }
     return record
   }
@@ -126,8 +223,9 @@ export class JsonlLeases {
   }
 
   /**
-   * Before every append and repair, the lock file must still carry the lease's token; otherwise the
-   * lease dies and its signal aborts with the error thrown.
+   * Before every append and repair, the lock file must still carry the lease's token and epoch,
+   * and its last heartbeat must be younger than the TTL; otherwise the lease dies and its signal
+   * aborts with the error thrown.
    *
    * @throws `LeaseLostError`
    */
@@ -136,37 +234,49 @@ export class JsonlLeases {
   }
 
   /**
-   * The first half of {@link checkToken}, to run beside other reads: the token the lock file
-   * carries now (`undefined` when it is missing or unreadable), or `null` without locking.
+   * The first half of {@link checkToken}, to run beside other reads: the lock file as it is now
+   * (`null` when missing, `undefined` when unreadable), or `false` without locking.
    *
    * @throws `LeaseLostError` when the lease already ended; the file system's read errors
    */
-  async readToken(record: LeaseRecord): Promise<string | null | undefined> {
+  async readToken(record: LeaseRecord): Promise<LockRecord | null | undefined | false> {
     const sessionId = record.lease.sessionId
-    if (!record.live) throw leaseLost(sessionId, 'the lease ended; nothing was written')
-    if (!this.#options.lock) return null
-    return lockTokenAt(this.#options.fileSystem, this.#options.lockPathOf(sessionId))
+    if (!record.live) throw leaseLost(sessionId, record.lease.epoch, 'the lease ended; nothing was written')
+    if (!this.#options.lock) return false
+    return readLockFile(this.#options.fileSystem, this.#options.lockPathOf(sessionId))
   }
 
   /**
-   * The second half of {@link checkToken}: the verdict on what {@link readToken} read.
+   * The second half of {@link checkToken}: the verdict on what {@link readToken} read. Run it
+   * right before the write, in the same serialized step: the only window left is a pause of this
+   * process between this check and the write's system call that outlasts the rest of the TTL.
    *
    * @throws `LeaseLostError`
    */
-  confirmToken(record: LeaseRecord, token: string | null | undefined): void {
-    const sessionId = record.lease.sessionId
-    if (!record.live) throw leaseLost(sessionId, 'the lease ended; nothing was written')
-    if (token === null || token === record.lease.token) return
-    const error = leaseLost(
-      sessionId,
-      `the lock ${this.#options.lockPathOf(sessionId)} is missing or names another holder; nothing was written`,
-    )
-    this.#end(record, () => error)
-    throw error
+  confirmToken(record: LeaseRecord, lock: LockRecord | null | undefined | false): void {
+    const { sessionId, epoch, token } = record.lease
+    if (!record.live) throw leaseLost(sessionId, epoch, 'the lease ended; nothing was written')
+    if (lock === false) return
+    if (lock === null || lock === undefined || lock.token !== token || (lock.epoch ?? 1) !== epoch) {
+      const error = this.#lostTo(record, lock)
+      this.#end(record, () => error)
+      throw error
+    }
+    const now = this.#options.now()
+    if (isExpired(lock, now, this.#options.timing.ttlMs)) {
+      // Nobody took it over yet, but anyone may at any moment: writing now could cross a takeover.
+      const error = leaseLost(
+        sessionId,
+        epoch,
+        `the lease expired: its last heartbeat was ${now - (lock.heartbeatAt ?? lock.acquiredAt)} ms ago (TTL ${lock.ttlMs ?? this.#options.timing.ttlMs} ms); nothing was written`,
+      )
+      this.#end(record, () => error)
+      throw error
+    }
   }
 
   /**
-   * Rejects when another holder has the lock of `sessionId` (for writes without a lease).
+   * Rejects when a live holder has the lock of `sessionId` (for writes without a lease).
    *
    * @throws `SessionLockedError`
    */
@@ -175,13 +285,12 @@ export class JsonlLeases {
     const path = this.#options.lockPathOf(sessionId)
     const holder = await readLockFile(this.#options.fileSystem, path)
     if (holder === null) return
+    if (holder !== undefined && isExpired(holder, this.#options.now(), this.#options.timing.ttlMs)) return
     throw new SessionLockedError({
       code: ErrorCode.SESSION_LOCKED,
       sessionId,
       detail: `another writer holds the lock ${path}`,
-      ...(holder === undefined
-        ? {}
-        : { holder: { pid: holder.pid, host: holder.host, acquiredAt: holder.acquiredAt } }),
+      ...(holder === undefined ? {} : { holder: holderOf(holder) }),
       location: path,
     })
   }
@@ -190,7 +299,9 @@ export class JsonlLeases {
   async release(record: LeaseRecord, how: 'released' | 'closed'): Promise<void> {
     if (!record.live) return
     const sessionId = record.lease.sessionId
-    this.#end(record, () => leaseLost(sessionId, `the lease was ${how}`))
+    this.#end(record, () => leaseLost(sessionId, record.lease.epoch, `the lease was ${how}`))
+    // A heartbeat in flight rewrites the lock by rename: let it land before the lock goes.
+    await record.beating
     if (this.#options.lock)
       await removeLockFile(this.#options.fileSystem, this.#options.lockPathOf(sessionId), record.lease.token)
   }
@@ -215,6 +326,8 @@ export class JsonlLeases {
   #end(record: LeaseRecord, reason: () => LeaseLostError): void {
     if (!record.live) return
     record.live = false
+    if (record.timer !== undefined) clearInterval(record.timer)
+    record.timer = undefined
     const sessionId = record.lease.sessionId
     if (this.#records.get(sessionId) === record) this.#records.delete(sessionId)
     this.#options.onEnd(sessionId)

@@ -1,7 +1,14 @@
 /**
- * Lock files of the JSONL adapter: created whole through a temp file and an exclusive `link`,
- * replaced only when stale under an exclusive `.takeover` file, and removed only while they still
- * carry our token.
+ * Lock files of the JSONL adapter: one `<id>.lock` per leased session holding the lease's owner
+ * id, fencing epoch, token and last heartbeat. A lock is created whole through a temp file and an
+ * exclusive `link`; every later change (a heartbeat, a takeover) replaces it whole by `rename`
+ * while holding the exclusive `<id>.lock.takeover` marker, so a heartbeat and a takeover never
+ * cross. A lock is removed only while it still carries our token.
+ *
+ * Whether a lock is live is decided by its heartbeat: one whose last heartbeat is a TTL old is
+ * taken over whatever host or pid wrote it. A pid never keeps a lock alive (containers restart
+ * with the same host name and PID 1); a pid of this host that no longer exists only lets a crashed
+ * writer's lock go before its TTL.
  *
  * @module
  */
@@ -9,32 +16,46 @@ import { hostname } from 'node:os'
 import { ErrorCode } from '../../errors/codes.js'
 import type { LockHolder } from '../../errors/lock-holder.js'
 import { SessionLockedError } from '../../errors/session-locked-error.js'
+import { randomHex } from '../random-hex.js'
 import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
 import { errorCodeOf, writeTempFile } from './jsonl-file-operations.js'
-import { randomHex } from '../random-hex.js'
 
-/** More than a lock file ever holds (`{"pid","host","token","acquiredAt"}` is about 150 bytes). */
+/** More than a lock file ever holds (about 250 bytes). */
 const LOCK_READ_BYTES = 4_096
+/** How long a taker that finds another taker's marker waits before it looks again. */
+const MARKER_WAIT_MS = 5
+/** How often `takeLockFile` looks again before it gives up (about a second of live markers). */
+const TAKE_ATTEMPTS = 200
 const decoder = new TextDecoder()
+const encoder = new TextEncoder()
 
-/** A lock file's content. */
-interface LockRecord extends LockHolder {
+/**
+ * A lock file's content. Locks of older versions lack `owner`, `epoch`, `heartbeatAt` and
+ * `ttlMs`: their heartbeat is their `acquiredAt`, their epoch 1.
+ *
+ * @internal
+ */
+export interface LockRecord extends LockHolder {
   readonly token: string
 }
 
-/** What {@link takeLockFile} needs. */
+/** What the lock-file operations need. */
 export interface LockFileContext {
   /** The file system. */
   readonly fileSystem: JsonlFileSystem
-  /** The clock of `acquiredAt`. */
+  /** The clock of heartbeats and expiry (epoch ms). */
   readonly now: () => number
+  /** This adapter instance's owner id. */
+  readonly owner: string
+  /** Our TTL: written into our locks, and the TTL of foreign locks that carry none. */
+  readonly ttlMs: number
 }
 
-/** A lock file this process now holds. */
+/** A lock file this instance now holds. */
 export interface TakenLock {
-  /** Our token, written into the lock file. */
-  readonly token: string
-  /** The stale holder replaced, if any. */
+  /** What the lock file says. */
+  readonly lock: LockRecord
+  /** The expired holder replaced, if any. */
   readonly tookOver?: LockHolder
 }
 
@@ -45,9 +66,8 @@ export interface TakenLock {
  */
 export async function readLockFile(fileSystem: JsonlFileSystem, path: string): Promise<LockRecord | null | undefined> {
   // Every append re-reads the lock to check its token, so this is one open, one read and one close
-  // (a `readFile` adds an fstat and a second read). A lock is published whole by `link` and never
-  // rewritten, so one read of up to LOCK_READ_BYTES sees all of it; a longer file is no lock of
-  // ours.
+  // (a `readFile` adds an fstat and a second read). A lock is published whole by `link` or
+  // `rename`, so one read of up to LOCK_READ_BYTES sees all of it; a longer file is no lock of ours.
   let handle: JsonlFileHandle
   try {
     handle = await fileSystem.open(path, 'r')
@@ -64,6 +84,10 @@ export async function readLockFile(fileSystem: JsonlFileSystem, path: string): P
   }
 }
 
+function isPositiveInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0
+}
+
 function parseLock(text: string): LockRecord | undefined {
   let value: unknown
   try {
@@ -72,17 +96,174 @@ function parseLock(text: string): LockRecord | undefined {
     return undefined
   }
   if (typeof value !== 'object' || value === null) return undefined
-  const { pid, host, token, acquiredAt } = value as Record<string, unknown>
-  if (!(typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 0)) return undefined
+  const { pid, host, token, acquiredAt, owner, epoch, heartbeatAt, ttlMs } = value as Record<string, unknown>
+  if (!isPositiveInteger(pid)) return undefined
   if (typeof host !== 'string' || typeof token !== 'string' || typeof acquiredAt !== 'number') return undefined
-  return { pid, host, token, acquiredAt }
+  if (owner !== undefined && typeof owner !== 'string') return undefined
+  if (epoch !== undefined && !isPositiveInteger(epoch)) return undefined
+  if (heartbeatAt !== undefined && typeof heartbeatAt !== 'number') return undefined
+  if (ttlMs !== undefined && !isPositiveInteger(ttlMs)) return undefined
+  return {
+    pid,
+    host,
+    token,
+    acquiredAt,
+    ...(owner === undefined ? {} : { owner }),
+    ...(epoch === undefined ? {} : { epoch }),
+    ...(heartbeatAt === undefined ? {} : { heartbeatAt }),
+    ...(ttlMs === undefined ? {} : { ttlMs }),
+  }
 }
 
-function holderOf(lock: LockRecord): LockHolder {
-  return { pid: lock.pid, host: lock.host, acquiredAt: lock.acquiredAt }
+/**
+ * The holder a lock names (its token stays private).
+ *
+ * @internal
+ */
+export function holderOf(lock: LockRecord): LockHolder {
+  const { token: _token, ...holder } = lock
+  return holder
 }
 
-function isStale(lock: LockRecord): boolean {
+/**
+ * Whether the lease of `lock` has expired at `now`: its last heartbeat (its `acquiredAt` for a lock
+ * of an older version) is at least its TTL (ours when it names none) old.
+ *
+ * @internal
+ */
+export function isExpired(lock: LockRecord, now: number, ttlMs: number): boolean {
+  return (lock.heartbeatAt ?? lock.acquiredAt) + (lock.ttlMs ?? ttlMs) <= now
+}
+
+/**
+ * The words naming a holder in messages: its owner id, epoch, pid and host.
+ *
+ * @internal
+ */
+export function describeHolder(lock: LockHolder): string {
+  const owner = lock.owner === undefined ? '' : `owner ${lock.owner} (epoch ${lock.epoch ?? 1}), `
+  return `${owner}process ${lock.pid} on ${lock.host}`
+}
+
+function lockedError(sessionId: string, path: string, lock: LockRecord | undefined, now: number): SessionLockedError {
+  const age = lock === undefined ? 0 : Math.max(0, now - (lock.heartbeatAt ?? lock.acquiredAt))
+  return new SessionLockedError({
+    code: ErrorCode.SESSION_LOCKED,
+    sessionId,
+    detail:
+      lock === undefined
+        ? `the lock ${path} is held (its content is unreadable); remove it only if no process writes the session`
+        : `the lock ${path} is held by ${describeHolder(lock)}, last heartbeat ${age} ms ago`,
+    ...(lock === undefined ? {} : { holder: holderOf(lock) }),
+    location: path,
+  })
+}
+
+function encodeLock(lock: LockRecord): Uint8Array {
+  return encoder.encode(JSON.stringify(lock))
+}
+
+function newLock(context: LockFileContext, epoch: number): LockRecord {
+  const at = context.now()
+  return {
+    owner: context.owner,
+    epoch,
+    token: randomHex(16),
+    pid: process.pid,
+    host: hostname(),
+    acquiredAt: at,
+    heartbeatAt: at,
+    ttlMs: context.ttlMs,
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+/**
+ * Creates the lock file at `path` for `sessionId`, or takes over an expired one (whatever host or
+ * pid wrote it) with the next epoch. When two instances race, exactly one wins; the other's
+ * `SessionLockedError` names the winner.
+ *
+ * @internal
+ * @throws {@link SessionLockedError} when a live holder has it (or its content is unreadable)
+ */
+export async function takeLockFile(context: LockFileContext, sessionId: string, path: string): Promise<TakenLock> {
+  const { fileSystem } = context
+  const fresh = newLock(context, 1)
+  const tempPath = await writeTempFile(fileSystem, path, [encodeLock(fresh)])
+  try {
+    for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt += 1) {
+      try {
+        await fileSystem.link(tempPath, path)
+        return { lock: fresh }
+      } catch (error) {
+        if (errorCodeOf(error) !== 'EEXIST') throw error
+      }
+      const existing = await readLockFile(fileSystem, path)
+      if (existing === null) continue
+      if (existing === undefined || !(isExpired(existing, context.now(), context.ttlMs) || isDeadHere(existing))) {
+        throw lockedError(sessionId, path, existing, context.now())
+      }
+      const taken = await takeOver(context, sessionId, path, existing)
+      if (taken !== undefined) return { lock: taken, tookOver: holderOf(existing) }
+    }
+    const current = await readLockFile(fileSystem, path)
+    throw lockedError(sessionId, path, current ?? undefined, context.now())
+  } finally {
+    await fileSystem.unlink(tempPath).catch(() => undefined)
+  }
+}
+
+/**
+ * Runs `body` while holding the exclusive marker `<path>.takeover`: `'busy'` when another live
+ * instance holds it. The marker is published like the lock (temp file + `link`); one that is
+ * unreadable, older than the TTL, or left by a dead process on this host is stale and removed
+ * (`'busy'` too: the caller looks again).
+ */
+async function underMarker<T>(context: LockFileContext, path: string, body: () => Promise<T>): Promise<T | 'busy'> {
+  const { fileSystem } = context
+  const markerPath = `${path}.takeover`
+  const markerTemp = await writeTempFile(fileSystem, markerPath, [encodeLock(newLock(context, 1))])
+  try {
+    try {
+      await fileSystem.link(markerTemp, markerPath)
+    } catch (error) {
+      if (errorCodeOf(error) !== 'EEXIST') throw error
+      const marker = await readLockFile(fileSystem, markerPath)
+      // A marker left by a crashed taker (or a partial one from an older version) would block the id forever.
+      if (marker === undefined || (marker !== null && isStaleMarker(marker, context))) {
+        await fileSystem.unlink(markerPath).catch(() => undefined)
+      }
+      return 'busy'
+    }
+    try {
+      return await body()
+    } finally {
+      await fileSystem.unlink(markerPath).catch(() => undefined)
+    }
+  } finally {
+    await fileSystem.unlink(markerTemp).catch(() => undefined)
+  }
+}
+
+function isStaleMarker(marker: LockRecord, context: LockFileContext): boolean {
+  // A marker lives for the few milliseconds of one takeover or heartbeat: one as old as a TTL is a
+  // crashed (or frozen) writer's.
+  return isExpired(marker, context.now(), context.ttlMs) || isDeadHere(marker)
+}
+
+/**
+ * Whether `lock` was written by a process of this host that is gone: a pid other than ours that
+ * no longer exists. Only a shortcut before the TTL, for a crash on this machine; it never keeps a
+ * lock alive. Our own pid proves nothing (a restarted container is PID 1 again), and neither does a
+ * live pid (it may be reused). A host name shared by containers on different machines could make a
+ * live writer look dead; the epoch fencing then stops that writer before it writes again.
+ *
+ * @internal
+ */
+export function isDeadHere(lock: LockRecord): boolean {
   if (lock.host !== hostname() || lock.pid === process.pid) return false
   try {
     process.kill(lock.pid, 0)
@@ -92,117 +273,70 @@ function isStale(lock: LockRecord): boolean {
   }
 }
 
-function lockedError(sessionId: string, path: string, lock: LockRecord | undefined): SessionLockedError {
-  return new SessionLockedError({
-    code: ErrorCode.SESSION_LOCKED,
-    sessionId,
-    detail:
-      lock === undefined
-        ? `the lock ${path} is held (its content is unreadable); remove it only if no process writes the session`
-        : `the lock ${path} is held by process ${lock.pid} on ${lock.host}`,
-    ...(lock === undefined ? {} : { holder: holderOf(lock) }),
-    location: path,
-  })
-}
-
-function encodeLock(lock: LockRecord): Uint8Array {
-  return new TextEncoder().encode(
-    JSON.stringify({ pid: lock.pid, host: lock.host, token: lock.token, acquiredAt: lock.acquiredAt }),
-  )
-}
-
 /**
- * Creates the lock file at `path` for `sessionId`, replacing a stale one (our host, a pid that is
- * no longer alive).
- *
- * @internal
- * @throws {@link SessionLockedError} when another live holder has it
- */
-export async function takeLockFile(context: LockFileContext, sessionId: string, path: string): Promise<TakenLock> {
-  const { fileSystem } = context
-  const ours: LockRecord = {
-    pid: process.pid,
-    host: hostname(),
-    token: randomHex(16),
-    acquiredAt: context.now(),
-  }
-  const tempPath = await writeTempFile(fileSystem, path, [encodeLock(ours)])
-  try {
-    for (let attempt = 0; attempt < 3; attempt += 1) {
-      try {
-        await fileSystem.link(tempPath, path)
-        return { token: ours.token }
-      } catch (error) {
-        if (errorCodeOf(error) !== 'EEXIST') throw error
-      }
-      const existing = await readLockFile(fileSystem, path)
-      if (existing === null) continue
-      if (existing === undefined || !isStale(existing)) throw lockedError(sessionId, path, existing)
-      if (await takeOver(fileSystem, sessionId, path, existing, tempPath))
-        return { token: ours.token, tookOver: holderOf(existing) }
-    }
-    throw lockedError(sessionId, path, (await readLockFile(fileSystem, path)) ?? undefined)
-  } finally {
-    await fileSystem.unlink(tempPath).catch(() => undefined)
-  }
-}
-
-/**
- * Replaces the stale `existing` lock with the one in `tempPath` while holding `<lock>.takeover`;
- * `false` when the caller should try again (the lock vanished, or a dead taker's marker was
- * cleared). The marker is published like the lock (temp file + `link`), so a live process never
- * leaves a partial one: an unreadable or dead marker is stale and removed.
+ * Replaces the expired `existing` lock with ours (epoch + 1) under the marker; `undefined` when
+ * the caller should look again (another taker or a heartbeat is at it, the lock changed or
+ * vanished).
  */
 async function takeOver(
-  fileSystem: JsonlFileSystem,
+  context: LockFileContext,
   sessionId: string,
   path: string,
   existing: LockRecord,
-  tempPath: string,
-): Promise<boolean> {
-  const takeoverPath = `${path}.takeover`
-  const marker = encodeLock({
-    pid: process.pid,
-    host: hostname(),
-    token: randomHex(16),
-    acquiredAt: existing.acquiredAt,
-  })
-  const markerTemp = await writeTempFile(fileSystem, takeoverPath, [marker])
-  try {
+): Promise<LockRecord | undefined> {
+  const { fileSystem } = context
+  const ours = newLock(context, (existing.epoch ?? 1) + 1)
+  const outcome = await underMarker(context, path, async () => {
+    const current = await readLockFile(fileSystem, path)
+    if (current === null) return undefined
+    if (current === undefined) throw lockedError(sessionId, path, current, context.now())
+    // Another taker won (or the holder renewed) since we read it: the next look names that holder.
+    if (current.token !== existing.token || !(isExpired(current, context.now(), context.ttlMs) || isDeadHere(current)))
+      return undefined
+    const tempPath = await writeTempFile(fileSystem, path, [encodeLock(ours)])
     try {
-      await fileSystem.link(markerTemp, takeoverPath)
-    } catch (error) {
-      if (errorCodeOf(error) !== 'EEXIST') throw error
-      const taker = await readLockFile(fileSystem, takeoverPath)
-      if (taker === null) return false
-      // A marker left by a crashed taker (or a partial one from an older version) would block the id forever.
-      if (taker === undefined || isStale(taker)) {
-        await fileSystem.unlink(takeoverPath).catch(() => undefined)
-        return false
-      }
-      throw lockedError(sessionId, path, existing)
-    }
-    try {
-      const current = await readLockFile(fileSystem, path)
-      if (current === null) return false
-      if (current === undefined || current.token !== existing.token) throw lockedError(sessionId, path, current)
       await fileSystem.rename(tempPath, path)
-      return true
-    } finally {
-      await fileSystem.unlink(takeoverPath).catch(() => undefined)
+    } catch (error) {
+      await fileSystem.unlink(tempPath).catch(() => undefined)
+      throw error
     }
-  } finally {
-    await fileSystem.unlink(markerTemp).catch(() => undefined)
+    return ours
+  })
+  if (outcome === 'busy') {
+    await sleep(MARKER_WAIT_MS)
+    return undefined
   }
+  return outcome
 }
 
+/** What {@link renewLockFile} found. */
+export type RenewOutcome =
+  | { readonly kind: 'renewed'; readonly lock: LockRecord }
+  | { readonly kind: 'busy' }
+  | { readonly kind: 'lost'; readonly current: LockRecord | null | undefined }
+
 /**
- * The token in the lock at `path`, or `undefined` when it is missing or unreadable.
+ * The heartbeat: rewrites our lock with `heartbeatAt = now` under the marker, if it still carries
+ * `lock.token`.
  *
  * @internal
  */
-export async function lockTokenAt(fileSystem: JsonlFileSystem, path: string): Promise<string | undefined> {
-  return (await readLockFile(fileSystem, path))?.token
+export async function renewLockFile(context: LockFileContext, path: string, lock: LockRecord): Promise<RenewOutcome> {
+  const { fileSystem } = context
+  const outcome = await underMarker(context, path, async (): Promise<RenewOutcome> => {
+    const current = await readLockFile(fileSystem, path)
+    if (current === null || current === undefined || current.token !== lock.token) return { kind: 'lost', current }
+    const renewed: LockRecord = { ...current, heartbeatAt: context.now() }
+    const tempPath = await writeTempFile(fileSystem, path, [encodeLock(renewed)])
+    try {
+      await fileSystem.rename(tempPath, path)
+    } catch (error) {
+      await fileSystem.unlink(tempPath).catch(() => undefined)
+      throw error
+    }
+    return { kind: 'renewed', lock: renewed }
+  })
+  return outcome === 'busy' ? { kind: 'busy' } : outcome
 }
 
 /**
@@ -212,7 +346,7 @@ export async function lockTokenAt(fileSystem: JsonlFileSystem, path: string): Pr
  * @internal
  */
 export async function removeLockFile(fileSystem: JsonlFileSystem, path: string, token: string): Promise<void> {
-  if ((await lockTokenAt(fileSystem, path)) !== token) return
+  if ((await readLockFile(fileSystem, path))?.token !== token) return
   try {
     await fileSystem.unlink(path)
   } catch (error) {

@@ -6,6 +6,7 @@
 import { ErrorCode } from '../../errors/codes.js'
 import { ConfigError } from '../../errors/config-error.js'
 import { checkOptions, type OptionRule, optionRule } from '../../kernel/option-issues.js'
+import { type LeaseOptions, type LeaseTiming, leaseOptionsIssue, leaseTiming } from '../lease-options.js'
 import { type JsonlFileSystem, nodeFileSystem } from './jsonl-file-system.js'
 
 /** Options of {@link jsonlPersistence}. */
@@ -48,13 +49,24 @@ export interface JsonlPersistenceOptions {
    */
   readonly lock?: boolean
   /**
+   * The lease timing: a holder rewrites its lock file's heartbeat every `heartbeatMs`; a lock whose
+   * heartbeat is `ttlMs` old is taken over by the next `acquire`, whatever host or pid wrote it.
+   * `ttlMs` must be greater than `heartbeatMs` (else `InvalidOptionsError`). With `lock: false`
+   * there is nothing to renew.
+   *
+   * @default { ttlMs: 30000, heartbeatMs: 10000 }
+   */
+  readonly lease?: LeaseOptions
+  /**
    * The piece size of plain reads, in bytes.
    *
    * @default 65536
    */
   readonly readChunkBytes?: number
   /**
-   * The clock of lock `acquiredAt` and quarantine names (epoch ms).
+   * The clock of lock `acquiredAt`, heartbeats, lease expiry and quarantine names (epoch ms).
+   * Instances sharing a directory from several hosts compare heartbeats across clocks: keep the
+   * hosts' clocks in sync (NTP) well within the TTL.
    *
    * @default Date.now
    */
@@ -79,8 +91,8 @@ export interface JsonlPersistenceOptions {
  *
  * @internal
  */
-export type ValidatedJsonlOptions = Required<Omit<JsonlPersistenceOptions, 'zstdEncoder'>> &
-  Pick<JsonlPersistenceOptions, 'zstdEncoder'>
+export type ValidatedJsonlOptions = Required<Omit<JsonlPersistenceOptions, 'zstdEncoder' | 'lease'>> &
+  Pick<JsonlPersistenceOptions, 'zstdEncoder'> & { readonly lease: LeaseTiming }
 
 /**
  * A `ConfigError CONFIG_INVALID` for `option`.
@@ -101,6 +113,7 @@ const knownKeys: Readonly<Record<string, OptionRule>> = Object.freeze({
   packChunks: optionRule.any,
   checksum: optionRule.any,
   lock: optionRule.any,
+  lease: leaseOptionsIssue,
   readChunkBytes: optionRule.any,
   now: optionRule.any,
   zstdEncoder: optionRule.any,
@@ -111,7 +124,8 @@ const knownKeys: Readonly<Record<string, OptionRule>> = Object.freeze({
  * Checks the options of `jsonlPersistence` and fills the defaults.
  *
  * @internal
- * @throws `InvalidOptionsError` for options that are not an object or hold an unknown key;
+ * @throws `InvalidOptionsError` for options that are not an object or hold an unknown key, or a
+ *   bad `lease` (a TTL not greater than the heartbeat);
  *   `ConfigError` `CONFIG_INVALID` naming the option for a bad value
  */
 export function validateJsonlOptions(options: JsonlPersistenceOptions): ValidatedJsonlOptions {
@@ -119,7 +133,7 @@ export function validateJsonlOptions(options: JsonlPersistenceOptions): Validate
   checkOptions(
     (options ?? null) as JsonlPersistenceOptions,
     knownKeys,
-    '{ dir, compression?, packChunks?, checksum?, lock?, readChunkBytes?, now?, zstdEncoder?, fileSystem? }',
+    '{ dir, compression?, packChunks?, checksum?, lock?, lease?, readChunkBytes?, now?, zstdEncoder?, fileSystem? }',
     'jsonlPersistence options',
   )
   const {
@@ -150,6 +164,16 @@ export function validateJsonlOptions(options: JsonlPersistenceOptions): Validate
   if (options.zstdEncoder !== undefined && typeof options.zstdEncoder !== 'function') {
     throw configInvalid('zstdEncoder', options.zstdEncoder, 'must be a function (bytes, level) => Uint8Array')
   }
-  const result = { dir, compression, packChunks, checksum, lock, readChunkBytes, now, fileSystem }
+  const result = {
+    dir,
+    compression,
+    packChunks,
+    checksum,
+    lock,
+    lease: leaseTiming(options.lease),
+    readChunkBytes,
+    now,
+    fileSystem,
+  }
   return options.zstdEncoder === undefined ? result : { ...result, zstdEncoder: options.zstdEncoder }
 }

@@ -35,6 +35,7 @@ import { encodeBatch, encodeHeaderLine } from './jsonl-codec.js'
 import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
 import { errorCodeOf, fsyncDirectory, publishFile, writeFully, writeTempFile } from './jsonl-file-operations.js'
 import { JsonlLeases, type LeaseRecord } from './jsonl-leases.js'
+import { newLeaseOwner } from '../lease-options.js'
 import { type FoundLog, JsonlLogFiles } from './jsonl-log-files.js'
 import { type ReadLog, type RepairPlan, readLogFile, readLogHeader, revisionOf } from './jsonl-log-reader.js'
 import {
@@ -176,6 +177,8 @@ class JsonlAdapter implements JsonlPersistence {
       lock: this.#lock,
       now: this.#now,
       lockPathOf: (sessionId) => this.#files.lockPath(sessionId),
+      owner: newLeaseOwner(),
+      timing: options.lease,
       // What this instance remembers of a log serves only its own lease (`acquire` forgets it and
       // trusts a fresh read), so it goes with the lease: ids whose agents are gone cost nothing.
       onEnd: (sessionId) => {
@@ -432,14 +435,16 @@ class JsonlAdapter implements JsonlPersistence {
       })
     }
     const bytes = await this.#encode(log.compression, encodeBatch(events, { packChunks: this.#packChunks, texts }))
-    // The lock's re-read (is the token still ours?) is independent of the log's open and size
-    // check (is the file as long as our last write left it?): it runs beside them, and its verdict
-    // is taken after theirs.
+    // The lock's re-read (is the lease still ours?) is independent of the log's open and size
+    // check (is the file as long as our last write left it?): it runs beside them. Its verdict
+    // comes first: a writer that lost its lease learns that (not a size mismatch a successor's
+    // writes caused), and it comes right before the write.
     const token = this.#leases.readToken(record)
     token.catch(() => undefined)
     const handle = await this.#fileSystem.open(log.path, 'r+')
     try {
       const actual = Number((await this.#fileSystem.fstat(handle)).size)
+      this.#leases.confirmToken(record, await token)
       if (actual !== log.size) {
         throw new SeqConflictError({
           code: ErrorCode.SEQ_CONFLICT,
@@ -449,7 +454,6 @@ class JsonlAdapter implements JsonlPersistence {
           actualBytes: actual,
         })
       }
-      this.#leases.confirmToken(record, await token)
       await this.#writeDurably(sessionId, handle, log, bytes, events.length)
     } finally {
       await this.#fileSystem.close(handle).catch(() => undefined)
@@ -530,13 +534,17 @@ class JsonlAdapter implements JsonlPersistence {
         ? [this.#plainWithHeader(encodeHeaderLine(header), batch)]
         : [await this.#encode(compression, encodeHeaderLine(header)), await this.#encode(compression, batch)]
     await this.#files.ensure()
-    // As in an append, the lock is re-read beside the existence check; verdicts in that order.
+    // As in an append, the lock is re-read beside the existence check; the lease's verdict first.
     const token = this.#leases.readToken(record)
     token.catch(() => undefined)
-    if ((await this.#files.existing(sessionId)).length > 0) throw this.#exists(sessionId, path)
+    const existing = await this.#files.existing(sessionId)
     this.#leases.confirmToken(record, await token)
+    if (existing.length > 0) throw this.#exists(sessionId, path)
     const tempPath = await writeTempFile(this.#fileSystem, path, chunks)
     try {
+      // The temp file may have taken long to write: the lease is checked again right before the
+      // log appears, so a writer that lost it meanwhile publishes nothing.
+      this.#leases.confirmToken(record, await this.#leases.readToken(record))
       await publishFile(this.#fileSystem, tempPath, path, () => this.#exists(sessionId, path))
       try {
         await fsyncDirectory(this.#fileSystem, this.dir)

@@ -13,7 +13,13 @@ import type { SessionHeader } from '../../session/session-header.js'
 import type { ConformanceTarget } from './conformance-target.js'
 
 /** A hook (or optional adapter method) a case needs; without it the case is registered as skipped. */
-export type ConformanceHook = 'bytes' | 'damageRecord' | 'expireLease' | 'adapter.readFrom' | 'adapter.delete'
+export type ConformanceHook =
+  | 'bytes'
+  | 'damageRecord'
+  | 'expireLease'
+  | 'ageLease'
+  | 'adapter.readFrom'
+  | 'adapter.delete'
 
 /** What a case runs against: one fresh target. */
 export interface ConformanceContext {

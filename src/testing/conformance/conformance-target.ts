@@ -52,6 +52,15 @@ export interface ConformanceTarget {
    * @param sessionId - the session id
    */
   expireLease?(sessionId: string): void | Promise<void>
+  /**
+   * Makes the current lease of a session expire behind its holder's back, as if the holder had
+   * been frozen past its TTL: its last heartbeat becomes older than the TTL (rewrite the lock
+   * file's or the lease row's heartbeat), while the holder itself is told nothing. Without it the
+   * takeover tests are skipped.
+   *
+   * @param sessionId - the session id
+   */
+  ageLease?(sessionId: string): void | Promise<void>
   /** Removes the storage after the test (temp directories, tables). */
   cleanup?(): void | Promise<void>
 }
