@@ -4,7 +4,8 @@ import { SessionEventError } from '../errors/session-event-error.js'
 import type { ContentBlock } from '../session/content-block.js'
 import type { JsonObject } from '../session/json-value.js'
 import { type MessageSource, type UserMessage, userMessageSchema } from '../session/message.js'
-import { accessPath, payloadIssues } from '../session/payload-issues.js'
+import { payloadIssues } from '../session/payload-issues.js'
+import { fieldPath } from '../errors/issue.js'
 import { snapshotJson } from '../session/snapshot/snapshot-json.js'
 
 /**
@@ -54,7 +55,7 @@ export function normalizeUserMessage(input: UserMessageInput, id: string): UserM
   const candidate = typeof input === 'string' ? textMessage(input, id) : objectMessage(input as unknown, id)
   const issue = payloadIssues(userMessageSchema, candidate)?.[0]
   if (issue !== undefined) {
-    const field = fieldOf(accessPath('', issue.path))
+    const field = fieldPath(issue.path)
     throw new InvalidMessageError({ field, value: dataAt(candidate, issue.path), reason: reasonOf(issue.message) })
   }
   return Object.freeze(candidate) as unknown as UserMessage
@@ -88,7 +89,7 @@ function objectMessage(input: unknown, id: string): Record<string, unknown> {
   for (const key of Object.keys(snapshot)) {
     if (!inputKeys.has(key)) {
       throw new InvalidMessageError({
-        field: fieldOf(accessPath('', [key])),
+        field: fieldPath([key]),
         value: snapshot[key],
         reason: 'is not a message input field (only content and source are)',
       })
@@ -99,6 +100,7 @@ function objectMessage(input: unknown, id: string): Record<string, unknown> {
 }
 
 /** `'.content[0].text'` → `'content[0].text'`. */
+/** A snapshot error's path starts with a dot (`.content[0]`); a field is named without it. */
 function fieldOf(path: string): string {
   return path.startsWith('.') ? path.slice(1) : path
 }

@@ -1,7 +1,5 @@
 import type { ZodType } from 'zod'
-import type { ValidationIssue } from '../errors/issue.js'
-
-const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
+import { fieldPath, joinField, type ValidationIssue } from '../errors/issue.js'
 
 /**
  * Checks event data against a payload schema, as `append` does before the surface and structure
@@ -43,11 +41,5 @@ export function payloadIssues(schema: ZodType, data: unknown): ValidationIssue[]
  * @returns the access expression; `root` itself for an empty path
  */
 export function accessPath(root: string, path: readonly (string | number)[]): string {
-  let text = root
-  for (const part of path) {
-    if (typeof part === 'number') text += `[${part}]`
-    else if (identifier.test(part)) text += `.${part}`
-    else text += `[${JSON.stringify(part)}]`
-  }
-  return text
+  return joinField(root, fieldPath(path))
 }

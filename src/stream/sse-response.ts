@@ -4,6 +4,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { LastEventIdError } from '../errors/last-event-id-error.js'
 import { commentFrame, errorFrame, eventFrame, retryFrame } from './sse-frames.js'
 import {
+  checkSource,
   openSessionCursor,
   type SessionCursor,
   type SessionStreamOptions,
@@ -218,7 +219,7 @@ export function sseResponse(source: AgentRun | SessionStreamSource, options: Ses
   let open: CursorSource
   if (isRun(source)) {
     // Checked now, so a wrong source fails the call rather than the body.
-    void openSessionCursor(source.agent, { from: source.agent.session.length, until: 'turn-end' }).return()
+    checkSource(source.agent)
     open = runCursor(source)
   } else {
     let cursor: SessionCursor

@@ -96,6 +96,15 @@ function rootContextOf(source: unknown): Context {
 }
 
 /**
+ * @internal Checks a stream source without listening to anything: its live session and the root
+ * of its context tree.
+ * @throws {@link InvalidArgumentError} `source` for anything but an agent or `{ session, ctx }`
+ */
+export function checkSource(source: unknown): { readonly session: Session; readonly ctx: Context } {
+  return { session: sessionOf(source), ctx: rootContextOf(source) }
+}
+
+/**
  * @internal The cursor behind a {@link SessionStream}: it holds one seq, not events, since the
  * session keeps its whole log in memory; a slow reader therefore costs nothing but its lag.
  */
@@ -206,8 +215,7 @@ export class SessionCursor implements AsyncIterator<AgentStreamEvent> {
  * @throws {@link LastEventIdError}; {@link InvalidArgumentError}
  */
 export function openSessionCursor(source: SessionStreamSource, options: SessionStreamOptions = {}): SessionCursor {
-  const session = sessionOf(source)
-  const ctx = rootContextOf(source)
+  const { session, ctx } = checkSource(source)
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError({ argument: 'options', reason: 'must be an object', value: options })
   }

@@ -6,8 +6,11 @@
  */
 import assert from 'node:assert/strict'
 import { Buffer } from 'node:buffer'
+import { ErrorCode } from '../../errors/codes.js'
 import { HarnessError, type HarnessErrorClass } from '../../errors/harness-error.js'
-import type { PersistenceAdapter } from '../../persistence/persistence-adapter.js'
+import { LeaseLostError } from '../../errors/lease-lost-error.js'
+import type { Lease, PersistenceAdapter } from '../../persistence/persistence-adapter.js'
+import { interruptedTurnClosers } from '../../session/interrupted-turn-closers.js'
 import type { SessionEvent } from '../../session/session-event.js'
 import type { SessionHeader } from '../../session/session-header.js'
 import type { ConformanceTarget } from './conformance-target.js'
@@ -207,4 +210,59 @@ export async function assertUnchanged(
   if (before.bytes !== undefined && after.bytes !== undefined) {
     assert.ok(sameBytes(after.bytes, before.bytes), `${what}: the stored bytes changed`)
   }
+}
+
+/** The two holders of one session after a takeover, and the log it holds. */
+export interface TakeoverState {
+  /** The conformance target. */
+  readonly target: ConformanceTarget
+  /** The old holder's adapter instance and its lost lease. */
+  readonly adapter: PersistenceAdapter
+  /** The old holder's lease. */
+  readonly lease: Lease
+  /** The new holder's adapter instance. */
+  readonly other: PersistenceAdapter
+  /** The new holder's lease. */
+  readonly taken: Lease
+  /** The session id. */
+  readonly sessionId: string
+  /** The stored log (seqs from 0). */
+  readonly log: readonly SessionEvent[]
+  /** The events appended next (seqs from `log.length`). */
+  readonly next: readonly SessionEvent[]
+}
+
+/**
+ * Checks fencing after a takeover: the old holder's append and commitRepair are `LeaseLostError`
+ * and change nothing, its lease signal is aborted, and the new holder's append goes through.
+ *
+ * @param state - the holders and the logs
+ * @param when - how the takeover happened, for the messages (e.g. `'after the takeover'`)
+ */
+export async function assertOldHolderFenced(state: TakeoverState, when: string): Promise<void> {
+  const { target, adapter, lease, other, taken, sessionId, log, next } = state
+  const before = await snapshotOf(target, other, sessionId)
+  let what = `an append by the old holder ${when}`
+  expectError(
+    await rejectionOf(() => adapter.append(sessionId, next, { expectedSeq: log.length, lease }), what),
+    LeaseLostError,
+    ErrorCode.LEASE_LOST,
+    what,
+  )
+  assert.equal(lease.signal.aborted, true, 'the old lease.signal is aborted')
+  what = `a commitRepair by the old holder ${when}`
+  expectError(
+    await rejectionOf(
+      () => adapter.commitRepair(sessionId, undefined, interruptedTurnClosers([...log, ...next])),
+      what,
+    ),
+    LeaseLostError,
+    ErrorCode.LEASE_LOST,
+    what,
+  )
+  await assertUnchanged(target, other, sessionId, before, 'after the old holder was refused')
+  await expectResolves(
+    () => other.append(sessionId, next, { expectedSeq: log.length, lease: taken }),
+    'an append by the new holder',
+  )
 }

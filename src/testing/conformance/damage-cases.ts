@@ -27,6 +27,7 @@ import {
   twoTurnLog,
 } from './conformance-events.js'
 import {
+  assertOldHolderFenced,
   assertSameEvents,
   assertUnchanged,
   type ConformanceCase,
@@ -447,30 +448,13 @@ const fencingCase: ConformanceCase = {
       'acquire by a second instance after the lease expired',
     )
     const next = eventsFrom(6, [turnStart(2)])
-    const before = await snapshotOf(target, other, 's1')
-    let what = 'an append by the old holder'
-    expectError(
-      await rejectionOf(() => adapter.append('s1', next, { expectedSeq: 6, lease }), what),
-      LeaseLostError,
-      ErrorCode.LEASE_LOST,
-      what,
+    await assertOldHolderFenced(
+      { target, adapter, lease, other, taken, sessionId: 's1', log, next },
+      'after it expired',
     )
-    assert.equal(lease.signal.aborted, true, 'the old lease.signal is aborted')
     assert.ok(
       LeaseLostError.is(lease.signal.reason),
       `the old lease.signal aborted with LeaseLostError, got ${describeError(lease.signal.reason)}`,
-    )
-    what = 'a commitRepair by the old holder'
-    expectError(
-      await rejectionOf(() => adapter.commitRepair('s1', undefined, interruptedTurnClosers([...log, ...next])), what),
-      LeaseLostError,
-      ErrorCode.LEASE_LOST,
-      what,
-    )
-    await assertUnchanged(target, other, 's1', before, 'after the old holder was refused')
-    await expectResolves(
-      () => other.append('s1', next, { expectedSeq: 6, lease: taken }),
-      'an append by the new holder',
     )
     assert.deepEqual(
       jsonOf((await adapter.load('s1')).events),

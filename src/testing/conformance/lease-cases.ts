@@ -10,17 +10,15 @@ import { ErrorCode } from '../../errors/codes.js'
 import { LeaseLostError } from '../../errors/lease-lost-error.js'
 import { SessionLockedError } from '../../errors/session-locked-error.js'
 import type { Lease, PersistenceAdapter } from '../../persistence/persistence-adapter.js'
-import { interruptedTurnClosers } from '../../session/interrupted-turn-closers.js'
 import { baseLog, eventsFrom, headerOf, turnStart } from './conformance-events.js'
 import {
+  assertOldHolderFenced,
   assertSameEvents,
-  assertUnchanged,
   type ConformanceCase,
   describeError,
   expectError,
   expectResolves,
   rejectionOf,
-  snapshotOf,
 } from './conformance-support.js'
 
 /**
@@ -94,30 +92,13 @@ const takeoverCase: ConformanceCase = {
     assert.ok(taken.epoch > lease.epoch, `the takeover's epoch ${taken.epoch} is greater than ${lease.epoch}`)
     assert.equal(taken.tookOver?.owner, lease.owner, 'lease.tookOver names the expired owner')
     assert.notEqual(taken.owner, lease.owner, 'the new owner differs')
-    const before = await snapshotOf(target, other, 's1')
     const next = eventsFrom(6, [turnStart(2)])
-    let what = 'an append by the old holder after the takeover'
-    expectError(
-      await rejectionOf(() => adapter.append('s1', next, { expectedSeq: 6, lease }), what),
-      LeaseLostError,
-      ErrorCode.LEASE_LOST,
-      what,
-    )
-    assert.equal(lease.signal.aborted, true, 'the old lease.signal is aborted')
-    what = 'a commitRepair by the old holder after the takeover'
-    expectError(
-      await rejectionOf(() => adapter.commitRepair('s1', undefined, interruptedTurnClosers([...log, ...next])), what),
-      LeaseLostError,
-      ErrorCode.LEASE_LOST,
-      what,
-    )
-    await assertUnchanged(target, other, 's1', before, 'after the old holder was refused')
-    await expectResolves(
-      () => other.append('s1', next, { expectedSeq: 6, lease: taken }),
-      'an append by the new holder',
+    await assertOldHolderFenced(
+      { target, adapter, lease, other, taken, sessionId: 's1', log, next },
+      'after the takeover',
     )
     // Once the successor wrote, the old holder still learns that it lost the lease (not a seq conflict).
-    what = 'an append by the old holder after the new holder wrote'
+    const what = 'an append by the old holder after the new holder wrote'
     expectError(
       await rejectionOf(() => adapter.append('s1', eventsFrom(7, [turnStart(3)]), { expectedSeq: 7, lease }), what),
       LeaseLostError,
