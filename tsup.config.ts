@@ -16,4 +16,6 @@ export default defineConfig({
   platform: 'node',
   splitting: false,
   treeshake: false,
+  // `import.meta.url` in the CommonJS build too: optional peers are required relative to Yoke's own files.
+  shims: true,
 })

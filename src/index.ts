@@ -222,6 +222,7 @@ export type {
   PersistenceAdapter,
   PersistenceCoordinator,
   SessionWriteFailedPayload,
+  StoredLease,
   StoredLog,
   TornTail,
 } from './persistence/index.js'

@@ -27,6 +27,7 @@ export type {
   PersistenceAdapter,
   ReadOptions,
   RepairCommit,
+  StoredLease,
   StoredListing,
   StoredSuffix,
   StoredLog,

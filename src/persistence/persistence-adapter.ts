@@ -39,6 +39,21 @@ export interface Lease {
   release(): Promise<void>
 }
 
+/** A session's lease as stored, read without taking it (`yoke unlock` shows it). */
+export interface StoredLease {
+  /** The session it covers. */
+  readonly sessionId: string
+  /** Who holds it: owner id, epoch, pid, host, when it was acquired and last renewed, its TTL. */
+  readonly holder: LockHolder
+  /**
+   * How long ago its last heartbeat was, in milliseconds, by the clock that decides expiry (the
+   * database's for SQL adapters, this machine's for files).
+   */
+  readonly ageMs: number
+  /** Whether it is still live (`ageMs < holder.ttlMs`): taking it needs `breakLease`. */
+  readonly live: boolean
+}
+
 /** What a crash (or damage) left after the committed events of a stored log. */
 export interface TornTail {
   /** `torn`: tolerated (nothing valid follows); `corrupt`: damage returned with `truncateAtCorruption`. */
@@ -184,6 +199,20 @@ export interface PersistenceAdapter {
    * @throws `SessionLockedError` when another writer holds it
    */
   acquire(sessionId: string): Promise<Lease>
+  /**
+   * Reads the current lease of a session without taking it.
+   *
+   * @returns the lease record, or `undefined` when nobody holds one (never held, released, broken)
+   */
+  inspectLease?(sessionId: string, options?: ReadOptions): Promise<StoredLease | undefined>
+  /**
+   * Ends the current lease of a session whoever holds it, live or not (what `yoke unlock --force`
+   * does to a holder that is wrongly believed alive). Its holder's later writes and heartbeats fail
+   * with `LeaseLostError`; the next `acquire` succeeds with a greater epoch.
+   *
+   * @returns the lease that was ended, or `undefined` when there was none
+   */
+  breakLease?(sessionId: string): Promise<StoredLease | undefined>
   /** Releases every lease, stops timers, closes handles; idempotent. */
   close(): Promise<void>
 }
