@@ -289,11 +289,15 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
 
 const server: Server = createServer((request, response) => void handle(request, response))
 
-async function close(): Promise<void> {
+/**
+ * A graceful shutdown: stop taking connections, let the turns in flight finish for up to
+ * `drainMs` (their streams still reach the clients), then end the rest, flush every session to
+ * disk and release its lease, so another replica can take the sessions over at once.
+ */
+async function close(drainMs = 0): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+  await harness.close({ drainMs })
   shutdown.abort()
-  // Flushes every session to disk and ends the agents; nothing is left to run after this.
-  await harness.close()
   server.closeAllConnections()
   await closed
 }
@@ -430,8 +434,8 @@ if (demo) {
   console.log(`chat server on http://127.0.0.1:${await listen(port)} · sessions in ${dir} · model: ${describe}`)
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
-      console.log(`${signal}: closing`)
-      close().then(
+      console.log(`${signal}: closing (turns in flight get 10 s to finish)`)
+      close(10_000).then(
         () => console.log('closed'),
         (error: unknown) => {
           console.error(error)

@@ -413,20 +413,42 @@ export class HarnessAgentRegistry implements AgentRegistry {
 
   /**
    * Harness close, first step: closes the initiator, refuses new creates and
-   * resumes, makes pending ones reject {@link HarnessClosedError}, awaits them, then disposes every
-   * agent (a running turn ends aborted `{ kind: 'disposed' }`). Idempotent.
+   * resumes, makes pending ones reject {@link HarnessClosedError}, awaits them, gives running
+   * turns `drainMs` to finish, then disposes every agent (a turn still running ends aborted
+   * `{ kind: 'disposed' }`). Idempotent.
    *
+   * @param drainMs - how long running and queued turns may still take (`Infinity`: no limit)
    * @returns resolves once every agent is disposed
    */
-  close(): Promise<void> {
-    this.#core.closed ??= this.#close()
+  close(drainMs = 0): Promise<void> {
+    this.#core.closed ??= this.#close(drainMs)
     return this.#core.closed
   }
 
-  async #close(): Promise<void> {
+  async #close(drainMs: number): Promise<void> {
     this.#core.initiator.close()
     this.#core.closing.abort()
     while (this.#core.pending.size > 0) await Promise.allSettled([...this.#core.pending])
+    if (drainMs > 0) await drain([...this.#core.live.values()], drainMs)
     await Promise.allSettled([...this.#core.live.values()].map((agent) => agent.dispose()))
+  }
+}
+
+/** Resolves once every agent is idle, or after `drainMs` (never rejects: `whenIdle` does not). */
+async function drain(agents: readonly Agent[], drainMs: number): Promise<void> {
+  const idle = Promise.all(agents.map((agent) => agent.whenIdle()))
+  if (drainMs === Number.POSITIVE_INFINITY) {
+    await idle
+    return
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const deadline = new Promise<void>((resolve) => {
+    // Past 2^31 − 1 ms Node fires a timer at once; that long is "until idle" in practice.
+    timer = setTimeout(resolve, Math.min(drainMs, 2_147_483_647))
+  })
+  try {
+    await Promise.race([idle, deadline])
+  } finally {
+    clearTimeout(timer)
   }
 }

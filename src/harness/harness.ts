@@ -128,6 +128,20 @@ export interface HarnessForkOptions {
   readonly id?: string
 }
 
+/** Options of {@link Harness.close}. */
+export interface HarnessCloseOptions {
+  /**
+   * How long turns that are running or queued when `close` is called may take to finish, in
+   * milliseconds (`Infinity`: as long as they need). Turns still running after it end aborted
+   * `{ kind: 'disposed' }`, with their interrupted tool calls closed in the log. Meanwhile the
+   * harness refuses new agents, but agents already open still take `run()` calls: stop your
+   * servers from taking requests before closing.
+   *
+   * @defaultValue 0 (end running turns at once)
+   */
+  readonly drainMs?: number
+}
+
 /**
  * A running harness: the root context with its started plugins. Build one with `createHarness()`;
  * close it with {@link Harness.close} (or `await using`).
@@ -288,13 +302,24 @@ export interface Harness {
    */
   on<N extends EventName>(name: N, listener: ListenerOf<N>, options?: ListenOptions): Disposer
   /**
-   * Closes the harness: stops plugins in reverse start order and disposes the root. Idempotent:
-   * every call returns the same promise; `closed` is set at once.
+   * Closes the harness: new agents are refused at once (`closed` is set), running turns are
+   * given `drainMs` to finish, the rest end aborted `{ kind: 'disposed' }`, every session is
+   * flushed and its lease released, then plugins stop in reverse start order and the root is
+   * disposed. Idempotent: every call returns the promise of the first (its options win).
    *
+   * @param options - `drainMs`: how long running and queued turns may still take
    * @returns resolves once nothing can call back into the harness
-   * @throws {@link HarnessCloseError} (as a rejection) when a step failed; every step still ran
+   * @throws {@link InvalidArgumentError} (as a rejection, nothing closed) for a bad `drainMs`;
+   *   {@link HarnessCloseError} (as a rejection) when a step failed; every step still ran
+   * @example
+   * ```ts
+   * process.once('SIGTERM', () => {
+   *   server.close() // stop taking requests first
+   *   void harness.close({ drainMs: 10_000 }) // then let turns in flight finish, for up to 10 s
+   * })
+   * ```
    */
-  close(): Promise<void>
+  close(options?: HarnessCloseOptions): Promise<void>
   /** Same as {@link Harness.close}, for `await using`. */
   [Symbol.asyncDispose](): Promise<void>
 }

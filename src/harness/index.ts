@@ -9,6 +9,7 @@ export { type DescribedEntry, describeHarness, type HarnessDescription } from '.
 export type {
   AgentOverrides,
   Harness,
+  HarnessCloseOptions,
   HarnessForkOptions,
   ResumeOverrides,
   SessionHistory,

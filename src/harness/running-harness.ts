@@ -18,11 +18,12 @@ import type { SystemPrompt } from '../prompt/system-prompt.js'
 import { AgentOpener } from './agent-opener.js'
 import { registryOptionsOf, resumeOptionsOf } from './agent-overrides.js'
 import type { HarnessDescription } from './describe-harness.js'
-import { checkOptions, type OptionRule, optionRule } from '../kernel/option-issues.js'
+import { checkOptions, checkOptionsArgument, type OptionRule, optionRule } from '../kernel/option-issues.js'
 import { forkSession } from './fork-session.js'
 import type {
   AgentOverrides,
   Harness,
+  HarnessCloseOptions,
   HarnessForkOptions,
   ResumeOverrides,
   SessionHistory,
@@ -43,6 +44,17 @@ const CREATE_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({
 })
 /** `fork` options; `at` is checked by the fork, a set `id` must be a string (the fork checks the rest). */
 const FORK_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({ at: optionRule.any, id: optionRule.string })
+
+/** The `drainMs` of `close(options)`: a number ≥ 0 (`Infinity` allowed); 0 when absent. */
+function drainMsOf(options: HarnessCloseOptions | undefined): number {
+  const { drainMs = 0 } = checkOptionsArgument(options, CLOSE_RULES, '{ drainMs? }')
+  return drainMs
+}
+
+const CLOSE_RULES: Readonly<Record<string, OptionRule>> = Object.freeze({
+  drainMs: (value: unknown) =>
+    typeof value === 'number' && value >= 0 ? undefined : 'must be a number of milliseconds ≥ 0 (Infinity allowed)',
+})
 
 /** The sessions named by the persistence entry's `CLOSE_FAILED` error, in its order. */
 function unflushedSessionsOf(errors: readonly DisposeError[]): string[] {
@@ -172,8 +184,15 @@ export class RunningHarness implements Harness {
     return this.#listeners.on(name, listener, options)
   }
 
-  close(): Promise<void> {
-    this.#closing ??= this.#close()
+  close(options?: HarnessCloseOptions): Promise<void> {
+    if (this.#closing !== undefined) return this.#closing
+    let drainMs: number
+    try {
+      drainMs = drainMsOf(options)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    this.#closing = this.#close(drainMs)
     return this.#closing
   }
 
@@ -203,11 +222,11 @@ export class RunningHarness implements Harness {
    * reject `HarnessClosedError`), every agent is disposed, then the presets, then the plugins
    * stop in reverse start order and the root is disposed.
    */
-  async #close(): Promise<void> {
+  async #close(drainMs: number): Promise<void> {
     const errors: DisposeError[] = []
     const agents = this.ctx.getOptional(AgentsKey)
     // Only the built-in registry has a close step; a registry from a replaced entry closes with its plugin.
-    const closingAgents = agents instanceof HarnessAgentRegistry ? agents.close() : Promise.resolve()
+    const closingAgents = agents instanceof HarnessAgentRegistry ? agents.close(drainMs) : Promise.resolve()
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending])
     try {
       await closingAgents
