@@ -152,6 +152,7 @@ export { createHarness, describeHarness, services } from './harness/index.js'
 export type {
   AgentOverrides,
   Harness,
+  HarnessCloseOptions,
   HarnessForkOptions,
   HarnessOptions,
   ResumeOverrides,
