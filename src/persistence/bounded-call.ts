@@ -3,7 +3,7 @@ import { PersistenceError } from '../errors/persistence-error.js'
 import type { Clock } from '../kernel/host-services.js'
 
 /** The storage calls a write timeout names. */
-export type BoundedOperation = 'append' | 'create' | 'acquire' | 'release' | 'close'
+export type BoundedOperation = 'append' | 'create' | 'acquire' | 'release' | 'close' | 'load' | 'readFrom' | 'list'
 
 /** What {@link boundedCall} needs to time a storage call. */
 export interface CallBound {

@@ -1,3 +1,4 @@
+import { systemClock } from '../kernel/host-services.js'
 import type { SessionEvent } from '../session/session-event.js'
 import type { Session } from '../session/session.js'
 import type { CoordinatorHost } from './coordinator-host.js'
@@ -41,7 +42,8 @@ export interface HarnessPersistence extends PersistenceCoordinator {
  * @internal
  */
 export function createPersistenceCoordinator(host: CoordinatorHost): HarnessPersistence {
-  const leases = new SessionLeases(host.adapter, host.logger)
+  // Reads time out in real time, like writes: a hung disk does not speed up under a fake clock.
+  const leases = new SessionLeases(host.adapter, host.logger, { clock: systemClock(), timeoutMs: host.writeTimeoutMs })
   const writer = new LiveSessionWriter(host, leases)
   const stored = new StoredLogOperations(host, leases, (session) => writer.flush(session))
   return {

@@ -1,6 +1,7 @@
 import type { Logger } from '../kernel/host-services.js'
 import type { SessionEvent } from '../session/session-event.js'
 import type { Lease, PersistenceAdapter } from './persistence-adapter.js'
+import type { CallBound } from './bounded-call.js'
 import { wrapAdapterErrors } from './wrap-adapter-errors.js'
 
 /**
@@ -39,9 +40,10 @@ export class SessionLeases {
   /**
    * @param adapter - the storage backend
    * @param logger - where a taken-over stale lock is reported
+   * @param bound - the timeout of the adapter's reads (`load`, `readFrom`, `list`)
    */
-  constructor(adapter: PersistenceAdapter, logger: Logger) {
-    this.io = wrapAdapterErrors(adapter)
+  constructor(adapter: PersistenceAdapter, logger: Logger, bound?: CallBound) {
+    this.io = wrapAdapterErrors(adapter, bound)
     this.#logger = logger
   }
 
