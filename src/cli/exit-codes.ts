@@ -55,13 +55,18 @@ function codeOf(error: unknown): string {
 }
 
 function messageOf(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error)
-  return message.replace(/\s*\n\s*/g, ' ').trim()
+  const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ').trim()
+  // A locked session names the command that shows its holder (unless the message comes from it).
+  if (SessionLockedError.is(error) && error.sessionId !== undefined && !message.includes('yoke unlock')) {
+    return `${message}; "yoke unlock ${error.sessionId}" shows its holder and removes the lease once it expired`
+  }
+  return message
 }
 
 /**
  * The one stderr line of a failed command: `yoke: <CODE>: <message>`, or with `--json`
- * `{"error":{"code":…,"message":…}}`; newlines in the message are folded into spaces.
+ * `{"error":{"code":…,"message":…}}`; newlines in the message are folded into spaces, and a
+ * locked session's message points to `yoke unlock <id>`.
  *
  * @param error - what the command threw
  * @param json - whether `--json` was given

@@ -14,8 +14,9 @@ import { exportCommand } from './export-command.js'
 import { inspectCommand } from './inspect-command.js'
 import { parseCommand } from './parse-command.js'
 import { repairCommand } from './repair-command.js'
+import { unlockCommand } from './unlock-command.js'
 
-const commands: readonly CliCommand[] = [inspectCommand, repairCommand, exportCommand, demoCommand]
+const commands: readonly CliCommand[] = [inspectCommand, repairCommand, unlockCommand, exportCommand, demoCommand]
 
 /**
  * The text of `yoke --help`.
@@ -24,7 +25,7 @@ const commands: readonly CliCommand[] = [inspectCommand, repairCommand, exportCo
  */
 export function mainHelp(): string {
   return [
-    `yoke ${YOKE_VERSION}: inspect, repair and export Yoke session logs, or run the demo.`,
+    `yoke ${YOKE_VERSION}: inspect, repair, unlock and export Yoke session logs, or run the demo.`,
     '',
     'Usage:',
     ...commands.map((command) => `  ${command.synopsis}`),

@@ -29,6 +29,7 @@ import type {
   PersistenceAdapter,
   ReadOptions,
   RepairCommit,
+  StoredLease,
   StoredListing,
   StoredLog,
   TornTail,
@@ -98,6 +99,22 @@ export interface MemoryPersistence extends PersistenceAdapter {
    * @throws `PersistenceError SESSION_NOT_FOUND`; `SessionLockedError` while another instance holds the lease
    */
   delete(sessionId: string): Promise<void>
+  /**
+   * Reads the lease of a session in the store without taking it; its age is on its holder's clock.
+   *
+   * @param sessionId - the session id
+   * @param options - `signal`
+   * @returns the lease, or `undefined` when none is held
+   */
+  inspectLease(sessionId: string, options?: ReadOptions): Promise<StoredLease | undefined>
+  /**
+   * Ends the lease of a session whoever holds it, live or not: its signal aborts with
+   * `LeaseLostError`, its holder writes nothing more, and the next `acquire` gets a greater epoch.
+   *
+   * @param sessionId - the session id
+   * @returns the lease that was ended, or `undefined` when none was held
+   */
+  breakLease(sessionId: string): Promise<StoredLease | undefined>
 }
 
 /** The rules of `memoryPersistence` options: as for every factory, a bad one → `InvalidOptionsError`. */
@@ -179,6 +196,10 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       !record.live ||
       record.lease.sessionId !== sessionId
     ) {
+      // A lease of ours that ended says how (released, taken over, broken): its signal's reason.
+      const reason =
+        lease !== undefined && lease.sessionId === sessionId && lease.signal.aborted ? lease.signal.reason : undefined
+      if (LeaseLostError.is(reason)) throw reason
       throw leaseLost(sessionId, lease?.epoch, 'this adapter instance holds no live lease for it; nothing was written')
     }
     if (store.leases.get(sessionId) !== record) {
@@ -222,6 +243,16 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       sessionId,
       detail: `the stored log (${locationOf(sessionId)}) has a torn tail; load and repair it before appending`,
     })
+  }
+
+  function storedLeaseOf(record: LeaseRecord): StoredLease {
+    const { holder } = record
+    return {
+      sessionId: record.lease.sessionId,
+      holder,
+      ageMs: Math.max(0, record.clock() - (holder.heartbeatAt ?? holder.acquiredAt)),
+      live: !store.isExpired(record),
+    }
   }
 
   function forgetRegistration(sessionId: string): void {
@@ -499,6 +530,25 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       store.leases.set(sessionId, live)
       leases.set(token, live)
       return lease
+    },
+
+    async inspectLease(sessionId: string, readOptions: ReadOptions = {}): Promise<StoredLease | undefined> {
+      ensureOpen()
+      assertStorableId(sessionId)
+      checkSignal(readOptions.signal)
+      const record = store.leases.get(sessionId)
+      return record === undefined ? undefined : storedLeaseOf(record)
+    },
+
+    async breakLease(sessionId: string): Promise<StoredLease | undefined> {
+      ensureOpen()
+      assertStorableId(sessionId)
+      const record = store.leases.get(sessionId)
+      if (record === undefined) return undefined
+      const ended = storedLeaseOf(record)
+      // The epoch is kept above this lease's (the store retires it), so the next acquire's is greater.
+      store.endLease(record, 'broken')
+      return ended
     },
 
     async close(): Promise<void> {

@@ -219,7 +219,11 @@ export class MemoryStoreState implements MemoryStore {
     return (record.holder.heartbeatAt ?? record.holder.acquiredAt) + record.ttlMs <= record.clock()
   }
 
-  endLease(record: LeaseRecord, how: 'released' | 'expired' | 'closed' | 'taken over', by?: LockHolder): void {
+  endLease(
+    record: LeaseRecord,
+    how: 'released' | 'expired' | 'closed' | 'taken over' | 'broken',
+    by?: LockHolder,
+  ): void {
     if (!record.live) return
     record.live = false
     if (record.timer !== undefined) clearInterval(record.timer)

@@ -50,7 +50,11 @@ export interface StoredLease {
    * database's for SQL adapters, this machine's for files).
    */
   readonly ageMs: number
-  /** Whether it is still live (`ageMs < holder.ttlMs`): taking it needs `breakLease`. */
+  /**
+   * Whether it is still live (`ageMs < holder.ttlMs`, and its holder is not known to be gone: the
+   * JSONL adapter reports a lock of a process of this host that no longer exists as not live):
+   * taking it needs `breakLease`.
+   */
   readonly live: boolean
 }
 

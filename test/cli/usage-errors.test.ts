@@ -25,7 +25,7 @@ describe('usage errors exit 2; --help and --version exit 0', () => {
     for (const outcome of outcomes) failed(outcome, 2, 'INVALID_ARGUMENT')
     const [frobnicate, , flag, missing, , dirValue, format] = outcomes as Outcome[]
     expect(frobnicate?.stderr).toBe(
-      'yoke: INVALID_ARGUMENT: unknown command "frobnicate"; the commands are inspect, repair, export, demo; run "yoke --help"\n',
+      'yoke: INVALID_ARGUMENT: unknown command "frobnicate"; the commands are inspect, repair, unlock, export, demo; run "yoke --help"\n',
     )
     expect(flag?.stderr).toBe(
       'yoke: INVALID_ARGUMENT: unknown flag "--frob" for "yoke inspect"; run "yoke inspect --help"\n',
@@ -67,6 +67,7 @@ describe('usage errors exit 2; --help and --version exit 0', () => {
     for (const line of [
       '  yoke inspect <session> [--dir <path>] [--json] [--check]',
       '  yoke repair  <session> [--dir <path>] [--json] [--dry-run] [--truncate-at-corruption]',
+      '  yoke unlock  <session> [--dir <path>] [--json] [--force]',
       '  yoke export  <session> --format json|markdown [--dir <path>] [--out <file>]',
       '  yoke demo    [--dir <path>]',
       '  yoke --help | --version',

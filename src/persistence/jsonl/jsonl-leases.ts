@@ -13,12 +13,14 @@ import type { LockHolder } from '../../errors/lock-holder.js'
 import { SessionLockedError } from '../../errors/session-locked-error.js'
 import type { LeaseTiming } from '../lease-options.js'
 import { LeaseSignal } from '../lease-signal.js'
-import type { Lease } from '../persistence-adapter.js'
+import type { Lease, StoredLease } from '../persistence-adapter.js'
 import { randomHex } from '../random-hex.js'
 import type { JsonlFileSystem } from './jsonl-file-system.js'
 import {
+  breakLockFile,
   describeHolder,
   holderOf,
+  isDeadHere,
   isExpired,
   type LockFileContext,
   type LockRecord,
@@ -106,10 +108,7 @@ export class JsonlLeases {
     const { lock, now, lockPathOf, owner } = this.#options
     const held = this.#records.get(sessionId)
     if (held?.live === true) {
-      const holder: LockHolder =
-        held.lock === undefined
-          ? { pid: process.pid, host: hostname(), acquiredAt: held.acquiredAt, owner, epoch: held.lease.epoch }
-          : holderOf(held.lock)
+      const holder = this.#holderOf(held)
       throw new SessionLockedError({
         code: ErrorCode.SESSION_LOCKED,
         sessionId,
@@ -147,6 +146,83 @@ export class JsonlLeases {
     this.#records.set(sessionId, record)
     if (taken !== undefined) this.#startHeartbeat(record)
     return lease
+  }
+
+  /** Who holds `record`: its lock's holder, or this process without locking. */
+  #holderOf(record: LeaseRecord): LockHolder {
+    if (record.lock !== undefined) return holderOf(record.lock)
+    const { owner, timing } = this.#options
+    return {
+      pid: process.pid,
+      host: hostname(),
+      acquiredAt: record.acquiredAt,
+      owner,
+      epoch: record.lease.epoch,
+      ttlMs: timing.ttlMs,
+    }
+  }
+
+  /** The stored lease a lock describes at `now`; a lock of this host's dead process is not live. */
+  #storedLease(sessionId: string, lock: LockRecord): StoredLease {
+    const now = this.#options.now()
+    const ttlMs = lock.ttlMs ?? this.#options.timing.ttlMs
+    return {
+      sessionId,
+      // A lock of an older version names no TTL: ours is the one it is judged by.
+      holder: { ...holderOf(lock), ttlMs },
+      ageMs: Math.max(0, now - (lock.heartbeatAt ?? lock.acquiredAt)),
+      live: !isExpired(lock, now, ttlMs) && !isDeadHere(lock),
+    }
+  }
+
+  /**
+   * The lease of `sessionId` as stored, read without taking it: its lock file, or without locking
+   * this instance's own lease (heartbeats are then not tracked: its age is 0).
+   *
+   * @returns the lease, or `undefined` when there is none (no lock, or a broken one)
+   * @throws `SessionLockedError` when the lock file is unreadable (only breaking it removes it)
+   */
+  async inspect(sessionId: string): Promise<StoredLease | undefined> {
+    const { fileSystem, lock, lockPathOf } = this.#options
+    if (!lock) {
+      const record = this.current(sessionId)
+      return record === undefined ? undefined : { sessionId, holder: this.#holderOf(record), ageMs: 0, live: true }
+    }
+    const path = lockPathOf(sessionId)
+    const current = await readLockFile(fileSystem, path)
+    if (current === null || current?.brokenAt !== undefined) return undefined
+    if (current === undefined) {
+      throw new SessionLockedError({
+        code: ErrorCode.SESSION_LOCKED,
+        sessionId,
+        detail: `the lock ${path} is held, but its content is unreadable; only breaking the lease (\`yoke unlock --force\`) removes it`,
+        location: path,
+      })
+    }
+    return this.#storedLease(sessionId, current)
+  }
+
+  /**
+   * Ends the lease of `sessionId` whoever holds it (see {@link breakLockFile}); a lease of this
+   * instance ends at once, another holder's at its next write or heartbeat.
+   *
+   * @returns the lease that was ended, or `undefined` when there was none (or its lock was unreadable)
+   * @throws `SessionLockedError` when other takers keep the lock busy
+   */
+  async break(sessionId: string): Promise<StoredLease | undefined> {
+    const { lock, lockPathOf } = this.#options
+    const own = this.current(sessionId)
+    const broken = (): LeaseLostError =>
+      leaseLost(sessionId, own?.lease.epoch ?? 1, 'the lease was broken (`breakLease`, `yoke unlock --force`)')
+    if (!lock) {
+      if (own === undefined) return undefined
+      const ended: StoredLease = { sessionId, holder: this.#holderOf(own), ageMs: 0, live: true }
+      this.#end(own, broken)
+      return ended
+    }
+    const outcome = await breakLockFile(this.#context, sessionId, lockPathOf(sessionId))
+    if (own !== undefined) this.#end(own, broken)
+    return outcome.kind === 'broken' ? this.#storedLease(sessionId, outcome.lock) : undefined
   }
 
   #startHeartbeat(record: LeaseRecord): void {
@@ -189,6 +265,13 @@ export class JsonlLeases {
         sessionId,
         epoch,
         `the lock ${path} is ${current === null ? 'missing' : 'unreadable'}; nothing was written`,
+      )
+    }
+    if (current.brokenAt !== undefined) {
+      return leaseLost(
+        sessionId,
+        epoch,
+        `the lease was broken by ${describeHolder(current)} (\`yoke unlock --force\`); nothing was written`,
       )
     }
     return leaseLost(

@@ -5,6 +5,11 @@
  * while holding the exclusive `<id>.lock.takeover` marker, so a heartbeat and a takeover never
  * cross. A lock is removed only while it still carries our token.
  *
+ * Breaking a lease (`yoke unlock --force`) replaces its lock by a broken lock: an expired record
+ * with the same epoch and a fresh token. Its holder's next check finds another token and writes
+ * nothing, nobody reads it as a holder, and the next taker takes it over with the next epoch, so
+ * epochs keep growing across a break.
+ *
  * Whether a lock is live is decided by its heartbeat: one whose last heartbeat is a TTL old is
  * taken over whatever host or pid wrote it. A pid never keeps a lock alive (containers restart
  * with the same host name and PID 1); a pid of this host that no longer exists only lets a crashed
@@ -37,6 +42,11 @@ const encoder = new TextEncoder()
  */
 export interface LockRecord extends LockHolder {
   readonly token: string
+  /**
+   * When the lease was broken (epoch ms): the lock then names who broke it and holds nothing. Its
+   * heartbeat is a TTL old as well, so a Yoke that does not know this field takes it over too.
+   */
+  readonly brokenAt?: number
 }
 
 /** What the lock-file operations need. */
@@ -96,13 +106,14 @@ function parseLock(text: string): LockRecord | undefined {
     return undefined
   }
   if (typeof value !== 'object' || value === null) return undefined
-  const { pid, host, token, acquiredAt, owner, epoch, heartbeatAt, ttlMs } = value as Record<string, unknown>
+  const { pid, host, token, acquiredAt, owner, epoch, heartbeatAt, ttlMs, brokenAt } = value as Record<string, unknown>
   if (!isPositiveInteger(pid)) return undefined
   if (typeof host !== 'string' || typeof token !== 'string' || typeof acquiredAt !== 'number') return undefined
   if (owner !== undefined && typeof owner !== 'string') return undefined
   if (epoch !== undefined && !isPositiveInteger(epoch)) return undefined
   if (heartbeatAt !== undefined && typeof heartbeatAt !== 'number') return undefined
   if (ttlMs !== undefined && !isPositiveInteger(ttlMs)) return undefined
+  if (brokenAt !== undefined && typeof brokenAt !== 'number') return undefined
   return {
     pid,
     host,
@@ -112,6 +123,7 @@ function parseLock(text: string): LockRecord | undefined {
     ...(epoch === undefined ? {} : { epoch }),
     ...(heartbeatAt === undefined ? {} : { heartbeatAt }),
     ...(ttlMs === undefined ? {} : { ttlMs }),
+    ...(brokenAt === undefined ? {} : { brokenAt }),
   }
 }
 
@@ -121,7 +133,7 @@ function parseLock(text: string): LockRecord | undefined {
  * @internal
  */
 export function holderOf(lock: LockRecord): LockHolder {
-  const { token: _token, ...holder } = lock
+  const { token: _token, brokenAt: _brokenAt, ...holder } = lock
   return holder
 }
 
@@ -132,6 +144,7 @@ export function holderOf(lock: LockRecord): LockHolder {
  * @internal
  */
 export function isExpired(lock: LockRecord, now: number, ttlMs: number): boolean {
+  if (lock.brokenAt !== undefined) return true
   return (lock.heartbeatAt ?? lock.acquiredAt) + (lock.ttlMs ?? ttlMs) <= now
 }
 
@@ -207,7 +220,9 @@ export async function takeLockFile(context: LockFileContext, sessionId: string, 
         throw lockedError(sessionId, path, existing, context.now())
       }
       const taken = await takeOver(context, sessionId, path, existing)
-      if (taken !== undefined) return { lock: taken, tookOver: holderOf(existing) }
+      // A broken lock holds nothing: there is no holder to name as taken over.
+      if (taken !== undefined)
+        return existing.brokenAt === undefined ? { lock: taken, tookOver: holderOf(existing) } : { lock: taken }
     }
     const current = await readLockFile(fileSystem, path)
     throw lockedError(sessionId, path, current ?? undefined, context.now())
@@ -307,6 +322,48 @@ async function takeOver(
     return undefined
   }
   return outcome
+}
+
+/** What {@link breakLockFile} found. */
+export type BreakOutcome =
+  | { readonly kind: 'broken'; readonly lock: LockRecord }
+  | { readonly kind: 'none' }
+  | { readonly kind: 'unreadable' }
+
+/**
+ * Breaks the lease of the lock at `path`, whoever holds it, live or not: replaces the lock under
+ * the marker by a broken lock naming us, with the same epoch and a fresh token, so the next taker
+ * gets the next epoch. An unreadable lock is replaced too (its epoch is lost: the broken lock
+ * carries epoch 1).
+ *
+ * @returns the lock that was broken, `none` when there was no lease (no lock, or a broken one), or
+ *   `unreadable`
+ * @throws {@link SessionLockedError} when other takers keep the marker for about a second
+ * @internal
+ */
+export async function breakLockFile(context: LockFileContext, sessionId: string, path: string): Promise<BreakOutcome> {
+  const { fileSystem } = context
+  // No lock, no marker: breaking nothing writes nothing (not even into a missing directory).
+  if ((await readLockFile(fileSystem, path)) === null) return { kind: 'none' }
+  for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt += 1) {
+    const outcome = await underMarker(context, path, async (): Promise<BreakOutcome> => {
+      const current = await readLockFile(fileSystem, path)
+      if (current === null || current?.brokenAt !== undefined) return { kind: 'none' }
+      const fresh = newLock(context, current?.epoch ?? 1)
+      const broken: LockRecord = { ...fresh, heartbeatAt: fresh.acquiredAt - context.ttlMs, brokenAt: fresh.acquiredAt }
+      const tempPath = await writeTempFile(fileSystem, path, [encodeLock(broken)])
+      try {
+        await fileSystem.rename(tempPath, path)
+      } catch (error) {
+        await fileSystem.unlink(tempPath).catch(() => undefined)
+        throw error
+      }
+      return current === undefined ? { kind: 'unreadable' } : { kind: 'broken', lock: current }
+    })
+    if (outcome !== 'busy') return outcome
+    await sleep(MARKER_WAIT_MS)
+  }
+  throw lockedError(sessionId, path, (await readLockFile(fileSystem, path)) ?? undefined, context.now())
 }
 
 /** What {@link renewLockFile} found. */

@@ -21,6 +21,7 @@ import type {
   PersistenceAdapter,
   ReadOptions,
   RepairCommit,
+  StoredLease,
   StoredListing,
   StoredLog,
   TornTail,
@@ -68,6 +69,25 @@ export interface JsonlPersistence extends PersistenceAdapter {
    * @throws `PersistenceError SESSION_NOT_FOUND`; `SessionLockedError` while another holder has the lock
    */
   delete(sessionId: string): Promise<void>
+  /**
+   * Reads the lease of a session from its lock file without taking it. A lock written by a process
+   * of this host that no longer exists is not live (`acquire` takes it over at once).
+   *
+   * @param sessionId - the session id
+   * @param options - `signal`
+   * @returns the lease, or `undefined` when there is no lock (or a broken one)
+   * @throws `SessionLockedError` when the lock file is unreadable (only `breakLease` removes it)
+   */
+  inspectLease(sessionId: string, options?: ReadOptions): Promise<StoredLease | undefined>
+  /**
+   * Ends the lease of a session whoever holds it: its lock becomes a broken lock (same epoch, new
+   * token), so the holder's next append or heartbeat fails with `LeaseLostError` and the next
+   * `acquire` gets a greater epoch.
+   *
+   * @param sessionId - the session id
+   * @returns the lease that was ended, or `undefined` when there was none (or its lock was unreadable)
+   */
+  breakLease(sessionId: string): Promise<StoredLease | undefined>
 }
 
 const encoder = new TextEncoder()
@@ -385,6 +405,19 @@ class JsonlAdapter implements JsonlPersistence {
     this.#logs.delete(sessionId)
     this.#plans.delete(sessionId)
     return this.#leases.acquire(sessionId)
+  }
+
+  async inspectLease(sessionId: string, options: ReadOptions = {}): Promise<StoredLease | undefined> {
+    this.#ensureOpen()
+    assertStorableId(sessionId)
+    options.signal?.throwIfAborted()
+    return this.#leases.inspect(sessionId).catch((error: unknown) => Promise.reject(this.#files.dirError(error)))
+  }
+
+  async breakLease(sessionId: string): Promise<StoredLease | undefined> {
+    this.#ensureOpen()
+    assertStorableId(sessionId)
+    return this.#leases.break(sessionId).catch((error: unknown) => Promise.reject(this.#files.dirError(error)))
   }
 
   async close(): Promise<void> {
