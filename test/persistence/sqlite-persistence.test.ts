@@ -300,7 +300,7 @@ describe('an injected database', () => {
 })
 
 describe('failures', () => {
-  test('a database busy past busyTimeoutMs fails the append with WRITE_FAILED, writing nothing; it succeeds once free', async () => {
+  test('a database busy past busyTimeoutMs fails the append with WRITE_FAILED, writing nothing, while reads go on; it succeeds once free', async () => {
     await fresh()
     const adapter = open({ busyTimeoutMs: 100 })
     const { lease, log } = await stored(adapter, 's1')
@@ -314,6 +314,9 @@ describe('failures', () => {
       expect(PersistenceError.is(error)).toBe(true)
       expect(error).toMatchObject({ code: ErrorCode.WRITE_FAILED, sessionId: 's1', operation: 'append' })
       expect((error as Error).cause).toMatchObject({ code: 'SQLITE_BUSY' })
+      // Reads take no write lock: they go on while another connection writes.
+      expect(texts((await adapter.load('s1')).events)).toEqual(texts(log))
+      expect((await adapter.list()).headers).toHaveLength(1)
       blocker.exec('ROLLBACK')
     } finally {
       blocker.close()

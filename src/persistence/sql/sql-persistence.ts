@@ -28,7 +28,7 @@ import type {
   TornTail,
 } from '../persistence-adapter.js'
 import { assertStorableId } from '../session-file-name.js'
-import type { SqlExecutor } from './sql-executor.js'
+import type { SqlExecutor, SqlQuery } from './sql-executor.js'
 import { sqlFailure } from './sql-failure.js'
 import { noLiveLease, type SqlLeaseRecord, SqlLeases } from './sql-leases.js'
 import { SqlLogReader } from './sql-log-reader.js'
@@ -134,7 +134,7 @@ class SqlStore implements SqlPersistence {
         assertStorableId(sessionId)
         options.signal?.throwIfAborted()
         const { executor, reader } = await this.#ready()
-        const rows = await executor.transaction((tx) => reader.rows(tx, sessionId))
+        const rows = await this.#read(executor, (tx) => reader.rows(tx, sessionId))
         options.signal?.throwIfAborted()
         if (rows === undefined) throw this.#notFound(reader, sessionId)
         const header = reader.header(sessionId, rows.session.header)
@@ -180,7 +180,7 @@ class SqlStore implements SqlPersistence {
         assertSeqArgument('fromSeq', fromSeq)
         options.signal?.throwIfAborted()
         const { executor, reader } = await this.#ready()
-        const rows = await executor.transaction((tx) => reader.rows(tx, sessionId, fromSeq))
+        const rows = await this.#read(executor, (tx) => reader.rows(tx, sessionId, fromSeq))
         options.signal?.throwIfAborted()
         if (rows === undefined) throw this.#notFound(reader, sessionId)
         const header = reader.header(sessionId, rows.session.header)
@@ -311,6 +311,11 @@ class SqlStore implements SqlPersistence {
     if (started !== undefined) return started.leases.require(sessionId, lease)
     // Never started: this instance cannot hold any lease yet.
     throw noLiveLease(sessionId, lease)
+  }
+
+  /** Runs reads in one snapshot: the executor's read transaction, else a write transaction. */
+  #read<T>(executor: SqlExecutor, body: (tx: SqlQuery) => Promise<T>): Promise<T> {
+    return executor.readTransaction === undefined ? executor.transaction(body) : executor.readTransaction(body)
   }
 
   /** Opens and migrates the database once; every operation waits for it. */
