@@ -39,6 +39,12 @@ export interface SqlDialect {
    * every other writer).
    */
   readonly forUpdate: string
+  /**
+   * A statement run first in the migration transaction, so that instances starting together
+   * migrate one after the other (PostgreSQL: `SELECT pg_advisory_xact_lock(…)`). Absent where the
+   * write transaction already excludes every other writer (SQLite's `BEGIN IMMEDIATE`).
+   */
+  readonly migrationLock?: string
 }
 
 /** One row of a result: column name → value (64-bit integers may come back as strings). */
@@ -70,6 +76,15 @@ export interface SqlExecutor extends SqlQuery {
    * @returns what `body` resolved with, once committed and durable
    */
   transaction<T>(body: (tx: SqlQuery) => Promise<T>): Promise<T>
+  /**
+   * Runs `body`, which only reads, in one transaction that sees a single committed state. Absent:
+   * reads use {@link SqlExecutor.transaction}. SQLite reads a WAL snapshot here without taking the
+   * write lock, so a long load never holds up writers in other processes.
+   *
+   * @param body - the reads
+   * @returns what `body` resolved with
+   */
+  readTransaction?<T>(body: (tx: SqlQuery) => Promise<T>): Promise<T>
   /** Closes what the executor opened; a database or pool the application passed in stays open. */
   close(): Promise<void>
 }
