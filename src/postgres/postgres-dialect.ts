@@ -28,7 +28,28 @@ export function postgresDialect(schema: string): SqlDialect {
     bigint: 'bigint',
     text: 'text',
     forUpdate: 'FOR UPDATE',
+    migrationLock: migrationLockOf(schema),
   })
+}
+
+/** The first key of Yoke's advisory locks: "yoke" in ASCII, so other applications' keys rarely meet it. */
+const LOCK_CLASS = 0x796f6b65
+
+/**
+ * The statement that takes the transaction-scoped advisory lock of `schema`'s migrations: held
+ * until the transaction ends, so instances starting together create and migrate one at a time.
+ *
+ * @param schema - the schema
+ * @returns the statement
+ * @internal
+ */
+export function migrationLockOf(schema: string): string {
+  return `SELECT pg_advisory_xact_lock(${LOCK_CLASS}, hashtext(${quoteLiteral(schema)}))`
+}
+
+/** A string literal for PostgreSQL (standard_conforming_strings: only quotes are doubled). */
+function quoteLiteral(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`
 }
 
 /**

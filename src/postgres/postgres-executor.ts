@@ -25,9 +25,10 @@ export interface PostgresExecutorOptions {
 }
 
 /**
- * An executor over `options.pool`. A failure to connect is a `PersistenceError` `WRITE_FAILED`
- * naming the server (never the password) with the driver's error as cause; other driver errors
- * pass unchanged for the store to judge (a unique violation is a lost race, not a failure).
+ * An executor over `options.pool`. A failure to connect is an error naming the server (never the
+ * password) and the driver's reason, with the driver's error as cause; other driver errors pass
+ * unchanged. Either way the store judges them (a unique violation is a lost race) and wraps the
+ * rest as `PersistenceError` `WRITE_FAILED` naming the operation and the session.
  *
  * @param options - the pool and what it is
  * @returns the executor
@@ -125,15 +126,12 @@ function closedError(): PersistenceError {
   return new PersistenceError({ code: ErrorCode.CLOSED, detail: 'the PostgreSQL adapter is closed' })
 }
 
-/** The connect failure, typed, naming the server and the driver's reason, without secrets. */
-function connectError(options: PostgresExecutorOptions, error: unknown): PersistenceError {
+/**
+ * The connect failure naming the server and the driver's reason, without secrets. Not a
+ * `HarnessError`: the store wraps it with the operation and the session it failed.
+ */
+function connectError(options: PostgresExecutorOptions, error: unknown): Error {
   let reason = error instanceof Error ? error.message : String(error)
   for (const secret of options.secrets) if (secret !== '') reason = reason.replaceAll(secret, '***')
-  return new PersistenceError({
-    code: ErrorCode.WRITE_FAILED,
-    detail: `could not connect to PostgreSQL at ${options.target}: ${reason}`,
-    reason,
-    operation: 'connect',
-    cause: error,
-  })
+  return new Error(`could not connect to PostgreSQL at ${options.target}: ${reason}`, { cause: error })
 }

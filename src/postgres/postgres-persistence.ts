@@ -5,8 +5,11 @@
  */
 import { loadPeer } from '../persistence/load-peer.js'
 import type { PersistenceAdapter } from '../persistence/persistence-adapter.js'
+import { createSqlPersistence } from '../persistence/sql/sql-persistence.js'
+import type { SqlExecutor, SqlQuery } from '../persistence/sql/sql-executor.js'
 import type { PgModule, PgPool } from './pg-pool.js'
 import { describeTarget, passwordOf } from './connection-target.js'
+import { migrationLockOf, quoteIdentifier } from './postgres-dialect.js'
 import { createPostgresExecutor } from './postgres-executor.js'
 import { type PostgresPersistenceOptions, validatePostgresOptions } from './postgres-persistence-options.js'
 
@@ -41,31 +44,45 @@ const pgPeer = Object.freeze({ peer: 'pg', subpath: 'yoke/postgres', install: 'n
 export function postgresPersistence(options: PostgresPersistenceOptions): PersistenceAdapter {
   const checked = validatePostgresOptions(options)
   const pg = loadPeer(pgPeer) as PgModule
-  const target = checked.connectionString === undefined ? 'the given pool' : describeTarget(checked.connectionString)
-  const pool: PgPool = checked.pool ?? new pg.Pool({ connectionString: checked.connectionString ?? '' })
-  const executor = createPostgresExecutor({
-    pool,
-    ownsPool: checked.pool === undefined,
-    schema: checked.schema,
-    target,
-    secrets: passwordOf(checked.connectionString),
+  const { schema, connectionString } = checked
+  const target = connectionString === undefined ? 'the given pool' : describeTarget(connectionString)
+  return createSqlPersistence({
+    name: 'postgres',
+    location: `postgres:${quoteIdentifier(schema)}`,
+    lease: checked.lease,
+    // Opened by the first operation: the factory stays synchronous and connects nothing.
+    open: async () => {
+      const pool: PgPool = checked.pool ?? new pg.Pool({ connectionString: connectionString ?? '' })
+      const executor = createPostgresExecutor({
+        pool,
+        ownsPool: checked.pool === undefined,
+        schema,
+        target,
+        secrets: passwordOf(connectionString),
+      })
+      try {
+        await ensureSchema(executor, schema)
+      } catch (error) {
+        await executor.close()
+        throw error
+      }
+      return executor
+    },
   })
-  return pendingStore(executor)
 }
 
-/** Stand-in until the shared SQL store is merged. */
-function pendingStore(executor: ReturnType<typeof createPostgresExecutor>): PersistenceAdapter {
-  const pending = async (): Promise<never> => {
-    throw new Error('the SQL store is not merged yet')
-  }
-  return {
-    name: 'postgres',
-    create: pending,
-    append: pending,
-    load: pending,
-    commitRepair: pending,
-    list: pending,
-    acquire: pending,
-    close: () => executor.close(),
-  }
+/**
+ * Creates the schema when it is absent, under the same advisory lock as the migrations: two
+ * instances running `CREATE SCHEMA IF NOT EXISTS` at once can both pass the check and one then
+ * fails on the catalog's unique index. An existing schema is left alone, so a database user
+ * without `CREATE` on the database can use a schema made for it.
+ */
+async function ensureSchema(executor: SqlExecutor, schema: string): Promise<void> {
+  const exists = async (query: SqlQuery) =>
+    (await query.query('SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1', [schema])).length > 0
+  if (await exists(executor)) return
+  await executor.transaction(async (tx) => {
+    await tx.query(migrationLockOf(schema))
+    if (!(await exists(tx))) await tx.query(`CREATE SCHEMA ${quoteIdentifier(schema)}`)
+  })
 }
