@@ -28,6 +28,7 @@ const root = join(here, '..', '..', '..')
 const baseSeed = Number(process.env['YOKE_PG_CRASH_SEED'] ?? 0x9e5eed) >>> 0
 const runs = Number(process.env['YOKE_PG_CRASH_RUNS'] ?? 20)
 const sessionsPerRun = 2
+const lanes = 2
 const windowMs = 2
 
 let child: Bundle | undefined
@@ -147,8 +148,8 @@ describe.skipIf(skipPostgres)('SIGKILL of a process writing to PostgreSQL', () =
   test(`${runs} kills at random moments: every acknowledged event survives and every log reopens balanced`, async () => {
     const random = mulberry32(baseSeed)
     const stats = { acks: 0, closed: 0 }
-    for (let run = 0; run < runs; run++) {
-      const delayMs = Math.floor(random() * 250)
+    const plans = Array.from({ length: runs }, (_, run) => ({ run, delayMs: Math.floor(random() * 250) }))
+    const crashRun = async ({ run, delayMs }: { run: number; delayMs: number }): Promise<void> => {
       const options: PostgresChildOptions = {
         connectionString: schema!.connectionString,
         schema: schema!.schema,
@@ -167,6 +168,11 @@ describe.skipIf(skipPostgres)('SIGKILL of a process writing to PostgreSQL', () =
         )
       }
     }
+    // Two lanes: runs use their own session ids, so they share the schema without meeting.
+    const lane = async (first: number): Promise<void> => {
+      for (let index = first; index < plans.length; index += lanes) await crashRun(plans[index]!)
+    }
+    await Promise.all(Array.from({ length: lanes }, (_, first) => lane(first)))
     // The kills landed mid-turn at least sometimes: some loads had a turn to close.
     expect(stats.acks).toBeGreaterThan(runs)
     expect(stats.closed).toBeGreaterThan(0)
