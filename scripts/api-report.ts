@@ -44,6 +44,7 @@ function stageDeclarations(): void {
 const entries = [
   { declarations: 'index.d.ts', report: 'yoke' },
   { declarations: 'testing.d.ts', report: 'yoke-testing' },
+  { declarations: 'sqlite.d.ts', report: 'yoke-sqlite' },
 ] as const
 
 /**

@@ -65,9 +65,16 @@ export interface Packed {
  * @returns the tarball and its file list
  */
 export async function packYoke(dir: string): Promise<Packed> {
-  const built = ['index.js', 'index.cjs', 'index.d.ts', 'testing.js', 'testing.cjs', 'cli.js'].every((file) =>
-    existsSync(join(root, 'dist', file)),
-  )
+  const built = [
+    'index.js',
+    'index.cjs',
+    'index.d.ts',
+    'testing.js',
+    'testing.cjs',
+    'sqlite.js',
+    'sqlite.cjs',
+    'cli.js',
+  ].every((file) => existsSync(join(root, 'dist', file)))
   if (!built)
     await succeed(process.execPath, [join(root, 'node_modules', 'tsup', 'dist', 'cli-default.js'), '--silent'], root)
   const listing = JSON.parse(

@@ -39,6 +39,12 @@ export interface SqlDialect {
    * every other writer).
    */
   readonly forUpdate: string
+  /**
+   * A statement run first in the migration transaction, so that instances starting together
+   * migrate one after the other (PostgreSQL: `SELECT pg_advisory_xact_lock(…)`). Absent where the
+   * write transaction already excludes every other writer (SQLite's `BEGIN IMMEDIATE`).
+   */
+  readonly migrationLock?: string
 }
 
 /** One row of a result: column name → value (64-bit integers may come back as strings). */
