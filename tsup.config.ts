@@ -5,12 +5,20 @@ export default defineConfig({
     index: 'src/index.ts',
     testing: 'src/testing/index.ts',
     sqlite: 'src/sqlite/index.ts',
+    postgres: 'src/postgres/index.ts',
     // The `yoke` bin (package.json `bin`): dist/cli.js, ESM, with the entry's shebang (tsup makes it executable).
     cli: 'src/cli/main.ts',
   },
   format: ['esm', 'cjs'],
   // The bin is no import target: declarations only for the library entry points.
-  dts: { entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', sqlite: 'src/sqlite/index.ts' } },
+  dts: {
+    entry: {
+      index: 'src/index.ts',
+      testing: 'src/testing/index.ts',
+      sqlite: 'src/sqlite/index.ts',
+      postgres: 'src/postgres/index.ts',
+    },
+  },
   sourcemap: true,
   clean: true,
   target: 'node20',

@@ -45,6 +45,7 @@ const entries = [
   { declarations: 'index.d.ts', report: 'yoke' },
   { declarations: 'testing.d.ts', report: 'yoke-testing' },
   { declarations: 'sqlite.d.ts', report: 'yoke-sqlite' },
+  { declarations: 'postgres.d.ts', report: 'yoke-postgres' },
 ] as const
 
 /**

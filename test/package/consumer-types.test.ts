@@ -34,6 +34,7 @@ import {
   type TurnResult,
 } from 'yoke'
 import { type ScriptedReply, scriptedModel, text } from 'yoke/testing'
+import { type PgPool, type PostgresPersistenceOptions, postgresPersistence } from 'yoke/postgres'
 
 // A plugin's own event, added to the package's event map as the docs teach.
 declare module 'yoke' {
@@ -100,7 +101,15 @@ async function main(): Promise<void> {
   }
 }
 
+// Declarations only: pg is not installed here, and the subpath's types must not need it.
+function postgresStore(pool?: PgPool) {
+  const options: PostgresPersistenceOptions =
+    pool === undefined ? { connectionString: 'postgresql://app@localhost/app', schema: 'agents' } : { pool, lease: { ttlMs: 30_000 } }
+  return postgresPersistence(options)
+}
+
 void main()
+void postgresStore
 `
 
 /** Strict, and the package's declarations are checked too. */
