@@ -7,7 +7,6 @@
  */
 import { hostname } from 'node:os'
 import { ErrorCode } from '../errors/codes.js'
-import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { LeaseLostError } from '../errors/lease-lost-error.js'
 import type { LockHolder } from '../errors/lock-holder.js'
 import { PersistenceCorruptionError } from '../errors/persistence-corruption-error.js'
@@ -17,7 +16,8 @@ import { SessionFormatUnsupportedError } from '../errors/session-format-unsuppor
 import { SessionLockedError } from '../errors/session-locked-error.js'
 import { checkOptions, type OptionRule, optionRule } from '../kernel/option-issues.js'
 import type { SessionEvent } from '../session/session-event.js'
-import { buildSessionHeader, type SessionHeader } from '../session/session-header.js'
+import type { SessionHeader } from '../session/session-header.js'
+import { assertSeqArgument, headerToCreate } from './adapter-arguments.js'
 import { checkEventBatch } from './jsonl/check-event-batch.js'
 import { encodeBatch, encodeHeaderLine } from './jsonl/jsonl-codec.js'
 import type { ScanResult } from './jsonl/log-scanner.js'
@@ -107,10 +107,6 @@ const optionRules: Readonly<Record<string, OptionRule>> = Object.freeze({
   now: optionRule.function,
   lease: leaseOptionsIssue,
 })
-
-function isSafeNonNegative(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
-}
 
 function checkSignal(signal: AbortSignal | undefined): void {
   if (signal?.aborted === true) throw signal.reason
@@ -234,10 +230,7 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
 
     async create(header: SessionHeader): Promise<void> {
       ensureOpen()
-      const raw: unknown = header
-      const id = typeof raw === 'object' && raw !== null ? (raw as { readonly id?: unknown }).id : undefined
-      if (typeof raw === 'object' && raw !== null) assertStorableId(id)
-      const validated = buildSessionHeader(raw, typeof id === 'string' ? id : '', -1, true)
+      const validated = headerToCreate(header)
       if (store.logs.has(validated.id) || registrations.has(validated.id)) {
         throw new PersistenceError({
           code: ErrorCode.SESSION_EXISTS,
@@ -254,13 +247,7 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       requireLease(sessionId, batch.lease)
       if (events.length === 0) return
       const expectedSeq = batch.expectedSeq
-      if (!isSafeNonNegative(expectedSeq)) {
-        throw new InvalidArgumentError({
-          argument: 'expectedSeq',
-          reason: 'must be a non-negative safe integer',
-          value: expectedSeq,
-        })
-      }
+      assertSeqArgument('expectedSeq', expectedSeq)
       checkEventBatch(events, expectedSeq, 'events')
       const registered = registrations.get(sessionId)
       const entry = store.logs.get(sessionId)
@@ -379,13 +366,7 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
     async readFrom(sessionId: string, fromSeq: number, readOptions: ReadOptions = {}) {
       ensureOpen()
       assertStorableId(sessionId)
-      if (!isSafeNonNegative(fromSeq)) {
-        throw new InvalidArgumentError({
-          argument: 'fromSeq',
-          reason: 'must be a non-negative safe integer',
-          value: fromSeq,
-        })
-      }
+      assertSeqArgument('fromSeq', fromSeq)
       checkSignal(readOptions.signal)
       const entry = store.logs.get(sessionId)
       if (entry === undefined) throw notFound(sessionId)

@@ -7,6 +7,7 @@
 import { ErrorCode } from '../errors/codes.js'
 import { LeaseLostError } from '../errors/lease-lost-error.js'
 import type { LockHolder } from '../errors/lock-holder.js'
+import { compareIds } from './adapter-arguments.js'
 import type { Lease } from './persistence-adapter.js'
 import type { LeaseSignal } from './lease-signal.js'
 
@@ -239,10 +240,6 @@ export class MemoryStoreState implements MemoryStore {
         }),
     )
   }
-}
-
-function compareIds(left: string, right: string): number {
-  return left < right ? -1 : left > right ? 1 : 0
 }
 
 /**

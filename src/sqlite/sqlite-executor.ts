@@ -65,37 +65,40 @@ export function createSqliteExecutor(
     return next
   }
 
+  async function inTransaction<T>(begin: string, body: (tx: SqlQuery) => Promise<T>): Promise<T> {
+    await retryBusy(() => database.exec(begin), busyTimeoutMs)
+    let open = true
+    const tx: SqlQuery = {
+      query: async (sql, params) => {
+        if (!open) throw new Error('a statement ran after its transaction ended')
+        return run(sql, params)
+      },
+    }
+    try {
+      const result = await body(tx)
+      open = false
+      database.exec('COMMIT')
+      return result
+    } catch (error) {
+      open = false
+      try {
+        // SQLite may have rolled back already (a full disk); then there is nothing to undo.
+        if (database.inTransaction) database.exec('ROLLBACK')
+      } catch {
+        // The original failure is the one to report; SQLite ends the transaction either way.
+      }
+      throw error
+    }
+  }
+
   return {
     dialect: sqliteDialect,
     // Outside a transaction a statement commits on its own and may meet another writer's lock.
     query: (sql, params) => serial(() => retryBusy(() => run(sql, params), busyTimeoutMs)),
-    transaction: <T>(body: (tx: SqlQuery) => Promise<T>): Promise<T> =>
-      serial(async () => {
-        // The write lock is taken here or not at all: inside, no statement waits for one.
-        await retryBusy(() => database.exec('BEGIN IMMEDIATE'), busyTimeoutMs)
-        let open = true
-        const tx: SqlQuery = {
-          query: async (sql, params) => {
-            if (!open) throw new Error('a statement ran after its transaction ended')
-            return run(sql, params)
-          },
-        }
-        try {
-          const result = await body(tx)
-          open = false
-          database.exec('COMMIT')
-          return result
-        } catch (error) {
-          open = false
-          // SQLite may have rolled back already (a full disk); then there is nothing to undo.
-          try {
-            if (database.inTransaction) database.exec('ROLLBACK')
-          } catch {
-            // The original failure is the one to report; SQLite ends the transaction either way.
-          }
-          throw error
-        }
-      }),
+    // The write lock is taken at BEGIN IMMEDIATE or not at all: inside, no statement waits for one.
+    transaction: (body) => serial(() => inTransaction('BEGIN IMMEDIATE', body)),
+    // A deferred transaction that only reads sees one WAL snapshot and takes no write lock.
+    readTransaction: (body) => serial(() => inTransaction('BEGIN', body)),
     close: () =>
       serial(() => {
         if (closed) return

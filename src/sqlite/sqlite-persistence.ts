@@ -21,9 +21,9 @@ export interface SqlitePersistenceOptions {
   readonly path?: string
   /**
    * A better-sqlite3 `Database` the application opened; closing the adapter leaves it open. The
-   * adapter sets its `journal_mode` (WAL) and `synchronous` as for a file it opens, and its
-   * `busy_timeout` to 0 (the adapter waits for locks on timers, `busyTimeoutMs` long, instead of
-   * blocking the event loop).
+   * adapter sets its `journal_mode` (WAL) and `synchronous` as for a file it opens and keeps its
+   * `busy_timeout`: a non-zero one waits inside better-sqlite3, blocking the event loop, before
+   * the adapter's own `busyTimeoutMs` wait on timers begins.
    */
   readonly database?: BetterSqlite3Database
   /**
@@ -116,10 +116,10 @@ export function sqlitePersistence(options: SqlitePersistenceOptions): Persistenc
     location,
     lease: leaseTiming(options.lease),
     open: async () => {
-      // No busy wait inside better-sqlite3's synchronous calls: the executor waits on timers.
+      // No busy wait inside better-sqlite3's synchronous calls: the executor waits on timers. An
+      // application's own connection keeps its busy timeout, which its other statements rely on.
       const database = options.database ?? new Database!(path!, { timeout: 0 })
       try {
-        database.pragma('busy_timeout = 0')
         await retryBusy(() => database.pragma('journal_mode = WAL'), busyTimeoutMs)
         database.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
       } catch (error) {

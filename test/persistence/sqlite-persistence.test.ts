@@ -300,7 +300,7 @@ describe('an injected database', () => {
 })
 
 describe('failures', () => {
-  test('a database busy past busyTimeoutMs fails the append with WRITE_FAILED, writing nothing; it succeeds once free', async () => {
+  test('a database busy past busyTimeoutMs fails the append with WRITE_FAILED, writing nothing, while reads go on; it succeeds once free', async () => {
     await fresh()
     const adapter = open({ busyTimeoutMs: 100 })
     const { lease, log } = await stored(adapter, 's1')
@@ -314,6 +314,9 @@ describe('failures', () => {
       expect(PersistenceError.is(error)).toBe(true)
       expect(error).toMatchObject({ code: ErrorCode.WRITE_FAILED, sessionId: 's1', operation: 'append' })
       expect((error as Error).cause).toMatchObject({ code: 'SQLITE_BUSY' })
+      // Reads take no write lock: they go on while another connection writes.
+      expect(texts((await adapter.load('s1')).events)).toEqual(texts(log))
+      expect((await adapter.list()).headers).toHaveLength(1)
       blocker.exec('ROLLBACK')
     } finally {
       blocker.close()
@@ -349,6 +352,59 @@ describe('failures', () => {
       seq: 5,
       location: 'sqlite:"yoke_events":s1',
     })
+  })
+})
+
+describe('start, concurrency and heartbeats', () => {
+  test('a file that cannot be opened fails every call with the same WRITE_FAILED, naming the start', async () => {
+    await fresh()
+    // The path is a directory: SQLite cannot open it as a database file.
+    const adapter = sqlitePersistence({ path: dir })
+    adapters.push(adapter)
+    const first = await rejection(() => adapter.list())
+    expect(PersistenceError.is(first)).toBe(true)
+    expect(first).toMatchObject({ code: ErrorCode.WRITE_FAILED, operation: 'start' })
+    expect(await rejection(() => adapter.acquire('s1'))).toBe(first)
+    await adapter.close()
+  })
+
+  test('many sessions written at once through one adapter all land whole (one connection, transactions in turn)', async () => {
+    await fresh()
+    const adapter = open()
+    const ids = Array.from({ length: 20 }, (_, index) => `s${index}`)
+    await Promise.all(
+      ids.map(async (id) => {
+        const { lease, log } = await stored(adapter, id)
+        for (let seq = log.length; seq < log.length + 10; seq++) {
+          await adapter.append(id, eventsFrom(seq, [{ type: 'test/note', data: { id, seq } }]), {
+            expectedSeq: seq,
+            lease,
+          })
+        }
+      }),
+    )
+    const second = open()
+    for (const id of ids) expect((await second.load(id)).events).toHaveLength(16)
+  })
+
+  test('heartbeats keep a lease alive past its TTL; a takeover ends it and aborts its signal without a write', async () => {
+    await fresh()
+    const lease = { ttlMs: 1000, heartbeatMs: 100 }
+    const adapter = open({ lease })
+    const { lease: held } = await stored(adapter, 's1')
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    await adapter.append('s1', eventsFrom(6, [turnStart(2)]), { expectedSeq: 6, lease: held })
+    const other = open({ lease })
+    expect(await rejection(() => other.acquire('s1'))).toMatchObject({ code: ErrorCode.SESSION_LOCKED })
+    await other.breakLease!('s1')
+    const taken = await other.acquire('s1')
+    // The holder's next heartbeat finds the row taken; nothing else tells it.
+    for (let wait = 0; wait < 100 && !held.signal.aborted; wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    expect(held.signal.aborted).toBe(true)
+    expect(LeaseLostError.is(held.signal.reason)).toBe(true)
+    expect(held.signal.reason).toMatchObject({ holder: { owner: taken.owner } })
   })
 })
 

@@ -9,6 +9,7 @@ import { headerKeys, type SessionHeader } from '../../session/session-header.js'
 import { type ChunkRunRow, packRecords } from '../pack-chunks.js'
 import { jsonText } from '../../session/json-text.js'
 import type { JsonValue } from '../../session/json-value.js'
+import { isSafeNonNegative } from '../adapter-arguments.js'
 
 /** The optional header keys, in stored order. */
 const optionalHeaderKeys = headerKeys.slice(3)
@@ -72,10 +73,6 @@ export function encodeBatch(events: readonly SessionEvent[], options: EncodeBatc
     }
   }
   return text
-}
-
-function isSafeNonNegative(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
 }
 
 function isSurfaceOp(value: unknown): boolean {

@@ -7,13 +7,13 @@
  */
 import { resolve } from 'node:path'
 import { ErrorCode } from '../../errors/codes.js'
-import { InvalidArgumentError } from '../../errors/invalid-argument-error.js'
 import { PersistenceCorruptionError } from '../../errors/persistence-corruption-error.js'
 import { PersistenceError } from '../../errors/persistence-error.js'
 import { SeqConflictError } from '../../errors/seq-conflict-error.js'
 import { SessionFormatUnsupportedError } from '../../errors/session-format-unsupported-error.js'
 import type { SessionEvent } from '../../session/session-event.js'
-import { buildSessionHeader, type SessionHeader } from '../../session/session-header.js'
+import type { SessionHeader } from '../../session/session-header.js'
+import { assertSeqArgument, compareIds, headerToCreate } from '../adapter-arguments.js'
 import type {
   AppendBatchOptions,
   Lease,
@@ -76,14 +76,6 @@ interface CachedPlan {
   readonly revision: string
   readonly header: SessionHeader
   readonly plan: RepairPlan
-}
-
-function isSafeNonNegative(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
-}
-
-function compareIds(left: string, right: string): number {
-  return left < right ? -1 : left > right ? 1 : 0
 }
 
 /**
@@ -192,10 +184,7 @@ class JsonlAdapter implements JsonlPersistence {
 
   async create(header: SessionHeader): Promise<void> {
     this.#ensureOpen()
-    const raw: unknown = header
-    const id = typeof raw === 'object' && raw !== null ? (raw as { readonly id?: unknown }).id : undefined
-    if (typeof raw === 'object' && raw !== null) assertStorableId(id)
-    const checked = buildSessionHeader(raw, typeof id === 'string' ? id : '', -1, true)
+    const checked = headerToCreate(header)
     const sessionId = checked.id
     const stored = this.#logs.has(sessionId) || (await this.#files.existing(sessionId)).length > 0
     if (stored || this.#registrations.has(sessionId)) {
@@ -214,13 +203,7 @@ class JsonlAdapter implements JsonlPersistence {
     const record = this.#leases.require(sessionId, options.lease)
     if (events.length === 0) return
     const expectedSeq = options.expectedSeq
-    if (!isSafeNonNegative(expectedSeq)) {
-      throw new InvalidArgumentError({
-        argument: 'expectedSeq',
-        reason: 'must be a non-negative safe integer',
-        value: expectedSeq,
-      })
-    }
+    assertSeqArgument('expectedSeq', expectedSeq)
     checkEventBatch(events, expectedSeq, 'events')
     await this.#serial(sessionId, () => this.#appendBatch(sessionId, events, expectedSeq, record, options.texts))
   }
@@ -286,13 +269,7 @@ class JsonlAdapter implements JsonlPersistence {
   async readFrom(sessionId: string, fromSeq: number, options: ReadOptions = {}): Promise<StoredSuffix> {
     this.#ensureOpen()
     assertStorableId(sessionId)
-    if (!isSafeNonNegative(fromSeq)) {
-      throw new InvalidArgumentError({
-        argument: 'fromSeq',
-        reason: 'must be a non-negative safe integer',
-        value: fromSeq,
-      })
-    }
+    assertSeqArgument('fromSeq', fromSeq)
     options.signal?.throwIfAborted()
     const found = await this.#files.find(sessionId)
     const read = await this.#read(sessionId, found, { truncateAtCorruption: false, signal: options.signal, fromSeq })

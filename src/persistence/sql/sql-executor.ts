@@ -76,6 +76,15 @@ export interface SqlExecutor extends SqlQuery {
    * @returns what `body` resolved with, once committed and durable
    */
   transaction<T>(body: (tx: SqlQuery) => Promise<T>): Promise<T>
+  /**
+   * Runs `body`, which only reads, in one transaction that sees a single committed state. Absent:
+   * reads use {@link SqlExecutor.transaction}. SQLite reads a WAL snapshot here without taking the
+   * write lock, so a long load never holds up writers in other processes.
+   *
+   * @param body - the reads
+   * @returns what `body` resolved with
+   */
+  readTransaction?<T>(body: (tx: SqlQuery) => Promise<T>): Promise<T>
   /** Closes what the executor opened; a database or pool the application passed in stays open. */
   close(): Promise<void>
 }

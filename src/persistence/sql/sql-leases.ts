@@ -44,6 +44,23 @@ export interface SqlLeaseRecord {
   live: boolean
 }
 
+/**
+ * The error of a write under no live lease of this instance (none taken, another instance's, a
+ * copy of one, or one that ended).
+ *
+ * @param sessionId - the session written
+ * @param lease - the lease the write came with, if any
+ * @internal
+ */
+export function noLiveLease(sessionId: string, lease: Lease | undefined): LeaseLostError {
+  return new LeaseLostError({
+    code: ErrorCode.LEASE_LOST,
+    sessionId,
+    detail: 'this adapter instance holds no live lease for it; nothing was written',
+    ...(lease?.epoch === undefined ? {} : { epoch: lease.epoch }),
+  })
+}
+
 /** What {@link SqlLeases} needs. */
 export interface SqlLeasesOptions {
   readonly executor: SqlExecutor
@@ -227,12 +244,7 @@ export class SqlLeases {
       record.sessionId !== sessionId ||
       (lease !== undefined && record.lease !== lease)
     ) {
-      throw new LeaseLostError({
-        code: ErrorCode.LEASE_LOST,
-        sessionId,
-        detail: 'this adapter instance holds no live lease for it; nothing was written',
-        ...(lease?.epoch === undefined ? {} : { epoch: lease.epoch }),
-      })
+      throw noLiveLease(sessionId, lease)
     }
     const ttlMs = this.#options.timing.ttlMs
     if (performance.now() - record.lastBeat >= ttlMs) {

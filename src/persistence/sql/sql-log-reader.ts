@@ -57,6 +57,7 @@ export interface CheckedEvents {
 export class SqlLogReader {
   readonly #statements: SqlStatements
   readonly #selectSession: string
+  readonly #exists: string
   readonly #selectEvents: string
   readonly #selectEventsFrom: string
 
@@ -67,6 +68,7 @@ export class SqlLogReader {
     this.#selectSession = statements.bind(
       `SELECT header, next_seq, batch_seq, revision FROM ${sessions} WHERE id = ? ${statements.dialect.forUpdate}`,
     )
+    this.#exists = statements.bind(`SELECT id FROM ${sessions} WHERE id = ?`)
     this.#selectEvents = statements.bind(`SELECT seq, last_seq, body FROM ${events} WHERE session = ? ORDER BY seq`)
     this.#selectEventsFrom = statements.bind(
       `SELECT seq, last_seq, body FROM ${events} WHERE session = ? AND last_seq >= ? ORDER BY seq`,
@@ -89,6 +91,11 @@ export class SqlLogReader {
       batchSeq: sqlInteger(row['batch_seq'], 'yoke_sessions.batch_seq'),
       revision: String(row['revision']),
     }
+  }
+
+  /** Whether a session is stored (no lock taken). */
+  async exists(query: SqlQuery, sessionId: string): Promise<boolean> {
+    return (await query.query(this.#exists, [sessionId])).length > 0
   }
 
   /** The session row and its event rows from `fromSeq` on (runs reaching it included), in one transaction. */

@@ -6,13 +6,12 @@
  * @module
  */
 import { ErrorCode } from '../../errors/codes.js'
-import { InvalidArgumentError } from '../../errors/invalid-argument-error.js'
-import { LeaseLostError } from '../../errors/lease-lost-error.js'
 import { PersistenceCorruptionError } from '../../errors/persistence-corruption-error.js'
 import { PersistenceError } from '../../errors/persistence-error.js'
 import { SessionFormatUnsupportedError } from '../../errors/session-format-unsupported-error.js'
 import type { SessionEvent } from '../../session/session-event.js'
-import { buildSessionHeader, type SessionHeader } from '../../session/session-header.js'
+import type { SessionHeader } from '../../session/session-header.js'
+import { assertSeqArgument, compareIds, headerToCreate } from '../adapter-arguments.js'
 import { checkEventBatch } from '../jsonl/check-event-batch.js'
 import { type LeaseTiming, newLeaseOwner } from '../lease-options.js'
 import type {
@@ -29,9 +28,9 @@ import type {
   TornTail,
 } from '../persistence-adapter.js'
 import { assertStorableId } from '../session-file-name.js'
-import type { SqlExecutor } from './sql-executor.js'
+import type { SqlExecutor, SqlQuery } from './sql-executor.js'
 import { sqlFailure } from './sql-failure.js'
-import { type SqlLeaseRecord, SqlLeases } from './sql-leases.js'
+import { noLiveLease, type SqlLeaseRecord, SqlLeases } from './sql-leases.js'
 import { SqlLogReader } from './sql-log-reader.js'
 import { migrateSqlSchema } from './sql-schema.js'
 import { SqlStatements } from './sql-statements.js'
@@ -68,14 +67,6 @@ interface Started {
   readonly leases: SqlLeases
 }
 
-function isSafeNonNegative(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
-}
-
-function compareIds(left: string, right: string): number {
-  return left < right ? -1 : left > right ? 1 : 0
-}
-
 /**
  * Creates the SQL store over a driver's executor. Opening and migrating happen on the first
  * operation.
@@ -104,13 +95,11 @@ class SqlStore implements SqlPersistence {
   }
 
   async create(header: SessionHeader): Promise<void> {
-    const raw: unknown = header
-    const id = typeof raw === 'object' && raw !== null ? (raw as { readonly id?: unknown }).id : undefined
+    const id = (header as { readonly id?: unknown } | null)?.id
     return this.#run('create', typeof id === 'string' ? id : undefined, async () => {
-      if (typeof raw === 'object' && raw !== null) assertStorableId(id)
-      const checked = buildSessionHeader(raw, typeof id === 'string' ? id : '', -1, true)
+      const checked = headerToCreate(header)
       const { reader, executor } = await this.#ready()
-      const stored = (await reader.session(executor, checked.id)) !== undefined
+      const stored = await reader.exists(executor, checked.id)
       if (stored || this.#registrations.has(checked.id)) {
         throw new PersistenceError({
           code: ErrorCode.SESSION_EXISTS,
@@ -128,13 +117,7 @@ class SqlStore implements SqlPersistence {
       const record = this.#requireLease(sessionId, options.lease)
       if (events.length === 0) return
       const expectedSeq = options.expectedSeq
-      if (!isSafeNonNegative(expectedSeq)) {
-        throw new InvalidArgumentError({
-          argument: 'expectedSeq',
-          reason: 'must be a non-negative safe integer',
-          value: expectedSeq,
-        })
-      }
+      assertSeqArgument('expectedSeq', expectedSeq)
       checkEventBatch(events, expectedSeq, 'events')
       const { writes } = await this.#ready()
       const registered = this.#registrations.get(sessionId)
@@ -151,7 +134,7 @@ class SqlStore implements SqlPersistence {
         assertStorableId(sessionId)
         options.signal?.throwIfAborted()
         const { executor, reader } = await this.#ready()
-        const rows = await executor.transaction((tx) => reader.rows(tx, sessionId))
+        const rows = await this.#read(executor, (tx) => reader.rows(tx, sessionId))
         options.signal?.throwIfAborted()
         if (rows === undefined) throw this.#notFound(reader, sessionId)
         const header = reader.header(sessionId, rows.session.header)
@@ -194,16 +177,10 @@ class SqlStore implements SqlPersistence {
       sessionId,
       async () => {
         assertStorableId(sessionId)
-        if (!isSafeNonNegative(fromSeq)) {
-          throw new InvalidArgumentError({
-            argument: 'fromSeq',
-            reason: 'must be a non-negative safe integer',
-            value: fromSeq,
-          })
-        }
+        assertSeqArgument('fromSeq', fromSeq)
         options.signal?.throwIfAborted()
         const { executor, reader } = await this.#ready()
-        const rows = await executor.transaction((tx) => reader.rows(tx, sessionId, fromSeq))
+        const rows = await this.#read(executor, (tx) => reader.rows(tx, sessionId, fromSeq))
         options.signal?.throwIfAborted()
         if (rows === undefined) throw this.#notFound(reader, sessionId)
         const header = reader.header(sessionId, rows.session.header)
@@ -333,12 +310,12 @@ class SqlStore implements SqlPersistence {
     const started = this.#started
     if (started !== undefined) return started.leases.require(sessionId, lease)
     // Never started: this instance cannot hold any lease yet.
-    throw new LeaseLostError({
-      code: ErrorCode.LEASE_LOST,
-      sessionId,
-      detail: 'this adapter instance holds no live lease for it; nothing was written',
-      ...(lease?.epoch === undefined ? {} : { epoch: lease.epoch }),
-    })
+    throw noLiveLease(sessionId, lease)
+  }
+
+  /** Runs reads in one snapshot: the executor's read transaction, else a write transaction. */
+  #read<T>(executor: SqlExecutor, body: (tx: SqlQuery) => Promise<T>): Promise<T> {
+    return executor.readTransaction === undefined ? executor.transaction(body) : executor.readTransaction(body)
   }
 
   /** Opens and migrates the database once; every operation waits for it. */

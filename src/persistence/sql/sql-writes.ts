@@ -79,7 +79,7 @@ export class SqlWrites {
       `UPDATE ${sessions} SET next_seq = ?, batch_seq = ?, revision = ? WHERE id = ?`,
     )
     this.#quarantine = statements.bind(
-      `INSERT INTO ${quarantine} (session, seq, last_seq, body, quarantined_at, revision) SELECT session, seq, last_seq, body, ${now}, ? FROM ${events} WHERE session = ? AND seq >= ?`,
+      `INSERT INTO ${quarantine} (session, seq, last_seq, body, quarantined_at, revision) SELECT session, seq, last_seq, body, ${now}, CAST(? AS ${statements.dialect.text}) FROM ${events} WHERE session = ? AND seq >= ?`,
     )
     this.#deleteFrom = statements.bind(`DELETE FROM ${events} WHERE session = ? AND seq >= ?`)
     this.#deleteEvents = statements.bind(`DELETE FROM ${events} WHERE session = ?`)
@@ -131,7 +131,8 @@ export class SqlWrites {
       if (repeated !== undefined) {
         // The stored part resolves as written; the rest (if the retry grew) goes after it.
         if (repeated < events.length) {
-          await this.#write(tx, sessionId, session, events.slice(repeated), expectedSeq, append.texts?.slice(repeated))
+          const texts = append.texts?.length === events.length ? append.texts.slice(repeated) : undefined
+          await this.#write(tx, sessionId, session, events.slice(repeated), expectedSeq, texts)
         }
         return
       }
@@ -159,8 +160,9 @@ export class SqlWrites {
     if (rows === undefined) return undefined
     const decoded = decodeEventRows(rows.events, undefined, expectedSeq)
     if (decoded.damagedSeq !== undefined || decoded.events.length !== stored) return undefined
+    const measured = append.texts?.length === events.length ? append.texts : undefined
     for (let index = 0; index < stored; index++) {
-      const text = append.texts?.[index] ?? jsonText(events[index] as unknown as JsonValue)
+      const text = measured?.[index] ?? jsonText(events[index] as unknown as JsonValue)
       if (jsonText(decoded.events[index] as unknown as JsonValue) !== text) return undefined
     }
     return stored

@@ -14,15 +14,7 @@ import { writeSync } from 'node:fs'
 import { createHarness, jsonlPersistence, type Logger, type Session } from '../../../src/index.js'
 import type { JsonlFileSystem } from '../../../src/persistence/index.js'
 import { nodeFileSystem } from '../../../src/persistence/jsonl/jsonl-file-system.js'
-import {
-  type ChildOptions,
-  between,
-  deriveSeed,
-  logDigest,
-  mulberry32,
-  sessionIdsOf,
-  TurnProducer,
-} from './workload.js'
+import { type ChildOptions, between, deriveSeed, mulberry32, produceSession, sessionIdsOf } from './workload.js'
 
 const options = JSON.parse(process.argv[2] ?? '{}') as ChildOptions
 const ackFd = 3
@@ -42,7 +34,6 @@ const stderr = (level: string) => (message: string, fields?: Readonly<Record<str
 const logger: Logger = { debug: () => {}, info: () => {}, warn: stderr('warn'), error: stderr('error') }
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-const turnOfLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
 /** POSIX allows `write` to write less than asked; the adapter loops. A kill between the halves tears the tail. */
 function shortWriting(random: () => number): JsonlFileSystem {
@@ -75,23 +66,8 @@ function ack(session: Session, digest: string): void {
   writeSync(ackFd, line)
 }
 
-async function produce(id: string, index: number): Promise<never> {
-  const random = mulberry32(deriveSeed(options.seed, options.run, index))
-  const producer = new TurnProducer(random)
-  const session = harness.sessions.create({ id })
-  const digest = logDigest()
-  for (;;) {
-    const planned = producer.next(session.length)
-    const event = session.append(planned.type, planned.data, planned.options)
-    digest.update(`${JSON.stringify(event)}\n`)
-    const roll = random()
-    if (roll < 0.08) {
-      // Nothing of this session is appended while its flush runs, so the flush covers all of it.
-      await harness.sessions.flush(session)
-      ack(session, digest.copy().digest('hex'))
-    } else if (roll < 0.3) await turnOfLoop()
-    else if (roll < 0.36) await pause(between(random, 0, 4))
-  }
+function produce(id: string, index: number): Promise<never> {
+  return produceSession(harness, id, mulberry32(deriveSeed(options.seed, options.run, index)), ack)
 }
 
 if (options.mode === 'repair') {

@@ -5,7 +5,7 @@
  * @module
  */
 import { createHash, type Hash } from 'node:crypto'
-import type { JsonValue, SessionEvent } from '../../../src/index.js'
+import type { Harness, JsonValue, Session, SessionEvent } from '../../../src/index.js'
 import type { AppendOptions } from '../../../src/session/index.js'
 
 /** mulberry32: a small, fast, seedable PRNG returning floats in [0, 1). */
@@ -200,4 +200,40 @@ export interface ChildOptions {
 /** The session ids run `run` uses. */
 export function sessionIdsOf(run: number, sessions: number): string[] {
   return Array.from({ length: sessions }, (_, index) => `run${run}-s${index}`)
+}
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+const turnOfLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+/**
+ * The producing loop of one crash-child session: appends the seeded turns forever, flushing at
+ * random points; after each flush resolves, `ack` gets the session and the digest of everything
+ * flushed (every seq up to `session.length - 1` is durable then).
+ *
+ * @param harness - the child's harness
+ * @param id - the session id
+ * @param random - the session's seeded PRNG
+ * @param ack - reports one acknowledged flush
+ */
+export async function produceSession(
+  harness: Harness,
+  id: string,
+  random: () => number,
+  ack: (session: Session, digest: string) => void,
+): Promise<never> {
+  const producer = new TurnProducer(random)
+  const session = harness.sessions.create({ id })
+  const digest = logDigest()
+  for (;;) {
+    const planned = producer.next(session.length)
+    const event = session.append(planned.type, planned.data, planned.options)
+    digest.update(`${JSON.stringify(event)}\n`)
+    const roll = random()
+    if (roll < 0.08) {
+      // Nothing of this session is appended while its flush runs, so the flush covers all of it.
+      await harness.sessions.flush(session)
+      ack(session, digest.copy().digest('hex'))
+    } else if (roll < 0.3) await turnOfLoop()
+    else if (roll < 0.36) await pause(between(random, 0, 4))
+  }
 }
