@@ -51,50 +51,60 @@ export function createPostgresExecutor(options: PostgresExecutorOptions): SqlExe
     }
   }
 
-  /** Runs `body` on one checked-out client; a client whose connection failed is closed, not reused. */
-  const withClient = async <T>(body: (client: PgPoolClient, markBroken: (error: Error) => void) => Promise<T>) => {
+  /**
+   * Runs `body` on one checked-out client, with `run` for its statements. A client whose
+   * connection failed (a statement failing without an SQL state, an 'error' event, a failed
+   * ROLLBACK) is closed by the pool, not handed out again; an SQL error (a unique violation) or
+   * the body's own error leaves a healthy connection to reuse.
+   */
+  const withClient = async <T>(
+    body: (
+      run: (sql: string, params?: readonly unknown[]) => Promise<readonly SqlRow[]>,
+      markBroken: (error: Error) => void,
+    ) => Promise<T>,
+  ): Promise<T> => {
     const client = await checkout()
     let failure: Error | undefined
-    // A connection that fails between statements emits 'error' on the client; while it is checked
-    // out the pool does not listen, and an unheard 'error' would end the process.
-    const onError = (error: Error): void => {
+    const markBroken = (error: Error): void => {
       failure ??= error
     }
-    client.on('error', onError)
+    // A connection that fails between statements emits 'error' on the client; while it is checked
+    // out the pool does not listen, and an unheard 'error' would end the process.
+    client.on('error', markBroken)
+    const run = async (sql: string, params?: readonly unknown[]): Promise<readonly SqlRow[]> => {
+      try {
+        const result = await client.query(sql, params === undefined ? undefined : [...params])
+        return result.rows as readonly SqlRow[]
+      } catch (error) {
+        if (!(error instanceof Error)) markBroken(new Error(String(error)))
+        else if (isConnectionFailure(error)) markBroken(error)
+        throw error
+      }
+    }
     try {
-      return await body(client, (error) => {
-        failure ??= error
-      })
-    } catch (error) {
-      failure ??= error instanceof Error && isConnectionFailure(error) ? error : undefined
-      throw error
+      return await body(run, markBroken)
     } finally {
-      client.removeListener('error', onError)
+      client.removeListener('error', markBroken)
       client.release(failure)
     }
   }
 
-  const run = async (client: PgPoolClient, sql: string, params?: readonly unknown[]): Promise<readonly SqlRow[]> => {
-    const result = await client.query(sql, params === undefined ? undefined : [...params])
-    return result.rows as readonly SqlRow[]
-  }
-
   return Object.freeze({
     dialect: postgresDialect(options.schema),
-    query: (sql: string, params?: readonly unknown[]) => withClient((client) => run(client, sql, params)),
+    query: (sql: string, params?: readonly unknown[]) => withClient((run) => run(sql, params)),
     transaction: <T>(body: (tx: SqlQuery) => Promise<T>): Promise<T> =>
-      withClient(async (client, markBroken) => {
-        await run(client, 'BEGIN')
+      withClient(async (run, markBroken) => {
+        await run('BEGIN')
         try {
-          const result = await body({ query: (sql, params) => run(client, sql, params) })
-          await run(client, 'COMMIT')
+          const result = await body({ query: run })
+          await run('COMMIT')
           return result
         } catch (error) {
           // After a failed COMMIT the transaction is over already and ROLLBACK only warns; a
           // ROLLBACK that fails means the connection is gone or in an unknown state: the pool
           // must close it rather than hand it out again. The body's error is the one to report.
           try {
-            await run(client, 'ROLLBACK')
+            await run('ROLLBACK')
           } catch (rollbackError) {
             markBroken(rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)))
           }

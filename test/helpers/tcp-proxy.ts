@@ -14,6 +14,13 @@ export interface TcpProxy {
   /** Accepts and forwards connections again. */
   restore(): void
   /**
+   * Holds every byte in both directions (open connections stay open, new ones are accepted but
+   * hear nothing), as a database that hangs: nothing fails, nothing answers.
+   */
+  freeze(): void
+  /** Delivers what was held, in order, and forwards again. */
+  thaw(): void
+  /**
    * The next time a client sends a statement containing `marker`, forwards it to the server, then
    * drops the server's reply and resets that connection after `afterMs`: the statement ran, the
    * client never learns it did.
@@ -38,6 +45,13 @@ export async function startTcpProxy(target: { readonly host: string; readonly po
   let down = false
   let connections = 0
   let pendingLoss: { marker: Buffer; afterMs: number; done: () => void } | undefined
+  let frozen = false
+  /** What a freeze held: the socket to deliver to and the bytes, in arrival order. */
+  const held: { readonly to: Socket; readonly chunk: Buffer }[] = []
+  const send = (to: Socket, chunk: Buffer): void => {
+    if (frozen) held.push({ to, chunk })
+    else if (!to.destroyed) to.write(chunk)
+  }
 
   const server: Server = createServer((client) => {
     if (down) {
@@ -69,10 +83,10 @@ export async function startTcpProxy(target: { readonly host: string; readonly po
           loss.done()
         }, loss.afterMs)
       }
-      upstream.write(chunk)
+      send(upstream, chunk)
     })
     upstream.on('data', (chunk: Buffer) => {
-      if (!losing) client.write(chunk)
+      if (!losing) send(client, chunk)
     })
   })
   await new Promise<void>((resolve, reject) => {
@@ -97,6 +111,13 @@ export async function startTcpProxy(target: { readonly host: string; readonly po
     },
     restore() {
       down = false
+    },
+    freeze() {
+      frozen = true
+    },
+    thaw() {
+      frozen = false
+      for (const { to, chunk } of held.splice(0)) if (!to.destroyed) to.write(chunk)
     },
     loseReplyTo(marker, afterMs = 100) {
       return new Promise((resolve) => {

@@ -1,8 +1,8 @@
 /**
  * The PostgreSQL adapter against bad input, on the real test server: a server that does not answer
  * or refuses the login, a schema written by a newer Yoke, replicas starting together on a new
- * schema, a database that disappears mid-turn (a loopback TCP proxy between the adapter and the
- * server, cut and restored), a COMMIT whose reply is lost, session ids outside the id alphabet, a
+ * schema, a database that disappears or hangs mid-turn (a loopback TCP proxy between the adapter
+ * and the server, cut or frozen, then restored), a COMMIT whose reply is lost, session ids outside the id alphabet, a
  * 10 MB event, and an injected pool that must outlive the harness.
  */
 import { createServer } from 'node:net'
@@ -241,6 +241,33 @@ describe.skipIf(skipPostgres)('the PostgreSQL adapter with bad input', () => {
       proxy.restore()
       const third = await agent.run('third')
       expect(third.reason).toEqual({ kind: 'completed' })
+      await expectStoredOnce(reader, agent)
+    })
+
+    test('a database that hangs mid-turn: the turn fails with WRITE_TIMEOUT; once it answers, the log completes, each seq once', async () => {
+      const { adapter, reader } = await throughTheProxy()
+      const harness = await createHarness({
+        model: scriptedModel([text('one'), text('two'), text('three')]),
+        persistence: adapter,
+        ids: fakeIds(),
+        logger: recordingLogger(),
+        writeTimeoutMs: 300,
+      })
+      cleanups.push(() => harness.close())
+      const agent = await harness.createAgent()
+      expect((await agent.run('first')).reason).toEqual({ kind: 'completed' })
+      const off = harness.on('session/event', ({ event }) => {
+        if (event.type === 'turn/start') proxy.freeze()
+      })
+      const error = await rejectionOf(agent.run('second'))
+      off()
+      expect(error).toMatchObject({
+        code: 'FLUSH_FAILED',
+        cause: { code: 'WRITE_TIMEOUT', sessionId: agent.session.id, timeoutMs: 300 },
+      })
+      expect(agent.status).toBe('idle')
+      proxy.thaw()
+      expect((await agent.run('third')).reason).toEqual({ kind: 'completed' })
       await expectStoredOnce(reader, agent)
     })
 

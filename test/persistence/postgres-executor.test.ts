@@ -110,6 +110,32 @@ describe.skipIf(skipPostgres)('the PostgreSQL executor', () => {
     }
   })
 
+  test('a body that fails or an SQL error rolls back and keeps the healthy connection for reuse', async () => {
+    const own = new pg.Pool({ connectionString: schema.connectionString, max: 1 })
+    try {
+      const executor = executorOver(own)
+      const table = executor.dialect.table('t')
+      const pidOf = async () => Number((await executor.query('SELECT pg_backend_pid() AS pid'))[0]?.['pid'])
+      const pid = await pidOf()
+      const failure = Object.assign(new Error('lease lost'), { code: 'LEASE_LOST' })
+      await expect(
+        executor.transaction(async (tx) => {
+          await tx.query('SELECT 1')
+          throw failure
+        }),
+      ).rejects.toBe(failure)
+      await expect(
+        executor.transaction(async (tx) => {
+          await tx.query(`INSERT INTO ${table} (id, n) VALUES ('twice', 9)`)
+          await tx.query(`INSERT INTO ${table} (id, n) VALUES ('twice', 9)`)
+        }),
+      ).rejects.toMatchObject({ code: '23505' })
+      expect(await pidOf()).toBe(pid)
+    } finally {
+      await own.end()
+    }
+  })
+
   test('an idle connection that dies is dropped by the pool without ending the process', async () => {
     const own = new pg.Pool({ connectionString: schema.connectionString, max: 2 })
     try {
