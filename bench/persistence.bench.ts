@@ -95,7 +95,8 @@ function turnEvents(turn: number, base: number): Planned[] {
   ]
 }
 
-function appendTurns(session: Session, events: number): void {
+/** Appends whole turns of {@link turnEvents} to `session` until it holds at least `events` events. */
+export function appendTurns(session: Session, events: number): void {
   let turn = session.turnState().nextTurn
   while (session.length < events) {
     for (const event of turnEvents(turn, session.length)) session.append(event.type, event.data as never, event.options)
@@ -104,7 +105,7 @@ function appendTurns(session: Session, events: number): void {
 }
 
 /** `count` committed events, built (and validated) by a plain session. */
-function logOf(count: number): readonly SessionEvent[] {
+export function logOf(count: number): readonly SessionEvent[] {
   const session = createSession({ id: 'bench', clock: fakeClock({ now: 1_000 }) })
   appendTurns(session, count)
   return session.events
@@ -114,7 +115,7 @@ function logOf(count: number): readonly SessionEvent[] {
  * Best of `rounds` single calls (after one warm-up), as operations per second. An operation
  * that returns a number reports its own elapsed milliseconds (to leave setup untimed).
  */
-async function bestOf(name: string, rounds: number, operation: () => unknown): Promise<Measurement> {
+export async function bestOf(name: string, rounds: number, operation: () => unknown): Promise<Measurement> {
   await operation()
   let best = Number.POSITIVE_INFINITY
   for (let round = 0; round < rounds; round++) {
@@ -129,7 +130,7 @@ async function bestOf(name: string, rounds: number, operation: () => unknown): P
  * `rounds` rounds (after one warm-up) in which every case runs once, in order; each case keeps its
  * best round, as operations per second.
  */
-async function interleavedBest(
+export async function interleavedBest(
   rounds: number,
   cases: readonly { readonly name: string; readonly run: () => Promise<void> }[],
 ): Promise<Measurement[]> {
@@ -196,7 +197,7 @@ function recordingSizes(inner: JsonlPersistence): { adapter: PersistenceAdapter;
 }
 
 /** An adapter that stores nothing: what the harness costs without any persistence work. */
-function nullAdapter(): PersistenceAdapter {
+export function nullAdapter(): PersistenceAdapter {
   const missing = (): never => {
     throw new Error('the null adapter stores nothing')
   }
@@ -220,7 +221,7 @@ function nullAdapter(): PersistenceAdapter {
 }
 
 /** 10,000 events appended to a live, materialized session of `harness` and flushed; the elapsed ms. */
-async function appendAndFlush(
+export async function appendAndFlush(
   harness: Awaited<ReturnType<typeof createHarness>>,
   id: string,
   count: number,

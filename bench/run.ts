@@ -7,13 +7,17 @@ import { runChecksumBench } from './checksum.bench.js'
 import { runKernelBench } from './kernel.bench.js'
 import { runModelsBench } from './models.bench.js'
 import { runPersistenceBench } from './persistence.bench.js'
+import { runPostgresBench } from './postgres.bench.js'
 import { runSessionBench } from './session.bench.js'
+import { runSqliteBench } from './sqlite.bench.js'
 import { runToolsBench } from './tools.bench.js'
 
 const benches = {
   kernel: runKernelBench,
   session: runSessionBench,
   persistence: runPersistenceBench,
+  sqlite: runSqliteBench,
+  postgres: runPostgresBench,
   checksum: runChecksumBench,
   models: runModelsBench,
   tools: runToolsBench,
