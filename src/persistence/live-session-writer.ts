@@ -22,8 +22,15 @@ interface Binding {
   lease: Lease | undefined
   /** The seq the next write starts at: the stored next seq. */
   cursor: number
-  /** Why the lease or the registration failed; every write then fails with it. */
+  /** Why the lease or the registration failed; every write then fails with it (unless `retryable`). */
   failure: unknown
+  /**
+   * The failure was storage being unreachable (`WRITE_FAILED`), not a refusal: the next write
+   * tries the lease and the registration again instead of failing for good.
+   */
+  retryable: boolean
+  /** A lease taken for a registration that has not succeeded yet; kept across its retries. */
+  held: Lease | undefined
   /** The step `ready` is in, named when it times out. */
   step: 'acquire' | 'create'
   /**
@@ -110,6 +117,8 @@ export class LiveSessionWriter {
       lease,
       cursor,
       failure: undefined,
+      retryable: false,
+      held: reserved,
       step: 'acquire',
       appending: undefined,
     }
@@ -126,23 +135,7 @@ export class LiveSessionWriter {
       },
     })
     ;(binding as { writeBehind: WriteBehind }).writeBehind = writeBehind
-    if (lease === undefined) {
-      binding.ready = (async () => {
-        const acquired = reserved ?? (await this.#leases.acquire(id))
-        binding.step = 'create'
-        try {
-          await this.#leases.io.create(session.header)
-        } catch (error) {
-          await acquired.release()
-          throw error
-        }
-        binding.lease = acquired
-      })()
-      binding.ready.catch((error: unknown) => {
-        // The lease's own release may fail raw; the adapter calls are wrapped already.
-        binding.failure = wrapAdapterError(id, error, 'create')
-      })
-    }
+    if (lease === undefined) this.#register(binding)
     const previous = this.#bindings.get(id)
     // A disposed session whose last flush failed keeps its queue and lease until close retries it.
     if (previous !== undefined) this.#retained.push(previous)
@@ -301,6 +294,40 @@ export class LiveSessionWriter {
   }
 
   /**
+   * Takes the lease of a new session and registers its log (`binding.ready`). A refusal (the id
+   * is locked or exists, a bad header) gives the lease back and fails every later write. Storage
+   * that cannot be reached (`WRITE_FAILED`: a database that is down) keeps the lease if it was
+   * taken and lets the next write try again, so a session created just before an outage is
+   * stored once storage is back, like the sessions that were registered before it.
+   */
+  #register(binding: Binding): void {
+    const id = binding.session.id
+    binding.failure = undefined
+    binding.retryable = false
+    binding.ready = (async () => {
+      binding.step = 'acquire'
+      binding.held ??= await this.#leases.acquire(id)
+      binding.step = 'create'
+      try {
+        await this.#leases.io.create(binding.session.header)
+      } catch (error) {
+        if (isUnreachable(error)) throw error
+        const held = binding.held
+        binding.held = undefined
+        await held.release()
+        throw error
+      }
+      binding.lease = binding.held
+      binding.held = undefined
+    })()
+    binding.ready.catch((error: unknown) => {
+      binding.retryable = isUnreachable(error)
+      // The lease's own release may fail raw; the adapter calls are wrapped already.
+      binding.failure = wrapAdapterError(id, error, 'create')
+    })
+  }
+
+  /**
    * Waits for the lease and the registration of a binding, bounded by the write timeout (a hung
    * `acquire` or `create` must not hold a dispose or a close for ever); their failure stays on
    * the binding, for the writes.
@@ -317,7 +344,7 @@ export class LiveSessionWriter {
       // Nobody waits for this binding any more: a lease that comes in late goes straight back.
       void binding.ready.then(
         () => binding.lease?.release().catch(() => {}),
-        () => {},
+        () => binding.held?.release().catch(() => {}),
       )
       throw error
     }
@@ -325,7 +352,7 @@ export class LiveSessionWriter {
 
   /** Gives a binding's lease back, bounded by the write timeout. */
   async #release(binding: Binding): Promise<void> {
-    const lease = binding.lease
+    const lease = binding.lease ?? binding.held
     if (lease === undefined) return
     await boundedCall(this.#bound, lease.release(), binding.session.id, 'release')
   }
@@ -346,6 +373,10 @@ export class LiveSessionWriter {
     let timedOut = false
     const attempt = (async () => {
       await binding.ready.catch(() => {})
+      if (binding.failure !== undefined && binding.retryable) {
+        this.#register(binding)
+        await binding.ready.catch(() => {})
+      }
       if (binding.failure !== undefined) throw binding.failure
       appendStep = true
       while (binding.appending !== undefined) await binding.appending
@@ -413,4 +444,9 @@ function sameJson(left: unknown, right: unknown): boolean {
   if (left === right) return true
   if (left === undefined || right === undefined) return false
   return jsonText(left as JsonValue) === jsonText(right as JsonValue)
+}
+
+/** Whether a lease or registration failure is storage being unreachable, worth trying again. */
+function isUnreachable(error: unknown): boolean {
+  return PersistenceError.is(error) && error.code === ErrorCode.WRITE_FAILED
 }

@@ -43,8 +43,8 @@ export interface SqlPersistenceOptions {
   /** Where the database is, for messages (a file path, a schema). */
   readonly location: string
   /**
-   * Opens the database; called once, by the first operation. A failure rejects that operation and
-   * every later one with the same error.
+   * Opens the database; called by the first operation, and again by the next one after a failed
+   * start (an `open` that fails must leave nothing open).
    */
   readonly open: () => SqlExecutor | Promise<SqlExecutor>
   /** The checked lease timing. */
@@ -318,16 +318,23 @@ class SqlStore implements SqlPersistence {
     return executor.readTransaction === undefined ? executor.transaction(body) : executor.readTransaction(body)
   }
 
-  /** Opens and migrates the database once; every operation waits for it. */
+  /**
+   * Opens and migrates the database once; every operation waits for it. A start that failed is
+   * forgotten once its waiters have its error, so the next operation tries again: a service that
+   * starts before its database is up recovers when the database comes, without a restart.
+   */
   #ready(): Promise<Started> {
-    this.#start ??= this.#open().then(
+    const start = (this.#start ??= this.#open().then(
       (started) => {
         this.#started = started
         return started
       },
-      (error: unknown) => Promise.reject(sqlFailure(error, 'start', undefined, this.#options.location)),
-    )
-    return this.#start
+      (error: unknown) => {
+        if (this.#start === start) this.#start = undefined
+        return Promise.reject(sqlFailure(error, 'start', undefined, this.#options.location))
+      },
+    ))
+    return start
   }
 
   async #open(): Promise<Started> {
