@@ -12,6 +12,8 @@ import type { ConformanceRunner, ConformanceTarget } from './conformance/conform
 import { appendCases } from './conformance/append-cases.js'
 import { damageCases } from './conformance/damage-cases.js'
 import { leaseCases } from './conformance/lease-cases.js'
+import { pidReuseCases } from './conformance/pid-reuse-cases.js'
+import { processCases } from './conformance/process-cases.js'
 import { readCases } from './conformance/read-cases.js'
 
 export type { ConformanceBytes, ConformanceRunner, ConformanceTarget } from './conformance/conformance-target.js'
@@ -33,7 +35,14 @@ export interface PersistenceConformanceOptions {
 }
 
 /** Every case, in registration order. */
-const cases: readonly ConformanceCase[] = [...appendCases, ...readCases, ...damageCases, ...leaseCases]
+const cases: readonly ConformanceCase[] = [
+  ...appendCases,
+  ...readCases,
+  ...damageCases,
+  ...leaseCases,
+  ...pidReuseCases,
+  ...processCases,
+]
 
 interface RunnerFunction {
   (name: string, body: () => unknown, timeoutMs?: number): unknown
@@ -82,6 +91,10 @@ function hasHook(target: ConformanceTarget, hook: ConformanceHook): boolean {
       return typeof target.expireLease === 'function'
     case 'ageLease':
       return typeof target.ageLease === 'function'
+    case 'plantLease':
+      return typeof target.plantLease === 'function'
+    case 'spawnWriter':
+      return typeof target.spawnWriter === 'function'
     case 'adapter.readFrom':
       return typeof target.adapter.readFrom === 'function'
     case 'adapter.delete':
@@ -152,7 +165,8 @@ function register(
       runner.test(testCase.name, () => runCase(testCase, makeTarget, largeBatch), testCase.timeoutMs)
       continue
     }
-    const reason = `skipped: the target has no ${missing.join(' and no ')}`
+    const why = missing.includes('spawnWriter') ? ' (no child process over the same storage)' : ''
+    const reason = `skipped: the target has no ${missing.join(' and no ')}${why}`
     if (runner.skip !== undefined) runner.skip(testCase.name, reason)
     else runner.test(`${testCase.name} (${reason})`, async () => undefined)
   }
