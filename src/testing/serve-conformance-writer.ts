@@ -73,7 +73,8 @@ function firstLine(input: Readable): Promise<string> {
       input.destroy()
       resolve(text.slice(0, end))
     }
-    const onEnd = (): void => reject(new Error('the writer protocol: stdin ended before a command'))
+    const onEnd = (): void =>
+      reject(new InvalidArgumentError({ argument: 'input', reason: 'ended before a command line', value: text }))
     input.on('data', onData)
     input.once('end', onEnd)
   })
@@ -230,7 +231,8 @@ function ownerOf(value: unknown): string | undefined {
  * @param options - the adapter factory and `createHarness` from `yoke`
  * @returns a promise that settles when the command ended (`hold` after its append failed,
  *   `resume` once done); `append` and `turns` run until the process is killed
- * @throws `InvalidArgumentError` when `options.adapter` or `options.createHarness` is not a function
+ * @throws `InvalidArgumentError` when `options.adapter` or `options.createHarness` is not a
+ *   function, when the input ends before a line, or when the line is no writer-protocol command
  * @example
  * ```ts
  * // writer.ts, started by the target's spawnWriter with the directory as its argument
@@ -256,7 +258,12 @@ export async function serveConformanceWriter(options: ConformanceWriterOptions):
   const output = options.output ?? process.stdout
   const reply = (value: WriterReply): void => void output.write(`${JSON.stringify(value)}\n`)
   const line = await firstLine(options.input ?? process.stdin)
-  const command: unknown = JSON.parse(line)
+  let command: unknown
+  try {
+    command = JSON.parse(line)
+  } catch {
+    command = undefined
+  }
   if (!isCommand(command)) {
     throw new InvalidArgumentError({ argument: 'command', reason: 'is no writer-protocol command', value: line })
   }
