@@ -180,7 +180,7 @@ async function runTurns(
   adapter: PersistenceAdapter,
   command: Extract<WriterCommand, { op: 'turns' }>,
   createHarness: ConformanceWriterOptions['createHarness'],
-): Promise<never> {
+): Promise<WriterReply> {
   const random = seeded(command.seed)
   const harness = await createHarness({
     persistence: adapter,
@@ -188,8 +188,27 @@ async function runTurns(
     writeBehind: { windowMs: command.windowMs },
     logger: stderrLogger,
   })
-  const agent = await harness.createAgent({ sessionId: command.sessionId })
-  for (let turn = 1; ; turn++) await agent.run(`turn ${turn}`)
+  try {
+    const agent = await harness.createAgent({ sessionId: command.sessionId })
+    for (let turn = 1; ; turn++) {
+      const result = await agent.run(`turn ${turn}`)
+      // A turn that did not complete (its writes failed, its lease was lost) ends the loop.
+      if (result.reason.kind !== 'completed') {
+        const error = result.reason.kind === 'error' ? result.reason.error : undefined
+        return {
+          reply: 'error',
+          name: 'TurnEnded',
+          code: error?.code,
+          message: `turn ${turn} ended ${result.reason.kind}${error === undefined ? '' : `: ${error.message}`}`,
+          holderOwner: undefined,
+          signalHolderOwner: undefined,
+        }
+      }
+    }
+  } finally {
+    // Only reached on a failure (a kill ends it otherwise): close, so the process can exit.
+    await harness.close().catch(() => undefined)
+  }
 }
 
 async function resume(
@@ -280,7 +299,7 @@ export async function serveConformanceWriter(options: ConformanceWriterOptions):
         await appendForever(adapter, command, held)
         break
       case 'turns':
-        await runTurns(adapter, command, options.createHarness)
+        reply(await runTurns(adapter, command, options.createHarness))
         break
       case 'resume':
         await resume(adapter, command, options.createHarness, reply)

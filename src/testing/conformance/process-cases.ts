@@ -19,8 +19,11 @@ import { digestOfTexts, type WriterReply } from './writer-protocol.js'
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 /** Kills per crash case: each a fresh child, a fresh session and a random moment. */
 const kills = 3
-/** The crashing child's lease: short, so the storage is free soon after the kill without `ageLease`. */
-const crashLease = { ttlMs: 300, heartbeatMs: 100 }
+/**
+ * The crashing child's lease: short, so the storage is free soon after the kill even without
+ * `ageLease`, yet long enough that a child slowed by a busy machine keeps renewing it.
+ */
+const crashLease = { ttlMs: 2_000, heartbeatMs: 250 }
 
 type Acked = Extract<WriterReply, { reply: 'acked' }>
 
@@ -83,7 +86,9 @@ const frozenWriterCase: ConformanceCase = {
   needs: ['spawnWriter'],
   timeoutMs: 30_000,
   async run({ target, reopen }) {
-    const lease = { ttlMs: 400, heartbeatMs: 100 }
+    // Short, so the freeze outlasts it quickly; the heartbeat often, so a busy machine does not
+    // let it lapse before the freeze.
+    const lease = { ttlMs: 1_000, heartbeatMs: 100 }
     await withWriters(async (start) => {
       const writer = await start()
       writer.send({ op: 'hold', sessionId: 'frozen', ...lease, everyMs: 50 })
