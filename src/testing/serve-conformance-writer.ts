@@ -6,8 +6,7 @@
  */
 import type { Readable, Writable } from 'node:stream'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
-import type { Harness } from '../harness/harness.js'
-import type { HarnessOptions } from '../harness/harness-options.js'
+import type { ModelAdapter } from '../model/model-adapter.js'
 import type { LeaseOptions } from '../persistence/lease-options.js'
 import type { Lease, PersistenceAdapter } from '../persistence/persistence-adapter.js'
 import type { SessionEvent } from '../session/session-event.js'
@@ -15,6 +14,41 @@ import { baseLog, eventsFrom, headerOf, note, textChunk, turnStart } from './con
 import { digestOfTexts, type WriterCommand, type WriterReply } from './conformance/writer-protocol.js'
 import type { ScriptEntry } from './scripted-model.js'
 import { scriptedModel } from './scripted-model.js'
+
+/**
+ * What the writer child needs of a harness: the part of `Harness` it uses, so `createHarness`
+ * from `yoke` fits without `yoke/testing` naming the harness types.
+ */
+export interface ConformanceWriterHarness {
+  /** Creates an agent over a new session id. */
+  createAgent(options: { readonly sessionId: string }): Promise<{
+    /** Runs one turn. */
+    run(input: string): Promise<{
+      readonly reason: { readonly kind: string; readonly error?: { readonly code: string; readonly message: string } }
+    }>
+  }>
+  /** Opens a stored session (resuming it). */
+  openAgent(sessionId: string): Promise<{ dispose(): Promise<void> }>
+  /** Closes the harness. */
+  close(): Promise<void>
+}
+
+/** The options the writer child passes to `createHarness`. */
+export interface ConformanceWriterHarnessOptions {
+  /** The adapter under test, wrapped to acknowledge its appends. */
+  readonly persistence: PersistenceAdapter
+  /** A scripted model. */
+  readonly model: ModelAdapter
+  /** A tiny write-behind window, so a turn flushes many times. */
+  readonly writeBehind?: { readonly windowMs: number }
+  /** Logs to stderr (stdout carries the protocol). */
+  readonly logger: {
+    debug(message: string): void
+    info(message: string): void
+    warn(message: string): void
+    error(message: string): void
+  }
+}
 
 /** Options of {@link serveConformanceWriter}. */
 export interface ConformanceWriterOptions {
@@ -30,7 +64,7 @@ export interface ConformanceWriterOptions {
    * `createHarness` from `yoke`, for the mid-turn crash test and the resume after it (passed in,
    * so `yoke/testing` carries no second copy of the runtime).
    */
-  readonly createHarness: (options: HarnessOptions) => Promise<Harness>
+  readonly createHarness: (options: ConformanceWriterHarnessOptions) => Promise<ConformanceWriterHarness>
   /**
    * Where the command comes from.
    *
