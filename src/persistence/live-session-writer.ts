@@ -31,6 +31,12 @@ interface Binding {
    * that timed out and its retry never race, and the retry starts at the cursor the late one left.
    */
   appending: Promise<void> | undefined
+  /**
+   * How many events from `cursor` on the last append sent before it failed. Storage may have
+   * committed them with only the reply lost, so the retry sends exactly them first: an idempotent
+   * re-append, where a batch grown by later events would conflict.
+   */
+  unconfirmed: number
 }
 
 /**
@@ -112,6 +118,7 @@ export class LiveSessionWriter {
       failure: undefined,
       step: 'acquire',
       appending: undefined,
+      unconfirmed: 0,
     }
     const writeBehind = new WriteBehind({
       clock: this.#host.clock,
@@ -378,14 +385,27 @@ export class LiveSessionWriter {
   async #append(binding: Binding, batch: readonly SessionEvent[], texts: readonly string[] | undefined): Promise<void> {
     const first = batch.findIndex((event) => event.seq >= binding.cursor)
     if (first === -1) return
-    const events = first === 0 ? batch : batch.slice(first)
-    const eventTexts = texts === undefined || first === 0 ? texts : texts.slice(first)
+    let events = first === 0 ? batch : batch.slice(first)
+    let eventTexts = texts === undefined || first === 0 ? texts : texts.slice(first)
+    const resend = binding.unconfirmed
+    if (resend > 0 && resend < events.length) {
+      await this.#appendOnce(binding, events.slice(0, resend), eventTexts?.slice(0, resend))
+      events = events.slice(resend)
+      eventTexts = eventTexts?.slice(resend)
+    }
+    await this.#appendOnce(binding, events, eventTexts)
+  }
+
+  /** One adapter append at the cursor; remembers what it sent until it is confirmed. */
+  async #appendOnce(
+    binding: Binding,
+    events: readonly SessionEvent[],
+    texts: readonly string[] | undefined,
+  ): Promise<void> {
     const options = { expectedSeq: binding.cursor, lease: binding.lease as Lease }
-    await this.#leases.io.append(
-      binding.session.id,
-      events,
-      eventTexts === undefined ? options : { ...options, texts: eventTexts },
-    )
+    binding.unconfirmed = events.length
+    await this.#leases.io.append(binding.session.id, events, texts === undefined ? options : { ...options, texts })
+    binding.unconfirmed = 0
     binding.cursor += events.length
   }
 }
