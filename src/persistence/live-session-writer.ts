@@ -1,6 +1,7 @@
 import { ErrorCode } from '../errors/codes.js'
 import { PersistenceBackpressureError } from '../errors/persistence-backpressure-error.js'
 import { PersistenceError } from '../errors/persistence-error.js'
+import { SeqConflictError } from '../errors/seq-conflict-error.js'
 import { jsonText } from '../session/json-text.js'
 import type { JsonValue } from '../session/json-value.js'
 import { systemClock } from '../kernel/host-services.js'
@@ -33,8 +34,8 @@ interface Binding {
   appending: Promise<void> | undefined
   /**
    * How many events from `cursor` on the last append sent before it failed. Storage may have
-   * committed them with only the reply lost, so the retry sends exactly them first: an idempotent
-   * re-append, where a batch grown by later events would conflict.
+   * committed them with only the reply lost: when the retry, grown by later events, conflicts, it
+   * sends exactly them again (an idempotent re-append), then the rest.
    */
   unconfirmed: number
 }
@@ -385,15 +386,19 @@ export class LiveSessionWriter {
   async #append(binding: Binding, batch: readonly SessionEvent[], texts: readonly string[] | undefined): Promise<void> {
     const first = batch.findIndex((event) => event.seq >= binding.cursor)
     if (first === -1) return
-    let events = first === 0 ? batch : batch.slice(first)
-    let eventTexts = texts === undefined || first === 0 ? texts : texts.slice(first)
+    const events = first === 0 ? batch : batch.slice(first)
+    const eventTexts = texts === undefined || first === 0 ? texts : texts.slice(first)
     const resend = binding.unconfirmed
-    if (resend > 0 && resend < events.length) {
+    try {
+      await this.#appendOnce(binding, events, eventTexts)
+    } catch (error) {
+      // The append that failed last may have committed with only its reply lost: grown by the
+      // events queued since, it conflicts. Sent again exactly as it was, it is an idempotent
+      // re-append (or a plain one, had it not committed); then the rest follows.
+      if (!(SeqConflictError.is(error) && resend > 0 && resend < events.length)) throw error
       await this.#appendOnce(binding, events.slice(0, resend), eventTexts?.slice(0, resend))
-      events = events.slice(resend)
-      eventTexts = eventTexts?.slice(resend)
+      await this.#appendOnce(binding, events.slice(resend), eventTexts?.slice(resend))
     }
-    await this.#appendOnce(binding, events, eventTexts)
   }
 
   /** One adapter append at the cursor; remembers what it sent until it is confirmed. */
