@@ -278,6 +278,9 @@ export function mapPersistence(storage: MapStorage): PersistenceAdapter {
         })
       }
       const storedSeq = log?.events.length ?? 0
+      // Idempotent: a batch sent again after its reply was lost is already stored as it is, so it succeeds.
+      const stale = log?.events.slice(expectedSeq, expectedSeq + events.length) ?? []
+      if (expectedSeq < storedSeq && encodeLines(stale).equals(encodeLines(events))) return
       if (expectedSeq !== storedSeq) {
         throw new SeqConflictError({
           code: ErrorCode.SEQ_CONFLICT,

@@ -1,6 +1,7 @@
 import { ErrorCode } from '../errors/codes.js'
 import { PersistenceBackpressureError } from '../errors/persistence-backpressure-error.js'
 import { PersistenceError } from '../errors/persistence-error.js'
+import { SeqConflictError } from '../errors/seq-conflict-error.js'
 import { jsonText } from '../session/json-text.js'
 import type { JsonValue } from '../session/json-value.js'
 import { systemClock } from '../kernel/host-services.js'
@@ -38,6 +39,12 @@ interface Binding {
    * that timed out and its retry never race, and the retry starts at the cursor the late one left.
    */
   appending: Promise<void> | undefined
+  /**
+   * How many events from `cursor` on the last append sent before it failed. Storage may have
+   * committed them with only the reply lost: when the retry, grown by later events, conflicts, it
+   * sends exactly them again (an idempotent re-append), then the rest.
+   */
+  unconfirmed: number
 }
 
 /**
@@ -121,6 +128,7 @@ export class LiveSessionWriter {
       held: reserved,
       step: 'acquire',
       appending: undefined,
+      unconfirmed: 0,
     }
     const writeBehind = new WriteBehind({
       clock: this.#host.clock,
@@ -411,12 +419,29 @@ export class LiveSessionWriter {
     if (first === -1) return
     const events = first === 0 ? batch : batch.slice(first)
     const eventTexts = texts === undefined || first === 0 ? texts : texts.slice(first)
+    const resend = binding.unconfirmed
+    try {
+      await this.#appendOnce(binding, events, eventTexts)
+    } catch (error) {
+      // The append that failed last may have committed with only its reply lost: grown by the
+      // events queued since, it conflicts. Sent again exactly as it was, it is an idempotent
+      // re-append (or a plain one, had it not committed); then the rest follows.
+      if (!(SeqConflictError.is(error) && resend > 0 && resend < events.length)) throw error
+      await this.#appendOnce(binding, events.slice(0, resend), eventTexts?.slice(0, resend))
+      await this.#appendOnce(binding, events.slice(resend), eventTexts?.slice(resend))
+    }
+  }
+
+  /** One adapter append at the cursor; remembers what it sent until it is confirmed. */
+  async #appendOnce(
+    binding: Binding,
+    events: readonly SessionEvent[],
+    texts: readonly string[] | undefined,
+  ): Promise<void> {
     const options = { expectedSeq: binding.cursor, lease: binding.lease as Lease }
-    await this.#leases.io.append(
-      binding.session.id,
-      events,
-      eventTexts === undefined ? options : { ...options, texts: eventTexts },
-    )
+    binding.unconfirmed = events.length
+    await this.#leases.io.append(binding.session.id, events, texts === undefined ? options : { ...options, texts })
+    binding.unconfirmed = 0
     binding.cursor += events.length
   }
 }

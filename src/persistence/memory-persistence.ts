@@ -47,6 +47,7 @@ import {
 } from './memory-store.js'
 import { type LeaseOptions, leaseOptionsIssue, leaseTiming, newLeaseOwner } from './lease-options.js'
 import { LeaseSignal } from './lease-signal.js'
+import { matchesStoredBatch } from './matches-stored-batch.js'
 import { assertStorableId } from './session-file-name.js'
 import { randomHex } from './random-hex.js'
 
@@ -309,11 +310,16 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       if (entry === undefined) throw notFound(sessionId)
       const state = stateOf(sessionId, entry)
       if (state.torn) throw repairRequired(sessionId)
+      if (expectedSeq < state.nextSeq) {
+        // A batch sent again after its reply was lost: already stored as it is, it succeeds.
+        const stored = scanOf(sessionId, entry, false, expectedSeq).events
+        if (matchesStoredBatch(stored, events, batch.texts)) return
+      }
       if (expectedSeq !== state.nextSeq) {
         throw new SeqConflictError({
           code: ErrorCode.SEQ_CONFLICT,
           sessionId,
-          detail: `expected seq ${expectedSeq}, but the stored log continues at seq ${state.nextSeq}; nothing was written`,
+          detail: `expected seq ${expectedSeq}, but the stored log continues at seq ${state.nextSeq}${expectedSeq < state.nextSeq ? ` and holds other events from seq ${expectedSeq}` : ''}; nothing was written`,
           expectedSeq,
           storedSeq: state.nextSeq,
         })

@@ -9,7 +9,8 @@ import { LeaseLostError } from '../errors/lease-lost-error.js'
 import type { LockHolder } from '../errors/lock-holder.js'
 import { compareIds } from './adapter-arguments.js'
 import type { Lease } from './persistence-adapter.js'
-import type { LeaseSignal } from './lease-signal.js'
+import { DEFAULT_LEASE_TTL_MS } from './lease-options.js'
+import { LeaseSignal } from './lease-signal.js'
 
 /**
  * Shared storage for {@link memoryPersistence} instances: the logs as bytes, quarantined copies
@@ -68,6 +69,16 @@ export interface MemoryStore {
    * @returns whether a lease was held
    */
   ageLease(sessionId: string): boolean
+  /**
+   * Records a lease of a session as an earlier process would have left it: held by `holder`
+   * (owner, epoch, pid, host, heartbeat, TTL) and by no instance of this process. Whether it is
+   * live is decided by its heartbeat on `Date.now`, never by its pid (the conformance suite's
+   * `plantLease`). A lease held now is ended as taken over.
+   *
+   * @param sessionId - the session id
+   * @param holder - the recorded holder
+   */
+  plantLease(sessionId: string, holder: LockHolder): void
 }
 
 /**
@@ -192,6 +203,33 @@ export class MemoryStoreState implements MemoryStore {
     if (record === undefined) return false
     record.holder = Object.freeze({ ...record.holder, heartbeatAt: record.clock() - record.ttlMs })
     return true
+  }
+
+  plantLease(sessionId: string, holder: LockHolder): void {
+    const epoch = holder.epoch ?? 1
+    const held = this.leases.get(sessionId)
+    if (held !== undefined) this.endLease(held, 'taken over', holder)
+    // Later epochs of this id go above the planted one.
+    this.epochs.set(sessionId, Math.max(this.epochs.get(sessionId) ?? this.#retiredEpoch, epoch))
+    const lease: Lease = Object.freeze({
+      sessionId,
+      token: '',
+      owner: holder.owner ?? '',
+      epoch,
+      signal: new AbortController().signal,
+      release: async () => undefined,
+    })
+    this.leases.set(sessionId, {
+      lease,
+      owner: {},
+      holder: Object.freeze({ ...holder }),
+      clock: Date.now,
+      ttlMs: holder.ttlMs ?? DEFAULT_LEASE_TTL_MS,
+      timer: undefined,
+      controller: new LeaseSignal(),
+      onEnd: () => undefined,
+      live: true,
+    })
   }
 
   /** Stores new content under a fresh revision (revisions never repeat within a store). */

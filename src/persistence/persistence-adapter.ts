@@ -169,6 +169,16 @@ export interface PersistenceAdapter {
   /**
    * Appends a batch; resolves only once it is durable. A rejection leaves storage as before.
    *
+   * Checks, in this order: the lease (`LeaseLostError`), an empty batch (resolves, writes
+   * nothing), the batch's seqs (contiguous from `expectedSeq`: `InvalidArgumentError`), the
+   * session (`PersistenceError`), then `expectedSeq` against the stored next seq. The append is
+   * **idempotent**: a batch that already committed and is sent again at its old `expectedSeq`
+   * (after a timeout or a lost reply) resolves and writes nothing, when every one of its events is
+   * stored at its seq with byte-for-byte the same JSON text (`options.texts` when given). Any
+   * other stale `expectedSeq` (other events, a batch that only partly matches or reaches past the
+   * stored log) and an `expectedSeq` ahead of the stored next seq are `SeqConflictError`, with
+   * nothing written.
+   *
    * @throws `LeaseLostError`, `InvalidArgumentError`, `PersistenceError`, `SeqConflictError`
    */
   append(sessionId: string, events: readonly SessionEvent[], options: AppendBatchOptions): Promise<void>

@@ -23,5 +23,11 @@ export type { MockStep } from './mock-openai/mock-step.js'
 export { type FakeIdsOptions, fakeIds } from './fake-ids.js'
 export { type FaultyPersistence, type FaultyPersistenceOptions, faultyPersistence } from './faulty-persistence.js'
 export { type PersistenceConformanceOptions, runPersistenceConformance } from './run-persistence-conformance.js'
+export {
+  type ConformanceWriterHarness,
+  type ConformanceWriterHarnessOptions,
+  type ConformanceWriterOptions,
+  serveConformanceWriter,
+} from './serve-conformance-writer.js'
 export { injectSchedulerFault, type SchedulerFaultOptions } from './inject-scheduler-fault.js'
 export { type TearingFileSystemOptions, tearingFileSystem } from './tearing-file-system.js'

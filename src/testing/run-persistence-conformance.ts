@@ -12,7 +12,10 @@ import type { ConformanceRunner, ConformanceTarget } from './conformance/conform
 import { appendCases } from './conformance/append-cases.js'
 import { damageCases } from './conformance/damage-cases.js'
 import { leaseCases } from './conformance/lease-cases.js'
+import { pidReuseCases } from './conformance/pid-reuse-cases.js'
+import { processCases } from './conformance/process-cases.js'
 import { readCases } from './conformance/read-cases.js'
+import type { serveConformanceWriter } from './serve-conformance-writer.js'
 
 export type { ConformanceBytes, ConformanceRunner, ConformanceTarget } from './conformance/conformance-target.js'
 
@@ -33,7 +36,14 @@ export interface PersistenceConformanceOptions {
 }
 
 /** Every case, in registration order. */
-const cases: readonly ConformanceCase[] = [...appendCases, ...readCases, ...damageCases, ...leaseCases]
+const cases: readonly ConformanceCase[] = [
+  ...appendCases,
+  ...readCases,
+  ...damageCases,
+  ...leaseCases,
+  ...pidReuseCases,
+  ...processCases,
+]
 
 interface RunnerFunction {
   (name: string, body: () => unknown, timeoutMs?: number): unknown
@@ -82,6 +92,10 @@ function hasHook(target: ConformanceTarget, hook: ConformanceHook): boolean {
       return typeof target.expireLease === 'function'
     case 'ageLease':
       return typeof target.ageLease === 'function'
+    case 'plantLease':
+      return typeof target.plantLease === 'function'
+    case 'spawnWriter':
+      return typeof target.spawnWriter === 'function'
     case 'adapter.readFrom':
       return typeof target.adapter.readFrom === 'function'
     case 'adapter.delete':
@@ -152,7 +166,8 @@ function register(
       runner.test(testCase.name, () => runCase(testCase, makeTarget, largeBatch), testCase.timeoutMs)
       continue
     }
-    const reason = `skipped: the target has no ${missing.join(' and no ')}`
+    const why = missing.includes('spawnWriter') ? ' (no child process over the same storage)' : ''
+    const reason = `skipped: the target has no ${missing.join(' and no ')}${why}`
     if (runner.skip !== undefined) runner.skip(testCase.name, reason)
     else runner.test(`${testCase.name} (${reason})`, async () => undefined)
   }
@@ -160,10 +175,21 @@ function register(
 
 /**
  * Registers the persistence conformance suite for an adapter: contiguity
- * and the order of the append checks, durability across instances, a torn tail at
- * every byte offset, corruption detection, repair idempotence, fork header
- * lineage, lock exclusion, fencing after lease loss, large batches, unicode, byte-exact records,
+ * and the order of the append checks, idempotent re-append (a batch already stored, sent again at
+ * its `expectedSeq`, resolves without duplicating; another batch there is a `SeqConflictError`),
+ * durability across instances, a torn tail at every byte offset, corruption detection, repair
+ * idempotence, fork header lineage, lock exclusion, fencing after lease loss, the lease model
+ * (takeover after expiry, racing first opens and takeovers: exactly one wins and the loser names
+ * it), pid reuse (a lease left with our own pid and host is judged by its heartbeat alone), a
+ * writer process frozen past its TTL (SIGSTOP, takeover, SIGCONT: it writes nothing more and
+ * learns `LeaseLostError`), SIGKILL mid-append and mid-turn (a reopened instance loads every
+ * acknowledged event, balanced after repair), large batches, unicode, byte-exact records,
  * revisions, load, list, readFrom, delete and close.
+ *
+ * Hooks of the target unlock cases: `bytes` (torn tails, damaged headers), `damageRecord`
+ * (corruption), `expireLease` and `ageLease` (fencing, takeovers), `plantLease` (pid reuse) and
+ * `spawnWriter` (a child process running {@link serveConformanceWriter} over the same storage:
+ * the frozen-writer and crash cases).
  *
  * `makeTarget` is called once per test and must return fresh, empty storage; it is also called
  * once while registering, to see which hooks exist (that target is closed and cleaned up at
@@ -189,6 +215,8 @@ function register(
  *       reopen: () => memoryPersistence({ store }),
  *       bytes: { read: (id) => store.read(id) ?? new Uint8Array(), write: (id, bytes) => store.write(id, bytes) },
  *       expireLease: (id) => void store.expireLease(id),
+ *       plantLease: (id, holder) => store.plantLease(id, holder),
+ *       // no spawnWriter: a memory store dies with its process, so those cases are skipped
  *     }
  *   },
  *   { runner: { describe, test, skip: (name, reason) => test.skip(`${name} (${reason})`, () => {}) } },

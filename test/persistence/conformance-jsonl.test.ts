@@ -1,14 +1,28 @@
+import { spawn } from 'node:child_process'
 import { mkdtemp, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as wasmZstd from '@foxglove/wasm-zstd'
+import { afterAll, beforeAll } from 'vitest'
+import type { LockHolder } from '../../src/errors/lock-holder.js'
 import { type FrameCodec, gzipCodec, zstdCodec } from '../../src/persistence/jsonl/frame-codec.js'
 import { jsonlPersistence } from '../../src/persistence/jsonl/jsonl-persistence.js'
+import { randomHex } from '../../src/persistence/random-hex.js'
 import { fileNameOf } from '../../src/persistence/session-file-name.js'
 import { type ConformanceTarget, runPersistenceConformance } from '../../src/testing/run-persistence-conformance.js'
+import { type Bundle, bundle } from '../helpers/child-process.js'
 import { damageLine, vitestRunner } from './conformance-helpers.js'
 
 await wasmZstd.isLoaded
+
+/** The writer child of `spawnWriter`, bundled once (a bundle starts far faster than tsx). */
+let writerChild: Bundle | undefined
+beforeAll(async () => {
+  writerChild = await bundle('test/persistence/conformance-writer-child.ts', { external: ['@foxglove/wasm-zstd'] })
+}, 60_000)
+afterAll(async () => {
+  await writerChild?.remove()
+})
 
 type Compression = 'none' | 'gzip' | 'zstd'
 
@@ -60,6 +74,12 @@ async function damageRecord(dir: string, id: string, seq: number, compression: C
   throw new Error(`no frame of ${path} holds seq ${seq}`)
 }
 
+/** Writes a lock file as an earlier process would have left it, whole by rename as the adapter does. */
+async function plantLock(path: string, holder: LockHolder): Promise<void> {
+  await writeFile(`${path}.planting`, JSON.stringify({ ...holder, token: randomHex(16) }))
+  await rename(`${path}.planting`, path)
+}
+
 /** Rewrites a lock file as if its holder had been frozen past its TTL: its last heartbeat at epoch 0. */
 async function ageLock(path: string): Promise<void> {
   const lock = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>
@@ -81,6 +101,16 @@ async function jsonlTarget(compression: Compression): Promise<ConformanceTarget>
     damageRecord: (id, seq) => damageRecord(dir, id, seq, compression),
     expireLease: (id) => unlink(join(dir, `${fileNameOf(id)}.lock`)),
     ageLease: (id) => ageLock(join(dir, `${fileNameOf(id)}.lock`)),
+    plantLease: (id, holder) => plantLock(join(dir, `${fileNameOf(id)}.lock`), holder),
+    spawnWriter: () => {
+      if (writerChild === undefined) throw new Error('the writer child is not bundled yet')
+      // Without vitest's loader options: the bundle is plain JavaScript.
+      const { NODE_OPTIONS: _loader, ...env } = process.env
+      return spawn(process.execPath, [writerChild.file, JSON.stringify({ dir, compression })], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env,
+      })
+    },
     cleanup: () => rm(dir, { recursive: true, force: true }),
   }
 }

@@ -1,6 +1,6 @@
 import { createMemoryStore, memoryPersistence } from '../../src/persistence/memory-persistence.js'
 import { runPersistenceConformance } from '../../src/testing/run-persistence-conformance.js'
-import { damageLine, vitestRunner } from './conformance-helpers.js'
+import { damageLine, vitestRunnerWithoutProcesses } from './conformance-helpers.js'
 
 const latin = new TextDecoder()
 const utf8 = new TextEncoder()
@@ -25,10 +25,12 @@ runPersistenceConformance(
       expireLease: (id) => {
         if (!store.expireLease(id)) throw new Error(`no lease of ${id} to expire`)
       },
+      plantLease: (id, holder) => store.plantLease(id, holder),
       ageLease: (id) => {
         if (!store.ageLease(id)) throw new Error(`no lease of ${id} to age`)
       },
     }
   },
-  { runner: vitestRunner },
+  // No spawnWriter: a memory store dies with its process, so no child process can share it.
+  { runner: vitestRunnerWithoutProcesses },
 )

@@ -168,7 +168,8 @@ describe('jsonlPersistence: layout, create and append', () => {
     const { revision } = await J1.load('s1')
     const lease = await J1.acquire('s1')
     expectError(
-      await rejectionOf(J1.append('s1', [events[5]!], { expectedSeq: 5, lease })),
+      // Other events than the stored seq 5 (the same ones again are an idempotent re-append).
+      await rejectionOf(J1.append('s1', [{ ...events[5]!, time: events[5]!.time + 1 }], { expectedSeq: 5, lease })),
       SeqConflictError,
       'SEQ_CONFLICT',
       {

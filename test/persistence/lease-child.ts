@@ -15,8 +15,9 @@ try {
   const agent = await harness.createAgent({ sessionId: id })
   const lock = JSON.parse(await readFile(join(dir, `${id}.lock`), 'utf8')) as { owner: string }
   process.stdout.write(`${JSON.stringify({ won: true, owner: lock.owner })}\n`)
-  // Hold the lease a moment, so the loser's error is about a live holder.
-  await new Promise((resolve) => setTimeout(resolve, 300))
+  // Hold the lease until well after the start instant, so the loser's error is about a live
+  // holder even when a busy machine starts the other process late.
+  await new Promise((resolve) => setTimeout(resolve, Math.max(300, startAt + 1_500 - Date.now())))
   await agent.dispose()
 } catch (error) {
   const holder = SessionLockedError.is(error) ? error.holder : undefined

@@ -1,9 +1,9 @@
 /**
  * The lease model on the memory and JSONL adapters: options, heartbeats, expiry-based takeover
  * whatever pid wrote a lock (a restarted container is PID 1 again), and the lease held before
- * `createAgent` resolves, so two harnesses creating one id cannot both win.
+ * `createAgent` resolves, so two harnesses creating one id cannot both win. A writer process
+ * frozen past its TTL (SIGSTOP) is a conformance case, run for JSONL through its `spawnWriter`.
  */
-import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -304,73 +304,6 @@ describe('two real processes creating one new id at once', () => {
       expect(winners, `round ${round}: ${JSON.stringify(results)}`).toHaveLength(1)
       const loser = results.find((result) => !result.won)
       expect(loser).toMatchObject({ code: 'SESSION_LOCKED', holderOwner: winners[0]?.owner })
-    }
-  }, 60_000)
-})
-
-describe('a frozen writer (SIGSTOP past its TTL) writes nothing after a takeover', () => {
-  let child: Bundle | undefined
-
-  beforeAll(async () => {
-    child = await bundle('test/persistence/frozen-writer-child.ts')
-  }, 60_000)
-
-  afterAll(async () => {
-    await child?.remove()
-  })
-
-  test('SIGSTOP, takeover by this process, SIGCONT: zero lines from the stale writer, which learns LeaseLostError', async () => {
-    const lease = { ttlMs: 400, heartbeatMs: 100 }
-    const writer = spawn(process.execPath, [child!.file, JSON.stringify({ dir, id: 'frozen', ...lease })], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    const lines: Record<string, unknown>[] = []
-    let stderr = ''
-    let buffered = ''
-    writer.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8')
-      const parts = buffered.split('\n')
-      buffered = parts.pop() ?? ''
-      for (const part of parts) if (part !== '') lines.push(JSON.parse(part) as Record<string, unknown>)
-    })
-    writer.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
-    const exited = new Promise<number | null>((resolve) => writer.once('exit', resolve))
-    const waitFor = async (condition: () => boolean, what: string): Promise<void> => {
-      const deadline = Date.now() + 10_000
-      while (!condition()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; stderr: ${stderr}`)
-        await sleep(5)
-      }
-    }
-    try {
-      await waitFor(() => lines.length >= 3, 'three appends')
-      // Frozen right after an append, between two of them (the window a lock file cannot close
-      // is a freeze between the lock check and the write itself).
-      writer.kill('SIGSTOP')
-      const stoppedAt = lines.length
-      await sleep(lease.ttlMs + 300)
-      const taker = track(jsonlPersistence({ dir, lease }))
-      const taken = await taker.acquire('frozen')
-      expect(taken.tookOver?.owner).toBe(lines[0]?.['owner'])
-      const before = (await taker.load('frozen')).events
-      const ours = { seq: before.length, turn: 1000 }
-      const { eventsFrom, turnStart } = await import('../../src/testing/conformance/conformance-events.js')
-      await taker.append('frozen', eventsFrom(ours.seq, [turnStart(ours.turn)]), {
-        expectedSeq: ours.seq,
-        lease: taken,
-      })
-      writer.kill('SIGCONT')
-      await waitFor(() => lines.some((line) => 'error' in line), "the writer's error")
-      expect(await exited).toBe(0)
-      expect(lines.slice(stoppedAt).filter((line) => 'appended' in line)).toEqual([])
-      expect(lines.at(-1)).toMatchObject({ error: 'LEASE_LOST', lost: true })
-      const after = (await taker.load('frozen')).events
-      expect(after).toHaveLength(before.length + 1)
-      expect(after.at(-1)).toMatchObject({ type: 'turn/start', data: { turn: ours.turn } })
-      await taken.release()
-    } finally {
-      writer.kill('SIGCONT')
-      writer.kill('SIGKILL')
     }
   }, 60_000)
 })

@@ -70,6 +70,8 @@ describe('runPersistenceConformance', () => {
     expect(reasons).toContain('skipped: the target has no adapter.readFrom')
     expect(reasons).toContain('skipped: the target has no adapter.delete')
     expect(reasons).toContain('skipped: the target has no bytes and no adapter.readFrom')
+    expect(reasons).toContain('skipped: the target has no plantLease')
+    expect(reasons).toContain('skipped: the target has no spawnWriter (no child process over the same storage)')
     const names = [...recorded.tests.map((entry) => entry.name), ...recorded.skipped.map((entry) => entry.name)]
     expect(new Set(names).size).toBe(names.length)
   })

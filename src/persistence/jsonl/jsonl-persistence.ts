@@ -37,6 +37,7 @@ import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
 import { errorCodeOf, fsyncDirectory, publishFile, writeFully, writeTempFile } from './jsonl-file-operations.js'
 import { JsonlLeases, type LeaseRecord } from './jsonl-leases.js'
 import { newLeaseOwner } from '../lease-options.js'
+import { matchesStoredBatch } from '../matches-stored-batch.js'
 import { type FoundLog, JsonlLogFiles } from './jsonl-log-files.js'
 import { type ReadLog, type RepairPlan, readLogFile, readLogHeader, revisionOf } from './jsonl-log-reader.js'
 import {
@@ -435,11 +436,27 @@ class JsonlAdapter implements JsonlPersistence {
       }
       log = await this.#scanForAppend(sessionId)
     }
+    if (expectedSeq < log.nextSeq) {
+      // A batch sent again after its reply was lost: already stored as it is, it succeeds. The
+      // lease is checked first, so a writer that lost it learns that rather than a success.
+      await this.#leases.checkToken(record)
+      const found = await this.#files.find(sessionId)
+      const read = await this.#read(sessionId, found, {
+        truncateAtCorruption: false,
+        signal: undefined,
+        fromSeq: expectedSeq,
+      })
+      // Only plain logs skip the events before `fromSeq` while reading; frames yield them all.
+      const committed = read.events
+        .slice(0, read.events.length - read.recovered.length)
+        .filter((event) => event.seq >= expectedSeq)
+      if (matchesStoredBatch(committed, events, texts)) return
+    }
     if (expectedSeq !== log.nextSeq) {
       throw new SeqConflictError({
         code: ErrorCode.SEQ_CONFLICT,
         sessionId,
-        detail: `expected seq ${expectedSeq}, but the stored log ${log.path} continues at seq ${log.nextSeq}; nothing was written`,
+        detail: `expected seq ${expectedSeq}, but the stored log ${log.path} continues at seq ${log.nextSeq}${expectedSeq < log.nextSeq ? ` and holds other events from seq ${expectedSeq}` : ''}; nothing was written`,
         expectedSeq,
         storedSeq: log.nextSeq,
       })

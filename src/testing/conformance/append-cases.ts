@@ -21,6 +21,8 @@ import {
   headerOf,
   stepEnd,
   stepStart,
+  textChunk,
+  turnEnd,
   turnStart,
   turnTwo,
   userMessage,
@@ -31,6 +33,7 @@ import {
   type ConformanceCase,
   expectError,
   expectResolves,
+  jsonOf,
   rejectionOf,
   snapshotOf,
   storeLog,
@@ -112,7 +115,7 @@ const createCase: ConformanceCase = {
 }
 
 const seqChecksCase: ConformanceCase = {
-  name: 'append rejects a stale or ahead expectedSeq and non-contiguous seqs, leaving the log unchanged',
+  name: 'append rejects a stale expectedSeq with other events, an ahead one and non-contiguous seqs, leaving the log unchanged',
   needs: [],
   async run({ target, adapter, reopen }) {
     const log = baseLog()
@@ -127,8 +130,8 @@ const seqChecksCase: ConformanceCase = {
       check(error: unknown, what: string): void
     }[] = [
       {
-        what: 'append([baseLog()[5]], { expectedSeq: 5 })',
-        events: [log[5]!],
+        what: 'append([TS(2)@5], { expectedSeq: 5 }) over a different stored seq 5',
+        events: [withSeq(next[0]!, 5)],
         expectedSeq: 5,
         check: (error, what) =>
           expectError(error, SeqConflictError, ErrorCode.SEQ_CONFLICT, what, { expectedSeq: 5, storedSeq: 6 }),
@@ -189,6 +192,92 @@ const seqChecksCase: ConformanceCase = {
       'load after the rejections and one good append',
     )
     await lease.release()
+  },
+}
+
+/** A copy of `event` with its keys in reverse order: the same value, other JSON text. */
+function reordered(event: SessionEvent): SessionEvent {
+  return Object.fromEntries(Object.entries(event).reverse()) as unknown as SessionEvent
+}
+
+const reappendCase: ConformanceCase = {
+  name: 'a batch sent again at its expectedSeq resolves without duplicating; another or a partly matching batch there is a SeqConflictError',
+  needs: [],
+  async run({ target, adapter, reopen }) {
+    const log = baseLog()
+    const next = turnTwo()
+    const chunks = eventsFrom(8, [textChunk(2, 1, 'a'), textChunk(2, 1, 'b'), textChunk(2, 1, 'c'), stepEnd(2, 1)])
+    const all = [...log, ...next, ...chunks]
+    await adapter.create(headerOf('s1'))
+    const lease = await adapter.acquire('s1')
+    await adapter.append('s1', log.slice(0, 3), { expectedSeq: 0, lease })
+    await adapter.append('s1', log.slice(3), { expectedSeq: 3, lease })
+    await adapter.append('s1', next, { expectedSeq: 6, lease })
+    await adapter.append('s1', chunks, { expectedSeq: 8, lease })
+    const before = await snapshotOf(target, adapter, 's1')
+    const again: { readonly what: string; readonly events: readonly SessionEvent[]; readonly texts?: boolean }[] = [
+      { what: 'the last batch (a chunk run) again at { expectedSeq: 8 }', events: chunks },
+      { what: 'the last batch again with its texts', events: chunks, texts: true },
+      { what: 'the first batch again at { expectedSeq: 0 }', events: log.slice(0, 3) },
+      { what: 'a middle batch again at { expectedSeq: 6 }', events: next, texts: true },
+      { what: 'one stored event again at { expectedSeq: 5 }', events: [log[5]!] },
+    ]
+    for (const attempt of again) {
+      const expectedSeq = attempt.events[0]!.seq
+      await expectResolves(
+        () =>
+          adapter.append('s1', attempt.events, {
+            expectedSeq,
+            lease,
+            ...(attempt.texts === true ? { texts: jsonOf(attempt.events) } : {}),
+          }),
+        attempt.what,
+      )
+      await assertUnchanged(target, adapter, 's1', before, `after ${attempt.what}`)
+    }
+    const conflicts: { readonly what: string; readonly events: readonly SessionEvent[] }[] = [
+      { what: 'another batch at a stale { expectedSeq: 6 }', events: eventsFrom(6, [turnStart(3)]) },
+      { what: 'a batch whose first event matches and second differs', events: [next[0]!, withSeq(chunks[0]!, 7)] },
+      { what: 'a batch whose last event differs in one field', events: [next[0]!, { ...next[1]!, time: 1 }] },
+      { what: 'a stored batch reaching past the stored log', events: [...chunks, ...eventsFrom(12, [turnEnd(2)])] },
+      { what: 'a stored event with its keys in another order', events: [reordered(log[5]!)] },
+    ]
+    for (const attempt of conflicts) {
+      const expectedSeq = attempt.events[0]!.seq
+      expectError(
+        await rejectionOf(() => adapter.append('s1', attempt.events, { expectedSeq, lease }), attempt.what),
+        SeqConflictError,
+        ErrorCode.SEQ_CONFLICT,
+        attempt.what,
+        { expectedSeq, storedSeq: all.length },
+      )
+      await assertUnchanged(target, adapter, 's1', before, `after the rejected ${attempt.what}`)
+    }
+    await lease.release()
+    expectError(
+      await rejectionOf(
+        () => adapter.append('s1', chunks, { expectedSeq: 8, lease }),
+        'a re-append under a released lease',
+      ),
+      LeaseLostError,
+      ErrorCode.LEASE_LOST,
+      'a re-append under a released lease',
+    )
+    // Another instance (a restarted process retrying what the old one sent) gets the same answer.
+    const other = await reopen()
+    const taken = await other.acquire('s1')
+    await expectResolves(
+      () => other.append('s1', chunks, { expectedSeq: 8, lease: taken }),
+      'the last batch again from a second instance',
+    )
+    await assertUnchanged(target, other, 's1', before, 'after the second instance sent the last batch again')
+    const closing = eventsFrom(all.length, [turnEnd(2)])
+    await expectResolves(
+      () => other.append('s1', closing, { expectedSeq: all.length, lease: taken }),
+      'the next batch after the re-appends',
+    )
+    assertSameEvents((await adapter.load('s1')).events, [...all, ...closing], 'the log: every event once')
+    await taken.release()
   },
 }
 
@@ -453,6 +542,7 @@ const largeBatchCase: ConformanceCase = {
 export const appendCases: readonly ConformanceCase[] = [
   createCase,
   seqChecksCase,
+  reappendCase,
   checkOrderCase,
   emptyBatchCase,
   durabilityCase,

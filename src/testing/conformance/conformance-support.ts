@@ -21,6 +21,8 @@ export type ConformanceHook =
   | 'damageRecord'
   | 'expireLease'
   | 'ageLease'
+  | 'plantLease'
+  | 'spawnWriter'
   | 'adapter.readFrom'
   | 'adapter.delete'
 

@@ -1,3 +1,5 @@
+import type { ChildProcess } from 'node:child_process'
+import type { LockHolder } from '../../errors/lock-holder.js'
 import type { PersistenceAdapter } from '../../persistence/persistence-adapter.js'
 
 /** Raw access to the stored bytes of one session's log, for the torn-tail and damaged-header tests. */
@@ -61,6 +63,27 @@ export interface ConformanceTarget {
    * @param sessionId - the session id
    */
   ageLease?(sessionId: string): void | Promise<void>
+  /**
+   * Writes a lease record for a session as an earlier process would have left it (a container
+   * restarted as PID 1 finds the lock its previous run wrote): a lock file with these fields and a
+   * random token, or a lease row. Nobody in this process holds it; whether it is live is decided
+   * by its `heartbeatAt` and `ttlMs` alone. Without it the pid-reuse tests are skipped.
+   *
+   * @param sessionId - the session id (it holds no lease when the hook is called)
+   * @param holder - the holder to record: owner, epoch, pid, host, acquiredAt, heartbeatAt, ttlMs
+   */
+  plantLease?(sessionId: string, holder: LockHolder): void | Promise<void>
+  /**
+   * Starts a child process over the same storage that runs `serveConformanceWriter` from
+   * `yoke/testing` with an adapter factory for it, with stdin and stdout as pipes (stderr may be
+   * inherited). The suite speaks the writer protocol over them, freezes the child (SIGSTOP,
+   * SIGCONT) and kills it (SIGKILL), then checks the storage through `reopen`. Without it the
+   * frozen-writer and crash tests are skipped (an in-memory store cannot have it: its storage dies
+   * with its process).
+   *
+   * @returns the child process, e.g. `spawn(process.execPath, ['writer.js', dir], { stdio: ['pipe', 'pipe', 'inherit'] })`
+   */
+  spawnWriter?(): ChildProcess | Promise<ChildProcess>
   /** Removes the storage after the test (temp directories, tables). */
   cleanup?(): void | Promise<void>
 }
