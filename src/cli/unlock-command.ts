@@ -1,5 +1,5 @@
 /**
- * `yoke unlock <session> [--dir <path>] [--json] [--force]`: shows who holds a session's lease
+ * `yoke unlock <session> [--dir <path> | --sqlite <file> | --postgres <url> [--schema <name>]] [--json] [--force]`: shows who holds a session's lease
  * and how old its last heartbeat is, removes an expired one, and breaks a live one only with
  * `--force`.
  *
@@ -14,7 +14,7 @@ import type { CliIo } from './cli-io.js'
 import { CliUsageError } from './cli-usage-error.js'
 import { ExitCode } from './exit-codes.js'
 import { jsonDocument } from './format-text.js'
-import { openStore } from './open-store.js'
+import { openStore, type StoreFlags } from './open-store.js'
 import { booleanFlag, type ParsedCommand, stringFlag } from './parse-command.js'
 import { defaultSessionDir, resolveSessionTarget } from './session-target.js'
 
@@ -153,27 +153,66 @@ async function unlock(
   return ended === undefined ? { id, action: 'none', lease: null } : { id, action: 'broken', lease: leaseReport(ended) }
 }
 
+/** The storage of a database flag, or `undefined` for the JSONL logs of `--dir`. */
+function databaseStore(parsed: ParsedCommand): StoreFlags | undefined {
+  const sqlite = stringFlag(parsed, 'sqlite')
+  const postgres = stringFlag(parsed, 'postgres')
+  const schema = stringFlag(parsed, 'schema')
+  const given = [
+    ['--dir', stringFlag(parsed, 'dir')],
+    ['--sqlite', sqlite],
+    ['--postgres', postgres],
+  ].filter(([, value]) => value !== undefined)
+  if (given.length > 1) {
+    throw new CliUsageError(
+      `"yoke unlock" takes one storage, not ${given.map(([name]) => name).join(' and ')}; run "yoke unlock --help"`,
+    )
+  }
+  if (schema !== undefined && postgres === undefined) {
+    throw new CliUsageError('--schema goes with --postgres; run "yoke unlock --help"')
+  }
+  if (sqlite !== undefined) return { kind: 'sqlite', path: sqlite }
+  if (postgres !== undefined) return { kind: 'postgres', connectionString: postgres, schema }
+  return undefined
+}
+
+/** The session of a database store: SESSION_NOT_FOUND when it has no stored log (read without its events). */
+async function storedInDatabase(adapter: PersistenceAdapter, id: string): Promise<PersistenceError | undefined> {
+  try {
+    if (adapter.readFrom !== undefined) await adapter.readFrom(id, Number.MAX_SAFE_INTEGER)
+    else await adapter.load(id)
+    return undefined
+  } catch (error) {
+    if (PersistenceError.is(error) && error.code === ErrorCode.SESSION_NOT_FOUND) return error
+    throw error
+  }
+}
+
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const argument = parsed.positionals[0] as string
-  const dir = stringFlag(parsed, 'dir')
-  let id: string
-  let storeDir: string
+  const database = databaseStore(parsed)
+  let id = argument
+  let store: StoreFlags | undefined = database
   let notFound: PersistenceError | undefined
-  try {
-    const target = await resolveSessionTarget(argument, dir, { writes: true })
-    id = target.id
-    storeDir = target.dir
-  } catch (error) {
-    // A session id without a log may still have a lock (its lease is taken before the first write).
-    if (!(PersistenceError.is(error) && error.code === ErrorCode.SESSION_NOT_FOUND && error.sessionId !== undefined))
-      throw error
-    id = error.sessionId
-    storeDir = dir ?? defaultSessionDir
-    notFound = error
+  if (store === undefined) {
+    const dir = stringFlag(parsed, 'dir')
+    try {
+      const target = await resolveSessionTarget(argument, dir, { writes: true })
+      id = target.id
+      store = { kind: 'jsonl', dir: target.dir }
+    } catch (error) {
+      // A session id without a log may still have a lock (its lease is taken before the first write).
+      if (!(PersistenceError.is(error) && error.code === ErrorCode.SESSION_NOT_FOUND && error.sessionId !== undefined))
+        throw error
+      id = error.sessionId
+      store = { kind: 'jsonl', dir: dir ?? defaultSessionDir }
+      notFound = error
+    }
   }
-  const adapter = openStore({ dir: storeDir })
+  const adapter = openStore(store)
   let report: UnlockCommandReport
   try {
+    if (database !== undefined) notFound = await storedInDatabase(adapter, id)
     report = await unlock(adapter, id, booleanFlag(parsed, 'force'), notFound)
   } catch (error) {
     await adapter.close().catch(() => undefined)
@@ -186,18 +225,26 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
 
 /** `yoke unlock`. */
 export const unlockCommand: CliCommand = {
-  grammar: { name: 'unlock', flags: { dir: 'string', json: 'boolean', force: 'boolean' }, positionals: ['session'] },
-  synopsis: 'yoke unlock  <session> [--dir <path>] [--json] [--force]',
+  grammar: {
+    name: 'unlock',
+    flags: { dir: 'string', sqlite: 'string', postgres: 'string', schema: 'string', json: 'boolean', force: 'boolean' },
+    positionals: ['session'],
+  },
+  synopsis:
+    'yoke unlock  <session> [--dir <path> | --sqlite <file> | --postgres <url> [--schema <name>]] [--json] [--force]',
   help: [
     "Shows who holds a session's lease (owner id, epoch, process, host) and how old its last",
     'heartbeat is. An expired lease, or one of a process of this host that is gone, is removed. A',
     'live lease is left alone (exit 6) unless --force: then it is broken, and its holder writes',
     'nothing more (LEASE_LOST). No lease exits 0.',
     '',
-    '  <session>     a log file, or a session id in --dir',
-    '  --dir <path>  the log directory (default ./sessions)',
-    '  --json        print one JSON document',
-    '  --force       break a live lease: only when its process no longer writes the session',
+    '  <session>          a log file, or a session id in --dir (or in the database)',
+    '  --dir <path>       the log directory (default ./sessions)',
+    '  --sqlite <file>    the SQLite database of yoke/sqlite (needs better-sqlite3)',
+    '  --postgres <url>   the PostgreSQL database of yoke/postgres (needs pg)',
+    '  --schema <name>    with --postgres: the schema of its tables (default public)',
+    '  --json             print one JSON document',
+    '  --force            break a live lease: only when its process no longer writes the session',
   ].join('\n'),
   run,
 }

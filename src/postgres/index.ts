@@ -5,3 +5,4 @@
  */
 export type { PgPool, PgPoolClient, PgQueryResult } from './pg-pool.js'
 export { type PostgresPersistenceOptions, postgresPersistence } from './postgres-persistence.js'
+export type { LeaseOptions, PersistenceAdapter } from '../persistence/index.js'

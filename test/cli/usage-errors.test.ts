@@ -67,7 +67,7 @@ describe('usage errors exit 2; --help and --version exit 0', () => {
     for (const line of [
       '  yoke inspect <session> [--dir <path>] [--json] [--check]',
       '  yoke repair  <session> [--dir <path>] [--json] [--dry-run] [--truncate-at-corruption]',
-      '  yoke unlock  <session> [--dir <path>] [--json] [--force]',
+      '  yoke unlock  <session> [--dir <path> | --sqlite <file> | --postgres <url> [--schema <name>]] [--json] [--force]',
       '  yoke export  <session> --format json|markdown [--dir <path>] [--out <file>]',
       '  yoke demo    [--dir <path>]',
       '  yoke --help | --version',
