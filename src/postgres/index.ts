@@ -5,4 +5,3 @@
  */
 export type { PgPool, PgPoolClient, PgQueryResult } from './pg-pool.js'
 export { type PostgresPersistenceOptions, postgresPersistence } from './postgres-persistence.js'
-export type { LeaseOptions, PersistenceAdapter } from '../persistence/index.js'

@@ -5,4 +5,3 @@
  */
 export type { BetterSqlite3Database, BetterSqlite3Statement } from './better-sqlite3-database.js'
 export { type SqlitePersistenceOptions, sqlitePersistence } from './sqlite-persistence.js'
-export type { LeaseOptions, PersistenceAdapter } from '../persistence/index.js'
