@@ -14,7 +14,11 @@ import { expect, test } from 'vitest'
 import { z } from 'zod'
 import { createHarness, deepseek, defineTool, openaiCompatible, SessionForkError } from 'yoke'
 import { fail, fakeClock, fakeIds, scriptedModel, startMockOpenAIServer, text } from 'yoke/testing'
+import pg from 'pg'
+import { postgresPersistence } from '../../src/postgres/index.js'
+import { sqlitePersistence } from '../../src/sqlite/index.js'
 import { bundle, root } from '../helpers/child-process.js'
+import { createTestSchema, skipPostgres } from '../helpers/postgres.js'
 
 const readme = readFileSync(join(root, 'README.md'), 'utf8')
 
@@ -38,6 +42,7 @@ test('every TypeScript block of the README is one this file runs', () => {
     'const findUsers = defineTool({',
     "import { createHarness, deepseek, openaiCompatible } from 'yoke'",
     "const harness = await createHarness({ persistence: { dir: './sessions' } })   // one JSONL file per session",
+    "import pg from 'pg'",
     'const sessions = harness.ctx.sessions',
     "import { fakeClock, fakeIds, fail, scriptedModel, startMockOpenAIServer, text } from 'yoke/testing'",
   ])
@@ -193,6 +198,47 @@ test('the README persistence and session log examples run as written', async () 
     expect(await harness.sessions.flush(session)).toBe(true)
     expect(await readFile(join(dir, 's1.jsonl'), 'utf8')).toContain('"turn/start"')
   } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+})
+
+test('the README database example: a SQLite file and a shared pg pool, each storing a turn', async () => {
+  const block = typescriptBlocks.find((code) => code.startsWith("import pg from 'pg'")) ?? ''
+  expect(block).toContain("sqlitePersistence({ path: './sessions.db' })")
+  expect(block).toContain("postgresPersistence({ pool, schema: 'agents' })")
+  const dir = await mkdtemp(join(tmpdir(), 'yoke-readme-db-'))
+  const schema = skipPostgres ? undefined : await createTestSchema('readme')
+  try {
+    const model = scriptedModel([text('stored in SQLite'), text('stored in PostgreSQL')])
+    {
+      await using local = await createHarness({
+        model,
+        persistence: sqlitePersistence({ path: join(dir, 'sessions.db') }),
+      })
+      expect((await (await local.openAgent('demo')).run('hi')).text).toBe('stored in SQLite')
+    }
+    if (schema !== undefined) {
+      // The README's pool reads PG* variables; here the test server's connection string stands in for them.
+      const pool = new pg.Pool({ connectionString: schema.connectionString })
+      try {
+        {
+          await using shared = await createHarness({
+            model,
+            persistence: postgresPersistence({ pool, schema: schema.schema }),
+          })
+          expect((await (await shared.openAgent('demo')).run('hi')).text).toBe('stored in PostgreSQL')
+        }
+        // Closing the harness left the application's pool open.
+        const rows = await pool.query(`SELECT count(*)::int AS n FROM ${schema.schema}.yoke_sessions`)
+        expect(rows.rows[0]).toEqual({ n: 1 })
+      } finally {
+        await pool.end()
+      }
+    }
+    await using reread = await createHarness({ persistence: sqlitePersistence({ path: join(dir, 'sessions.db') }) })
+    expect((await reread.readSession('demo')).events.some((event) => event.type === 'turn/end')).toBe(true)
+  } finally {
+    await schema?.drop()
     await rm(dir, { recursive: true, force: true })
   }
 })
