@@ -232,7 +232,12 @@ describe('yoke unlock', () => {
   test('--help', async () => {
     const help = await yoke(await freshDir(), 'unlock', '--help')
     expect(help.code).toBe(0)
-    expect(help.stdout.startsWith('Usage: yoke unlock <session> [--dir <path>] [--json] [--force]\n')).toBe(true)
-    expect(help.stdout).toContain('--force')
+    expect(
+      help.stdout.startsWith(
+        'Usage: yoke unlock <session> [--dir <path> | --sqlite <file> | --postgres <url> [--schema <name>]] [--json] [--force]\n',
+      ),
+    ).toBe(true)
+    for (const flag of ['--force', '--sqlite <file>', '--postgres <url>', '--schema <name>'])
+      expect(help.stdout).toContain(flag)
   })
 })
