@@ -24,11 +24,25 @@ export interface ConformanceWriterHarness {
   createAgent(options: { readonly sessionId: string }): Promise<{
     /** Runs one turn. */
     run(input: string): Promise<{
-      readonly reason: { readonly kind: string; readonly error?: { readonly code: string; readonly message: string } }
+      /** Why the turn ended. */
+      readonly reason: {
+        /** `'completed'`, `'error'`, `'aborted'`… */
+        readonly kind: string
+        /** With `'error'`: what failed. */
+        readonly error?: {
+          /** The error's stable code. */
+          readonly code: string
+          /** Its message. */
+          readonly message: string
+        }
+      }
     }>
   }>
   /** Opens a stored session (resuming it). */
-  openAgent(sessionId: string): Promise<{ dispose(): Promise<void> }>
+  openAgent(sessionId: string): Promise<{
+    /** Ends the agent, flushing its session. */
+    dispose(): Promise<void>
+  }>
   /** Closes the harness. */
   close(): Promise<void>
 }
@@ -40,12 +54,19 @@ export interface ConformanceWriterHarnessOptions {
   /** A scripted model. */
   readonly model: ModelAdapter
   /** A tiny write-behind window, so a turn flushes many times. */
-  readonly writeBehind?: { readonly windowMs: number }
+  readonly writeBehind?: {
+    /** The batching window in milliseconds. */
+    readonly windowMs: number
+  }
   /** Logs to stderr (stdout carries the protocol). */
   readonly logger: {
+    /** Writes a debug line. */
     debug(message: string): void
+    /** Writes an info line. */
     info(message: string): void
+    /** Writes a warning line. */
     warn(message: string): void
+    /** Writes an error line. */
     error(message: string): void
   }
 }
