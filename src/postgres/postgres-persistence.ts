@@ -24,8 +24,8 @@ const pgPeer = Object.freeze({ peer: 'pg', subpath: 'yoke/postgres', install: 'n
  * database's clock, and versioned migrations run on start.
  *
  * Nothing connects until the first operation: that one connects and migrates, and a failure there
- * (an unreachable server, a refused login, a schema from a newer Yoke) rejects it and every later
- * operation with the same typed error, with nothing written.
+ * (an unreachable server, a refused login, a schema from a newer Yoke) rejects it with a typed
+ * error, with nothing written. The failure is not remembered: the next operation starts again.
  *
  * @example
  * ```ts

@@ -33,6 +33,19 @@ export const vitestRunnerWithoutProcesses: ConformanceRunner = {
 }
 
 /**
+ * vitest as the runner of a SQL store's target: a SQL store keeps no log bytes, so the cases that
+ * need nothing but the `bytes` hook (cutting or rewriting a file's bytes) are skipped; a case
+ * missing any other hook fails.
+ */
+export const vitestRunnerWithoutBytes: ConformanceRunner = {
+  ...vitestRunner,
+  skip: (name, reason) =>
+    reason === 'skipped: the target has no bytes'
+      ? test.skip(`${name} (${reason})`, () => undefined)
+      : vitestRunner.skip!(name, reason),
+}
+
+/**
  * Overwrites the JSONL line holding `seq` (a record, or a chunk-run row covering it) with `x`s of
  * the same length: an unparsable line with valid records after it.
  *

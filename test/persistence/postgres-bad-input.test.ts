@@ -88,7 +88,7 @@ const storedEvents = async (adapter: PersistenceAdapter, id: string): Promise<st
   (await adapter.load(id)).events.map((event) => JSON.stringify(event))
 
 describe.skipIf(skipPostgres)('the PostgreSQL adapter with bad input', () => {
-  test('a refused port: the first operation and every later one reject with one PersistenceError WRITE_FAILED naming the server, never the password', async () => {
+  test('a refused port: every operation tries to start again and rejects with a PersistenceError WRITE_FAILED naming the server, never the password', async () => {
     const port = await refusedPort()
     const secret = 's3cr3t-Pässword'
     const adapter = adapterOver(`postgresql://yoke:${encodeURIComponent(secret)}@127.0.0.1:${port}/app`, 'app')
@@ -101,8 +101,48 @@ describe.skipIf(skipPostgres)('the PostgreSQL adapter with bad input', () => {
     expect(message).not.toContain(secret)
     expect(message).not.toContain(encodeURIComponent(secret))
     expect((first as Error).cause).toMatchObject({ cause: { code: 'ECONNREFUSED' } })
-    expect(await rejectionOf(adapter.acquire('s1'))).toBe(first)
-    expect(await rejectionOf(adapter.load('s1'))).toBe(first)
+    // A failed start is not remembered: each later call makes its own attempt and its own error.
+    for (const later of [await rejectionOf(adapter.acquire('s1')), await rejectionOf(adapter.load('s1'))]) {
+      expect(later).not.toBe(first)
+      expect(later).toBeInstanceOf(PersistenceError)
+      expect(later).toMatchObject({ code: 'WRITE_FAILED', operation: 'start' })
+      expect((later as Error).message).toContain('ECONNREFUSED')
+      expect((later as Error).message).not.toContain(secret)
+      expect((later as Error).message).not.toContain(encodeURIComponent(secret))
+    }
+  })
+
+  test('a server unreachable at start: each call rejects with WRITE_FAILED, and the same adapter works once it is reachable', async () => {
+    const schema = await createTestSchema('late_start')
+    cleanups.push(() => schema.drop())
+    const proxy = await startTcpProxy(serverOf(schema.connectionString))
+    cleanups.push(() => proxy.close())
+    const url = new URL(throughProxy(schema.connectionString, proxy))
+    // The test server trusts loopback, so a password of our own is ignored by it; one it needs is kept.
+    if (url.password === '') url.password = encodeURIComponent('late-Pässword-7')
+    const secret = decodeURIComponent(url.password)
+    const adapter = adapterOver(url.toString(), schema.schema)
+    proxy.cut()
+    const failures = [
+      await rejectionOf(adapter.list()),
+      await rejectionOf(adapter.create(headerOf('s1'))),
+      await rejectionOf(adapter.acquire('s1')),
+    ]
+    for (const failure of failures) {
+      expect(failure).toBeInstanceOf(PersistenceError)
+      expect(failure).toMatchObject({ code: 'WRITE_FAILED', operation: 'start' })
+      expect((failure as Error).message).not.toContain(secret)
+      expect((failure as Error).message).not.toContain(url.password)
+    }
+    expect(new Set(failures).size).toBe(failures.length)
+    proxy.restore()
+    expect((await adapter.list()).headers).toEqual([])
+    await adapter.create(headerOf('s1'))
+    const lease = await adapter.acquire('s1')
+    const events = eventsFrom(0, [note('after the outage')])
+    await adapter.append('s1', events, { expectedSeq: 0, lease })
+    expect(await storedEvents(adapter, 's1')).toEqual(events.map((event) => JSON.stringify(event)))
+    await lease.release()
   })
 
   test('an unknown database: a typed error naming it with the driver reason, the password nowhere, nothing created', async () => {
@@ -147,8 +187,11 @@ describe.skipIf(skipPostgres)('the PostgreSQL adapter with bad input', () => {
     expect((error as Error).message).toMatch(/99/)
     expect((error as Error).message).toMatch(/\b1\b/)
     expect((error as SessionFormatUnsupportedError).location).toContain(made.schema.schema)
-    expect(await rejectionOf(newer.acquire('s2'))).toBe(error)
-    expect(await rejectionOf(newer.create(headerOf('s2')))).toBe(error)
+    // Every later call starts again and is refused again, with nothing written.
+    for (const later of [await rejectionOf(newer.acquire('s2')), await rejectionOf(newer.create(headerOf('s2')))]) {
+      expect(later).toBeInstanceOf(SessionFormatUnsupportedError)
+      expect(later).toMatchObject({ code: 'SCHEMA_TOO_NEW', storedVersion: 99, supportedVersion: 1 })
+    }
     expect(await contentsOf(made.sql, made.schema.schema)).toBe(before)
   })
 
@@ -271,12 +314,10 @@ describe.skipIf(skipPostgres)('the PostgreSQL adapter with bad input', () => {
       await expectStoredOnce(reader, agent)
     })
 
-    // Known defect outside the adapter: the harness registers a new session (adapter.create, which
-    // for a SQL store asks the database whether the id is stored) once, and a failure there is
-    // kept for good (live-session-writer's binding.failure), so a database that is down during a
-    // new session's first turn fails that session until the harness restarts. When this test
-    // starts passing, drop `.fails`.
-    test.fails('during a new session’s first turn: once back, the session flushes (known defect: the failed registration is kept)', async () => {
+    // The harness registers a new session (adapter.create, which for a SQL store asks the
+    // database whether the id is stored) before its first write; a registration that failed
+    // because storage was unreachable is tried again by the next write.
+    test('during a new session’s first turn: the turn fails with a typed error; once back, the session registers and flushes', async () => {
       const { adapter, reader } = await throughTheProxy()
       const harness = await harnessOver(adapter)
       const agent = await harness.createAgent()

@@ -11,6 +11,11 @@ import type { LeaseOptions } from '../../src/persistence/lease-options.js'
 import { postgresPersistence } from '../../src/postgres/index.js'
 import type { ConformanceTarget } from '../../src/testing/run-persistence-conformance.js'
 import { createTestSchema, type TestSchema } from '../helpers/postgres.js'
+import { plantedRow, plantStatement } from './plant-lease-row.js'
+import { spawnSqlWriter } from './sql-writer.js'
+
+/** The database clock in ms, as the adapter reads it. */
+const nowMs = '(extract(epoch from clock_timestamp()) * 1000)::bigint'
 
 /** A conformance target with the schema it lives in and a pool for raw SQL on it. */
 export interface PostgresTarget extends ConformanceTarget {
@@ -74,6 +79,15 @@ export async function postgresTarget(label: string, lease?: LeaseOptions): Promi
         [id],
         `no lease of ${id} to age`,
       ),
+    plantLease: async (id, holder) => {
+      const placeholders = Array.from({ length: 9 }, (_, index) => `$${index + 1}`)
+      // Ages are bigints: an untyped `now - $n` would be taken as a timestamp difference.
+      placeholders[6] = '$7::bigint'
+      placeholders[7] = '$8::bigint'
+      await sql.query(plantStatement(table('yoke_leases'), placeholders, nowMs), [...plantedRow(id, holder)])
+    },
+    spawnWriter: () =>
+      spawnSqlWriter({ kind: 'postgres', connectionString: schema.connectionString, schema: schema.schema }),
     cleanup: async () => {
       await sql.end()
       await schema.drop()

@@ -5,7 +5,8 @@
  * end to end.
  */
 import { existsSync } from 'node:fs'
-import { rm } from 'node:fs/promises'
+import { mkdir, rm } from 'node:fs/promises'
+import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { createHarness } from 'yoke'
@@ -173,28 +174,40 @@ describe('idempotent re-append', () => {
     expect(texts((await adapter.load('s1')).events)).toEqual(texts(log))
   })
 
-  test('only a retry of the whole last batch counts: a repeated older or partial batch is a conflict', async () => {
+  test('any batch stored as it is resolves and writes nothing, an older one included; one reaching past the stored end or partly differing is a conflict', async () => {
     await fresh()
     const adapter = open()
     const { lease, log } = await stored(adapter, 's1')
     const next = eventsFrom(6, [turnStart(2)])
     await adapter.append('s1', next, { expectedSeq: 6, lease })
+    const before = await adapter.load('s1')
     for (const [events, expectedSeq] of [
       [log, 0],
       [log.slice(5), 5],
     ] as const) {
+      await adapter.append('s1', events, { expectedSeq, lease })
+      const after = await adapter.load('s1')
+      expect(texts(after.events)).toEqual(texts(before.events))
+      expect(after.revision).toBe(before.revision)
+    }
+    for (const [events, expectedSeq] of [
+      [[...log.slice(5), ...eventsFrom(6, [turnStart(3)])], 5],
+      [[...next, ...eventsFrom(7, [turnStart(3)])], 6],
+    ] as const) {
       const error = await rejection(() => adapter.append('s1', events, { expectedSeq, lease }))
       expect(error).toMatchObject({ code: ErrorCode.SEQ_CONFLICT, expectedSeq, storedSeq: 7 })
+      expect((await adapter.load('s1')).revision).toBe(before.revision)
     }
   })
 
-  test('a retry that grew writes only what is new', async () => {
+  test('a retry that grew is a SeqConflictError and writes nothing (the writer sends the stored batch again, then the rest)', async () => {
     await fresh()
     const adapter = open()
     const { lease, log } = await stored(adapter, 's1')
     const grown = [...log, ...eventsFrom(6, [turnStart(2)])]
-    await adapter.append('s1', grown, { expectedSeq: 0, lease })
-    expect(texts((await adapter.load('s1')).events)).toEqual(texts(grown))
+    const error = await rejection(() => adapter.append('s1', grown, { expectedSeq: 0, lease }))
+    expect(error).toMatchObject({ code: ErrorCode.SEQ_CONFLICT, expectedSeq: 0, storedSeq: 6 })
+    expect(texts((await adapter.load('s1')).events)).toEqual(texts(log))
   })
 })
 
@@ -356,15 +369,27 @@ describe('failures', () => {
 })
 
 describe('start, concurrency and heartbeats', () => {
-  test('a file that cannot be opened fails every call with the same WRITE_FAILED, naming the start', async () => {
+  test('a file that cannot be opened fails each call with WRITE_FAILED naming the start, and the same adapter works once it can be', async () => {
     await fresh()
-    // The path is a directory: SQLite cannot open it as a database file.
-    const adapter = sqlitePersistence({ path: dir })
+    // Its directory does not exist yet: SQLite cannot create the file.
+    const later = join(dir, 'later')
+    const adapter = sqlitePersistence({ path: join(later, 'sessions.db') })
     adapters.push(adapter)
-    const first = await rejection(() => adapter.list())
-    expect(PersistenceError.is(first)).toBe(true)
-    expect(first).toMatchObject({ code: ErrorCode.WRITE_FAILED, operation: 'start' })
-    expect(await rejection(() => adapter.acquire('s1'))).toBe(first)
+    const failures = [
+      await rejection(() => adapter.list()),
+      await rejection(() => adapter.acquire('s1')),
+      await rejection(() => adapter.load('s1')),
+    ]
+    for (const failure of failures) {
+      expect(PersistenceError.is(failure)).toBe(true)
+      expect(failure).toMatchObject({ code: ErrorCode.WRITE_FAILED, operation: 'start' })
+    }
+    // Each call tried to start again: a failed start is not remembered.
+    expect(new Set(failures).size).toBe(failures.length)
+    await mkdir(later)
+    const { lease, log } = await stored(adapter, 's1')
+    expect(texts((await adapter.load('s1')).events)).toEqual(texts(log))
+    await lease.release()
     await adapter.close()
   })
 

@@ -11,6 +11,8 @@ import Database from 'better-sqlite3'
 import type { SqlitePersistenceOptions } from '../../src/sqlite/sqlite-persistence.js'
 import { sqlitePersistence } from '../../src/sqlite/sqlite-persistence.js'
 import type { ConformanceTarget } from '../../src/testing/run-persistence-conformance.js'
+import { plantedRow, plantStatement } from './plant-lease-row.js'
+import { spawnSqlWriter } from './sql-writer.js'
 
 /**
  * Runs `body` on a fresh connection to the database file, closed afterwards.
@@ -37,6 +39,9 @@ export async function sqliteFile(): Promise<{ readonly dir: string; readonly pat
   const dir = await mkdtemp(join(tmpdir(), 'yoke-sqlite-'))
   return { dir, path: join(dir, 'sessions.db') }
 }
+
+/** The database clock in ms, as the adapter reads it. */
+const nowMs = "CAST(unixepoch('subsec') * 1000 AS INTEGER)"
 
 /**
  * A conformance target over a fresh database file.
@@ -79,6 +84,12 @@ export async function sqliteTarget(
       )
       if (changes !== 1) throw new Error(`no lease of ${id} to age`)
     },
+    plantLease: (id, holder) => {
+      withDatabase(path, (database) =>
+        database.prepare(plantStatement('yoke_leases', Array(9).fill('?'), nowMs)).run(...plantedRow(id, holder)),
+      )
+    },
+    spawnWriter: () => spawnSqlWriter({ kind: 'sqlite', path }),
     cleanup: () => rm(dir, { recursive: true, force: true }),
   }
 }

@@ -234,9 +234,9 @@ export class SqlLeases {
    * lease object itself (a copy carrying its token is not a lease of this instance), still live,
    * and renewed within its TTL by this instance's own clock.
    *
-   * @throws `LeaseLostError`
+   * @throws `LeaseLostError`, naming who holds the lease now when the database says so in time
    */
-  require(sessionId: string, lease: Lease | undefined): SqlLeaseRecord {
+  async require(sessionId: string, lease: Lease | undefined): Promise<SqlLeaseRecord> {
     const record = lease === undefined ? this.#bySession.get(sessionId) : this.#byToken.get(lease.token)
     if (
       record === undefined ||
@@ -249,7 +249,10 @@ export class SqlLeases {
     const ttlMs = this.#options.timing.ttlMs
     if (performance.now() - record.lastBeat >= ttlMs) {
       // Frozen or cut off past its TTL: another instance may hold it now, so this one writes nothing.
-      const error = this.#lost(record, undefined, `its last heartbeat is over ${ttlMs} ms old (the lease expired)`)
+      // Who holds it is read first (briefly: the database may be what is gone), so the error and
+      // the lease's signal name the successor, as when the heartbeat finds the lease taken.
+      const row = await this.#readWithin(sessionId, Math.min(this.#options.timing.heartbeatMs, 1_000))
+      const error = this.#lost(record, row, `its last heartbeat is over ${ttlMs} ms old (the lease expired)`)
       this.end(record, error)
       throw error
     }
@@ -320,6 +323,19 @@ export class SqlLeases {
     const mine = this.#byToken.get(ended.row.token)
     if (mine !== undefined) this.end(mine, this.#lost(mine, undefined, 'it was broken (yoke unlock --force)'))
     return ended.stored
+  }
+
+  /** The lease row of `sessionId`, or `undefined` when there is none or no answer within `ms`. */
+  async #readWithin(sessionId: string, ms: number): Promise<LeaseRow | undefined> {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), ms)
+    })
+    try {
+      return await Promise.race([this.#read(this.#options.executor, sessionId).catch(() => undefined), late])
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   /** The lease row of `sessionId` (locked until commit inside a transaction), or `undefined`. */

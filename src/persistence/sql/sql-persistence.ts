@@ -114,7 +114,7 @@ class SqlStore implements SqlPersistence {
   async append(sessionId: string, events: readonly SessionEvent[], options: AppendBatchOptions): Promise<void> {
     return this.#run('append', sessionId, async () => {
       assertStorableId(sessionId)
-      const record = this.#requireLease(sessionId, options.lease)
+      const record = await this.#requireLease(sessionId, options.lease)
       if (events.length === 0) return
       const expectedSeq = options.expectedSeq
       assertSeqArgument('expectedSeq', expectedSeq)
@@ -164,7 +164,7 @@ class SqlStore implements SqlPersistence {
   ): Promise<RepairCommit | undefined> {
     return this.#run('commitRepair', sessionId, async () => {
       assertStorableId(sessionId)
-      const record = this.#requireLease(sessionId, undefined)
+      const record = await this.#requireLease(sessionId, undefined)
       if (torn === undefined && closers.length === 0) return undefined
       const { writes } = await this.#ready()
       return writes.repair({ sessionId, torn, closers, record })
@@ -306,9 +306,9 @@ class SqlStore implements SqlPersistence {
   }
 
   /** This instance's live lease record for `sessionId` (checking `lease` when given). */
-  #requireLease(sessionId: string, lease: Lease | undefined): SqlLeaseRecord {
+  async #requireLease(sessionId: string, lease: Lease | undefined): Promise<SqlLeaseRecord> {
     const started = this.#started
-    if (started !== undefined) return started.leases.require(sessionId, lease)
+    if (started !== undefined) return await started.leases.require(sessionId, lease)
     // Never started: this instance cannot hold any lease yet.
     throw noLiveLease(sessionId, lease)
   }

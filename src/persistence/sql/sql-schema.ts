@@ -24,7 +24,7 @@ const migrations: readonly Migration[] = [
     const { bigint, text } = dialect
     return [
       // The JSON text of the header: text, never a JSON type, so the stored bytes stay exact.
-      // `batch_seq` is where the last append started: a retry of exactly that batch is recognized.
+      // `batch_seq` is where the last append started.
       `CREATE TABLE ${tables.sessions} (id ${text} PRIMARY KEY, header ${text} NOT NULL, next_seq ${bigint} NOT NULL, batch_seq ${bigint} NOT NULL, revision ${text} NOT NULL, created_at ${bigint} NOT NULL)`,
       // One row per event, or per packed chunk run (`seq` its first member, `last_seq` its last).
       `CREATE TABLE ${tables.events} (session ${text} NOT NULL, seq ${bigint} NOT NULL, last_seq ${bigint} NOT NULL, body ${text} NOT NULL, PRIMARY KEY (session, seq))`,

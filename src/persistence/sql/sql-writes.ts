@@ -92,9 +92,8 @@ export class SqlWrites {
   }
 
   /**
-   * Appends a batch in one fenced transaction. A batch that repeats the last committed append
-   * (its reply was lost, so it was sent again) resolves without writing it twice; only what it
-   * adds after the stored end is written.
+   * Appends a batch in one fenced transaction. A batch that is already stored as it is (its reply
+   * was lost, so it was sent again) resolves and writes nothing.
    *
    * @throws `LeaseLostError`, `SeqConflictError`, `PersistenceError` `SESSION_NOT_FOUND` / `SESSION_EXISTS`
    */
@@ -127,15 +126,8 @@ export class SqlWrites {
         await this.#write(tx, sessionId, session, events, expectedSeq, append.texts)
         return
       }
-      const repeated = await this.#repeatedPrefix(tx, append, session)
-      if (repeated !== undefined) {
-        // The stored part resolves as written; the rest (if the retry grew) goes after it.
-        if (repeated < events.length) {
-          const texts = append.texts?.length === events.length ? append.texts.slice(repeated) : undefined
-          await this.#write(tx, sessionId, session, events.slice(repeated), expectedSeq, texts)
-        }
-        return
-      }
+      // A batch sent again after its reply was lost: already stored as it is, it succeeds.
+      if (await this.#alreadyStored(tx, append, session)) return
       if (registered !== undefined) {
         throw new PersistenceError({
           code: ErrorCode.SESSION_EXISTS,
@@ -148,24 +140,24 @@ export class SqlWrites {
   }
 
   /**
-   * How many events of `append` are already stored as the last committed append, or `undefined`
-   * when it is no retry of it: it must start where that append started, and its events up to the
-   * stored end must be the stored ones, byte for byte.
+   * Whether `append` is already stored, event for event at its seqs, byte for byte: any batch that
+   * committed (not only the last one) may be sent again when its reply was lost. One that only
+   * partly matches or reaches past the stored end is not, and conflicts.
    */
-  async #repeatedPrefix(tx: SqlQuery, append: SqlAppend, session: SessionRow): Promise<number | undefined> {
+  async #alreadyStored(tx: SqlQuery, append: SqlAppend, session: SessionRow): Promise<boolean> {
     const { expectedSeq, events, sessionId } = append
-    const stored = session.nextSeq - expectedSeq
-    if (expectedSeq !== session.batchSeq || stored <= 0 || stored > events.length) return undefined
+    if (expectedSeq >= session.nextSeq || expectedSeq + events.length > session.nextSeq) return false
     const rows = await this.#options.reader.rows(tx, sessionId, expectedSeq)
-    if (rows === undefined) return undefined
+    if (rows === undefined) return false
     const decoded = decodeEventRows(rows.events, undefined, expectedSeq)
-    if (decoded.damagedSeq !== undefined || decoded.events.length !== stored) return undefined
     const measured = append.texts?.length === events.length ? append.texts : undefined
-    for (let index = 0; index < stored; index++) {
+    for (let index = 0; index < events.length; index++) {
+      const stored = decoded.events[index]
+      if (stored === undefined || stored.seq !== events[index]!.seq) return false
       const text = measured?.[index] ?? jsonText(events[index] as unknown as JsonValue)
-      if (jsonText(decoded.events[index] as unknown as JsonValue) !== text) return undefined
+      if (jsonText(stored as unknown as JsonValue) !== text) return false
     }
-    return stored
+    return true
   }
 
   /**
