@@ -101,6 +101,7 @@ export class SqlWrites {
   async append(append: SqlAppend): Promise<void> {
     const { executor, reader, leases } = this.#options
     const { sessionId, events, expectedSeq, record, registered } = append
+    if (registered === undefined && (await this.#appendInOneStatement(append))) return
     await executor.transaction(async (tx) => {
       await leases.fence(tx, record)
       const session = await reader.session(tx, sessionId)
@@ -145,6 +146,32 @@ export class SqlWrites {
       }
       throw this.#conflict(sessionId, expectedSeq, session.nextSeq)
     })
+  }
+
+  /**
+   * The common append (lease live, `expectedSeq` at the stored end) as one statement, where the
+   * dialect can: one round trip instead of a transaction's six. Whether it wrote: when it did not,
+   * nothing was written, and the full transaction finds out why (lease, seq, session, or a
+   * retried batch) and answers as it always does, checks in the same order.
+   */
+  async #appendInOneStatement(append: SqlAppend): Promise<boolean> {
+    const statement = this.#options.statements.foldedAppend
+    if (statement === undefined) return false
+    const { sessionId, events, expectedSeq, record } = append
+    const rows = eventRowsOf(events, append.texts)
+    const written = await this.#options.executor.query(statement, [
+      sessionId,
+      record.token,
+      record.epoch,
+      expectedSeq + events.length,
+      expectedSeq,
+      randomHex(16),
+      expectedSeq,
+      rows.map((row) => row.seq),
+      rows.map((row) => row.lastSeq),
+      rows.map((row) => row.body),
+    ])
+    return written.length > 0
   }
 
   /**
