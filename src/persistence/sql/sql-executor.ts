@@ -47,9 +47,7 @@ export interface SqlDialect {
   readonly migrationLock?: string
   /**
    * Whether the database runs an append as ONE statement: data-modifying `WITH` clauses
-   * (`WITH x AS (UPDATE … RETURNING …) INSERT …`) and array parameters spread by `unnest` with
-   * the `<type>[]` casts of {@link SqlDialect.bigint} and {@link SqlDialect.text} (PostgreSQL).
-   * Then the common append (lease live, `expectedSeq` at the stored end) costs one round trip
+   * (`WITH x AS (UPDATE … RETURNING …) INSERT …`), as PostgreSQL does. Then the common append (lease live, `expectedSeq` at the stored end) costs one round trip
    * instead of a transaction of six; anything else falls back to the full transaction, which
    * finds and reports what is wrong. Absent in SQLite, whose statements cost no round trip.
    */

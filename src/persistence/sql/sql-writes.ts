@@ -149,17 +149,20 @@ export class SqlWrites {
   }
 
   /**
-   * The common append (lease live, `expectedSeq` at the stored end) as one statement, where the
-   * dialect can: one round trip instead of a transaction's six. Whether it wrote: when it did not,
+   * The common append (lease live, `expectedSeq` at the stored end, rows that fit one `INSERT`) as
+   * one statement, where the dialect can: one round trip instead of a transaction's six. Whether it wrote: when it did not,
    * nothing was written, and the full transaction finds out why (lease, seq, session, or a
    * retried batch) and answers as it always does, checks in the same order.
    */
   async #appendInOneStatement(append: SqlAppend): Promise<boolean> {
-    const statement = this.#options.statements.foldedAppend
-    if (statement === undefined) return false
+    const { statements, executor } = this.#options
+    if (statements.dialect.singleStatementAppend !== true) return false
     const { sessionId, events, expectedSeq, record } = append
     const rows = eventRowsOf(events, append.texts)
-    const written = await this.#options.executor.query(statement, [
+    // A batch of more rows than one INSERT carries takes the transaction: its rows outweigh the round trips.
+    const statement = rows.length <= ROWS_PER_INSERT ? statements.foldedAppend(rows.length) : undefined
+    if (statement === undefined) return false
+    const params: unknown[] = [
       sessionId,
       record.token,
       record.epoch,
@@ -167,10 +170,9 @@ export class SqlWrites {
       expectedSeq,
       randomHex(16),
       expectedSeq,
-      rows.map((row) => row.seq),
-      rows.map((row) => row.lastSeq),
-      rows.map((row) => row.body),
-    ])
+    ]
+    for (const row of rows) params.push(row.seq, row.lastSeq, row.body)
+    const written = await executor.query(statement, params)
     return written.length > 0
   }
 
