@@ -29,6 +29,7 @@ export function postgresDialect(schema: string): SqlDialect {
     text: 'text',
     forUpdate: 'FOR UPDATE',
     migrationLock: migrationLockOf(schema),
+    singleStatementAppend: true,
   })
 }
 

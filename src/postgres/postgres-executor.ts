@@ -89,28 +89,35 @@ export function createPostgresExecutor(options: PostgresExecutorOptions): SqlExe
     }
   }
 
+  /** Runs `body` between `begin` and COMMIT on one client; ROLLBACK when it rejects. */
+  const inTransaction = <T>(begin: string, body: (tx: SqlQuery) => Promise<T>): Promise<T> =>
+    withClient(async (run, markBroken) => {
+      await run(begin)
+      try {
+        const result = await body({ query: run })
+        await run('COMMIT')
+        return result
+      } catch (error) {
+        // After a failed COMMIT the transaction is over already and ROLLBACK only warns; a
+        // ROLLBACK that fails means the connection is gone or in an unknown state: the pool
+        // must close it rather than hand it out again. The body's error is the one to report.
+        try {
+          await run('ROLLBACK')
+        } catch (rollbackError) {
+          markBroken(rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)))
+        }
+        throw error
+      }
+    })
+
   return Object.freeze({
     dialect: postgresDialect(options.schema),
     query: (sql: string, params?: readonly unknown[]) => withClient((run) => run(sql, params)),
-    transaction: <T>(body: (tx: SqlQuery) => Promise<T>): Promise<T> =>
-      withClient(async (run, markBroken) => {
-        await run('BEGIN')
-        try {
-          const result = await body({ query: run })
-          await run('COMMIT')
-          return result
-        } catch (error) {
-          // After a failed COMMIT the transaction is over already and ROLLBACK only warns; a
-          // ROLLBACK that fails means the connection is gone or in an unknown state: the pool
-          // must close it rather than hand it out again. The body's error is the one to report.
-          try {
-            await run('ROLLBACK')
-          } catch (rollbackError) {
-            markBroken(rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)))
-          }
-          throw error
-        }
-      }),
+    transaction: <T>(body: (tx: SqlQuery) => Promise<T>): Promise<T> => inTransaction('BEGIN', body),
+    // One snapshot for the session row and its events, no row locks: a load never waits for a
+    // writer, nor holds one up.
+    readTransaction: <T>(body: (tx: SqlQuery) => Promise<T>): Promise<T> =>
+      inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', body),
     close: () => {
       closing ??= (async () => {
         if (ownsPool) await pool.end()

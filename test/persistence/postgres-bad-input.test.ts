@@ -332,14 +332,32 @@ describe.skipIf(skipPostgres)('the PostgreSQL adapter with bad input', () => {
       await expectStoredOnce(reader, agent)
     })
 
-    test('a COMMIT whose reply is lost: the append rejects, its retry succeeds, and the batch is stored once', async () => {
+    test('a COMMIT whose reply is lost (a first append, one transaction): the append rejects, its retry succeeds, and the batch is stored once', async () => {
+      const { adapter, reader } = await throughTheProxy()
+      await adapter.create(headerOf('s1'))
+      const lease = await adapter.acquire('s1')
+      const first = eventsFrom(0, [note('one'), note('two')])
+      const lost = proxy.loseReplyTo('COMMIT')
+      const failure = await rejectionOf(adapter.append('s1', first, { expectedSeq: 0, lease }))
+      await lost
+      expect(failure).toBeInstanceOf(PersistenceError)
+      expect(await storedEvents(reader, 's1')).toHaveLength(2)
+      await adapter.append('s1', first, { expectedSeq: 0, lease })
+      expect(await storedEvents(reader, 's1')).toEqual(first.map((event) => JSON.stringify(event)))
+      const second = eventsFrom(2, [note('three')])
+      await adapter.append('s1', second, { expectedSeq: 2, lease })
+      expect(await storedEvents(reader, 's1')).toHaveLength(3)
+    })
+
+    // A later append is one statement that commits on its own: the reply lost is that statement's.
+    test('an append whose reply is lost after it committed: the append rejects, its retry succeeds, and the batch is stored once', async () => {
       const { adapter, reader } = await throughTheProxy()
       await adapter.create(headerOf('s1'))
       const lease = await adapter.acquire('s1')
       const first = eventsFrom(0, [note('one'), note('two')])
       await adapter.append('s1', first, { expectedSeq: 0, lease })
       const second = eventsFrom(2, [note('three'), note('four'), note('five')])
-      const lost = proxy.loseReplyTo('COMMIT')
+      const lost = proxy.loseReplyTo('WITH fence AS')
       const failure = await rejectionOf(adapter.append('s1', second, { expectedSeq: 2, lease }))
       await lost
       expect(failure).toBeInstanceOf(PersistenceError)

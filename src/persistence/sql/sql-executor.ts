@@ -45,6 +45,13 @@ export interface SqlDialect {
    * write transaction already excludes every other writer (SQLite's `BEGIN IMMEDIATE`).
    */
   readonly migrationLock?: string
+  /**
+   * Whether the database runs an append as ONE statement: data-modifying `WITH` clauses
+   * (`WITH x AS (UPDATE … RETURNING …) INSERT …`), as PostgreSQL does. Then the common append (lease live, `expectedSeq` at the stored end) costs one round trip
+   * instead of a transaction of six; anything else falls back to the full transaction, which
+   * finds and reports what is wrong. Absent in SQLite, whose statements cost no round trip.
+   */
+  readonly singleStatementAppend?: boolean
 }
 
 /** One row of a result: column name → value (64-bit integers may come back as strings). */

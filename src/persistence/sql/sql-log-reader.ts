@@ -57,6 +57,7 @@ export interface CheckedEvents {
 export class SqlLogReader {
   readonly #statements: SqlStatements
   readonly #selectSession: string
+  readonly #readSession: string
   readonly #exists: string
   readonly #selectEvents: string
   readonly #selectEventsFrom: string
@@ -68,6 +69,8 @@ export class SqlLogReader {
     this.#selectSession = statements.bind(
       `SELECT header, next_seq, batch_seq, revision FROM ${sessions} WHERE id = ? ${statements.dialect.forUpdate}`,
     )
+    // In a read transaction that sees one snapshot, no lock is needed (nor allowed in a read-only one).
+    this.#readSession = statements.bind(`SELECT header, next_seq, batch_seq, revision FROM ${sessions} WHERE id = ?`)
     this.#exists = statements.bind(`SELECT id FROM ${sessions} WHERE id = ?`)
     this.#selectEvents = statements.bind(`SELECT seq, last_seq, body FROM ${events} WHERE session = ? ORDER BY seq`)
     this.#selectEventsFrom = statements.bind(
@@ -80,9 +83,14 @@ export class SqlLogReader {
     return `${this.#statements.dialect.name}:${this.#statements.tables.events}:${sessionId}`
   }
 
-  /** The session row (locked until commit inside a transaction), or `undefined`. */
-  async session(tx: SqlQuery, sessionId: string): Promise<SessionRow | undefined> {
-    const rows = await tx.query(this.#selectSession, [sessionId])
+  /**
+   * The session row, or `undefined`.
+   *
+   * @param lock - lock it until commit (in a write transaction); `false` in a read transaction,
+   *   whose snapshot already shows the row and its events of one commit
+   */
+  async session(tx: SqlQuery, sessionId: string, lock = true): Promise<SessionRow | undefined> {
+    const rows = await tx.query(lock ? this.#selectSession : this.#readSession, [sessionId])
     const row = rows[0]
     if (row === undefined) return undefined
     return {
@@ -98,9 +106,13 @@ export class SqlLogReader {
     return (await query.query(this.#exists, [sessionId])).length > 0
   }
 
-  /** The session row and its event rows from `fromSeq` on (runs reaching it included), in one transaction. */
-  async rows(tx: SqlQuery, sessionId: string, fromSeq = 0): Promise<SqlLogRows | undefined> {
-    const session = await this.session(tx, sessionId)
+  /**
+   * The session row and its event rows from `fromSeq` on (runs reaching it included), in one transaction.
+   *
+   * @param lock - as for {@link SqlLogReader.session}
+   */
+  async rows(tx: SqlQuery, sessionId: string, fromSeq = 0, lock = true): Promise<SqlLogRows | undefined> {
+    const session = await this.session(tx, sessionId, lock)
     if (session === undefined) return undefined
     const events =
       fromSeq === 0

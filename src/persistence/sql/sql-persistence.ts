@@ -134,7 +134,7 @@ class SqlStore implements SqlPersistence {
         assertStorableId(sessionId)
         options.signal?.throwIfAborted()
         const { executor, reader } = await this.#ready()
-        const rows = await this.#read(executor, (tx) => reader.rows(tx, sessionId))
+        const rows = await this.#read(executor, (tx, lock) => reader.rows(tx, sessionId, 0, lock))
         options.signal?.throwIfAborted()
         if (rows === undefined) throw this.#notFound(reader, sessionId)
         const header = reader.header(sessionId, rows.session.header)
@@ -180,7 +180,7 @@ class SqlStore implements SqlPersistence {
         assertSeqArgument('fromSeq', fromSeq)
         options.signal?.throwIfAborted()
         const { executor, reader } = await this.#ready()
-        const rows = await this.#read(executor, (tx) => reader.rows(tx, sessionId, fromSeq))
+        const rows = await this.#read(executor, (tx, lock) => reader.rows(tx, sessionId, fromSeq, lock))
         options.signal?.throwIfAborted()
         if (rows === undefined) throw this.#notFound(reader, sessionId)
         const header = reader.header(sessionId, rows.session.header)
@@ -313,9 +313,14 @@ class SqlStore implements SqlPersistence {
     throw noLiveLease(sessionId, lease)
   }
 
-  /** Runs reads in one snapshot: the executor's read transaction, else a write transaction. */
-  #read<T>(executor: SqlExecutor, body: (tx: SqlQuery) => Promise<T>): Promise<T> {
-    return executor.readTransaction === undefined ? executor.transaction(body) : executor.readTransaction(body)
+  /**
+   * Runs reads in one snapshot: the executor's read transaction (no row locks needed), else a
+   * write transaction, where `body` locks the session row (`lock`) so it reads one commit.
+   */
+  #read<T>(executor: SqlExecutor, body: (tx: SqlQuery, lock: boolean) => Promise<T>): Promise<T> {
+    return executor.readTransaction === undefined
+      ? executor.transaction((tx) => body(tx, true))
+      : executor.readTransaction((tx) => body(tx, false))
   }
 
   /**
