@@ -19,6 +19,7 @@ import {
   SessionLockedError,
 } from 'yoke'
 import { type Bundle, bundle } from '../helpers/child-process.js'
+import { expectOneWinnerPerRace } from '../helpers/race-new-id.js'
 import { rejectionOf, thrownBy } from '../helpers/outcomes.js'
 import { baseLog } from '../../src/testing/conformance/conformance-events.js'
 import { createMemoryStore } from '../../src/persistence/memory-persistence.js'
@@ -284,26 +285,6 @@ describe('two real processes creating one new id at once', () => {
   })
 
   test('exactly one process wins; the other gets SessionLockedError naming the winner', async () => {
-    for (let round = 0; round < 3; round++) {
-      const id = `procs-${round}`
-      const args = [JSON.stringify({ dir, id, startAt: Date.now() + 700 })]
-      const outcomes = await Promise.all([
-        child!.run(args, { cwd: process.cwd() }),
-        child!.run(args, { cwd: process.cwd() }),
-      ])
-      const results = outcomes.map((outcome) => {
-        expect(outcome.code, outcome.stderr).toBe(0)
-        return JSON.parse(outcome.stdout.trim()) as {
-          won: boolean
-          owner?: string
-          code?: string
-          holderOwner?: string
-        }
-      })
-      const winners = results.filter((result) => result.won)
-      expect(winners, `round ${round}: ${JSON.stringify(results)}`).toHaveLength(1)
-      const loser = results.find((result) => !result.won)
-      expect(loser).toMatchObject({ code: 'SESSION_LOCKED', holderOwner: winners[0]?.owner })
-    }
+    await expectOneWinnerPerRace(child!, { dir })
   }, 60_000)
 })

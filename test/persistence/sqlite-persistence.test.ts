@@ -23,6 +23,7 @@ import type { SessionEvent } from '../../src/session/session-event.js'
 import { type SqlitePersistenceOptions, sqlitePersistence } from '../../src/sqlite/sqlite-persistence.js'
 import { baseLog, eventsFrom, headerOf, turnStart } from '../../src/testing/conformance/conformance-events.js'
 import { type Bundle, bundle } from '../helpers/child-process.js'
+import { expectOneWinnerPerRace } from '../helpers/race-new-id.js'
 import { sqliteFile, withDatabase } from './sqlite-target.js'
 
 let dir = ''
@@ -224,30 +225,7 @@ describe('two real processes on one file', () => {
 
   test('exactly one process gets the lease of a new id; the other gets SessionLockedError naming it', async () => {
     await fresh()
-    for (let round = 0; round < 3; round++) {
-      const id = `procs-${round}`
-      const args = [JSON.stringify({ path, id, startAt: Date.now() + 700 })]
-      const outcomes = await Promise.all([
-        child!.run(args, { cwd: process.cwd() }),
-        child!.run(args, { cwd: process.cwd() }),
-      ])
-      const results = outcomes.map((outcome) => {
-        expect(outcome.code, outcome.stderr).toBe(0)
-        return JSON.parse(outcome.stdout.trim()) as {
-          won: boolean
-          owner?: string
-          code?: string
-          holderOwner?: string
-        }
-      })
-      const winners = results.filter((result) => result.won)
-      expect(winners, `round ${round}: ${JSON.stringify(results)}`).toHaveLength(1)
-      expect(winners[0]?.owner).toMatch(/^[0-9a-f]{32}$/)
-      expect(results.find((result) => !result.won)).toMatchObject({
-        code: 'SESSION_LOCKED',
-        holderOwner: winners[0]?.owner,
-      })
-    }
+    await expectOneWinnerPerRace(child!, { path })
   }, 60_000)
 })
 

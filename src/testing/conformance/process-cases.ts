@@ -14,7 +14,7 @@ import { eventsFrom, turnStart } from './conformance-events.js'
 import { assertSameEvents, type ConformanceCase, expectResolves, jsonOf } from './conformance-support.js'
 import type { ConformanceTarget } from './conformance-target.js'
 import { startWriter, type WriterProcess } from './writer-process.js'
-import { digestOfTexts, type WriterReply } from './writer-protocol.js'
+import { digestOfTexts, type WriterCommand, type WriterReply } from './writer-protocol.js'
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 /** Kills per crash case: each a fresh child, a fresh session and a random moment. */
@@ -141,6 +141,24 @@ const frozenWriterCase: ConformanceCase = {
   },
 }
 
+/**
+ * Sends `command` to a writer, waits for its first acknowledged write, kills it with SIGKILL at a
+ * random moment within `withinMs` after that, and returns every write it acknowledged.
+ */
+async function killAfterFirstAck(
+  writer: WriterProcess,
+  command: WriterCommand,
+  what: string,
+  withinMs: number,
+): Promise<Acked[]> {
+  writer.send(command)
+  await writer.waitFor((reply) => reply.reply === 'acked', `${what}: a first acknowledged write`)
+  await sleep(Math.floor(Math.random() * withinMs))
+  writer.signal('SIGKILL')
+  await writer.exited
+  return ackedOf(writer)
+}
+
 const killedAppendCase: ConformanceCase = {
   name: `a writer process killed with SIGKILL mid-append (${kills} kills) leaves a log that reopens whole with every acknowledged event`,
   needs: ['spawnWriter'],
@@ -151,13 +169,7 @@ const killedAppendCase: ConformanceCase = {
         const seed = Math.floor(Math.random() * 2 ** 32)
         const sessionId = `killed-append-${round}`
         const what = `kill ${round + 1} (seed ${seed})`
-        const writer = await start()
-        writer.send({ op: 'append', sessionId, ...crashLease, seed })
-        await writer.waitFor((reply) => reply.reply === 'acked', `${what}: a first acknowledged append`)
-        await sleep(Math.floor(Math.random() * 40))
-        writer.signal('SIGKILL')
-        await writer.exited
-        const acked = ackedOf(writer)
+        const acked = await killAfterFirstAck(await start(), { op: 'append', sessionId, ...crashLease, seed }, what, 40)
         await outliveLease(target, sessionId)
         const log = await reopenWhole(await reopen(), sessionId, what)
         assertAcked(log, acked, what)
@@ -176,13 +188,8 @@ const killedTurnCase: ConformanceCase = {
         const seed = Math.floor(Math.random() * 2 ** 32)
         const sessionId = `killed-turn-${round}`
         const what = `kill ${round + 1} (seed ${seed})`
-        const writer = await start()
-        writer.send({ op: 'turns', sessionId, ...crashLease, seed, windowMs: 2 })
-        await writer.waitFor((reply) => reply.reply === 'acked', `${what}: a first flushed batch`)
-        await sleep(Math.floor(Math.random() * 60))
-        writer.signal('SIGKILL')
-        await writer.exited
-        const acked = ackedOf(writer)
+        const command = { op: 'turns', sessionId, ...crashLease, seed, windowMs: 2 } as const
+        const acked = await killAfterFirstAck(await start(), command, what, 60)
         await outliveLease(target, sessionId)
         const resumer = await start()
         resumer.send({ op: 'resume', sessionId, ...crashLease })
