@@ -416,16 +416,19 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
       checkSignal(readOptions.signal)
       const headers: SessionHeader[] = []
       const damaged: PersistenceCorruptionError[] = []
+      const unreadable: SessionFormatUnsupportedError[] = []
       for (const sessionId of store.ids()) {
         const entry = store.logs.get(sessionId)!
         try {
           headers.push(scanHeader(entry.pieces, { sessionId, location: locationOf(sessionId) }))
         } catch (error) {
           if (PersistenceCorruptionError.is(error)) damaged.push(error)
-          else if (!SessionFormatUnsupportedError.is(error)) throw error
+          // Reported, never dropped silently: a log from a newer Yoke is still a session.
+          else if (SessionFormatUnsupportedError.is(error)) unreadable.push(error)
+          else throw error
         }
       }
-      return { headers, damaged }
+      return unreadable.length === 0 ? { headers, damaged } : { headers, damaged, unreadable }
     },
 
     async delete(sessionId: string): Promise<void> {

@@ -702,3 +702,30 @@ describe('session ids and file names', () => {
     expect(() => assertStorableId(7)).toThrow(PersistenceError)
   })
 })
+
+describe('list over logs it cannot read', () => {
+  test('a log from a newer Yoke is reported in unreadable (FORMAT_TOO_NEW, both versions), never dropped', async () => {
+    const store = createMemoryStore()
+    const bytes = (text: string) => new TextEncoder().encode(text)
+    store.write('future', bytes(`${JSON.stringify({ type: 'session', version: 99, id: 'future', createdAt: 5 })}\n`))
+    store.write(
+      'today',
+      bytes(`${JSON.stringify({ type: 'session', version: 1, id: 'today', createdAt: 5, cwd: '/' })}\n`),
+    )
+    const adapter = memoryPersistence({ store })
+    try {
+      const listing = await adapter.list()
+      expect(listing.headers.map((header) => header.id)).toEqual(['today'])
+      expect(listing.damaged).toEqual([])
+      expect(listing.unreadable).toHaveLength(1)
+      expect(listing.unreadable?.[0]).toMatchObject({
+        code: 'FORMAT_TOO_NEW',
+        sessionId: 'future',
+        storedVersion: 99,
+        supportedVersion: 1,
+      })
+    } finally {
+      await adapter.close()
+    }
+  })
+})
