@@ -4,30 +4,27 @@
  * nothing more), remove an expired one, say when there is none, and exit 3 for an unknown
  * session. One storage flag at a time.
  */
-import { join } from 'node:path'
-import Database from 'better-sqlite3'
-import pg from 'pg'
 import { afterEach, describe, expect, test } from 'vitest'
 import { LeaseLostError, type PersistenceAdapter } from 'yoke'
-import { postgresPersistence } from '../../src/postgres/index.js'
-import { sqlitePersistence } from '../../src/sqlite/index.js'
 import { baseLog, eventsFrom, headerOf, turnStart } from '../../src/testing/conformance/conformance-events.js'
+import type { ConformanceTarget } from '../../src/testing/run-persistence-conformance.js'
 import { rejectionOf } from '../helpers/outcomes.js'
-import { createTestSchema, skipPostgres, type TestSchema } from '../helpers/postgres.js'
+import { skipPostgres } from '../helpers/postgres.js'
+import { postgresTarget } from '../persistence/postgres-target.js'
+import { sqliteTarget } from '../persistence/sqlite-target.js'
 import { failed, jsonOf, useCli } from './cli-process.js'
 
 const { yoke, freshDir } = useCli()
 const adapters: PersistenceAdapter[] = []
-const schemas: TestSchema[] = []
+const targets: ConformanceTarget[] = []
 
 afterEach(async () => {
   for (const adapter of adapters.splice(0)) await adapter.close().catch(() => undefined)
-  for (const schema of schemas.splice(0)) await schema.drop()
+  for (const target of targets.splice(0)) await target.cleanup?.()
 })
 
 /** A stored session `id` whose lease this adapter holds (a live writer, as far as anyone can tell). */
 async function holdSession(adapter: PersistenceAdapter, id: string) {
-  adapters.push(adapter)
   await adapter.create(headerOf(id))
   const lease = await adapter.acquire(id)
   const log = baseLog()
@@ -35,47 +32,39 @@ async function holdSession(adapter: PersistenceAdapter, id: string) {
   return { lease, next: log.length }
 }
 
+/** A database the CLI reaches through `flags`, with the conformance target's hooks over it. */
 interface Storage {
   readonly flags: readonly string[]
-  adapter(): PersistenceAdapter
+  /** Another adapter over the same database. */
+  adapter(): Promise<PersistenceAdapter>
   /** Makes the lease of `id` expire behind its holder's back, as if the holder had been frozen past its TTL. */
   age(id: string): Promise<void>
 }
 
-const aging = 'UPDATE yoke_leases SET heartbeat_at = heartbeat_at - ttl_ms - 1'
-
-async function sqliteStorage(): Promise<Storage> {
-  const path = join(await freshDir(), 'sessions.db')
+function storageOver(target: ConformanceTarget, flags: readonly string[]): Storage {
+  targets.push(target)
+  adapters.push(target.adapter)
   return {
-    flags: ['--sqlite', path],
-    adapter: () => sqlitePersistence({ path }),
+    flags,
+    adapter: async () => {
+      const adapter = await target.reopen()
+      adapters.push(adapter)
+      return adapter
+    },
     age: async (id) => {
-      const database = new Database(path)
-      try {
-        database.prepare(`${aging} WHERE session = ?`).run(id)
-      } finally {
-        database.close()
-      }
+      await target.ageLease?.(id)
     },
   }
 }
 
+async function sqliteStorage(): Promise<Storage> {
+  const target = await sqliteTarget()
+  return storageOver(target, ['--sqlite', target.path])
+}
+
 async function postgresStorage(): Promise<Storage> {
-  const schema = await createTestSchema('unlock')
-  schemas.push(schema)
-  return {
-    flags: ['--postgres', schema.connectionString, '--schema', schema.schema],
-    adapter: () => postgresPersistence({ connectionString: schema.connectionString, schema: schema.schema }),
-    age: async (id) => {
-      const client = new pg.Client({ connectionString: schema.connectionString })
-      await client.connect()
-      try {
-        await client.query(`${aging.replace('yoke_leases', `"${schema.schema}".yoke_leases`)} WHERE session = $1`, [id])
-      } finally {
-        await client.end()
-      }
-    },
-  }
+  const target = await postgresTarget('unlock')
+  return storageOver(target, ['--postgres', target.schema.connectionString, '--schema', target.schema.schema])
 }
 
 const kinds = [
@@ -89,7 +78,7 @@ describe.each(kinds)('yoke unlock --%s', (_, makeStorage, skip) => {
     async () => {
       const cwd = await freshDir()
       const storage = await makeStorage()
-      const holder = storage.adapter()
+      const holder = await storage.adapter()
       const { lease, next } = await holdSession(holder, 'live')
 
       const refused = await yoke(cwd, 'unlock', 'live', ...storage.flags)
@@ -105,8 +94,7 @@ describe.each(kinds)('yoke unlock --%s', (_, makeStorage, skip) => {
         holder.append('live', eventsFrom(next, [turnStart(2)]), { expectedSeq: next, lease }),
       )
       expect(LeaseLostError.is(late)).toBe(true)
-      const reader = storage.adapter()
-      adapters.push(reader)
+      const reader = await storage.adapter()
       expect((await reader.load('live')).events).toHaveLength(next)
     },
   )
@@ -116,7 +104,7 @@ describe.each(kinds)('yoke unlock --%s', (_, makeStorage, skip) => {
     async () => {
       const cwd = await freshDir()
       const storage = await makeStorage()
-      const { lease } = await holdSession(storage.adapter(), 'stale')
+      const { lease } = await holdSession(await storage.adapter(), 'stale')
       await storage.age('stale')
 
       const removed = await yoke(cwd, 'unlock', 'stale', ...storage.flags)

@@ -51,10 +51,11 @@ const nowMs = "CAST(unixepoch('subsec') * 1000 AS INTEGER)"
  */
 export async function sqliteTarget(
   options: Omit<SqlitePersistenceOptions, 'path' | 'database'> = {},
-): Promise<ConformanceTarget> {
+): Promise<ConformanceTarget & { readonly path: string }> {
   const { dir, path } = await sqliteFile()
   const open = () => sqlitePersistence({ ...options, path })
   return {
+    path,
     adapter: open(),
     reopen: open,
     damageRecord: (id, seq) => {
