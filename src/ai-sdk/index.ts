@@ -1,0 +1,8 @@
+/**
+ * `yoke/ai-sdk`: AI SDK language models (every provider package) as Yoke model adapters; the AI
+ * SDK packages are optional peers, never loaded by Yoke itself.
+ *
+ * @module
+ */
+export type { AiSdkLanguageModel, AiSdkSpecificationVersion } from './ai-sdk-language-model.js'
+export { type AiSdkModelOptions, aiSdkModel } from './ai-sdk-model.js'
