@@ -25,5 +25,11 @@ export interface AiSdkLanguageModel {
    * Streams one call. The parameter is typed `never` so that every version's own call-options
    * type is accepted here; Yoke builds the options for the model's version.
    */
-  doStream(options: never): PromiseLike<{ readonly stream: ReadableStream<unknown> }>
+  doStream(options: never): PromiseLike<AiSdkStreamResult>
+}
+
+/** What `doStream` resolves to, as far as Yoke reads it. */
+export interface AiSdkStreamResult {
+  /** The stream parts of the call. */
+  readonly stream: ReadableStream<unknown>
 }

@@ -4,5 +4,5 @@
  *
  * @module
  */
-export type { AiSdkLanguageModel, AiSdkSpecificationVersion } from './ai-sdk-language-model.js'
+export type { AiSdkLanguageModel, AiSdkSpecificationVersion, AiSdkStreamResult } from './ai-sdk-language-model.js'
 export { type AiSdkModelOptions, aiSdkModel } from './ai-sdk-model.js'

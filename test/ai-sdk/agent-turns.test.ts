@@ -13,7 +13,7 @@ import { createHarness, defineTool, type HarnessOptions, rebuildRequest } from '
 import { fakeClock, fakeIds } from 'yoke/testing'
 import { z } from 'zod'
 import { aiSdkModel } from '../../src/ai-sdk/index.js'
-import { mockV3, scriptedAiSdkModel, textParts, toolParts } from './models.js'
+import { finish, mockV3, scriptedAiSdkModel, textParts, toolParts } from './models.js'
 
 const lookup = defineTool({
   name: 'lookup',
@@ -154,6 +154,47 @@ describe('call options', () => {
     const agent = await harness.createAgent({ options: { maxSteps: 2 } })
     await agent.run('go')
     expect(model.doStreamCalls.map((call) => call.toolChoice)).toEqual([undefined, { type: 'none' }])
+    await harness.close()
+  })
+})
+
+describe('bad provider streams in a turn', () => {
+  test('a tool call with invalid JSON input is answered with a tool error and the loop goes on', async () => {
+    const model = mockV3([
+      [{ type: 'tool-call', toolCallId: 'bad', toolName: 'lookup', input: '{not json' }, finish('tool-calls')],
+      textParts('sorry'),
+    ])
+    const harness = await createHarness({ model: aiSdkModel(model), tools: [lookup], ids: fakeIds() })
+    const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
+    const result = await agent.run('go')
+    expect(result).toMatchObject({ reason: { kind: 'completed' }, text: 'sorry' })
+    const toolMessage = model.doStreamCalls[1]?.prompt.at(-1)
+    expect(toolMessage).toMatchObject({
+      role: 'tool',
+      content: [{ toolCallId: 'bad', output: { type: 'error-text' } }],
+    })
+    // The logged call keeps the arguments as written, and goes back to the provider as that text.
+    expect(model.doStreamCalls[1]?.prompt.at(-2)).toMatchObject({
+      content: [{ type: 'tool-call', input: '{not json' }],
+    })
+    await harness.close()
+  })
+
+  test('a stream that repeats a part id fails the turn with a typed error; the next turn works', async () => {
+    const model = mockV3([
+      [{ type: 'text-start', id: 'a' }, { type: 'text-end', id: 'a' }, { type: 'text-start', id: 'a' }, finish('stop')],
+      textParts('fine now'),
+    ])
+    const harness = await createHarness({
+      model: { adapter: aiSdkModel(model), retry: { maxRetries: 0 } },
+      ids: fakeIds(),
+    })
+    const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
+    const failed = await agent.run('one')
+    expect(failed.reason).toMatchObject({ kind: 'error' })
+    expect(JSON.stringify(failed.reason)).toContain('MALFORMED_RESPONSE')
+    const next = await agent.run('two')
+    expect(next).toMatchObject({ reason: { kind: 'completed' }, text: 'fine now' })
     await harness.close()
   })
 })
