@@ -6,6 +6,7 @@
 import type { ImageBlock, TextBlock, ToolResultBlock } from '../session/content-block.js'
 import type { Message } from '../session/message.js'
 import type { AiSdkSpecificationVersion } from './ai-sdk-language-model.js'
+import { providerOptionsAt } from './provider-metadata.js'
 
 /** One prompt message, as plain data; its exact type depends on the specification version. */
 export type PromptMessage = Readonly<Record<string, unknown>>
@@ -112,12 +113,21 @@ export function toPrompt(
   const toolNames = new Map<string, string>()
   for (const message of messages) {
     if (message.role === 'assistant') {
-      const content = message.content.map((block): PromptMessage => {
+      const replayState = message.source.replayState
+      const content = message.content.map((block, position): PromptMessage => {
+        const providerOptions = providerOptionsAt(replayState, position, block.type)
+        const options = providerOptions === undefined ? {} : { providerOptions }
         if (block.type === 'tool-call') {
           toolNames.set(block.id, block.name)
-          return { type: 'tool-call', toolCallId: block.id, toolName: block.name, input: toolInput(block.arguments) }
+          return {
+            type: 'tool-call',
+            toolCallId: block.id,
+            toolName: block.name,
+            input: toolInput(block.arguments),
+            ...options,
+          }
         }
-        return { type: block.type, text: block.text }
+        return { type: block.type, text: block.text, ...options }
       })
       prompt.push({ role: 'assistant', content })
     } else if (message.source.kind === 'tool') {

@@ -8,6 +8,7 @@ import type { LlmFailure } from '../session/llm-failure.js'
 import type { StreamChunk } from '../session/stream-chunk.js'
 import { streamErrorFailure } from './api-call-failure.js'
 import { mapFinishReason, mapUsage } from './map-finish.js'
+import { createMetadataLog } from './provider-metadata.js'
 
 /**
  * Turns stream parts into chunks. Each call returns the chunks it completed; once a `finish` has
@@ -67,6 +68,7 @@ export function createPartTranslator(now: () => number): PartTranslator {
   const tools = new Map<string, ToolBlock>()
   const usedIds = new Set<string>()
   const skippedTools = new Set<string>()
+  const metadata = createMetadataLog()
 
   const terminate = (chunks: readonly StreamChunk[]): void => {
     out.push(...chunks)
@@ -82,16 +84,17 @@ export function createPartTranslator(now: () => number): PartTranslator {
     ])
   }
 
-  const startTextual = (kind: 'text' | 'reasoning', id: string): void => {
+  const startTextual = (kind: 'text' | 'reasoning', id: string): TextualBlock | undefined => {
     const key = `${kind}:${id}`
     if (usedIds.has(key)) {
       malformed(`the provider started ${kind} part id "${id}" twice`, { part: `${kind}-start`, id })
-      return
+      return undefined
     }
     usedIds.add(key)
     const block: TextualBlock = { kind, index: nextIndex++, parts: [] }
     textual.set(key, block)
     out.push({ type: 'block-start', index: block.index, blockType: kind })
+    return block
   }
   const openTextual = (kind: 'text' | 'reasoning', id: string, partType: string): TextualBlock | undefined => {
     const block = textual.get(`${kind}:${id}`)
@@ -101,7 +104,9 @@ export function createPartTranslator(now: () => number): PartTranslator {
   }
   const closeTextual = (key: string, block: TextualBlock): void => {
     textual.delete(key)
-    out.push({ type: 'block-end', index: block.index, block: { type: block.kind, text: block.parts.join('') } })
+    const text = block.parts.join('')
+    metadata.closed(block.index, block.kind, text === '')
+    out.push({ type: 'block-end', index: block.index, block: { type: block.kind, text } })
   }
 
   const startTool = (id: string, name: string): ToolBlock => {
@@ -114,6 +119,7 @@ export function createPartTranslator(now: () => number): PartTranslator {
   }
   const closeTool = (id: string, block: ToolBlock, argumentsText: string): void => {
     tools.delete(id)
+    metadata.closed(block.index, 'tool-call', false)
     out.push({
       type: 'block-end',
       index: block.index,
@@ -143,6 +149,7 @@ export function createPartTranslator(now: () => number): PartTranslator {
     if (part['providerExecuted'] === true || skippedTools.has(id)) return
     const open = tools.get(id)
     if (open !== undefined) {
+      metadata.note(open.index, part['providerMetadata'])
       closeTool(id, open, input)
       return
     }
@@ -151,6 +158,7 @@ export function createPartTranslator(now: () => number): PartTranslator {
       return
     }
     const block = startTool(id, name)
+    metadata.note(block.index, part['providerMetadata'])
     closeTool(id, block, input)
   }
 
@@ -159,15 +167,20 @@ export function createPartTranslator(now: () => number): PartTranslator {
     const id = typeof part['id'] === 'string' ? part['id'] : ''
     switch (type) {
       case 'text-start':
-      case 'reasoning-start':
-        startTextual(type === 'text-start' ? 'text' : 'reasoning', id)
+      case 'reasoning-start': {
+        const block = startTextual(type === 'text-start' ? 'text' : 'reasoning', id)
+        if (block !== undefined) metadata.note(block.index, part['providerMetadata'])
         return
+      }
       case 'text-delta':
       case 'reasoning-delta': {
         const kind = type === 'text-delta' ? 'text' : 'reasoning'
         const block = openTextual(kind, id, type)
         const delta = part['delta']
-        if (block === undefined || typeof delta !== 'string' || delta === '') return
+        if (block === undefined) return
+        // A signature often comes on a delta with no text: the metadata counts even then.
+        metadata.note(block.index, part['providerMetadata'])
+        if (typeof delta !== 'string' || delta === '') return
         block.parts.push(delta)
         out.push({ type: kind === 'text' ? 'text-delta' : 'reasoning-delta', index: block.index, text: delta })
         return
@@ -176,7 +189,9 @@ export function createPartTranslator(now: () => number): PartTranslator {
       case 'reasoning-end': {
         const kind = type === 'text-end' ? 'text' : 'reasoning'
         const block = openTextual(kind, id, type)
-        if (block !== undefined) closeTextual(`${kind}:${id}`, block)
+        if (block === undefined) return
+        metadata.note(block.index, part['providerMetadata'])
+        closeTextual(`${kind}:${id}`, block)
         return
       }
       case 'tool-input-start': {
@@ -193,7 +208,7 @@ export function createPartTranslator(now: () => number): PartTranslator {
           malformed(`the provider started tool input id "${id}" twice`, { part: type, id })
           return
         }
-        startTool(id, name)
+        metadata.note(startTool(id, name).index, part['providerMetadata'])
         return
       }
       case 'tool-input-delta': {
@@ -207,14 +222,18 @@ export function createPartTranslator(now: () => number): PartTranslator {
           })
           return
         }
+        metadata.note(block.index, part['providerMetadata'])
         if (typeof delta !== 'string' || delta === '') return
         block.parts.push(delta)
         out.push({ type: 'tool-call-delta', index: block.index, id, name: block.name, argumentsDelta: delta })
         return
       }
-      case 'tool-input-end':
+      case 'tool-input-end': {
         // The block stays open for the `tool-call` part, which carries the final input.
+        const block = tools.get(id)
+        if (block !== undefined) metadata.note(block.index, part['providerMetadata'])
         return
+      }
       case 'tool-call':
         toolCall(part)
         return
@@ -224,9 +243,14 @@ export function createPartTranslator(now: () => number): PartTranslator {
       case 'finish': {
         closeAll()
         const usage = mapUsage(part['usage'])
+        const finish = mapFinishReason(part['finishReason'])
+        const replayState =
+          finish.reason === 'error'
+            ? undefined
+            : metadata.replayState(part['providerMetadata'], finish.reason === 'max-tokens')
         terminate([
           ...(usage === undefined ? [] : [{ type: 'usage', usage } as const]),
-          mapFinishReason(part['finishReason']),
+          replayState === undefined ? finish : { ...finish, replayState },
         ])
         return
       }
