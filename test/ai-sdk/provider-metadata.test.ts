@@ -122,7 +122,9 @@ test('a message without metadata has no replay state and sends no providerOption
   await agent.run('b')
   expect(model.doStreamCalls[1]?.prompt[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'one' }] })
   const message = agent.session.events.find((event) => event.type === 'assistant/message')
-  expect((message?.data as { message: { source: object } } | undefined)?.message.source).not.toHaveProperty('replayState')
+  expect((message?.data as { message: { source: object } } | undefined)?.message.source).not.toHaveProperty(
+    'replayState',
+  )
   await harness.close()
 })
 
