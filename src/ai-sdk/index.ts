@@ -6,3 +6,4 @@
  */
 export type { AiSdkLanguageModel, AiSdkSpecificationVersion, AiSdkStreamResult } from './ai-sdk-language-model.js'
 export { type AiSdkModelOptions, aiSdkModel } from './ai-sdk-model.js'
+export { type AiSdkProvider, type AiSdkProviderOptions, aiSdkProvider } from './ai-sdk-provider.js'
