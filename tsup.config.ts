@@ -6,6 +6,7 @@ export default defineConfig({
     testing: 'src/testing/index.ts',
     sqlite: 'src/sqlite/index.ts',
     postgres: 'src/postgres/index.ts',
+    mcp: 'src/mcp/index.ts',
     // The `yoke` bin (package.json `bin`): dist/cli.js, ESM, with the entry's shebang (tsup makes it executable).
     cli: 'src/cli/main.ts',
   },
@@ -17,6 +18,7 @@ export default defineConfig({
       testing: 'src/testing/index.ts',
       sqlite: 'src/sqlite/index.ts',
       postgres: 'src/postgres/index.ts',
+      mcp: 'src/mcp/index.ts',
     },
   },
   sourcemap: true,

@@ -46,6 +46,7 @@ const entries = [
   { declarations: 'testing.d.ts', report: 'yoke-testing' },
   { declarations: 'sqlite.d.ts', report: 'yoke-sqlite' },
   { declarations: 'postgres.d.ts', report: 'yoke-postgres' },
+  { declarations: 'mcp.d.ts', report: 'yoke-mcp' },
 ] as const
 
 /**
