@@ -49,7 +49,9 @@ export function mcpPlugin(options: McpPluginOptions): PluginDefinition<undefined
       const toolset = await connectMcpServers(options.servers)
       let unregister: Disposer
       try {
-        unregister = ctx.tools.register(toolset.tools, options.scope === undefined ? {} : { scope: options.scope })
+        unregister = ctx
+          .get(ToolsKey)
+          .register(toolset.tools, options.scope === undefined ? {} : { scope: options.scope })
         options.onMounted?.(toolset.mounted)
       } catch (error) {
         await toolset.close()

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
+import { loadMcpSdk } from './load-mcp-sdk.js'
 import type { McpClientLike } from './mcp-client-like.js'
 
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/
@@ -89,7 +90,8 @@ function checkStdio(spec: McpStdioServerSpec): void {
  *
  * @param spec - `name` and either `command` (with `args`, `env`, `cwd`) or `client`; optional timeouts
  * @returns the frozen declaration, for {@link mcpPlugin} or {@link connectMcpServers}
- * @throws {@link InvalidArgumentError} naming the field (`mcpServer name`, `mcpServer command`, …)
+ * @throws {@link InvalidArgumentError} naming the field (`mcpServer name`, `mcpServer command`, …);
+ *   `MissingPeerError` for a stdio server when `@modelcontextprotocol/sdk` is not installed
  */
 export function mcpServer(spec: McpServerSpec): McpServer {
   if (typeof spec !== 'object' || spec === null) fail('spec', 'must be an object', spec)
@@ -113,6 +115,8 @@ export function mcpServer(spec: McpServerSpec): McpServer {
     return Object.freeze({ ...spec, kind: 'client' as const })
   }
   checkStdio(spec)
+  // Loaded now, so a missing SDK is reported where the server is declared, not at harness start.
+  loadMcpSdk()
   return Object.freeze({
     ...spec,
     ...(spec.args === undefined ? {} : { args: Object.freeze([...spec.args]) }),
