@@ -21,6 +21,9 @@ export default defineConfig({
       mcp: 'src/mcp/index.ts',
     },
   },
+  // `yoke/mcp` takes its public types from the main entry (`import type … from 'yoke'`): left as an
+  // import of the package itself, so a subpath's declarations share the main entry's types.
+  external: ['yoke'],
   sourcemap: true,
   clean: true,
   target: 'node20',

@@ -1,5 +1,6 @@
+// Public types come from the main entry, so the subpath's declarations share them with `yoke`.
+import type { JsonObject, ToolDefinition, ToolReturn } from 'yoke'
 import { defineTool } from '../tools/define-tool.js'
-import type { JsonSchemaObject, ToolDefinition, ToolReturn } from '../tools/tool-definition.js'
 import { thrownMessage } from '../tools/tool-error-result.js'
 import { loadMcpSdk } from './load-mcp-sdk.js'
 import { mcpCallResult } from './mcp-call-result.js'
@@ -160,7 +161,7 @@ function defineMcpTool(entry: ListedServer, tool: McpToolInfo, name: string): To
     return defineTool({
       name,
       description: description.length > 0 ? description : `The tool "${tool.name}" of the MCP server "${server.name}".`,
-      input: tool.inputSchema as JsonSchemaObject,
+      input: tool.inputSchema as JsonObject,
       isConcurrencySafe: () => parallel,
       ...(server.callTimeoutMs === undefined ? {} : { timeoutMs: server.callTimeoutMs }),
       execute: async (args, context): Promise<ToolReturn> => {

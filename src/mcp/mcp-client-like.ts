@@ -20,6 +20,13 @@ export interface McpToolAnnotations {
   readonly openWorldHint?: boolean | undefined
 }
 
+/** A tool's input schema: a JSON Schema whose root type is `'object'`. */
+export interface McpInputSchema {
+  /** Always `'object'`. */
+  readonly type: 'object'
+  readonly [key: string]: unknown
+}
+
 /** One tool as a server lists it. */
 export interface McpToolInfo {
   /** The server's name for the tool. */
@@ -29,7 +36,7 @@ export interface McpToolInfo {
   /** What the tool does. */
   readonly description?: string | undefined
   /** The JSON Schema of the arguments; its root type is `'object'`. */
-  readonly inputSchema: { readonly type: 'object'; readonly [key: string]: unknown }
+  readonly inputSchema: McpInputSchema
   /** The hints about the tool's effects. */
   readonly annotations?: McpToolAnnotations | undefined
 }
@@ -58,6 +65,12 @@ export interface McpCallToolResult {
   /** The tool failed; the content says why. */
   readonly isError?: boolean | undefined
   readonly [key: string]: unknown
+}
+
+/** The answer shape of old protocol versions: one bare value. */
+export interface McpLegacyToolResult {
+  /** The tool's value, shown to the model as JSON. */
+  readonly toolResult: unknown
 }
 
 /** Per-request options of an MCP client. */
@@ -91,7 +104,7 @@ export interface McpClientLike {
     params: { name: string; arguments?: Record<string, unknown> },
     resultSchema?: undefined,
     options?: McpRequestOptions,
-  ): Promise<McpCallToolResult | { readonly toolResult: unknown }>
+  ): Promise<McpCallToolResult | McpLegacyToolResult>
   /** Closes the connection (and, for stdio, ends the server process). */
   close(): Promise<void>
 }

@@ -1,6 +1,6 @@
-import type { Disposer } from '../kernel/effect.js'
-import { definePlugin, type PluginDefinition } from '../kernel/plugin.js'
-import type { ScopeKey } from '../kernel/scope-graph.js'
+// Public types come from the main entry, so the subpath's declarations share them with `yoke`.
+import type { Disposer, PluginDefinition, ScopeKey } from 'yoke'
+import { definePlugin } from '../kernel/plugin.js'
 import { ToolsKey } from '../tools/tools-key.js'
 import { connectMcpServers, type McpMountedTool } from './connect-mcp-servers.js'
 import type { McpServer } from './mcp-server.js'

@@ -47,7 +47,13 @@ export interface McpClientServerSpec extends McpServerCommon {
 export type McpServerSpec = McpStdioServerSpec | McpClientServerSpec
 
 /** A validated, frozen server declaration (what {@link mcpServer} returns). Inert until mounted. */
-export type McpServer = McpServerSpec & { readonly kind: 'stdio' | 'client' }
+export type McpServer = McpServerSpec & McpServerKind
+
+/** What {@link mcpServer} adds to a declaration. */
+export interface McpServerKind {
+  /** `'stdio'` for a command Yoke starts, `'client'` for a connected client. */
+  readonly kind: 'stdio' | 'client'
+}
 
 function fail(field: string, reason: string, value: unknown): never {
   throw new InvalidArgumentError({ argument: `mcpServer ${field}`, reason, value })
@@ -90,7 +96,7 @@ function checkStdio(spec: McpStdioServerSpec): void {
  *
  * @param spec - `name` and either `command` (with `args`, `env`, `cwd`) or `client`; optional timeouts
  * @returns the frozen declaration, for {@link mcpPlugin} or {@link connectMcpServers}
- * @throws {@link InvalidArgumentError} naming the field (`mcpServer name`, `mcpServer command`, …);
+ * @throws `InvalidArgumentError` naming the field (`mcpServer name`, `mcpServer command`, …);
  *   `MissingPeerError` for a stdio server when `@modelcontextprotocol/sdk` is not installed
  */
 export function mcpServer(spec: McpServerSpec): McpServer {
