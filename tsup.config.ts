@@ -7,6 +7,7 @@ export default defineConfig({
     sqlite: 'src/sqlite/index.ts',
     postgres: 'src/postgres/index.ts',
     'ai-sdk': 'src/ai-sdk/index.ts',
+    mcp: 'src/mcp/index.ts',
     // The `yoke` bin (package.json `bin`): dist/cli.js, ESM, with the entry's shebang (tsup makes it executable).
     cli: 'src/cli/main.ts',
   },
@@ -19,8 +20,12 @@ export default defineConfig({
       sqlite: 'src/sqlite/index.ts',
       postgres: 'src/postgres/index.ts',
       'ai-sdk': 'src/ai-sdk/index.ts',
+      mcp: 'src/mcp/index.ts',
     },
   },
+  // `yoke/mcp` takes its public types from the main entry (`import type … from 'yoke'`): left as an
+  // import of the package itself, so a subpath's declarations share the main entry's types.
+  external: ['yoke'],
   sourcemap: true,
   clean: true,
   target: 'node20',

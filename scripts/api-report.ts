@@ -47,6 +47,7 @@ const entries = [
   { declarations: 'sqlite.d.ts', report: 'yoke-sqlite' },
   { declarations: 'postgres.d.ts', report: 'yoke-postgres' },
   { declarations: 'ai-sdk.d.ts', report: 'yoke-ai-sdk' },
+  { declarations: 'mcp.d.ts', report: 'yoke-mcp' },
 ] as const
 
 /**

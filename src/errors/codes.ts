@@ -46,6 +46,8 @@ export const ErrorCode = {
   CLOSE_FAILED: 'CLOSE_FAILED',
   /** An optional peer dependency of a subpath is not installed. */
   MISSING_PEER: 'MISSING_PEER',
+  /** An MCP server could not be connected, listed or mounted (`server`, `reason`). */
+  MCP_SERVER_FAILED: 'MCP_SERVER_FAILED',
   /** A value is not lossless JSON (`path`, `reason`). */
   NOT_JSON: 'NOT_JSON',
   /** A session event envelope or append option is malformed (`field`). */

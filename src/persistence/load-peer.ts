@@ -16,6 +16,8 @@ export interface PeerSpec {
   readonly subpath: string
   /** The install command, e.g. `'npm install better-sqlite3@12'`. */
   readonly install: string
+  /** The module to require when it is not the package root, e.g. `'@modelcontextprotocol/sdk/client/index.js'`. */
+  readonly entry?: string
 }
 
 /**
@@ -31,8 +33,8 @@ export interface PeerSpec {
 export function loadPeer(spec: PeerSpec): unknown {
   const require = createRequire(import.meta.url)
   try {
-    return require(spec.peer) as unknown
+    return require(spec.entry ?? spec.peer) as unknown
   } catch (error) {
-    throw new MissingPeerError({ ...spec, cause: error })
+    throw new MissingPeerError({ peer: spec.peer, subpath: spec.subpath, install: spec.install, cause: error })
   }
 }

@@ -1,7 +1,7 @@
 /**
- * The database subpaths installed without their optional peers (one packed tarball, installed
- * once with neither better-sqlite3 nor pg): importing `yoke/sqlite` and `yoke/postgres` works,
- * since nothing is loaded until a factory runs, and each factory throws `MissingPeerError` naming
+ * The optional-peer subpaths installed without their peers (one packed tarball, installed once
+ * with neither better-sqlite3, pg nor the MCP SDK): importing `yoke/sqlite`, `yoke/postgres` and
+ * `yoke/mcp` works, since nothing is loaded until a factory runs, and each factory throws `MissingPeerError` naming
  * the peer, the subpath and the install command, from the ESM and the CJS build alike, before
  * anything is opened. Bad options are still reported first.
  */
@@ -85,6 +85,24 @@ describe.each(builds)('the %s build', (_build, extension, load) => {
       subpath: 'yoke/postgres',
       install: 'npm install pg',
       message: 'yoke/postgres needs the optional peer "pg"; install it with: npm install pg',
+    })
+  })
+
+  test('without @modelcontextprotocol/sdk, a stdio mcpServer() throws MissingPeerError naming it', async () => {
+    const thrown = await probe(
+      `mcp.${extension}`,
+      load('mcpServer', 'yoke/mcp'),
+      "mcpServer({ name: 'files', command: 'mcp-files' })",
+    )
+    expect(thrown).toEqual({
+      threw: true,
+      name: 'MissingPeerError',
+      code: 'MISSING_PEER',
+      peer: '@modelcontextprotocol/sdk',
+      subpath: 'yoke/mcp',
+      install: 'npm install @modelcontextprotocol/sdk',
+      message:
+        'yoke/mcp needs the optional peer "@modelcontextprotocol/sdk"; install it with: npm install @modelcontextprotocol/sdk',
     })
   })
 

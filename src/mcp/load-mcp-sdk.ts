@@ -1,0 +1,47 @@
+import { loadPeer } from '../persistence/load-peer.js'
+import type { McpClientLike } from './mcp-client-like.js'
+
+/** The parts of `@modelcontextprotocol/sdk` that a stdio server needs. */
+export interface McpSdk {
+  /** `new Client(info)` from `client/index.js`. */
+  readonly Client: new (info: {
+    name: string
+    version: string
+  }) => McpClientLike & {
+    connect(transport: unknown, options?: { timeout?: number }): Promise<void>
+  }
+  /** `new StdioClientTransport(params)` from `client/stdio.js`. */
+  readonly StdioClientTransport: new (params: {
+    command: string
+    args?: string[]
+    env?: Record<string, string>
+    cwd?: string
+    stderr?: 'ignore' | 'inherit' | 'pipe'
+  }) => unknown
+  /** The minimal environment the SDK gives a child (`HOME`, `PATH`, `USER`, … only). */
+  readonly getDefaultEnvironment: () => Record<string, string>
+}
+
+const peer = {
+  peer: '@modelcontextprotocol/sdk',
+  subpath: 'yoke/mcp',
+  install: 'npm install @modelcontextprotocol/sdk',
+} as const
+
+/**
+ * Loads the SDK's client parts the moment a stdio server is mounted, so importing `yoke/mcp`
+ * never needs the optional peer and a missing one is a `MissingPeerError` naming it.
+ *
+ * @returns the client class, the stdio transport and the default environment
+ * @throws `MissingPeerError` when `@modelcontextprotocol/sdk` is not installed
+ * @internal
+ */
+export function loadMcpSdk(): McpSdk {
+  const client = loadPeer({ ...peer, entry: '@modelcontextprotocol/sdk/client/index.js' }) as Pick<McpSdk, 'Client'>
+  const stdio = loadPeer({ ...peer, entry: '@modelcontextprotocol/sdk/client/stdio.js' }) as Omit<McpSdk, 'Client'>
+  return {
+    Client: client.Client,
+    StdioClientTransport: stdio.StdioClientTransport,
+    getDefaultEnvironment: stdio.getDefaultEnvironment,
+  }
+}
