@@ -3,7 +3,8 @@
  * three throwaway projects, one per module resolution a user may have (ESM with `nodenext`,
  * CommonJS with `node16`, and `bundler`), each `strict` with `skipLibCheck: false`, so the
  * compiler checks `dist/*.d.ts` as well as the program. The program imports every subpath and
- * uses the documented API: a harness with a scripted model, a tool with a zod schema, JSONL
+ * uses the documented API (the database, AI SDK and MCP subpaths as declarations only, their peers not
+ * installed): a harness with a scripted model, a tool with a zod schema, JSONL
  * persistence, `agent.run()`, `agent.stream()`, the errors' `is()`, and a plugin that listens to
  * a feature's event, reads `ctx.tools` / `ctx.sessions` and declares an event of its own (so the
  * features' declaration merges must survive the bundled declarations). The compiler is this
@@ -35,6 +36,9 @@ import {
 } from 'yoke'
 import { type ScriptedReply, scriptedModel, text } from 'yoke/testing'
 import { type PgPool, type PostgresPersistenceOptions, postgresPersistence } from 'yoke/postgres'
+import { type SqlitePersistenceOptions, sqlitePersistence } from 'yoke/sqlite'
+import { type AiSdkLanguageModel, aiSdkModel } from 'yoke/ai-sdk'
+import { McpServerError, mcpPlugin, mcpServer } from 'yoke/mcp'
 
 // A plugin's own event, added to the package's event map as the docs teach.
 declare module 'yoke' {
@@ -108,8 +112,28 @@ function postgresStore(pool?: PgPool) {
   return postgresPersistence(options)
 }
 
+function sqliteStore() {
+  const options: SqlitePersistenceOptions = { path: './sessions.db', synchronous: 'full' }
+  return sqlitePersistence(options)
+}
+
+// Declarations only: neither the AI SDK nor the MCP SDK is installed here, and the subpaths' types
+// must not need them.
+function fromAiSdk(languageModel: AiSdkLanguageModel): ModelAdapter {
+  return aiSdkModel(languageModel)
+}
+
+const tools = mcpPlugin({
+  servers: [mcpServer({ name: 'files', command: 'mcp-files', args: ['--root', '.'], env: { TOKEN: 'x' } })],
+})
+const failed = (error: unknown): string | undefined => (McpServerError.is(error) ? error.code : undefined)
+
 void main()
 void postgresStore
+void sqliteStore
+void fromAiSdk
+void tools
+void failed
 `
 
 /** Strict, and the package's declarations are checked too. */
