@@ -254,9 +254,11 @@ describe('provider-executed tools, files, sources, opaque reasoning', () => {
     const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     await agent.run('draw')
     await agent.run('more')
-    const content = (model.calls[1]?.['prompt'] as { content: Record<string, unknown>[] }[])[1]?.content ?? []
+    const prompt = (model.calls[1]?.['prompt'] ?? []) as { content: Record<string, unknown>[] }[]
+    const content = prompt[1]?.content ?? []
     expect(content.map((part) => part['type'])).toEqual(['reasoning-file', 'custom', 'text', 'file'])
-    expect((content[0]?.['data'] as { type: string; url: URL }).url.href).toBe('https://example.com/r.png')
+    expect(content[0]?.['data']).toMatchObject({ type: 'url' })
+    expect(String((content[0]?.['data'] as { url?: URL } | undefined)?.url)).toBe('https://example.com/r.png')
     expect(content[1]).toEqual({
       type: 'custom',
       kind: 'openai.compaction',
