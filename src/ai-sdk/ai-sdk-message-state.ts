@@ -36,7 +36,7 @@ export type AiSdkFileData =
     }
 
 /** Where an extra part goes back into the assistant message, and its provider metadata. */
-interface ExtraPartBase {
+export interface AiSdkExtraPartBase {
   /** The position in the message's content the part stands before (the content length: after it). */
   readonly at: number
   /** The part's `providerMetadata`, sent back as `providerOptions`. */
@@ -44,7 +44,7 @@ interface ExtraPartBase {
 }
 
 /** A tool call the provider ran itself (`providerExecuted: true`): never run by Yoke. */
-export interface AiSdkProviderToolCall extends ExtraPartBase {
+export interface AiSdkProviderToolCall extends AiSdkExtraPartBase {
   /** Always `'tool-call'`. */
   readonly type: 'tool-call'
   /** The call id. */
@@ -60,7 +60,7 @@ export interface AiSdkProviderToolCall extends ExtraPartBase {
 }
 
 /** The result of a provider-executed tool call (preliminary results are not kept). */
-export interface AiSdkProviderToolResult extends ExtraPartBase {
+export interface AiSdkProviderToolResult extends AiSdkExtraPartBase {
   /** Always `'tool-result'`. */
   readonly type: 'tool-result'
   /** The call id it answers. */
@@ -76,7 +76,7 @@ export interface AiSdkProviderToolResult extends ExtraPartBase {
 }
 
 /** A file the model generated (a `file` part), or one it generated while reasoning (`reasoning-file`, v4). */
-export interface AiSdkFilePart extends ExtraPartBase {
+export interface AiSdkFilePart extends AiSdkExtraPartBase {
   /** `'file'` or `'reasoning-file'`. */
   readonly type: 'file' | 'reasoning-file'
   /** The IANA media type. */
@@ -89,7 +89,7 @@ export interface AiSdkFilePart extends ExtraPartBase {
  * A reasoning part with no text whose metadata carries the provider's data (redacted or
  * encrypted reasoning): it has no content block, since an empty block is dropped.
  */
-export interface AiSdkOpaqueReasoning extends ExtraPartBase {
+export interface AiSdkOpaqueReasoning extends AiSdkExtraPartBase {
   /** Always `'reasoning'`. */
   readonly type: 'reasoning'
   /** Always `''`. */
@@ -97,7 +97,7 @@ export interface AiSdkOpaqueReasoning extends ExtraPartBase {
 }
 
 /** A provider-specific content part (`custom`, v4). */
-export interface AiSdkCustomPart extends ExtraPartBase {
+export interface AiSdkCustomPart extends AiSdkExtraPartBase {
   /** Always `'custom'`. */
   readonly type: 'custom'
   /** The provider's kind, e.g. `'openai.compaction'`. */

@@ -11,6 +11,7 @@ export {
   type AiSdkBlockState,
   type AiSdkCustomPart,
   type AiSdkExtraPart,
+  type AiSdkExtraPartBase,
   type AiSdkFileData,
   type AiSdkFilePart,
   type AiSdkMessageState,
