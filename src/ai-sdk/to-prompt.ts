@@ -6,6 +6,7 @@
 import type { ImageBlock, TextBlock, ToolResultBlock } from '../session/content-block.js'
 import type { Message } from '../session/message.js'
 import type { AiSdkSpecificationVersion } from './ai-sdk-language-model.js'
+import type { AiSdkMessageState } from './ai-sdk-message-state.js'
 import { assistantContent, providerOptionsAt, toolInput } from './replay-parts.js'
 
 /** One prompt message, as plain data; its exact type depends on the specification version. */
@@ -104,7 +105,7 @@ export function toPrompt(
   for (const message of messages) {
     if (message.role === 'assistant') {
       const blocks = message.content
-      const blockPart = (position: number, state: Parameters<typeof providerOptionsAt>[0]): PromptMessage => {
+      const blockPart = (position: number, state: AiSdkMessageState | undefined): PromptMessage => {
         const block = blocks[position] as (typeof blocks)[number]
         const providerOptions = providerOptionsAt(state, position, block.type)
         const options = providerOptions === undefined ? {} : { providerOptions }

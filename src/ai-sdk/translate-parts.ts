@@ -155,13 +155,8 @@ export function createPartTranslator(now: () => number): PartTranslator {
     if (part['providerExecuted'] === true || extras.isProviderCall(id)) {
       // A call Yoke already streamed as its own cannot turn into the provider's: it would run twice.
       if (open !== undefined) {
-        malformed(
-          `the provider sent tool call id "${id}" as provider-executed after streaming it as a call Yoke runs`,
-          {
-            part: 'tool-call',
-            id,
-          },
-        )
+        const message = `the provider sent tool call id "${id}" as provider-executed after streaming it as a call Yoke runs`
+        malformed(message, { part: 'tool-call', id })
       } else {
         extras.providerCall(id, name, input, part)
       }
