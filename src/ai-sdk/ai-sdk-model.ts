@@ -6,7 +6,9 @@
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { ModelAdapter } from '../model/model-adapter.js'
 import type { AiSdkLanguageModel } from './ai-sdk-language-model.js'
+import type { aiSdkMessageState } from './ai-sdk-message-state.js'
 import { checkLanguageModel } from './check-language-model.js'
+import { type AiSdkProviderOptionsValue, checkProviderOptions } from './check-provider-options.js'
 import { streamCall } from './stream-call.js'
 
 /** Options of {@link aiSdkModel}. */
@@ -17,6 +19,13 @@ export interface AiSdkModelOptions {
    * @default the model's `provider`, e.g. `'openai.chat'`
    */
   readonly provider?: string
+  /**
+   * Provider options sent with every call (`providerOptions` of the call options), per provider
+   * id: settings a provider reads there only, e.g. `{ openai: { store: false, include:
+   * ['reasoning.encrypted_content'] } }` or `{ anthropic: { thinking: { type: 'enabled',
+   * budgetTokens: 2048 } } }`. Part of the adapter's configuration, like the model itself.
+   */
+  readonly providerOptions?: AiSdkProviderOptionsValue
 }
 
 /**
@@ -29,13 +38,17 @@ export interface AiSdkModelOptions {
  * stream into tool-call blocks closed by the final `tool-call` part, `finish` gives the usage and
  * finish reason, an in-band `error` part or a thrown `APICallError` a failure with `retryable`,
  * `status` and `retryAfterMs`, and an abort `aborted`. `toolChoice`, `responseFormat`,
- * `maxTokens`, `temperature` and `stop` become call options.
+ * `maxTokens`, `temperature` and `stop` become call options. What no Yoke block holds — provider
+ * metadata, provider-executed tool calls and their results, files, sources, warnings, the response
+ * id — is kept in the message's replay state (read it with {@link aiSdkMessageState}) and sent back
+ * to the provider where its prompt has a place for it.
  *
  * @param languageModel - the AI SDK language model
- * @param options - the route id
+ * @param options - the route id and call-level provider options
  * @returns the adapter
- * @throws `InvalidArgumentError` when `languageModel` is not a language model or its
- *   `specificationVersion` is not `v2`, `v3` or `v4`
+ * @throws `InvalidArgumentError` when `languageModel` is not a language model, its
+ *   `specificationVersion` is not `v2`, `v3` or `v4`, or `providerOptions` is not an object of
+ *   JSON objects
  * @example
  * ```ts
  * import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
@@ -47,6 +60,7 @@ export interface AiSdkModelOptions {
  */
 export function aiSdkModel(languageModel: AiSdkLanguageModel, options: AiSdkModelOptions = {}): ModelAdapter {
   const version = checkLanguageModel(languageModel)
+  const providerOptions = checkProviderOptions(options.providerOptions, 'options.providerOptions')
   const provider = options.provider ?? languageModel.provider
   if (typeof provider !== 'string' || provider === '') {
     throw new InvalidArgumentError({
@@ -59,6 +73,6 @@ export function aiSdkModel(languageModel: AiSdkLanguageModel, options: AiSdkMode
     provider,
     defaultModel: languageModel.modelId,
     supportsResponseFormat: true,
-    stream: (request, streamOptions) => streamCall(languageModel, version, request, streamOptions),
+    stream: (request, streamOptions) => streamCall(languageModel, version, request, streamOptions, providerOptions),
   }
 }

@@ -11,6 +11,7 @@ import { modelFailure } from '../model/failure-defaults.js'
 import type { ModelAdapter } from '../model/model-adapter.js'
 import type { AiSdkLanguageModel, AiSdkSpecificationVersion } from './ai-sdk-language-model.js'
 import { checkLanguageModel, read } from './check-language-model.js'
+import { type AiSdkProviderOptionsValue, checkProviderOptions } from './check-provider-options.js'
 import { streamCall } from './stream-call.js'
 
 /**
@@ -33,6 +34,8 @@ export interface AiSdkProviderOptions {
    * @default none: the route or the agent must name a model
    */
   readonly defaultModel?: string
+  /** Provider options sent with every call, per provider id (see `AiSdkModelOptions.providerOptions`). */
+  readonly providerOptions?: AiSdkProviderOptionsValue
 }
 
 function nonEmpty(value: unknown): value is string {
@@ -83,6 +86,7 @@ export function aiSdkProvider(provider: AiSdkProvider, options: AiSdkProviderOpt
       value: options.defaultModel,
     })
   }
+  const providerOptions = checkProviderOptions(options.providerOptions, 'options.providerOptions')
   const models = new Map<string, { readonly model: AiSdkLanguageModel; readonly version: AiSdkSpecificationVersion }>()
   const resolve = (id: string) => {
     const cached = models.get(id)
@@ -109,7 +113,7 @@ export function aiSdkProvider(provider: AiSdkProvider, options: AiSdkProviderOpt
           }),
         )
       }
-      return streamCall(entry.model, entry.version, request, streamOptions)
+      return streamCall(entry.model, entry.version, request, streamOptions, providerOptions)
     },
   }
 }

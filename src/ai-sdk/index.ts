@@ -7,3 +7,17 @@
 export type { AiSdkLanguageModel, AiSdkSpecificationVersion, AiSdkStreamResult } from './ai-sdk-language-model.js'
 export { type AiSdkModelOptions, aiSdkModel } from './ai-sdk-model.js'
 export { type AiSdkProvider, type AiSdkProviderOptions, aiSdkProvider } from './ai-sdk-provider.js'
+export {
+  type AiSdkBlockState,
+  type AiSdkCustomPart,
+  type AiSdkExtraPart,
+  type AiSdkExtraPartBase,
+  type AiSdkFileData,
+  type AiSdkFilePart,
+  type AiSdkMessageState,
+  type AiSdkOpaqueReasoning,
+  type AiSdkProviderToolCall,
+  type AiSdkProviderToolResult,
+  aiSdkMessageState,
+} from './ai-sdk-message-state.js'
+export type { AiSdkProviderOptionsValue } from './check-provider-options.js'

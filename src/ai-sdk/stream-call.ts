@@ -11,6 +11,7 @@ import type { StreamChunk } from '../session/stream-chunk.js'
 import type { AiSdkLanguageModel, AiSdkSpecificationVersion } from './ai-sdk-language-model.js'
 import { apiCallFailure, isApiCallError } from './api-call-failure.js'
 import { read } from './check-language-model.js'
+import type { AiSdkProviderOptionsValue } from './check-provider-options.js'
 import { toCallOptions } from './to-call-options.js'
 import { createPartTranslator } from './translate-parts.js'
 
@@ -28,6 +29,7 @@ function readerOf(result: unknown): ReadableStreamDefaultReader<unknown> | undef
  * @param version - its specification version
  * @param request - the validated request
  * @param options - the signal and clock
+ * @param providerOptions - the call-level provider options, if any
  * @returns the chunks, ending with one `finish`
  * @internal
  */
@@ -36,6 +38,7 @@ export async function* streamCall(
   version: AiSdkSpecificationVersion,
   request: ModelRequest,
   options: ModelStreamOptions,
+  providerOptions?: AiSdkProviderOptionsValue,
 ): AsyncGenerator<StreamChunk, void, undefined> {
   const now = (): number => options.clock?.now() ?? Date.now()
   const signal = request.signal
@@ -50,7 +53,7 @@ export async function* streamCall(
   try {
     const result: unknown = await (model.doStream as (callOptions: unknown) => PromiseLike<unknown>).call(
       model,
-      toCallOptions(request, version),
+      toCallOptions(request, version, providerOptions),
     )
     reader = readerOf(result)
     if (reader === undefined) {

@@ -5,6 +5,7 @@
  */
 import type { ModelRequest } from '../model/model-request.js'
 import type { AiSdkSpecificationVersion } from './ai-sdk-language-model.js'
+import type { AiSdkProviderOptionsValue } from './check-provider-options.js'
 import { toPrompt } from './to-prompt.js'
 
 /** The reasoning levels of the v4 `reasoning` call option. */
@@ -17,12 +18,14 @@ const reasoningLevels: ReadonlySet<string> = new Set(['none', 'minimal', 'low', 
  *
  * @param request - the validated request
  * @param version - the model's specification version
+ * @param providerOptions - the adapter's call-level provider options, if any
  * @returns the options, as plain data
  * @internal
  */
 export function toCallOptions(
   request: ModelRequest,
   version: AiSdkSpecificationVersion,
+  providerOptions?: AiSdkProviderOptionsValue,
 ): Readonly<Record<string, unknown>> {
   const options: Record<string, unknown> = {
     prompt: toPrompt(request.system, request.messages, version),
@@ -44,6 +47,7 @@ export function toCallOptions(
   if (format !== undefined) {
     options['responseFormat'] = { type: 'json', schema: format.schema, name: format.name ?? 'output' }
   }
+  if (providerOptions !== undefined) options['providerOptions'] = providerOptions
   if (request.maxTokens !== undefined) options['maxOutputTokens'] = request.maxTokens
   if (request.temperature !== undefined) options['temperature'] = request.temperature
   if (request.stop !== undefined) options['stopSequences'] = [...request.stop]

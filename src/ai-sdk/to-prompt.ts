@@ -6,7 +6,8 @@
 import type { ImageBlock, TextBlock, ToolResultBlock } from '../session/content-block.js'
 import type { Message } from '../session/message.js'
 import type { AiSdkSpecificationVersion } from './ai-sdk-language-model.js'
-import { providerOptionsAt } from './provider-metadata.js'
+import type { AiSdkMessageState } from './ai-sdk-message-state.js'
+import { assistantContent, providerOptionsAt, toolInput } from './replay-parts.js'
 
 /** One prompt message, as plain data; its exact type depends on the specification version. */
 export type PromptMessage = Readonly<Record<string, unknown>>
@@ -82,20 +83,10 @@ function toolOutput(
 }
 
 /**
- * The arguments of a logged tool call as the `input` a prompt carries: the parsed JSON, or the raw
- * text when the model wrote invalid JSON (the provider then sends it back as written).
- */
-function toolInput(argumentsText: string): unknown {
-  try {
-    return JSON.parse(argumentsText) as unknown
-  } catch {
-    return argumentsText
-  }
-}
-
-/**
  * Converts the system prompt and the conversation. Tool results go into `tool` messages naming the
- * tool of the call they answer (looked up in the assistant messages before them).
+ * tool of the call they answer (looked up in the assistant messages before them). An assistant
+ * message gets back what its replay state logged: `providerOptions` per block, and the parts no
+ * block holds (provider-executed tool calls and results, files, opaque reasoning) at their places.
  *
  * @param system - the system prompt, if any
  * @param messages - the conversation
@@ -113,9 +104,10 @@ export function toPrompt(
   const toolNames = new Map<string, string>()
   for (const message of messages) {
     if (message.role === 'assistant') {
-      const replayState = message.source.replayState
-      const content = message.content.map((block, position): PromptMessage => {
-        const providerOptions = providerOptionsAt(replayState, position, block.type)
+      const blocks = message.content
+      const blockPart = (position: number, state: AiSdkMessageState | undefined): PromptMessage => {
+        const block = blocks[position] as (typeof blocks)[number]
+        const providerOptions = providerOptionsAt(state, position, block.type)
         const options = providerOptions === undefined ? {} : { providerOptions }
         if (block.type === 'tool-call') {
           toolNames.set(block.id, block.name)
@@ -128,7 +120,8 @@ export function toPrompt(
           }
         }
         return { type: block.type, text: block.text, ...options }
-      })
+      }
+      const content = assistantContent(message.source.replayState, blocks.length, blockPart, version)
       prompt.push({ role: 'assistant', content })
     } else if (message.source.kind === 'tool') {
       const [result] = message.content as readonly [ToolResultBlock]

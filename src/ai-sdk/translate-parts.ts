@@ -7,8 +7,9 @@ import { modelFailure } from '../model/failure-defaults.js'
 import type { LlmFailure } from '../session/llm-failure.js'
 import type { StreamChunk } from '../session/stream-chunk.js'
 import { streamErrorFailure } from './api-call-failure.js'
+import { createExtraParts } from './extra-parts.js'
 import { mapFinishReason, mapUsage } from './map-finish.js'
-import { createMetadataLog } from './provider-metadata.js'
+import { createReplayLog } from './replay-log.js'
 
 /**
  * Turns stream parts into chunks. Each call returns the chunks it completed; once a `finish` has
@@ -54,7 +55,8 @@ function nonEmpty(value: unknown): string | undefined {
  * several may be open at once; each gets the next block index when it starts. A tool call's block
  * opens at `tool-input-start` (or at the `tool-call` part when the provider streams no input) and
  * closes at the `tool-call` part, whose `input` is the final argument text. Provider-executed tool
- * calls are skipped: Yoke must never run them.
+ * calls never become blocks (Yoke must never run them): they, their results, files, sources,
+ * warnings and response metadata go to the replay state of the `finish` chunk.
  *
  * @param now - the clock, for `retry-after` dates in in-band errors
  * @returns the translator
@@ -67,8 +69,7 @@ export function createPartTranslator(now: () => number): PartTranslator {
   const textual = new Map<string, TextualBlock>()
   const tools = new Map<string, ToolBlock>()
   const usedIds = new Set<string>()
-  const skippedTools = new Set<string>()
-  const metadata = createMetadataLog()
+  const metadata = createReplayLog()
 
   const terminate = (chunks: readonly StreamChunk[]): void => {
     out.push(...chunks)
@@ -84,6 +85,8 @@ export function createPartTranslator(now: () => number): PartTranslator {
     ])
   }
 
+  const extras = createExtraParts(metadata, malformed, (id) => usedIds.has(`tool:${id}`))
+
   const startTextual = (kind: 'text' | 'reasoning', id: string): TextualBlock | undefined => {
     const key = `${kind}:${id}`
     if (usedIds.has(key)) {
@@ -93,6 +96,7 @@ export function createPartTranslator(now: () => number): PartTranslator {
     usedIds.add(key)
     const block: TextualBlock = { kind, index: nextIndex++, parts: [] }
     textual.set(key, block)
+    metadata.opened(block.index)
     out.push({ type: 'block-start', index: block.index, blockType: kind })
     return block
   }
@@ -113,6 +117,7 @@ export function createPartTranslator(now: () => number): PartTranslator {
     usedIds.add(`tool:${id}`)
     const block: ToolBlock = { index: nextIndex++, name, parts: [] }
     tools.set(id, block)
+    metadata.opened(block.index)
     out.push({ type: 'block-start', index: block.index, blockType: 'tool-call' })
     out.push({ type: 'tool-call-delta', index: block.index, id, name, argumentsDelta: '' })
     return block
@@ -146,8 +151,17 @@ export function createPartTranslator(now: () => number): PartTranslator {
       })
       return
     }
-    if (part['providerExecuted'] === true || skippedTools.has(id)) return
     const open = tools.get(id)
+    if (part['providerExecuted'] === true || extras.isProviderCall(id)) {
+      // A call Yoke already streamed as its own cannot turn into the provider's: it would run twice.
+      if (open !== undefined) {
+        const message = `the provider sent tool call id "${id}" as provider-executed after streaming it as a call Yoke runs`
+        malformed(message, { part: 'tool-call', id })
+      } else {
+        extras.providerCall(id, name, input, part)
+      }
+      return
+    }
     if (open !== undefined) {
       metadata.note(open.index, part['providerMetadata'])
       closeTool(id, open, input)
@@ -191,20 +205,21 @@ export function createPartTranslator(now: () => number): PartTranslator {
         const block = openTextual(kind, id, type)
         if (block === undefined) return
         metadata.note(block.index, part['providerMetadata'])
+        if (kind === 'text') metadata.cite(block.index, part['citations'])
         closeTextual(`${kind}:${id}`, block)
         return
       }
       case 'tool-input-start': {
         const name = nonEmpty(part['toolName'])
         if (part['providerExecuted'] === true) {
-          skippedTools.add(id)
+          extras.providerInputStart(id, part)
           return
         }
         if (id === '' || name === undefined) {
           malformed('the provider sent a tool-input-start part without an id or a toolName', { part: type })
           return
         }
-        if (usedIds.has(`tool:${id}`)) {
+        if (usedIds.has(`tool:${id}`) || extras.isProviderCall(id)) {
           malformed(`the provider started tool input id "${id}" twice`, { part: type, id })
           return
         }
@@ -212,7 +227,10 @@ export function createPartTranslator(now: () => number): PartTranslator {
         return
       }
       case 'tool-input-delta': {
-        if (skippedTools.has(id)) return
+        if (extras.isProviderCall(id)) {
+          extras.providerInputNote(id, part)
+          return
+        }
         const block = tools.get(id)
         const delta = part['delta']
         if (block === undefined) {
@@ -232,6 +250,7 @@ export function createPartTranslator(now: () => number): PartTranslator {
         // The block stays open for the `tool-call` part, which carries the final input.
         const block = tools.get(id)
         if (block !== undefined) metadata.note(block.index, part['providerMetadata'])
+        else extras.providerInputNote(id, part)
         return
       }
       case 'tool-call':
@@ -254,9 +273,28 @@ export function createPartTranslator(now: () => number): PartTranslator {
         ])
         return
       }
+      case 'tool-result':
+        extras.toolResult(part)
+        return
+      case 'file':
+      case 'reasoning-file':
+        extras.file(part)
+        return
+      case 'custom':
+        extras.custom(part)
+        return
+      case 'source':
+        extras.source(part)
+        return
+      case 'stream-start':
+        extras.streamStart(part)
+        return
+      case 'response-metadata':
+        extras.responseMetadata(part)
+        return
       default:
-        // stream-start, response-metadata, raw, files, sources, tool results and approvals carry
-        // nothing a Yoke chunk holds yet.
+        // `raw` chunks only come when asked for; tool approval requests need an approval flow
+        // Yoke does not have for provider tools; unknown part types of later versions are skipped.
         return
     }
   }

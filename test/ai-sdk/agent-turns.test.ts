@@ -13,7 +13,7 @@ import { createHarness, defineTool, type HarnessOptions, rebuildRequest } from '
 import { fakeClock, fakeIds } from 'yoke/testing'
 import { z } from 'zod'
 import { aiSdkModel } from '../../src/ai-sdk/index.js'
-import { finish, mockV3, scriptedAiSdkModel, textParts, toolParts } from './models.js'
+import { finish, mockV2, mockV3, scriptedAiSdkModel, textParts, toolParts } from './models.js'
 
 const lookup = defineTool({
   name: 'lookup',
@@ -56,6 +56,10 @@ describe.each(stores)('full turns over %s', (_name, store) => {
     [
       'v3 (MockLanguageModelV3 from ai/test)',
       () => mockV3([toolParts('call-1', 'lookup', '{"q":"yoke"}'), textParts('It means a harness.')]),
+    ],
+    [
+      'v2 (MockLanguageModelV2 from ai 5 ai/test)',
+      () => mockV2([toolParts('call-1', 'lookup', '{"q":"yoke"}', 'v2'), textParts('It means a harness.', 'v2')]),
     ],
     [
       'v2 (hand-built)',

@@ -77,3 +77,20 @@ test('a missing or empty route id is refused', () => {
   expect(() => aiSdkProvider(mock, undefined as never)).toThrow(/options\.provider/)
   expect(() => aiSdkProvider(mock, { provider: 'p', defaultModel: '' })).toThrow(/options\.defaultModel/)
 })
+
+test('call-level providerOptions go with every model of the route; a bad entry is refused naming it', async () => {
+  const { small, large, provider: mock } = provider()
+  const providerOptions = { mock: { seed: 7 } }
+  const harness = await createHarness({
+    model: aiSdkProvider(mock, { provider: 'mock', defaultModel: 'small', providerOptions }),
+    ids: fakeIds(),
+  })
+  await (await harness.createAgent()).run('hi')
+  await (await harness.createAgent({ options: { model: 'large' } })).run('hi')
+  expect(small.doStreamCalls[0]?.providerOptions).toEqual(providerOptions)
+  expect(large.doStreamCalls[0]?.providerOptions).toEqual(providerOptions)
+  await harness.close()
+  expect(() => aiSdkProvider(mock, { provider: 'p', providerOptions: { mock: [] as never } })).toThrow(
+    expect.objectContaining({ code: 'INVALID_ARGUMENT', argument: 'options.providerOptions.mock' }),
+  )
+})

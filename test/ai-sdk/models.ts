@@ -1,11 +1,13 @@
 /**
- * Models for the `yoke/ai-sdk` tests: the AI SDK's own v3 mock, and hand-built v2 and v4 models
- * that follow their specification's types, each answering a script of stream-part lists.
+ * Models for the `yoke/ai-sdk` tests: the AI SDK's own v3 mock (`ai` 6) and v2 mock (`ai` 5,
+ * installed as `ai-v5`), and hand-built v2 and v4 models that follow their specification's types,
+ * each answering a script of stream-part lists.
  *
  * @module
  */
 import type { LanguageModelV2, LanguageModelV2CallOptions, LanguageModelV2StreamPart } from '@ai-sdk/provider'
 import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test'
+import { MockLanguageModelV2, convertArrayToReadableStream as v2Stream } from 'ai-v5/test'
 
 /** One scripted answer: the stream parts, or an error `doStream` throws. */
 export type Answer = readonly unknown[] | { readonly throws: unknown }
@@ -49,6 +51,13 @@ export function scriptedAiSdkModel(version: 'v2' | 'v4', answers: readonly Answe
 export function mockV3(answers: readonly (readonly unknown[])[]): MockLanguageModelV3 {
   return new MockLanguageModelV3({
     doStream: answers.map((parts) => ({ stream: convertArrayToReadableStream([...parts]) as never })),
+  })
+}
+
+/** The same script as the AI SDK's own `MockLanguageModelV2` (from `ai` 5). */
+export function mockV2(answers: readonly (readonly unknown[])[]): MockLanguageModelV2 {
+  return new MockLanguageModelV2({
+    doStream: answers.map((parts) => ({ stream: v2Stream([...parts]) as never })),
   })
 }
 
