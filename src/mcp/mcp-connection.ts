@@ -169,6 +169,12 @@ export async function openMcpConnection(server: McpServer, timeoutMs: number): P
       try {
         return await client.callTool(params, undefined, options)
       } catch (error) {
+        // Not retried: the server may have done part of the work before it died.
+        if ('command' in server && !closed && current !== client && options.signal?.aborted !== true)
+          throw new Error(
+            `the server exited during the call and is started again on the next one (${thrownMessage(error)})`,
+            { cause: error },
+          )
         // Retried once only, and never after the turn gave up: a second 404 is the server's answer.
         if (!('url' in server) || !isExpiredSession(error) || options.signal?.aborted === true) throw error
         const fresh = await reopen(client)
