@@ -60,8 +60,8 @@ export interface McpContentBlock {
 export interface McpCallToolResult {
   /** The result's content blocks. */
   readonly content?: readonly McpContentBlock[] | undefined
-  /** The result as a JSON object, for tools that declare an output schema. */
-  readonly structuredContent?: { readonly [key: string]: unknown } | undefined
+  /** The result as JSON, for tools that declare an output schema (an object in 1.x, any JSON value in 2.x). */
+  readonly structuredContent?: unknown
   /** The tool failed; the content says why. */
   readonly isError?: boolean | undefined
   readonly [key: string]: unknown
