@@ -142,7 +142,9 @@ function defineMcpTool(entry: ListedServer, tool: McpToolInfo, name: string): To
           // The client rejects once the signal aborts (after telling the server); returning lets
           // Yoke record the call as aborted or timed out instead of as a failure.
           if (context.signal.aborted) return undefined
-          throw new Error(`MCP server "${server.name}": ${thrownMessage(error)}`, { cause: error })
+          // A failed restart already names the server; its reason is enough.
+          const message = McpServerError.is(error) ? error.reason : thrownMessage(error)
+          throw new Error(`MCP server "${server.name}": ${message}`, { cause: error })
         } finally {
           progress.flush()
         }

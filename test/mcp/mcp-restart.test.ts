@@ -8,7 +8,11 @@
  */
 import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, test } from 'vitest'
 import { createHarness, type Harness, type SessionEvent } from 'yoke'
 import { call, fakeIds, scriptedModel, text } from 'yoke/testing'
@@ -47,19 +51,20 @@ async function until(check: () => boolean, what: string): Promise<void> {
   throw new Error(`timed out waiting for ${what}`)
 }
 
-async function world(script: Parameters<typeof scriptedModel>[0]) {
+async function world(
+  script: Parameters<typeof scriptedModel>[0],
+  start: { readonly entry: string; readonly env?: Record<string, string> } = { entry: everythingBin },
+) {
   // server-everything ignores arguments after the transport's name: the marker finds its process.
   const marker = `--yoke-test=${randomUUID()}`
   const model = scriptedModel(script)
-  const harness = await createHarness({
-    model,
-    ids: fakeIds(),
-    plugins: [
-      mcpPlugin({
-        servers: [mcpServer({ name: 'everything', command: process.execPath, args: [everythingBin, 'stdio', marker] })],
-      }),
-    ],
+  const server = mcpServer({
+    name: 'everything',
+    command: process.execPath,
+    args: [start.entry, 'stdio', marker],
+    ...(start.env === undefined ? {} : { env: start.env }),
   })
+  const harness = await createHarness({ model, ids: fakeIds(), plugins: [mcpPlugin({ servers: [server] })] })
   open.push(harness)
   const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
   return { model, harness, agent, marker }
@@ -127,5 +132,38 @@ describe('a stdio server that dies', () => {
     expect(lastResultText(model.requests[3])).toBe('Echo: after')
     expect(childrenWith(marker)).toHaveLength(1)
     expect(childrenWith(marker)[0]).not.toBe(pid)
+  })
+
+  test('a restart that fails is a tool error naming the server and why, and the turn goes on', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'yoke-mcp-flaky-'))
+    try {
+      // Starts server-everything once; every later start exits at once, as a broken install would.
+      const entry = join(dir, 'flaky.mjs')
+      await writeFile(
+        entry,
+        [
+          "import { existsSync, writeFileSync } from 'node:fs'",
+          'if (existsSync(process.env.FLAG)) process.exit(3)',
+          "writeFileSync(process.env.FLAG, '')",
+          `await import(${JSON.stringify(pathToFileURL(everythingBin).href)})`,
+        ].join('\n'),
+      )
+      const { agent, model, marker } = await world(
+        [call('c1', 'echo', '{"message":"one"}'), text('ok'), call('c2', 'echo', '{"message":"two"}'), text('gone')],
+        { entry, env: { FLAG: join(dir, 'started') } },
+      )
+      expect(await agent.run('first')).toMatchObject({ reason: { kind: 'completed' } })
+      const [pid] = childrenWith(marker)
+      if (pid === undefined) throw new Error('no child')
+      process.kill(pid, 'SIGKILL')
+      await until(() => !isAlive(pid) && childrenWith(marker).length === 0, 'the child to end')
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(await agent.run('second')).toMatchObject({ reason: { kind: 'completed' }, text: 'gone' })
+      expect(lastResultText(model.requests[3])).toMatch(
+        /^Tool error \(TOOL_FAILED\): MCP server "everything": initialize failed: /,
+      )
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })
