@@ -13,7 +13,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { afterEach, describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, onTestFinished, test } from 'vitest'
 import { createHarness, type Harness, type SessionEvent } from 'yoke'
 import { call, fakeIds, scriptedModel, text } from 'yoke/testing'
 import { mcpPlugin, mcpServer } from '../../src/mcp/index.js'
@@ -83,16 +83,23 @@ function lastResultText(request: { messages: readonly { content: readonly unknow
 }
 
 describe('a stdio server that dies', () => {
-  test('killed between calls, it is started again on the next call', async () => {
+  test('killed between calls, it is started again on the next call (still without the parent secrets)', async () => {
     const { agent, model, marker } = await world([
       call('c1', 'echo', '{"message":"one"}'),
       text('ok'),
       call('c2', 'echo', '{"message":"two"}'),
       text('ok'),
+      call('c3', 'get-env', '{}'),
+      text('ok'),
     ])
     expect(await agent.run('first')).toMatchObject({ reason: { kind: 'completed' } })
     const [first] = childrenWith(marker)
     if (first === undefined) throw new Error('no child')
+    // In the parent from now on: the restarted child must not get it.
+    process.env['YOKE_MCP_RESTART_SECRET'] = 'parent-secret-value'
+    onTestFinished(() => {
+      delete process.env['YOKE_MCP_RESTART_SECRET']
+    })
     process.kill(first, 'SIGKILL')
     await until(() => !isAlive(first) && childrenWith(marker).length === 0, 'the child to end')
     // Give the client the moment it needs to see its transport close.
@@ -103,6 +110,11 @@ describe('a stdio server that dies', () => {
     expect(second).toBeDefined()
     expect(second).not.toBe(first)
     expect(results(agent.session.events).map((result) => result.error)).toEqual([undefined, undefined])
+    expect(await agent.run('env')).toMatchObject({ reason: { kind: 'completed' } })
+    const env = lastResultText(model.requests[5])
+    expect(env).toContain('PATH')
+    expect(env).not.toContain('YOKE_MCP_RESTART_SECRET')
+    expect(env).not.toContain('parent-secret-value')
   })
 
   test('killed mid-call: a typed tool error the model sees, the loop goes on, the next call works', async () => {
