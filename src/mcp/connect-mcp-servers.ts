@@ -164,7 +164,11 @@ function defineMcpTool(entry: ListedServer, tool: McpToolInfo, name: string): To
 
 /**
  * Connects MCP servers and turns their tools into Yoke tool definitions. Stdio servers are
- * started here (with only the environment passed to them); injected clients are used as they are.
+ * started here (with only the environment passed to them) and started again by the next call after
+ * they died; URL servers get a Streamable HTTP session, opened again (and the call retried once)
+ * when the server says it expired; injected clients are used as they are. Each call passes on the
+ * turn's signal (the server gets `notifications/cancelled`) and relays the server's progress as
+ * coalesced live `tools/progress` events.
  * Names the model would refuse get a stable short hash; a name two servers share is qualified by
  * each server's name (`server_tool`), and {@link McpToolset.mounted} reports every rename. Input
  * schemas are passed to the model as the server wrote them. If any server fails, every one
@@ -180,7 +184,7 @@ function defineMcpTool(entry: ListedServer, tool: McpToolInfo, name: string): To
  * @returns the toolset; close it (or the plugin closes it on harness close)
  * @throws {@link McpServerError} `MCP_SERVER_FAILED` naming the server: initialize timed out or
  *   failed, the tool list failed, repeats a name or has a tool that cannot be defined (a schema that
- *   is not an object schema); `MissingPeerError` for a stdio server without `@modelcontextprotocol/sdk`
+ *   is not an object schema); `MissingPeerError` for a stdio or URL server without `@modelcontextprotocol/sdk`
  */
 export async function connectMcpServers(servers: readonly McpServer[]): Promise<McpToolset> {
   const names = new Set<string>()

@@ -125,6 +125,7 @@ function checkHttp(spec: McpHttpServerSpec): URL {
  *   args: ['-y', '@modelcontextprotocol/server-everything'],
  *   env: { API_KEY: process.env.EVERYTHING_KEY ?? '' }, // only what you pass reaches the server
  * })
+ * const remote = mcpServer({ name: 'remote', url: 'http://127.0.0.1:3001/mcp', headers: { authorization: 'Bearer …' } })
  * ```
  *
  * @param spec - `name` and one of `command` (with `args`, `env`, `cwd`), `url` (with `headers`) or
