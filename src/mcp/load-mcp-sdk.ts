@@ -11,6 +11,8 @@ export interface McpSdk {
     connect(transport: unknown, options?: { timeout?: number }): Promise<void>
     /** Called once the transport closed (a stdio child that exited, a closed client). */
     onclose?: (() => void) | undefined
+    /** The connected transport; a Streamable HTTP one can end its session with `DELETE`. */
+    readonly transport?: { terminateSession?: () => Promise<void> } | undefined
   }
   /** `new StdioClientTransport(params)` from `client/stdio.js`. */
   readonly StdioClientTransport: new (params: {

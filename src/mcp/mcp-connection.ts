@@ -88,6 +88,21 @@ async function openOwned(server: McpServer, timeoutMs: number): Promise<OwnedCli
   return client
 }
 
+/**
+ * Tells a Streamable HTTP server that the session is over (`DELETE`), so it frees it now rather
+ * than when it times out; bounded, since closing must not hang on a server that stopped answering.
+ */
+async function endSession(client: OwnedClient, timeoutMs: number): Promise<void> {
+  const terminate = client.transport?.terminateSession
+  if (terminate === undefined) return
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs)
+  })
+  await Promise.race([terminate.call(client.transport).catch(() => undefined), late])
+  clearTimeout(timer)
+}
+
 /** A Streamable HTTP answer of 404 to a request carrying a session id: the server forgot the session. */
 function isExpiredSession(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 404
@@ -185,7 +200,9 @@ export async function openMcpConnection(server: McpServer, timeoutMs: number): P
       closed = true
       const client = current ?? (await opening?.catch(() => undefined))
       current = undefined
-      await client?.close()
+      if (client === undefined) return
+      await endSession(client, timeoutMs)
+      await client.close()
     },
   }
 }

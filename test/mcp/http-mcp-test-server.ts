@@ -3,7 +3,7 @@
  * `StreamableHTTPServerTransport`, on a loopback `node:http` server. It records every JSON-RPC
  * message that reached it over the wire (so a test sees `notifications/cancelled` arrive), can
  * forget its sessions (a request carrying a forgotten session id gets 404, as the protocol says
- * for an expired session), and has tools that sleep until cancelled or flood progress.
+ * for an expired session), records the sessions clients end with `DELETE`, and has tools that sleep until cancelled or flood progress.
  *
  * @module
  */
@@ -33,6 +33,8 @@ export interface TestHttpMcpServer {
   sessionsStarted(): number
   /** How many 404 answers were sent for forgotten sessions. */
   expiredAnswers(): number
+  /** The session ids that clients ended with `DELETE`, in order. */
+  readonly ended: string[]
   /** Forgets every session: their next request gets 404. */
   forgetSessions(): Promise<void>
   /** Stops the server. */
@@ -98,6 +100,7 @@ export async function startTestHttpMcpServer(): Promise<TestHttpMcpServer> {
   const forgotten = new Set<string>()
   const received: ReceivedMessage[] = []
   const headers: IncomingMessage['headers'][] = []
+  const ended: string[] = []
   let started = 0
   let expired = 0
   const http = createServer((request, response) => {
@@ -117,6 +120,10 @@ export async function startTestHttpMcpServer(): Promise<TestHttpMcpServer> {
             JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }),
           )
           return
+        }
+        if (request.method === 'DELETE') {
+          ended.push(sessionId)
+          sessions.delete(sessionId)
         }
         await session.transport.handleRequest(request, response, body)
         return
@@ -152,6 +159,7 @@ export async function startTestHttpMcpServer(): Promise<TestHttpMcpServer> {
     headers,
     sessionsStarted: () => started,
     expiredAnswers: () => expired,
+    ended,
     forgetSessions: closeSessions,
     async close() {
       await closeSessions()

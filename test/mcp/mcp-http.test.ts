@@ -152,6 +152,19 @@ describe('a Streamable HTTP server of the SDK on loopback', () => {
     for (const headers of sent) expect(headers['authorization']).toBe('Bearer test-token')
   })
 
+  test('closing the harness ends the session with DELETE', async () => {
+    const { agent, harness } = await world(
+      [call('c1', 'add', '{"a":1,"b":2}'), text('3')],
+      [mcpServer({ name: 'local', url: server.url })],
+    )
+    expect(await agent.run('add')).toMatchObject({ reason: { kind: 'completed' } })
+    const session = server.headers.at(-1)?.['mcp-session-id']
+    expect(typeof session).toBe('string')
+    expect(server.ended).not.toContain(session)
+    await harness.close()
+    expect(server.ended).toContain(session)
+  })
+
   test('an expired session (404) is initialized again and the call retried once; the turn sees the answer', async () => {
     const { agent, model } = await world(
       [call('c1', 'add', '{"a":1,"b":2}'), text('3'), call('c2', 'add', '{"a":20,"b":22}'), text('42')],
