@@ -170,8 +170,11 @@ export async function openMcpConnection(server: McpServer, timeoutMs: number): P
     )
     return opening
   }
+  // Clients dropped because their session expired: a call still waiting on one failed with it.
+  const expired = new WeakSet<OwnedClient>()
   const reopen = async (stale: OwnedClient): Promise<OwnedClient> => {
     if (current === stale) current = undefined
+    expired.add(stale)
     await stale.close().catch(() => undefined)
     return ready()
   }
@@ -191,7 +194,9 @@ export async function openMcpConnection(server: McpServer, timeoutMs: number): P
             { cause: error },
           )
         // Retried once only, and never after the turn gave up: a second 404 is the server's answer.
-        if (!('url' in server) || !isExpiredSession(error) || options.signal?.aborted === true) throw error
+        // A call that was waiting on the session another call found expired is retried as well.
+        const retry = 'url' in server && (isExpiredSession(error) || expired.has(client))
+        if (!retry || options.signal?.aborted === true) throw error
         const fresh = await reopen(client)
         return fresh.callTool(params, undefined, options)
       }

@@ -185,6 +185,29 @@ describe('a Streamable HTTP server of the SDK on loopback', () => {
     expect(loggedErrors(agent.session.events)).toEqual([undefined, undefined])
   })
 
+  test('two calls side by side that both meet the expired session share one new session', async () => {
+    const { agent, model } = await world(
+      [
+        call('c1', 'add', '{"a":1,"b":1}'),
+        text('2'),
+        {
+          toolCalls: [
+            { id: 'c2', name: 'add', arguments: '{"a":2,"b":2}' },
+            { id: 'c3', name: 'add', arguments: '{"a":3,"b":3}' },
+          ],
+        },
+        text('4 and 6'),
+      ],
+      [mcpServer({ name: 'local', url: server.url })],
+    )
+    expect(await agent.run('first')).toMatchObject({ reason: { kind: 'completed' } })
+    const startedBefore = server.sessionsStarted()
+    await server.forgetSessions()
+    expect(await agent.run('second')).toMatchObject({ reason: { kind: 'completed' } })
+    expect(sentResults(model.requests[3]).slice(-2)).toEqual(['4', '6'])
+    expect(server.sessionsStarted()).toBe(startedBefore + 1)
+  })
+
   test("the turn's abort reaches the server as notifications/cancelled naming the request", async () => {
     const { agent } = await world(
       [call('c1', 'sleep', '{"ms":20000}'), text('later')],
