@@ -2,9 +2,10 @@
 import type { JsonObject, ToolDefinition, ToolReturn } from 'yoke'
 import { defineTool } from '../tools/define-tool.js'
 import { thrownMessage } from '../tools/tool-error-result.js'
-import { loadMcpSdk } from './load-mcp-sdk.js'
 import { mcpCallResult } from './mcp-call-result.js'
-import type { McpCallToolResult, McpClientLike, McpToolInfo } from './mcp-client-like.js'
+import type { McpCallToolResult, McpToolInfo } from './mcp-client-like.js'
+import { type McpConnection, openMcpConnection, withTimeout } from './mcp-connection.js'
+import { createMcpProgressRelay } from './mcp-progress-relay.js'
 import type { McpServer } from './mcp-server.js'
 import { McpServerError } from './mcp-server-error.js'
 import { type McpRenameReason, modelToolName } from './mcp-tool-name.js'
@@ -12,6 +13,8 @@ import { type McpRenameReason, modelToolName } from './mcp-tool-name.js'
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000
 /** A server that pages its tool list forever is cut off here rather than looping. */
 const MAX_TOOL_PAGES = 100
+/** The longest timer Node keeps: "no deadline" for the SDK, whose own default would cut calls at 60 s. */
+const NO_DEADLINE_MS = 2_147_483_647
 
 /** One tool as mounted: where it comes from, the name the model sees and how it is scheduled. */
 export interface McpMountedTool {
@@ -39,7 +42,7 @@ export interface McpToolset extends AsyncDisposable {
 
 interface ListedServer {
   readonly server: McpServer
-  readonly client: McpClientLike
+  readonly client: McpConnection
   readonly tools: readonly McpToolInfo[]
 }
 
@@ -52,53 +55,12 @@ function isParallel(tool: McpToolInfo): boolean {
   return hints.idempotentHint === true && hints.destructiveHint === false
 }
 
-async function withTimeout<T>(
-  server: string,
-  what: string,
-  ms: number,
-  run: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
-  const signal = AbortSignal.timeout(ms)
-  try {
-    return await run(signal)
-  } catch (error) {
-    const reason = signal.aborted ? `${what} timed out after ${ms} ms` : `${what} failed: ${thrownMessage(error)}`
-    throw new McpServerError({ server, reason, cause: error })
-  }
-}
-
-async function openClient(server: McpServer, timeoutMs: number): Promise<McpClientLike> {
-  if ('client' in server) return server.client
-  const sdk = loadMcpSdk()
-  const transport = new sdk.StdioClientTransport({
-    command: server.command,
-    ...(server.args === undefined ? {} : { args: [...server.args] }),
-    // The SDK's safe base plus what the caller passed: nothing else of the parent's environment.
-    env: { ...sdk.getDefaultEnvironment(), ...server.env },
-    ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
-    stderr: 'ignore',
-  })
-  const client = new sdk.Client({ name: 'yoke', version: '0' })
-  await withTimeout(server.name, 'initialize', timeoutMs, async (signal) => {
-    const abandoned = new Promise<never>((_resolve, reject) => {
-      signal.addEventListener('abort', () => reject(signal.reason), { once: true })
-    })
-    try {
-      await Promise.race([client.connect(transport, { timeout: timeoutMs }), abandoned])
-    } catch (error) {
-      await client.close().catch(() => undefined)
-      throw error
-    }
-  })
-  return client
-}
-
-async function listAll(server: McpServer, client: McpClientLike, timeoutMs: number): Promise<McpToolInfo[]> {
+async function listAll(server: McpServer, client: McpConnection, timeoutMs: number): Promise<McpToolInfo[]> {
   return withTimeout(server.name, 'tools/list', timeoutMs, async (signal) => {
     const tools: McpToolInfo[] = []
     let cursor: string | undefined
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const list = await client.listTools(cursor === undefined ? undefined : { cursor }, { signal, timeout: timeoutMs })
+      const list = await client.listTools(cursor, { signal, timeout: timeoutMs })
       tools.push(...list.tools)
       cursor = list.nextCursor
       if (cursor === undefined) return tools
@@ -165,17 +127,26 @@ function defineMcpTool(entry: ListedServer, tool: McpToolInfo, name: string): To
       isConcurrencySafe: () => parallel,
       ...(server.callTimeoutMs === undefined ? {} : { timeoutMs: server.callTimeoutMs }),
       execute: async (args, context): Promise<ToolReturn> => {
-        let result: Awaited<ReturnType<McpClientLike['callTool']>>
+        let result: Awaited<ReturnType<McpConnection['callTool']>>
+        const progress = createMcpProgressRelay((value) => context.reportProgress(value))
         try {
-          result = await client.callTool({ name: tool.name, arguments: args }, undefined, {
-            signal: context.signal,
-            ...(server.callTimeoutMs === undefined ? {} : { timeout: server.callTimeoutMs }),
-          })
+          result = await client.callTool(
+            { name: tool.name, arguments: args },
+            {
+              signal: context.signal,
+              timeout: server.callTimeoutMs ?? NO_DEADLINE_MS,
+              onprogress: progress.onprogress,
+            },
+          )
         } catch (error) {
           // The client rejects once the signal aborts (after telling the server); returning lets
           // Yoke record the call as aborted or timed out instead of as a failure.
           if (context.signal.aborted) return undefined
-          throw new Error(`MCP server "${server.name}": ${thrownMessage(error)}`, { cause: error })
+          // A failed restart already names the server; its reason is enough.
+          const message = McpServerError.is(error) ? error.reason : thrownMessage(error)
+          throw new Error(`MCP server "${server.name}": ${message}`, { cause: error })
+        } finally {
+          progress.flush()
         }
         // The compatibility shape of old protocol versions: a bare value, shown as JSON.
         if (!('content' in result) && 'toolResult' in result) return result.toolResult as ToolReturn
@@ -193,7 +164,11 @@ function defineMcpTool(entry: ListedServer, tool: McpToolInfo, name: string): To
 
 /**
  * Connects MCP servers and turns their tools into Yoke tool definitions. Stdio servers are
- * started here (with only the environment passed to them); injected clients are used as they are.
+ * started here (with only the environment passed to them) and started again by the next call after
+ * they died; URL servers get a Streamable HTTP session, opened again (and the call retried once)
+ * when the server says it expired; injected clients are used as they are. Each call passes on the
+ * turn's signal (the server gets `notifications/cancelled`) and relays the server's progress as
+ * coalesced live `tools/progress` events.
  * Names the model would refuse get a stable short hash; a name two servers share is qualified by
  * each server's name (`server_tool`), and {@link McpToolset.mounted} reports every rename. Input
  * schemas are passed to the model as the server wrote them. If any server fails, every one
@@ -209,7 +184,7 @@ function defineMcpTool(entry: ListedServer, tool: McpToolInfo, name: string): To
  * @returns the toolset; close it (or the plugin closes it on harness close)
  * @throws {@link McpServerError} `MCP_SERVER_FAILED` naming the server: initialize timed out or
  *   failed, the tool list failed, repeats a name or has a tool that cannot be defined (a schema that
- *   is not an object schema); `MissingPeerError` for a stdio server without `@modelcontextprotocol/sdk`
+ *   is not an object schema); `MissingPeerError` for a stdio or URL server without `@modelcontextprotocol/sdk`
  */
 export async function connectMcpServers(servers: readonly McpServer[]): Promise<McpToolset> {
   const names = new Set<string>()
@@ -217,7 +192,7 @@ export async function connectMcpServers(servers: readonly McpServer[]): Promise<
     if (names.has(server.name)) throw new McpServerError({ server: server.name, reason: 'is declared twice' })
     names.add(server.name)
   }
-  const clients: McpClientLike[] = []
+  const clients: McpConnection[] = []
   let closed: Promise<void> | undefined
   const close = (): Promise<void> => {
     closed ??= Promise.allSettled(clients.map((client) => client.close())).then(() => undefined)
@@ -227,7 +202,7 @@ export async function connectMcpServers(servers: readonly McpServer[]): Promise<
     const listed: ListedServer[] = []
     for (const server of servers) {
       const timeoutMs = server.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
-      const client = await openClient(server, timeoutMs)
+      const client = await openMcpConnection(server, timeoutMs)
       clients.push(client)
       const tools = await listAll(server, client, timeoutMs)
       checkUnique(server.name, tools)

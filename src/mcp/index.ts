@@ -10,6 +10,7 @@ export type {
   McpContentBlock,
   McpInputSchema,
   McpLegacyToolResult,
+  McpProgress,
   McpRequestOptions,
   McpToolAnnotations,
   McpToolInfo,
@@ -18,6 +19,7 @@ export type {
 export { type McpPluginOptions, mcpPlugin } from './mcp-plugin.js'
 export {
   type McpClientServerSpec,
+  type McpHttpServerSpec,
   type McpServer,
   type McpServerCommon,
   type McpServerKind,

@@ -1,7 +1,7 @@
 import { loadPeer } from '../persistence/load-peer.js'
 import type { McpClientLike } from './mcp-client-like.js'
 
-/** The parts of `@modelcontextprotocol/sdk` that a stdio server needs. */
+/** The parts of `@modelcontextprotocol/sdk` that a stdio or URL server needs. */
 export interface McpSdk {
   /** `new Client(info)` from `client/index.js`. */
   readonly Client: new (info: {
@@ -9,6 +9,10 @@ export interface McpSdk {
     version: string
   }) => McpClientLike & {
     connect(transport: unknown, options?: { timeout?: number }): Promise<void>
+    /** Called once the transport closed (a stdio child that exited, a closed client). */
+    onclose?: (() => void) | undefined
+    /** The connected transport; a Streamable HTTP one can end its session with `DELETE`. */
+    readonly transport?: { terminateSession?: () => Promise<void> } | undefined
   }
   /** `new StdioClientTransport(params)` from `client/stdio.js`. */
   readonly StdioClientTransport: new (params: {
@@ -20,6 +24,11 @@ export interface McpSdk {
   }) => unknown
   /** The minimal environment the SDK gives a child (`HOME`, `PATH`, `USER`, … only). */
   readonly getDefaultEnvironment: () => Record<string, string>
+  /** `new StreamableHTTPClientTransport(url, options)` from `client/streamableHttp.js`. */
+  readonly StreamableHTTPClientTransport: new (
+    url: URL,
+    options?: { requestInit?: { headers?: Record<string, string> } },
+  ) => unknown
 }
 
 const peer = {
@@ -29,19 +38,27 @@ const peer = {
 } as const
 
 /**
- * Loads the SDK's client parts the moment a stdio server is mounted, so importing `yoke/mcp`
+ * Loads the SDK's client parts the moment a stdio or URL server is declared, so importing `yoke/mcp`
  * never needs the optional peer and a missing one is a `MissingPeerError` naming it.
  *
- * @returns the client class, the stdio transport and the default environment
+ * @returns the client class, the stdio and Streamable HTTP transports and the default environment
  * @throws `MissingPeerError` when `@modelcontextprotocol/sdk` is not installed
  * @internal
  */
 export function loadMcpSdk(): McpSdk {
   const client = loadPeer({ ...peer, entry: '@modelcontextprotocol/sdk/client/index.js' }) as Pick<McpSdk, 'Client'>
-  const stdio = loadPeer({ ...peer, entry: '@modelcontextprotocol/sdk/client/stdio.js' }) as Omit<McpSdk, 'Client'>
+  const stdio = loadPeer({ ...peer, entry: '@modelcontextprotocol/sdk/client/stdio.js' }) as Pick<
+    McpSdk,
+    'StdioClientTransport' | 'getDefaultEnvironment'
+  >
+  const http = loadPeer({ ...peer, entry: '@modelcontextprotocol/sdk/client/streamableHttp.js' }) as Pick<
+    McpSdk,
+    'StreamableHTTPClientTransport'
+  >
   return {
     Client: client.Client,
     StdioClientTransport: stdio.StdioClientTransport,
     getDefaultEnvironment: stdio.getDefaultEnvironment,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
   }
 }

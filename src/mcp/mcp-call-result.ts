@@ -1,4 +1,4 @@
-import type { JsonObject } from '../session/json-value.js'
+import type { JsonObject, JsonValue } from '../session/json-value.js'
 import { isJsonValue } from '../session/snapshot/snapshot-json.js'
 import type { ToolContentBlock } from '../tools/tool-definition.js'
 import { toolResult } from '../tools/tool-result.js'
@@ -82,7 +82,7 @@ export function mcpCallResult(result: McpCallToolResult, origin: McpCallOrigin):
     mcp: {
       server: origin.server,
       tool: origin.tool,
-      ...(keepStructured ? { structuredContent: structured as JsonObject } : {}),
+      ...(keepStructured ? { structuredContent: structured as JsonValue } : {}),
     },
   }
   return toolResult({ content: blocks, meta, ...(isError ? { isError } : {}) })

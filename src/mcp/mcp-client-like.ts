@@ -60,8 +60,8 @@ export interface McpContentBlock {
 export interface McpCallToolResult {
   /** The result's content blocks. */
   readonly content?: readonly McpContentBlock[] | undefined
-  /** The result as a JSON object, for tools that declare an output schema. */
-  readonly structuredContent?: { readonly [key: string]: unknown } | undefined
+  /** The result as JSON, for tools that declare an output schema (an object in 1.x, any JSON value in 2.x). */
+  readonly structuredContent?: unknown
   /** The tool failed; the content says why. */
   readonly isError?: boolean | undefined
   readonly [key: string]: unknown
@@ -73,17 +73,31 @@ export interface McpLegacyToolResult {
   readonly toolResult: unknown
 }
 
+/** A progress notification of a running request, as the server sent it. */
+export interface McpProgress {
+  /** The progress so far (grows with every notification). */
+  readonly progress: number
+  /** The total, when the server knows it. */
+  readonly total?: number | undefined
+  /** A human-readable message. */
+  readonly message?: string | undefined
+}
+
 /** Per-request options of an MCP client. */
 export interface McpRequestOptions {
   /** Cancels the request (the client tells the server with `notifications/cancelled`). */
   readonly signal?: AbortSignal
   /** The request's timeout in milliseconds. */
   readonly timeout?: number
+  /** Asks the server for progress notifications (a progress token is sent) and receives them. */
+  readonly onprogress?: (progress: McpProgress) => void
 }
 
 /**
  * An MCP client that is already connected: what `mcpServer({ client })` takes. The
- * `@modelcontextprotocol/sdk` 1.x `Client` fits after `await client.connect(transport)`.
+ * `@modelcontextprotocol/sdk` 1.x `Client` fits after `await client.connect(transport)`, and so
+ * does the `@modelcontextprotocol/client` 2.x `Client`, whose `callTool` takes the options second
+ * (see `clientApi` of `mcpServer`).
  */
 export interface McpClientLike {
   /**
@@ -97,8 +111,9 @@ export interface McpClientLike {
    * Calls a tool.
    *
    * @param params - the tool's name on the server and its arguments
-   * @param resultSchema - left `undefined` (the client's default result schema)
-   * @param options - the request's signal and timeout
+   * @param resultSchema - left `undefined` (the client's default result schema); a 2.x client
+   *   gets the request options here instead
+   * @param options - the request's signal, timeout and progress callback
    */
   callTool(
     params: { name: string; arguments?: Record<string, unknown> },

@@ -37,22 +37,38 @@ export interface McpStdioServerSpec extends McpServerCommon {
   readonly cwd?: string
 }
 
+/** A server reached over Streamable HTTP at a URL. */
+export interface McpHttpServerSpec extends McpServerCommon {
+  /** The server's MCP endpoint, `http:` or `https:` (e.g. `'http://127.0.0.1:3001/mcp'`). */
+  readonly url: string | URL
+  /** Headers sent with every request (an `Authorization` header, say); only these are sent. */
+  readonly headers?: Readonly<Record<string, string>>
+}
+
 /** A client the caller connected itself (any transport, any client version with the same methods). */
 export interface McpClientServerSpec extends McpServerCommon {
   /** The connected client; `close()` on the harness closes it. */
   readonly client: McpClientLike
+  /**
+   * Where the client's `callTool` takes its request options: `1` for `callTool(params,
+   * resultSchema, options)` (the `@modelcontextprotocol/sdk` 1.x `Client`), `2` for
+   * `callTool(params, options)` (the `@modelcontextprotocol/client` 2.x `Client`).
+   *
+   * @default 2 when the client has a `getProtocolEra` method (only 2.x clients do), else 1
+   */
+  readonly clientApi?: 1 | 2
 }
 
-/** How to reach an MCP server: a stdio command, or a connected client. */
-export type McpServerSpec = McpStdioServerSpec | McpClientServerSpec
+/** How to reach an MCP server: a stdio command, a Streamable HTTP URL, or a connected client. */
+export type McpServerSpec = McpStdioServerSpec | McpHttpServerSpec | McpClientServerSpec
 
 /** A validated, frozen server declaration (what {@link mcpServer} returns). Inert until mounted. */
 export type McpServer = McpServerSpec & McpServerKind
 
 /** What {@link mcpServer} adds to a declaration. */
 export interface McpServerKind {
-  /** `'stdio'` for a command Yoke starts, `'client'` for a connected client. */
-  readonly kind: 'stdio' | 'client'
+  /** `'stdio'` for a command Yoke starts, `'http'` for a URL Yoke connects to, `'client'` for a connected client. */
+  readonly kind: 'stdio' | 'http' | 'client'
 }
 
 function fail(field: string, reason: string, value: unknown): never {
@@ -80,9 +96,26 @@ function checkStdio(spec: McpStdioServerSpec): void {
     fail('cwd', 'must be a non-empty string', spec.cwd)
 }
 
+function checkHttp(spec: McpHttpServerSpec): URL {
+  let url: URL
+  try {
+    url = new URL(spec.url)
+  } catch {
+    fail('url', 'must be an absolute http: or https: URL', spec.url)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail('url', 'must be an http: or https: URL', spec.url)
+  if (spec.headers !== undefined) {
+    if (typeof spec.headers !== 'object' || spec.headers === null || Array.isArray(spec.headers))
+      fail('headers', 'must be an object of strings', spec.headers)
+    for (const [key, value] of Object.entries(spec.headers))
+      if (typeof value !== 'string') fail(`headers.${key}`, 'must be a string', value)
+  }
+  return url
+}
+
 /**
  * Declares an MCP server whose tools Yoke mounts: a stdio command (started when mounted, ended on
- * close), or an already connected client. Validates the declaration and connects nothing.
+ * close), a Streamable HTTP URL, or an already connected client. Validates the declaration and connects nothing.
  *
  * @example
  * ```ts
@@ -92,12 +125,14 @@ function checkStdio(spec: McpStdioServerSpec): void {
  *   args: ['-y', '@modelcontextprotocol/server-everything'],
  *   env: { API_KEY: process.env.EVERYTHING_KEY ?? '' }, // only what you pass reaches the server
  * })
+ * const remote = mcpServer({ name: 'remote', url: 'http://127.0.0.1:3001/mcp', headers: { authorization: 'Bearer …' } })
  * ```
  *
- * @param spec - `name` and either `command` (with `args`, `env`, `cwd`) or `client`; optional timeouts
+ * @param spec - `name` and one of `command` (with `args`, `env`, `cwd`), `url` (with `headers`) or
+ *   `client` (with `clientApi`); optional timeouts
  * @returns the frozen declaration, for {@link mcpPlugin} or {@link connectMcpServers}
  * @throws `InvalidArgumentError` naming the field (`mcpServer name`, `mcpServer command`, …);
- *   `MissingPeerError` for a stdio server when `@modelcontextprotocol/sdk` is not installed
+ *   `MissingPeerError` for a stdio or URL server when `@modelcontextprotocol/sdk` is not installed
  */
 export function mcpServer(spec: McpServerSpec): McpServer {
   if (typeof spec !== 'object' || spec === null) fail('spec', 'must be an object', spec)
@@ -105,10 +140,21 @@ export function mcpServer(spec: McpServerSpec): McpServer {
     fail('name', 'must be 1-32 characters of [A-Za-z0-9_-]', spec.name)
   checkTimeout('connectTimeoutMs', spec.connectTimeoutMs)
   checkTimeout('callTimeoutMs', spec.callTimeoutMs)
-  const hasCommand = 'command' in spec
-  const hasClient = 'client' in spec
-  if (hasCommand === hasClient) fail('spec', 'needs exactly one of command or client', spec)
-  if (hasClient) {
+  const forms = ['command', 'url', 'client'].filter((key) => key in spec)
+  if (forms.length !== 1) fail('spec', 'needs exactly one of command, url or client', spec)
+  if ('url' in spec) {
+    const url = checkHttp(spec)
+    loadMcpSdk()
+    return Object.freeze({
+      ...spec,
+      url: url.href,
+      ...(spec.headers === undefined ? {} : { headers: Object.freeze({ ...spec.headers }) }),
+      kind: 'http' as const,
+    })
+  }
+  if ('client' in spec) {
+    if (spec.clientApi !== undefined && spec.clientApi !== 1 && spec.clientApi !== 2)
+      fail('clientApi', 'must be 1 or 2', spec.clientApi)
     const client = spec.client as Partial<McpClientLike> | null
     if (
       typeof client !== 'object' ||

@@ -89,6 +89,7 @@ export async function bundle(entry: string, options: { readonly external?: reado
     alias: {
       'yoke/testing': join(root, 'src', 'testing', 'index.ts'),
       'yoke/ai-sdk': join(root, 'src', 'ai-sdk', 'index.ts'),
+      'yoke/mcp': join(root, 'src', 'mcp', 'index.ts'),
       yoke: join(root, 'src', 'index.ts'),
     },
   })

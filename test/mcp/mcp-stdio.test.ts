@@ -219,7 +219,7 @@ describe('bad input', () => {
     expect(() => mcpServer({ name: 'a', command: 'x', env: { A: 1 as unknown as string } })).toThrow(/mcpServer env.A/)
     expect(() => mcpServer({ name: 'a', command: 'x', connectTimeoutMs: 0 })).toThrow(/connectTimeoutMs/)
     expect(() => mcpServer({ name: 'a', client: {} as never })).toThrow(/mcpServer client/)
-    expect(() => mcpServer({ name: 'a' } as never)).toThrow(/exactly one of command or client/)
+    expect(() => mcpServer({ name: 'a' } as never)).toThrow(/exactly one of command, url or client/)
   })
 
   test('two declarations with one name are refused before anything starts', async () => {

@@ -106,6 +106,21 @@ describe.each(builds)('the %s build', (_build, extension, load) => {
     })
   })
 
+  test('without @modelcontextprotocol/sdk, a URL mcpServer() throws MissingPeerError; an injected client needs no peer', async () => {
+    const url = await probe(
+      `mcp-url.${extension}`,
+      load('mcpServer', 'yoke/mcp'),
+      "mcpServer({ name: 'remote', url: 'http://127.0.0.1:1/mcp' })",
+    )
+    expect(url).toMatchObject({ threw: true, name: 'MissingPeerError', peer: '@modelcontextprotocol/sdk' })
+    const injected = await probe(
+      `mcp-client.${extension}`,
+      load('mcpServer', 'yoke/mcp'),
+      "mcpServer({ name: 'mine', client: { listTools() {}, callTool() {}, close() {} } })",
+    )
+    expect(injected).toEqual({ threw: false })
+  })
+
   test('bad options are reported before the missing peer', async () => {
     const sqlite = await probe(
       `bad-sqlite.${extension}`,
