@@ -86,7 +86,11 @@ export async function bundle(entry: string, options: { readonly external?: reado
     outfile: file,
     logLevel: 'warning',
     external: [...(options.external ?? [])],
-    alias: { 'yoke/testing': join(root, 'src', 'testing', 'index.ts'), yoke: join(root, 'src', 'index.ts') },
+    alias: {
+      'yoke/testing': join(root, 'src', 'testing', 'index.ts'),
+      'yoke/ai-sdk': join(root, 'src', 'ai-sdk', 'index.ts'),
+      yoke: join(root, 'src', 'index.ts'),
+    },
   })
   return {
     file,
