@@ -55,7 +55,7 @@ function contentOf(parts: readonly unknown[], at: string): (TextBlock | ImageBlo
  *
  * @param body - the parsed JSON body
  * @returns the chat id, the input for `agent.stream()`, the trigger and the message id
- * @throws {@link InvalidArgumentError} (`INVALID_ARGUMENT`) naming what is wrong: `body`,
+ * @throws `InvalidArgumentError` (`INVALID_ARGUMENT`) naming what is wrong: `body`,
  *   `body.id`, `body.messages`, `body.trigger`, `body.messageId`, `body.messages[2].role`,
  *   `body.messages[2].parts[0].text`, … (answer it with a 400)
  * @example

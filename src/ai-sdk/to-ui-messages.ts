@@ -150,7 +150,7 @@ function isSessionOwner(source: unknown): source is SessionOwner {
  * @param source - an agent (or `{ session, ctx }`), or `harness.readSession()`'s `{ id, events }`
  * @param options - message ids, reasoning, tool parts and outputs, as the stream was given them
  * @returns the messages, oldest first
- * @throws {@link InvalidArgumentError} for a bad source or option
+ * @throws `InvalidArgumentError` for a bad source or option
  * @example
  * ```ts
  * // GET /api/chat/:id: the history for useChat({ id, messages })

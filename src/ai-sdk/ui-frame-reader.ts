@@ -148,7 +148,7 @@ export function runFrames(run: AgentRun, options: Omit<TranslatorOptions, 'sessi
 /**
  * @internal Frames of a session: after `lastEventId` to the end of its turn, or else the running turn
  * from its `turn/start`; `undefined` when there is neither (no turn runs).
- * @throws {@link LastEventIdError} for an id that is not a frame id or lies past the log's end
+ * @throws `LastEventIdError` for an id that is not a frame id or lies past the log's end
  */
 export function sessionFrames(
   source: SessionOwner,

@@ -9,8 +9,14 @@ export interface UITurn {
   readonly turn: number
 }
 
+/** The kinds of turn end a client is shown as an error. */
+interface FailedKind {
+  /** `'error'`: the turn failed; `'interrupted'`: it never ended (the process stopped). */
+  readonly kind: 'error' | 'interrupted'
+}
+
 /** A turn end the client is shown as an error: the turn failed, or never ended (a crash). */
-export type UIFailedTurnEnd = Extract<TurnEndReason, { readonly kind: 'error' | 'interrupted' }>
+export type UIFailedTurnEnd = Extract<TurnEndReason, FailedKind>
 
 /** How a session's turns become UI messages: shared by the UI message stream and {@link toUIMessages}. */
 export interface UIMessageOptions {
@@ -92,7 +98,7 @@ export const invalidInputText = 'The model sent tool input that is not valid JSO
 
 /**
  * @internal Applies the defaults and checks the option types.
- * @throws {@link InvalidArgumentError} naming the option (`options.sendReasoning`, …)
+ * @throws `InvalidArgumentError` naming the option (`options.sendReasoning`, …)
  */
 export function resolveUIMessageOptions(options: UIMessageOptions): ResolvedUIMessageOptions {
   const { messageId, sendReasoning, dynamicTools, toolOutput } = options
@@ -110,7 +116,7 @@ export function resolveUIMessageOptions(options: UIMessageOptions): ResolvedUIMe
 
 /**
  * @internal Checks that an option is absent or of the given `typeof`.
- * @throws {@link InvalidArgumentError} `options.<name>`
+ * @throws `InvalidArgumentError` `options.<name>`
  */
 export function checkOption(name: string, value: unknown, type: 'function' | 'boolean' | 'string'): void {
   if (value !== undefined && typeof value !== type) {

@@ -160,7 +160,7 @@ function streamHeaders(options: UIMessageResponseSettings): Headers {
  * @param options - message ids, reasoning, tool parts, error text, heartbeat, lag bound, headers;
  *   for a session `lastEventId`
  * @returns the response
- * @throws {@link InvalidArgumentError} for a bad source or option
+ * @throws `InvalidArgumentError` for a bad source or option
  * @example
  * ```ts
  * // Next.js app/api/chat/route.ts

@@ -65,7 +65,7 @@ export function isRun(source: unknown): source is AgentRun {
 
 /**
  * @internal Opens the frame reader of a source; `undefined` when a session has no turn to serve.
- * @throws {@link InvalidArgumentError}; {@link LastEventIdError}
+ * @throws `InvalidArgumentError`; `LastEventIdError`
  */
 export function openFrames(
   source: UIMessageStreamSource,
@@ -99,7 +99,7 @@ export function openFrames(
  * @param source - a run from `agent.stream()`, or the agent (or `{ session, ctx: harness.ctx }`)
  * @param options - message ids, reasoning, tool parts, error text; for a session `lastEventId`
  * @returns the chunks
- * @throws {@link InvalidArgumentError} for a bad source or option; {@link LastEventIdError} for a
+ * @throws `InvalidArgumentError` for a bad source or option; `LastEventIdError` for a
  *   `lastEventId` that is not a frame id of this session
  * @example
  * ```ts
