@@ -388,6 +388,44 @@ describe('resuming', () => {
   })
 })
 
+describe('the response', () => {
+  test('an idle connection gets heartbeat comments, which the AI SDK reader skips; the signal ends the response', async () => {
+    const held = gate()
+    const slow = defineTool({
+      name: 'weather',
+      description: 'Slow weather.',
+      input: z.object({ city: z.string() }),
+      execute: async () => {
+        await held.promise
+        return 'snow'
+      },
+    })
+    const harness = await harnessWith([toolTurn, text('Snow.')], [slow])
+    const agent = await harness.createAgent()
+    const shutdown = new AbortController()
+    const response = uiMessageStreamResponse(agent.stream('Weather?'), { heartbeatMs: 5, signal: shutdown.signal })
+    const [raw, parsed] = response.body?.tee() ?? []
+    const chunks = collect(parseJsonEventStream({ stream: parsed as ReadableStream<Uint8Array>, schema: uiMessageChunkSchema }))
+    const decoder = new TextDecoder()
+    let received = ''
+    const reader = (raw as ReadableStream<Uint8Array>).getReader()
+    while (!received.includes(': hb\n\n') || !received.includes('tool-input-available')) {
+      const next = await reader.read()
+      if (next.done) throw new Error('the stream ended early')
+      received += decoder.decode(next.value, { stream: true })
+    }
+    shutdown.abort()
+    while (!(await reader.read()).done) {}
+    const results = await chunks
+    expect(results.every((result) => result.success)).toBe(true)
+    expect(results.at(-1)).toMatchObject({ value: { type: 'tool-input-available' } })
+    // The turn goes on without the reader.
+    held.open()
+    await agent.whenIdle()
+    expect(agent.session.at(agent.session.length - 1)?.type).toBe('turn/end')
+  })
+})
+
 describe('bad input', () => {
   test.each([
     ['abc', 'not-a-seq'],
