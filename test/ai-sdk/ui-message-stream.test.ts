@@ -405,7 +405,9 @@ describe('the response', () => {
     const shutdown = new AbortController()
     const response = uiMessageStreamResponse(agent.stream('Weather?'), { heartbeatMs: 5, signal: shutdown.signal })
     const [raw, parsed] = response.body?.tee() ?? []
-    const chunks = collect(parseJsonEventStream({ stream: parsed as ReadableStream<Uint8Array>, schema: uiMessageChunkSchema }))
+    const chunks = collect(
+      parseJsonEventStream({ stream: parsed as ReadableStream<Uint8Array>, schema: uiMessageChunkSchema }),
+    )
     const decoder = new TextDecoder()
     let received = ''
     const reader = (raw as ReadableStream<Uint8Array>).getReader()
