@@ -172,10 +172,9 @@ export class UIChunkTranslator {
         }
         const part =
           open !== undefined && open.kind === block.type ? open : this.#openPart(block.type, chunk.index, out, true)
-        this.#open.delete(chunk.index)
         if (part.kind === 'tool-call' || !part.sent) break
         // A block that streamed nothing (its text came whole at the end) still shows its text.
-        if (open === undefined && block.text !== '')
+        if (part !== open && block.text !== '')
           out.push({ type: `${part.kind}-delta`, id: part.id, delta: block.text })
         out.push({ type: `${part.kind}-end`, id: part.id })
         break
