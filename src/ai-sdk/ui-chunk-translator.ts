@@ -174,8 +174,7 @@ export class UIChunkTranslator {
           open !== undefined && open.kind === block.type ? open : this.#openPart(block.type, chunk.index, out, true)
         if (part.kind === 'tool-call' || !part.sent) break
         // A block that streamed nothing (its text came whole at the end) still shows its text.
-        if (part !== open && block.text !== '')
-          out.push({ type: `${part.kind}-delta`, id: part.id, delta: block.text })
+        if (part !== open && block.text !== '') out.push({ type: `${part.kind}-delta`, id: part.id, delta: block.text })
         out.push({ type: `${part.kind}-end`, id: part.id })
         break
       }
