@@ -28,6 +28,8 @@ export interface UIFrameReader {
   next(): Promise<UIFrame | undefined>
   /** Events committed but not read yet (0 before the reader opened). */
   readonly lag: number
+  /** The seq of the last event read (`-1` before the first). */
+  readonly lastReadSeq: number
   /** Sets what to call after each commit (the lag check). */
   onCommit(listener: () => void): void
   /** Stops reading; never cancels the turn. */
@@ -86,6 +88,10 @@ class CursorFrameReader implements UIFrameReader {
 
   get lag(): number {
     return this.#cursor?.lag ?? 0
+  }
+
+  get lastReadSeq(): number {
+    return this.#cursor === undefined ? -1 : this.#cursor.nextSeq - 1
   }
 
   onCommit(listener: () => void): void {

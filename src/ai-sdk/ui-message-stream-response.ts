@@ -92,7 +92,7 @@ function body(
         reader.onCommit(() => {
           if (stopped || reader.lag <= limits.maxLag) return
           stop()
-          controller.error(new StreamOverflowError({ limit: limits.maxLag, lastYieldedSeq: -1 }))
+          controller.error(new StreamOverflowError({ limit: limits.maxLag, lastYieldedSeq: reader.lastReadSeq }))
         })
         const { signal } = options
         if (signal !== undefined) {

@@ -428,6 +428,19 @@ describe('the response', () => {
   })
 })
 
+test('a reader that falls more than maxLag events behind is cut off, and resumes from the log', async () => {
+  const harness = await harnessWith([{ text: 'a long answer in many pieces', chunkSize: 1 }])
+  const agent = await harness.createAgent()
+  const run = agent.stream('Talk')
+  const response = uiMessageStreamResponse(run, { heartbeatMs: 0, maxLag: 2 })
+  await run.result
+  const read = framesOf(response)
+  await expect(read).rejects.toMatchObject({ code: 'STREAM_OVERFLOW' })
+  // Nothing is lost: the log serves the whole turn to a reconnect.
+  const whole = await framesOf(uiMessageStreamResponse(agent, { heartbeatMs: 0, lastEventId: 0 }))
+  expect(whole.at(-2)?.data).toBe('{"type":"finish","finishReason":"stop"}')
+})
+
 describe('bad input', () => {
   test.each([
     ['abc', 'not-a-seq'],
