@@ -37,6 +37,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^yoke\/testing$/, replacement: fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)) },
+      { find: /^yoke\/ai-sdk$/, replacement: fileURLToPath(new URL('./src/ai-sdk/index.ts', import.meta.url)) },
       { find: /^yoke$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
     ],
   },

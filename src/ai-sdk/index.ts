@@ -21,3 +21,47 @@ export {
   aiSdkMessageState,
 } from './ai-sdk-message-state.js'
 export type { AiSdkProviderOptionsValue } from './check-provider-options.js'
+export { type ChatRequest, parseChatRequest } from './parse-chat-request.js'
+export { toUIMessages, type UISessionEvents } from './to-ui-messages.js'
+export type {
+  UIDynamicToolPart,
+  UIFilePart,
+  UIMessage,
+  UIMessagePart,
+  UIReasoningPart,
+  UIStepStartPart,
+  UITextPart,
+  UIToolCallState,
+  UIToolPart,
+} from './ui-message.js'
+export type {
+  UIAbortChunk,
+  UIErrorChunk,
+  UIFinishChunk,
+  UIFinishReason,
+  UIFinishStepChunk,
+  UIMessageChunk,
+  UIPartBoundaryChunk,
+  UIPartDeltaChunk,
+  UIStartChunk,
+  UIStartStepChunk,
+  UIToolInputAvailableChunk,
+  UIToolInputDeltaChunk,
+  UIToolInputErrorChunk,
+  UIToolInputStartChunk,
+  UIToolOutputAvailableChunk,
+  UIToolOutputErrorChunk,
+} from './ui-message-chunk.js'
+export type { UIFailedTurnEnd, UIMessageOptions, UITurn } from './ui-message-options.js'
+export {
+  type UIMessageSessionStreamOptions,
+  type UIMessageStreamOptions,
+  type UIMessageStreamSource,
+  uiMessageStream,
+} from './ui-message-stream.js'
+export {
+  type UIMessageResponseSettings,
+  type UIMessageSessionResponseOptions,
+  type UIMessageStreamResponseOptions,
+  uiMessageStreamResponse,
+} from './ui-message-stream-response.js'
