@@ -14,7 +14,11 @@ import { expect, test } from 'vitest'
 import { z } from 'zod'
 import { createHarness, deepseek, defineTool, openaiCompatible, SessionForkError } from 'yoke'
 import { fail, fakeClock, fakeIds, scriptedModel, startMockOpenAIServer, text } from 'yoke/testing'
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import { parseJsonEventStream, readUIMessageStream, type UIMessage, uiMessageChunkSchema } from 'ai'
 import pg from 'pg'
+import { aiSdkModel, parseChatRequest, uiMessageStreamResponse } from '../../src/ai-sdk/index.js'
+import { mcpPlugin, mcpServer } from '../../src/mcp/index.js'
 import { postgresPersistence } from '../../src/postgres/index.js'
 import { sqlitePersistence } from '../../src/sqlite/index.js'
 import { bundle, root } from '../helpers/child-process.js'
@@ -41,6 +45,7 @@ test('every TypeScript block of the README is one this file runs', () => {
     "import { readFile } from 'node:fs/promises'",
     'const findUsers = defineTool({',
     "import { createHarness, deepseek, openaiCompatible } from 'yoke'",
+    "import { createOpenAICompatible } from '@ai-sdk/openai-compatible'   // or @ai-sdk/anthropic, @ai-sdk/google, …",
     "const harness = await createHarness({ persistence: { dir: './sessions' } })   // one JSONL file per session",
     "import pg from 'pg'",
     'const sessions = harness.ctx.sessions',
@@ -197,6 +202,79 @@ test('the README persistence and session log examples run as written', async () 
     expect(() => sessions.fork(session, { at: 1 })).toThrow(SessionForkError)
     expect(await harness.sessions.flush(session)).toBe(true)
     expect(await readFile(join(dir, 's1.jsonl'), 'utf8')).toContain('"turn/start"')
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+})
+
+test('the README ecosystem example: an AI SDK provider, an MCP server and the useChat route through one turn', async () => {
+  const block = typescriptBlocks.find((code) => code.startsWith('import { createOpenAICompatible }')) ?? ''
+  for (const piece of [
+    "model: aiSdkModel(local('llama3.2'))",
+    'plugins: [mcpPlugin({ servers: [files] })]',
+    "'@modelcontextprotocol/server-filesystem', './data'",
+    'const { id, input } = parseChatRequest(await request.json())',
+    'return uiMessageStreamResponse((await harness.openAgent(id)).stream(input))',
+  ])
+    expect(block).toContain(piece)
+  const dir = await mkdtemp(join(tmpdir(), 'yoke-readme-ecosystem-'))
+  const data = join(dir, 'data')
+  await mkdir(data)
+  await writeFile(join(data, 'notes.txt'), 'buy milk')
+  // The README's local server and `npx` stand in: the mock OpenAI-compatible server and the installed filesystem server.
+  await using server = await startMockOpenAIServer({
+    script: [
+      { toolCalls: [{ id: 'call-1', name: 'list_directory', arguments: { path: data } }] },
+      { text: 'The data folder holds notes.txt.' },
+    ],
+  })
+  const local = createOpenAICompatible({ name: 'local', baseURL: server.baseURL })
+  const files = mcpServer({
+    name: 'files',
+    command: process.execPath,
+    args: [join(root, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js'), data],
+  })
+  try {
+    await using harness = await createHarness({
+      model: aiSdkModel(local('llama3.2')),
+      plugins: [mcpPlugin({ servers: [files] })],
+      persistence: { dir: join(dir, 'sessions') },
+    })
+    async function POST(request: Request): Promise<Response> {
+      const { id, input } = parseChatRequest(await request.json())
+      return uiMessageStreamResponse((await harness.openAgent(id)).stream(input))
+    }
+    // The body `useChat` posts for a first message.
+    const body = {
+      id: 'chat-1',
+      trigger: 'submit-message',
+      messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'What is in the data folder?' }] }],
+    }
+    const response = await POST(
+      new Request('http://localhost/api/chat', { method: 'POST', body: JSON.stringify(body) }),
+    )
+    expect(response.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1')
+    // Read as the AI SDK's own client reads it.
+    const chunks = parseJsonEventStream({
+      stream: response.body as ReadableStream<Uint8Array>,
+      schema: uiMessageChunkSchema,
+    })
+    const valid = chunks.pipeThrough(
+      new TransformStream({
+        transform(result, controller) {
+          if (!result.success) throw result.error
+          controller.enqueue(result.value)
+        },
+      }),
+    )
+    let message: UIMessage | undefined
+    for await (const state of readUIMessageStream({ stream: valid })) message = state
+    const tool = message?.parts.find((part) => part.type === 'tool-list_directory')
+    expect(tool).toMatchObject({ state: 'output-available', input: { path: data } })
+    expect(JSON.stringify(tool)).toContain('notes.txt')
+    expect(message?.parts.filter((part) => part.type === 'text').map((part) => part.text)).toEqual([
+      'The data folder holds notes.txt.',
+    ])
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
