@@ -6,22 +6,9 @@
  * disconnects.
  */
 import { createServer } from 'node:http'
+import { sseBody } from './sse-server-body.js'
 
-const deltas = Number(process.argv[2] ?? '1000')
-const base = { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1, model: 'fake' }
-const events: string[] = [
-  JSON.stringify({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }),
-]
-for (let index = 0; index < deltas; index++)
-  events.push(JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: 'tok ' }, finish_reason: null }] }))
-events.push(
-  JSON.stringify({
-    ...base,
-    choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
-    usage: { prompt_tokens: 5, completion_tokens: deltas, total_tokens: deltas + 5 },
-  }),
-)
-const body = `${events.map((event) => `data: ${event}\n\n`).join('')}data: [DONE]\n\n`
+const body = sseBody(Number(process.argv[2] ?? '1000'))
 
 const server = createServer((request, response) => {
   request.resume()

@@ -3,12 +3,9 @@
  * floor, the AI SDK's `streamText` with its OpenAI-compatible provider, and Yoke's `openaiCompatible`
  * adapter in a fresh agent per turn (memory persistence).
  */
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
-import { streamText } from 'ai'
-import { openaiCompatible } from '../../dist/index.js'
-import type { Runtime } from './cases/case.js'
-import { yokeRuntime } from './cases/yoke.js'
+import { expectAnswer, type Runtime } from './cases/case.js'
 import type { Job, StreamResult } from './job.js'
+import { STREAMED_DELTA } from './sse-server-body.js'
 
 const cpuNow = (): number => {
   const usage = process.cpuUsage()
@@ -16,7 +13,7 @@ const cpuNow = (): number => {
 }
 
 /** The raw floor of a streamed step: fetch, split the SSE lines, `JSON.parse`, push the text. */
-async function rawStream(url: string): Promise<number> {
+async function rawStream(url: string): Promise<string> {
   const response = await fetch(`${url}/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -37,7 +34,7 @@ async function rawStream(url: string): Promise<number> {
       if (text !== undefined) parts.push(text)
     }
   }
-  return parts.length
+  return parts.join('')
 }
 
 type StreamJob = Extract<Job, { kind: 'stream' }>
@@ -46,24 +43,28 @@ type StreamJob = Extract<Job, { kind: 'stream' }>
 export async function measureStream(job: StreamJob): Promise<StreamResult> {
   let step: () => Promise<void>
   let runtime: Runtime | undefined
+  const expected = STREAMED_DELTA.repeat(job.deltas)
   if (job.case === 'stream-floor') {
-    step = async () => {
-      const count = await rawStream(job.url)
-      if (count < job.deltas) throw new Error(`floor: ${count} deltas`)
-    }
+    step = async () => expectAnswer('floor', await rawStream(job.url), expected)
   } else if (job.case === 'stream-ai-sdk') {
+    // Each case loads only its own packages, so its peak RSS is its own.
+    const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible')
+    const { streamText } = await import('ai')
     const provider = createOpenAICompatible({ name: 'loopback', baseURL: job.url })
     const model = provider.chatModel('fake')
     step = async () => {
       const result = streamText({ model, prompt: 'hi' })
-      let count = 0
-      for await (const _ of result.textStream) count++
-      if (count < job.deltas) throw new Error(`ai-sdk: ${count} deltas`)
+      const parts: string[] = []
+      for await (const part of result.textStream) parts.push(part)
+      expectAnswer('ai-sdk', parts.join(''), expected)
     }
   } else {
+    const { openaiCompatible } = await import('../../dist/index.js')
+    const { yokeRuntime } = await import('./cases/yoke.js')
     const created = await yokeRuntime('memory', {
       adapter: openaiCompatible({ baseURL: job.url, model: 'fake' }),
-      anyAnswer: true,
+      answer: expected,
+      noTools: true,
     })
     runtime = created
     step = async () => {

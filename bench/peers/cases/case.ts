@@ -30,6 +30,7 @@ export const TOOL_ARGUMENTS = '{"query":"weather"}'
 export const ANSWER = 'done'
 
 /** Throws when a turn did not end the way the script says (so a broken case cannot look fast). */
-export function expectAnswer(runtime: string, text: string | undefined): void {
-  if (text !== ANSWER) throw new Error(`${runtime}: the turn ended with ${JSON.stringify(text)}, not ${ANSWER}`)
+export function expectAnswer(runtime: string, text: string | undefined, expected = ANSWER): void {
+  if (text !== expected)
+    throw new Error(`${runtime}: the turn ended with ${JSON.stringify(text)}, not ${JSON.stringify(expected)}`)
 }

@@ -81,8 +81,10 @@ export interface YokeCaseOptions {
   readonly extra?: Record<string, unknown>
   /** Another model adapter (the streaming figure uses the OpenAI-compatible one). */
   readonly adapter?: ModelAdapter
-  /** Skips the answer check (the streaming figure answers with its own text). */
-  readonly anyAnswer?: boolean
+  /** The answer every turn must end with (the streaming figure's server sends its own text). */
+  readonly answer?: string
+  /** Registers no tool (the streaming figure's step is a plain text answer, as in its peers). */
+  readonly noTools?: boolean
 }
 
 /** Creates the Yoke runtime over memory or over JSONL files in a temp dir. */
@@ -90,7 +92,7 @@ export async function yokeRuntime(store: YokeStore, options: YokeCaseOptions = {
   const dir = store === 'jsonl' ? await mkdtemp(join(tmpdir(), 'yoke-peers-')) : undefined
   const harnessOptions = {
     model: options.adapter ?? fakeAdapter,
-    tools: [lookupTool],
+    tools: options.noTools === true ? [] : [lookupTool],
     logger: silent,
     ...(dir === undefined ? {} : { persistence: jsonlPersistence({ dir }) }),
     ...options.extra,
@@ -103,7 +105,7 @@ export async function yokeRuntime(store: YokeStore, options: YokeCaseOptions = {
         async turn(input) {
           const result = await agent.run(input)
           if (result.reason.kind !== 'completed') throw new Error(`yoke: turn ended ${JSON.stringify(result.reason)}`)
-          if (options.anyAnswer !== true) expectAnswer('yoke', result.text)
+          expectAnswer('yoke', result.text, options.answer)
         },
         close: () => agent.dispose(),
       }
