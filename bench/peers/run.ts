@@ -95,12 +95,19 @@ const here = (path: string): string => fileURLToPath(new URL(path, import.meta.u
 /** The loaders every child gets: TypeScript through tsx, and the sync counter. */
 const execArgv = ['--import', import.meta.resolve('tsx'), '--import', import.meta.resolve('./sync-counter.ts')]
 
+/**
+ * tsx reads this bench's tsconfig (no path mapping), so `yoke` in the reused root bench resolves as
+ * the package does, to the built `dist`, the same copy the cases import.
+ */
+const env = { ...process.env, TSX_TSCONFIG_PATH: here('./tsconfig.json') }
+
 /** Runs one job in a fresh child process and returns what it sent. */
 function runChild(job: Job): Promise<JobResult> {
   return new Promise((resolve, reject) => {
     const child = fork(here('./child.ts'), [JSON.stringify(job)], {
       execArgv: [...execArgv, ...(job.kind === 'cycles' || job.kind === 'idle' ? ['--expose-gc'] : [])],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env,
       // Structured clone, not JSON: a figure that could not be measured stays NaN instead of turning null.
       serialization: 'advanced',
     })
