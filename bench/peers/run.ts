@@ -198,8 +198,12 @@ try {
     const ordered = [...jobs.slice(shift), ...jobs.slice(0, shift)]
     const started = performance.now()
     for (const [key, job] of ordered) {
-      const result = await runChild(job)
-      collected.set(key, [...(collected.get(key) ?? []), result])
+      // A case that fails is reported and left out of this round; the others still run.
+      const result = await runChild(job).catch((error: unknown) => {
+        console.error(`${key}, round ${round}: ${error instanceof Error ? error.message : String(error)}`)
+        return undefined
+      })
+      if (result !== undefined) collected.set(key, [...(collected.get(key) ?? []), result])
     }
     console.log(
       `round ${round}/${options.rounds}: ${ordered.length} cases, ${((performance.now() - started) / 1_000).toFixed(0)} s`,
