@@ -24,5 +24,5 @@ async function measure(job: Job): Promise<Omit<JobResult, 'peakRss'>> {
 const job = JSON.parse(process.argv[2] ?? '{}') as Job
 const result = await measure(job)
 const message: JobResult = { ...result, peakRss: process.resourceUsage().maxRSS * 1_024 } as JobResult
-process.send?.(message)
-process.disconnect?.()
+// Disconnect once the message is out, so the child ends by itself when the runtime left nothing running.
+process.send?.(message, () => process.disconnect?.())

@@ -200,13 +200,15 @@ export function printReport(options: ReportOptions, results: ReadonlyMap<string,
   }
   for (const store of ['memory', 'jsonl']) {
     const flat = turns(`flat/yoke-${store}`)
-    if (flat !== undefined)
-      atMost(
-        `fig 4 flat, ${store}: last 10% / first 10% of ${options.flatTurns} turns (wall per step)`,
-        ratio(flat.lastWall, flat.firstWall),
-        1.2,
-        '≤ 1.2×',
-      )
+    if (flat === undefined) continue
+    // Judged on wall (what a user waits for, syncs included); the CPU ratio is shown beside it.
+    const wall = ratio(flat.lastWall, flat.firstWall)
+    figures.push({
+      name: `fig 4 flat, ${store}: last 10% / first 10% of ${options.flatTurns} turns, wall (CPU)`,
+      value: `${fixed(wall)}× (${fixed(ratio(flat.lastCpu, flat.firstCpu))}×)`,
+      target: '≤ 1.2×',
+      met: Number.isFinite(wall) ? wall <= 1.2 : undefined,
+    })
   }
   if (load !== undefined)
     atMost('fig 5 load: persistence.load / read + split + parse', load.loadMs / load.floorMs, 2, '≤ 2×')
