@@ -1,0 +1,174 @@
+/** Yoke's own figures with no peer: loading a 100,000-event log, and its memory over many agents. */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createHarness, jsonlPersistence, type SessionEvent } from '../../dist/index.js'
+import type { Runtime } from './cases/case.js'
+import { fakeAdapter, lookupTool, yokeRuntime } from './cases/yoke.js'
+import type { CyclesResult, IdleResult, Job, LoadResult } from './job.js'
+
+/** What the load figure reuses from the repository's persistence bench (loaded at run time). */
+interface PersistenceBench {
+  logOf(count: number): readonly SessionEvent[]
+  interleavedBest(
+    rounds: number,
+    cases: readonly { readonly name: string; readonly run: () => Promise<void> }[],
+  ): Promise<{ readonly name: string; readonly opsPerSecond: number }[]>
+}
+
+/**
+ * `persistence.load` of a stored log against `readFile` + `split` + `JSON.parse`, interleaved, each
+ * keeping its best round: the same cases as the load part of `npm run bench persistence`, reusing
+ * its log builder and round helper.
+ */
+export async function measureLoad(job: Extract<Job, { kind: 'load' }>): Promise<LoadResult> {
+  // A path the type checker does not follow: the repository's bench is checked with the package sources.
+  const benchPath = new URL('../persistence.bench.ts', import.meta.url).href
+  const bench = (await import(benchPath)) as PersistenceBench
+  const { readFile, stat } = await import('node:fs/promises')
+  const dir = await mkdtemp(join(tmpdir(), 'yoke-peers-load-'))
+  try {
+    const events = bench.logOf(job.events)
+    const writer = jsonlPersistence({ dir })
+    await writer.create({ version: 1, id: 'p1', createdAt: 1_000 })
+    const lease = await writer.acquire('p1')
+    for (let at = 0; at < events.length; at += 100)
+      await writer.append('p1', events.slice(at, at + 100), { expectedSeq: at, lease })
+    await lease.release()
+    await writer.close()
+    const path = join(dir, 'p1.jsonl')
+    const harness = await createHarness({ persistence: jsonlPersistence({ dir }) })
+    const [floor, load] = await bench.interleavedBest(job.rounds, [
+      {
+        name: 'floor',
+        run: async () => {
+          const lines = (await readFile(path, 'utf8')).split('\n')
+          let parsed = 0
+          for (const line of lines) if (line.length > 0 && JSON.parse(line) !== undefined) parsed++
+          if (parsed !== events.length + 1) throw new Error(`parsed ${parsed} lines`)
+        },
+      },
+      {
+        name: 'load',
+        run: async () => {
+          if ((await harness.persistence.load('p1')).events.length !== events.length) throw new Error('short load')
+        },
+      },
+    ])
+    await harness.close()
+    return {
+      kind: 'load',
+      floorMs: 1_000 / (floor?.opsPerSecond ?? Number.NaN),
+      loadMs: 1_000 / (load?.opsPerSecond ?? Number.NaN),
+      megabytes: (await stat(path)).size / 1_048_576,
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+const collect = (): void => {
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (gc === undefined) throw new Error('run with --expose-gc')
+  gc()
+  gc()
+}
+
+/** Listeners on the process (every event name) — a leak of signal or exit handlers shows here. */
+function processListeners(): number {
+  return process.eventNames().reduce((total, name) => total + process.listenerCount(name), 0)
+}
+
+/**
+ * Yoke over `cycles` create/run/dispose cycles: heap and counts after a gc at 10% of the cycles and
+ * at the end. With `persistence: 'false'` the harness is asked for no store at all; while that
+ * option does not exist the harness refuses it and the memory store is measured (and said so).
+ */
+export async function measureCycles(job: Extract<Job, { kind: 'cycles' }>): Promise<CyclesResult> {
+  let persistence = job.persistence
+  let note: string | undefined
+  let runtime: Runtime
+  try {
+    runtime = await yokeRuntime('memory', persistence === 'false' ? { extra: { persistence: false } } : {})
+  } catch (error) {
+    note = `persistence: false refused (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); measured with memory`
+    persistence = 'memory'
+    runtime = await yokeRuntime('memory')
+  }
+  const early = Math.max(1, Math.round(job.cycles / 10))
+  let heapEarly = 0
+  let listenersEarly = 0
+  let resourcesEarly = 0
+  for (let cycle = 1; cycle <= job.cycles; cycle++) {
+    const conversation = await runtime.conversation()
+    await conversation.turn(`question ${cycle}`)
+    await conversation.close()
+    if (cycle === early) {
+      collect()
+      heapEarly = process.memoryUsage().heapUsed
+      listenersEarly = processListeners()
+      resourcesEarly = process.getActiveResourcesInfo().length
+    }
+  }
+  collect()
+  const result: CyclesResult = {
+    kind: 'cycles',
+    persistence,
+    ...(note === undefined ? {} : { note }),
+    heapEarly,
+    heapEnd: process.memoryUsage().heapUsed,
+    listenersEarly,
+    listenersEnd: processListeners(),
+    resourcesEarly,
+    resourcesEnd: process.getActiveResourcesInfo().length,
+    cycles: job.cycles,
+  }
+  await runtime.close()
+  return result
+}
+
+/**
+ * A live, idle agent over a stored session of about `events` events: the session is written by one
+ * harness (JSONL), then a second harness opens it; the heap it holds afterwards (after a gc) against
+ * the JSON bytes of its events. A first session is opened before, so code loading and first-use caches
+ * are not counted.
+ */
+export async function measureIdle(job: Extract<Job, { kind: 'idle' }>): Promise<IdleResult> {
+  const dir = await mkdtemp(join(tmpdir(), 'yoke-peers-idle-'))
+  try {
+    const writer = await yokeHarness(dir)
+    for (const id of ['warm', 'idle']) {
+      const agent = await writer.createAgent({ sessionId: id })
+      let turn = 0
+      while (agent.session.length < job.events) await agent.run(`question ${++turn}`)
+      await agent.dispose()
+    }
+    await writer.close()
+    const reader = await yokeHarness(dir)
+    const warm = await reader.openAgent('warm')
+    collect()
+    const before = process.memoryUsage().heapUsed
+    const idle = await reader.openAgent('idle')
+    collect()
+    const heldBytes = process.memoryUsage().heapUsed - before
+    const jsonBytes = idle.session.events.reduce((total, event) => total + Buffer.byteLength(JSON.stringify(event)), 0)
+    const events = idle.session.length
+    await idle.dispose()
+    await warm.dispose()
+    await reader.close()
+    return { kind: 'idle', events, jsonBytes, heldBytes }
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+async function yokeHarness(dir: string): Promise<Awaited<ReturnType<typeof createHarness>>> {
+  return createHarness({
+    model: fakeAdapter,
+    tools: [lookupTool],
+    persistence: jsonlPersistence({ dir }),
+    logger: silentLogger,
+  })
+}
+
+const silentLogger = { debug() {}, info() {}, warn() {}, error() {} }
