@@ -8,26 +8,16 @@
  * @module
  */
 import { DefaultChatTransport, type UIMessage, validateUIMessages } from 'ai'
-import { afterEach, expect, test } from 'vitest'
+import { expect, test } from 'vitest'
 import { createHarness, defineTool, type Harness } from 'yoke'
 import { fail, scriptedModel, text } from 'yoke/testing'
 import { z } from 'zod'
 import { toUIMessages } from '../../src/ai-sdk/index.js'
-import { gate, openAllGates, until } from '../helpers/gates.js'
+import { gate, until } from '../helpers/gates.js'
 import { type ChatServer, droppingChat, startChatServer, TestChat } from './ui-chat.js'
+import { heldWeatherTool, useCleanups, weatherTool } from './fixtures.js'
 
-const cleanups: (() => Promise<void>)[] = []
-afterEach(async () => {
-  openAllGates()
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
-
-const weather = defineTool({
-  name: 'weather',
-  description: 'The weather in a city.',
-  input: z.object({ city: z.string() }),
-  execute: (args) => `sunny in ${args.city}`,
-})
+const cleanups = useCleanups()
 
 const broken = defineTool({
   name: 'broken',
@@ -66,7 +56,7 @@ test('useChat renders a turn with reasoning, text, a tool call with its input an
     },
     text('It is sunny in Paris.', { chunkSize: 5 }),
   ])
-  const harness = await createHarness({ model, tools: [weather, broken] })
+  const harness = await createHarness({ model, tools: [weatherTool, broken] })
   const server = await serve(harness)
   const finished: { isError: boolean; finishReason: string | undefined }[] = []
   const chat = new TestChat({
@@ -219,15 +209,7 @@ test('a cancelled turn ends with an abort chunk: the chat is ready and keeps wha
 
 test('a dropped connection is resumed with useChat resume (GET {api}/{id}/stream): the message is whole, every part once', async () => {
   const held = gate()
-  const waiting = defineTool({
-    name: 'weather',
-    description: 'The weather, slowly.',
-    input: z.object({ city: z.string() }),
-    execute: async (args) => {
-      await held.promise
-      return `rainy in ${args.city}`
-    },
-  })
+  const waiting = heldWeatherTool(held.promise, (city) => `rainy in ${city}`, 'The weather, slowly.')
   const model = scriptedModel([
     {
       reasoning: 'Hmm.',
@@ -276,15 +258,7 @@ test('a dropped connection is resumed with useChat resume (GET {api}/{id}/stream
 
 test('a page reload renders the history with toUIMessages, and resuming the running turn replaces its partial message', async () => {
   const held = gate()
-  const waiting = defineTool({
-    name: 'weather',
-    description: 'The weather, slowly.',
-    input: z.object({ city: z.string() }),
-    execute: async (args) => {
-      await held.promise
-      return `windy in ${args.city}`
-    },
-  })
+  const waiting = heldWeatherTool(held.promise, (city) => `windy in ${city}`, 'The weather, slowly.')
   const model = scriptedModel([
     { text: 'One moment.', toolCalls: [{ id: 'call_1', name: 'weather', arguments: { city: 'Rome' } }] },
     text('It is windy in Rome.'),
