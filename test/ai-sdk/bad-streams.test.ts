@@ -11,7 +11,7 @@ import { createAssembler, createHarness, type ModelRequest, type StreamChunk } f
 import { fakeIds } from 'yoke/testing'
 import { aiSdkModel } from '../../src/ai-sdk/index.js'
 import { finish, mockV3, textParts } from './models.js'
-import { lookupTool, useTempDir } from './fixtures.js'
+import { lookupHarness, lookupTool, useTempDir } from './fixtures.js'
 
 const tempDir = useTempDir('yoke-ai-sdk-bad-')
 
@@ -158,11 +158,7 @@ describe('bad streams in a turn', () => {
       await harness.close()
 
       const second = mockV3([textParts('fine now')])
-      const again = await createHarness({
-        model: aiSdkModel(second),
-        tools: [lookupTool],
-        persistence: { dir: tempDir() },
-      })
+      const again = await lookupHarness(second, tempDir())
       const resumed = await again.resumeAgent(id, { options: { verifyReconstruction: true } })
       const next = await resumed.run('two')
       expect(next).toMatchObject({ reason: { kind: 'completed' }, text: 'fine now' })

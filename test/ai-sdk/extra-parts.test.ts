@@ -12,7 +12,7 @@ import { type AssistantMessage, createHarness, type ModelRequest, rebuildRequest
 import { fakeIds } from 'yoke/testing'
 import { aiSdkMessageState, aiSdkModel } from '../../src/ai-sdk/index.js'
 import { finish, mockV2, mockV3, scriptedAiSdkModel, textParts, v2Usage } from './models.js'
-import { lookupTool, useTempDir } from './fixtures.js'
+import { lookupHarness, lookupTool, useTempDir } from './fixtures.js'
 
 const tempDir = useTempDir('yoke-ai-sdk-extra-')
 
@@ -117,12 +117,7 @@ function assistantMessages(agent: { session: { deriveMessages(): readonly unknow
 describe('provider-executed tools, files, sources, opaque reasoning', () => {
   test('are logged, never run, and go back to the provider live, after a resume, in a fork and rebuilt', async () => {
     const live = mockV3([searchStep, textParts('Yoke is a harness.')])
-    const harness = await createHarness({
-      model: aiSdkModel(live),
-      tools: [lookupTool],
-      ids: fakeIds(),
-      persistence: { dir: tempDir() },
-    })
+    const harness = await lookupHarness(live, tempDir(), { ids: fakeIds() })
     const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     const result = await agent.run('search for yoke')
     expect(result).toMatchObject({ reason: { kind: 'completed' }, text: 'Let me search.\nYoke is a harness.' })
@@ -143,11 +138,7 @@ describe('provider-executed tools, files, sources, opaque reasoning', () => {
     await harness.close()
 
     const resumedModel = mockV3([textParts('Again.')])
-    const again = await createHarness({
-      model: aiSdkModel(resumedModel),
-      tools: [lookupTool],
-      persistence: { dir: tempDir() },
-    })
+    const again = await lookupHarness(resumedModel, tempDir())
     const resumed = await again.resumeAgent(id, { options: { verifyReconstruction: true } })
     await resumed.run('and again?')
     expect(resumedModel.doStreamCalls[0]?.prompt[1]).toEqual(searchAssistant)
@@ -157,11 +148,7 @@ describe('provider-executed tools, files, sources, opaque reasoning', () => {
     const child = await again.fork(id)
     await again.close()
     const forkModel = mockV3([textParts('Forked.')])
-    const third = await createHarness({
-      model: aiSdkModel(forkModel),
-      tools: [lookupTool],
-      persistence: { dir: tempDir() },
-    })
+    const third = await lookupHarness(forkModel, tempDir())
     const forked = await third.resumeAgent(child.id)
     await forked.run('from the fork')
     expect(forkModel.doStreamCalls[0]?.prompt[1]).toEqual(searchAssistant)

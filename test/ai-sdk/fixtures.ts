@@ -8,8 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach } from 'vitest'
-import { defineTool } from 'yoke'
+import { createHarness, defineTool, type Harness, type HarnessOptions } from 'yoke'
 import { z } from 'zod'
+import { aiSdkModel } from '../../src/ai-sdk/index.js'
 import { openAllGates } from '../helpers/gates.js'
 
 /** A tool that answers `found <q>`. */
@@ -80,4 +81,19 @@ export function useCleanups(): (() => Promise<void>)[] {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
   })
   return cleanups
+}
+
+/**
+ * A harness over a JSONL directory with {@link lookupTool}, for an AI SDK model.
+ *
+ * @param model - the AI SDK model
+ * @param dir - the JSONL directory
+ * @param options - more harness options (fake ids, say)
+ */
+export function lookupHarness(
+  model: Parameters<typeof aiSdkModel>[0],
+  dir: string,
+  options: Partial<HarnessOptions> = {},
+): Promise<Harness> {
+  return createHarness({ model: aiSdkModel(model), tools: [lookupTool], persistence: { dir }, ...options })
 }

@@ -22,6 +22,11 @@ const cleanups = useCleanups()
 const model = 'gpt-5-mini'
 const usage = { input: 50, cached: 10, output: 20, reasoning: 12 }
 
+/** The function call item of the lookup call, as added (no arguments yet) and as done. */
+function lookupCall(argumentsJson: string, status: 'in_progress' | 'completed') {
+  return { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'lookup', arguments: argumentsJson, status }
+}
+
 /** Reasoning with a summary, a server-side web search, then a function call streamed in two deltas. */
 const toolStep = [
   created('resp_1', model),
@@ -51,28 +56,14 @@ const toolStep = [
   {
     type: 'response.output_item.added',
     output_index: 2,
-    item: {
-      type: 'function_call',
-      id: 'fc_1',
-      call_id: 'call_1',
-      name: 'lookup',
-      arguments: '',
-      status: 'in_progress',
-    },
+    item: lookupCall('', 'in_progress'),
   },
   { type: 'response.function_call_arguments.delta', item_id: 'fc_1', output_index: 2, delta: '{"q":' },
   { type: 'response.function_call_arguments.delta', item_id: 'fc_1', output_index: 2, delta: '"yoke"}' },
   {
     type: 'response.output_item.done',
     output_index: 2,
-    item: {
-      type: 'function_call',
-      id: 'fc_1',
-      call_id: 'call_1',
-      name: 'lookup',
-      arguments: '{"q":"yoke"}',
-      status: 'completed',
-    },
+    item: lookupCall('{"q":"yoke"}', 'completed'),
   },
   completed(usage),
 ]

@@ -10,7 +10,7 @@ import { createHarness, rebuildRequest } from 'yoke'
 import { fakeIds } from 'yoke/testing'
 import { aiSdkModel } from '../../src/ai-sdk/index.js'
 import { finish, mockV3, textParts } from './models.js'
-import { lookupTool, useTempDir } from './fixtures.js'
+import { lookupHarness, useTempDir } from './fixtures.js'
 
 const tempDir = useTempDir('yoke-ai-sdk-meta-')
 
@@ -53,12 +53,7 @@ const signedAssistant = {
 
 test('signatures go back to the provider live, after a resume, in a fork and in a rebuilt request', async () => {
   const live = mockV3([signedToolStep, textParts('It means a harness.')])
-  const harness = await createHarness({
-    model: aiSdkModel(live),
-    tools: [lookupTool],
-    ids: fakeIds(),
-    persistence: { dir: tempDir() },
-  })
+  const harness = await lookupHarness(live, tempDir(), { ids: fakeIds() })
   const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
   await agent.run('look up yoke')
   expect(live.doStreamCalls[1]?.prompt[1]).toEqual(signedAssistant)
@@ -80,11 +75,7 @@ test('signatures go back to the provider live, after a resume, in a fork and in 
   await harness.close()
 
   const resumedModel = mockV3([textParts('Again.')])
-  const again = await createHarness({
-    model: aiSdkModel(resumedModel),
-    tools: [lookupTool],
-    persistence: { dir: tempDir() },
-  })
+  const again = await lookupHarness(resumedModel, tempDir())
   const resumed = await again.resumeAgent(id)
   await resumed.run('and again?')
   expect(resumedModel.doStreamCalls[0]?.prompt[1]).toEqual(signedAssistant)
@@ -95,11 +86,7 @@ test('signatures go back to the provider live, after a resume, in a fork and in 
   const child = await again.fork(id)
   const forkModel = mockV3([textParts('Forked.')])
   await again.close()
-  const third = await createHarness({
-    model: aiSdkModel(forkModel),
-    tools: [lookupTool],
-    persistence: { dir: tempDir() },
-  })
+  const third = await lookupHarness(forkModel, tempDir())
   const forked = await third.resumeAgent(child.id)
   await forked.run('from the fork')
   expect(forkModel.doStreamCalls[0]?.prompt[1]).toEqual(signedAssistant)

@@ -43,6 +43,29 @@ function partsWithoutUndefined(message: UIMessage | undefined): unknown {
   return JSON.parse(JSON.stringify(message?.parts ?? null))
 }
 
+/** The assistant message's parts after the first test's turn, as the chat renders them and as the log gives them back. */
+const parisParts = [
+  { type: 'step-start' },
+  { type: 'reasoning', id: 'reasoning-1-0', text: 'The user wants the weather.', state: 'done' },
+  { type: 'text', text: 'Let me check.', state: 'done' },
+  {
+    type: 'tool-weather',
+    toolCallId: 'call_w',
+    state: 'output-available',
+    input: { city: 'Paris' },
+    output: 'sunny in Paris',
+  },
+  {
+    type: 'tool-broken',
+    toolCallId: 'call_b',
+    state: 'output-error',
+    input: {},
+    errorText: 'Tool error (TOOL_FAILED): the database password is hunter2',
+  },
+  { type: 'step-start' },
+  { type: 'text', text: 'It is sunny in Paris.', state: 'done' },
+]
+
 test('useChat renders a turn with reasoning, text, a tool call with its input and output, and a failing tool', async () => {
   const model = scriptedModel([
     {
@@ -72,53 +95,13 @@ test('useChat renders a turn with reasoning, text, a tool call with its input an
   expect(chat.messages.map((message) => message.role)).toEqual(['user', 'assistant'])
   const assistant = chat.messages[1]
   expect(assistant?.id).toBe('chat-1:turn-1')
-  expect(partsWithoutUndefined(assistant)).toEqual([
-    { type: 'step-start' },
-    { type: 'reasoning', id: 'reasoning-1-0', text: 'The user wants the weather.', state: 'done' },
-    { type: 'text', text: 'Let me check.', state: 'done' },
-    {
-      type: 'tool-weather',
-      toolCallId: 'call_w',
-      state: 'output-available',
-      input: { city: 'Paris' },
-      output: 'sunny in Paris',
-    },
-    {
-      type: 'tool-broken',
-      toolCallId: 'call_b',
-      state: 'output-error',
-      input: {},
-      errorText: 'Tool error (TOOL_FAILED): the database password is hunter2',
-    },
-    { type: 'step-start' },
-    { type: 'text', text: 'It is sunny in Paris.', state: 'done' },
-  ])
+  expect(partsWithoutUndefined(assistant)).toEqual(parisParts)
   // The log read back gives the same messages (the user's id is the log's own).
   const history = toUIMessages(await harness.openAgent('chat-1'))
   expect(history[1]).toEqual({
     id: 'chat-1:turn-1',
     role: 'assistant',
-    parts: [
-      { type: 'step-start' },
-      { type: 'reasoning', id: 'reasoning-1-0', text: 'The user wants the weather.', state: 'done' },
-      { type: 'text', text: 'Let me check.', state: 'done' },
-      {
-        type: 'tool-weather',
-        toolCallId: 'call_w',
-        state: 'output-available',
-        input: { city: 'Paris' },
-        output: 'sunny in Paris',
-      },
-      {
-        type: 'tool-broken',
-        toolCallId: 'call_b',
-        state: 'output-error',
-        input: {},
-        errorText: 'Tool error (TOOL_FAILED): the database password is hunter2',
-      },
-      { type: 'step-start' },
-      { type: 'text', text: 'It is sunny in Paris.', state: 'done' },
-    ],
+    parts: parisParts,
   })
   expect(history[0]).toMatchObject({ role: 'user', parts: [{ type: 'text', text: 'Weather in Paris?' }] })
   await expect(validateUIMessages({ messages: history })).resolves.toHaveLength(2)
