@@ -6,7 +6,6 @@
  * @module
  */
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { parseJsonEventStream, readUIMessageStream, type UIMessage, uiMessageChunkSchema } from 'ai'
 import { createParser } from 'eventsource-parser'
 import { describe, expect, test } from 'vitest'
@@ -19,6 +18,7 @@ import {
   uiMessageStreamResponse,
 } from '../../src/ai-sdk/index.js'
 import { gate, until } from '../helpers/gates.js'
+import { listenOnLoopback } from '../helpers/loopback.js'
 import { heldWeatherTool, useCleanups, weatherTool } from './fixtures.js'
 
 const cleanups = useCleanups()
@@ -302,15 +302,9 @@ describe('resuming', () => {
           : uiMessageStreamResponse(agent.stream('Weather?'), { heartbeatMs: 0 })
       void writeResponse(answer, response)
     })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections()
-          server.close(() => resolve())
-        }),
-    )
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+    const loopback = await listenOnLoopback(server)
+    cleanups.push(loopback.close)
+    const url = `${loopback.origin}/`
 
     const first: Frame[] = []
     const controller = new AbortController()
