@@ -1,7 +1,8 @@
 import type { AgentRun, SessionOwner } from 'yoke'
-import { StreamOverflowError } from '../errors/agent-errors.js'
-import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { LastEventIdError } from '../errors/last-event-id-error.js'
+import { eventStreamHeaders } from '../stream/event-stream-headers.js'
+import { checkFrameLimits, type FrameLimits, frameBody } from '../stream/frame-body.js'
+import { lastEventIdResponse } from '../stream/last-event-id-response.js'
 import type { UIFrameReader } from './ui-frame-reader.js'
 import {
   openFrames,
@@ -40,106 +41,24 @@ export interface UIMessageSessionResponseOptions extends UIMessageSessionStreamO
 
 const encoder = new TextEncoder()
 const done = encoder.encode('data: [DONE]\n\n')
-const heartbeat = encoder.encode(': hb\n\n')
-
-function checkSettings(options: UIMessageResponseSettings): { heartbeatMs: number; maxLag: number } {
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidArgumentError({ argument: 'options', reason: 'must be an object', value: options })
-  }
-  const heartbeatMs = options.heartbeatMs ?? 15_000
-  if (!Number.isSafeInteger(heartbeatMs) || heartbeatMs < 0) {
-    throw new InvalidArgumentError({
-      argument: 'options.heartbeatMs',
-      reason: 'must be a non-negative safe integer',
-      value: heartbeatMs,
-    })
-  }
-  const maxLag = options.maxLag ?? 1024
-  if (!Number.isSafeInteger(maxLag) || maxLag < 1) {
-    throw new InvalidArgumentError({
-      argument: 'options.maxLag',
-      reason: 'must be a positive safe integer',
-      value: maxLag,
-    })
-  }
-  return { heartbeatMs, maxLag }
-}
+// No id: the reader's resume point stays. No detail: it may be a server internal.
+const failed = encoder.encode(`data: ${JSON.stringify({ type: 'error', errorText: 'An error occurred.' })}\n\n`)
 
 function body(
   reader: UIFrameReader,
   options: UIMessageResponseSettings,
-  limits: { heartbeatMs: number; maxLag: number },
-) {
-  let timer: ReturnType<typeof setInterval> | undefined
-  let stopped = false
-  let onAbort: (() => void) | undefined
-  const stop = (): void => {
-    if (stopped) return
-    stopped = true
-    if (timer !== undefined) clearInterval(timer)
-    if (onAbort !== undefined) options.signal?.removeEventListener('abort', onAbort)
-    reader.close()
-  }
-  return new ReadableStream<Uint8Array>(
+  limits: FrameLimits,
+): ReadableStream<Uint8Array> {
+  return frameBody(
     {
-      start(controller) {
-        if (limits.heartbeatMs > 0) {
-          timer = setInterval(() => {
-            if ((controller.desiredSize ?? 0) > 0) controller.enqueue(heartbeat)
-          }, limits.heartbeatMs)
-          timer.unref?.()
-        }
-        reader.onCommit(() => {
-          if (stopped || reader.lag <= limits.maxLag) return
-          stop()
-          controller.error(new StreamOverflowError({ limit: limits.maxLag, lastYieldedSeq: reader.lastReadSeq }))
-        })
-        const { signal } = options
-        if (signal !== undefined) {
-          onAbort = () => {
-            stop()
-            controller.close()
-          }
-          if (signal.aborted) onAbort()
-          else signal.addEventListener('abort', onAbort, { once: true })
-        }
-      },
-      async pull(controller) {
-        try {
-          const frame = await reader.next()
-          if (stopped) return
-          if (frame === undefined) {
-            stop()
-            controller.enqueue(done)
-            controller.close()
-          } else controller.enqueue(encoder.encode(`id: ${frame.id}\ndata: ${JSON.stringify(frame.chunk)}\n\n`))
-        } catch {
-          if (stopped) return
-          stop()
-          // No id: the reader's resume point stays. No detail: it may be a server internal.
-          controller.enqueue(
-            encoder.encode(`data: ${JSON.stringify({ type: 'error', errorText: 'An error occurred.' })}\n\n`),
-          )
-          controller.enqueue(done)
-          controller.close()
-        }
-      },
-      cancel() {
-        stop()
-      },
+      reader,
+      encode: (frame) => encoder.encode(`id: ${frame.id}\ndata: ${JSON.stringify(frame.chunk)}\n\n`),
+      encodeError: () => failed,
+      end: done,
+      signal: options.signal,
     },
-    new CountQueuingStrategy({ highWaterMark: 16 }),
+    limits,
   )
-}
-
-function streamHeaders(options: UIMessageResponseSettings): Headers {
-  const headers = new Headers(options.headers)
-  headers.set('content-type', 'text/event-stream')
-  headers.set('cache-control', 'no-cache')
-  headers.set('x-vercel-ai-ui-message-stream', 'v1')
-  // Asks nginx-style proxies not to hold the stream back.
-  headers.set('x-accel-buffering', 'no')
-  return headers
 }
 
 /**
@@ -177,17 +96,20 @@ export function uiMessageStreamResponse(
   source: UIMessageStreamSource,
   options: UIMessageSessionResponseOptions = {},
 ): Response {
-  const limits = checkSettings(options)
+  const limits = checkFrameLimits(options)
   let reader: UIFrameReader | undefined
   try {
     reader = openFrames(source, options)
   } catch (error) {
     if (!LastEventIdError.is(error)) throw error
-    return Response.json(
-      { error: { code: error.code, message: error.message, value: error.value } },
-      { status: 400, headers: { 'cache-control': 'no-cache' } },
-    )
+    return lastEventIdResponse(error)
   }
   if (reader === undefined) return new Response(null, { status: 204, headers: { 'cache-control': 'no-cache' } })
-  return new Response(body(reader, options, limits), { status: 200, headers: streamHeaders(options) })
+  return new Response(body(reader, options, limits), {
+    status: 200,
+    headers: eventStreamHeaders(options.headers, {
+      'content-type': 'text/event-stream',
+      'x-vercel-ai-ui-message-stream': 'v1',
+    }),
+  })
 }

@@ -1,8 +1,12 @@
 import type { AgentRun } from '../agent/agent.js'
-import { StreamOverflowError } from '../errors/agent-errors.js'
+import type { StreamOverflowError } from '../errors/agent-errors.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import { LastEventIdError } from '../errors/last-event-id-error.js'
-import { commentFrame, errorFrame, eventFrame, retryFrame } from './sse-frames.js'
+import type { AgentStreamEvent } from './agent-stream-event.js'
+import { eventStreamHeaders } from './event-stream-headers.js'
+import { checkFrameLimits, type FrameLimits, type FrameReader, frameBody } from './frame-body.js'
+import { lastEventIdResponse } from './last-event-id-response.js'
+import { errorFrame, eventFrame, retryFrame } from './sse-frames.js'
 import {
   checkSource,
   openSessionCursor,
@@ -39,31 +43,8 @@ export interface SseOptions {
 /** Options of {@link sseResponse} for a session: where to start and when to end, as {@link streamSession} takes them. */
 export interface SessionSseOptions extends SseOptions, SessionStreamOptions {}
 
-const defaultHeartbeatMs = 15_000
-const defaultMaxLag = 1024
-/** Chunks the body holds before it stops pulling; the cursor, not a queue, holds the rest. */
-const bodyHighWaterMark = 16
-
-function checkOptions(options: SseOptions): { heartbeatMs: number; maxLag: number } {
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidArgumentError({ argument: 'options', reason: 'must be an object', value: options })
-  }
-  const heartbeatMs = options.heartbeatMs ?? defaultHeartbeatMs
-  if (!Number.isSafeInteger(heartbeatMs) || heartbeatMs < 0) {
-    throw new InvalidArgumentError({
-      argument: 'options.heartbeatMs',
-      reason: 'must be a non-negative safe integer',
-      value: heartbeatMs,
-    })
-  }
-  const maxLag = options.maxLag ?? defaultMaxLag
-  if (!Number.isSafeInteger(maxLag) || maxLag < 1) {
-    throw new InvalidArgumentError({
-      argument: 'options.maxLag',
-      reason: 'must be a positive safe integer',
-      value: maxLag,
-    })
-  }
+function checkOptions(options: SseOptions): FrameLimits {
+  const limits = checkFrameLimits(options)
   const { retryMs } = options
   if (retryMs !== undefined && (!Number.isSafeInteger(retryMs) || retryMs < 0)) {
     throw new InvalidArgumentError({
@@ -72,7 +53,7 @@ function checkOptions(options: SseOptions): { heartbeatMs: number; maxLag: numbe
       value: retryMs,
     })
   }
-  return { heartbeatMs, maxLag }
+  return limits
 }
 
 function isRun(source: AgentRun | SessionStreamSource): source is AgentRun {
@@ -101,83 +82,39 @@ function runCursor(run: AgentRun): CursorSource {
   }
 }
 
-function eventBody(open: CursorSource, options: SseOptions, limits: { heartbeatMs: number; maxLag: number }) {
-  let cursor: SessionCursor | undefined
-  let heartbeat: ReturnType<typeof setInterval> | undefined
-  let stopped = false
-  const { signal } = options
-  let onAbort: (() => void) | undefined
-  const stop = (): void => {
-    if (stopped) return
-    stopped = true
-    if (heartbeat !== undefined) clearInterval(heartbeat)
-    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort)
-    void cursor?.return()
-  }
-  return new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        if (options.retryMs !== undefined) controller.enqueue(retryFrame(options.retryMs))
-        if (limits.heartbeatMs > 0) {
-          heartbeat = setInterval(() => {
-            // A reader that does not read gets no more heartbeats than the body holds.
-            if ((controller.desiredSize ?? 0) > 0) controller.enqueue(commentFrame('hb'))
-          }, limits.heartbeatMs)
-          heartbeat.unref?.()
-        }
-        if (signal !== undefined) {
-          onAbort = () => {
-            stop()
-            controller.close()
-          }
-          if (signal.aborted) onAbort()
-          else signal.addEventListener('abort', onAbort, { once: true })
-        }
-      },
-      async pull(controller) {
-        try {
-          if (cursor === undefined) {
-            const opened = await open()
-            if (stopped) {
-              void opened.return()
-              return
-            }
-            cursor = opened
-            const watched = opened
-            watched.onCommit(() => {
-              if (stopped || watched.lag <= limits.maxLag) return
-              stop()
-              controller.error(new StreamOverflowError({ limit: limits.maxLag, lastYieldedSeq: watched.nextSeq - 1 }))
-            })
-          }
-          const next = await cursor.next()
-          if (stopped) return
-          if (next.done === true) {
-            stop()
-            controller.close()
-          } else controller.enqueue(eventFrame(next.value))
-        } catch (error) {
-          if (stopped) return
-          stop()
-          controller.enqueue(errorFrame(error))
-          controller.close()
-        }
-      },
-      cancel() {
-        stop()
-      },
+/** A session cursor read as frames: its events, until it is done. */
+function cursorFrames(cursor: SessionCursor): FrameReader<AgentStreamEvent> {
+  return {
+    async next() {
+      const next = await cursor.next()
+      return next.done === true ? undefined : next.value
     },
-    new CountQueuingStrategy({ highWaterMark: bodyHighWaterMark }),
-  )
+    get lag() {
+      return cursor.lag
+    },
+    get lastReadSeq() {
+      return cursor.nextSeq - 1
+    },
+    onCommit(listener) {
+      cursor.onCommit(listener)
+    },
+    close() {
+      void cursor.return()
+    },
+  }
 }
 
-function sseHeaders(options: SseOptions): Headers {
-  const headers = new Headers(options.headers)
-  headers.set('content-type', 'text/event-stream; charset=utf-8')
-  headers.set('cache-control', 'no-cache')
-  // Asks nginx-style proxies not to hold the stream back.
-  headers.set('x-accel-buffering', 'no')
-  return headers
+function eventBody(open: CursorSource, options: SseOptions, limits: FrameLimits): ReadableStream<Uint8Array> {
+  return frameBody(
+    {
+      reader: async () => cursorFrames(await open()),
+      encode: eventFrame,
+      encodeError: errorFrame,
+      prelude: options.retryMs === undefined ? undefined : retryFrame(options.retryMs),
+      signal: options.signal,
+    },
+    limits,
+  )
 }
 
 /**
@@ -227,12 +164,12 @@ export function sseResponse(source: AgentRun | SessionStreamSource, options: Ses
       cursor = openSessionCursor(source, options)
     } catch (error) {
       if (!LastEventIdError.is(error)) throw error
-      return Response.json(
-        { error: { code: error.code, message: error.message, value: error.value } },
-        { status: 400, headers: { 'cache-control': 'no-cache' } },
-      )
+      return lastEventIdResponse(error)
     }
     open = () => Promise.resolve(cursor)
   }
-  return new Response(eventBody(open, options, limits), { status: 200, headers: sseHeaders(options) })
+  return new Response(eventBody(open, options, limits), {
+    status: 200,
+    headers: eventStreamHeaders(options.headers, { 'content-type': 'text/event-stream; charset=utf-8' }),
+  })
 }

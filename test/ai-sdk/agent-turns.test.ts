@@ -5,34 +5,19 @@
  *
  * @module
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { createHarness, defineTool, type HarnessOptions, rebuildRequest } from 'yoke'
+import { describe, expect, test } from 'vitest'
+import { createHarness, type HarnessOptions, rebuildRequest } from 'yoke'
 import { fakeClock, fakeIds } from 'yoke/testing'
 import { z } from 'zod'
 import { aiSdkModel } from '../../src/ai-sdk/index.js'
 import { finish, mockV2, mockV3, scriptedAiSdkModel, textParts, toolParts } from './models.js'
+import { lookupTool, useTempDir } from './fixtures.js'
 
-const lookup = defineTool({
-  name: 'lookup',
-  description: 'Looks a word up.',
-  input: z.object({ q: z.string() }),
-  execute: (args) => `found ${args.q}`,
-})
-
-let dir: string
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'yoke-ai-sdk-'))
-})
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true })
-})
+const tempDir = useTempDir('yoke-ai-sdk-')
 
 const stores: readonly [string, () => Partial<HarnessOptions>][] = [
   ['memory', () => ({})],
-  ['jsonl', () => ({ persistence: { dir } })],
+  ['jsonl', () => ({ persistence: { dir: tempDir() } })],
 ]
 
 /** The prompt a provider got on its second call: the whole first step, tool result included. */
@@ -84,7 +69,7 @@ describe.each(stores)('full turns over %s', (_name, store) => {
     const calls = 'doStreamCalls' in model ? model.doStreamCalls : model.calls
     const harness = await createHarness({
       model: aiSdkModel(model),
-      tools: [lookup],
+      tools: [lookupTool],
       clock: fakeClock(),
       ids: fakeIds(),
       instructions: 'You are terse.',
@@ -110,14 +95,14 @@ describe.each(stores)('full turns over %s', (_name, store) => {
 
   test('a resume between turns sends the whole history to the provider, and rebuilt requests match', async () => {
     const first = mockV3([toolParts('call-1', 'lookup', '{"q":"yoke"}'), textParts('It means a harness.')])
-    const harness = await createHarness({ model: aiSdkModel(first), tools: [lookup], ids: fakeIds(), ...store() })
+    const harness = await createHarness({ model: aiSdkModel(first), tools: [lookupTool], ids: fakeIds(), ...store() })
     const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     await agent.run('look up yoke')
     const id = agent.id
     await harness.close()
     if (store().persistence === undefined) return
     const second = mockV3([textParts('Still a harness.')])
-    const again = await createHarness({ model: aiSdkModel(second), tools: [lookup], ...store() })
+    const again = await createHarness({ model: aiSdkModel(second), tools: [lookupTool], ...store() })
     const resumed = await again.resumeAgent(id)
     const result = await resumed.run('and again?')
     expect(result.text).toBe('Still a harness.')
@@ -154,7 +139,7 @@ describe('call options', () => {
 
   test("the last allowed step's toolChoice 'none' reaches the provider", async () => {
     const model = mockV3([toolParts('call-1', 'lookup', '{"q":"a"}'), textParts('done')])
-    const harness = await createHarness({ model: aiSdkModel(model), tools: [lookup], ids: fakeIds() })
+    const harness = await createHarness({ model: aiSdkModel(model), tools: [lookupTool], ids: fakeIds() })
     const agent = await harness.createAgent({ options: { maxSteps: 2 } })
     await agent.run('go')
     expect(model.doStreamCalls.map((call) => call.toolChoice)).toEqual([undefined, { type: 'none' }])
@@ -168,7 +153,7 @@ describe('bad provider streams in a turn', () => {
       [{ type: 'tool-call', toolCallId: 'bad', toolName: 'lookup', input: '{not json' }, finish('tool-calls')],
       textParts('sorry'),
     ])
-    const harness = await createHarness({ model: aiSdkModel(model), tools: [lookup], ids: fakeIds() })
+    const harness = await createHarness({ model: aiSdkModel(model), tools: [lookupTool], ids: fakeIds() })
     const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     const result = await agent.run('go')
     expect(result).toMatchObject({ reason: { kind: 'completed' }, text: 'sorry' })

@@ -6,30 +6,14 @@
  *
  * @module
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { createAssembler, createHarness, defineTool, type ModelRequest, type StreamChunk } from 'yoke'
+import { describe, expect, test } from 'vitest'
+import { createAssembler, createHarness, type ModelRequest, type StreamChunk } from 'yoke'
 import { fakeIds } from 'yoke/testing'
-import { z } from 'zod'
 import { aiSdkModel } from '../../src/ai-sdk/index.js'
 import { finish, mockV3, textParts } from './models.js'
+import { lookupHarness, lookupTool, useTempDir } from './fixtures.js'
 
-const lookup = defineTool({
-  name: 'lookup',
-  description: 'Looks a word up.',
-  input: z.object({ q: z.string() }),
-  execute: (args) => `found ${args.q}`,
-})
-
-let dir: string
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'yoke-ai-sdk-bad-'))
-})
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true })
-})
+const tempDir = useTempDir('yoke-ai-sdk-bad-')
 
 async function collect(parts: readonly unknown[]): Promise<StreamChunk[]> {
   const signal = new AbortController().signal
@@ -160,9 +144,9 @@ describe('bad streams in a turn', () => {
       const first = mockV3([parts])
       const harness = await createHarness({
         model: { adapter: aiSdkModel(first), retry: { maxRetries: 0 } },
-        tools: [lookup],
+        tools: [lookupTool],
         ids: fakeIds(),
-        persistence: { dir },
+        persistence: { dir: tempDir() },
       })
       const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
       const failed = await agent.run('one')
@@ -174,7 +158,7 @@ describe('bad streams in a turn', () => {
       await harness.close()
 
       const second = mockV3([textParts('fine now')])
-      const again = await createHarness({ model: aiSdkModel(second), tools: [lookup], persistence: { dir } })
+      const again = await lookupHarness(second, tempDir())
       const resumed = await again.resumeAgent(id, { options: { verifyReconstruction: true } })
       const next = await resumed.run('two')
       expect(next).toMatchObject({ reason: { kind: 'completed' }, text: 'fine now' })

@@ -7,30 +7,14 @@
  *
  * @module
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { type AssistantMessage, createHarness, defineTool, type ModelRequest, rebuildRequest } from 'yoke'
+import { describe, expect, test } from 'vitest'
+import { type AssistantMessage, createHarness, type ModelRequest, rebuildRequest } from 'yoke'
 import { fakeIds } from 'yoke/testing'
-import { z } from 'zod'
 import { aiSdkMessageState, aiSdkModel } from '../../src/ai-sdk/index.js'
 import { finish, mockV2, mockV3, scriptedAiSdkModel, textParts, v2Usage } from './models.js'
+import { lookupHarness, lookupTool, useTempDir } from './fixtures.js'
 
-const lookup = defineTool({
-  name: 'lookup',
-  description: 'Looks a word up.',
-  input: z.object({ q: z.string() }),
-  execute: (args) => `found ${args.q}`,
-})
-
-let dir: string
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'yoke-ai-sdk-extra-'))
-})
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true })
-})
+const tempDir = useTempDir('yoke-ai-sdk-extra-')
 
 const searchResult = [{ url: 'https://example.com/yoke', title: 'Yoke', encryptedContent: 'enc-1' }]
 
@@ -133,12 +117,7 @@ function assistantMessages(agent: { session: { deriveMessages(): readonly unknow
 describe('provider-executed tools, files, sources, opaque reasoning', () => {
   test('are logged, never run, and go back to the provider live, after a resume, in a fork and rebuilt', async () => {
     const live = mockV3([searchStep, textParts('Yoke is a harness.')])
-    const harness = await createHarness({
-      model: aiSdkModel(live),
-      tools: [lookup],
-      ids: fakeIds(),
-      persistence: { dir },
-    })
+    const harness = await lookupHarness(live, tempDir(), { ids: fakeIds() })
     const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     const result = await agent.run('search for yoke')
     expect(result).toMatchObject({ reason: { kind: 'completed' }, text: 'Let me search.\nYoke is a harness.' })
@@ -159,7 +138,7 @@ describe('provider-executed tools, files, sources, opaque reasoning', () => {
     await harness.close()
 
     const resumedModel = mockV3([textParts('Again.')])
-    const again = await createHarness({ model: aiSdkModel(resumedModel), tools: [lookup], persistence: { dir } })
+    const again = await lookupHarness(resumedModel, tempDir())
     const resumed = await again.resumeAgent(id, { options: { verifyReconstruction: true } })
     await resumed.run('and again?')
     expect(resumedModel.doStreamCalls[0]?.prompt[1]).toEqual(searchAssistant)
@@ -169,7 +148,7 @@ describe('provider-executed tools, files, sources, opaque reasoning', () => {
     const child = await again.fork(id)
     await again.close()
     const forkModel = mockV3([textParts('Forked.')])
-    const third = await createHarness({ model: aiSdkModel(forkModel), tools: [lookup], persistence: { dir } })
+    const third = await lookupHarness(forkModel, tempDir())
     const forked = await third.resumeAgent(child.id)
     await forked.run('from the fork')
     expect(forkModel.doStreamCalls[0]?.prompt[1]).toEqual(searchAssistant)
@@ -201,7 +180,7 @@ describe('provider-executed tools, files, sources, opaque reasoning', () => {
       ],
       textParts('ok', 'v2'),
     ])
-    const harness = await createHarness({ model: aiSdkModel(model), ids: fakeIds(), persistence: { dir } })
+    const harness = await createHarness({ model: aiSdkModel(model), ids: fakeIds(), persistence: { dir: tempDir() } })
     const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     await agent.run('run 1/0')
     await agent.run('and?')
@@ -304,7 +283,7 @@ describe('provider-executed tools, files, sources, opaque reasoning', () => {
       ],
       textParts('b'),
     ])
-    const harness = await createHarness({ model: aiSdkModel(model), tools: [lookup], ids: fakeIds() })
+    const harness = await createHarness({ model: aiSdkModel(model), tools: [lookupTool], ids: fakeIds() })
     const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
     await agent.run('go')
     const [message] = assistantMessages(agent)

@@ -5,32 +5,16 @@
  *
  * @module
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
-import { afterEach, beforeEach, expect, test } from 'vitest'
-import { createHarness, defineTool, type LlmFailure } from 'yoke'
+import { expect, test } from 'vitest'
+import { createHarness, type LlmFailure } from 'yoke'
 import { type MockOpenAIServer, startMockOpenAIServer } from 'yoke/testing'
-import { z } from 'zod'
 import { aiSdkModel } from '../../src/ai-sdk/index.js'
+import { lookupTool, useCleanups, useTempDir } from './fixtures.js'
 
-const lookup = defineTool({
-  name: 'lookup',
-  description: 'Looks a word up.',
-  input: z.object({ q: z.string() }),
-  execute: (args) => `found ${args.q}`,
-})
-
-let dir: string
-const servers: MockOpenAIServer[] = []
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'yoke-ai-sdk-provider-'))
-})
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close()
-  await rm(dir, { recursive: true, force: true })
-})
+const tempDir = useTempDir('yoke-ai-sdk-provider-')
+// Registered after the directory's: vitest runs the later afterEach first, so servers close before it is removed.
+const cleanups = useCleanups()
 
 function providerFor(server: MockOpenAIServer) {
   return createOpenAICompatible({ name: 'mock', baseURL: server.baseURL, apiKey: 'test-key', includeUsage: true })
@@ -44,11 +28,11 @@ test('a tool turn through @ai-sdk/openai-compatible, then a resumed turn that se
       { text: 'Still a harness.' },
     ],
   })
-  servers.push(server)
+  cleanups.push(() => server.close())
   const harness = await createHarness({
     model: aiSdkModel(providerFor(server)('mock-model')),
-    tools: [lookup],
-    persistence: { dir },
+    tools: [lookupTool],
+    persistence: { dir: tempDir() },
   })
   const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
   const result = await agent.run('look up yoke')
@@ -63,8 +47,8 @@ test('a tool turn through @ai-sdk/openai-compatible, then a resumed turn that se
 
   const again = await createHarness({
     model: aiSdkModel(providerFor(server)('mock-model')),
-    tools: [lookup],
-    persistence: { dir },
+    tools: [lookupTool],
+    persistence: { dir: tempDir() },
   })
   const resumed = await again.resumeAgent(id)
   expect((await resumed.run('and again?')).text).toBe('Still a harness.')
@@ -80,7 +64,7 @@ test('a tool turn through @ai-sdk/openai-compatible, then a resumed turn that se
 
 test("a 429 with Retry-After becomes a retryable RATE_LIMIT failure with the provider's wait", async () => {
   const server = await startMockOpenAIServer({ script: [{ fault: 'rate-limit', retryAfter: '2' }] })
-  servers.push(server)
+  cleanups.push(() => server.close())
   const adapter = aiSdkModel(providerFor(server)('mock-model'))
   const signal = new AbortController().signal
   const chunks = []

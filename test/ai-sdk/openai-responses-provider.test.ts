@@ -8,35 +8,24 @@
  *
  * @module
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { createOpenAI } from '@ai-sdk/openai'
-import { afterEach, beforeEach, expect, test } from 'vitest'
-import { type AssistantMessage, createHarness, defineTool } from 'yoke'
-import { z } from 'zod'
+import { expect, test } from 'vitest'
+import { type AssistantMessage, createHarness } from 'yoke'
 import { aiSdkMessageState, aiSdkModel } from '../../src/ai-sdk/index.js'
 import { completed, created, type ResponsesServer, startResponsesServer } from './responses-server.js'
+import { lookupTool, useCleanups, useTempDir } from './fixtures.js'
 
-const lookup = defineTool({
-  name: 'lookup',
-  description: 'Looks a word up.',
-  input: z.object({ q: z.string() }),
-  execute: (args) => `found ${args.q}`,
-})
-
-let dir: string
-const servers: ResponsesServer[] = []
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'yoke-ai-sdk-responses-'))
-})
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close()
-  await rm(dir, { recursive: true, force: true })
-})
+const tempDir = useTempDir('yoke-ai-sdk-responses-')
+// Registered after the directory's: vitest runs the later afterEach first, so servers close before it is removed.
+const cleanups = useCleanups()
 
 const model = 'gpt-5-mini'
 const usage = { input: 50, cached: 10, output: 20, reasoning: 12 }
+
+/** The function call item of the lookup call, as added (no arguments yet) and as done. */
+function lookupCall(argumentsJson: string, status: 'in_progress' | 'completed') {
+  return { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'lookup', arguments: argumentsJson, status }
+}
 
 /** Reasoning with a summary, a server-side web search, then a function call streamed in two deltas. */
 const toolStep = [
@@ -67,28 +56,14 @@ const toolStep = [
   {
     type: 'response.output_item.added',
     output_index: 2,
-    item: {
-      type: 'function_call',
-      id: 'fc_1',
-      call_id: 'call_1',
-      name: 'lookup',
-      arguments: '',
-      status: 'in_progress',
-    },
+    item: lookupCall('', 'in_progress'),
   },
   { type: 'response.function_call_arguments.delta', item_id: 'fc_1', output_index: 2, delta: '{"q":' },
   { type: 'response.function_call_arguments.delta', item_id: 'fc_1', output_index: 2, delta: '"yoke"}' },
   {
     type: 'response.output_item.done',
     output_index: 2,
-    item: {
-      type: 'function_call',
-      id: 'fc_1',
-      call_id: 'call_1',
-      name: 'lookup',
-      arguments: '{"q":"yoke"}',
-      status: 'completed',
-    },
+    item: lookupCall('{"q":"yoke"}', 'completed'),
   },
   completed(usage),
 ]
@@ -164,8 +139,12 @@ const firstStepInput = [
 
 test('a tool turn through @ai-sdk/openai (Responses API), a resume, and the reasoning items come back', async () => {
   const server = await startResponsesServer([toolStep, answerStep, textStep('3', 'Still a harness.')])
-  servers.push(server)
-  const harness = await createHarness({ model: adapterFor(server), tools: [lookup], persistence: { dir } })
+  cleanups.push(() => server.close())
+  const harness = await createHarness({
+    model: adapterFor(server),
+    tools: [lookupTool],
+    persistence: { dir: tempDir() },
+  })
   const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
   const result = await agent.run('look up yoke')
   expect(result).toMatchObject({ reason: { kind: 'completed' }, text: 'It means a harness.' })
@@ -214,7 +193,7 @@ test('a tool turn through @ai-sdk/openai (Responses API), a resume, and the reas
   const id = agent.id
   await harness.close()
 
-  const again = await createHarness({ model: adapterFor(server), tools: [lookup], persistence: { dir } })
+  const again = await createHarness({ model: adapterFor(server), tools: [lookupTool], persistence: { dir: tempDir() } })
   const resumed = await again.resumeAgent(id, { options: { verifyReconstruction: true } })
   expect((await resumed.run('and again?')).text).toBe('Still a harness.')
   await again.close()
@@ -239,9 +218,9 @@ test('a tool turn through @ai-sdk/openai (Responses API), a resume, and the reas
 
 test('with store on (the default), the logged item ids come back as item references', async () => {
   const server = await startResponsesServer([toolStep, textStep('2', 'Done.')])
-  servers.push(server)
+  cleanups.push(() => server.close())
   const openai = createOpenAI({ baseURL: server.baseURL, apiKey: 'test-key' })
-  const harness = await createHarness({ model: aiSdkModel(openai.responses(model)), tools: [lookup] })
+  const harness = await createHarness({ model: aiSdkModel(openai.responses(model)), tools: [lookupTool] })
   const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
   await agent.run('look up yoke')
   await harness.close()

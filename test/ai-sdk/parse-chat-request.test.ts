@@ -5,16 +5,14 @@
  *
  * @module
  */
-import { afterEach, expect, test } from 'vitest'
+import { expect, test } from 'vitest'
 import { createHarness, InvalidArgumentError } from 'yoke'
 import { scriptedModel, text } from 'yoke/testing'
 import { parseChatRequest } from '../../src/ai-sdk/index.js'
 import { startChatServer } from './ui-chat.js'
+import { useCleanups } from './fixtures.js'
 
-const cleanups: (() => Promise<void>)[] = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+const cleanups = useCleanups()
 
 const user = (parts: unknown[], id = 'u2') => ({ id, role: 'user', parts })
 

@@ -5,30 +5,14 @@
  *
  * @module
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, beforeEach, expect, test } from 'vitest'
-import { createHarness, defineTool, rebuildRequest } from 'yoke'
+import { expect, test } from 'vitest'
+import { createHarness, rebuildRequest } from 'yoke'
 import { fakeIds } from 'yoke/testing'
-import { z } from 'zod'
 import { aiSdkModel } from '../../src/ai-sdk/index.js'
 import { finish, mockV3, textParts } from './models.js'
+import { lookupHarness, useTempDir } from './fixtures.js'
 
-const lookup = defineTool({
-  name: 'lookup',
-  description: 'Looks a word up.',
-  input: z.object({ q: z.string() }),
-  execute: (args) => `found ${args.q}`,
-})
-
-let dir: string
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'yoke-ai-sdk-meta-'))
-})
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true })
-})
+const tempDir = useTempDir('yoke-ai-sdk-meta-')
 
 /** A first answer the way Anthropic- and Gemini-style providers stream signed reasoning and a signed tool call. */
 const signedToolStep = [
@@ -69,12 +53,7 @@ const signedAssistant = {
 
 test('signatures go back to the provider live, after a resume, in a fork and in a rebuilt request', async () => {
   const live = mockV3([signedToolStep, textParts('It means a harness.')])
-  const harness = await createHarness({
-    model: aiSdkModel(live),
-    tools: [lookup],
-    ids: fakeIds(),
-    persistence: { dir },
-  })
+  const harness = await lookupHarness(live, tempDir(), { ids: fakeIds() })
   const agent = await harness.createAgent({ options: { verifyReconstruction: true } })
   await agent.run('look up yoke')
   expect(live.doStreamCalls[1]?.prompt[1]).toEqual(signedAssistant)
@@ -96,7 +75,7 @@ test('signatures go back to the provider live, after a resume, in a fork and in 
   await harness.close()
 
   const resumedModel = mockV3([textParts('Again.')])
-  const again = await createHarness({ model: aiSdkModel(resumedModel), tools: [lookup], persistence: { dir } })
+  const again = await lookupHarness(resumedModel, tempDir())
   const resumed = await again.resumeAgent(id)
   await resumed.run('and again?')
   expect(resumedModel.doStreamCalls[0]?.prompt[1]).toEqual(signedAssistant)
@@ -107,7 +86,7 @@ test('signatures go back to the provider live, after a resume, in a fork and in 
   const child = await again.fork(id)
   const forkModel = mockV3([textParts('Forked.')])
   await again.close()
-  const third = await createHarness({ model: aiSdkModel(forkModel), tools: [lookup], persistence: { dir } })
+  const third = await lookupHarness(forkModel, tempDir())
   const forked = await third.resumeAgent(child.id)
   await forked.run('from the fork')
   expect(forkModel.doStreamCalls[0]?.prompt[1]).toEqual(signedAssistant)

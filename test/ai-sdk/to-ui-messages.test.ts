@@ -9,23 +9,13 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type UIMessageChunk as AiUIMessageChunk, type UIMessage as AiUIMessage, validateUIMessages } from 'ai'
-import { afterEach, expect, test } from 'vitest'
-import { createHarness, defineTool, InvalidArgumentError } from 'yoke'
+import { expect, test } from 'vitest'
+import { createHarness, InvalidArgumentError } from 'yoke'
 import { fail, scriptedModel, text } from 'yoke/testing'
-import { z } from 'zod'
 import { toUIMessages, type UIMessageChunk, uiMessageStream } from '../../src/ai-sdk/index.js'
+import { useCleanups, weatherTool } from './fixtures.js'
 
-const cleanups: (() => Promise<void>)[] = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
-
-const weather = defineTool({
-  name: 'weather',
-  description: 'The weather in a city.',
-  input: z.object({ city: z.string() }),
-  execute: (args) => `sunny in ${args.city}`,
-})
+const cleanups = useCleanups()
 
 test('a stored log read back gives the history: user text and images, turns with tools, a failed turn', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'yoke-ui-messages-'))
@@ -35,7 +25,7 @@ test('a stored log read back gives the history: user text and images, turns with
     text('Sunny.'),
     fail('BAD_REQUEST', 'nope', { retryable: false }),
   ])
-  const first = await createHarness({ model, tools: [weather], persistence: { dir } })
+  const first = await createHarness({ model, tools: [weatherTool], persistence: { dir } })
   const agent = await first.openAgent('chat-1')
   await agent.run('Weather in Lima?')
   await agent.run({
@@ -79,7 +69,7 @@ test('options match the stream: no reasoning, dynamic tools, own ids; plugin mes
     { reasoning: 'r', toolCalls: [{ id: 'call_1', name: 'weather', arguments: { city: 'Oslo' } }] },
     text('Done.'),
   ])
-  const harness = await createHarness({ model, tools: [weather] })
+  const harness = await createHarness({ model, tools: [weatherTool] })
   cleanups.push(() => harness.close())
   const agent = await harness.createAgent()
   agent.inject({

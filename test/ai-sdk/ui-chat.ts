@@ -7,7 +7,6 @@
  * @module
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { AbstractChat, type ChatInit, type ChatState, type ChatStatus, DefaultChatTransport, type UIMessage } from 'ai'
 import { type Harness, InvalidArgumentError, writeResponse } from 'yoke'
 import {
@@ -16,6 +15,7 @@ import {
   type UIMessageStreamOptions,
   uiMessageStreamResponse,
 } from '../../src/ai-sdk/index.js'
+import { listenOnLoopback } from '../helpers/loopback.js'
 
 /** A running chat server. */
 export interface ChatServer {
@@ -88,17 +88,8 @@ export async function startChatServer(harness: Harness, options: UIMessageStream
       response.destroy(error instanceof Error ? error : new Error(String(error)))
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    api: `http://127.0.0.1:${port}/api/chat`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
+  const loopback = await listenOnLoopback(server)
+  return { api: `${loopback.origin}/api/chat`, requests, close: loopback.close }
 }
 
 class MemoryChatState implements ChatState<UIMessage> {

@@ -6,35 +6,24 @@
  * @module
  */
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { parseJsonEventStream, readUIMessageStream, type UIMessage, uiMessageChunkSchema } from 'ai'
 import { createParser } from 'eventsource-parser'
-import { afterEach, describe, expect, test } from 'vitest'
-import { type Agent, createHarness, defineTool, type Harness, InvalidArgumentError, writeResponse } from 'yoke'
+import { describe, expect, test } from 'vitest'
+import { type Agent, createHarness, type Harness, InvalidArgumentError, writeResponse } from 'yoke'
 import { fail, type ScriptedReply, scriptedModel, text } from 'yoke/testing'
-import { z } from 'zod'
 import {
   type UIMessageChunk,
   type UIMessageSessionResponseOptions,
   uiMessageStream,
   uiMessageStreamResponse,
 } from '../../src/ai-sdk/index.js'
-import { gate, openAllGates, until } from '../helpers/gates.js'
+import { gate, until } from '../helpers/gates.js'
+import { listenOnLoopback } from '../helpers/loopback.js'
+import { heldWeatherTool, useCleanups, weatherTool } from './fixtures.js'
 
-const cleanups: (() => Promise<void>)[] = []
-afterEach(async () => {
-  openAllGates()
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+const cleanups = useCleanups()
 
-const weather = defineTool({
-  name: 'weather',
-  description: 'The weather in a city.',
-  input: z.object({ city: z.string() }),
-  execute: (args) => `sunny in ${args.city}`,
-})
-
-async function harnessWith(replies: readonly ScriptedReply[], tools = [weather]): Promise<Harness> {
+async function harnessWith(replies: readonly ScriptedReply[], tools = [weatherTool]): Promise<Harness> {
   const harness = await createHarness({
     model: { adapter: scriptedModel(replies), retry: { initialDelayMs: 1 } },
     tools,
@@ -302,15 +291,7 @@ describe('resuming', () => {
 
   test('a reader cut off mid-turn reconnects over HTTP with Last-Event-ID and gets every later frame once', async () => {
     const held = gate()
-    const slow = defineTool({
-      name: 'weather',
-      description: 'Slow weather.',
-      input: z.object({ city: z.string() }),
-      execute: async (args) => {
-        await held.promise
-        return `foggy in ${args.city}`
-      },
-    })
+    const slow = heldWeatherTool(held.promise, (city) => `foggy in ${city}`)
     const harness = await harnessWith([toolTurn, text('Foggy.', { chunkSize: 2 })], [slow])
     const agent = await harness.createAgent()
     const server: Server = createServer((request, response) => {
@@ -321,15 +302,9 @@ describe('resuming', () => {
           : uiMessageStreamResponse(agent.stream('Weather?'), { heartbeatMs: 0 })
       void writeResponse(answer, response)
     })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections()
-          server.close(() => resolve())
-        }),
-    )
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+    const loopback = await listenOnLoopback(server)
+    cleanups.push(loopback.close)
+    const url = `${loopback.origin}/`
 
     const first: Frame[] = []
     const controller = new AbortController()
@@ -367,15 +342,7 @@ describe('resuming', () => {
 
   test('a running turn is served from its start to a reader without Last-Event-ID', async () => {
     const held = gate()
-    const slow = defineTool({
-      name: 'weather',
-      description: 'Slow weather.',
-      input: z.object({ city: z.string() }),
-      execute: async () => {
-        await held.promise
-        return 'hail'
-      },
-    })
+    const slow = heldWeatherTool(held.promise, () => 'hail')
     const harness = await harnessWith([toolTurn, text('Hail.')], [slow])
     const agent = await harness.createAgent()
     const run = agent.stream('Weather?')
@@ -391,15 +358,7 @@ describe('resuming', () => {
 describe('the response', () => {
   test('an idle connection gets heartbeat comments, which the AI SDK reader skips; the signal ends the response', async () => {
     const held = gate()
-    const slow = defineTool({
-      name: 'weather',
-      description: 'Slow weather.',
-      input: z.object({ city: z.string() }),
-      execute: async () => {
-        await held.promise
-        return 'snow'
-      },
-    })
+    const slow = heldWeatherTool(held.promise, () => 'snow')
     const harness = await harnessWith([toolTurn, text('Snow.')], [slow])
     const agent = await harness.createAgent()
     const shutdown = new AbortController()

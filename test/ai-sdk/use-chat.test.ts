@@ -8,26 +8,16 @@
  * @module
  */
 import { DefaultChatTransport, type UIMessage, validateUIMessages } from 'ai'
-import { afterEach, expect, test } from 'vitest'
+import { expect, test } from 'vitest'
 import { createHarness, defineTool, type Harness } from 'yoke'
 import { fail, scriptedModel, text } from 'yoke/testing'
 import { z } from 'zod'
 import { toUIMessages } from '../../src/ai-sdk/index.js'
-import { gate, openAllGates, until } from '../helpers/gates.js'
+import { gate, until } from '../helpers/gates.js'
 import { type ChatServer, droppingChat, startChatServer, TestChat } from './ui-chat.js'
+import { heldWeatherTool, useCleanups, weatherTool } from './fixtures.js'
 
-const cleanups: (() => Promise<void>)[] = []
-afterEach(async () => {
-  openAllGates()
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
-
-const weather = defineTool({
-  name: 'weather',
-  description: 'The weather in a city.',
-  input: z.object({ city: z.string() }),
-  execute: (args) => `sunny in ${args.city}`,
-})
+const cleanups = useCleanups()
 
 const broken = defineTool({
   name: 'broken',
@@ -53,6 +43,29 @@ function partsWithoutUndefined(message: UIMessage | undefined): unknown {
   return JSON.parse(JSON.stringify(message?.parts ?? null))
 }
 
+/** The assistant message's parts after the first test's turn, as the chat renders them and as the log gives them back. */
+const parisParts = [
+  { type: 'step-start' },
+  { type: 'reasoning', id: 'reasoning-1-0', text: 'The user wants the weather.', state: 'done' },
+  { type: 'text', text: 'Let me check.', state: 'done' },
+  {
+    type: 'tool-weather',
+    toolCallId: 'call_w',
+    state: 'output-available',
+    input: { city: 'Paris' },
+    output: 'sunny in Paris',
+  },
+  {
+    type: 'tool-broken',
+    toolCallId: 'call_b',
+    state: 'output-error',
+    input: {},
+    errorText: 'Tool error (TOOL_FAILED): the database password is hunter2',
+  },
+  { type: 'step-start' },
+  { type: 'text', text: 'It is sunny in Paris.', state: 'done' },
+]
+
 test('useChat renders a turn with reasoning, text, a tool call with its input and output, and a failing tool', async () => {
   const model = scriptedModel([
     {
@@ -66,7 +79,7 @@ test('useChat renders a turn with reasoning, text, a tool call with its input an
     },
     text('It is sunny in Paris.', { chunkSize: 5 }),
   ])
-  const harness = await createHarness({ model, tools: [weather, broken] })
+  const harness = await createHarness({ model, tools: [weatherTool, broken] })
   const server = await serve(harness)
   const finished: { isError: boolean; finishReason: string | undefined }[] = []
   const chat = new TestChat({
@@ -82,53 +95,13 @@ test('useChat renders a turn with reasoning, text, a tool call with its input an
   expect(chat.messages.map((message) => message.role)).toEqual(['user', 'assistant'])
   const assistant = chat.messages[1]
   expect(assistant?.id).toBe('chat-1:turn-1')
-  expect(partsWithoutUndefined(assistant)).toEqual([
-    { type: 'step-start' },
-    { type: 'reasoning', id: 'reasoning-1-0', text: 'The user wants the weather.', state: 'done' },
-    { type: 'text', text: 'Let me check.', state: 'done' },
-    {
-      type: 'tool-weather',
-      toolCallId: 'call_w',
-      state: 'output-available',
-      input: { city: 'Paris' },
-      output: 'sunny in Paris',
-    },
-    {
-      type: 'tool-broken',
-      toolCallId: 'call_b',
-      state: 'output-error',
-      input: {},
-      errorText: 'Tool error (TOOL_FAILED): the database password is hunter2',
-    },
-    { type: 'step-start' },
-    { type: 'text', text: 'It is sunny in Paris.', state: 'done' },
-  ])
+  expect(partsWithoutUndefined(assistant)).toEqual(parisParts)
   // The log read back gives the same messages (the user's id is the log's own).
   const history = toUIMessages(await harness.openAgent('chat-1'))
   expect(history[1]).toEqual({
     id: 'chat-1:turn-1',
     role: 'assistant',
-    parts: [
-      { type: 'step-start' },
-      { type: 'reasoning', id: 'reasoning-1-0', text: 'The user wants the weather.', state: 'done' },
-      { type: 'text', text: 'Let me check.', state: 'done' },
-      {
-        type: 'tool-weather',
-        toolCallId: 'call_w',
-        state: 'output-available',
-        input: { city: 'Paris' },
-        output: 'sunny in Paris',
-      },
-      {
-        type: 'tool-broken',
-        toolCallId: 'call_b',
-        state: 'output-error',
-        input: {},
-        errorText: 'Tool error (TOOL_FAILED): the database password is hunter2',
-      },
-      { type: 'step-start' },
-      { type: 'text', text: 'It is sunny in Paris.', state: 'done' },
-    ],
+    parts: parisParts,
   })
   expect(history[0]).toMatchObject({ role: 'user', parts: [{ type: 'text', text: 'Weather in Paris?' }] })
   await expect(validateUIMessages({ messages: history })).resolves.toHaveLength(2)
@@ -219,15 +192,7 @@ test('a cancelled turn ends with an abort chunk: the chat is ready and keeps wha
 
 test('a dropped connection is resumed with useChat resume (GET {api}/{id}/stream): the message is whole, every part once', async () => {
   const held = gate()
-  const waiting = defineTool({
-    name: 'weather',
-    description: 'The weather, slowly.',
-    input: z.object({ city: z.string() }),
-    execute: async (args) => {
-      await held.promise
-      return `rainy in ${args.city}`
-    },
-  })
+  const waiting = heldWeatherTool(held.promise, (city) => `rainy in ${city}`, 'The weather, slowly.')
   const model = scriptedModel([
     {
       reasoning: 'Hmm.',
@@ -276,15 +241,7 @@ test('a dropped connection is resumed with useChat resume (GET {api}/{id}/stream
 
 test('a page reload renders the history with toUIMessages, and resuming the running turn replaces its partial message', async () => {
   const held = gate()
-  const waiting = defineTool({
-    name: 'weather',
-    description: 'The weather, slowly.',
-    input: z.object({ city: z.string() }),
-    execute: async (args) => {
-      await held.promise
-      return `windy in ${args.city}`
-    },
-  })
+  const waiting = heldWeatherTool(held.promise, (city) => `windy in ${city}`, 'The weather, slowly.')
   const model = scriptedModel([
     { text: 'One moment.', toolCalls: [{ id: 'call_1', name: 'weather', arguments: { city: 'Rome' } }] },
     text('It is windy in Rome.'),

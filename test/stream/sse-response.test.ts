@@ -5,7 +5,6 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createParser } from 'eventsource-parser'
@@ -22,6 +21,7 @@ import {
   writeResponse,
 } from 'yoke'
 import { scriptedModel, type ScriptedReply, text, tool } from 'yoke/testing'
+import { listenOnLoopback } from '../helpers/loopback.js'
 
 /** One SSE event as a client received it. */
 interface Received {
@@ -85,15 +85,9 @@ async function serve(agents: readonly Agent[], options: SseOptions = {}): Promis
       void writeResponse(sseResponse(agent.stream('check a, b and c'), options), response)
     }
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  )
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const loopback = await listenOnLoopback(server)
+  cleanups.push(loopback.close)
+  return loopback.origin
 }
 
 interface Reading {
