@@ -11,15 +11,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
-import { afterEach, describe, expect, test } from 'vitest'
-import { createHarness, type Harness } from 'yoke'
+import { describe, expect, test } from 'vitest'
+import { createHarness } from 'yoke'
 import { call, fakeIds, scriptedModel, text } from 'yoke/testing'
 import { connectMcpServers, McpServerError, mcpServer } from '../../src/mcp/index.js'
+import { useHarnesses } from './fixtures.js'
 
-const open: Harness[] = []
-afterEach(async () => {
-  for (const harness of open.splice(0)) await harness.close()
-})
+const open = useHarnesses()
 
 /** A real SDK server, in memory, that lists `tools` as given (no checks on the server side). */
 async function listing(tools: unknown[]): Promise<Client> {

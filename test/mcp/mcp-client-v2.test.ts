@@ -7,23 +7,18 @@
  *
  * @module
  */
-import { createRequire } from 'node:module'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
-import { createHarness, type Harness, type SessionEvent, type ToolsProgressPayload } from 'yoke'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createHarness, type SessionEvent, type ToolsProgressPayload } from 'yoke'
 import { call, fakeIds, scriptedModel, text } from 'yoke/testing'
 import { type McpClientLike, mcpPlugin, mcpServer } from '../../src/mcp/index.js'
 import { startTestHttpMcpServer, type TestHttpMcpServer } from './http-mcp-test-server.js'
+import { everythingBin, useHarnesses } from './fixtures.js'
 
-const everythingBin = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js')
-
-const open: Harness[] = []
-afterEach(async () => {
-  for (const harness of open.splice(0)) await harness.close()
-})
+const open = useHarnesses()
 
 async function world(script: Parameters<typeof scriptedModel>[0], server: ReturnType<typeof mcpServer>) {
   const model = scriptedModel(script)

@@ -9,15 +9,13 @@
  * @module
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
-import { createHarness, type Harness, type SessionEvent, type ToolsProgressPayload } from 'yoke'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createHarness, type SessionEvent, type ToolsProgressPayload } from 'yoke'
 import { call, fakeIds, scriptedModel, text } from 'yoke/testing'
 import { connectMcpServers, McpServerError, mcpPlugin, mcpServer } from '../../src/mcp/index.js'
 import { startTestHttpMcpServer, type TestHttpMcpServer } from './http-mcp-test-server.js'
-
-const everythingBin = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js')
+import { everythingBin, useHarnesses } from './fixtures.js'
 
 async function freePort(): Promise<number> {
   const probe = createServer()
@@ -54,10 +52,7 @@ async function startEverythingHttp(): Promise<{ child: ChildProcess; url: string
   return { child, url: `http://127.0.0.1:${port}/mcp` }
 }
 
-const open: Harness[] = []
-afterEach(async () => {
-  for (const harness of open.splice(0)) await harness.close()
-})
+const open = useHarnesses()
 
 async function world(script: Parameters<typeof scriptedModel>[0], servers: Parameters<typeof mcpPlugin>[0]['servers']) {
   const model = scriptedModel(script)

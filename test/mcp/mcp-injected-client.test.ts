@@ -7,32 +7,18 @@
  *
  * @module
  */
-import { createRequire } from 'node:module'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
-import { afterEach, describe, expect, test } from 'vitest'
-import { createHarness, type Harness } from 'yoke'
+import { describe, expect, test } from 'vitest'
+import { createHarness } from 'yoke'
 import { call, fakeIds, scriptedModel, text } from 'yoke/testing'
 import { connectMcpServers, McpServerError, mcpPlugin, mcpServer } from '../../src/mcp/index.js'
+import { everythingBin, isAlive, useHarnesses } from './fixtures.js'
 
-const everythingBin = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js')
-
-const open: Harness[] = []
-afterEach(async () => {
-  for (const harness of open.splice(0)) await harness.close()
-})
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
+const open = useHarnesses()
 
 /** A real SDK server, in memory, that lists `tools` and answers every call with `answer`. */
 async function inMemoryServer(tools: unknown[], answer: (name: string) => unknown = () => ({ content: [] })) {

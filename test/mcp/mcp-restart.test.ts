@@ -9,30 +9,16 @@
 import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { afterEach, describe, expect, onTestFinished, test } from 'vitest'
-import { createHarness, type Harness, type SessionEvent } from 'yoke'
+import { describe, expect, onTestFinished, test } from 'vitest'
+import { createHarness, type SessionEvent } from 'yoke'
 import { call, fakeIds, scriptedModel, text } from 'yoke/testing'
 import { mcpPlugin, mcpServer } from '../../src/mcp/index.js'
+import { everythingBin, isAlive, useHarnesses } from './fixtures.js'
 
-const everythingBin = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js')
-
-const open: Harness[] = []
-afterEach(async () => {
-  for (const harness of open.splice(0)) await harness.close()
-})
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
+const open = useHarnesses()
 
 /** The pids of this process's children whose command line holds `marker`. */
 function childrenWith(marker: string): number[] {

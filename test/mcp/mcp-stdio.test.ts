@@ -7,14 +7,12 @@
  *
  * @module
  */
-import { createRequire } from 'node:module'
-import { afterEach, describe, expect, test } from 'vitest'
-import { createHarness, type Harness, type SessionEvent } from 'yoke'
+import { describe, expect, test } from 'vitest'
+import { createHarness, type SessionEvent } from 'yoke'
 import { call, fakeIds, scriptedModel, text } from 'yoke/testing'
 import { connectMcpServers, type McpMountedTool, McpServerError, mcpPlugin, mcpServer } from '../../src/mcp/index.js'
 import { modelToolName } from '../../src/mcp/mcp-tool-name.js'
-
-const everythingBin = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js')
+import { everythingBin, useHarnesses } from './fixtures.js'
 
 function everything(name = 'everything', env?: Record<string, string>) {
   return mcpServer({
@@ -25,10 +23,7 @@ function everything(name = 'everything', env?: Record<string, string>) {
   })
 }
 
-const open: Harness[] = []
-afterEach(async () => {
-  for (const harness of open.splice(0)) await harness.close()
-})
+const open = useHarnesses()
 
 async function world(script: Parameters<typeof scriptedModel>[0], servers = [everything()]) {
   const mounted: McpMountedTool[] = []
