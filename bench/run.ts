@@ -4,6 +4,7 @@
  */
 import { runAgentBench } from './agent.bench.js'
 import { runChecksumBench } from './checksum.bench.js'
+import { runDurabilityBench } from './durability.bench.js'
 import { runKernelBench } from './kernel.bench.js'
 import { runModelsBench } from './models.bench.js'
 import { runPersistenceBench } from './persistence.bench.js'
@@ -22,6 +23,7 @@ const benches = {
   models: runModelsBench,
   tools: runToolsBench,
   agent: runAgentBench,
+  durability: runDurabilityBench,
 } as const
 type BenchName = keyof typeof benches
 

@@ -215,6 +215,7 @@ export {
   memoryPersistence,
 } from './persistence/index.js'
 export type {
+  Durability,
   JsonlPersistenceOptions,
   Lease,
   LeaseOptions,
@@ -270,6 +271,9 @@ export type {
   Session,
   SessionEvent,
   SessionEventPayload,
+  FlushCheckpoint,
+  FlushOptions,
+  SessionFlushPayload,
   SessionHeader,
   SessionLifecyclePayload,
   SessionRegistry,

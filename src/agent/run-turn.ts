@@ -153,7 +153,9 @@ export async function runTurn(host: LoopHost, turn: number, signal: AbortSignal)
         // At the limit the turn ends whatever a listener queued: that work waits for the next turn.
         if (last || host.inbox.nextStep.length === 0) break
       }
-      await host.checkpoints.within(signal)
+      // Written now (a failure ends the turn before the next step is derived); synced with the
+      // next step's request checkpoint, which follows with only that step's opening events.
+      await host.checkpoints.within(signal, 'between-steps')
     }
   } catch (error) {
     thrown = { error }

@@ -1,3 +1,4 @@
+import type { FlushCheckpoint } from '../session/flush-checkpoint.js'
 import type { SessionRegistry } from '../session/session-registry.js'
 import type { Session } from '../session/session.js'
 import { raceTurnSignal } from './race-turn-signal.js'
@@ -30,11 +31,13 @@ export class TurnCheckpoints {
    * A checkpoint inside the turn: resolves once everything logged is stored.
    *
    * @param signal - the turn signal
+   * @param checkpoint - which checkpoint this is (persistence decides from it whether to sync
+   *   now or leave that to the next one)
    * @throws (as a rejection) the flush error, or the signal's reason when the turn is cancelled
    *   while the flush is pending
    */
-  async within(signal: AbortSignal): Promise<void> {
-    const flushing = this.#sessions.flush(this.#session)
+  async within(signal: AbortSignal, checkpoint: FlushCheckpoint = 'before-request'): Promise<void> {
+    const flushing = this.#sessions.flush(this.#session, { checkpoint })
     try {
       await raceTurnSignal(flushing, signal)
     } catch (error) {
@@ -53,7 +56,7 @@ export class TurnCheckpoints {
    */
   async beforeTool(signal: AbortSignal): Promise<void> {
     try {
-      await this.within(signal)
+      await this.within(signal, 'before-tool')
     } catch (error) {
       if (signal.aborted && error === signal.reason) return
       throw error
@@ -72,6 +75,6 @@ export class TurnCheckpoints {
    */
   async end(signal: AbortSignal): Promise<void> {
     if (this.#stalled.has(signal)) return
-    await this.#sessions.flush(this.#session)
+    await this.#sessions.flush(this.#session, { checkpoint: 'turn-end' })
   }
 }

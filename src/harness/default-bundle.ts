@@ -57,10 +57,14 @@ export function defaultBundle(options: HarnessOptions): readonly PluginEntry[] {
   return defaultEntryIds.map((id): PluginEntry => {
     if (id === 'session') return { id, plugin: sessionPlugin }
     if (id === 'persistence') {
+      // No store at all: the entry stays in the list (patches may name it) but does not start.
+      if (options.persistence === false)
+        return { id, plugin: persistenceEntryPlugin as PluginDefinition<unknown>, config: {}, disabled: true }
       const config = {
         ...(options.persistence === undefined ? {} : { adapter: options.persistence }),
         ...(options.writeBehind === undefined ? {} : { writeBehind: options.writeBehind }),
         ...(options.writeTimeoutMs === undefined ? {} : { writeTimeoutMs: options.writeTimeoutMs }),
+        ...(options.durability === undefined ? {} : { durability: options.durability }),
       }
       return { id, plugin: persistenceEntryPlugin as PluginDefinition<unknown>, config }
     }

@@ -7,6 +7,7 @@ import type { Clock, IdSource, Logger } from '../kernel/host-services.js'
 import type { PluginInput } from '../kernel/plugin.js'
 import type { ModelAdapter, ModelRoute } from '../model/model-adapter.js'
 import { modelOptionSchema } from '../model/model-plugin.js'
+import type { Durability } from '../persistence/durability.js'
 import type { PersistenceAdapter } from '../persistence/persistence-adapter.js'
 import {
   isPersistenceAdapter,
@@ -61,11 +62,15 @@ export interface HarnessOptions extends CompositionLayers {
   readonly model?: ModelAdapter | ModelRoute
   /**
    * Where sessions are stored: an adapter, or `{ dir, compression? }` for
-   * `jsonlPersistence({ dir, compression })`.
+   * `jsonlPersistence({ dir, compression })`, or `false` for no store at all (ephemeral agents):
+   * the `persistence` entry is disabled, so nothing is written or listed, no session is bound
+   * to a write-behind queue, and every flush resolves at once. `harness.persistence` then throws
+   * `ServiceMissingError`, `resumeAgent` and `openAgent` of an id that is not live reject, and
+   * `listSessions` lists the live sessions only.
    *
    * @default `memoryPersistence()` (nothing survives the process)
    */
-  readonly persistence?: PersistenceAdapter | JsonlShorthand
+  readonly persistence?: PersistenceAdapter | JsonlShorthand | false
   /**
    * Write-behind tuning of the `persistence` entry (`windowMs`, `maxPendingEvents`,
    * `maxPendingBytes`); checked by that entry's schema.
@@ -82,6 +87,16 @@ export interface HarnessOptions extends CompositionLayers {
    * @default 30000
    */
   readonly writeTimeoutMs?: PersistenceEntryConfig['writeTimeoutMs']
+  /**
+   * When the events of a live session are synced to stable storage. `'step'`: before every model
+   * request, before every tool body and at the end of every turn. `'turn'`: every checkpoint
+   * still writes the events in order, but only the end of a turn syncs, so a crash of the
+   * machine (not of the process) may lose the open turn's events; resuming closes that turn as
+   * interrupted. Any other value is `InvalidOptionsError` naming it.
+   *
+   * @default 'step'
+   */
+  readonly durability?: Durability
   /**
    * How many concurrency-safe tool calls run at once; the default of every agent's options.
    *
@@ -144,13 +159,17 @@ const optionsSchema = z.strictObject(
         [
           z.custom<PersistenceAdapter>(isPersistenceAdapter),
           z.strictObject({ dir: z.string().min(1), compression: z.enum(['none', 'gzip', 'zstd']).optional() }),
+          z.literal(false),
         ],
-        { error: 'must be a PersistenceAdapter or { dir: string; compression?: "none" | "gzip" | "zstd" }' },
+        {
+          error: 'must be a PersistenceAdapter, { dir: string; compression?: "none" | "gzip" | "zstd" } or false',
+        },
       )
       .optional(),
     // Checked by the persistence entry's schema: a bad value fails as a PluginStartError with a PluginConfigError cause.
     writeBehind: z.unknown().optional(),
     writeTimeoutMs: z.unknown().optional(),
+    durability: z.enum(['step', 'turn'], { error: "must be 'step' or 'turn'" }).optional(),
     tools: toolListSchema.optional(),
     instructions: instructionsSchema.optional(),
     presets: presetsOptionSchema.optional(),

@@ -2,6 +2,7 @@ import type { Clock, Logger } from '../kernel/host-services.js'
 import type { SessionCatalog } from '../session/session-catalog.js'
 import type { Session } from '../session/session.js'
 import type { PersistenceAdapter } from './persistence-adapter.js'
+import type { Durability } from './durability.js'
 import type { WriteBehindOptions } from './write-behind.js'
 
 /**
@@ -19,6 +20,8 @@ export interface CoordinatorHost {
    * (`WRITE_TIMEOUT`), in milliseconds of real time; `0` waits for ever.
    */
   readonly writeTimeoutMs: number
+  /** When a live session's writes sync: at every checkpoint (`'step'`) or at turn ends (`'turn'`). */
+  readonly durability: Durability
   /** Drives the write-behind windows (not the write timeouts: see `writeTimeoutMs`). */
   readonly clock: Clock
   /** Where failed background writes and taken-over locks are reported. */

@@ -1,7 +1,9 @@
 import { systemClock } from '../kernel/host-services.js'
 import type { SessionEvent } from '../session/session-event.js'
 import type { Session } from '../session/session.js'
+import type { FlushCheckpoint } from '../session/flush-checkpoint.js'
 import type { CoordinatorHost } from './coordinator-host.js'
+import { flushSyncs } from './durability.js'
 import { LiveSessionWriter } from './live-session-writer.js'
 import type { PersistenceCoordinator } from './persistence-coordinator.js'
 import { SessionLeases } from './session-leases.js'
@@ -20,8 +22,11 @@ export interface HarnessPersistence extends PersistenceCoordinator {
   record(session: Session, event: SessionEvent): void
   /** The commit guard: refuses events while the session is back-pressured. */
   guard(event: SessionEvent, session: Session): void
-  /** Writes every pending event of a live session (the `session/flush` listener). */
-  flushSession(session: Session): Promise<void>
+  /**
+   * Writes every pending event of a live session (the `session/flush` listener); syncs them
+   * unless the asking turn checkpoint may leave that to a later one at this durability.
+   */
+  flushSession(session: Session, checkpoint?: FlushCheckpoint): Promise<void>
   /** Flushes, releases and forgets a disposed session. */
   unbind(session: Session): Promise<void>
   /** Drops a vetoed session's queued events and releases its lease. */
@@ -60,7 +65,7 @@ export function createPersistenceCoordinator(host: CoordinatorHost): HarnessPers
     bind: (session) => writer.bind(session),
     record: (session, event) => writer.record(session, event),
     guard: (event, session) => writer.guard(event, session),
-    flushSession: (session) => writer.flush(session),
+    flushSession: (session, checkpoint) => writer.flush(session, flushSyncs(host.durability, checkpoint)),
     unbind: (session) => writer.unbind(session),
     discard: (session) => writer.discard(session),
     close: () => writer.close(),

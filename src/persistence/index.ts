@@ -41,6 +41,7 @@ export type {
   RepairReport,
   SessionPreparation,
 } from './persistence-coordinator.js'
+export type { Durability } from './durability.js'
 export { type PersistenceEvents, persistenceEvents, type SessionWriteFailedPayload } from './persistence-events.js'
 export { isPersistenceAdapter, type JsonlShorthand, type PersistenceEntryConfig } from './persistence-plugin.js'
 export { type WriteBehindOptions, writeBehindOptionsSchema } from './write-behind.js'

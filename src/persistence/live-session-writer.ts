@@ -133,7 +133,9 @@ export class LiveSessionWriter {
     const writeBehind = new WriteBehind({
       clock: this.#host.clock,
       options: this.#host.writeBehind,
-      write: (batch, texts, frozen) => this.#write(binding, batch, frozen ? texts : undefined),
+      write: (batch, texts, frozen, sync) => this.#write(binding, batch, frozen ? texts : undefined, sync),
+      // At turn durability only the turn's end (and explicit flushes) sync.
+      syncAutomaticWrites: this.#host.durability !== 'turn',
       onFailure: (error, pendingEvents) => {
         this.#host.logger.warn(`session "${id}": a background write failed; events are kept and retried`, {
           error,
@@ -188,12 +190,14 @@ export class LiveSessionWriter {
    * Writes every pending event of a live session (the `session/flush` listener).
    *
    * @param session - the session
-   * @returns resolves once everything committed before the call is durable
+   * @param sync - `false`: written in order, not synced yet (a later synced flush covers it)
+   * @returns resolves once everything committed before the call is written, and durable unless
+   *   `sync` is false
    */
-  async flush(session: Session): Promise<void> {
+  async flush(session: Session, sync = true): Promise<void> {
     const binding = this.#bindings.get(session.id)
     if (binding === undefined || binding.session !== session) return
-    await binding.writeBehind.flush()
+    await binding.writeBehind.flush({ sync })
   }
 
   /**
@@ -374,7 +378,12 @@ export class LiveSessionWriter {
    * once, and a queue paused by the timeout is resumed, so the events get written when storage
    * returns.
    */
-  async #write(binding: Binding, batch: readonly SessionEvent[], texts: readonly string[] | undefined): Promise<void> {
+  async #write(
+    binding: Binding,
+    batch: readonly SessionEvent[],
+    texts: readonly string[] | undefined,
+    sync: boolean,
+  ): Promise<void> {
     const id = binding.session.id
     // Until the lease and the registration are in, a timeout names the step they hang in.
     let appendStep = false
@@ -393,7 +402,7 @@ export class LiveSessionWriter {
         binding.writeBehind.resume()
         return
       }
-      const appending = this.#leases.serial(id, () => this.#append(binding, batch, texts))
+      const appending = this.#leases.serial(id, () => this.#append(binding, batch, texts, sync))
       const settled = appending.then(
         () => {},
         () => {},
@@ -414,21 +423,32 @@ export class LiveSessionWriter {
   }
 
   /** Appends the events of `batch` the stored log does not hold yet (an earlier append may have completed late). */
-  async #append(binding: Binding, batch: readonly SessionEvent[], texts: readonly string[] | undefined): Promise<void> {
+  async #append(
+    binding: Binding,
+    batch: readonly SessionEvent[],
+    texts: readonly string[] | undefined,
+    sync: boolean,
+  ): Promise<void> {
+    if (batch.length === 0) {
+      // Nothing new: an empty synced append syncs what earlier unsynced appends wrote.
+      if (sync && binding.lease !== undefined)
+        await this.#leases.io.append(binding.session.id, [], { expectedSeq: binding.cursor, lease: binding.lease })
+      return
+    }
     const first = batch.findIndex((event) => event.seq >= binding.cursor)
     if (first === -1) return
     const events = first === 0 ? batch : batch.slice(first)
     const eventTexts = texts === undefined || first === 0 ? texts : texts.slice(first)
     const resend = binding.unconfirmed
     try {
-      await this.#appendOnce(binding, events, eventTexts)
+      await this.#appendOnce(binding, events, eventTexts, sync)
     } catch (error) {
       // The append that failed last may have committed with only its reply lost: grown by the
       // events queued since, it conflicts. Sent again exactly as it was, it is an idempotent
       // re-append (or a plain one, had it not committed); then the rest follows.
       if (!(SeqConflictError.is(error) && resend > 0 && resend < events.length)) throw error
-      await this.#appendOnce(binding, events.slice(0, resend), eventTexts?.slice(0, resend))
-      await this.#appendOnce(binding, events.slice(resend), eventTexts?.slice(resend))
+      await this.#appendOnce(binding, events.slice(0, resend), eventTexts?.slice(0, resend), sync)
+      await this.#appendOnce(binding, events.slice(resend), eventTexts?.slice(resend), sync)
     }
   }
 
@@ -437,8 +457,9 @@ export class LiveSessionWriter {
     binding: Binding,
     events: readonly SessionEvent[],
     texts: readonly string[] | undefined,
+    sync: boolean,
   ): Promise<void> {
-    const options = { expectedSeq: binding.cursor, lease: binding.lease as Lease }
+    const options = { expectedSeq: binding.cursor, lease: binding.lease as Lease, ...(sync ? {} : { sync: false }) }
     binding.unconfirmed = events.length
     await this.#leases.io.append(binding.session.id, events, texts === undefined ? options : { ...options, texts })
     binding.unconfirmed = 0

@@ -117,6 +117,16 @@ export interface AppendBatchOptions {
    * cannot go stale; an adapter may ignore them.
    */
   readonly texts?: readonly string[]
+  /**
+   * `false`: the batch must be written in order (a killed process keeps it) but need not reach
+   * stable storage before the promise resolves; the next append without `sync: false` makes it
+   * durable together with its own batch. An empty batch with `sync` left on only does that:
+   * it syncs what earlier `sync: false` appends wrote. An adapter whose every write is durable
+   * may ignore this field (the memory, SQLite and Postgres adapters do).
+   *
+   * @default true
+   */
+  readonly sync?: boolean
 }
 
 /** Options of {@link PersistenceAdapter.load}. */

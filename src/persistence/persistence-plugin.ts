@@ -9,6 +9,7 @@ import type { PersistenceAdapter } from './persistence-adapter.js'
 import { createPersistenceCoordinator } from './create-persistence-coordinator.js'
 import { persistenceEvents } from './persistence-events.js'
 import { writeBehindOptionsSchema } from './write-behind.js'
+import { type Durability, durabilityValues } from './durability.js'
 
 const adapterMethods = ['create', 'append', 'load', 'commitRepair', 'list', 'acquire', 'close'] as const
 
@@ -70,12 +71,20 @@ export interface PersistenceEntryConfig {
    * @default 30000
    */
   readonly writeTimeoutMs?: number
+  /**
+   * When live sessions sync: `'step'` at every checkpoint of a turn, `'turn'` only at its end
+   * (see {@link Durability}).
+   *
+   * @default 'step'
+   */
+  readonly durability?: Durability
 }
 
 /** The write timeout of live-session storage calls when none is configured, in milliseconds. */
 export const defaultWriteTimeoutMs = 30_000
 
 const timeoutRule = 'must be an integer from 0 (no timeout) to 2147483647'
+const durabilityRule = "must be 'step' or 'turn'"
 
 const shorthandSchema = z.strictObject({
   dir: z.string().min(1, { error: 'must be a non-empty directory path' }),
@@ -96,6 +105,7 @@ const configSchema = z.strictObject({
     .min(0, { error: timeoutRule })
     .max(2_147_483_647, { error: timeoutRule })
     .optional(),
+  durability: z.enum(durabilityValues as [Durability, ...Durability[]], { error: durabilityRule }).optional(),
 })
 
 function adapterOf(input: PersistenceAdapter | z.output<typeof shorthandSchema> | undefined): PersistenceAdapter {
@@ -128,6 +138,7 @@ export function persistencePlugin(): PluginDefinition<z.output<typeof configSche
         adapter: adapterOf(config?.adapter),
         writeBehind: writeBehindOptionsSchema.parse(config?.writeBehind ?? {}),
         writeTimeoutMs: config?.writeTimeoutMs ?? defaultWriteTimeoutMs,
+        durability: config?.durability ?? 'step',
         clock: ctx.get(ClockKey),
         logger: ctx.logger,
         catalog: sessions.catalog,
@@ -137,7 +148,7 @@ export function persistencePlugin(): PluginDefinition<z.output<typeof configSche
       })
       ctx.on('session/created', ({ session }) => coordinator.bind(session))
       ctx.on('session/event', ({ session, event }) => coordinator.record(session, event))
-      ctx.on('session/flush', ({ session }) => coordinator.flushSession(session))
+      ctx.on('session/flush', ({ session, checkpoint }) => coordinator.flushSession(session, checkpoint))
       ctx.on('session/disposed', ({ session, vetoed }) =>
         vetoed === true ? coordinator.discard(session) : coordinator.unbind(session),
       )

@@ -76,10 +76,24 @@ export interface WriteBehindInit {
    * Writes one batch (the whole queue, oldest first, frozen) with the JSON text of each event
    * (`texts[i] === JSON.stringify(batch[i])`). `frozen` says whether every event is frozen, so
    * the texts stay true while the write runs and may be stored as they are (committed events
-   * always are). Never called with an empty batch, never twice at once. Rejecting (or throwing)
-   * is a failed write: the batch goes back to the head of the queue.
+   * always are). `sync` false: the batch must be written but need not be synced yet (a later
+   * synced write covers it). Never called twice at once; called with an empty batch only to sync
+   * what unsynced writes left (`sync` true). Rejecting (or throwing) is a failed write: the batch
+   * goes back to the head of the queue.
    */
-  readonly write: (batch: readonly SessionEvent[], texts: readonly string[], frozen: boolean) => Promise<void>
+  readonly write: (
+    batch: readonly SessionEvent[],
+    texts: readonly string[],
+    frozen: boolean,
+    sync: boolean,
+  ) => Promise<void>
+  /**
+   * Whether the automatic writes (window, high-water mark) sync. `false` leaves the syncing to
+   * the flushes that ask for it.
+   *
+   * @default true
+   */
+  readonly syncAutomaticWrites?: boolean
   /**
    * The background failure report: called once per failed automatic write (window or
    * high-water), with the error and the events now waiting; not for the writes of a
@@ -113,6 +127,7 @@ export class WriteBehind {
   readonly #options: WriteBehindOptions
   readonly #write: WriteBehindInit['write']
   readonly #onFailure: WriteBehindInit['onFailure']
+  readonly #syncAutomatic: boolean
 
   #events: SessionEvent[] = []
   #texts: string[] = []
@@ -131,6 +146,10 @@ export class WriteBehind {
   #lastError: unknown
   #draining = false
   #barrier: Promise<void> | undefined
+  /** A flush of the drain under way asked for a sync. */
+  #syncWanted = false
+  /** A write that did not sync succeeded, and no synced one since. */
+  #unsynced = false
   #disposed = false
 
   /**
@@ -152,6 +171,12 @@ export class WriteBehind {
     this.#options = parsed.data
     this.#write = init.write
     this.#onFailure = init.onFailure
+    this.#syncAutomatic = init.syncAutomaticWrites !== false
+  }
+
+  /** Whether a write that did not sync succeeded and no synced write has covered it yet. */
+  get unsynced(): boolean {
+    return this.#unsynced
   }
 
   /** Whether events wait or a write is in flight. */
@@ -222,15 +247,24 @@ export class WriteBehind {
   /**
    * Writes everything queued, now: cancels the window, awaits a write in flight whatever its
    * outcome, resumes, and writes until the queue is empty, events queued meanwhile included.
-   * Concurrent calls share one promise. Nothing to do → resolves at once, with no write.
+   * Concurrent calls share one promise (a call that asks for a sync makes the shared drain sync).
+   * Nothing to do → resolves at once, with no write.
    *
-   * @returns resolves once every event queued before it settles is written
+   * @param options - `sync: false` writes without syncing (a later synced flush or write covers
+   *   it); by default the flush ends with everything synced, unsynced earlier writes included
+   * @returns resolves once every event queued before it settles is written (and synced, unless
+   *   `sync` is false)
    * @throws (rejects) the error of the failed write (the batch is kept and automatic writes pause,
    *   with no `onFailure` report); `PersistenceError CLOSED` when disposed with events unwritten
    */
-  flush(): Promise<void> {
+  flush(options?: { readonly sync?: boolean }): Promise<void> {
+    const sync = options?.sync !== false
+    if (sync) this.#syncWanted = true
     if (this.#barrier !== undefined) return this.#barrier
-    if (this.#events.length === 0 && this.#inFlight === undefined) return Promise.resolve()
+    if (this.#events.length === 0 && this.#inFlight === undefined && !(sync && this.#unsynced)) {
+      this.#syncWanted = false
+      return Promise.resolve()
+    }
     const barrier = this.#drain()
     if (this.#draining) this.#barrier = barrier
     return barrier
@@ -264,19 +298,23 @@ export class WriteBehind {
       this.#closeWindow()
       if (this.#inFlight !== undefined) await this.#inFlight
       this.#paused = false
-      while (this.#events.length > 0) {
+      while (this.#events.length > 0 || (this.#syncWanted && this.#unsynced)) {
         if (this.#disposed) {
+          // No write starts after dispose, not even a sync.
+          if (this.#events.length === 0) break
           throw new PersistenceError({
             code: ErrorCode.CLOSED,
             detail: `write-behind is disposed with ${this.#events.length} unwritten events`,
           })
         }
-        const outcome = await this.#startWrite(false)
+        // With nothing queued, this is an empty write that only syncs what earlier ones wrote.
+        const outcome = await this.#startWrite(false, this.#syncWanted)
         if (!outcome.ok) throw outcome.error
       }
     } finally {
       this.#draining = false
       this.#barrier = undefined
+      this.#syncWanted = false
     }
   }
 
@@ -307,7 +345,7 @@ export class WriteBehind {
   }
 
   /** Takes the whole queue as one batch and writes it; the returned promise never rejects. */
-  #startWrite(automatic: boolean): Promise<WriteOutcome> {
+  #startWrite(automatic: boolean, sync: boolean = this.#syncAutomatic): Promise<WriteOutcome> {
     this.#closeWindow()
     // Frozen, so the texts passed on with it stay aligned with its events.
     const batch = Object.freeze(this.#events)
@@ -320,7 +358,7 @@ export class WriteBehind {
     this.#unfrozen = 0
     let attempt: Promise<void>
     try {
-      attempt = Promise.resolve(this.#write(batch, texts, unfrozen === 0))
+      attempt = Promise.resolve(this.#write(batch, texts, unfrozen === 0, sync))
     } catch (error) {
       attempt = Promise.reject(error)
     }
@@ -329,6 +367,9 @@ export class WriteBehind {
         this.#inFlight = undefined
         this.#latestFailed = false
         this.#lastError = undefined
+        // A synced write covers every write before it; an unsynced one leaves them all unsynced.
+        if (sync) this.#unsynced = false
+        else if (batch.length > 0) this.#unsynced = true
         if (automatic) this.#afterAutomaticWrite()
         return { ok: true }
       },

@@ -10,6 +10,7 @@ import { dispatchParallel, dispatchUntilThrow } from '../kernel/dispatch-interna
 import type { Disposer } from '../kernel/effect.js'
 import type { Clock, IdSource } from '../kernel/host-services.js'
 import { buildSession } from './create-session.js'
+import type { FlushOptions } from './flush-checkpoint.js'
 import { planFork } from './plan-fork.js'
 import { createSessionCatalog, type EventTypeOptions, type SessionCatalog } from './session-catalog.js'
 import type { SessionEvent } from './session-event.js'
@@ -256,9 +257,11 @@ export class HarnessSessionRegistry implements SessionRegistry {
    * @returns `true` when some listener handled it, `false` when none exists
    * @throws `SessionRegistryError` `SESSION_NOT_FOUND`, or `FLUSH_FAILED` (as a rejection) with every listener failure
    */
-  async flush(source: string | Session): Promise<boolean> {
+  async flush(source: string | Session, options?: FlushOptions): Promise<boolean> {
     const session = this.#resolve(source, notFound)
-    const outcome = await session.asDispatch(() => dispatchParallel(this.#ctx, 'session/flush', { session }, undefined))
+    const checkpoint = options?.checkpoint
+    const payload = checkpoint === undefined ? { session } : { session, checkpoint }
+    const outcome = await session.asDispatch(() => dispatchParallel(this.#ctx, 'session/flush', payload, undefined))
     if (outcome.errors.length > 0) {
       throw new SessionRegistryError({
         code: ErrorCode.FLUSH_FAILED,

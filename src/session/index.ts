@@ -88,10 +88,12 @@ export {
   type SessionCatalog,
 } from './session-catalog.js'
 export type { AppendOptions, SessionEvent, SurfaceOp, SurfaceReplace } from './session-event.js'
+export type { FlushCheckpoint, FlushOptions } from './flush-checkpoint.js'
 export {
   type SessionDisposedPayload,
   type SessionEventPayload,
   type SessionEvents,
+  type SessionFlushPayload,
   type SessionLifecyclePayload,
   sessionEvents,
 } from './session-events.js'

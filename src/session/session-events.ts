@@ -1,4 +1,5 @@
 import { defineEvents, type Emit, type EventCatalog, type Parallel } from '../kernel/event-catalog.js'
+import type { FlushCheckpoint } from './flush-checkpoint.js'
 import type { SessionEvent } from './session-event.js'
 import type { Session } from './session.js'
 
@@ -6,6 +7,12 @@ import type { Session } from './session.js'
 export interface SessionLifecyclePayload {
   /** The session concerned. */
   readonly session: Session
+}
+
+/** Payload of `session/flush`. */
+export interface SessionFlushPayload extends SessionLifecyclePayload {
+  /** The turn checkpoint asking, if any: persistence decides from it whether this flush syncs. */
+  readonly checkpoint?: FlushCheckpoint
 }
 
 /** Payload of `session/disposed`. */
@@ -32,7 +39,7 @@ export type SessionEvents = {
   /** An event was committed; listener failures are contained. */
   readonly 'session/event': Emit<SessionEventPayload>
   /** A flush barrier: persistence writes the session out. */
-  readonly 'session/flush': Parallel<SessionLifecyclePayload>
+  readonly 'session/flush': Parallel<SessionFlushPayload>
   /** A session was disposed, or vetoed at creation; listeners run in parallel. */
   readonly 'session/disposed': Parallel<SessionDisposedPayload>
 }

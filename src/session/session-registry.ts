@@ -1,4 +1,5 @@
 import type { Disposer } from '../kernel/effect.js'
+import type { FlushOptions } from './flush-checkpoint.js'
 import type { EventTypeOptions, SessionCatalog } from './session-catalog.js'
 import type { SessionHeader } from './session-header.js'
 import type { CommitGuard } from './session-hooks.js'
@@ -116,10 +117,12 @@ export interface SessionRegistry {
    * Asks every `session/flush` listener (persistence) to write the session out.
    *
    * @param source - a live session or its id
+   * @param options - `checkpoint`: the turn checkpoint asking (persistence may then leave the
+   *   sync to a later checkpoint, as its durability setting says); absent: durable now
    * @returns `true` when some listener handled it, `false` when none exists
    * @throws `SessionRegistryError` `SESSION_NOT_FOUND`, or `FLUSH_FAILED` (as a rejection) with every listener failure
    */
-  flush(source: string | Session): Promise<boolean>
+  flush(source: string | Session, options?: FlushOptions): Promise<boolean>
   /**
    * Disposes a live session: synchronously unusable (appends fail, `get` forgets it, the id is
    * free), then `session/disposed` to every listener in parallel.

@@ -222,11 +222,17 @@ class JsonlAdapter implements JsonlPersistence {
     this.#ensureOpen()
     assertStorableId(sessionId)
     const record = this.#leases.require(sessionId, options.lease)
-    if (events.length === 0) return
+    const sync = options.sync !== false
+    if (events.length === 0) {
+      // An empty synced append makes the unsynced writes before it durable.
+      if (sync && this.#logs.get(sessionId)?.unsynced === true)
+        await this.#serial(sessionId, () => this.#syncLog(sessionId))
+      return
+    }
     const expectedSeq = options.expectedSeq
     assertSeqArgument('expectedSeq', expectedSeq)
     checkEventBatch(events, expectedSeq, 'events')
-    await this.#serial(sessionId, () => this.#appendBatch(sessionId, events, expectedSeq, record, options.texts))
+    await this.#serial(sessionId, () => this.#appendBatch(sessionId, events, expectedSeq, record, options.texts, sync))
   }
 
   async load(sessionId: string, options: LoadOptions = {}): Promise<StoredLog> {
@@ -424,6 +430,7 @@ class JsonlAdapter implements JsonlPersistence {
     expectedSeq: number,
     record: LeaseRecord,
     texts: readonly string[] | undefined,
+    sync = true,
   ): Promise<void> {
     const failure = this.#failures.get(sessionId)
     if (failure !== undefined) throw failure
@@ -481,23 +488,43 @@ class JsonlAdapter implements JsonlPersistence {
           actualBytes: actual,
         })
       }
-      await this.#writeDurably(sessionId, handle, log, bytes, events.length)
+      await this.#writeDurably(sessionId, handle, log, bytes, events.length, sync)
     } finally {
       await this.#fileSystem.close(handle).catch(() => undefined)
     }
   }
 
-  /** One write, one `fdatasync`; on failure cut back to the remembered size. */
+  /**
+   * Syncs what appends with `sync: false` wrote to a session's log and nothing synced since: one
+   * `fdatasync` of the file, which covers every earlier write to it.
+   */
+  async #syncLog(sessionId: string): Promise<void> {
+    const log = this.#logs.get(sessionId)
+    if (log?.unsynced !== true) return
+    const handle = await this.#fileSystem.open(log.path, 'r+')
+    try {
+      await this.#fileSystem.fdatasync(handle)
+      log.unsynced = false
+    } finally {
+      await this.#fileSystem.close(handle).catch(() => undefined)
+    }
+  }
+
+  /**
+   * One write and one `fdatasync` (none when `sync` is false: a later synced append covers it);
+   * on failure cut back to the remembered size.
+   */
   async #writeDurably(
     sessionId: string,
     handle: JsonlFileHandle,
     log: LogState,
     bytes: Uint8Array,
     count: number,
+    sync = true,
   ): Promise<void> {
     try {
       await writeFully(this.#fileSystem, handle, bytes, log.size)
-      await this.#fileSystem.fdatasync(handle)
+      if (sync) await this.#fileSystem.fdatasync(handle)
     } catch (writeError) {
       try {
         await this.#fileSystem.ftruncate(handle, log.size)
@@ -518,6 +545,7 @@ class JsonlAdapter implements JsonlPersistence {
     }
     log.size += bytes.length
     log.nextSeq += count
+    log.unsynced = !sync
   }
 
   /** The first append of an id this instance never read scans the file as `load` does. */

@@ -25,6 +25,11 @@ export interface LogState {
   nextSeq: number
   /** The file size after the last successful write or scan. */
   size: number
+  /**
+   * Bytes were written by an append asked not to sync (`sync: false`) and no `fdatasync` has
+   * covered them since: the next synced append, or an empty one, syncs them.
+   */
+  unsynced?: boolean
 }
 
 /** What a rewrite needs from the adapter. */

@@ -11,6 +11,9 @@
  *   1; `slow`'s body writes the marker and waits forever, so `c2` never starts. `probe`'s body
  *   would write `{"reached":"probe-ran"}`.
  *
+ * With `durability: 'turn'` the harness syncs only at turn ends and the marker is written without
+ * a flush: the events up to `lastSeq` were written by the turn's checkpoints, not synced.
+ *
  * @module
  */
 import { z } from 'zod'
@@ -22,6 +25,8 @@ export interface CrashChildOptions {
   readonly dir: string
   readonly sessionId: string
   readonly scenario: 'stream' | 'tool'
+  /** The harness's durability; at `'turn'` the marker does not flush. */
+  readonly durability?: 'step' | 'turn'
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as CrashChildOptions
@@ -33,7 +38,7 @@ setInterval(() => {}, 1 << 30)
 
 /** Makes everything appended so far durable, then tells the parent where the log ends. */
 async function reached(label: string, session: Session): Promise<void> {
-  await harness.sessions.flush(session)
+  if (options.durability !== 'turn') await harness.sessions.flush(session)
   process.stdout.write(`${JSON.stringify({ reached: label, lastSeq: session.length - 1 })}\n`)
 }
 
@@ -70,6 +75,7 @@ const script =
 
 const harness = await createHarness({
   persistence: { dir: options.dir },
+  ...(options.durability === undefined ? {} : { durability: options.durability }),
   model: scriptedModel(script),
   tools: [slow, probe],
   logger: {

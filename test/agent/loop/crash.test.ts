@@ -305,3 +305,32 @@ async function expectBalancedOnDisk(dir: string, id: string, lastSeq: number): P
     await harness.close()
   }
 }
+
+describe("SIGKILL at durability 'turn', then resumeAgent", () => {
+  test('killed inside a tool body: the calls written (not synced) by the checkpoint before it are kept; the turn is closed and the next run is turn 2', async () => {
+    const dir = await freshDir()
+    const id = 'crash-turn-durability'
+    const { marker } = await killAtMarker({ dir, sessionId: id, scenario: 'tool', durability: 'turn' })
+    expect(marker.reached).toBe('tool-body')
+    const cut = await durableLog(dir, id)
+    // A killed process loses nothing its checkpoints wrote: the page cache outlives it.
+    expect(cut).toHaveLength((marker.lastSeq ?? -1) + 1)
+    const last = cut.at(-1) as SessionEvent
+    expect(last).toMatchObject({ type: 'tool/call', data: { turn: 1, step: 1, callId: 'c1', name: 'slow' } })
+
+    const { harness, agent, model } = await resumeFrom(dir, id, 'recovered')
+    const events = agent.session.events
+    expect(events.slice(0, cut.length)).toEqual(cut)
+    const at = cut.length
+    expect(events.slice(at, -1)).toEqual([
+      syntheticResult(at, last.time, 'c1', last.seq),
+      syntheticResult(at + 1, last.time, 'c2', undefined),
+      ...stepAndTurnClosers(at + 2, last.time, 1, 1),
+    ])
+    const result = await agent.run('next')
+    expect(result).toMatchObject({ turn: 2, reason: { kind: 'completed' }, text: 'recovered' })
+    expect(pairing(model.requests[0])).toEqual({ calls: ['c1', 'c2'], results: ['c1', 'c2'] })
+    await harness.close()
+    await expectBalancedOnDisk(dir, id, agent.session.length - 1)
+  })
+})
