@@ -10,6 +10,7 @@ import { runPersistenceBench } from './persistence.bench.js'
 import { runPostgresBench } from './postgres.bench.js'
 import { runSessionBench } from './session.bench.js'
 import { runSqliteBench } from './sqlite.bench.js'
+import { runStreamDeltaBench } from './stream-delta.bench.js'
 import { runToolsBench } from './tools.bench.js'
 
 const benches = {
@@ -22,6 +23,7 @@ const benches = {
   models: runModelsBench,
   tools: runToolsBench,
   agent: runAgentBench,
+  stream: runStreamDeltaBench,
 } as const
 type BenchName = keyof typeof benches
 

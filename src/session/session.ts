@@ -16,6 +16,7 @@ import type { AppendOptions, SessionEvent } from './session-event.js'
 import type { SessionHeader } from './session-header.js'
 import type { SessionHooks } from './session-hooks.js'
 import { snapshotJson } from './snapshot/snapshot-json.js'
+import { copyDeltaPayload } from './snapshot/copy-stream-delta.js'
 import { StructureState, type TurnState } from './structure-state.js'
 import { type SurfacePlan, SurfaceState } from './surface-state.js'
 import { deepFreeze } from './deep-freeze.js'
@@ -229,7 +230,9 @@ export class Session {
       })
     }
     // The payload may hold earlier snapshots (a chunk the model boundary admitted): kept, not re-copied.
-    const copiedData = copyJson(data, 'data', where, true)
+    // A delta's payload, most of a streamed step's events, is copied field by field.
+    const copiedData =
+      (type === 'assistant/chunk' ? copyDeltaPayload(data) : undefined) ?? copyJson(data, 'data', where, true)
     const time = this.#clock.now()
     if (!Number.isSafeInteger(time)) {
       throw new SessionEventError({
