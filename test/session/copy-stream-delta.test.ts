@@ -90,13 +90,13 @@ describe('copyDeltaPayload: an assistant/chunk payload around a delta', () => {
     const session = createSession({ id: 's' })
     session.append('turn/start', { turn: 1 })
     session.append('step/start', { turn: 1, step: 1 })
-    const chunk = { type: 'text-delta', index: 0, text: 'hi' }
+    const chunk = { type: 'text-delta' as const, index: 0, text: 'hi' }
     const event = session.append('assistant/chunk', { turn: 1, step: 1, chunk })
     expect(event.data).toEqual({ turn: 1, step: 1, chunk })
     expect(isDeepFrozen(event)).toBe(true)
-    expect(() => session.append('assistant/chunk', { turn: 1, step: 1, chunk: { ...chunk, text: 2n } })).toThrow(
-      expect.objectContaining({ code: 'NOT_JSON', path: 'data.chunk.text' }),
-    )
+    expect(() =>
+      session.append('assistant/chunk', { turn: 1, step: 1, chunk: { ...chunk, text: 2n as unknown as string } }),
+    ).toThrow(expect.objectContaining({ code: 'NOT_JSON', path: 'data.chunk.text' }))
     expect(() => session.append('assistant/chunk', { turn: 1, step: 1, chunk: { ...chunk, index: -1 } })).toThrow(
       expect.objectContaining({ code: 'INVALID_PAYLOAD' }),
     )
