@@ -16,8 +16,14 @@ function integerLength(value: unknown): number {
   return typeof value === 'number' && Number.isSafeInteger(value) ? String(value).length : Number.NaN
 }
 
+/** Characters `JSON.stringify` may escape: quote, backslash, controls, and surrogates (a lone one is escaped). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what JSON escapes
+const mayEscape = /["\\\u0000-\u001f\ud800-\udfff]/
+
+/** The length of a string's JSON text (without building it when nothing in it is escaped), else `NaN`. */
 function stringLength(value: unknown): number {
-  return typeof value === 'string' ? JSON.stringify(value).length : Number.NaN
+  if (typeof value !== 'string') return Number.NaN
+  return mayEscape.test(value) ? JSON.stringify(value).length : value.length + 2
 }
 
 /** The fixed characters of `{"type":…,"seq":…,"time":…,"data":{"turn":…,"step":…,"chunk":{"type":…,"index":…,"text":…}}}`. */
