@@ -1,5 +1,5 @@
 /**
- * Streaming benchmark (issue figure F3): one step streaming 1,000 text deltas from a loopback
+ * Streaming benchmark: one step streaming 1,000 text deltas from a loopback
  * OpenAI-compatible server in its own process (bench/stream-server.ts), through `openaiCompatible`
  * into the session log, a fresh agent per turn (create, run, dispose). Reported as this process's
  * CPU µs per delta against a raw floor in the same run: `fetch` + SSE split at blank lines +

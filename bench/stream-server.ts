@@ -1,14 +1,14 @@
 /**
  * The loopback OpenAI-compatible server of the streaming bench, run in its own process so its CPU
  * is not counted: every POST is answered with the same Chat Completions SSE stream of `DELTAS`
- * text deltas (then a `stop` finish, usage and `[DONE]`), written a few events at a time. Prints
+ * text deltas (then a `stop` finish, usage and `[DONE]`), one `write` per event. Prints
  * its port on stdout once listening; exits when its parent closes stdin.
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 const DELTAS = Number(process.argv[2] ?? 1_000)
-/** Events per `write`: a server flushing as tokens come would send smaller pieces; this keeps the reads steady. */
+/** Events per `write`: one, as a server flushing each token as it comes does. */
 const EVENTS_PER_WRITE = 1
 
 function event(payload: object): string {
