@@ -11,6 +11,7 @@ import { runPersistenceBench } from './persistence.bench.js'
 import { runPostgresBench } from './postgres.bench.js'
 import { runSessionBench } from './session.bench.js'
 import { runSqliteBench } from './sqlite.bench.js'
+import { runStreamDeltaBench } from './stream-delta.bench.js'
 import { runToolsBench } from './tools.bench.js'
 
 const benches = {
@@ -24,6 +25,7 @@ const benches = {
   tools: runToolsBench,
   agent: runAgentBench,
   durability: runDurabilityBench,
+  stream: runStreamDeltaBench,
 } as const
 type BenchName = keyof typeof benches
 

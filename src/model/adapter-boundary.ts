@@ -4,6 +4,7 @@ import type { LlmFailure } from '../session/llm-failure.js'
 import { isStreamChunkFast } from '../session/fast-payload-checks.js'
 import { shareSnapshot } from '../session/snapshot/shared-snapshots.js'
 import { snapshotJson } from '../session/snapshot/snapshot-json.js'
+import { copyStreamDelta } from '../session/snapshot/copy-stream-delta.js'
 import { type FinishChunk, type StreamChunk, streamChunkSchema } from '../session/stream-chunk.js'
 import { isRetryableByDefault, modelFailure } from './failure-defaults.js'
 import type { ModelAdapter } from './model-adapter.js'
@@ -43,6 +44,10 @@ function typeOf(value: unknown): string | null {
 function admit(value: unknown): Admission {
   let copy: unknown
   try {
+    // Most chunks are deltas: copied field by field. (Not recorded as shared: the append of its
+    // payload copies the three fields again, which costs less than the record.)
+    const delta = copyStreamDelta(value)
+    if (delta !== undefined) return { chunk: delta }
     // Recorded: the loop appends this very chunk in its assistant/chunk event, which then keeps it.
     copy = shareSnapshot(snapshotJson(value, 'chunk'))
   } catch (error) {

@@ -7,6 +7,7 @@ import type { ScopeKey } from '../kernel/scope-graph.js'
 import { createScopedLayers, type ScopedLayers } from '../kernel/scoped-layers.js'
 import { ClockKey } from '../kernel/host-keys.js'
 import type { CallConfig } from '../session/request-header.js'
+import { RelayedStream } from './relayed-stream.js'
 import type { StreamChunk } from '../session/stream-chunk.js'
 import { adapterBoundary, failedStream } from './adapter-boundary.js'
 import { modelFailure } from './failure-defaults.js'
@@ -360,9 +361,7 @@ export class ModelRouter implements ModelRegistry {
     )
     // A rejection (a middleware's throw) surfaces when the stream is iterated, never unhandled.
     source.catch(() => {})
-    return (async function* relay() {
-      yield* await source
-    })()
+    return new RelayedStream(source)
   }
 
   /**

@@ -7,6 +7,7 @@ import type { Clock } from '../kernel/host-services.js'
 import { typedSchema } from '../session/schema-primitives.js'
 import type { SessionEvent } from '../session/session-event.js'
 import { jsonText } from '../session/json-text.js'
+import { deltaEventTextLength } from './delta-event-text-length.js'
 import type { JsonValue } from '../session/json-value.js'
 
 /** The batching options of write-behind (the `writeBehind` config). */
@@ -76,10 +77,11 @@ export interface WriteBehindInit {
    * Writes one batch (the whole queue, oldest first, frozen) with the JSON text of each event
    * (`texts[i] === JSON.stringify(batch[i])`). `frozen` says whether every event is frozen, so
    * the texts stay true while the write runs and may be stored as they are (committed events
-   * always are). `sync` false: the batch must be written but need not be synced yet (a later
-   * synced write covers it). Never called twice at once; called with an empty batch only to sync
-   * what unsynced writes left (`sync` true). Rejecting (or throwing) is a failed write: the batch
-   * goes back to the head of the queue.
+   * always are), and has a text (stream deltas are measured without one: `false` then). `sync`
+   * false: the batch must be written but need not be synced yet (a later synced write covers it).
+   * Never called twice at once; called with an empty batch only to sync what unsynced writes left
+   * (`sync` true). Rejecting (or throwing) is a failed write: the batch goes back to the head of
+   * the queue.
    */
   readonly write: (
     batch: readonly SessionEvent[],
@@ -132,7 +134,10 @@ export class WriteBehind {
   #events: SessionEvent[] = []
   #texts: string[] = []
   #bytes = 0
-  /** Queued events that are not frozen at their top (never committed ones): their batch's texts may go stale. */
+  /**
+   * Queued events without a usable text: not frozen at their top (never committed ones), so their
+   * batch's texts may go stale, or stream deltas, measured without one.
+   */
   #unfrozen = 0
   /** The settle handling of the write in flight (never rejects). */
   #inFlight: Promise<WriteOutcome> | undefined
@@ -227,13 +232,16 @@ export class WriteBehind {
         detail: `write-behind is disposed; event seq ${event.seq} refused`,
       })
     }
-    const text = jsonText(event as unknown as JsonValue)
+    // A stream delta is measured without building its text: the adapter encodes it once, in its
+    // chunk row, so its batch goes without texts (like a batch with an unfrozen event).
+    const deltaLength = deltaEventTextLength(event)
+    const text = deltaLength === undefined ? jsonText(event as unknown as JsonValue) : ''
     // Passed on to the adapter with the batch; only a frozen event's text stays true.
-    if (!Object.isFrozen(event) || !Object.isFrozen(event.data)) this.#unfrozen++
+    if (deltaLength !== undefined || !Object.isFrozen(event) || !Object.isFrozen(event.data)) this.#unfrozen++
     const wasEmpty = this.#events.length === 0
     this.#events.push(event)
     this.#texts.push(text)
-    this.#bytes += text.length
+    this.#bytes += deltaLength ?? text.length
     if (this.#draining) return
     if (this.#paused) {
       this.#paused = false

@@ -16,6 +16,7 @@ import type { AppendOptions, SessionEvent } from './session-event.js'
 import type { SessionHeader } from './session-header.js'
 import type { SessionHooks } from './session-hooks.js'
 import { snapshotJson } from './snapshot/snapshot-json.js'
+import { copyDeltaPayload } from './snapshot/copy-stream-delta.js'
 import { StructureState, type TurnState } from './structure-state.js'
 import { type SurfacePlan, SurfaceState } from './surface-state.js'
 import { deepFreeze } from './deep-freeze.js'
@@ -35,15 +36,10 @@ export interface SessionInit {
   readonly hooks: SessionHooks | undefined
 }
 
-const envelopeKeySet: ReadonlySet<string> = new Set([
-  'type',
-  'seq',
-  'time',
-  'data',
-  'ignorable',
-  'surfaceOp',
-  'sourceEventSeqs',
-])
+/** The envelope keys, each with its place in the canonical order `buildEvent` writes. */
+const envelopeKeyRanks: ReadonlyMap<string, number> = new Map(
+  ['type', 'seq', 'time', 'data', 'ignorable', 'surfaceOp', 'sourceEventSeqs'].map((key, rank) => [key, rank]),
+)
 const optionKeys = ['surfaceOp', 'sourceEventSeqs', 'ignorable'] as const
 
 /**
@@ -229,7 +225,9 @@ export class Session {
       })
     }
     // The payload may hold earlier snapshots (a chunk the model boundary admitted): kept, not re-copied.
-    const copiedData = copyJson(data, 'data', where, true)
+    // A delta's payload, most of a streamed step's events, is copied field by field.
+    const copiedData =
+      (type === 'assistant/chunk' ? copyDeltaPayload(data) : undefined) ?? copyJson(data, 'data', where, true)
     const time = this.#clock.now()
     if (!Number.isSafeInteger(time)) {
       throw new SessionEventError({
@@ -433,8 +431,14 @@ export class Session {
     if (typeof copied !== 'object' || copied === null || Array.isArray(copied))
       throw invalid('event', 'a seed event must be an object')
     const record = copied as { readonly [key: string]: JsonValue }
+    // Whether the keys come in the canonical order (as every stored event's do).
+    let canonical = true
+    let lastRank = -1
     for (const key of Object.keys(record)) {
-      if (!envelopeKeySet.has(key)) throw invalid(key, `unknown envelope key "${key}"`)
+      const rank = envelopeKeyRanks.get(key)
+      if (rank === undefined) throw invalid(key, `unknown envelope key "${key}"`)
+      if (rank < lastRank) canonical = false
+      lastRank = rank
     }
     const type = record['type']
     if (typeof type !== 'string' || type.length === 0) throw invalid('type', 'type must be a non-empty string')
@@ -488,7 +492,12 @@ export class Session {
       options.surfaceOp = record['surfaceOp'] as AppendOptions['surfaceOp'] & object
     if (record['sourceEventSeqs'] !== undefined)
       options.sourceEventSeqs = record['sourceEventSeqs'] as readonly number[]
-    const event = buildEvent(type, index, time, record['data'] as JsonValue, options)
+    // A deep-frozen recorded event (an adopted load) whose keys are in order is the event
+    // buildEvent would build: kept, so a load and its seeds share one object per event.
+    const event =
+      shared && canonical
+        ? (record as unknown as SessionEvent)
+        : buildEvent(type, index, time, record['data'] as JsonValue, options)
     const plan = this.#validate(event, located())
     this.#commit(event, plan)
   }
