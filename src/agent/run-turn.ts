@@ -3,6 +3,7 @@ import { renderPrompt } from '../prompt/render-prompt.js'
 import type { UserMessage } from '../session/message.js'
 import { userMessageSchema } from '../session/message.js'
 import type { PreStepDecision } from './agent-loop-events.js'
+import { loopSerial, loopWaterfall } from './loop-dispatch.js'
 import type { LoopHost } from './loop-host.js'
 import { runStep } from './run-step.js'
 import { raceTurnSignal } from './race-turn-signal.js'
@@ -93,16 +94,14 @@ export async function runTurn(host: LoopHost, turn: number, signal: AbortSignal)
       const candidate = host.projection.project(rendered)
       // The payload holds the claimed messages; only the default decision adds the runtime-context
       // candidate after them, so a listener that enters its own list drops it.
-      const decision = await raceTurnSignal(
-        host.ctx.waterfall(
-          'agent/pre-step',
-          { agent: host.agent, turn, step: step + 1, messages: claimed, signal },
-          (payload): PreStepDecision => ({
-            kind: 'enter',
-            messages: candidate === undefined ? payload.messages : Object.freeze([...payload.messages, candidate]),
-          }),
-          { scope: host.agent },
-        ),
+      const decision = await loopWaterfall(
+        host,
+        'agent/pre-step',
+        { agent: host.agent, turn, step: step + 1, messages: claimed, signal },
+        (payload): PreStepDecision => ({
+          kind: 'enter',
+          messages: candidate === undefined ? payload.messages : Object.freeze([...payload.messages, candidate]),
+        }),
         signal,
       )
       abortCheck(signal)
@@ -145,10 +144,7 @@ export async function runTurn(host: LoopHost, turn: number, signal: AbortSignal)
       }
       if (repair === undefined && (last || (!owed && host.inbox.nextStep.length === 0))) {
         const reason = turnEndOf({ signal, thrown: undefined, blocked, maxTokens, maxStepsLimit }).reason
-        await raceTurnSignal(
-          host.ctx.serial('agent/turn-stopping', { agent: host.agent, turn, reason, signal }, { scope: host.agent }),
-          signal,
-        )
+        await loopSerial(host, 'agent/turn-stopping', { agent: host.agent, turn, reason, signal }, signal)
         abortCheck(signal)
         // At the limit the turn ends whatever a listener queued: that work waits for the next turn.
         if (last || host.inbox.nextStep.length === 0) break
