@@ -94,18 +94,26 @@ export async function runTurn(host: LoopHost, turn: number, signal: AbortSignal)
       const candidate = host.projection.project(rendered)
       // The payload holds the claimed messages; only the default decision adds the runtime-context
       // candidate after them, so a listener that enters its own list drops it.
+      let trusted: readonly UserMessage[] | undefined
       const decision = await loopWaterfall(
         host,
         'agent/pre-step',
         { agent: host.agent, turn, step: step + 1, messages: claimed, signal },
-        (payload): PreStepDecision => ({
-          kind: 'enter',
-          messages: candidate === undefined ? payload.messages : Object.freeze([...payload.messages, candidate]),
-        }),
+        (payload): PreStepDecision => {
+          const messages = candidate === undefined ? payload.messages : Object.freeze([...payload.messages, candidate])
+          // Messages a listener passed through `next(replacement)` are not trusted.
+          if (payload.messages === claimed) trusted = messages
+          return { kind: 'enter', messages }
+        },
         signal,
       )
       abortCheck(signal)
-      const entered = checkEntered(decision)
+      // The default decision holds the claimed messages (validated when queued) and the projection's
+      // candidate: only a listener's own decision needs the check.
+      const entered =
+        trusted !== undefined && decision?.kind === 'enter' && decision.messages === trusted
+          ? trusted
+          : checkEntered(decision)
       if (entered === undefined) {
         blocked = true
         break
