@@ -39,14 +39,17 @@ const median = (values: readonly number[]): number => {
 }
 
 /** `sessions` fresh one-turn agents; CPU µs per step (run alone, and the whole life). */
-async function fresh(sessions: number): Promise<{ run: number; life: number }> {
+async function fresh(sessions: number): Promise<{ run: number; life: number; wallP10: number }> {
   const harness = await createHarness({ model: scriptedModel(scriptOf(sessions)), tools: [noop], logger: silent })
   let run = 0
+  const walls: number[] = []
   const lifeStart = process.cpuUsage()
   for (let index = 0; index < sessions; index++) {
     const agent = await harness.createAgent()
     const started = profiling ? undefined : process.cpuUsage()
+    const wallStart = performance.now()
     const result = await agent.run('hi')
+    walls.push(((performance.now() - wallStart) * 1_000) / STEPS_PER_TURN)
     if (started !== undefined) run += cpuMicros(started)
     if (result.reason.kind !== 'completed' || result.text !== 'done') throw new Error('unexpected turn end')
     await agent.dispose()
@@ -54,7 +57,9 @@ async function fresh(sessions: number): Promise<{ run: number; life: number }> {
   const life = cpuMicros(lifeStart)
   await harness.close()
   const steps = sessions * STEPS_PER_TURN
-  return { run: run / steps, life: life / steps }
+  walls.sort((left, right) => left - right)
+  // The 10th percentile of the per-run wall time: the runs least disturbed by other processes.
+  return { run: run / steps, life: life / steps, wallP10: walls[Math.floor(walls.length / 10)] as number }
 }
 
 /** One agent, `turns` turns; CPU µs per step of each turn. */
@@ -80,7 +85,7 @@ if (mode === 'fresh') {
   for (let round = 0; round < 3; round++) rounds.push(await fresh(count))
   const best = rounds.reduce((left, right) => (right.run < left.run ? right : left))
   console.log(
-    `fresh x${count}: CPU µs per step, run ${best.run.toFixed(1)} (rounds ${rounds.map((entry) => entry.run.toFixed(1)).join(', ')}); whole life ${best.life.toFixed(1)}`,
+    `fresh x${count}: CPU µs per step, run ${best.run.toFixed(1)} (rounds ${rounds.map((entry) => entry.run.toFixed(1)).join(', ')}); whole life ${best.life.toFixed(1)}; wall p10 per step ${Math.min(...rounds.map((entry) => entry.wallP10)).toFixed(1)}`,
   )
 } else if (mode === 'long') {
   const count = Number(countText ?? 1_000)
