@@ -7,6 +7,7 @@ import { createRuntimeContextProjection, type RuntimeContextProjection } from '.
 import type { SystemPrompt } from '../prompt/system-prompt.js'
 import type { Session } from '../session/session.js'
 import type { SessionRegistry } from '../session/session-registry.js'
+import type { InitiatorControl } from '../scope/initiator.js'
 import type { ApprovalBroker } from '../tools/approval-broker.js'
 import { createApprovalBroker } from '../tools/create-approval-broker.js'
 import { defaultToolRunOptions, type ToolRunOptions } from '../tools/tool-step-context.js'
@@ -50,6 +51,11 @@ export interface LoopHost {
   readonly inbox: AgentInbox
   /** The per-run settings of queued prompts (step limit, output contract). */
   readonly runSettings: RunSettingsIndex
+  /**
+   * Runs user code (tool calls, listeners) in the agent's initiator frame, for as long as it runs:
+   * the loop's own work runs outside frames, so its promises pay no async-hook cost.
+   */
+  frame<T>(operation: () => T): T
 }
 
 /** What {@link createLoopHost} wires a host from. */
@@ -62,6 +68,8 @@ export interface LoopHostInit {
   readonly ids: IdSource
   /** The harness's loop-request marks. */
   readonly marks: LoopRequestMarks
+  /** The harness initiator. */
+  readonly initiator: InitiatorControl<Agent>
 }
 
 /**
@@ -72,7 +80,7 @@ export interface LoopHostInit {
  * @returns the host
  */
 export function createLoopHost(init: LoopHostInit): LoopHost {
-  const { agent, inbox, ids, marks } = init
+  const { agent, inbox, ids, marks, initiator } = init
   const { ctx, session, options } = agent
   const sessions = ctx.get(SessionsKey)
   return Object.freeze({
@@ -88,6 +96,7 @@ export function createLoopHost(init: LoopHostInit): LoopHost {
     approvals: createApprovalBroker({ ctx, agent }),
     inbox,
     runSettings: new RunSettingsIndex(session, options),
+    frame: <T>(operation: () => T): T => initiator.enter(agent, operation),
     requests: createRequestBuilder({
       session,
       options,

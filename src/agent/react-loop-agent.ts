@@ -1,6 +1,8 @@
 import type { CompactOptions, SummaryAction } from '../compaction/compaction-actions.js'
 import { runManualCompaction } from '../compaction/run-manual-compaction.js'
 import { AgentBusyError, AgentDisposedError } from '../errors/agent-errors.js'
+import { ErrorCode } from '../errors/codes.js'
+import { InitiatorError } from '../errors/initiator-error.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { Context } from '../kernel/context.js'
 import type { PayloadOf } from '../kernel/yoke-events.js'
@@ -149,7 +151,7 @@ class ReactLoopAgent implements Agent {
     // The session's structure fold already knows the numbering (no backward scan of the log).
     this.#lastTurn = this.session.turnState().nextTurn - 1
     const session = this.session
-    this.#host = createLoopHost({ agent: this, inbox, ids, marks: init.marks })
+    this.#host = createLoopHost({ agent: this, inbox, ids, marks: init.marks, initiator: init.initiator })
     this.#runSource = Object.freeze({
       agent: this,
       notices: this.#notices,
@@ -358,7 +360,13 @@ class ReactLoopAgent implements Agent {
     this.#wakeRequested = false
     this.#emitStatus('running')
     const generation = ++this.#starts
-    const work = this.#initiator.run(this, () => this.#drive())
+    if (this.#initiator.closed) throw new InitiatorError({ code: ErrorCode.INITIATOR_CLOSED })
+    // The driver itself runs outside any initiator frame (its user code, tools and listeners, enters
+    // one), so the async context storage is off while the loop does its own work. A driver started
+    // inside a frame (a child agent started by a parent's tool) runs in its own frame instead: what
+    // it starts must not see the parent.
+    const work =
+      this.#initiator.current() === undefined ? this.#drive() : this.#initiator.enter(this, () => this.#drive())
     // A driver that exited before its first await may already have started (and tracked) its latched replay.
     if (generation === this.#starts) this.#track(work)
   }

@@ -7,8 +7,8 @@ import type { AssistantContentBlock, ToolCallBlock } from '../session/content-bl
 import type { AssistantMessage, UserMessage } from '../session/message.js'
 import type { ResponseFormat } from '../session/response-format.js'
 import { runToolCalls } from '../tools/run-tool-calls.js'
+import { loopWaterfall } from './loop-dispatch.js'
 import type { LoopHost } from './loop-host.js'
-import { raceTurnSignal } from './race-turn-signal.js'
 import { abortCheck } from './turn-end.js'
 
 /**
@@ -68,19 +68,22 @@ export async function runStep(host: LoopHost, input: StepInput): Promise<StepOut
     if (result.finishReason === 'max-tokens') return 'max-tokens'
     const calls = result.content.filter((block): block is ToolCallBlock => block.type === 'tool-call')
     if (calls.length === 0) return result.droppedCalls ? 'stopped' : 'completed'
-    const report = await runToolCalls(calls, {
-      ctx: host.ctx,
-      agent: host.agent,
-      session,
-      turn,
-      step,
-      signal,
-      scope: host.agent,
-      options: host.toolOptions,
-      checkpoint: () => host.checkpoints.beforeTool(signal),
-      insertContext: (message) => host.inbox.insert(message, 'next-step'),
-      approvals: host.approvals,
-    })
+    // Tool bodies and their listeners run in the agent's initiator frame: `initiator.current()` is the agent there.
+    const report = await host.frame(() =>
+      runToolCalls(calls, {
+        ctx: host.ctx,
+        agent: host.agent,
+        session,
+        turn,
+        step,
+        signal,
+        scope: host.agent,
+        options: host.toolOptions,
+        checkpoint: () => host.checkpoints.beforeTool(signal),
+        insertContext: (message) => host.inbox.insert(message, 'next-step'),
+        approvals: host.approvals,
+      }),
+    )
     if (report.failure !== undefined) throw report.failure
     return report.outcome
   } finally {
@@ -92,20 +95,18 @@ async function attemptUntilDone(host: LoopHost, input: StepInput, system: string
   for (let attempt = 1; ; attempt++) {
     const outcome = await runAttempt(host, input, system, attempt)
     if (outcome.kind === 'message') return outcome
-    const decision = await raceTurnSignal(
-      host.ctx.waterfall(
-        'agent/request-error',
-        {
-          agent: host.agent,
-          turn: input.turn,
-          step: input.step,
-          attempt,
-          failure: outcome.failure,
-          signal: input.signal,
-        },
-        () => undefined,
-        { scope: host.agent },
-      ),
+    const decision = await loopWaterfall(
+      host,
+      'agent/request-error',
+      {
+        agent: host.agent,
+        turn: input.turn,
+        step: input.step,
+        attempt,
+        failure: outcome.failure,
+        signal: input.signal,
+      },
+      () => undefined,
       input.signal,
     )
     abortCheck(input.signal)
@@ -122,13 +123,11 @@ async function runAttempt(host: LoopHost, input: StepInput, system: string, atte
   const { turn, step, signal } = input
   const seed = host.requests.seed()
   // Raced against the turn signal: a listener that ignores it cannot hold a cancel up.
-  const chosen = await raceTurnSignal(
-    host.ctx.waterfall(
-      'agent/request',
-      { agent, turn, step, attempt, config: seed, signal },
-      (payload) => payload.config,
-      { scope: agent },
-    ),
+  const chosen = await loopWaterfall(
+    host,
+    'agent/request',
+    { agent, turn, step, attempt, config: seed, signal },
+    (payload) => payload.config,
     signal,
   )
   abortCheck(signal)

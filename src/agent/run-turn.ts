@@ -3,6 +3,7 @@ import { renderPrompt } from '../prompt/render-prompt.js'
 import type { UserMessage } from '../session/message.js'
 import { userMessageSchema } from '../session/message.js'
 import type { PreStepDecision } from './agent-loop-events.js'
+import { loopSerial, loopWaterfall } from './loop-dispatch.js'
 import type { LoopHost } from './loop-host.js'
 import { runStep } from './run-step.js'
 import { raceTurnSignal } from './race-turn-signal.js'
@@ -93,20 +94,26 @@ export async function runTurn(host: LoopHost, turn: number, signal: AbortSignal)
       const candidate = host.projection.project(rendered)
       // The payload holds the claimed messages; only the default decision adds the runtime-context
       // candidate after them, so a listener that enters its own list drops it.
-      const decision = await raceTurnSignal(
-        host.ctx.waterfall(
-          'agent/pre-step',
-          { agent: host.agent, turn, step: step + 1, messages: claimed, signal },
-          (payload): PreStepDecision => ({
-            kind: 'enter',
-            messages: candidate === undefined ? payload.messages : Object.freeze([...payload.messages, candidate]),
-          }),
-          { scope: host.agent },
-        ),
+      let trusted: readonly UserMessage[] | undefined
+      const decision = await loopWaterfall(
+        host,
+        'agent/pre-step',
+        { agent: host.agent, turn, step: step + 1, messages: claimed, signal },
+        (payload): PreStepDecision => {
+          const messages = candidate === undefined ? payload.messages : Object.freeze([...payload.messages, candidate])
+          // Messages a listener passed through `next(replacement)` are not trusted.
+          if (payload.messages === claimed) trusted = messages
+          return { kind: 'enter', messages }
+        },
         signal,
       )
       abortCheck(signal)
-      const entered = checkEntered(decision)
+      // The default decision holds the claimed messages (validated when queued) and the projection's
+      // candidate: only a listener's own decision needs the check.
+      const entered =
+        trusted !== undefined && decision?.kind === 'enter' && decision.messages === trusted
+          ? trusted
+          : checkEntered(decision)
       if (entered === undefined) {
         blocked = true
         break
@@ -145,10 +152,7 @@ export async function runTurn(host: LoopHost, turn: number, signal: AbortSignal)
       }
       if (repair === undefined && (last || (!owed && host.inbox.nextStep.length === 0))) {
         const reason = turnEndOf({ signal, thrown: undefined, blocked, maxTokens, maxStepsLimit }).reason
-        await raceTurnSignal(
-          host.ctx.serial('agent/turn-stopping', { agent: host.agent, turn, reason, signal }, { scope: host.agent }),
-          signal,
-        )
+        await loopSerial(host, 'agent/turn-stopping', { agent: host.agent, turn, reason, signal }, signal)
         abortCheck(signal)
         // At the limit the turn ends whatever a listener queued: that work waits for the next turn.
         if (last || host.inbox.nextStep.length === 0) break

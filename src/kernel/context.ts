@@ -442,6 +442,22 @@ export class Context {
   }
 
   /**
+   * Whether a dispatch of `name` through this context could reach a listener: `false` when the
+   * event is defined, this context is not disposed and no listener of any scope is registered,
+   * so the caller may compute the no-listener result itself (the default of a waterfall, the
+   * `undefined` of a serial) without the dispatch's promise chain. `true` otherwise, including for
+   * a dispatch that would fail: the caller then dispatches and gets that failure.
+   *
+   * @param name - an event name
+   * @param mode - the dispatch mode the caller would use
+   * @returns whether the caller must dispatch
+   * @internal
+   */
+  listens(name: EventName, mode: EventMode): boolean {
+    return this.#checkDispatch(name, mode) !== undefined || this.#kernel.bus.listens(name)
+  }
+
+  /**
    * Dispatches a `parallel` event: every listener starts in order, then all are awaited.
    *
    * @param name - a `parallel` event

@@ -106,6 +106,11 @@ export class EventBus {
     }
   }
 
+  /** Whether any listener (of any scope) is registered for `name`: a dispatch without one can skip its promise chain. */
+  listens(name: string): boolean {
+    return this.#emitter.listenerCount(name) > 0
+  }
+
   isDefined(name: string): boolean {
     return this.#definitions.has(name)
   }

@@ -353,6 +353,19 @@ export class ModelRouter implements ModelRegistry {
   }
 
   #dispatch(payload: LlmStreamPayload, scope: ScopeKey | undefined): AsyncIterable<StreamChunk> {
+    // With no middleware the stream is the innermost step's own, with no waterfall promise and no
+    // relay generator around every chunk; a throw still surfaces when the stream is iterated.
+    if (!this.#ctx.listens('llm/stream', 'waterfall')) {
+      try {
+        return this.#innermost(payload, scope)
+      } catch (error) {
+        const failed: Promise<AsyncIterable<StreamChunk>> = Promise.reject(error)
+        failed.catch(() => {})
+        return (async function* relay() {
+          yield* await failed
+        })()
+      }
+    }
     const source = this.#ctx.waterfall(
       'llm/stream',
       payload,

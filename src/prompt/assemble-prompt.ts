@@ -286,6 +286,16 @@ async function assemble(source: AssembleSource, input: AssembleInput): Promise<P
   const { sections, complete } = evaluateSections(mergedSections, input)
   const contexts = suppressed ? Object.freeze([]) : evaluateContexts(mergedContexts, input)
   const assembly: PromptAssembly = Object.freeze({ sections, contexts, variables, tools })
+  // With no listener the result is this assembly, valid by construction (registration checked its
+  // names and orders, schemas were copied above): no dispatch and no second check.
+  if (!source.ctx.listens('system-prompt/assemble', 'waterfall')) {
+    return Object.freeze({
+      sections: complete === undefined ? sections : Object.freeze([complete]),
+      contexts,
+      variables,
+      tools,
+    })
+  }
   const payload: SystemPromptAssemblePayload = Object.freeze({ ...input, assembly })
   const result = await source.ctx.waterfall(
     'system-prompt/assemble',

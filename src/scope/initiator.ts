@@ -66,6 +66,20 @@ export interface InitiatorControl<A extends object = InitiatorAgent> extends Ini
    * `close()`. Idempotent.
    */
   dispose(): void
+  /**
+   * Runs `operation` in a frame of `agent`, like {@link Initiator.run}, but only for as long as it
+   * runs: once the result settles (at once for a value that is not a promise) and no other frame
+   * entered this way is still running, the async context storage is switched off again, so the
+   * promises created between frames pay no async-hook cost. A frame started by {@link
+   * Initiator.run} keeps the storage on for the rest of the harness's life, as before. The loop
+   * enters these frames around the code that can read `current()` (tool calls and listeners).
+   *
+   * @param agent - the agent the work is attributed to
+   * @param operation - called synchronously; may throw (the throw propagates unchanged)
+   * @returns exactly what `operation` returns
+   * @internal
+   */
+  enter<T>(agent: A, operation: () => T): T
 }
 
 interface Frame<A> {
@@ -103,10 +117,19 @@ export function createInitiator<A extends object = InitiatorAgent>(): InitiatorC
   let disposed = false
   const detached: Frame<A> = Object.freeze({ agent: undefined })
   let closed = false
+  /** A frame of `run` ran: the storage stays on until `dispose()` (continuations may outlive the operation). */
+  let pinned = false
+  /** Frames of `enter` still running; the storage is switched off when the last one settles. */
+  let entered = 0
   const storageForFrame = (): AsyncLocalStorage<Frame<A>> | undefined => {
     if (disposed) return undefined
     storage ??= new AsyncLocalStorage<Frame<A>>()
     return storage
+  }
+  const leave = (): void => {
+    entered--
+    // An enabled storage makes every promise of the process pay an init hook: off while no frame runs.
+    if (entered === 0 && !pinned) storage?.disable()
   }
   return Object.freeze({
     get closed() {
@@ -123,12 +146,31 @@ export function createInitiator<A extends object = InitiatorAgent>(): InitiatorC
       checkOperation(operation)
       const frames = closed ? undefined : storageForFrame()
       if (frames === undefined) throw new InitiatorError({ code: ErrorCode.INITIATOR_CLOSED })
+      pinned = true
       return frames.run(Object.freeze({ agent }), operation)
+    },
+    enter<T>(agent: A, operation: () => T): T {
+      // The loop's frames belong to turns already running, which finish normally while the harness
+      // closes; once the storage is released they run without one.
+      const frames = storageForFrame()
+      if (frames === undefined) return operation()
+      entered++
+      let result: T
+      try {
+        result = frames.run(Object.freeze({ agent }), operation)
+      } catch (error) {
+        leave()
+        throw error
+      }
+      if (result instanceof Promise) result.then(leave, leave)
+      else leave()
+      return result
     },
     runDetached<T>(operation: () => T): T {
       checkOperation(operation)
-      // Once disposed there is no frame to leave: starting the storage again would re-enable it.
-      const current = storageForFrame()
+      // While no frame runs (or once disposed) there is no frame to leave: starting the storage
+      // would switch it on for good.
+      const current = pinned || entered > 0 ? storageForFrame() : undefined
       return current === undefined ? operation() : current.run(detached, operation)
     },
     current(): A | undefined {
