@@ -1,8 +1,6 @@
 import type { CompactOptions, SummaryAction } from '../compaction/compaction-actions.js'
 import { runManualCompaction } from '../compaction/run-manual-compaction.js'
 import { AgentBusyError, AgentDisposedError } from '../errors/agent-errors.js'
-import { ErrorCode } from '../errors/codes.js'
-import { InitiatorError } from '../errors/initiator-error.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { Context } from '../kernel/context.js'
 import type { PayloadOf } from '../kernel/yoke-events.js'
@@ -360,13 +358,9 @@ class ReactLoopAgent implements Agent {
     this.#wakeRequested = false
     this.#emitStatus('running')
     const generation = ++this.#starts
-    if (this.#initiator.closed) throw new InitiatorError({ code: ErrorCode.INITIATOR_CLOSED })
-    // The driver itself runs outside any initiator frame (its user code, tools and listeners, enters
-    // one), so the async context storage is off while the loop does its own work. A driver started
-    // inside a frame (a child agent started by a parent's tool) runs in its own frame instead: what
-    // it starts must not see the parent.
-    const work =
-      this.#initiator.current() === undefined ? this.#drive() : this.#initiator.enter(this, () => this.#drive())
+    // The whole driver runs in this agent's frame: model adapters, prompt sections and log
+    // observers attribute their work to it, not only tools and loop listeners.
+    const work = this.#initiator.run(this, () => this.#drive())
     // A driver that exited before its first await may already have started (and tracked) its latched replay.
     if (generation === this.#starts) this.#track(work)
   }

@@ -1,14 +1,15 @@
 /**
- * The loop's own frames (`enter`): the async context storage is on only while one runs, so a
- * finished turn leaves new promises without a slot for it, while tools still read their agent.
- * Checked by counting the symbol slots async hooks put on a new promise (no timing).
+ * The counted frames (`enter`): the async context storage is on only while one runs (checked by
+ * counting the symbol slots async hooks put on a new promise, no timing); and the agent loop, whose
+ * driver runs in its agent's frame, so tools, loop listeners, the model adapter and log observers
+ * all attribute their work to it.
  *
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { createHarness, createInitiator, defineTool, type Harness } from 'yoke'
+import { createHarness, createInitiator, defineTool, type Harness, type ModelAdapter } from 'yoke'
 import { scriptedModel, text, tool } from 'yoke/testing'
 
 function promiseSlots(): number {
@@ -70,32 +71,49 @@ describe('createInitiator().enter', () => {
 })
 
 describe('the agent loop', () => {
-  test('a tool reads its agent across an await; after the turn new promises carry no slot', async () => {
-    const before = promiseSlots()
+  test('a tool, a loop listener, the model adapter and a log observer all read the agent, across awaits', async () => {
     const seen: unknown[] = []
     let harness: Harness | undefined
+    const current = (): unknown => (harness as Harness).agents.initiator.current()
     const probe = defineTool({
       name: 'probe',
       description: 'records the initiator',
       input: z.object({}),
       execute: async () => {
-        const initiator = (harness as Harness).agents.initiator
-        seen.push(initiator.current())
+        seen.push(['tool', current()])
         await sleep(1)
-        seen.push(initiator.current())
+        seen.push(['tool after await', current()])
         return 'probed'
       },
     })
-    harness = await createHarness({ model: scriptedModel([tool('probe', {}), text('done')]), tools: [probe] })
+    const script = scriptedModel([tool('probe', {}), text('done')])
+    const model: ModelAdapter = {
+      ...script,
+      stream(request, options) {
+        seen.push(['model', current()])
+        return script.stream(request, options)
+      },
+    }
+    harness = await createHarness({ model, tools: [probe] })
     const a = await harness.createAgent()
     harness.on('agent/request', (payload, next) => {
-      seen.push(harness?.agents.initiator.current() === payload.agent)
+      seen.push(['listener', current() === payload.agent ? payload.agent : current()])
       return next()
     })
+    let observed: unknown
+    harness.on('session/event', ({ event }) => {
+      if (event.type === 'turn/end') observed = current()
+    })
     expect((await a.run('go')).reason).toEqual({ kind: 'completed' })
-    expect(seen).toEqual([true, a, a, true])
-    await settle()
-    expect(promiseSlots()).toBe(before)
+    expect(seen).toEqual([
+      ['listener', a],
+      ['model', a],
+      ['tool', a],
+      ['tool after await', a],
+      ['listener', a],
+      ['model', a],
+    ])
+    expect(observed).toBe(a)
     await harness.close()
   })
 })
