@@ -39,13 +39,19 @@ function scriptOf(turns: number): ScriptEntry[] {
 }
 
 /** Durable syscalls, counted (the floor must make the same ones). */
-interface SyscallCounts {
+export interface SyscallCounts {
   fsync: number
   fdatasync: number
   write: number
 }
 
-function countingFileSystem(counts: SyscallCounts): JsonlFileSystem {
+/**
+ * The node file system with its syncs and writes counted.
+ *
+ * @param counts - the counters to increment
+ * @returns the counting file system
+ */
+export function countingFileSystem(counts: SyscallCounts): JsonlFileSystem {
   return {
     ...nodeFileSystem,
     fsync: (handle) => {

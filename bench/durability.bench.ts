@@ -32,7 +32,7 @@ import {
   type StreamChunk,
 } from '../src/index.js'
 import { inspectContext } from '../src/kernel/index.js'
-import { type JsonlFileSystem, nodeFileSystem } from '../src/persistence/index.js'
+import { countingFileSystem, type SyscallCounts } from './agent.bench.js'
 import { scriptedModel, text, tool } from '../src/testing/index.js'
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} }
@@ -44,24 +44,7 @@ const CYCLES = 10_000
 
 type Mode = 'memory' | 'step' | 'turn'
 
-interface Syncs {
-  fsync: number
-  fdatasync: number
-}
-
-function countingFileSystem(counts: Syncs): JsonlFileSystem {
-  return {
-    ...nodeFileSystem,
-    fsync: (handle) => {
-      counts.fsync++
-      return nodeFileSystem.fsync(handle)
-    },
-    fdatasync: (handle) => {
-      counts.fdatasync++
-      return nodeFileSystem.fdatasync(handle)
-    },
-  }
-}
+type Syncs = SyscallCounts
 
 const syncsOf = (counts: Syncs): number => counts.fsync + counts.fdatasync
 
@@ -80,7 +63,7 @@ interface ModeResult {
 
 /** One session of `TURNS + 1` turns in `mode`; the first turn (creation) is counted apart. */
 async function oneRound(dir: string, mode: Mode): Promise<ModeResult> {
-  const counts: Syncs = { fsync: 0, fdatasync: 0 }
+  const counts: Syncs = { fsync: 0, fdatasync: 0, write: 0 }
   const harness = await createHarness({
     model: scriptedModel(scriptOf(TURNS + 1)),
     tools: [noop],
