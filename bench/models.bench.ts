@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { createParser } from 'eventsource-parser'
-import { createAssembler, type ModelRequest, openaiCompatible } from 'yoke'
+import { createAssembler, type ModelAdapter, type ModelRequest, openaiCompatible } from 'yoke'
 import { type Measurement, report } from './measure.js'
 
 const CHUNKS = 2_000
@@ -120,6 +120,30 @@ async function parseAll(parts: readonly Uint8Array[], onData: (data: string) => 
 }
 
 /** The body's chunks through `openaiCompatible` (fetch answering from memory) and `createAssembler`. */
+/**
+ * One request of `adapter`, its stream folded by an assembler (no agent, no log).
+ *
+ * @param adapter - the adapter to stream from
+ * @param model - the model id of the request
+ * @returns the assembled outcome
+ */
+export async function assembleOne(
+  adapter: ModelAdapter,
+  model: string,
+): Promise<ReturnType<ReturnType<typeof createAssembler>['outcome']>> {
+  const controller = new AbortController()
+  const request: ModelRequest = {
+    provider: 'openai-compatible',
+    model,
+    messages: [{ id: 'u1', role: 'user', content: [{ type: 'text', text: 'count' }], source: { kind: 'user' } }],
+    metadata: { purpose: 'conversation' },
+    signal: controller.signal,
+  }
+  const assembler = createAssembler()
+  for await (const chunk of adapter.stream(request, { signal: controller.signal })) assembler.push(chunk)
+  return assembler.outcome()
+}
+
 async function translateAll(parts: readonly Uint8Array[]): Promise<void> {
   const adapter = openaiCompatible({
     baseURL: 'http://127.0.0.1:9/v1',
@@ -128,17 +152,7 @@ async function translateAll(parts: readonly Uint8Array[]): Promise<void> {
     reasoningStyle: 'deepseek',
     fetch: async () => new Response(streamOf(parts), { status: 200, headers: { 'content-type': 'text/event-stream' } }),
   })
-  const controller = new AbortController()
-  const request: ModelRequest = {
-    provider: 'openai-compatible',
-    model: 'deepseek-v4-flash',
-    messages: [{ id: 'u1', role: 'user', content: [{ type: 'text', text: 'count' }], source: { kind: 'user' } }],
-    metadata: { purpose: 'conversation' },
-    signal: controller.signal,
-  }
-  const assembler = createAssembler()
-  for await (const chunk of adapter.stream(request, { signal: controller.signal })) assembler.push(chunk)
-  const outcome = assembler.outcome()
+  const outcome = await assembleOne(adapter, 'deepseek-v4-flash')
   if (outcome.kind !== 'message' || outcome.content.length !== 2)
     throw new Error(`unexpected outcome ${JSON.stringify(outcome)}`)
 }

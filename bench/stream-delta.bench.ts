@@ -12,15 +12,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import {
-  createAssembler,
-  createHarness,
-  type Harness,
-  jsonlPersistence,
-  type Logger,
-  type ModelRequest,
-  openaiCompatible,
-} from 'yoke'
+import { createHarness, type Harness, jsonlPersistence, type Logger, openaiCompatible } from 'yoke'
+import { assembleOne } from './models.bench.js'
 import { type Measurement, report } from './measure.js'
 
 const DELTAS = 1_000
@@ -91,17 +84,7 @@ async function rawFloor(baseURL: string): Promise<void> {
 /** The adapter alone: `adapter.stream` folded by an assembler (no agent, no log). */
 async function adapterOnly(baseURL: string): Promise<void> {
   const adapter = openaiCompatible({ baseURL, apiKey: 'bench-key', model: 'bench-model' })
-  const controller = new AbortController()
-  const request: ModelRequest = {
-    provider: 'openai-compatible',
-    model: 'bench-model',
-    messages: [{ id: 'u1', role: 'user', content: [{ type: 'text', text: 'count' }], source: { kind: 'user' } }],
-    metadata: { purpose: 'conversation' },
-    signal: controller.signal,
-  }
-  const assembler = createAssembler()
-  for await (const chunk of adapter.stream(request, { signal: controller.signal })) assembler.push(chunk)
-  const outcome = assembler.outcome()
+  const outcome = await assembleOne(adapter, 'bench-model')
   if (outcome.kind !== 'message') throw new Error(`unexpected outcome ${JSON.stringify(outcome)}`)
 }
 

@@ -361,9 +361,7 @@ export class ModelRouter implements ModelRegistry {
       } catch (error) {
         const failed: Promise<AsyncIterable<StreamChunk>> = Promise.reject(error)
         failed.catch(() => {})
-        return (async function* relay() {
-          yield* await failed
-        })()
+        return new RelayedStream(failed)
       }
     }
     const source = this.#ctx.waterfall(
