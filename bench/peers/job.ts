@@ -28,7 +28,7 @@ export type Job =
   | {
       readonly kind: 'cycles'
       readonly cycles: number
-      /** `false` asks Yoke for `persistence: false` (falls back to memory while the option does not exist). */
+      /** `false` runs Yoke with `persistence: false` (no store); `memory` with the memory store. */
       readonly persistence: 'memory' | 'false'
     }
   | { readonly kind: 'idle'; readonly events: number }
@@ -74,8 +74,6 @@ export interface LoadResult {
 export interface CyclesResult {
   readonly kind: 'cycles'
   readonly persistence: 'memory' | 'false'
-  /** The fallback reason when `false` was asked and refused. */
-  readonly note?: string
   /** After a gc: heap used and listener / resource counts, at 10% of the cycles and at the end. */
   readonly heapEarly: number
   readonly heapEnd: number

@@ -111,7 +111,6 @@ export function printReport(options: ReportOptions, results: ReadonlyMap<string,
     console.log(
       `\n${cycles.cycles.toLocaleString('en-US')} create/run/dispose cycles, persistence ${cycles.persistence}: heap ${(cycles.heapEarly / 1_048_576).toFixed(1)} → ${(cycles.heapEnd / 1_048_576).toFixed(1)} MB, process listeners ${cycles.listenersEarly} → ${cycles.listenersEnd}, active resources ${cycles.resourcesEarly} → ${cycles.resourcesEnd} (at 10% of the cycles → the end, after a gc)`,
     )
-    if (cycles.note !== undefined) console.log(`  ${cycles.note}`)
   }
   const idle = results.get('idle') as IdleResult | undefined
   if (idle !== undefined)

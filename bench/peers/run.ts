@@ -15,7 +15,8 @@
  *   --load-events N     events of the stored log (default 100000)
  *   --cycles N          create/run/dispose cycles of the memory figure (default 10000)
  *   --idle-events N     events of the idle agent's session (default 1000)
- *   --persistence-false ask Yoke for `persistence: false` in the memory figure (once the option exists)
+ *   --persistence-memory measure the memory figure over memory persistence, which keeps every session
+ *                       (default: `persistence: false`, no store)
  *   --quick             small counts for a smoke run (rounds 1, 40 fresh turns, 40 long turns, …)
  */
 import { type ChildProcess, fork } from 'node:child_process'
@@ -57,7 +58,7 @@ function parseOptions(argv: readonly string[]): Options {
     loadEvents: quick ? 20_000 : 100_000,
     cycles: quick ? 1_000 : 10_000,
     idleEvents: 1_000,
-    persistenceFalse: false,
+    persistenceFalse: true,
   }
   const numeric: Record<string, keyof Options> = {
     '--rounds': 'rounds',
@@ -84,7 +85,7 @@ function parseOptions(argv: readonly string[]): Options {
       if (unknown.length > 0)
         throw new Error(`unknown group ${unknown.join(', ')}; the groups are ${groups.join(', ')}`)
       options.only = new Set(asked as Group[])
-    } else if (flag === '--persistence-false') options.persistenceFalse = true
+    } else if (flag === '--persistence-memory') options.persistenceFalse = false
     else if (flag !== '--quick') throw new Error(`unknown option ${flag}`)
   }
   return options
