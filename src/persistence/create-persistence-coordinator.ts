@@ -4,6 +4,7 @@ import type { Session } from '../session/session.js'
 import type { FlushCheckpoint } from '../session/flush-checkpoint.js'
 import type { CoordinatorHost } from './coordinator-host.js'
 import { flushSyncs } from './durability.js'
+import { absentCheck, knownAbsent, type MaybeKnowsAbsent } from './known-absent.js'
 import { LiveSessionWriter } from './live-session-writer.js'
 import type { PersistenceCoordinator } from './persistence-coordinator.js'
 import { SessionLeases } from './session-leases.js'
@@ -15,7 +16,7 @@ import { StoredLogOperations } from './stored-log-operations.js'
  *
  * @internal
  */
-export interface HarnessPersistence extends PersistenceCoordinator {
+export interface HarnessPersistence extends PersistenceCoordinator, MaybeKnowsAbsent {
   /** Binds a new live session to a write-behind queue (the `session/created` listener). */
   bind(session: Session): void
   /** Enqueues a committed event of a bound session (the `session/event` listener). */
@@ -55,6 +56,8 @@ export function createPersistenceCoordinator(host: CoordinatorHost): HarnessPers
     get adapter() {
       return host.adapter
     },
+    // With nothing queued for the id, the adapter's own answer is the answer `readFrom` would give.
+    [absentCheck]: (id: string) => !leases.busy(id) && knownAbsent(host.adapter, id),
     load: (id, options) => stored.load(id, options),
     inspect: (id, options) => stored.inspect(id, options),
     prepare: (id, options) => stored.prepare(id, options),

@@ -2,6 +2,7 @@ import { ErrorCode } from '../errors/codes.js'
 import { PersistenceCorruptionError } from '../errors/persistence-corruption-error.js'
 import { PersistenceError } from '../errors/persistence-error.js'
 import { SessionFormatUnsupportedError } from '../errors/session-format-unsupported-error.js'
+import { knownAbsent } from './known-absent.js'
 import type { PersistenceCoordinator } from './persistence-coordinator.js'
 
 /** How many generated ids {@link freshSessionId} draws before it reports the last one as taken. */
@@ -18,7 +19,7 @@ const MAX_ID_DRAWS = 100
  * @internal
  */
 export async function isStored(persistence: PersistenceCoordinator | undefined, id: string): Promise<boolean> {
-  if (persistence === undefined) return false
+  if (persistence === undefined || knownAbsent(persistence, id)) return false
   try {
     await persistence.readFrom(id, Number.MAX_SAFE_INTEGER)
   } catch (error) {

@@ -47,6 +47,7 @@ import {
 } from './memory-store.js'
 import { type LeaseOptions, leaseOptionsIssue, leaseTiming, newLeaseOwner } from './lease-options.js'
 import { LeaseSignal } from './lease-signal.js'
+import { absentCheck } from './known-absent.js'
 import { matchesStoredBatch } from './matches-stored-batch.js'
 import { assertStorableId } from './session-file-name.js'
 import { randomHex } from './random-hex.js'
@@ -256,9 +257,11 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
     registrations.delete(sessionId)
   }
 
-  const adapter: MemoryPersistence = {
+  const adapter: MemoryPersistence & { readonly [absentCheck]: (sessionId: string) => boolean } = {
     name: 'memory',
     store,
+    // Exactly when `readFrom` would reject SESSION_NOT_FOUND; a closed adapter leaves it to `readFrom`.
+    [absentCheck]: (sessionId: string) => !closed && !store.logs.has(sessionId),
 
     async create(header: SessionHeader): Promise<void> {
       ensureOpen()

@@ -70,6 +70,16 @@ export class SessionLeases {
   }
 
   /**
+   * Whether an operation on `id` is queued or running.
+   *
+   * @param id - the session id
+   * @returns `true` while {@link SessionLeases.serial} has work for it
+   */
+  busy(id: string): boolean {
+    return this.#chains.has(id)
+  }
+
+  /**
    * Runs `operation` after every earlier operation on `id` settled, whatever their outcome.
    *
    * @param id - the session id
