@@ -328,7 +328,9 @@ export function memoryPersistence(options: MemoryPersistenceOptions = {}): Memor
         })
       }
       const bytes = encoder.encode(encodeBatch(events, { packChunks, texts: batch.texts }))
-      store.put(sessionId, [...entry.pieces, bytes], {
+      // Pushed in place rather than copied, so an append costs the same at any log length.
+      entry.pieces.push(bytes)
+      store.put(sessionId, entry.pieces, {
         nextSeq: state.nextSeq + events.length,
         committedBytes: state.committedBytes + bytes.length,
         torn: false,

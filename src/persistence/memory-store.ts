@@ -87,7 +87,11 @@ export interface MemoryStore {
  * @internal
  */
 export interface LogEntry {
-  /** The log's bytes in append order (never mutated in place). */
+  /**
+   * The log's bytes in append order. An append pushes onto this array and stores it under a new
+   * entry, so an earlier entry of the same log may see later pieces: read it only in the same
+   * synchronous section that got the entry from `logs`, as every operation of the adapter does.
+   */
   readonly pieces: Uint8Array[]
   readonly revision: string
   /** The scan of this exact content when it had no tail or a torn one. */
