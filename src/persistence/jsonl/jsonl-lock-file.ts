@@ -17,6 +17,7 @@
  *
  * @module
  */
+import type { BigIntStats } from 'node:fs'
 import { hostname } from 'node:os'
 import { ErrorCode } from '../../errors/codes.js'
 import type { LockHolder } from '../../errors/lock-holder.js'
@@ -75,9 +76,7 @@ export interface TakenLock {
  * @internal
  */
 export async function readLockFile(fileSystem: JsonlFileSystem, path: string): Promise<LockRecord | null | undefined> {
-  // Every append re-reads the lock to check its token, so this is one open, one read and one close
-  // (a `readFile` adds an fstat and a second read). A lock is published whole by `link` or
-  // `rename`, so one read of up to LOCK_READ_BYTES sees all of it; a longer file is no lock of ours.
+  // One open, one read and one close (a `readFile` adds an fstat and a second read).
   let handle: JsonlFileHandle
   try {
     handle = await fileSystem.open(path, 'r')
@@ -86,12 +85,76 @@ export async function readLockFile(fileSystem: JsonlFileSystem, path: string): P
     throw error
   }
   try {
-    const buffer = new Uint8Array(LOCK_READ_BYTES)
-    const { bytesRead } = await fileSystem.read(handle, buffer, 0, LOCK_READ_BYTES, 0)
-    return bytesRead === LOCK_READ_BYTES ? undefined : parseLock(decoder.decode(buffer.subarray(0, bytesRead)))
+    return await readOpenLock(fileSystem, handle)
   } finally {
     await fileSystem.close(handle).catch(() => undefined)
   }
+}
+
+/**
+ * The parsed lock of an open lock file. A lock is published whole by `link` or `rename`, so one
+ * read of up to LOCK_READ_BYTES sees all of it; a longer file is no lock of ours.
+ */
+async function readOpenLock(fileSystem: JsonlFileSystem, handle: JsonlFileHandle): Promise<LockRecord | undefined> {
+  const buffer = new Uint8Array(LOCK_READ_BYTES)
+  const { bytesRead } = await fileSystem.read(handle, buffer, 0, LOCK_READ_BYTES, 0)
+  return bytesRead === LOCK_READ_BYTES ? undefined : parseLock(decoder.decode(buffer.subarray(0, bytesRead)))
+}
+
+/**
+ * A lock file read and kept open: while its handle is open the file cannot be freed, so no other
+ * file can take its device and inode numbers, and a `stat` of the lock path naming them (with the
+ * same size and times) names this very file, unchanged.
+ *
+ * @internal
+ */
+export interface PinnedLock {
+  /** The open lock file (close it when done). */
+  readonly handle: JsonlFileHandle
+  /** Its status when it was read. */
+  readonly stats: BigIntStats
+  /** What it said (`undefined` when unparsable). */
+  readonly lock: LockRecord | undefined
+}
+
+/**
+ * Opens and reads the lock at `path`, keeping it open: `null` when absent.
+ *
+ * @internal
+ */
+export async function pinLockFile(fileSystem: JsonlFileSystem, path: string): Promise<PinnedLock | null> {
+  let handle: JsonlFileHandle
+  try {
+    handle = await fileSystem.open(path, 'r')
+  } catch (error) {
+    if (errorCodeOf(error) === 'ENOENT') return null
+    throw error
+  }
+  try {
+    const [stats, lock] = await Promise.all([fileSystem.fstat(handle), readOpenLock(fileSystem, handle)])
+    return { handle, stats, lock }
+  } catch (error) {
+    await fileSystem.close(handle).catch(() => undefined)
+    throw error
+  }
+}
+
+/**
+ * Whether the lock path's status `now` names the pinned file, unchanged. Every change Yoke makes
+ * to a lock puts a new file at its path (`link` or `rename`), so a new inode says it changed; the
+ * size and times catch a file rewritten in place by anything else.
+ *
+ * @internal
+ */
+export function isPinnedFile(pinned: PinnedLock, now: BigIntStats): boolean {
+  const { stats } = pinned
+  return (
+    stats.ino === now.ino &&
+    stats.dev === now.dev &&
+    stats.size === now.size &&
+    stats.mtimeNs === now.mtimeNs &&
+    stats.ctimeNs === now.ctimeNs
+  )
 }
 
 function isPositiveInteger(value: unknown): value is number {
