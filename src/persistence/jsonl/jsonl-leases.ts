@@ -23,6 +23,7 @@ import {
   describeHolder,
   holderOf,
   isDeadHere,
+  isEmptiedLock,
   isExpired,
   isPinnedFile,
   type LockFileContext,
@@ -281,6 +282,7 @@ export class JsonlLeases {
         `the lock ${path} is ${current === null ? 'missing' : 'unreadable'}; nothing was written`,
       )
     }
+    if (isEmptiedLock(current)) return leaseLost(sessionId, epoch, `the lock ${path} is empty; nothing was written`)
     if (current.brokenAt !== undefined) {
       return leaseLost(
         sessionId,

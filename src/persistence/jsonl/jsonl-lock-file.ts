@@ -161,7 +161,32 @@ function isPositiveInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0
 }
 
+/**
+ * What a lock file with no content (or only zero bytes) reads as. Yoke publishes a lock whole, so a
+ * reader never sees one empty while its writer lives; only a machine crash that lost an unsynced
+ * lock's content leaves it, and its writer is gone. It is a broken lock of nobody: expired, naming
+ * no holder, taken over by the next `acquire` (with epoch 2).
+ */
+const EMPTIED_LOCK: LockRecord = Object.freeze({
+  pid: 1,
+  host: '',
+  token: '',
+  acquiredAt: 0,
+  heartbeatAt: 0,
+  brokenAt: 0,
+})
+
+/**
+ * Whether `lock` is what an empty lock file reads as.
+ *
+ * @internal
+ */
+export function isEmptiedLock(lock: LockRecord): boolean {
+  return lock === EMPTIED_LOCK
+}
+
 function parseLock(text: string): LockRecord | undefined {
+  if (/^\0*$/.test(text)) return EMPTIED_LOCK
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -235,8 +260,17 @@ function lockedError(sessionId: string, path: string, lock: LockRecord | undefin
   })
 }
 
-function encodeLock(lock: LockRecord): Uint8Array {
-  return encoder.encode(JSON.stringify(lock))
+/**
+ * A temp file beside `path` holding `lock`, not synced. A lock only has to exclude live
+ * processes. A killed process's lock stays in the page cache and is read by every later process;
+ * only a machine crash (power loss, kernel panic) can lose an unsynced lock, and no process lives
+ * through that, so a lost lock excludes no one. What such a crash can leave instead is a lock
+ * file with no content: that reads as a lock of nobody (see `parseLock`). Markers are written the
+ * same way: an unreadable marker is stale already. So taking a lease, a heartbeat, a takeover and
+ * a break make no sync.
+ */
+function writeLockTemp(fileSystem: JsonlFileSystem, path: string, lock: LockRecord): Promise<string> {
+  return writeTempFile(fileSystem, path, [encoder.encode(JSON.stringify(lock))], { sync: false })
 }
 
 function newLock(context: LockFileContext, epoch: number): LockRecord {
@@ -268,7 +302,7 @@ function sleep(ms: number): Promise<void> {
 export async function takeLockFile(context: LockFileContext, sessionId: string, path: string): Promise<TakenLock> {
   const { fileSystem } = context
   const fresh = newLock(context, 1)
-  const tempPath = await writeTempFile(fileSystem, path, [encodeLock(fresh)])
+  const tempPath = await writeLockTemp(fileSystem, path, fresh)
   try {
     for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt += 1) {
       try {
@@ -303,7 +337,7 @@ export async function takeLockFile(context: LockFileContext, sessionId: string, 
 async function underMarker<T>(context: LockFileContext, path: string, body: () => Promise<T>): Promise<T | 'busy'> {
   const { fileSystem } = context
   const markerPath = `${path}.takeover`
-  const markerTemp = await writeTempFile(fileSystem, markerPath, [encodeLock(newLock(context, 1))])
+  const markerTemp = await writeLockTemp(fileSystem, markerPath, newLock(context, 1))
   try {
     try {
       await fileSystem.link(markerTemp, markerPath)
@@ -371,7 +405,7 @@ async function takeOver(
     // Another taker won (or the holder renewed) since we read it: the next look names that holder.
     if (current.token !== existing.token || !(isExpired(current, context.now(), context.ttlMs) || isDeadHere(current)))
       return undefined
-    const tempPath = await writeTempFile(fileSystem, path, [encodeLock(ours)])
+    const tempPath = await writeLockTemp(fileSystem, path, ours)
     try {
       await fileSystem.rename(tempPath, path)
     } catch (error) {
@@ -414,7 +448,7 @@ export async function breakLockFile(context: LockFileContext, sessionId: string,
       if (current === null || current?.brokenAt !== undefined) return { kind: 'none' }
       const fresh = newLock(context, current?.epoch ?? 1)
       const broken: LockRecord = { ...fresh, heartbeatAt: fresh.acquiredAt - context.ttlMs, brokenAt: fresh.acquiredAt }
-      const tempPath = await writeTempFile(fileSystem, path, [encodeLock(broken)])
+      const tempPath = await writeLockTemp(fileSystem, path, broken)
       try {
         await fileSystem.rename(tempPath, path)
       } catch (error) {
@@ -447,7 +481,7 @@ export async function renewLockFile(context: LockFileContext, path: string, lock
     const current = await readLockFile(fileSystem, path)
     if (current === null || current === undefined || current.token !== lock.token) return { kind: 'lost', current }
     const renewed: LockRecord = { ...current, heartbeatAt: context.now() }
-    const tempPath = await writeTempFile(fileSystem, path, [encodeLock(renewed)])
+    const tempPath = await writeLockTemp(fileSystem, path, renewed)
     try {
       await fileSystem.rename(tempPath, path)
     } catch (error) {
