@@ -6,10 +6,11 @@
  * open by path would meet it, no handle outlives the adapter, and an empty lock (all a power loss
  * can leave of an unsynced one) holds nothing.
  */
-import { copyFile, mkdtemp, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises'
+import { readFileSync } from 'node:fs'
+import { copyFile, mkdtemp, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
 import { LeaseLostError } from '../../src/errors/lease-lost-error.js'
 import { type JsonlFileSystem, nodeFileSystem } from '../../src/persistence/jsonl/jsonl-file-system.js'
 import { type JsonlPersistence, jsonlPersistence } from '../../src/persistence/jsonl/jsonl-persistence.js'
@@ -83,6 +84,43 @@ describe('jsonlPersistence: calls per append', () => {
     await adapter.append('s1', from(L1.length + 2, UM('again')), { expectedSeq: L1.length + 2, lease })
     expect(calls).toEqual({ stat: 1, open: 1, read: 1, fstat: 2, write: 1, fdatasync: 1, close: 1 })
     await lease.release()
+  })
+
+  test('after our own heartbeat the next append does not read the lock again', async () => {
+    // Only the heartbeat's interval is faked: it beats when the test says, never during the append.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] })
+    try {
+      const calls: Calls = {}
+      const adapter = jsonlPersistence({
+        dir,
+        fileSystem: countingFileSystem(calls),
+        lease: { ttlMs: 30_000, heartbeatMs: 1_000 },
+      })
+      opened.push(adapter)
+      await adapter.create(H1)
+      const lease = await adapter.acquire('s1')
+      await adapter.append('s1', L1, { expectedSeq: 0, lease })
+      await adapter.append('s1', from(L1.length, TS(2)), { expectedSeq: L1.length, lease })
+      const heartbeatAt = (): number =>
+        (JSON.parse(readFileSync(lockPath(), 'utf8')) as { heartbeatAt: number }).heartbeatAt
+      const before = heartbeatAt()
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      vi.advanceTimersByTime(1_000)
+      // The heartbeat is done once its new lock is in place and its marker and temp files are gone.
+      await vi.waitFor(
+        async () => {
+          expect(heartbeatAt()).toBeGreaterThan(before)
+          expect((await readdir(dir)).sort()).toEqual(['s1.jsonl', 's1.lock'])
+        },
+        { timeout: 5_000, interval: 5 },
+      )
+      for (const name of Object.keys(calls)) delete calls[name]
+      await adapter.append('s1', from(L1.length + 1, UM('next')), { expectedSeq: L1.length + 1, lease })
+      expect(calls).toEqual({ stat: 1, fstat: 1, write: 1, fdatasync: 1 })
+      await lease.release()
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   test('taking a lease makes no sync', async () => {

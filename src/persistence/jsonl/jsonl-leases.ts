@@ -263,6 +263,7 @@ export class JsonlLeases {
       // A failed heartbeat is retried at the next tick; a write checks the expiry itself.
       return
     }
+    if (outcome.kind === 'renewed' && outcome.pin !== undefined) this.#repin(record, outcome.pin)
     if (!record.live) return
     if (outcome.kind === 'renewed') record.lock = outcome.lock
     else if (outcome.kind === 'lost') {
@@ -359,12 +360,19 @@ export class JsonlLeases {
     if (pinned !== undefined && isPinnedFile(pinned, stats)) return pinned.lock
     const pin = await pinLockFile(fileSystem, path)
     if (pin === null) return null
-    if (record.live) {
-      const previous = record.pin
-      record.pin = pin
-      if (previous !== undefined) void this.#closePin(previous)
-    } else void this.#closePin(pin)
+    this.#repin(record, pin)
     return pin.lock
+  }
+
+  /** Makes `pin` the lock file the next check compares with (closes it at once when the lease ended). */
+  #repin(record: LeaseRecord, pin: PinnedLock): void {
+    if (!record.live) {
+      void this.#closePin(pin)
+      return
+    }
+    const previous = record.pin
+    record.pin = pin
+    if (previous !== undefined) void this.#closePin(previous)
   }
 
   #closePin(pin: PinnedLock): Promise<void> {

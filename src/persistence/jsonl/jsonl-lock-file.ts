@@ -3,7 +3,8 @@
  * id, fencing epoch, token and last heartbeat. A lock is created whole through a temp file and an
  * exclusive `link`; every later change (a heartbeat, a takeover) replaces it whole by `rename`
  * while holding the exclusive `<id>.lock.takeover` marker, so a heartbeat and a takeover never
- * cross. A lock is removed only while it still carries our token.
+ * cross. A lock is removed only while it still carries our token. Lock files are never synced
+ * (see `writeLockTemp`): a lock only has to keep out live processes.
  *
  * Breaking a lease (`yoke unlock --force`) replaces its lock by a broken lock: an expired record
  * with the same epoch and a fresh token. Its holder's next check finds another token and writes
@@ -24,7 +25,7 @@ import type { LockHolder } from '../../errors/lock-holder.js'
 import { SessionLockedError } from '../../errors/session-locked-error.js'
 import { randomHex } from '../random-hex.js'
 import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
-import { errorCodeOf, writeTempFile } from './jsonl-file-operations.js'
+import { errorCodeOf, tempPathOf, writeFully, writeTempFile } from './jsonl-file-operations.js'
 
 /** More than a lock file ever holds (about 250 bytes). */
 const LOCK_READ_BYTES = 4_096
@@ -273,6 +274,24 @@ function writeLockTemp(fileSystem: JsonlFileSystem, path: string, lock: LockReco
   return writeTempFile(fileSystem, path, [encoder.encode(JSON.stringify(lock))], { sync: false })
 }
 
+/** {@link writeLockTemp}, its handle left open (removed again on failure). */
+async function openLockTemp(
+  fileSystem: JsonlFileSystem,
+  path: string,
+  lock: LockRecord,
+): Promise<{ readonly tempPath: string; readonly handle: JsonlFileHandle }> {
+  const tempPath = tempPathOf(path)
+  const handle = await fileSystem.open(tempPath, 'wx', 0o600)
+  try {
+    await writeFully(fileSystem, handle, encoder.encode(JSON.stringify(lock)), 0)
+  } catch (error) {
+    await fileSystem.close(handle).catch(() => undefined)
+    await fileSystem.unlink(tempPath).catch(() => undefined)
+    throw error
+  }
+  return { tempPath, handle }
+}
+
 function newLock(context: LockFileContext, epoch: number): LockRecord {
   const at = context.now()
   return {
@@ -465,13 +484,15 @@ export async function breakLockFile(context: LockFileContext, sessionId: string,
 
 /** What {@link renewLockFile} found. */
 export type RenewOutcome =
-  | { readonly kind: 'renewed'; readonly lock: LockRecord }
+  | { readonly kind: 'renewed'; readonly lock: LockRecord; readonly pin?: PinnedLock }
   | { readonly kind: 'busy' }
   | { readonly kind: 'lost'; readonly current: LockRecord | null | undefined }
 
 /**
  * The heartbeat: rewrites our lock with `heartbeatAt = now` under the marker, if it still carries
- * `lock.token`.
+ * `lock.token`. The new lock comes back pinned (held open, with its status after the rename), so
+ * the next check knows it without reading it; without a pin (its `fstat` failed) the next check
+ * reads it.
  *
  * @internal
  */
@@ -481,14 +502,21 @@ export async function renewLockFile(context: LockFileContext, path: string, lock
     const current = await readLockFile(fileSystem, path)
     if (current === null || current === undefined || current.token !== lock.token) return { kind: 'lost', current }
     const renewed: LockRecord = { ...current, heartbeatAt: context.now() }
-    const tempPath = await writeLockTemp(fileSystem, path, renewed)
+    const { tempPath, handle } = await openLockTemp(fileSystem, path, renewed)
     try {
       await fileSystem.rename(tempPath, path)
     } catch (error) {
+      await fileSystem.close(handle).catch(() => undefined)
       await fileSystem.unlink(tempPath).catch(() => undefined)
       throw error
     }
-    return { kind: 'renewed', lock: renewed }
+    // Its status after the rename, which changes its ctime.
+    const stats = await fileSystem.fstat(handle).catch(() => undefined)
+    if (stats === undefined) {
+      await fileSystem.close(handle).catch(() => undefined)
+      return { kind: 'renewed', lock: renewed }
+    }
+    return { kind: 'renewed', lock: renewed, pin: { handle, stats, lock: renewed } }
   })
   return outcome === 'busy' ? { kind: 'busy' } : outcome
 }
