@@ -52,10 +52,11 @@ export class JsonlOpenLogs {
    *
    * @param sessionId - the session id
    * @param after - what must settle before the close (the session's write queue); at once without
+   * @returns the close (it never rejects)
    */
-  drop(sessionId: string, after?: Promise<unknown>): void {
+  drop(sessionId: string, after?: Promise<unknown>): Promise<void> {
     const open = this.#open.get(sessionId)
-    if (open === undefined) return
+    if (open === undefined) return Promise.resolve()
     this.#open.delete(sessionId)
     const closed = (after ?? Promise.resolve())
       .then(
@@ -65,6 +66,7 @@ export class JsonlOpenLogs {
       .catch(() => undefined)
     this.#closing.add(closed)
     void closed.then(() => this.#closing.delete(closed))
+    return closed
   }
 
   /** The ids with an open handle (for the per-id state tests). */
@@ -74,7 +76,7 @@ export class JsonlOpenLogs {
 
   /** Closes every handle (adapter close); resolves once all are closed. */
   async closeAll(): Promise<void> {
-    for (const sessionId of [...this.#open.keys()]) this.drop(sessionId)
+    for (const sessionId of [...this.#open.keys()]) void this.drop(sessionId)
     await Promise.all([...this.#closing])
   }
 }

@@ -204,7 +204,7 @@ class JsonlAdapter implements JsonlPersistence {
         this.#plans.delete(sessionId)
         this.#failures.delete(sessionId)
         // The log's handle is kept only under the lease; a write step still running may hold it.
-        this.#openLogs.drop(sessionId, this.#queues.get(sessionId))
+        void this.#openLogs.drop(sessionId, this.#queues.get(sessionId))
       },
     })
   }
@@ -371,7 +371,7 @@ class JsonlAdapter implements JsonlPersistence {
       const found = await this.#files.existing(sessionId)
       const registered = this.#registrations.delete(sessionId)
       if (found.length === 0 && !registered) throw this.#files.notFound(sessionId)
-      this.#openLogs.drop(sessionId)
+      await this.#openLogs.drop(sessionId)
       for (const log of found) await this.#fileSystem.unlink(log.path)
       // The auxiliary files go with the log (readers see the whole log or nothing, so after it).
       const leftovers = found.length > 0 ? await this.#files.leftovers(sessionId) : []
@@ -498,7 +498,7 @@ class JsonlAdapter implements JsonlPersistence {
       await this.#writeDurably(sessionId, handle, log, bytes, events.length, sync)
     } catch (error) {
       // A failed step keeps no handle: the next one opens the log afresh.
-      this.#openLogs.drop(sessionId)
+      await this.#openLogs.drop(sessionId)
       throw error
     }
   }
@@ -513,7 +513,7 @@ class JsonlAdapter implements JsonlPersistence {
     let handle = await this.#openLogs.handle(sessionId, path)
     let stats = await this.#fileSystem.fstat(handle)
     if (stats.nlink === 0n) {
-      this.#openLogs.drop(sessionId)
+      await this.#openLogs.drop(sessionId)
       handle = await this.#openLogs.handle(sessionId, path)
       stats = await this.#fileSystem.fstat(handle)
     }
@@ -531,7 +531,7 @@ class JsonlAdapter implements JsonlPersistence {
       await this.#fileSystem.fdatasync(await this.#openLogs.handle(sessionId, log.path))
       log.unsynced = false
     } catch (error) {
-      this.#openLogs.drop(sessionId)
+      await this.#openLogs.drop(sessionId)
       throw error
     }
   }
@@ -653,7 +653,7 @@ class JsonlAdapter implements JsonlPersistence {
     record: LeaseRecord,
   ): Promise<RepairCommit | undefined> {
     // A repair may rewrite the log through a temp file: the next append opens what it leaves.
-    this.#openLogs.drop(sessionId)
+    await this.#openLogs.drop(sessionId)
     const found = await this.#files.find(sessionId)
     const handle = await this.#fileSystem.open(found.path, 'r+')
     try {
