@@ -29,7 +29,8 @@ export function errorCodeOf(error: unknown): string | undefined {
 }
 
 /**
- * Writes `bytes` to a fresh exclusive temp file beside `path` (mode 0600) and fsyncs it.
+ * Writes `bytes` to a fresh exclusive temp file beside `path` (mode 0600) and fsyncs it (unless
+ * `sync` is false: for files nothing needs after a machine crash).
  *
  * @internal
  */
@@ -37,8 +38,9 @@ export async function writeTempFile(
   fileSystem: JsonlFileSystem,
   path: string,
   chunks: readonly Uint8Array[],
+  options: { readonly sync?: boolean } = {},
 ): Promise<string> {
-  return fillTempFile(fileSystem, path, (handle) => writeChunks(fileSystem, handle, chunks, 0))
+  return fillTempFile(fileSystem, path, (handle) => writeChunks(fileSystem, handle, chunks, 0), options.sync !== false)
 }
 
 /** Creates an exclusive temp file beside `path` (mode 0600), fills it, fsyncs it; removes it again on failure. */
@@ -46,12 +48,13 @@ async function fillTempFile(
   fileSystem: JsonlFileSystem,
   path: string,
   fill: (handle: JsonlFileHandle) => Promise<unknown>,
+  sync = true,
 ): Promise<string> {
   const tempPath = tempPathOf(path)
   const handle = await fileSystem.open(tempPath, 'wx', 0o600)
   try {
     await fill(handle)
-    await fileSystem.fsync(handle)
+    if (sync) await fileSystem.fsync(handle)
   } catch (error) {
     await fileSystem.close(handle).catch(() => undefined)
     await fileSystem.unlink(tempPath).catch(() => undefined)

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { BigIntStats } from 'node:fs'
 import { hostname } from 'node:os'
 import { ErrorCode } from '../../errors/codes.js'
 import { LeaseLostError } from '../../errors/lease-lost-error.js'
@@ -16,14 +17,19 @@ import { LeaseSignal } from '../lease-signal.js'
 import type { Lease, StoredLease } from '../persistence-adapter.js'
 import { randomHex } from '../random-hex.js'
 import type { JsonlFileSystem } from './jsonl-file-system.js'
+import { errorCodeOf } from './jsonl-file-operations.js'
 import {
   breakLockFile,
   describeHolder,
   holderOf,
   isDeadHere,
+  isEmptiedLock,
   isExpired,
+  isPinnedFile,
   type LockFileContext,
   type LockRecord,
+  type PinnedLock,
+  pinLockFile,
   readLockFile,
   removeLockFile,
   renewLockFile,
@@ -46,6 +52,13 @@ export interface LeaseRecord {
   beating: Promise<void> | undefined
   /** `false` once released, lost or closed. */
   live: boolean
+  /**
+   * The lock file as the last check read it, kept open: a check whose `stat` still names it uses
+   * what it said instead of reading it again.
+   */
+  pin: PinnedLock | undefined
+  /** The pin's close, once the lease ended. */
+  unpinned: Promise<void> | undefined
 }
 
 /** What a {@link JsonlLeases} table needs. */
@@ -142,6 +155,8 @@ export class JsonlLeases {
       timer: undefined,
       beating: undefined,
       live: true,
+      pin: undefined,
+      unpinned: undefined,
     }
     this.#records.set(sessionId, record)
     if (taken !== undefined) this.#startHeartbeat(record)
@@ -248,6 +263,7 @@ export class JsonlLeases {
       // A failed heartbeat is retried at the next tick; a write checks the expiry itself.
       return
     }
+    if (outcome.kind === 'renewed' && outcome.pin !== undefined) this.#repin(record, outcome.pin)
     if (!record.live) return
     if (outcome.kind === 'renewed') record.lock = outcome.lock
     else if (outcome.kind === 'lost') {
@@ -267,6 +283,7 @@ export class JsonlLeases {
         `the lock ${path} is ${current === null ? 'missing' : 'unreadable'}; nothing was written`,
       )
     }
+    if (isEmptiedLock(current)) return leaseLost(sessionId, epoch, `the lock ${path} is empty; nothing was written`)
     if (current.brokenAt !== undefined) {
       return leaseLost(
         sessionId,
@@ -320,13 +337,46 @@ export class JsonlLeases {
    * The first half of {@link checkToken}, to run beside other reads: the lock file as it is now
    * (`null` when missing, `undefined` when unreadable), or `false` without locking.
    *
+   * A `stat` of the lock path, and a read only when it names another file than the one the last
+   * check read (and still holds open): every change of a lock (a heartbeat, a takeover, a break)
+   * puts a new file there, so an unchanged file says what it said then.
+   *
    * @throws `LeaseLostError` when the lease already ended; the file system's read errors
    */
   async readToken(record: LeaseRecord): Promise<LockRecord | null | undefined | false> {
     const sessionId = record.lease.sessionId
     if (!record.live) throw leaseLost(sessionId, record.lease.epoch, 'the lease ended; nothing was written')
     if (!this.#options.lock) return false
-    return readLockFile(this.#options.fileSystem, this.#options.lockPathOf(sessionId))
+    const { fileSystem, lockPathOf } = this.#options
+    const path = lockPathOf(sessionId)
+    let stats: BigIntStats
+    try {
+      stats = await fileSystem.stat(path)
+    } catch (error) {
+      if (errorCodeOf(error) === 'ENOENT') return null
+      throw error
+    }
+    const pinned = record.pin
+    if (pinned !== undefined && isPinnedFile(pinned, stats)) return pinned.lock
+    const pin = await pinLockFile(fileSystem, path)
+    if (pin === null) return null
+    this.#repin(record, pin)
+    return pin.lock
+  }
+
+  /** Makes `pin` the lock file the next check compares with (closes it at once when the lease ended). */
+  #repin(record: LeaseRecord, pin: PinnedLock): void {
+    if (!record.live) {
+      void this.#closePin(pin)
+      return
+    }
+    const previous = record.pin
+    record.pin = pin
+    if (previous !== undefined) void this.#closePin(previous)
+  }
+
+  #closePin(pin: PinnedLock): Promise<void> {
+    return this.#options.fileSystem.close(pin.handle).catch(() => undefined)
   }
 
   /**
@@ -385,6 +435,7 @@ export class JsonlLeases {
     this.#end(record, () => leaseLost(sessionId, record.lease.epoch, `the lease was ${how}`))
     // A heartbeat in flight rewrites the lock by rename: let it land before the lock goes.
     await record.beating
+    await record.unpinned
     if (this.#options.lock)
       await removeLockFile(this.#options.fileSystem, this.#options.lockPathOf(sessionId), record.lease.token)
   }
@@ -411,6 +462,9 @@ export class JsonlLeases {
     record.live = false
     if (record.timer !== undefined) clearInterval(record.timer)
     record.timer = undefined
+    const pin = record.pin
+    record.pin = undefined
+    if (pin !== undefined) record.unpinned = this.#closePin(pin)
     const sessionId = record.lease.sessionId
     if (this.#records.get(sessionId) === record) this.#records.delete(sessionId)
     this.#options.onEnd(sessionId)

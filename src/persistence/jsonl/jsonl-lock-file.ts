@@ -3,7 +3,8 @@
  * id, fencing epoch, token and last heartbeat. A lock is created whole through a temp file and an
  * exclusive `link`; every later change (a heartbeat, a takeover) replaces it whole by `rename`
  * while holding the exclusive `<id>.lock.takeover` marker, so a heartbeat and a takeover never
- * cross. A lock is removed only while it still carries our token.
+ * cross. A lock is removed only while it still carries our token. Lock files are never synced
+ * (see `writeLockTemp`): a lock only has to keep out live processes.
  *
  * Breaking a lease (`yoke unlock --force`) replaces its lock by a broken lock: an expired record
  * with the same epoch and a fresh token. Its holder's next check finds another token and writes
@@ -17,13 +18,14 @@
  *
  * @module
  */
+import type { BigIntStats } from 'node:fs'
 import { hostname } from 'node:os'
 import { ErrorCode } from '../../errors/codes.js'
 import type { LockHolder } from '../../errors/lock-holder.js'
 import { SessionLockedError } from '../../errors/session-locked-error.js'
 import { randomHex } from '../random-hex.js'
 import type { JsonlFileHandle, JsonlFileSystem } from './jsonl-file-system.js'
-import { errorCodeOf, writeTempFile } from './jsonl-file-operations.js'
+import { errorCodeOf, tempPathOf, writeFully, writeTempFile } from './jsonl-file-operations.js'
 
 /** More than a lock file ever holds (about 250 bytes). */
 const LOCK_READ_BYTES = 4_096
@@ -75,9 +77,7 @@ export interface TakenLock {
  * @internal
  */
 export async function readLockFile(fileSystem: JsonlFileSystem, path: string): Promise<LockRecord | null | undefined> {
-  // Every append re-reads the lock to check its token, so this is one open, one read and one close
-  // (a `readFile` adds an fstat and a second read). A lock is published whole by `link` or
-  // `rename`, so one read of up to LOCK_READ_BYTES sees all of it; a longer file is no lock of ours.
+  // One open, one read and one close (a `readFile` adds an fstat and a second read).
   let handle: JsonlFileHandle
   try {
     handle = await fileSystem.open(path, 'r')
@@ -86,19 +86,108 @@ export async function readLockFile(fileSystem: JsonlFileSystem, path: string): P
     throw error
   }
   try {
-    const buffer = new Uint8Array(LOCK_READ_BYTES)
-    const { bytesRead } = await fileSystem.read(handle, buffer, 0, LOCK_READ_BYTES, 0)
-    return bytesRead === LOCK_READ_BYTES ? undefined : parseLock(decoder.decode(buffer.subarray(0, bytesRead)))
+    return await readOpenLock(fileSystem, handle)
   } finally {
     await fileSystem.close(handle).catch(() => undefined)
   }
+}
+
+/**
+ * The parsed lock of an open lock file. A lock is published whole by `link` or `rename`, so one
+ * read of up to LOCK_READ_BYTES sees all of it; a longer file is no lock of ours.
+ */
+async function readOpenLock(fileSystem: JsonlFileSystem, handle: JsonlFileHandle): Promise<LockRecord | undefined> {
+  const buffer = new Uint8Array(LOCK_READ_BYTES)
+  const { bytesRead } = await fileSystem.read(handle, buffer, 0, LOCK_READ_BYTES, 0)
+  return bytesRead === LOCK_READ_BYTES ? undefined : parseLock(decoder.decode(buffer.subarray(0, bytesRead)))
+}
+
+/**
+ * A lock file read and kept open: while its handle is open the file cannot be freed, so no other
+ * file can take its device and inode numbers, and a `stat` of the lock path naming them (with the
+ * same size and times) names this very file, unchanged.
+ *
+ * @internal
+ */
+export interface PinnedLock {
+  /** The open lock file (close it when done). */
+  readonly handle: JsonlFileHandle
+  /** Its status when it was read. */
+  readonly stats: BigIntStats
+  /** What it said (`undefined` when unparsable). */
+  readonly lock: LockRecord | undefined
+}
+
+/**
+ * Opens and reads the lock at `path`, keeping it open: `null` when absent.
+ *
+ * @internal
+ */
+export async function pinLockFile(fileSystem: JsonlFileSystem, path: string): Promise<PinnedLock | null> {
+  let handle: JsonlFileHandle
+  try {
+    handle = await fileSystem.open(path, 'r')
+  } catch (error) {
+    if (errorCodeOf(error) === 'ENOENT') return null
+    throw error
+  }
+  try {
+    const [stats, lock] = await Promise.all([fileSystem.fstat(handle), readOpenLock(fileSystem, handle)])
+    return { handle, stats, lock }
+  } catch (error) {
+    await fileSystem.close(handle).catch(() => undefined)
+    throw error
+  }
+}
+
+/**
+ * Whether the lock path's status `now` names the pinned file, unchanged. Every change Yoke makes
+ * to a lock puts a new file at its path (`link` or `rename`), so a new inode says it changed; the
+ * size and times catch a file rewritten in place by anything else.
+ *
+ * @internal
+ */
+export function isPinnedFile(pinned: PinnedLock, now: BigIntStats): boolean {
+  const { stats } = pinned
+  return (
+    stats.ino === now.ino &&
+    stats.dev === now.dev &&
+    stats.size === now.size &&
+    stats.mtimeNs === now.mtimeNs &&
+    stats.ctimeNs === now.ctimeNs
+  )
 }
 
 function isPositiveInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0
 }
 
+/**
+ * What a lock file with no content (or only zero bytes) reads as. Yoke publishes a lock whole, so a
+ * reader never sees one empty while its writer lives; only a machine crash that lost an unsynced
+ * lock's content leaves it, and its writer is gone. It is a broken lock of nobody: expired, naming
+ * no holder, taken over by the next `acquire` (with epoch 2).
+ */
+const EMPTIED_LOCK: LockRecord = Object.freeze({
+  pid: 1,
+  host: '',
+  token: '',
+  acquiredAt: 0,
+  heartbeatAt: 0,
+  brokenAt: 0,
+})
+
+/**
+ * Whether `lock` is what an empty lock file reads as.
+ *
+ * @internal
+ */
+export function isEmptiedLock(lock: LockRecord): boolean {
+  return lock === EMPTIED_LOCK
+}
+
 function parseLock(text: string): LockRecord | undefined {
+  if (/^\0*$/.test(text)) return EMPTIED_LOCK
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -172,8 +261,35 @@ function lockedError(sessionId: string, path: string, lock: LockRecord | undefin
   })
 }
 
-function encodeLock(lock: LockRecord): Uint8Array {
-  return encoder.encode(JSON.stringify(lock))
+/**
+ * A temp file beside `path` holding `lock`, not synced. A lock only has to exclude live
+ * processes. A killed process's lock stays in the page cache and is read by every later process;
+ * only a machine crash (power loss, kernel panic) can lose an unsynced lock, and no process lives
+ * through that, so a lost lock excludes no one. What such a crash can leave instead is a lock
+ * file with no content: that reads as a lock of nobody (see `parseLock`). Markers are written the
+ * same way: an unreadable marker is stale already. So taking a lease, a heartbeat, a takeover and
+ * a break make no sync.
+ */
+function writeLockTemp(fileSystem: JsonlFileSystem, path: string, lock: LockRecord): Promise<string> {
+  return writeTempFile(fileSystem, path, [encoder.encode(JSON.stringify(lock))], { sync: false })
+}
+
+/** {@link writeLockTemp}, its handle left open (removed again on failure). */
+async function openLockTemp(
+  fileSystem: JsonlFileSystem,
+  path: string,
+  lock: LockRecord,
+): Promise<{ readonly tempPath: string; readonly handle: JsonlFileHandle }> {
+  const tempPath = tempPathOf(path)
+  const handle = await fileSystem.open(tempPath, 'wx', 0o600)
+  try {
+    await writeFully(fileSystem, handle, encoder.encode(JSON.stringify(lock)), 0)
+  } catch (error) {
+    await fileSystem.close(handle).catch(() => undefined)
+    await fileSystem.unlink(tempPath).catch(() => undefined)
+    throw error
+  }
+  return { tempPath, handle }
 }
 
 function newLock(context: LockFileContext, epoch: number): LockRecord {
@@ -205,7 +321,7 @@ function sleep(ms: number): Promise<void> {
 export async function takeLockFile(context: LockFileContext, sessionId: string, path: string): Promise<TakenLock> {
   const { fileSystem } = context
   const fresh = newLock(context, 1)
-  const tempPath = await writeTempFile(fileSystem, path, [encodeLock(fresh)])
+  const tempPath = await writeLockTemp(fileSystem, path, fresh)
   try {
     for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt += 1) {
       try {
@@ -240,7 +356,7 @@ export async function takeLockFile(context: LockFileContext, sessionId: string, 
 async function underMarker<T>(context: LockFileContext, path: string, body: () => Promise<T>): Promise<T | 'busy'> {
   const { fileSystem } = context
   const markerPath = `${path}.takeover`
-  const markerTemp = await writeTempFile(fileSystem, markerPath, [encodeLock(newLock(context, 1))])
+  const markerTemp = await writeLockTemp(fileSystem, markerPath, newLock(context, 1))
   try {
     try {
       await fileSystem.link(markerTemp, markerPath)
@@ -308,7 +424,7 @@ async function takeOver(
     // Another taker won (or the holder renewed) since we read it: the next look names that holder.
     if (current.token !== existing.token || !(isExpired(current, context.now(), context.ttlMs) || isDeadHere(current)))
       return undefined
-    const tempPath = await writeTempFile(fileSystem, path, [encodeLock(ours)])
+    const tempPath = await writeLockTemp(fileSystem, path, ours)
     try {
       await fileSystem.rename(tempPath, path)
     } catch (error) {
@@ -351,7 +467,7 @@ export async function breakLockFile(context: LockFileContext, sessionId: string,
       if (current === null || current?.brokenAt !== undefined) return { kind: 'none' }
       const fresh = newLock(context, current?.epoch ?? 1)
       const broken: LockRecord = { ...fresh, heartbeatAt: fresh.acquiredAt - context.ttlMs, brokenAt: fresh.acquiredAt }
-      const tempPath = await writeTempFile(fileSystem, path, [encodeLock(broken)])
+      const tempPath = await writeLockTemp(fileSystem, path, broken)
       try {
         await fileSystem.rename(tempPath, path)
       } catch (error) {
@@ -368,13 +484,15 @@ export async function breakLockFile(context: LockFileContext, sessionId: string,
 
 /** What {@link renewLockFile} found. */
 export type RenewOutcome =
-  | { readonly kind: 'renewed'; readonly lock: LockRecord }
+  | { readonly kind: 'renewed'; readonly lock: LockRecord; readonly pin?: PinnedLock }
   | { readonly kind: 'busy' }
   | { readonly kind: 'lost'; readonly current: LockRecord | null | undefined }
 
 /**
  * The heartbeat: rewrites our lock with `heartbeatAt = now` under the marker, if it still carries
- * `lock.token`.
+ * `lock.token`. The new lock comes back pinned (held open, with its status after the rename), so
+ * the next check knows it without reading it; without a pin (its `fstat` failed) the next check
+ * reads it.
  *
  * @internal
  */
@@ -384,14 +502,21 @@ export async function renewLockFile(context: LockFileContext, path: string, lock
     const current = await readLockFile(fileSystem, path)
     if (current === null || current === undefined || current.token !== lock.token) return { kind: 'lost', current }
     const renewed: LockRecord = { ...current, heartbeatAt: context.now() }
-    const tempPath = await writeTempFile(fileSystem, path, [encodeLock(renewed)])
+    const { tempPath, handle } = await openLockTemp(fileSystem, path, renewed)
     try {
       await fileSystem.rename(tempPath, path)
     } catch (error) {
+      await fileSystem.close(handle).catch(() => undefined)
       await fileSystem.unlink(tempPath).catch(() => undefined)
       throw error
     }
-    return { kind: 'renewed', lock: renewed }
+    // Its status after the rename, which changes its ctime.
+    const stats = await fileSystem.fstat(handle).catch(() => undefined)
+    if (stats === undefined) {
+      await fileSystem.close(handle).catch(() => undefined)
+      return { kind: 'renewed', lock: renewed }
+    }
+    return { kind: 'renewed', lock: renewed, pin: { handle, stats, lock: renewed } }
   })
   return outcome === 'busy' ? { kind: 'busy' } : outcome
 }

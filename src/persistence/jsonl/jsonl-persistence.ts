@@ -39,6 +39,7 @@ import { JsonlLeases, type LeaseRecord } from './jsonl-leases.js'
 import { newLeaseOwner } from '../lease-options.js'
 import { matchesStoredBatch } from '../matches-stored-batch.js'
 import { type FoundLog, JsonlLogFiles } from './jsonl-log-files.js'
+import { JsonlOpenLogs } from './jsonl-open-logs.js'
 import { type ReadLog, type RepairPlan, readLogFile, readLogHeader, revisionOf } from './jsonl-log-reader.js'
 import {
   type JsonlPersistenceOptions,
@@ -144,6 +145,7 @@ class JsonlAdapter implements JsonlPersistence {
   readonly #plans = new Map<string, CachedPlan>()
   readonly #failures = new Map<string, PersistenceError>()
   readonly #leases: JsonlLeases
+  readonly #openLogs: JsonlOpenLogs
   readonly #queues = new Map<string, Promise<unknown>>()
   /**
    * The ids a `load` is reading now, with a generation bumped around every write of the id, so a
@@ -163,7 +165,8 @@ class JsonlAdapter implements JsonlPersistence {
         adapter.#queues,
         adapter.#generations,
       ]
-      return [...new Set(maps.flatMap((map) => [...map.keys()]))].sort(compareIds)
+      const ids = [...maps.flatMap((map) => [...map.keys()]), ...adapter.#openLogs.ids()]
+      return [...new Set(ids)].sort(compareIds)
     }
   }
 
@@ -185,6 +188,7 @@ class JsonlAdapter implements JsonlPersistence {
         ? { zstd: zstdCodec(options.zstdEncoder === undefined ? {} : { zstdEncoder: options.zstdEncoder }) }
         : {}),
     })
+    this.#openLogs = new JsonlOpenLogs(this.#fileSystem)
     this.#leases = new JsonlLeases({
       fileSystem: this.#fileSystem,
       lock: this.#lock,
@@ -199,6 +203,8 @@ class JsonlAdapter implements JsonlPersistence {
         this.#logs.delete(sessionId)
         this.#plans.delete(sessionId)
         this.#failures.delete(sessionId)
+        // The log's handle is kept only under the lease; a write step still running may hold it.
+        void this.#openLogs.drop(sessionId, this.#queues.get(sessionId))
       },
     })
   }
@@ -365,6 +371,7 @@ class JsonlAdapter implements JsonlPersistence {
       const found = await this.#files.existing(sessionId)
       const registered = this.#registrations.delete(sessionId)
       if (found.length === 0 && !registered) throw this.#files.notFound(sessionId)
+      await this.#openLogs.drop(sessionId)
       for (const log of found) await this.#fileSystem.unlink(log.path)
       // The auxiliary files go with the log (readers see the whole log or nothing, so after it).
       const leftovers = found.length > 0 ? await this.#files.leftovers(sessionId) : []
@@ -409,6 +416,7 @@ class JsonlAdapter implements JsonlPersistence {
     this.#closed = true
     await Promise.allSettled([...this.#queues.values()])
     const errors = await this.#leases.releaseAll()
+    await this.#openLogs.closeAll()
     this.#registrations.clear()
     this.#logs.clear()
     this.#plans.clear()
@@ -469,15 +477,14 @@ class JsonlAdapter implements JsonlPersistence {
       })
     }
     const bytes = await this.#encode(log.compression, encodeBatch(events, { packChunks: this.#packChunks, texts }))
-    // The lock's re-read (is the lease still ours?) is independent of the log's open and size
-    // check (is the file as long as our last write left it?): it runs beside them. Its verdict
-    // comes first: a writer that lost its lease learns that (not a size mismatch a successor's
-    // writes caused), and it comes right before the write.
+    // The lock check (is the lease still ours?) is independent of the log's size check (is the
+    // file as long as our last write left it?): it runs beside it. Its verdict comes first: a
+    // writer that lost its lease learns that (not a size mismatch a successor's writes caused),
+    // and it comes right before the write.
     const token = this.#leases.readToken(record)
     token.catch(() => undefined)
-    const handle = await this.#fileSystem.open(log.path, 'r+')
     try {
-      const actual = Number((await this.#fileSystem.fstat(handle)).size)
+      const { handle, size: actual } = await this.#logHandle(sessionId, log.path)
       this.#leases.confirmToken(record, await token)
       if (actual !== log.size) {
         throw new SeqConflictError({
@@ -489,9 +496,28 @@ class JsonlAdapter implements JsonlPersistence {
         })
       }
       await this.#writeDurably(sessionId, handle, log, bytes, events.length, sync)
-    } finally {
-      await this.#fileSystem.close(handle).catch(() => undefined)
+    } catch (error) {
+      // A failed step keeps no handle: the next one opens the log afresh.
+      await this.#openLogs.drop(sessionId)
+      throw error
     }
+  }
+
+  /**
+   * The log's kept handle (opened at the lease's first write) and the size of the file it names.
+   * A file no longer linked at all was removed or replaced behind this adapter's back: the handle
+   * is let go and the path opened again, so the write and its checks meet the file an open by
+   * path would.
+   */
+  async #logHandle(sessionId: string, path: string): Promise<{ handle: JsonlFileHandle; size: number }> {
+    let handle = await this.#openLogs.handle(sessionId, path)
+    let stats = await this.#fileSystem.fstat(handle)
+    if (stats.nlink === 0n) {
+      await this.#openLogs.drop(sessionId)
+      handle = await this.#openLogs.handle(sessionId, path)
+      stats = await this.#fileSystem.fstat(handle)
+    }
+    return { handle, size: Number(stats.size) }
   }
 
   /**
@@ -501,12 +527,12 @@ class JsonlAdapter implements JsonlPersistence {
   async #syncLog(sessionId: string): Promise<void> {
     const log = this.#logs.get(sessionId)
     if (log?.unsynced !== true) return
-    const handle = await this.#fileSystem.open(log.path, 'r+')
     try {
-      await this.#fileSystem.fdatasync(handle)
+      await this.#fileSystem.fdatasync(await this.#openLogs.handle(sessionId, log.path))
       log.unsynced = false
-    } finally {
-      await this.#fileSystem.close(handle).catch(() => undefined)
+    } catch (error) {
+      await this.#openLogs.drop(sessionId)
+      throw error
     }
   }
 
@@ -626,6 +652,8 @@ class JsonlAdapter implements JsonlPersistence {
     closers: readonly SessionEvent[],
     record: LeaseRecord,
   ): Promise<RepairCommit | undefined> {
+    // A repair may rewrite the log through a temp file: the next append opens what it leaves.
+    await this.#openLogs.drop(sessionId)
     const found = await this.#files.find(sessionId)
     const handle = await this.#fileSystem.open(found.path, 'r+')
     try {
