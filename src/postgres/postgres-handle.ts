@@ -26,6 +26,11 @@ export interface PostgresStarted {
   readonly heartbeatMs: number
   /** How long ago the adapter's lease of a session was renewed (its own clock); `undefined` when it holds none. */
   leaseAgeMs(sessionId: string): number | undefined
+  /**
+   * Ends this adapter's lease of a session at once (later writes under it fail `LEASE_LOST`) and
+   * gives it back in the database when it answers. Never throws.
+   */
+  dropLease(sessionId: string): void
 }
 
 /** The handle a `postgresPersistence` adapter carries. @internal */

@@ -86,6 +86,7 @@ export function postgresPersistence(options: PostgresPersistenceOptions): Persis
         leaseTtlMs: checked.lease.ttlMs,
         heartbeatMs: checked.lease.heartbeatMs,
         leaseAgeMs: internals.leaseAgeMs,
+        dropLease: internals.dropLease,
       }
     },
   })

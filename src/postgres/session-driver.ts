@@ -86,7 +86,9 @@ export class SessionDriver {
     try {
       outcome = await this.#drive(agent)
     } catch (error) {
-      this.#host.report(error, this.sessionId)
+      // A statement failing because the database went away is the lost lease's, not a failure of its own.
+      if (this.#lost) outcome = 'lost'
+      else this.#host.report(error, this.sessionId)
     } finally {
       clearInterval(watch)
       await this.#dispose(agent)
@@ -232,9 +234,18 @@ export class SessionDriver {
     return timer
   }
 
-  /** Disposes the agent (releasing its lease); with a lost lease, without waiting on the database. */
+  /**
+   * Disposes the agent, which releases its lease. Events it could not flush (the database went
+   * away) stay behind in the harness, and so would the lease, renewed for them once the database
+   * answers again: the session would stay locked with nobody driving it. So the adapter's lease
+   * ends here in any case (a no-op after a clean release); the next owner repairs the log. With a
+   * lost lease it does not wait on the database at all.
+   */
   async #dispose(agent: Agent): Promise<void> {
-    const disposing = agent.dispose().catch((error: unknown) => this.#host.report(error, this.sessionId))
+    const disposing = agent.dispose().catch((error: unknown) => {
+      if (!this.#lost) this.#host.report(error, this.sessionId)
+    })
     if (!this.#lost) await disposing
+    this.#host.started.dropLease(this.sessionId)
   }
 }

@@ -66,6 +66,8 @@ export interface SqlStoreInternals {
    * monotonic clock; `undefined` when it holds no live lease of it.
    */
   leaseAgeMs(sessionId: string): number | undefined
+  /** Ends this instance's lease of `sessionId` here at once, then gives it back in the database (best effort). */
+  dropLease(sessionId: string): void
 }
 
 /** An SQL adapter: the whole contract, lease inspection included. */
@@ -294,6 +296,10 @@ class SqlStore implements SqlPersistence {
       leaseAgeMs: (sessionId) => {
         const record = leases.current(sessionId)
         return record === undefined || !record.live ? undefined : performance.now() - record.lastBeat
+      },
+      dropLease: (sessionId) => {
+        const record = leases.current(sessionId)
+        if (record !== undefined) void leases.release(record).catch(() => undefined)
       },
     }
   }
