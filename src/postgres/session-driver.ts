@@ -150,14 +150,20 @@ export class SessionDriver {
         if (Date.now() >= (this.#stopDeadline as number)) return 'stopped'
         continue
       }
-      const { wake, rows } = await queries.unconsumed(this.sessionId)
-      if (this.#lost) return 'lost'
-      const fed = this.#feed(agent, rows)
-      if (fed === 0 && agent.status === 'idle' && !agent.inbox.hasPending) {
-        // The consumption marks commit with the events that log the messages: flushed, the table
-        // shows them consumed, and the job can go.
-        await harness.sessions.flush(agent.session)
-        if (await queries.finish(this.sessionId, wake)) return 'done'
+      try {
+        const { wake, rows } = await queries.unconsumed(this.sessionId)
+        if (this.#lost) return 'lost'
+        const fed = this.#feed(agent, rows)
+        if (fed === 0 && agent.status === 'idle' && !agent.inbox.hasPending) {
+          // The consumption marks commit with the events that log the messages: flushed, the
+          // table shows them consumed, and the job can go.
+          await harness.sessions.flush(agent.session)
+          if (await queries.finish(this.sessionId, wake)) return 'done'
+        }
+      } catch (error) {
+        // A database blip must not end a running turn: the lease watch decides when to let go.
+        if (this.#lost) return 'lost'
+        this.#host.report(error, this.sessionId)
       }
       await this.#wait(agent, this.#host.pollMs)
     }
@@ -217,10 +223,15 @@ export class SessionDriver {
   #watchLease(agent: Agent): ReturnType<typeof setInterval> {
     const { started } = this.#host
     const limit = started.leaseTtlMs - started.heartbeatMs / 2
+    // A new session's lease may still be on its way when the watch starts: only a lease seen
+    // live and then gone counts as lost.
+    let seen = false
     const timer = setInterval(
       () => {
         if (this.#lost) return
         const age = started.leaseAgeMs(this.sessionId)
+        if (age === undefined && !seen) return
+        seen = true
         if (age !== undefined && age < limit) return
         this.#lost = true
         // Stop driving now: the running turn ends, nothing more is asked of the model. The next

@@ -127,7 +127,9 @@ async function migrateWorkerTables(tx: SqlQuery, tables: WorkerTables): Promise<
 
 /**
  * The inbox messages a batch logs: ids with {@link INBOX_ID_PREFIX} inserted by an
- * `agent/inbox/spliced` event or carried by a `user/message`, each once, at its first event.
+ * `agent/inbox/spliced` event, each once, at its first event. A message enters the log by its
+ * splice (the turn that claims it later logs its `user/message` under the same id), so the
+ * splice is where it is consumed; batches of a turn's own events keep the one-statement append.
  *
  * @param events - the batch
  * @returns the marks (empty for most batches)
@@ -135,17 +137,15 @@ async function migrateWorkerTables(tx: SqlQuery, tables: WorkerTables): Promise<
  */
 export function inboxMarksOf(events: readonly SessionEvent[]): readonly SqlAppendMark[] {
   let marks: SqlAppendMark[] | undefined
-  const add = (id: unknown, seq: number): void => {
-    if (typeof id !== 'string' || !id.startsWith(INBOX_ID_PREFIX)) return
-    marks ??= []
-    if (!marks.some((entry) => entry.id === id)) marks.push({ id, seq })
-  }
   for (const event of events) {
-    if (event.type === 'agent/inbox/spliced') {
-      const inserted = (event.data as { readonly inserted?: readonly { readonly id?: unknown }[] }).inserted
-      if (inserted !== undefined) for (const message of inserted) add(message.id, event.seq)
-    } else if (event.type === 'user/message') {
-      add((event.data as { readonly id?: unknown }).id, event.seq)
+    if (event.type !== 'agent/inbox/spliced') continue
+    const inserted = (event.data as { readonly inserted?: readonly { readonly id?: unknown }[] }).inserted
+    if (inserted === undefined) continue
+    for (const message of inserted) {
+      const id = message.id
+      if (typeof id !== 'string' || !id.startsWith(INBOX_ID_PREFIX)) continue
+      marks ??= []
+      if (!marks.some((entry) => entry.id === id)) marks.push({ id, seq: event.seq })
     }
   }
   return marks ?? []

@@ -132,12 +132,17 @@ describe.skipIf(skipPostgres)('a worker that dies or loses its database', () => 
       const next = await createWorker({ model: answeringModel(), persistence: db.adapter(lease), pollMs: 100 })
       try {
         await client.submit('cut-off', 'and then?')
-        await eventually(async () => (await db.userMessages('cut-off')).length === 2, 'the next message', 20_000)
+        await eventually(
+          async () => (await db.eventTypes('cut-off')).filter((type) => type === 'turn/end').length === 2,
+          'the next message to run',
+          20_000,
+        )
       } finally {
         await next.close()
       }
       const messages = await db.userMessages('cut-off')
-      expect(messages.map((message) => message.id)[0]).toBe(messageId)
+      expect(messages.map((message) => message.text)).toEqual(['a long question', 'and then?'])
+      expect(messages[0]?.id).toBe(messageId)
       const types = await db.eventTypes('cut-off')
       expect(types.filter((type) => type === 'turn/start').length).toBe(
         types.filter((type) => type === 'turn/end').length,

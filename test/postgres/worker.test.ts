@@ -131,6 +131,30 @@ describe.skipIf(skipPostgres)('workers', () => {
     return worker
   }
 
+  test('close({ drainMs }) lets the running turn finish and hands the session over at once', async () => {
+    const draining = await startWorker({ delayMs: 400 })
+    const first = await client.submit('drained', 'long one', { create: true })
+    await eventually(
+      async () => (await db.eventTypes('drained').catch((): readonly string[] => [])).includes('turn/start'),
+      'the turn to start',
+    )
+    const closing = draining.close({ drainMs: 10_000 })
+    const second = await client.submit('drained', 'next one')
+    // The default lease TTL is 30 s: a takeover this soon is the drained worker's release.
+    const startedAt = Date.now()
+    await startWorker()
+    await closing
+    await eventually(async () => (await db.runnableCount()) === 0, 'the handover')
+    expect(Date.now() - startedAt).toBeLessThan(15_000)
+    expect((await db.userMessages('drained')).map((message) => message.id)).toEqual([first.messageId, second.messageId])
+    const stored = await db.adapter().load('drained')
+    const ends = stored.events.filter((event) => event.type === 'turn/end')
+    expect(ends.map((event) => (event.data as { reason: { kind: string } }).reason.kind)).toEqual([
+      'completed',
+      'completed',
+    ])
+  })
+
   test('a message logged by a fenced writer stays unconsumed; the owner’s append marks it in the same transaction', async () => {
     const { messageId } = await client.submit('fenced', 'pay the invoice', { create: true })
     const adapter = db.adapter()
