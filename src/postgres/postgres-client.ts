@@ -4,9 +4,8 @@
  *
  * @module
  */
-import type { UserMessageInput } from '../agent/user-message-input.js'
+import type { PersistenceAdapter, UserMessageInput } from 'yoke'
 import { hasMethods, optionIssues, optionRule, throwOptionIssues } from '../kernel/option-issues.js'
-import type { PersistenceAdapter } from '../persistence/persistence-adapter.js'
 import { sqlFailure } from '../persistence/sql/sql-failure.js'
 import type { PgPool } from './pg-pool.js'
 import { postgresHandleOf } from './postgres-handle.js'

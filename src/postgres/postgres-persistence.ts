@@ -4,7 +4,7 @@
  * @module
  */
 import { loadPeer } from '../persistence/load-peer.js'
-import type { PersistenceAdapter } from '../persistence/persistence-adapter.js'
+import type { PersistenceAdapter } from 'yoke'
 import { createSqlPersistence } from '../persistence/sql/sql-persistence.js'
 import type { SqlExecutor, SqlQuery } from '../persistence/sql/sql-executor.js'
 import type { PgModule, PgPool } from './pg-pool.js'

@@ -3,10 +3,8 @@
  *
  * @module
  */
-import type { HarnessOptions } from '../harness/harness-options.js'
-import type { ResumeOverrides } from '../harness/harness.js'
+import type { HarnessOptions, PersistenceAdapter, ResumeOverrides } from 'yoke'
 import { optionIssues, throwOptionIssues, type OptionRule } from '../kernel/option-issues.js'
-import type { PersistenceAdapter } from '../persistence/persistence-adapter.js'
 
 /**
  * Options of `createWorker`: the harness options the worker's own harness is built with (model,

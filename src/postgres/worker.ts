@@ -5,7 +5,7 @@
  * @module
  */
 import { createHarness } from '../harness/create-harness.js'
-import type { Harness } from '../harness/harness.js'
+import type { Harness } from 'yoke'
 import { randomHex } from '../persistence/random-hex.js'
 import { InboxListener } from './inbox-listener.js'
 import { postgresHandleOf, type PostgresStarted } from './postgres-handle.js'
