@@ -31,9 +31,10 @@ export interface WorkerOptions extends Omit<HarnessOptions, 'persistence'> {
    */
   readonly pollMs?: number
   /**
-   * Whether the worker keeps one connection `LISTEN`ing for submits. `false` for a
-   * transaction-pooling proxy (PgBouncer in transaction mode), where `LISTEN` does not work: the
-   * worker then only polls every `pollMs`.
+   * Whether the worker keeps one connection `LISTEN`ing for submits (checked out of the adapter's
+   * pool for the worker's lifetime, reopened when it drops). `false` for a transaction-pooling
+   * proxy (PgBouncer in transaction mode), where `LISTEN` does not work: the worker then only
+   * polls every `pollMs`.
    *
    * @defaultValue true
    */

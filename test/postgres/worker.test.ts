@@ -155,6 +155,22 @@ describe.skipIf(skipPostgres)('workers', () => {
     ])
   })
 
+  test('messages of a session deleted before a worker came are marked failed, not retried for ever', async () => {
+    await client.submit('deleted', 'hello', { create: true })
+    await startWorker()
+    await eventually(async () => (await db.runnableCount()) === 0, 'the session to run')
+    await workers.splice(0)[0]?.close()
+    await client.submit('deleted', 'anyone there?')
+    const remover = db.adapter()
+    await remover.delete?.('deleted')
+    await remover.close()
+    await startWorker()
+    await eventually(async () => (await db.runnableCount()) === 0, 'the job to go')
+    const rows = await db.inbox('deleted')
+    expect(rows[1]).toMatchObject({ consumed_seq: null, failure: expect.stringContaining('does not exist') })
+    expect(rows[1]?.consumed_at).not.toBeNull()
+  })
+
   test('a message logged by a fenced writer stays unconsumed; the owner’s append marks it in the same transaction', async () => {
     const { messageId } = await client.submit('fenced', 'pay the invoice', { create: true })
     const adapter = db.adapter()
