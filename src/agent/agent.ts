@@ -30,6 +30,19 @@ export interface CancelOptions {
   readonly keepInbox?: boolean
 }
 
+/** Options of {@link Agent.send}, {@link Agent.followup}, {@link Agent.steer} and {@link Agent.inject}. */
+export interface SendOptions {
+  /**
+   * The message id to give the message instead of a fresh one from the harness id source: a
+   * non-empty string of at most 1024 characters, used by no message of the session (logged or
+   * pending). A worker gives each inbox message its own id this way, so the log shows which
+   * submitted message a turn ran.
+   *
+   * @default the next `message` id of the harness id source
+   */
+  readonly id?: string
+}
+
 /** Options of {@link Agent.run}. */
 export interface RunOptions {
   /** Aborting it discards the queued prompt, or cancels its turn once claimed. */
@@ -95,31 +108,38 @@ export interface Agent {
    * @param input - a string or `{ content, source? }`
    * @param target - the inbox list
    * @param wakeup - whether to start a driver when idle
+   * @param options - the message `id` (default: a fresh one)
    * @returns the queued frozen message
-   * @throws {@link AgentDisposedError} after dispose; {@link InvalidMessageError} for bad input
+   * @throws {@link AgentDisposedError} after dispose; {@link InvalidMessageError} for bad input (an
+   *   empty or over-long `id` is named at field `id`); {@link InvalidArgumentError} for options that
+   *   are not `{ id? }`; {@link DuplicateMessageError} for an `id` a message of the session already
+   *   carries (logged or pending); nothing is queued
    */
-  send(input: UserMessageInput, target: InboxTarget, wakeup: boolean): UserMessage
+  send(input: UserMessageInput, target: InboxTarget, wakeup: boolean, options?: SendOptions): UserMessage
   /**
    * `send(input, 'next-turn', true)`: a prompt for its own turn.
    *
    * @param input - the prompt
+   * @param options - the message `id` (as for {@link Agent.send})
    * @returns the queued message
    */
-  followup(input: UserMessageInput): UserMessage
+  followup(input: UserMessageInput, options?: SendOptions): UserMessage
   /**
    * `send(input, 'next-step', true)`: steering for the next step.
    *
    * @param input - the steering
+   * @param options - the message `id` (as for {@link Agent.send})
    * @returns the queued message
    */
-  steer(input: UserMessageInput): UserMessage
+  steer(input: UserMessageInput, options?: SendOptions): UserMessage
   /**
    * `send(input, 'next-step', false)`: context for the next step, without waking.
    *
    * @param input - the context
+   * @param options - the message `id` (as for {@link Agent.send})
    * @returns the queued message
    */
-  inject(input: UserMessageInput): UserMessage
+  inject(input: UserMessageInput, options?: SendOptions): UserMessage
   /**
    * Starts a driver when idle with pending work.
    *

@@ -16,6 +16,7 @@ export type {
   CancelOptions,
   OutputRunOptions,
   RunOptions,
+  SendOptions,
   StreamOptions,
   StructuredTurnResult,
   TurnResult,

@@ -1,6 +1,6 @@
 import type { CompactOptions, SummaryAction } from '../compaction/compaction-actions.js'
 import { runManualCompaction } from '../compaction/run-manual-compaction.js'
-import { AgentBusyError, AgentDisposedError } from '../errors/agent-errors.js'
+import { AgentBusyError, AgentDisposedError, DuplicateMessageError } from '../errors/agent-errors.js'
 import { InvalidArgumentError } from '../errors/invalid-argument-error.js'
 import type { Context } from '../kernel/context.js'
 import type { PayloadOf } from '../kernel/yoke-events.js'
@@ -20,6 +20,7 @@ import type {
   CancelOptions,
   OutputRunOptions,
   RunOptions,
+  SendOptions,
   StreamOptions,
   StructuredTurnResult,
   TurnResult,
@@ -188,18 +189,23 @@ class ReactLoopAgent implements Agent {
     return this.#host.approvals.approve(approvalId, decision)
   }
 
-  send(input: UserMessageInput, target: InboxTarget, wakeup: boolean): UserMessage {
+  send(input: UserMessageInput, target: InboxTarget, wakeup: boolean, options?: SendOptions): UserMessage {
     if (typeof wakeup !== 'boolean')
       throw new InvalidArgumentError({ argument: 'wakeup', reason: 'must be a boolean', value: wakeup })
-    const message = this.#prepare(input)
+    const message = this.#prepare(input, givenId(options))
     this.#enqueue(message, target, wakeup)
     return message
   }
 
   /** Validates and normalizes an input without queuing it (the first half of `send`). */
-  #prepare(input: UserMessageInput): UserMessage {
+  #prepare(input: UserMessageInput, id?: string): UserMessage {
     if (this.#disposing !== undefined) throw new AgentDisposedError({ agentId: this.id, operation: 'send' })
-    return normalizeUserMessage(input, this.#host.ids('message'))
+    const message = normalizeUserMessage(input, id ?? this.#host.ids('message'))
+    // A given id must be new to the session: a second message under it would fail only when a turn
+    // claims it, far from the caller.
+    if (id !== undefined && this.session.hasMessageId(id))
+      throw new DuplicateMessageError({ messageId: id, logged: true })
+    return message
   }
 
   /**
@@ -220,16 +226,16 @@ class ReactLoopAgent implements Agent {
     }
   }
 
-  followup(input: UserMessageInput): UserMessage {
-    return this.send(input, 'next-turn', true)
+  followup(input: UserMessageInput, options?: SendOptions): UserMessage {
+    return this.send(input, 'next-turn', true, options)
   }
 
-  steer(input: UserMessageInput): UserMessage {
-    return this.send(input, 'next-step', true)
+  steer(input: UserMessageInput, options?: SendOptions): UserMessage {
+    return this.send(input, 'next-step', true, options)
   }
 
-  inject(input: UserMessageInput): UserMessage {
-    return this.send(input, 'next-step', false)
+  inject(input: UserMessageInput, options?: SendOptions): UserMessage {
+    return this.send(input, 'next-step', false, options)
   }
 
   wake(): boolean {
@@ -433,4 +439,28 @@ class ReactLoopAgent implements Agent {
       { scope: this, subject: this.id },
     )
   }
+}
+
+/**
+ * The `id` of send options: `undefined` when none is given.
+ *
+ * @throws InvalidArgumentError for options that are not `{ id? }` or an id that is not a string
+ */
+function givenId(options: SendOptions | undefined): string | undefined {
+  if (options === undefined) return undefined
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new InvalidArgumentError({ argument: 'options', reason: 'must be { id?: string }', value: options })
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== 'id')
+      throw new InvalidArgumentError({
+        argument: `options.${key}`,
+        reason: 'is not a send option (only id is)',
+        value: (options as Record<string, unknown>)[key],
+      })
+  }
+  const id: unknown = options.id
+  if (id !== undefined && typeof id !== 'string')
+    throw new InvalidArgumentError({ argument: 'options.id', reason: 'must be a string', value: id })
+  return id
 }

@@ -27,16 +27,24 @@ export class InvalidMessageError extends HarnessError {
   }
 }
 
-/** A message id is already pending in the inbox; nothing changed. */
+/** A message id is already pending in the inbox, or (with `logged`) carried by a logged message; nothing changed. */
 export class DuplicateMessageError extends HarnessError {
   static override readonly brand: string = 'DuplicateMessageError'
   /** The repeated id. */
   readonly messageId: string
+  /** `true` when a message already in the session log carries it (not only a pending one). */
+  readonly logged: boolean
 
-  /** @param options - the id */
-  constructor(options: { messageId: string }) {
-    super(ErrorCode.DUPLICATE_MESSAGE_ID, `message id "${options.messageId}" is already pending in the inbox`)
+  /** @param options - the id, and whether a logged message carries it */
+  constructor(options: { messageId: string; logged?: boolean }) {
+    super(
+      ErrorCode.DUPLICATE_MESSAGE_ID,
+      options.logged === true
+        ? `message id "${options.messageId}" is already used by a message of the session`
+        : `message id "${options.messageId}" is already pending in the inbox`,
+    )
     this.messageId = options.messageId
+    this.logged = options.logged === true
   }
 }
 

@@ -334,6 +334,10 @@ export const ErrorCode = {
   COMPACTION_COMMIT_FAILED: 'COMPACTION_COMMIT_FAILED',
   /** A `compactRange` span is not a usable surface span (`reason`). */
   INVALID_RANGE: 'INVALID_RANGE',
+  /** A submit with `busy: 'reject'` found the session mid-turn or with messages pending; nothing was written. */
+  SESSION_BUSY: 'SESSION_BUSY',
+  /** A submitted message is larger than the client's `maxMessageBytes`; nothing was written. */
+  MESSAGE_TOO_LARGE: 'MESSAGE_TOO_LARGE',
 } as const
 
 /** The union of every {@link ErrorCode} value. */

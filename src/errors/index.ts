@@ -64,6 +64,8 @@ export {
   type SessionLockedErrorFields,
 } from './session-locked-error.js'
 export { LeaseLostError, type LeaseLostErrorCode, type LeaseLostErrorFields } from './lease-lost-error.js'
+export { SessionBusyError } from './session-busy-error.js'
+export { MessageTooLargeError } from './message-too-large-error.js'
 export { SeqConflictError, type SeqConflictErrorCode, type SeqConflictErrorFields } from './seq-conflict-error.js'
 export {
   PersistenceBackpressureError,

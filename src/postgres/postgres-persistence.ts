@@ -4,13 +4,15 @@
  * @module
  */
 import { loadPeer } from '../persistence/load-peer.js'
-import type { PersistenceAdapter } from '../persistence/persistence-adapter.js'
+import type { PersistenceAdapter } from 'yoke'
 import { createSqlPersistence } from '../persistence/sql/sql-persistence.js'
 import type { SqlExecutor, SqlQuery } from '../persistence/sql/sql-executor.js'
 import type { PgModule, PgPool } from './pg-pool.js'
 import { describeTarget, passwordOf } from './connection-target.js'
 import { migrationLockOf, quoteIdentifier } from './postgres-dialect.js'
 import { createPostgresExecutor } from './postgres-executor.js'
+import { type PostgresHandle, type PostgresStarted, postgresHandleKey } from './postgres-handle.js'
+import { workerExtension, workerTables } from './worker-tables.js'
 import { type PostgresPersistenceOptions, validatePostgresOptions } from './postgres-persistence-options.js'
 
 export type { PostgresPersistenceOptions } from './postgres-persistence-options.js'
@@ -46,13 +48,16 @@ export function postgresPersistence(options: PostgresPersistenceOptions): Persis
   const pg = loadPeer(pgPeer) as PgModule
   const { schema, connectionString } = checked
   const target = connectionString === undefined ? 'the given pool' : describeTarget(connectionString)
-  return createSqlPersistence({
+  let opened: PgPool | undefined
+  const store = createSqlPersistence({
     name: 'postgres',
     location: `postgres:${quoteIdentifier(schema)}`,
     lease: checked.lease,
+    extension: workerExtension(schema),
     // Opened by the first operation: the factory stays synchronous and connects nothing.
     open: async () => {
       const pool: PgPool = checked.pool ?? new pg.Pool({ connectionString: connectionString ?? '' })
+      opened = pool
       const executor = createPostgresExecutor({
         pool,
         ownsPool: checked.pool === undefined,
@@ -69,6 +74,25 @@ export function postgresPersistence(options: PostgresPersistenceOptions): Persis
       return executor
     },
   })
+  const tables = workerTables(schema)
+  const handle: PostgresHandle = Object.freeze({
+    schema,
+    start: async (): Promise<PostgresStarted> => {
+      const internals = await store.internals()
+      return {
+        executor: internals.executor,
+        pool: opened as PgPool,
+        tables,
+        leaseTtlMs: checked.lease.ttlMs,
+        heartbeatMs: checked.lease.heartbeatMs,
+        leaseAgeMs: internals.leaseAgeMs,
+        dropLease: internals.dropLease,
+      }
+    },
+  })
+  // The worker and the submit client reach the database through it; the public type does not show it.
+  Object.defineProperty(store, postgresHandleKey, { value: handle })
+  return store
 }
 
 /**

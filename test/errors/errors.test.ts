@@ -582,6 +582,25 @@ const cases: Readonly<Record<ClassName, ErrorCase>> = {
     sibling: 'LeaseLostError',
     takesCause: true,
   },
+  SessionBusyError: {
+    create: (module) => new module.SessionBusyError({ sessionId: 'support-42' }),
+    code: ErrorCode.SESSION_BUSY,
+    fields: { sessionId: 'support-42' },
+    mentions: ['"support-42"', 'nothing was submitted'],
+    parents: [],
+    sibling: 'SessionLockedError',
+    takesCause: false,
+  },
+  MessageTooLargeError: {
+    create: (module) =>
+      new module.MessageTooLargeError({ sessionId: 'support-42', bytes: 2_000_000, limit: 1_048_576 }),
+    code: ErrorCode.MESSAGE_TOO_LARGE,
+    fields: { sessionId: 'support-42', bytes: 2_000_000, limit: 1_048_576 },
+    mentions: ['"support-42"', '2000000', '1048576'],
+    parents: [],
+    sibling: 'InvalidMessageError',
+    takesCause: false,
+  },
   LeaseLostError: {
     create: (module, cause) =>
       new module.LeaseLostError({

@@ -8,6 +8,7 @@
 import { ErrorCode } from '../../errors/codes.js'
 import { PersistenceCorruptionError } from '../../errors/persistence-corruption-error.js'
 import { PersistenceError } from '../../errors/persistence-error.js'
+import { performance } from 'node:perf_hooks'
 import { SessionFormatUnsupportedError } from '../../errors/session-format-unsupported-error.js'
 import type { SessionEvent } from '../../session/session-event.js'
 import type { SessionHeader } from '../../session/session-header.js'
@@ -29,6 +30,7 @@ import type {
 } from '../persistence-adapter.js'
 import { assertStorableId } from '../session-file-name.js'
 import type { SqlExecutor, SqlQuery } from './sql-executor.js'
+import type { SqlExtension } from './sql-extension.js'
 import { sqlFailure } from './sql-failure.js'
 import { noLiveLease, type SqlLeaseRecord, SqlLeases } from './sql-leases.js'
 import { SqlLogReader } from './sql-log-reader.js'
@@ -49,6 +51,23 @@ export interface SqlPersistenceOptions {
   readonly open: () => SqlExecutor | Promise<SqlExecutor>
   /** The checked lease timing. */
   readonly lease: LeaseTiming
+  /** A driver's own tables and append step (PostgreSQL: the worker's inbox). */
+  readonly extension?: SqlExtension
+}
+
+/** What a driver's own code (a worker on the same database) reaches of a started store. */
+export interface SqlStoreInternals {
+  /** The started executor (migrated). */
+  readonly executor: SqlExecutor
+  /** The statements of its dialect. */
+  readonly statements: SqlStatements
+  /**
+   * How long ago this instance's lease of `sessionId` was last renewed, by this machine's
+   * monotonic clock; `undefined` when it holds no live lease of it.
+   */
+  leaseAgeMs(sessionId: string): number | undefined
+  /** Ends this instance's lease of `sessionId` here at once, then gives it back in the database (best effort). */
+  dropLease(sessionId: string): void
 }
 
 /** An SQL adapter: the whole contract, lease inspection included. */
@@ -57,6 +76,8 @@ export interface SqlPersistence extends PersistenceAdapter {
   delete(sessionId: string): Promise<void>
   inspectLease(sessionId: string, options?: ReadOptions): Promise<StoredLease | undefined>
   breakLease(sessionId: string): Promise<StoredLease | undefined>
+  /** Starts the store (connects and migrates) and hands the driver's own code its internals. */
+  internals(): Promise<SqlStoreInternals>
 }
 
 interface Started {
@@ -264,6 +285,25 @@ class SqlStore implements SqlPersistence {
     })
   }
 
+  async internals(): Promise<SqlStoreInternals> {
+    if (this.#closed) {
+      throw new PersistenceError({ code: ErrorCode.CLOSED, detail: `the ${this.name} persistence adapter is closed` })
+    }
+    const { executor, statements, leases } = await this.#ready()
+    return {
+      executor,
+      statements,
+      leaseAgeMs: (sessionId) => {
+        const record = leases.current(sessionId)
+        return record === undefined || !record.live ? undefined : performance.now() - record.lastBeat
+      },
+      dropLease: (sessionId) => {
+        const record = leases.current(sessionId)
+        if (record !== undefined) void leases.release(record).catch(() => undefined)
+      },
+    }
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
@@ -346,7 +386,7 @@ class SqlStore implements SqlPersistence {
     const executor = await this.#options.open()
     const statements = new SqlStatements(executor.dialect)
     try {
-      await migrateSqlSchema(executor, statements, this.#options.location)
+      await migrateSqlSchema(executor, statements, this.#options.location, this.#options.extension)
     } catch (error) {
       await executor.close().catch(() => undefined)
       throw error
@@ -361,7 +401,13 @@ class SqlStore implements SqlPersistence {
       // Its registration serves only its lease: ids whose agents are gone cost nothing.
       onEnd: (sessionId) => this.#registrations.delete(sessionId),
     })
-    return { executor, statements, reader, leases, writes: new SqlWrites({ executor, statements, reader, leases }) }
+    return {
+      executor,
+      statements,
+      reader,
+      leases,
+      writes: new SqlWrites({ executor, statements, reader, leases, extension: this.#options.extension }),
+    }
   }
 
   #notFound(reader: SqlLogReader, sessionId: string): PersistenceError {

@@ -6,6 +6,7 @@
 import { ErrorCode } from '../../errors/codes.js'
 import { SessionFormatUnsupportedError } from '../../errors/session-format-unsupported-error.js'
 import type { SqlExecutor, SqlQuery } from './sql-executor.js'
+import type { SqlExtension } from './sql-extension.js'
 import { sqlInteger } from './sql-integer.js'
 import type { SqlStatements } from './sql-statements.js'
 
@@ -50,6 +51,7 @@ async function storedVersion(tx: SqlQuery, statements: SqlStatements): Promise<n
  * @param executor - the database
  * @param statements - the statements of its dialect
  * @param location - where the schema is, for the error
+ * @param extension - a driver's own tables, migrated last in the same transaction
  * @throws `SessionFormatUnsupportedError` `SCHEMA_TOO_NEW` naming both versions
  * @internal
  */
@@ -57,6 +59,7 @@ export async function migrateSqlSchema(
   executor: SqlExecutor,
   statements: SqlStatements,
   location: string,
+  extension?: SqlExtension,
 ): Promise<void> {
   await executor.transaction(async (tx) => {
     const lock = statements.dialect.migrationLock
@@ -75,7 +78,10 @@ export async function migrateSqlSchema(
         location,
       })
     }
-    if (version === SQL_SCHEMA_VERSION) return
+    if (version === SQL_SCHEMA_VERSION) {
+      await extension?.migrate(tx)
+      return
+    }
     for (let step = version; step < SQL_SCHEMA_VERSION; step++) {
       for (const statement of migrations[step]!(statements)) await tx.query(statement)
     }
@@ -83,5 +89,6 @@ export async function migrateSqlSchema(
     await tx.query(statements.bind(`INSERT INTO ${statements.tables.schema} (version) VALUES (?)`), [
       SQL_SCHEMA_VERSION,
     ])
+    await extension?.migrate(tx)
   })
 }

@@ -18,6 +18,7 @@ import type { RepairCommit, TornTail } from '../persistence-adapter.js'
 import { randomHex } from '../random-hex.js'
 import { decodeEventRows, eventRowsOf } from './sql-event-rows.js'
 import type { SqlExecutor, SqlQuery } from './sql-executor.js'
+import type { SqlExtension } from './sql-extension.js'
 import { describeHolder, isLiveLease, LEASE_COLUMNS, leaseRowOf } from './sql-lease-holder.js'
 import type { SqlLeaseRecord, SqlLeases } from './sql-leases.js'
 import type { SessionRow, SqlLogReader } from './sql-log-reader.js'
@@ -29,6 +30,8 @@ export interface SqlWritesOptions {
   readonly statements: SqlStatements
   readonly reader: SqlLogReader
   readonly leases: SqlLeases
+  /** A driver's step run inside every append that carries messages it records. */
+  readonly extension?: SqlExtension | undefined
 }
 
 /** One append, checked by the caller (lease held, batch well-formed and contiguous). */
@@ -100,7 +103,13 @@ export class SqlWrites {
   async append(append: SqlAppend): Promise<void> {
     const { executor, reader, leases } = this.#options
     const { sessionId, events, expectedSeq, record, registered } = append
-    if (registered === undefined && (await this.#appendInOneStatement(append))) return
+    const extension = this.#options.extension
+    const marks = extension?.marksOf(events) ?? []
+    // A batch carrying marked messages takes the transaction: its marks must commit with its events.
+    if (registered === undefined && marks.length === 0 && (await this.#appendInOneStatement(append))) return
+    const recordMarks = async (tx: SqlQuery): Promise<void> => {
+      if (marks.length > 0) await extension?.record(tx, sessionId, marks)
+    }
     await executor.transaction(async (tx) => {
       await leases.fence(tx, record)
       const session = await reader.session(tx, sessionId)
@@ -121,10 +130,12 @@ export class SqlWrites {
           randomHex(16),
         ])
         await this.#insertEvents(tx, sessionId, events, append.texts)
+        await recordMarks(tx)
         return
       }
       if (expectedSeq === session.nextSeq && registered === undefined) {
         await this.#write(tx, sessionId, session, events, expectedSeq, append.texts)
+        await recordMarks(tx)
         return
       }
       // A batch sent again after its reply was lost: already stored as it is, it succeeds.
