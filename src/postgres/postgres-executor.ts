@@ -18,6 +18,8 @@ export interface PostgresExecutorOptions {
   readonly ownsPool: boolean
   /** The schema of Yoke's tables. */
   readonly schema: string
+  /** Whether every committed append sends a notification for tails. @defaultValue false */
+  readonly notify?: boolean
   /** Where the pool connects, for messages: never with the password. */
   readonly target: string
   /** Strings to scrub from driver messages (the connection string's password). */
@@ -111,7 +113,7 @@ export function createPostgresExecutor(options: PostgresExecutorOptions): SqlExe
     })
 
   return Object.freeze({
-    dialect: postgresDialect(options.schema),
+    dialect: postgresDialect(options.schema, options.notify),
     query: (sql: string, params?: readonly unknown[]) => withClient((run) => run(sql, params)),
     transaction: <T>(body: (tx: SqlQuery) => Promise<T>): Promise<T> => inTransaction('BEGIN', body),
     // One snapshot for the session row and its events, no row locks: a load never waits for a

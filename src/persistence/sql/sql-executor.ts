@@ -52,6 +52,15 @@ export interface SqlDialect {
    * finds and reports what is wrong. Absent in SQLite, whose statements cost no round trip.
    */
   readonly singleStatementAppend?: boolean
+  /**
+   * An SQL expression evaluated once for every write that moves a session's next seq, in that
+   * write's transaction, to tell listeners in other processes the log grew (PostgreSQL:
+   * `pg_notify`, sent at commit). Absent: nothing is announced.
+   *
+   * @param sessionId - an SQL expression for the session id
+   * @param nextSeq - an SQL expression for the session's new next seq
+   */
+  announceAppend?(sessionId: string, nextSeq: string): string
 }
 
 /** One row of a result: column name → value (64-bit integers may come back as strings). */

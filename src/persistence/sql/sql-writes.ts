@@ -73,10 +73,12 @@ export class SqlWrites {
     const { sessions, events, quarantine, leases } = statements.tables
     const now = statements.dialect.nowMs
     this.#insertSession = statements.bind(
-      `INSERT INTO ${sessions} (id, header, next_seq, batch_seq, revision, created_at) VALUES (?, ?, ?, ?, ?, ${now})`,
+      `INSERT INTO ${sessions} (id, header, next_seq, batch_seq, revision, created_at) VALUES (?, ?, ?, ?, ?, ${now})${statements.announceReturning}`,
     )
+    // Every append and repair moves next_seq through one of these two (or the folded append): the
+    // announcement rides on them, so it commits (or rolls back) with the write.
     this.#updateSession = statements.bind(
-      `UPDATE ${sessions} SET next_seq = ?, batch_seq = ?, revision = ? WHERE id = ?`,
+      `UPDATE ${sessions} SET next_seq = ?, batch_seq = ?, revision = ? WHERE id = ?${statements.announceReturning}`,
     )
     this.#quarantine = statements.bind(
       `INSERT INTO ${quarantine} (session, seq, last_seq, body, quarantined_at, revision) SELECT session, seq, last_seq, body, ${now}, CAST(? AS ${statements.dialect.text}) FROM ${events} WHERE session = ? AND seq >= ?`,
