@@ -4,7 +4,6 @@
  * @module
  */
 import type { SqlDialect } from '../persistence/sql/sql-executor.js'
-import { announceAppendSql } from './append-notification.js'
 
 /**
  * The database's clock in whole milliseconds. `clock_timestamp()`, not `now()`: `now()` is frozen
@@ -17,16 +16,11 @@ const NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint'
  * The PostgreSQL dialect for tables in `schema`.
  *
  * @param schema - a plain identifier (checked by the factory); it is quoted, so its case is kept
- * @param notify - whether every committed append sends a notification (`pg_notify`) for tails
  * @returns the dialect
  * @internal
  */
-export function postgresDialect(schema: string, notify = false): SqlDialect {
-  const announce = notify
-    ? { announceAppend: (sessionId: string, nextSeq: string) => announceAppendSql(schema, sessionId, nextSeq) }
-    : {}
+export function postgresDialect(schema: string): SqlDialect {
   return Object.freeze({
-    ...announce,
     name: 'postgres',
     placeholder: (index: number) => `$${index}`,
     table: (name: string) => `${quoteIdentifier(schema)}.${quoteIdentifier(name)}`,

@@ -7,6 +7,7 @@
 import { ErrorCode } from '../errors/codes.js'
 import { PersistenceError } from '../errors/persistence-error.js'
 import type { SqlExecutor, SqlQuery, SqlRow } from '../persistence/sql/sql-executor.js'
+import { announceStatement, appendPayload } from './append-notification.js'
 import type { PgPool, PgPoolClient } from './pg-pool.js'
 import { postgresDialect } from './postgres-dialect.js'
 
@@ -18,7 +19,7 @@ export interface PostgresExecutorOptions {
   readonly ownsPool: boolean
   /** The schema of Yoke's tables. */
   readonly schema: string
-  /** Whether every committed append sends a notification for tails. @defaultValue false */
+  /** Whether every committed append is announced (a notification) for tails. @defaultValue false */
   readonly notify?: boolean
   /** Where the pool connects, for messages: never with the password. */
   readonly target: string
@@ -113,13 +114,31 @@ export function createPostgresExecutor(options: PostgresExecutorOptions): SqlExe
     })
 
   return Object.freeze({
-    dialect: postgresDialect(options.schema, options.notify),
+    dialect: postgresDialect(options.schema),
     query: (sql: string, params?: readonly unknown[]) => withClient((run) => run(sql, params)),
     transaction: <T>(body: (tx: SqlQuery) => Promise<T>): Promise<T> => inTransaction('BEGIN', body),
     // One snapshot for the session row and its events, no row locks: a load never waits for a
     // writer, nor holds one up.
     readTransaction: <T>(body: (tx: SqlQuery) => Promise<T>): Promise<T> =>
       inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', body),
+    ...(options.notify === true
+      ? {
+          announce: async (sessionId: string, nextSeq: number | undefined): Promise<void> => {
+            // A lost announcement costs listeners a poll interval, never an event; the write it
+            // announces committed already, so its failure must not fail the write.
+            const statement = announceStatement(appendPayload(options.schema, sessionId, nextSeq))
+            await withClient(async (run, markBroken) => {
+              try {
+                await run(statement)
+              } catch (error) {
+                // Its transaction may be left open (aborted): the pool must not hand the connection out.
+                markBroken(error instanceof Error ? error : new Error(String(error)))
+                throw error
+              }
+            }).catch(() => {})
+          },
+        }
+      : {}),
     close: () => {
       closing ??= (async () => {
         if (ownsPool) await pool.end()

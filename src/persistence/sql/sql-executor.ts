@@ -52,15 +52,6 @@ export interface SqlDialect {
    * finds and reports what is wrong. Absent in SQLite, whose statements cost no round trip.
    */
   readonly singleStatementAppend?: boolean
-  /**
-   * An SQL expression evaluated once for every write that moves a session's next seq, in that
-   * write's transaction, to tell listeners in other processes the log grew (PostgreSQL:
-   * `pg_notify`, sent at commit). Absent: nothing is announced.
-   *
-   * @param sessionId - an SQL expression for the session id
-   * @param nextSeq - an SQL expression for the session's new next seq
-   */
-  announceAppend?(sessionId: string, nextSeq: string): string
 }
 
 /** One row of a result: column name → value (64-bit integers may come back as strings). */
@@ -101,6 +92,15 @@ export interface SqlExecutor extends SqlQuery {
    * @returns what `body` resolved with
    */
   readTransaction?<T>(body: (tx: SqlQuery) => Promise<T>): Promise<T>
+  /**
+   * Tells listeners in other processes that a session's log grew, once its write committed
+   * (PostgreSQL: a notification). Absent: nothing is announced. It never rejects: the write is
+   * committed whatever happens to its announcement, and listeners also poll.
+   *
+   * @param sessionId - the session written
+   * @param nextSeq - its next seq after the write, when known
+   */
+  announce?(sessionId: string, nextSeq: number | undefined): Promise<void>
   /** Closes what the executor opened; a database or pool the application passed in stays open. */
   close(): Promise<void>
 }

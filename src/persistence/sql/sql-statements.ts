@@ -35,11 +35,6 @@ export class SqlStatements {
     readonly leases: string
     readonly quarantine: string
   }
-  /**
-   * ` RETURNING <announcement>` for the statements that move a session's next seq (their column
-   * `next_seq`), where the dialect announces appends; else empty.
-   */
-  readonly announceReturning: string
   readonly #inserts = new Map<number, string>()
   readonly #foldedAppends = new Map<number, string>()
 
@@ -52,8 +47,6 @@ export class SqlStatements {
       leases: dialect.table('yoke_leases'),
       quarantine: dialect.table('yoke_quarantine'),
     }
-    const announce = dialect.announceAppend?.('id', 'next_seq')
-    this.announceReturning = announce === undefined ? '' : ` RETURNING ${announce}`
   }
 
   /** Binds `?` placeholders of `text` for this dialect. */
@@ -80,8 +73,8 @@ export class SqlStatements {
    * The append of `rows` event rows as a single statement, for a dialect with
    * {@link SqlDialect.singleStatementAppend} (else `undefined`). It writes only when the lease row
    * still carries the token and epoch and is live, and the session row's `next_seq` is the
-   * expected seq; then it moves the session row on, inserts the rows, announces the append where
-   * the dialect does, and returns the session's id. Otherwise it writes nothing and returns no row.
+   * expected seq; then it moves the session row on, inserts the rows and returns the session's id.
+   * Otherwise it writes nothing and returns no row.
    *
    * Why it needs no `SELECT … FOR UPDATE`: each `UPDATE` locks its row and, when another
    * transaction changed the row while this one waited, checks its `WHERE` again on the newest
@@ -98,7 +91,6 @@ export class SqlStatements {
     if (text === undefined) {
       const { sessions, events, leases } = this.tables
       const { bigint, nowMs } = this.dialect
-      const announce = this.dialect.announceAppend?.('id', 'next_seq')
       const values = Array.from(
         { length: rows },
         () => `(CAST(? AS ${bigint}), CAST(? AS ${bigint}), CAST(? AS ${this.dialect.text}))`,
@@ -106,9 +98,9 @@ export class SqlStatements {
       text = bind(
         this.dialect,
         `WITH fence AS (UPDATE ${leases} SET heartbeat_at = heartbeat_at WHERE session = ? AND token = ? AND epoch = ? AND heartbeat_at + ttl_ms > ${nowMs} RETURNING session), ` +
-          `moved AS (UPDATE ${sessions} SET next_seq = ?, batch_seq = ?, revision = ? WHERE id = (SELECT session FROM fence) AND next_seq = ? RETURNING id, next_seq), ` +
+          `moved AS (UPDATE ${sessions} SET next_seq = ?, batch_seq = ?, revision = ? WHERE id = (SELECT session FROM fence) AND next_seq = ? RETURNING id), ` +
           `inserted AS (INSERT INTO ${events} (session, seq, last_seq, body) SELECT moved.id, r.seq, r.last_seq, r.body FROM moved, (VALUES ${values}) AS r (seq, last_seq, body)) ` +
-          `SELECT id${announce === undefined ? '' : `, ${announce}`} FROM moved`,
+          'SELECT id FROM moved',
       )
       this.#foldedAppends.set(rows, text)
     }

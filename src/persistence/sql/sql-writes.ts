@@ -73,12 +73,10 @@ export class SqlWrites {
     const { sessions, events, quarantine, leases } = statements.tables
     const now = statements.dialect.nowMs
     this.#insertSession = statements.bind(
-      `INSERT INTO ${sessions} (id, header, next_seq, batch_seq, revision, created_at) VALUES (?, ?, ?, ?, ?, ${now})${statements.announceReturning}`,
+      `INSERT INTO ${sessions} (id, header, next_seq, batch_seq, revision, created_at) VALUES (?, ?, ?, ?, ?, ${now})`,
     )
-    // Every append and repair moves next_seq through one of these two (or the folded append): the
-    // announcement rides on them, so it commits (or rolls back) with the write.
     this.#updateSession = statements.bind(
-      `UPDATE ${sessions} SET next_seq = ?, batch_seq = ?, revision = ? WHERE id = ?${statements.announceReturning}`,
+      `UPDATE ${sessions} SET next_seq = ?, batch_seq = ?, revision = ? WHERE id = ?`,
     )
     this.#quarantine = statements.bind(
       `INSERT INTO ${quarantine} (session, seq, last_seq, body, quarantined_at, revision) SELECT session, seq, last_seq, body, ${now}, CAST(? AS ${statements.dialect.text}) FROM ${events} WHERE session = ? AND seq >= ?`,
@@ -102,7 +100,10 @@ export class SqlWrites {
   async append(append: SqlAppend): Promise<void> {
     const { executor, reader, leases } = this.#options
     const { sessionId, events, expectedSeq, record, registered } = append
-    if (registered === undefined && (await this.#appendInOneStatement(append))) return
+    if (registered === undefined && (await this.#appendInOneStatement(append))) {
+      await executor.announce?.(sessionId, expectedSeq + events.length)
+      return
+    }
     await executor.transaction(async (tx) => {
       await leases.fence(tx, record)
       const session = await reader.session(tx, sessionId)
@@ -140,6 +141,8 @@ export class SqlWrites {
       }
       throw this.#conflict(sessionId, expectedSeq, session.nextSeq)
     })
+    // After the commit, never inside it: see the executor's announce.
+    await executor.announce?.(sessionId, expectedSeq + events.length)
   }
 
   /**
@@ -201,7 +204,7 @@ export class SqlWrites {
   async repair(repair: SqlRepair): Promise<RepairCommit | undefined> {
     const { executor, reader, leases, statements } = this.#options
     const { sessionId, torn, closers, record } = repair
-    return executor.transaction(async (tx) => {
+    const repaired = await executor.transaction(async (tx) => {
       await leases.fence(tx, record)
       const session = await reader.session(tx, sessionId)
       if (session === undefined) {
@@ -237,6 +240,9 @@ export class SqlWrites {
       await this.#write(tx, sessionId, { ...session, nextSeq }, batch, nextSeq, undefined)
       return quarantine === undefined ? undefined : { quarantine }
     })
+    // Where the log now ends depends on what the repair moved aside: listeners read it again.
+    await executor.announce?.(sessionId, undefined)
+    return repaired
   }
 
   /**
