@@ -36,11 +36,11 @@ export interface PostgresPersistenceOptions {
    */
   readonly lease?: LeaseOptions
   /**
-   * Whether every committed append (and repair) also sends a notification, `pg_notify` in the
-   * same transaction, so tails in any process (`createPostgresTail`) hear of it at once. Off, they
-   * still see every event, by polling every `pollMs`. A notification holds a database-wide lock
-   * for the end of its commit, so commits that notify go one at a time: turn it off on a
-   * write-heavy database whose sessions nobody tails.
+   * Whether every committed append (and repair) is announced, so tails in any process
+   * (`createPostgresTail`) hear of it at once: right after the commit, a `pg_notify` on channel
+   * `yoke_append` with ids only (schema, session, next seq), in a short transaction of its own. Off,
+   * tails still see every event, by polling every `pollMs`. It costs each append one more round
+   * trip: turn it off on a write-heavy database whose sessions nobody tails.
    *
    * @defaultValue true
    */

@@ -105,6 +105,7 @@ const tailRules = Object.freeze({
   signal: optionRule.signal,
   until: (value: unknown) => (value === 'turn-end' || value === 'abort' ? undefined : "must be 'turn-end' or 'abort'"),
   pollMs: positiveMs,
+  waitForSession: optionRule.boolean,
 })
 
 /**
@@ -124,7 +125,11 @@ export function validateTailStart(
   pollMs: number,
 ): TailStart {
   assertStorableId(sessionId)
-  const checked = checkOptionsArgument(options, tailRules, '{ fromSeq?, lastEventId?, signal?, until?, pollMs? }')
+  const checked = checkOptionsArgument(
+    options,
+    tailRules,
+    '{ fromSeq?, lastEventId?, signal?, until?, pollMs?, waitForSession? }',
+  )
   const { lastEventId } = checked
   return {
     sessionId,
@@ -132,5 +137,6 @@ export function validateTailStart(
     until: checked.until ?? 'abort',
     pollMs: checked.pollMs ?? pollMs,
     signal: checked.signal,
+    waitForSession: checked.waitForSession ?? false,
   }
 }

@@ -10,7 +10,7 @@ import { PersistenceError } from '../errors/persistence-error.js'
 import { loadPeer } from '../persistence/load-peer.js'
 import type { PersistenceAdapter } from '../persistence/persistence-adapter.js'
 import { type AppendListener, createAppendListener } from './append-listener.js'
-import type { PgModule, PgPool } from './pg-pool.js'
+import type { PgModule, PgPool, PgQueryResult } from './pg-pool.js'
 import { quoteIdentifier } from './postgres-dialect.js'
 import { postgresPersistence } from './postgres-persistence.js'
 import { type PostgresTailOptions, validateTailOptions, validateTailStart } from './postgres-tail-options.js'
@@ -80,7 +80,18 @@ export function createPostgresTail(options: PostgresTailOptions): PostgresTail {
   const source: TailSource = {
     read: async (sessionId, fromSeq, signal) => (await readFrom(adapter, sessionId, fromSeq, signal)).events,
     nextSeqOf: async (sessionId) => {
-      const result = await pool.query(`SELECT next_seq FROM ${sessions} WHERE id = $1`, [sessionId])
+      let result: PgQueryResult
+      try {
+        result = await pool.query(`SELECT next_seq FROM ${sessions} WHERE id = $1`, [sessionId])
+      } catch (error) {
+        throw new PersistenceError({
+          code: ErrorCode.WRITE_FAILED,
+          sessionId,
+          detail: `reading its next seq failed in the database (postgres:${quoteIdentifier(checked.schema)}): ${error instanceof Error ? error.message : String(error)}`,
+          operation: 'tail',
+          cause: error,
+        })
+      }
       const row = result.rows[0] as { readonly next_seq?: unknown } | undefined
       return row === undefined ? undefined : Number(row.next_seq)
     },

@@ -51,6 +51,14 @@ export interface SessionTailOptions {
    * @defaultValue the factory's `pollMs`
    */
   readonly pollMs?: number
+  /**
+   * Whether a session that is not stored yet is waited for (its first append, by any process,
+   * starts the tail) rather than refused with `PersistenceError` `SESSION_NOT_FOUND`: for a client
+   * that may subscribe before the session's first turn was written.
+   *
+   * @defaultValue false
+   */
+  readonly waitForSession?: boolean
 }
 
 /** A session's events from a seq on, stored then live, each seq exactly once and in order. */
@@ -85,6 +93,7 @@ export interface TailStart {
   readonly until: SessionTailUntil
   readonly pollMs: number
   readonly signal: AbortSignal | undefined
+  readonly waitForSession: boolean
 }
 
 /** The first wait after a notification that the read did not see yet; it doubles up to `pollMs`. */
@@ -200,7 +209,16 @@ export class TailCursor implements AsyncIterator<AgentStreamEvent> {
       if (seq === undefined) throw await this.#refusedLastEventId('not-a-seq')
       first = seq + 1
     } else first = start.fromSeq
-    const events = await this.#read(Math.max(0, first - 1))
+    this.#dirty = false
+    let events: readonly SessionEvent[] | undefined
+    try {
+      events = await this.#read(Math.max(0, first - 1))
+    } catch (error) {
+      if (!this.#options.waitForSession || !isNotFound(error)) throw error
+      // Its first append announces it (or the next poll finds it).
+      await this.#sleep(this.#options.pollMs)
+      return
+    }
     if (events === undefined) return
     if (first > 0) {
       const before = events[0]
@@ -293,6 +311,10 @@ export class TailCursor implements AsyncIterator<AgentStreamEvent> {
     this.#resolveWait()
     this.#onEnd()
   }
+}
+
+function isNotFound(error: unknown): boolean {
+  return PersistenceError.is(error) && error.code === ErrorCode.SESSION_NOT_FOUND
 }
 
 /**

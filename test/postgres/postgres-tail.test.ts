@@ -159,6 +159,22 @@ describe.skipIf(skipPostgres)('createPostgresTail', () => {
     }
   }, 40_000)
 
+  test('waitForSession: a tail opened before the session is stored starts with its first append', async () => {
+    const written = await writer()
+    const tails = createPostgresTail({
+      connectionString: schema!.connectionString,
+      schema: schema!.schema,
+      pollMs: 60_000,
+    })
+    cleanups.push(() => tails.close())
+    const reading = collect(tails.tail(written.sessionId, { waitForSession: true, until: 'turn-end' }))
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(reading.events).toEqual([])
+    await written.turns(1)
+    expect(await reading.ended).toBeUndefined()
+    expect(reading.events).toEqual(await stored(written.sessionId))
+  }, 30_000)
+
   test('listen: false reads by polling alone, with no LISTEN connection, and sees appends sent without notifications', async () => {
     const written = await writer({ notify: false })
     await written.turns(1)

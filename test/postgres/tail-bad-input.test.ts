@@ -65,6 +65,7 @@ describe('tail() arguments, checked before anything is read', () => {
     ['a signal that is none', { signal: {} }, 'options.signal', {}],
     ['a lastEventId object', { lastEventId: { seq: 1 } }, 'options.lastEventId', { seq: 1 }],
     ['a pollMs of 0', { pollMs: 0 }, 'options.pollMs', 0],
+    ['a waitForSession that is no boolean', { waitForSession: 1 }, 'options.waitForSession', 1],
     ['an unknown option', { from: 3 }, 'options.from', 3],
     ['options that are no object', 'abc', 'options', 'abc'],
   ])('%s: InvalidArgumentError naming %s and the value', (_name, options, argument, value) => {
