@@ -4,11 +4,11 @@
  * same run, on the same server and schema, interleaved round by round and the best round kept.
  *
  * - one writer: 100 commits one after the other;
- * - 8 writers at once, 8 sessions of 100 commits each: PostgreSQL serializes the end of every
- *   commit that notifies (a database-wide lock, so listeners see notifications in commit order),
- *   which is where a cost would show. On a server with `fsync=off` that lock is held for
- *   microseconds; with `fsync=on` it is held across the WAL flush, so commits that notify do not
- *   share flushes: run it against such a server (`YOKE_BENCH_POSTGRES_URL`) to see that side.
+ * - 8 writers at once, 8 sessions of 100 commits each. PostgreSQL serializes the end of every
+ *   commit that notifies (a database-wide lock, so listeners see notifications in commit order);
+ *   the adapter notifies right after each append's commit, in a short transaction that does not
+ *   wait for the disk, so the appends themselves still share WAL flushes. Against a server with
+ *   `fsync=on` (`YOKE_BENCH_POSTGRES_URL`) this case shows whether they do.
  *
  * The ratio is how many times slower `notify: true` is than `notify: false`.
  *
