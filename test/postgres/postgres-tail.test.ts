@@ -175,6 +175,32 @@ describe.skipIf(skipPostgres)('createPostgresTail', () => {
     expect(reading.events).toEqual(await stored(written.sessionId))
   }, 30_000)
 
+  test('a notification naming only the schema wakes every tail of it; one of another schema wakes none', async () => {
+    // Appends that send nothing: only the hand-made notifications below can wake the tail.
+    const written = await writer({ notify: false })
+    const first = await written.turns(1)
+    const tails = createPostgresTail({
+      connectionString: schema!.connectionString,
+      schema: schema!.schema,
+      pollMs: 60_000,
+    })
+    cleanups.push(() => tails.close())
+    const controller = new AbortController()
+    const reading = collect(tails.tail(written.sessionId, { signal: controller.signal }))
+    await reading.waitFor(first)
+    const notifier = pool(`tail-recheck-${process.pid}`)
+    const second = await written.turns(1)
+    await notifier.query(`SELECT pg_notify('yoke_append', $1)`, [JSON.stringify(['some_other_schema'])])
+    await notifier.query(`SELECT pg_notify('yoke_append', $1)`, [JSON.stringify([schema!.schema, 'someone-else', 99])])
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(reading.events).toHaveLength(first)
+    await notifier.query(`SELECT pg_notify('yoke_append', $1)`, [JSON.stringify([schema!.schema])])
+    await reading.waitFor(second, 5000)
+    controller.abort()
+    expect(await reading.ended).toBeUndefined()
+    expect(reading.events).toEqual(await stored(written.sessionId))
+  }, 30_000)
+
   test('listen: false reads by polling alone, with no LISTEN connection, and sees appends sent without notifications', async () => {
     const written = await writer({ notify: false })
     await written.turns(1)
