@@ -151,7 +151,7 @@ export class TailCursor implements AsyncIterator<AgentStreamEvent> {
       const event = this.#buffer[this.#index]
       if (event !== undefined) {
         this.#index++
-        // A run of chunks read again from its first member: what was yielded is not yielded twice.
+        // Never yield a seq twice, whatever a read returns.
         if (event.seq < this.#next) continue
         this.#next = event.seq + 1
         if (this.#options.until === 'turn-end' && event.type === 'turn/end') this.#finish()
