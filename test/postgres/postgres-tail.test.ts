@@ -179,16 +179,17 @@ describe.skipIf(skipPostgres)('createPostgresTail', () => {
     // Appends that send nothing: only the hand-made notifications below can wake the tail.
     const written = await writer({ notify: false })
     const first = await written.turns(1)
-    const tails = createPostgresTail({
-      connectionString: schema!.connectionString,
-      schema: schema!.schema,
-      pollMs: 60_000,
-    })
+    const name = `tail-recheck-${process.pid}`
+    const given = pool(name)
+    const tails = createPostgresTail({ pool: given, schema: schema!.schema, pollMs: 60_000 })
     cleanups.push(() => tails.close())
     const controller = new AbortController()
     const reading = collect(tails.tail(written.sessionId, { signal: controller.signal }))
     await reading.waitFor(first)
-    const notifier = pool(`tail-recheck-${process.pid}`)
+    // Listening, and the read that a new connection triggers done: from here only a notification wakes it.
+    await eventually(async () => (await activity(name)).includes('LISTEN yoke_append'), 'the tail listens')
+    await eventually(() => given.totalCount - given.idleCount === 1, 'no read is running')
+    const notifier = pool(`tail-notifier-${process.pid}`)
     const second = await written.turns(1)
     await notifier.query(`SELECT pg_notify('yoke_append', $1)`, [JSON.stringify(['some_other_schema'])])
     await notifier.query(`SELECT pg_notify('yoke_append', $1)`, [JSON.stringify([schema!.schema, 'someone-else', 99])])
