@@ -52,6 +52,9 @@ export interface AppendListenerOptions {
   readonly retryMs: number
 }
 
+/** How long giving the connection back may wait for its `UNLISTEN`. */
+const UNLISTEN_TIMEOUT_MS = 5000
+
 /** One checked-out connection and whether it went back to the pool yet. */
 interface Connection {
   readonly client: ListeningClient
@@ -109,13 +112,23 @@ export function createAppendListener(options: AppendListenerOptions): AppendList
     connection.client.removeListener('notification', connection.onNotification)
     // Given back to the pool for other queries, so it must stop listening first; its 'error'
     // listener stays until then, since an unheard 'error' would end the process.
-    const done = connection.client
-      .query(`UNLISTEN ${APPEND_CHANNEL}`)
-      .then(
-        () => release(connection),
-        (error: unknown) => release(connection, error instanceof Error ? error : new Error(String(error))),
-      )
-      .finally(() => retiring.delete(done))
+    // A connection that died without a word would never answer: after a while it is closed instead.
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const silent = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        release(connection, new Error(`UNLISTEN got no answer in ${UNLISTEN_TIMEOUT_MS} ms`))
+        resolve()
+      }, UNLISTEN_TIMEOUT_MS)
+      timer.unref?.()
+    })
+    const unlistened = connection.client.query(`UNLISTEN ${APPEND_CHANNEL}`).then(
+      () => release(connection),
+      (error: unknown) => release(connection, error instanceof Error ? error : new Error(String(error))),
+    )
+    const done = Promise.race([unlistened, silent]).finally(() => {
+      clearTimeout(timer)
+      retiring.delete(done)
+    })
     retiring.add(done)
     return done
   }

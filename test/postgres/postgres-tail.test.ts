@@ -241,6 +241,27 @@ describe.skipIf(skipPostgres)('createPostgresTail', () => {
     expect((await activity(name)).filter((query) => query === 'LISTEN yoke_append')).toEqual([])
   }, 30_000)
 
+  test('a LISTEN connection that went silent does not hold close() up: it is closed after a few seconds', async () => {
+    const written = await writer()
+    await written.turns(1)
+    const proxy = await startTcpProxy(serverOf(schema!.connectionString))
+    cleanups.push(() => proxy.close())
+    const name = `tail-silent-${process.pid}`
+    const given = pool(name, throughProxy(schema!.connectionString, proxy))
+    const tails = createPostgresTail({ pool: given, schema: schema!.schema })
+    const reading = collect(tails.tail(written.sessionId))
+    await reading.waitFor(1)
+    await eventually(async () => (await activity(name)).includes('LISTEN yoke_append'), 'the tail listens')
+    // The network hangs: nothing fails, nothing answers.
+    proxy.freeze()
+    const started = Date.now()
+    await tails.close()
+    expect(Date.now() - started).toBeLessThan(9000)
+    expect(await reading.ended).toBeUndefined()
+    expect(given.totalCount - given.idleCount).toBe(0)
+    proxy.thaw()
+  }, 30_000)
+
   test('a LISTEN connection cut mid-stream is replaced, and the tail misses nothing appended meanwhile', async () => {
     const written = await writer()
     const first = await written.turns(1)
