@@ -46,7 +46,8 @@ async function startNode(): Promise<{ readonly origin: string; readonly pool: pg
     const sessionId = decodeURIComponent(/^\/sessions\/([^/]+)\/events$/.exec(request.url ?? '')?.[1] ?? '')
     const lastEventId = request.headers['last-event-id']
     const tail = tails.tail(sessionId, { lastEventId: typeof lastEventId === 'string' ? lastEventId : null })
-    void writeResponse(sseResponse(tail, { heartbeatMs: 0 }), response)
+    // Heartbeats wake the client's read loop, so it notices when it has what it waits for.
+    void writeResponse(sseResponse(tail, { heartbeatMs: 50 }), response)
   })
   const loopback = await listenOnLoopback(server)
   cleanups.push(async () => {
