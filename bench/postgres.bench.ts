@@ -9,6 +9,8 @@
  *   each), `BEGIN … COMMIT` per batch on a connection taken from a `pg.Pool` (as the adapter takes one).
  * - Load: `adapter.load` (and through the harness's coordinator) of a 100,000-event session, and
  *   `readFrom` of its last 10,000 events; vs `SELECT … ORDER BY seq` and `JSON.parse` of every body.
+ * - Notify: one turn per commit with the append notification on (the default) vs off, one writer
+ *   and 8 at once (see `postgres-notify.ts`).
  *
  * The server: `YOKE_BENCH_POSTGRES_URL` when set (its settings are used as they are; the bench
  * works in a schema of its own, dropped afterwards), else a throwaway cluster on loopback started
@@ -21,6 +23,7 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { postgresPersistence } from 'yoke/postgres'
 import { findPostgresBin, startThrowawayCluster, type ThrowawayCluster } from '../test/helpers/postgres-cluster.js'
+import { runNotifyCases } from './postgres-notify.js'
 import { rawPostgres } from './raw-postgres.js'
 import { runSqlBench } from './sql-bench.js'
 
@@ -63,11 +66,12 @@ export async function runPostgresBench(): Promise<Record<string, number>> {
       `CREATE TABLE "${schema}"."bench_raw_events" (session text NOT NULL, seq bigint NOT NULL, ` +
         'last_seq bigint NOT NULL, body text NOT NULL, PRIMARY KEY (session, seq))',
     )
-    return await runSqlBench({
+    const ratios = await runSqlBench({
       label: 'PostgreSQL',
       adapter: () => postgresPersistence({ connectionString, schema }),
       raw: rawPostgres(pool, schema),
     })
+    return { ...ratios, ...(await runNotifyCases(connectionString, schema)) }
   } finally {
     await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {})
     await pool.end()

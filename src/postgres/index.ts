@@ -1,6 +1,7 @@
 /**
- * `yoke/postgres`: session storage in PostgreSQL, and the workers that drive sessions from a
- * durable inbox across processes and machines. Needs the optional peer `pg` (`npm install pg`).
+ * `yoke/postgres`: session storage in PostgreSQL, the workers that drive sessions from a durable
+ * inbox across processes and machines, and tails of its sessions readable from any process. Needs
+ * the optional peer `pg` (`npm install pg`).
  *
  * @module
  */
@@ -9,3 +10,5 @@ export { type PostgresPersistenceOptions, postgresPersistence } from './postgres
 export { createPostgresClient, type PostgresClient, type PostgresClientOptions } from './postgres-client.js'
 export type { BusyPolicy, SubmitOptions, SubmitResult } from './submit-message.js'
 export { createWorker, type Worker, type WorkerCloseOptions, type WorkerOptions } from './worker.js'
+export { createPostgresTail, type PostgresTail, type PostgresTailOptions } from './postgres-tail.js'
+export type { SessionTail, SessionTailOptions, SessionTailUntil } from './session-tail.js'

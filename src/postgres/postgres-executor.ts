@@ -7,6 +7,7 @@
 import { ErrorCode } from '../errors/codes.js'
 import { PersistenceError } from '../errors/persistence-error.js'
 import type { SqlExecutor, SqlQuery, SqlRow } from '../persistence/sql/sql-executor.js'
+import { announceStatement, appendPayload } from './append-notification.js'
 import type { PgPool, PgPoolClient } from './pg-pool.js'
 import { postgresDialect } from './postgres-dialect.js'
 
@@ -18,6 +19,8 @@ export interface PostgresExecutorOptions {
   readonly ownsPool: boolean
   /** The schema of Yoke's tables. */
   readonly schema: string
+  /** Whether every committed append is announced (a notification) for tails. @defaultValue false */
+  readonly notify?: boolean
   /** Where the pool connects, for messages: never with the password. */
   readonly target: string
   /** Strings to scrub from driver messages (the connection string's password). */
@@ -118,6 +121,24 @@ export function createPostgresExecutor(options: PostgresExecutorOptions): SqlExe
     // writer, nor holds one up.
     readTransaction: <T>(body: (tx: SqlQuery) => Promise<T>): Promise<T> =>
       inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', body),
+    ...(options.notify === true
+      ? {
+          announce: async (sessionId: string, nextSeq: number | undefined): Promise<void> => {
+            // A lost announcement costs listeners a poll interval, never an event; the write it
+            // announces committed already, so its failure must not fail the write.
+            const statement = announceStatement(appendPayload(options.schema, sessionId, nextSeq))
+            await withClient(async (run, markBroken) => {
+              try {
+                await run(statement)
+              } catch (error) {
+                // Its transaction may be left open (aborted): the pool must not hand the connection out.
+                markBroken(error instanceof Error ? error : new Error(String(error)))
+                throw error
+              }
+            }).catch(() => {})
+          },
+        }
+      : {}),
     close: () => {
       closing ??= (async () => {
         if (ownsPool) await pool.end()

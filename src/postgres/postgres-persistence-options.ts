@@ -35,6 +35,16 @@ export interface PostgresPersistenceOptions {
    * @defaultValue `{ ttlMs: 30000, heartbeatMs: 10000 }`
    */
   readonly lease?: LeaseOptions
+  /**
+   * Whether every committed append (and repair) is announced, so tails in any process
+   * (`createPostgresTail`) hear of it at once: right after the commit, a `pg_notify` on channel
+   * `yoke_append` with ids only (schema, session, next seq), in a short transaction of its own. Off,
+   * tails still see every event, by polling every `pollMs`. It costs each append one more round
+   * trip: turn it off on a write-heavy database whose sessions nobody tails.
+   *
+   * @defaultValue true
+   */
+  readonly notify?: boolean
 }
 
 /**
@@ -47,6 +57,7 @@ export interface ValidatedPostgresOptions {
   readonly connectionString: string | undefined
   readonly schema: string
   readonly lease: LeaseTiming
+  readonly notify: boolean
 }
 
 /** A schema name Yoke accepts: an unquoted PostgreSQL identifier (at most 63 bytes). */
@@ -63,6 +74,7 @@ const rules = Object.freeze({
       ? undefined
       : 'must be a plain identifier: letters, digits and _, not starting with a digit, at most 63 characters',
   lease: leaseOptionsIssue,
+  notify: optionRule.boolean,
 })
 
 /**
@@ -75,7 +87,7 @@ const rules = Object.freeze({
  * @internal
  */
 export function validatePostgresOptions(options: PostgresPersistenceOptions): ValidatedPostgresOptions {
-  const shape = '{ pool | connectionString, schema?, lease? }'
+  const shape = '{ pool | connectionString, schema?, lease?, notify? }'
   const issues: ValidationIssue[] = optionIssues(options ?? null, rules, shape)
   if (issues.length === 0) {
     if (options.pool !== undefined && options.connectionString !== undefined)
@@ -89,5 +101,18 @@ export function validatePostgresOptions(options: PostgresPersistenceOptions): Va
     connectionString: options.connectionString,
     schema: options.schema ?? 'public',
     lease: leaseTiming(options.lease),
+    notify: options.notify ?? true,
   }
 }
+
+/**
+ * The rules of the connection options every `yoke/postgres` factory shares: `pool`,
+ * `connectionString` and `schema`.
+ *
+ * @internal
+ */
+export const connectionRules = Object.freeze({
+  pool: rules.pool,
+  connectionString: rules.connectionString,
+  schema: rules.schema,
+})

@@ -62,6 +62,7 @@ export function postgresPersistence(options: PostgresPersistenceOptions): Persis
         pool,
         ownsPool: checked.pool === undefined,
         schema,
+        notify: checked.notify,
         target,
         secrets: passwordOf(connectionString),
       })

@@ -5,6 +5,7 @@ import { LastEventIdError } from '../errors/last-event-id-error.js'
 import type { AgentStreamEvent } from './agent-stream-event.js'
 import { eventStreamHeaders } from './event-stream-headers.js'
 import { checkFrameLimits, type FrameLimits, type FrameReader, frameBody } from './frame-body.js'
+import { iterableFrames } from './iterable-frames.js'
 import { lastEventIdResponse } from './last-event-id-response.js'
 import { errorFrame, eventFrame, retryFrame } from './sse-frames.js'
 import {
@@ -56,7 +57,7 @@ function checkOptions(options: SseOptions): FrameLimits {
   return limits
 }
 
-function isRun(source: AgentRun | SessionStreamSource): source is AgentRun {
+function isRun(source: AgentRun | SessionStreamSource | AsyncIterable<AgentStreamEvent>): source is AgentRun {
   return (
     typeof source === 'object' &&
     source !== null &&
@@ -104,10 +105,26 @@ function cursorFrames(cursor: SessionCursor): FrameReader<AgentStreamEvent> {
   }
 }
 
-function eventBody(open: CursorSource, options: SseOptions, limits: FrameLimits): ReadableStream<Uint8Array> {
+/** Whether `source` is a plain stream of events (a tail, a session stream), not an agent or a session. */
+function isEventStream(
+  source: AsyncIterable<AgentStreamEvent> | SessionStreamSource,
+): source is AsyncIterable<AgentStreamEvent> {
+  return (
+    typeof source === 'object' &&
+    source !== null &&
+    typeof (source as Partial<AsyncIterable<unknown>>)[Symbol.asyncIterator] === 'function' &&
+    !('session' in source)
+  )
+}
+
+function eventBody(
+  open: () => Promise<FrameReader<AgentStreamEvent>>,
+  options: SseOptions,
+  limits: FrameLimits,
+): ReadableStream<Uint8Array> {
   return frameBody(
     {
-      reader: async () => cursorFrames(await open()),
+      reader: open,
       encode: eventFrame,
       encodeError: errorFrame,
       prelude: options.retryMs === undefined ? undefined : retryFrame(options.retryMs),
@@ -126,14 +143,18 @@ function eventBody(open: CursorSource, options: SseOptions, limits: FrameLimits)
  * For an {@link AgentRun}: the run's turn, from `turn/start` to `turn/end`. For an agent (or a
  * live session): the session from `lastEventId` (the `Last-Event-ID` header) or `from` on,
  * the stored events and then the live ones, each seq exactly once, ending as `until` says. A
- * refused `lastEventId` answers 400 with `{ error: { code, message, value } }` as JSON.
+ * refused `lastEventId` answers 400 with `{ error: { code, message, value } }` as JSON. For any
+ * other stream of committed events (a tail from `yoke/postgres`, which takes the `Last-Event-ID`
+ * itself, on any node): its events as they come, until it ends; its failure, a refused
+ * `Last-Event-ID` included, is the final `event: error` frame.
  *
  * The body pulls: it reads the next event only when the connection took the previous ones, and
  * it buffers none (it keeps a cursor into the session's log). A reader more than `maxLag` events
  * behind is cut off and resumes later. A disconnect never cancels the turn.
  *
  * @param source - a run from `agent.stream()`, or the agent whose session to serve (or
- *   `{ session, ctx: harness.ctx }` for a live session without an agent)
+ *   `{ session, ctx: harness.ctx }` for a live session without an agent), or a stream of
+ *   committed events such as a tail
  * @param options - heartbeat, lag bound, retry, signal, headers; for a session also where to
  *   start and end
  * @returns the response
@@ -151,13 +172,21 @@ function eventBody(open: CursorSource, options: SseOptions, limits: FrameLimits)
  */
 export function sseResponse(source: AgentRun, options?: SseOptions): Response
 export function sseResponse(source: SessionStreamSource, options?: SessionSseOptions): Response
-export function sseResponse(source: AgentRun | SessionStreamSource, options: SessionSseOptions = {}): Response {
+export function sseResponse(source: AsyncIterable<AgentStreamEvent>, options?: SseOptions): Response
+export function sseResponse(
+  source: AgentRun | SessionStreamSource | AsyncIterable<AgentStreamEvent>,
+  options: SessionSseOptions = {},
+): Response {
   const limits = checkOptions(options)
-  let open: CursorSource
+  let open: () => Promise<FrameReader<AgentStreamEvent>>
   if (isRun(source)) {
     // Checked now, so a wrong source fails the call rather than the body.
     checkSource(source.agent)
-    open = runCursor(source)
+    const cursor = runCursor(source)
+    open = async () => cursorFrames(await cursor())
+  } else if (isEventStream(source)) {
+    // Where it starts is the stream's own business (a tail takes the Last-Event-ID itself).
+    open = () => Promise.resolve(iterableFrames(source))
   } else {
     let cursor: SessionCursor
     try {
@@ -166,7 +195,7 @@ export function sseResponse(source: AgentRun | SessionStreamSource, options: Ses
       if (!LastEventIdError.is(error)) throw error
       return lastEventIdResponse(error)
     }
-    open = () => Promise.resolve(cursor)
+    open = () => Promise.resolve(cursorFrames(cursor))
   }
   return new Response(eventBody(open, options, limits), {
     status: 200,

@@ -3,6 +3,7 @@ import { LastEventIdError } from '../errors/last-event-id-error.js'
 import type { Context } from '../kernel/context.js'
 import type { Session } from '../session/session.js'
 import { type AgentStreamEvent, asStreamEvent } from './agent-stream-event.js'
+import { parseSeq } from './parse-seq.js'
 
 /**
  * What a session stream reads: an agent, or any `{ session, ctx }` pair, such as
@@ -55,12 +56,10 @@ export interface SessionStream extends AsyncIterable<AgentStreamEvent> {
   readonly nextSeq: number
 }
 
-const seqPattern = /^(0|[1-9][0-9]*)$/
-
 function resumeSeq(value: string | number, session: Session): number {
-  const seq = typeof value === 'number' ? value : seqPattern.test(value) ? Number(value) : Number.NaN
+  const seq = parseSeq(value)
   const lastSeq = session.length - 1
-  if (!Number.isSafeInteger(seq) || seq < 0) {
+  if (seq === undefined) {
     throw new LastEventIdError({ value, problem: 'not-a-seq', sessionId: session.id, lastSeq })
   }
   if (seq > lastSeq) throw new LastEventIdError({ value, problem: 'beyond-log', sessionId: session.id, lastSeq })

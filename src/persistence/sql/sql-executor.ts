@@ -92,6 +92,15 @@ export interface SqlExecutor extends SqlQuery {
    * @returns what `body` resolved with
    */
   readTransaction?<T>(body: (tx: SqlQuery) => Promise<T>): Promise<T>
+  /**
+   * Tells listeners in other processes that a session's log grew, once its write committed
+   * (PostgreSQL: a notification). Absent: nothing is announced. It never rejects: the write is
+   * committed whatever happens to its announcement, and listeners also poll.
+   *
+   * @param sessionId - the session written
+   * @param nextSeq - its next seq after the write, when known
+   */
+  announce?(sessionId: string, nextSeq: number | undefined): Promise<void>
   /** Closes what the executor opened; a database or pool the application passed in stays open. */
   close(): Promise<void>
 }

@@ -106,7 +106,10 @@ export class SqlWrites {
     const extension = this.#options.extension
     const marks = extension?.marksOf(events) ?? []
     // A batch carrying marked messages takes the transaction: its marks must commit with its events.
-    if (registered === undefined && marks.length === 0 && (await this.#appendInOneStatement(append))) return
+    if (registered === undefined && marks.length === 0 && (await this.#appendInOneStatement(append))) {
+      await executor.announce?.(sessionId, expectedSeq + events.length)
+      return
+    }
     const recordMarks = async (tx: SqlQuery): Promise<void> => {
       if (marks.length > 0) await extension?.record(tx, sessionId, marks)
     }
@@ -149,6 +152,8 @@ export class SqlWrites {
       }
       throw this.#conflict(sessionId, expectedSeq, session.nextSeq)
     })
+    // After the commit, never inside it: see the executor's announce.
+    await executor.announce?.(sessionId, expectedSeq + events.length)
   }
 
   /**
@@ -210,7 +215,7 @@ export class SqlWrites {
   async repair(repair: SqlRepair): Promise<RepairCommit | undefined> {
     const { executor, reader, leases, statements } = this.#options
     const { sessionId, torn, closers, record } = repair
-    return executor.transaction(async (tx) => {
+    const repaired = await executor.transaction(async (tx) => {
       await leases.fence(tx, record)
       const session = await reader.session(tx, sessionId)
       if (session === undefined) {
@@ -246,6 +251,9 @@ export class SqlWrites {
       await this.#write(tx, sessionId, { ...session, nextSeq }, batch, nextSeq, undefined)
       return quarantine === undefined ? undefined : { quarantine }
     })
+    // Where the log now ends depends on what the repair moved aside: listeners read it again.
+    await executor.announce?.(sessionId, undefined)
+    return repaired
   }
 
   /**
