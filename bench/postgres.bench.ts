@@ -28,7 +28,7 @@ import { rawPostgres } from './raw-postgres.js'
 import { runSqlBench } from './sql-bench.js'
 
 /** The server to bench on: the URL given, or a throwaway cluster (stopped afterwards); a reason when none. */
-async function server(): Promise<
+export async function benchPostgresServer(): Promise<
   { readonly connectionString: string; readonly source: string; readonly cluster?: ThrowawayCluster } | string
 > {
   const url = process.env['YOKE_BENCH_POSTGRES_URL']
@@ -46,7 +46,7 @@ async function server(): Promise<
 
 /** Runs the PostgreSQL figures in a schema of their own; the ratios by case name (none when skipped). */
 export async function runPostgresBench(): Promise<Record<string, number>> {
-  const chosen = await server()
+  const chosen = await benchPostgresServer()
   if (typeof chosen === 'string') {
     console.log(`  skipped: ${chosen}`)
     return {}

@@ -9,6 +9,7 @@ import { runKernelBench } from './kernel.bench.js'
 import { runModelsBench } from './models.bench.js'
 import { runPersistenceBench } from './persistence.bench.js'
 import { runPostgresBench } from './postgres.bench.js'
+import { runScaleOutBench } from './scale-out.bench.js'
 import { runSessionBench } from './session.bench.js'
 import { runSqliteBench } from './sqlite.bench.js'
 import { runStreamDeltaBench } from './stream-delta.bench.js'
@@ -26,6 +27,7 @@ const benches = {
   agent: runAgentBench,
   durability: runDurabilityBench,
   stream: runStreamDeltaBench,
+  'scale-out': runScaleOutBench,
 } as const
 type BenchName = keyof typeof benches
 

@@ -19,7 +19,12 @@ import { parseJsonEventStream, readUIMessageStream, type UIMessage, uiMessageChu
 import pg from 'pg'
 import { aiSdkModel, parseChatRequest, uiMessageStreamResponse } from '../../src/ai-sdk/index.js'
 import { mcpPlugin, mcpServer } from '../../src/mcp/index.js'
-import { postgresPersistence } from '../../src/postgres/index.js'
+import {
+  createPostgresClient,
+  createPostgresTail,
+  createWorker,
+  postgresPersistence,
+} from '../../src/postgres/index.js'
 import { sqlitePersistence } from '../../src/sqlite/index.js'
 import { bundle, root } from '../helpers/child-process.js'
 import { createTestSchema, skipPostgres } from '../helpers/postgres.js'
@@ -48,6 +53,7 @@ test('every TypeScript block of the README is one this file runs', () => {
     "import { createOpenAICompatible } from '@ai-sdk/openai-compatible'   // or @ai-sdk/anthropic, @ai-sdk/google, …",
     "const harness = await createHarness({ persistence: { dir: './sessions' } })   // one JSONL file per session",
     "import pg from 'pg'",
+    "import { createPostgresClient, createPostgresTail, createWorker, postgresPersistence } from 'yoke/postgres'",
     'const sessions = harness.ctx.sessions',
     "import { fakeClock, fakeIds, fail, scriptedModel, startMockOpenAIServer, text } from 'yoke/testing'",
   ])
@@ -318,6 +324,48 @@ test('the README database example: a SQLite file and a shared pg pool, each stor
   } finally {
     await schema?.drop()
     await rm(dir, { recursive: true, force: true })
+  }
+})
+
+test('the README scale-out example: a worker runs a submitted message and a tail streams its turn', async ({
+  skip,
+}) => {
+  const block =
+    typescriptBlocks.find((code) => code.startsWith('import { createPostgresClient, createPostgresTail')) ?? ''
+  expect(block).toContain(
+    "client.submit('support-42', 'Where is my order?', { idempotencyKey: 'req-7f3a', create: true })",
+  )
+  expect(block).toContain("tails.tail('support-42', { until: 'turn-end', waitForSession: true })")
+  if (skipPostgres) skip()
+  const schema = await createTestSchema('readme_scale_out')
+  // The README reads DATABASE_URL and uses the schema 'agents'; here the test server and schema stand in.
+  const connectionString = schema.connectionString
+  const worker = await createWorker({
+    model: scriptedModel([text('It left the warehouse today.')]),
+    persistence: postgresPersistence({ connectionString, schema: schema.schema }),
+    concurrency: 16,
+  })
+  const client = createPostgresClient({ connectionString, schema: schema.schema })
+  const tails = createPostgresTail({ connectionString, schema: schema.schema })
+  try {
+    const { messageId } = await client.submit('support-42', 'Where is my order?', {
+      idempotencyKey: 'req-7f3a',
+      create: true,
+    })
+    const seen: string[] = []
+    let userMessageId: string | undefined
+    for await (const event of tails.tail('support-42', { until: 'turn-end', waitForSession: true })) {
+      seen.push(`${event.seq} ${event.type}`)
+      if (event.type === 'user/message') userMessageId = event.data.id
+    }
+    expect(userMessageId).toBe(messageId)
+    expect(seen.at(-1)).toMatch(/^\d+ turn\/end$/)
+    expect(seen.map((line) => line.split(' ')[0])).toEqual(seen.map((_, seq) => String(seq)))
+  } finally {
+    await tails.close()
+    await client.close()
+    await worker.close()
+    await schema.drop()
   }
 })
 

@@ -90,6 +90,7 @@ export async function bundle(entry: string, options: { readonly external?: reado
       'yoke/testing': join(root, 'src', 'testing', 'index.ts'),
       'yoke/ai-sdk': join(root, 'src', 'ai-sdk', 'index.ts'),
       'yoke/mcp': join(root, 'src', 'mcp', 'index.ts'),
+      'yoke/postgres': join(root, 'src', 'postgres', 'index.ts'),
       yoke: join(root, 'src', 'index.ts'),
     },
   })
