@@ -74,7 +74,7 @@ export interface LoadResult {
 export interface CyclesResult {
   readonly kind: 'cycles'
   readonly persistence: 'memory' | 'false'
-  /** After a gc: heap used and listener / resource counts, at 10% of the cycles and at the end. */
+  /** After a gc: heap used and listener / resource counts, at 30% of the cycles and at the end. */
   readonly heapEarly: number
   readonly heapEnd: number
   readonly listenersEarly: number
@@ -90,6 +90,8 @@ export interface IdleResult {
   readonly jsonBytes: number
   /** Heap the opened, idle agent holds (after a gc), bytes. */
   readonly heldBytes: number
+  /** For scale: heap that `JSON.parse` of each line of the same log file holds, bytes. */
+  readonly parsedBytes: number
 }
 
 export type JobResult = (TurnsResult | FsyncResult | StreamResult | LoadResult | CyclesResult | IdleResult) & {
