@@ -109,7 +109,7 @@ describe.skipIf(skipPostgres)('the scale-out examples', () => {
     expect(frames.map((frame) => frame.id)).toEqual(events.map((event) => String(event.seq)))
     expect(events.at(-1)?.type).toBe('turn/end')
     const user = events.find((event) => event.type === 'user/message')
-    expect((user?.data as { id: string }).id).toBe(receipt.messageId)
+    expect((user?.data as { id: string } | undefined)?.id).toBe(receipt.messageId)
     const answer = events.find((event) => event.type === 'assistant/message')
     expect(JSON.stringify(answer?.data)).toContain('You said: Hello there')
 
