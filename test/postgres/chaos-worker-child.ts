@@ -1,7 +1,8 @@
 /**
  * A worker process of the chaos test: a `createWorker` over the test's schema whose model answers
  * every user message, half the time through a tool call, each answer and tool body after a short
- * random pause so that a kill lands mid-turn. Prints `ready` once started; drains and exits on
+ * random pause so that a kill lands mid-turn, and its clock (`Date.now`) off by `skewMs` as on a
+ * machine whose clock drifted. Prints `ready` once started; drains and exits on
  * SIGTERM. Argument: a JSON {@link ChaosWorkerOptions}.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -16,9 +17,15 @@ export interface ChaosWorkerOptions {
   readonly schema: string
   readonly name: string
   readonly lease: { readonly ttlMs: number; readonly heartbeatMs: number }
+  /** How far this machine's clock is off (`Date.now`), in ms: leases must not care. */
+  readonly skewMs: number
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as ChaosWorkerOptions
+if (options.skewMs !== 0) {
+  const realNow = Date.now.bind(Date)
+  Date.now = () => realNow() + options.skewMs
+}
 const pause = (low: number, high: number): Promise<void> => sleep(low + Math.floor(Math.random() * (high - low)))
 
 async function answer(request: ModelRequest): Promise<ScriptedReply> {

@@ -2,7 +2,8 @@
  * The chaos test of the workers: three worker processes and two submitter processes over one
  * real PostgreSQL schema. 50 sessions × 10 messages are submitted at once, some twice with the same
  * idempotency key; meanwhile workers are killed with SIGKILL at random moments and started again,
- * and one is frozen with SIGSTOP past its lease and then let go. A client follows three sessions
+ * and one is frozen with SIGSTOP past its lease and then let go; two of the three run with their
+ * clocks two minutes off, one ahead and one behind. A client follows three sessions
  * over Server-Sent Events, reconnecting with `Last-Event-ID` to the other of two HTTP nodes after
  * every kill.
  *
@@ -32,6 +33,8 @@ const LEASE = { ttlMs: 2_000, heartbeatMs: 500 }
 /** How long the killing goes on at most; the run then settles without it. */
 const CHAOS_MS = 40_000
 const TAILED = ['chaos-0', 'chaos-17', 'chaos-33']
+/** Each worker slot's clock error: two machines' clocks are off by two minutes, either way. */
+const SKEW_MS = [0, 120_000, -120_000]
 /** The chaos goes on at least until this many kills (and the freeze) happened. */
 const MIN_KILLS = 4
 
@@ -105,12 +108,13 @@ function start(file: string, argument: unknown): Child {
 }
 
 /** A worker slot: the process running in it now, started again after each kill. */
-async function startWorker(name: string): Promise<Child> {
+async function startWorker(slot: number, name: string): Promise<Child> {
   const options: ChaosWorkerOptions = {
     connectionString: schema!.connectionString,
     schema: schema!.schema,
     name,
     lease: LEASE,
+    skewMs: SKEW_MS[slot] ?? 0,
   }
   const child = start(workerBundle!.file, options)
   expect(await child.line()).toBe('ready')
@@ -229,7 +233,9 @@ describe.skipIf(skipPostgres)('workers under chaos', () => {
       }
     })()
 
-    const slots: Child[] = await Promise.all(Array.from({ length: WORKERS }, (_, index) => startWorker(`w${index}`)))
+    const slots: Child[] = await Promise.all(
+      Array.from({ length: WORKERS }, (_, index) => startWorker(index, `w${index}`)),
+    )
     const origins = nodes.map((node) => node.loopback.origin)
     const readers = TAILED.map((sessionId) => follow(origins, sessionId))
 
@@ -274,7 +280,7 @@ describe.skipIf(skipPostgres)('workers under chaos', () => {
         kills++
         for (const reader of readers) reader.reconnect()
         await sleep(100 + Math.floor(Math.random() * 400))
-        slots[index] = await startWorker(`w${index}-${kills}`)
+        slots[index] = await startWorker(index, `w${index}-${kills}`)
       }
     })()
 
