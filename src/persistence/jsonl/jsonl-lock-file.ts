@@ -78,17 +78,22 @@ export interface TakenLock {
  */
 export async function readLockFile(fileSystem: JsonlFileSystem, path: string): Promise<LockRecord | null | undefined> {
   // One open, one read and one close (a `readFile` adds an fstat and a second read).
-  let handle: JsonlFileHandle
-  try {
-    handle = await fileSystem.open(path, 'r')
-  } catch (error) {
-    if (errorCodeOf(error) === 'ENOENT') return null
-    throw error
-  }
+  const handle = await openLockFile(fileSystem, path)
+  if (handle === null) return null
   try {
     return await readOpenLock(fileSystem, handle)
   } finally {
     await fileSystem.close(handle).catch(() => undefined)
+  }
+}
+
+/** The lock file at `path` opened for reading; `null` when there is none. */
+async function openLockFile(fileSystem: JsonlFileSystem, path: string): Promise<JsonlFileHandle | null> {
+  try {
+    return await fileSystem.open(path, 'r')
+  } catch (error) {
+    if (errorCodeOf(error) === 'ENOENT') return null
+    throw error
   }
 }
 
@@ -124,13 +129,8 @@ export interface PinnedLock {
  * @internal
  */
 export async function pinLockFile(fileSystem: JsonlFileSystem, path: string): Promise<PinnedLock | null> {
-  let handle: JsonlFileHandle
-  try {
-    handle = await fileSystem.open(path, 'r')
-  } catch (error) {
-    if (errorCodeOf(error) === 'ENOENT') return null
-    throw error
-  }
+  const handle = await openLockFile(fileSystem, path)
+  if (handle === null) return null
   try {
     const [stats, lock] = await Promise.all([fileSystem.fstat(handle), readOpenLock(fileSystem, handle)])
     return { handle, stats, lock }
