@@ -12,19 +12,18 @@
  * through a harness; the SSE client saw every event of its sessions exactly once, as stored.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { createServer } from 'node:http'
 import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createParser } from 'eventsource-parser'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { createHarness, type SessionEvent, sseResponse, writeResponse } from '../../src/index.js'
-import { createPostgresTail, postgresPersistence } from '../../src/postgres/index.js'
+import { createHarness, type SessionEvent } from '../../src/index.js'
+import { postgresPersistence } from '../../src/postgres/index.js'
 import { type Bundle, bundle } from '../helpers/child-process.js'
-import { listenOnLoopback } from '../helpers/loopback.js'
 import { createTestSchema, skipPostgres, type TestSchema } from '../helpers/postgres.js'
 import type { ChaosSubmitterOptions, ChaosSubmitterSummary } from './chaos-submitter-child.js'
 import type { ChaosWorkerOptions } from './chaos-worker-child.js'
+import { startTailNode } from './tail-node.js'
 
 const SESSIONS = 50
 const MESSAGES = 10
@@ -199,18 +198,14 @@ describe.skipIf(skipPostgres)('workers under chaos', () => {
 
     // Two stateless HTTP nodes, each with its own pool and tails.
     const nodes = await Promise.all(
-      [0, 1].map(async () => {
-        const pool = new pg.Pool({ connectionString: schema!.connectionString, max: 6 })
-        const tails = createPostgresTail({ pool, schema: schema!.schema, pollMs: 250 })
-        const server = createServer((request, response) => {
-          const sessionId = decodeURIComponent(/^\/sessions\/([^/]+)\/events$/.exec(request.url ?? '')?.[1] ?? '')
-          const lastEventId = request.headers['last-event-id']
-          const tail = tails.tail(sessionId, { lastEventId: typeof lastEventId === 'string' ? lastEventId : null })
-          void writeResponse(sseResponse(tail, { heartbeatMs: 0 }), response)
-        })
-        const loopback = await listenOnLoopback(server)
-        return { loopback, tails, pool }
-      }),
+      [0, 1].map(() =>
+        startTailNode({
+          connectionString: schema!.connectionString,
+          schema: schema!.schema,
+          pollMs: 250,
+          heartbeatMs: 0,
+        }),
+      ),
     )
 
     // Lease epochs as the database holds them, sampled all along: each session's only grows.
@@ -236,7 +231,7 @@ describe.skipIf(skipPostgres)('workers under chaos', () => {
     const slots: Child[] = await Promise.all(
       Array.from({ length: WORKERS }, (_, index) => startWorker(index, `w${index}`)),
     )
-    const origins = nodes.map((node) => node.loopback.origin)
+    const origins = nodes.map((node) => node.origin)
     const readers = TAILED.map((sessionId) => follow(origins, sessionId))
 
     const half = SESSIONS / 2
@@ -392,11 +387,7 @@ describe.skipIf(skipPostgres)('workers under chaos', () => {
       await Promise.all(slots.map((slot) => slot.exited))
       await harness.close()
       await raw.close()
-      for (const node of nodes) {
-        await node.loopback.close()
-        await node.tails.close()
-        await node.pool.end()
-      }
+      for (const node of nodes) await node.close()
     }
   }, 180_000)
 })

@@ -4,14 +4,12 @@
  * node, disconnecting, and reconnecting to the other with `Last-Event-ID` gets every event exactly
  * once, as stored. A refused `Last-Event-ID` is the final `event: error` frame.
  */
-import { createServer } from 'node:http'
 import { createParser } from 'eventsource-parser'
-import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
-import { type SessionEvent, sseResponse, writeResponse } from '../../src/index.js'
-import { createPostgresTail, type PostgresTail, postgresPersistence } from '../../src/postgres/index.js'
-import { listenOnLoopback } from '../helpers/loopback.js'
+import type { SessionEvent } from '../../src/index.js'
+import { postgresPersistence } from '../../src/postgres/index.js'
 import { createTestSchema, skipPostgres, type TestSchema } from '../helpers/postgres.js'
+import { type TailNode, startTailNode } from './tail-node.js'
 import { removeTailWriter, startTailWriter } from './tail-writer.js'
 
 let schema: TestSchema | undefined
@@ -39,23 +37,15 @@ interface Frame {
 }
 
 /** A node: its own pool and tails, serving `GET /sessions/<id>/events`. */
-async function startNode(): Promise<{ readonly origin: string; readonly pool: pg.Pool; readonly tails: PostgresTail }> {
-  const pool = new pg.Pool({ connectionString: schema!.connectionString, max: 4 })
-  const tails = createPostgresTail({ pool, schema: schema!.schema })
-  const server = createServer((request, response) => {
-    const sessionId = decodeURIComponent(/^\/sessions\/([^/]+)\/events$/.exec(request.url ?? '')?.[1] ?? '')
-    const lastEventId = request.headers['last-event-id']
-    const tail = tails.tail(sessionId, { lastEventId: typeof lastEventId === 'string' ? lastEventId : null })
-    // Heartbeats wake the client's read loop, so it notices when it has what it waits for.
-    void writeResponse(sseResponse(tail, { heartbeatMs: 50 }), response)
+async function startNode(): Promise<TailNode> {
+  // Heartbeats wake the client's read loop, so it notices when it has what it waits for.
+  const node = await startTailNode({
+    connectionString: schema!.connectionString,
+    schema: schema!.schema,
+    heartbeatMs: 50,
   })
-  const loopback = await listenOnLoopback(server)
-  cleanups.push(async () => {
-    await loopback.close()
-    await tails.close()
-    await pool.end()
-  })
-  return { origin: loopback.origin, pool, tails }
+  cleanups.push(() => node.close())
+  return node
 }
 
 /**
