@@ -111,7 +111,9 @@ describe('a deleted session leaves no per-id state behind', () => {
     expect(siblingLabelsWith(harness, prefix)).toEqual([])
     // Whatever else might hold an id (a registry, a queue, a catalog): at most the last id, still
     // on the stack or in an engine cache, may be found.
-    expect((await reachableIds(prefix)).size).toBeLessThanOrEqual(2)
+    const reachable = await reachableIds(prefix)
+    // Named in the failure, so a retained id says where to look (`${prefix}17` is the 18th agent).
+    expect(reachable.size, `ids still reachable: ${[...reachable].join(', ')}`).toBeLessThanOrEqual(2)
   }, 300_000)
 
   test(`JSONL persistence: ${agents} agents created, run, disposed and deleted`, async () => {
@@ -127,6 +129,8 @@ describe('a deleted session leaves no per-id state behind', () => {
 
     expect(jsonlIdsHeld(adapter).filter((id) => id.includes(prefix))).toEqual([])
     expect(siblingLabelsWith(harness, prefix)).toEqual([])
-    expect((await reachableIds(prefix)).size).toBeLessThanOrEqual(2)
+    const reachable = await reachableIds(prefix)
+    // Named in the failure, so a retained id says where to look (`${prefix}17` is the 18th agent).
+    expect(reachable.size, `ids still reachable: ${[...reachable].join(', ')}`).toBeLessThanOrEqual(2)
   }, 300_000)
 })
