@@ -1,8 +1,9 @@
 /**
  * A worker killed with SIGKILL mid-turn: another worker takes its sessions over once their leases
  * expire (a short TTL here), repairs the interrupted turn without running it again, and runs the
- * remaining messages once each, in submit order. And a worker cut off from the database stops
- * driving before its lease expires.
+ * remaining messages once each, in submit order; also when the killed turn was the session's last
+ * work, with no message left. And a worker cut off from the database stops driving before its
+ * lease expires.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -99,6 +100,56 @@ describe.skipIf(skipPostgres)('a worker that dies or loses its database', () => 
       expect(types.filter((type) => type === 'turn/start')).toHaveLength(4)
     }
     expect((await db.inbox()).every((row) => row.consumed_seq !== null)).toBe(true)
+  }, 50_000)
+
+  test('a worker killed during the last message: the next worker repairs the session with no new message', async () => {
+    const { messageId } = await client.submit('orphan', 'the only question', { create: true })
+    const first = await spawnWorker()
+    await eventually(
+      async () => (await db.eventTypes('orphan').catch((): readonly string[] => [])).includes('turn/start'),
+      'the turn to start',
+    )
+    first.process.kill('SIGKILL')
+    await new Promise((resolve) => first.process.once('exit', resolve))
+    // The message is consumed and nothing waits in the inbox; the session's job row stays until
+    // its worker saw it idle, so the next worker still takes it, to close the interrupted turn.
+    expect((await db.inbox('orphan')).every((row) => row.consumed_seq !== null)).toBe(true)
+    const second = await createWorker({
+      model: answeringModel(),
+      persistence: db.adapter(lease),
+      pollMs: 100,
+    })
+    try {
+      await eventually(
+        async () => {
+          const types = await db.eventTypes('orphan')
+          const open =
+            types.filter((type) => type === 'turn/start').length - types.filter((type) => type === 'turn/end').length
+          return open === 0 && (await db.runnableCount()) === 0
+        },
+        'the repair',
+        20_000,
+      )
+      // Released, so no sweep brings it back.
+      const { rows } = await db.sql.query<{ token: string }>(
+        `SELECT token FROM ${db.table('yoke_leases')} WHERE session = 'orphan'`,
+      )
+      await eventually(async () => {
+        const again = await db.sql.query<{ token: string }>(
+          `SELECT token FROM ${db.table('yoke_leases')} WHERE session = 'orphan'`,
+        )
+        return again.rows[0]?.token === ''
+      }, 'the lease to be released')
+      expect(rows).toHaveLength(1)
+    } finally {
+      await second.close()
+    }
+    const messages = await db.userMessages('orphan')
+    expect(messages.map((message) => message.id)).toEqual([messageId])
+    const types = await db.eventTypes('orphan')
+    expect(types.filter((type) => type === 'turn/start')).toHaveLength(1)
+    expect(types.filter((type) => type === 'turn/end')).toHaveLength(1)
+    expect(second.delivered).toBe(0)
   }, 50_000)
 
   test('a worker whose database connection drops mid-turn stops driving before its lease expires', async () => {
