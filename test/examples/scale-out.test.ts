@@ -7,10 +7,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
-import { createParser } from 'eventsource-parser'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type Bundle, bundle } from '../helpers/child-process.js'
 import { createTestSchema, skipPostgres, type TestSchema } from '../helpers/postgres.js'
+import { readSseFrames, type SseFrame } from '../helpers/sse-frames.js'
 
 let schema: TestSchema | undefined
 let worker: Bundle | undefined
@@ -63,27 +63,12 @@ async function start(
   return { process: child, firstLine, exited, stderr: () => stderr }
 }
 
-/** One SSE frame. */
-interface Frame {
-  readonly id: string | undefined
-  readonly event: string | undefined
-  readonly data: string
-}
-
-async function readEvents(url: string, headers: Record<string, string> = {}): Promise<Frame[]> {
-  const response = await fetch(url, { headers })
+/** The frames of `url` until its stream ends. */
+async function readEvents(url: string, headers: Record<string, string> = {}): Promise<SseFrame[]> {
+  const controller = new AbortController()
+  const response = await fetch(url, { headers, signal: controller.signal })
   expect(response.status).toBe(200)
-  const frames: Frame[] = []
-  const parser = createParser({
-    onEvent: (event) => frames.push({ id: event.id, event: event.event, data: event.data }),
-  })
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
-  for (;;) {
-    const chunk = await reader.read()
-    if (chunk.done) break
-    parser.feed(chunk.value)
-  }
-  return frames
+  return readSseFrames(response, controller)
 }
 
 describe.skipIf(skipPostgres)('the scale-out examples', () => {

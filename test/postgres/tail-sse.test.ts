@@ -4,13 +4,13 @@
  * node, disconnecting, and reconnecting to the other with `Last-Event-ID` gets every event exactly
  * once, as stored. A refused `Last-Event-ID` is the final `event: error` frame.
  */
-import { createParser } from 'eventsource-parser'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import type { SessionEvent } from '../../src/index.js'
 import { postgresPersistence } from '../../src/postgres/index.js'
 import { createTestSchema, skipPostgres, type TestSchema } from '../helpers/postgres.js'
 import { type TailNode, startTailNode } from './tail-node.js'
 import { removeTailWriter, startTailWriter } from './tail-writer.js'
+import { readSseFrames, type SseFrame } from '../helpers/sse-frames.js'
 
 let schema: TestSchema | undefined
 const cleanups: (() => Promise<unknown>)[] = []
@@ -28,13 +28,6 @@ afterAll(async () => {
   await removeTailWriter()
   await schema?.drop()
 })
-
-/** One SSE frame as the client parsed it. */
-interface Frame {
-  readonly id: string | undefined
-  readonly event: string | undefined
-  readonly data: string
-}
 
 /** A node: its own pool and tails, serving `GET /sessions/<id>/events`. */
 async function startNode(): Promise<TailNode> {
@@ -56,30 +49,13 @@ async function startNode(): Promise<TailNode> {
 async function read(
   url: string,
   headers: Record<string, string>,
-  enough: (frames: readonly Frame[]) => boolean,
-): Promise<Frame[]> {
+  enough: (frames: readonly SseFrame[]) => boolean,
+): Promise<SseFrame[]> {
   const controller = new AbortController()
   const response = await fetch(url, { headers, signal: controller.signal })
   expect(response.status).toBe(200)
   expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/)
-  const frames: Frame[] = []
-  const parser = createParser({
-    onEvent: (event) => frames.push({ id: event.id, event: event.event, data: event.data }),
-  })
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
-  const deadline = Date.now() + 20_000
-  try {
-    while (!enough(frames)) {
-      if (Date.now() > deadline) throw new Error(`timed out after ${frames.length} frames`)
-      const chunk = await reader.read()
-      if (chunk.done) break
-      parser.feed(chunk.value)
-    }
-  } finally {
-    controller.abort()
-    await reader.cancel().catch(() => {})
-  }
-  return frames
+  return readSseFrames(response, controller, enough)
 }
 
 async function stored(sessionId: string): Promise<readonly SessionEvent[]> {

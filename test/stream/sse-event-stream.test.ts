@@ -5,11 +5,11 @@
  * stream's iteration.
  */
 import { createServer } from 'node:http'
-import { createParser } from 'eventsource-parser'
 import { afterEach, describe, expect, test } from 'vitest'
 import { type AgentStreamEvent, createHarness, sseResponse, streamSession, writeResponse } from 'yoke'
 import { scriptedModel, text } from 'yoke/testing'
 import { listenOnLoopback } from '../helpers/loopback.js'
+import { readSseFrames, type SseFrame } from '../helpers/sse-frames.js'
 
 const cleanups: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -31,33 +31,12 @@ async function serve(open: () => AsyncIterable<AgentStreamEvent>): Promise<strin
   return loopback.origin
 }
 
-interface Frame {
-  readonly id: string | undefined
-  readonly event: string | undefined
-  readonly data: string
-}
-
 /** Reads frames until the stream ends or `count` came (then disconnects). */
-async function read(origin: string, count = Number.POSITIVE_INFINITY): Promise<Frame[]> {
+async function read(origin: string, count = Number.POSITIVE_INFINITY): Promise<SseFrame[]> {
   const controller = new AbortController()
   const response = await fetch(origin, { signal: controller.signal })
   expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
-  const frames: Frame[] = []
-  const parser = createParser({
-    onEvent: (parsed) => frames.push({ id: parsed.id, event: parsed.event, data: parsed.data }),
-  })
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
-  try {
-    while (frames.length < count) {
-      const chunk = await reader.read()
-      if (chunk.done) break
-      parser.feed(chunk.value)
-    }
-  } finally {
-    controller.abort()
-    await reader.cancel().catch(() => {})
-  }
-  return frames
+  return readSseFrames(response, controller, (frames) => frames.length >= count)
 }
 
 describe('sseResponse over a stream of committed events', () => {
