@@ -32,7 +32,8 @@ import {
   type StreamChunk,
 } from '../src/index.js'
 import { inspectContext } from '../src/kernel/index.js'
-import { countingFileSystem, type SyscallCounts } from './agent.bench.js'
+import { countingFileSystem } from '../test/helpers/counting-file-system.js'
+import type { SyscallCounts } from './agent.bench.js'
 import { scriptedModel, text, tool } from '../src/testing/index.js'
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} }

@@ -10,9 +10,9 @@ import { afterEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { createHarness, defineTool, type Harness, InvalidOptionsError, jsonlPersistence } from 'yoke'
 import { scriptedModel, text, tool } from 'yoke/testing'
-import { type JsonlFileSystem, nodeFileSystem } from '../../src/persistence/jsonl/jsonl-file-system.js'
 import { rejectionOf } from '../helpers/outcomes.js'
 import { recordingLogger } from '../helpers/recording-logger.js'
+import { countingFileSystem, type FileSystemCalls, syncsOf } from '../helpers/counting-file-system.js'
 
 const dirs: string[] = []
 const harnesses: Harness[] = []
@@ -22,32 +22,13 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true })
 })
 
-interface Syncs {
-  fsync: number
-  fdatasync: number
-}
-
-function countingFileSystem(counts: Syncs): JsonlFileSystem {
-  return {
-    ...nodeFileSystem,
-    fsync: (handle) => {
-      counts.fsync++
-      return nodeFileSystem.fsync(handle)
-    },
-    fdatasync: (handle) => {
-      counts.fdatasync++
-      return nodeFileSystem.fdatasync(handle)
-    },
-  }
-}
-
-const total = (counts: Syncs): number => counts.fsync + counts.fdatasync
+const total = syncsOf
 
 /** A harness over a fresh JSONL dir with counted syncs; `seen` gets the log text a tool body saw. */
 async function rig(turns: number, durability?: 'step' | 'turn', during?: (sessionId: string) => Promise<void>) {
   const dir = await mkdtemp(join(tmpdir(), 'yoke-durability-'))
   dirs.push(dir)
-  const counts: Syncs = { fsync: 0, fdatasync: 0 }
+  const counts: FileSystemCalls = {}
   const seen: string[] = []
   const look = defineTool({
     name: 'look',
@@ -71,7 +52,11 @@ async function rig(turns: number, durability?: 'step' | 'turn', during?: (sessio
 }
 
 /** Runs `turns` two-step turns; the syncs each made. */
-async function syncsPerTurn(run: (turn: number) => Promise<unknown>, counts: Syncs, turns: number): Promise<number[]> {
+async function syncsPerTurn(
+  run: (turn: number) => Promise<unknown>,
+  counts: FileSystemCalls,
+  turns: number,
+): Promise<number[]> {
   const perTurn: number[] = []
   for (let turn = 1; turn <= turns; turn++) {
     const before = total(counts)

@@ -12,12 +12,13 @@ import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
 import { LeaseLostError } from '../../src/errors/lease-lost-error.js'
-import { type JsonlFileSystem, nodeFileSystem } from '../../src/persistence/jsonl/jsonl-file-system.js'
+import type { JsonlFileSystem } from '../../src/persistence/jsonl/jsonl-file-system.js'
 import { type JsonlPersistence, jsonlPersistence } from '../../src/persistence/jsonl/jsonl-persistence.js'
 import type { SessionEvent } from '../../src/session/session-event.js'
 import type { SessionHeader } from '../../src/session/session-header.js'
 import { rejectionOf } from '../helpers/outcomes.js'
 import { AM, type EventPlan, logOf, SE, SS, TE, TS, text, UM } from '../session/builders.js'
+import { countingFileSystem, type FileSystemCalls } from '../helpers/counting-file-system.js'
 
 const H1: SessionHeader = { version: 1, id: 's1', createdAt: 1000, cwd: '/w' }
 const L1 = logOf([TS(1), SS(1, 1), UM('hi'), AM(1, 1, text('hello')), SE(1, 1), TE(1, 'completed')])
@@ -40,20 +41,6 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-type Calls = Record<string, number>
-
-/** The node file system with every call counted by name. */
-function countingFileSystem(calls: Calls): JsonlFileSystem {
-  const counted = {} as Record<string, unknown>
-  for (const [name, operation] of Object.entries(nodeFileSystem)) {
-    counted[name] = (...args: unknown[]) => {
-      calls[name] = (calls[name] ?? 0) + 1
-      return (operation as (...values: unknown[]) => unknown)(...args)
-    }
-  }
-  return counted as unknown as JsonlFileSystem
-}
-
 function J(fileSystem?: JsonlFileSystem): JsonlPersistence {
   const adapter = jsonlPersistence({ dir, ...(fileSystem === undefined ? {} : { fileSystem }) })
   opened.push(adapter)
@@ -65,7 +52,7 @@ const logPath = (): string => join(dir, 's1.jsonl')
 
 describe('jsonlPersistence: calls per append', () => {
   test('a continuing append is a stat of the lock, an fstat, a write and an fdatasync; the lock is read again only once its file changed', async () => {
-    const calls: Calls = {}
+    const calls: FileSystemCalls = {}
     const adapter = J(countingFileSystem(calls))
     await adapter.create(H1)
     const lease = await adapter.acquire('s1')
@@ -90,7 +77,7 @@ describe('jsonlPersistence: calls per append', () => {
     // Only the heartbeat's interval is faked: it beats when the test says, never during the append.
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] })
     try {
-      const calls: Calls = {}
+      const calls: FileSystemCalls = {}
       const adapter = jsonlPersistence({
         dir,
         fileSystem: countingFileSystem(calls),
@@ -124,7 +111,7 @@ describe('jsonlPersistence: calls per append', () => {
   })
 
   test('taking a lease makes no sync', async () => {
-    const calls: Calls = {}
+    const calls: FileSystemCalls = {}
     const adapter = J(countingFileSystem(calls))
     const lease = await adapter.acquire('s1')
     expect([calls['fsync'] ?? 0, calls['fdatasync'] ?? 0]).toEqual([0, 0])
@@ -132,7 +119,7 @@ describe('jsonlPersistence: calls per append', () => {
   })
 
   test('no handle outlives the adapter: every open is closed once it is closed', async () => {
-    const calls: Calls = {}
+    const calls: FileSystemCalls = {}
     const adapter = J(countingFileSystem(calls))
     await adapter.create(H1)
     const lease = await adapter.acquire('s1')
