@@ -7,7 +7,7 @@
 import { createHarness } from '../harness/create-harness.js'
 import type { Harness } from 'yoke'
 import { randomHex } from '../persistence/random-hex.js'
-import { InboxListener } from './inbox-listener.js'
+import { type ChannelListener, createChannelListener } from './channel-listener.js'
 import { postgresHandleOf, type PostgresStarted } from './postgres-handle.js'
 import { SessionDriver } from './session-driver.js'
 import { checkWorkerOptions, type WorkerOptions } from './worker-options.js'
@@ -110,7 +110,7 @@ class RunningWorker implements Worker {
   readonly #queries: WorkerQueries
   readonly #drivers = new Map<string, SessionDriver>()
   readonly #runs = new Set<Promise<unknown>>()
-  readonly #listener: InboxListener | undefined
+  readonly #listener: ChannelListener | undefined
   #delivered = 0
   #pollTimer: ReturnType<typeof setInterval> | undefined
   #sweepTimer: ReturnType<typeof setInterval> | undefined
@@ -125,10 +125,15 @@ class RunningWorker implements Worker {
     this.#started = init.started
     this.#queries = new WorkerQueries(init.started.executor, init.started.tables)
     this.#listener = init.checked.listen
-      ? new InboxListener({
+      ? createChannelListener({
           pool: init.started.pool,
           channel: init.started.tables.channel,
-          notify: (sessionId) => this.#notified(sessionId),
+          // A submit's payload is its session id.
+          heard: (sessionId) => {
+            if (sessionId !== undefined && sessionId !== '') this.#notified(sessionId)
+          },
+          // Submits made while nobody listened were not heard: look for work now.
+          listening: () => this.poll(),
           failed: (error) => this.#report(error, undefined),
           retryMs: init.checked.pollMs,
         })
@@ -144,7 +149,7 @@ class RunningWorker implements Worker {
   }
 
   start(): void {
-    void this.#listener?.start()
+    this.#listener?.hold()
     this.#pollTimer = setInterval(() => this.poll(), this.#checked.pollMs)
     this.#sweepTimer = setInterval(() => void this.#sweep(), this.#checked.sweepMs)
     this.poll()
